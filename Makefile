@@ -1,0 +1,242 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+# fsp-bpf build. Out-of-tree objects in .output/, quiet unless V=1.
+#
+#   make                 build ./fsp-bpf
+#   make demo            install missing Debian packages, build, profile the demo
+#   make test            unit tests, sanitized unit tests, root integration tests
+#   make bench           benchmarks (root), results in bench/results/
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make format | format-check
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+OUTPUT := .output
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+PKGS := libbpf libelf json-c
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
+INCLUDES := -I$(OUTPUT) -Ibpf -Iuserspace -Ianalysis -Iusdt
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ljson-c) -lz
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+ifeq ($(V),1)
+Q :=
+msg =
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.DELETE_ON_ERROR:
+.PHONY: all clean test unit unit-asan integration demo bench install format format-check \
+	deps examples workloads
+
+APP := fsp-bpf
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+ANALYSIS_SRCS := $(wildcard analysis/*.c)
+ANALYSIS_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ANALYSIS_SRCS))
+ANALYSIS_ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(ANALYSIS_SRCS))
+ANALYSIS_LIB := $(OUTPUT)/libfspanalysis.a
+ANALYSIS_ASAN_LIB := $(OUTPUT)/asan/libfspanalysis.a
+
+USER_SRCS := $(wildcard userspace/*.c)
+USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(USER_SRCS))
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
+UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/asan/tests/unit/%,$(UNIT_SRCS))
+
+ITEST_SRCS := $(wildcard tests/integration/test_*.c)
+ITEST_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(ITEST_SRCS))
+ITEST_LIB_SRCS := $(filter-out $(ITEST_SRCS),$(wildcard tests/integration/*.c))
+ITEST_LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ITEST_LIB_SRCS))
+
+EXAMPLE_C := $(wildcard examples/*.c)
+EXAMPLE_CXX := $(wildcard examples/*.cc)
+EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
+	$(patsubst examples/%.cc,$(OUTPUT)/examples/%,$(EXAMPLE_CXX))
+EXAMPLE_LIBS := $(patsubst examples/lib%.c,$(OUTPUT)/examples/lib%.so,$(wildcard examples/lib*.c))
+
+WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/wl_common.c,$(wildcard tests/workloads/*.c))
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C))
+WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
+WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
+
+BENCH_C := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C))
+
+all: $(APP)
+
+# ---- BPF side ---------------------------------------------------------------
+
+$(OUTPUT)/vmlinux.h:
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+		-Wall -Werror -c $< -o $@
+	$(Q)llvm-strip -g $@ 2>/dev/null || true
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# ---- analysis library (no libbpf) -------------------------------------------
+
+$(OUTPUT)/analysis/%.o: analysis/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ianalysis -c $< -o $@
+
+$(ANALYSIS_LIB): $(ANALYSIS_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/asan/analysis/%.o: analysis/%.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Ianalysis -c $< -o $@
+
+$(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# ---- the CLI ------------------------------------------------------------------
+
+$(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(APP): $(USER_OBJS) $(ANALYSIS_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# ---- unit tests ---------------------------------------------------------------
+
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -Itests/unit $< $(ANALYSIS_LIB) \
+		-lcmocka -ljson-c -lelf -lz -o $@
+
+$(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(ANALYSIS_ASAN_LIB)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -Itests/unit $< \
+		$(ANALYSIS_ASAN_LIB) -lcmocka -ljson-c -lelf -lz -o $@
+
+# ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
+
+PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
+
+$(OUTPUT)/examples/lib%.so: examples/lib%.c usdt/fsp.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -fPIC -shared $< -o $@
+
+$(OUTPUT)/examples/%: examples/%.c usdt/fsp.h $(EXAMPLE_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples $< -o $@ -L$(OUTPUT)/examples \
+		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) -ldl -lm
+
+$(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
+
+$(OUTPUT)/workloads/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -fPIC -shared $< -o $@
+
+$(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(WORKLOAD_LIBS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ -ldl -lm
+
+$(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
+
+examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS)
+
+# ---- integration tests (root: load BPF, profile real processes) ----------------
+
+$(OUTPUT)/tests/integration/%.o: tests/integration/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/integration -Ianalysis -c $< -o $@
+
+$(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lm -o $@
+
+# ---- entry points ---------------------------------------------------------------
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+unit: $(UNIT_BINS)
+	$(Q)scripts/run-tests.sh unit $(UNIT_BINS)
+
+unit-asan: $(UNIT_ASAN_BINS)
+	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		scripts/run-tests.sh unit-asan $(UNIT_ASAN_BINS)
+
+integration: $(APP) examples workloads $(ITEST_BINS)
+	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) \
+		scripts/run-tests.sh integration $(ITEST_BINS)
+
+test: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/run-tests.sh all-begin
+	$(Q)$(MAKE) --no-print-directory unit; \
+	 $(MAKE) --no-print-directory unit-asan; \
+	 $(MAKE) --no-print-directory integration; \
+	 scripts/run-tests.sh all-end
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all examples
+	./$(APP) -- $(OUTPUT)/examples/demo 3000
+	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
+
+bench: $(APP) $(BENCH_BINS) examples
+	$(Q)bench/run.sh
+
+fsp-bpf.pc: scripts/fsp-bpf.pc.in
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+install: $(APP) fsp-bpf.pc
+	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
+	install -D -m 0644 usdt/fsp.h $(DESTDIR)$(PREFIX)/include/fsp/fsp.h
+	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc' 2>/dev/null)
+format:
+	$(Q)clang-format -i $(FORMAT_FILES)
+format-check:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) $(APP) fsp-bpf.pc
+
+# Userspace objects depend on the skeletons; headers via -MMD.
+-include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

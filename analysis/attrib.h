@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The attribution rule (DESIGN.md section 2): for each sample, for each feature
+ * with a frame in the mark stack, the top-most frame of that feature decides:
+ * a mark charges the feature and that mark's instance, an antimark charges
+ * nothing. Features are identified by name, instances by name within a feature.
+ */
+#ifndef FSP_ANALYSIS_ATTRIB_H
+#define FSP_ANALYSIS_ATTRIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* Label of instances whose mark passed a NULL instance. */
+#define ATTRIB_NO_INSTANCE "(no instance)"
+
+struct attrib_instance {
+	const char *name;
+	uint64_t samples;
+};
+
+struct attrib_feature {
+	const char *name;
+	uint64_t samples; /* == sum of its instances' samples */
+	size_t nr_instances;
+	const struct attrib_instance *instances; /* descending samples, then name */
+};
+
+struct attrib_opts {
+	/* Restrict to one thread when tid != 0 (and its pid when pid != 0). */
+	uint32_t pid;
+	uint32_t tid;
+};
+
+struct attrib;
+
+/* opts may be NULL. Returns NULL on allocation failure. */
+struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts *opts);
+void attrib__free(struct attrib *a); /* NULL-safe */
+
+/* Samples in the denominator (all samples of the selection, charged or not). */
+uint64_t attrib__total_samples(const struct attrib *a);
+/* Samples charged to no feature at all. */
+uint64_t attrib__uncharged_samples(const struct attrib *a);
+
+size_t attrib__nr_features(const struct attrib *a);
+/* Features in descending samples, then by name. */
+const struct attrib_feature *attrib__feature(const struct attrib *a, size_t i);
+
+#endif /* FSP_ANALYSIS_ATTRIB_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Types shared by bpf/profiler.bpf.c and userspace. Only fixed-width __u32/__u64
+ * so that both sides agree on layout without any padding surprises.
+ */
+#ifndef FSP_PROFILER_H
+#define FSP_PROFILER_H
+
+/*
+ * Compile-time upper bound of a thread's mark stack; the run-time limit
+ * (rodata max_depth, option --max-depth) may be lower. Pushes beyond the
+ * limit are counted as overflows and their leaves are absorbed.
+ */
+#define FSP_MAX_DEPTH 64
+
+/* Bytes of a feature or instance label copied from the target, NUL included. */
+#define FSP_LABEL_LEN 128
+
+#define FSP_COMM_LEN 16
+
+enum fsp_frame_kind {
+	FSP_FRAME_MARK = 1,
+	FSP_FRAME_ANTIMARK = 2,
+};
+
+/* Diagnostic counters, a per-CPU array indexed by this enum. */
+enum fsp_stat {
+	FSP_STAT_SAMPLES,	   /* samples of targeted threads */
+	FSP_STAT_LOST_SAMPLES,	   /* samples dropped: the counts map was full */
+	FSP_STAT_STACK_DROPS,	   /* stacks map full: sample kept as "unknown stack" */
+	FSP_STAT_UNMATCHED_LEAVES, /* leave that matched no frame of its feature */
+	FSP_STAT_OVERFLOWS,	   /* enter beyond max_depth */
+	FSP_STAT_STALE_MARKS,	   /* frames dropped because their stack frame was unwound */
+	FSP_STAT_TRUNCATED,	   /* samples taken while a stack had overflowed */
+	FSP_STAT_LABEL_ERRORS,	   /* label could not be read or stored in BPF */
+	FSP_STAT_NO_STORAGE,	   /* task storage could not be allocated */
+	FSP_STAT_ARG_ERRORS,	   /* USDT argument could not be read */
+	FSP_STAT_EVENTS_LOST,	   /* ring buffer full: fork/exec/dlopen event lost */
+	FSP_STAT_PROBE_HITS,	   /* USDT probe hits handled */
+	FSP_STAT__COUNT,
+};
+
+/* One frame of a stored (sampled) mark stack: what userspace needs. */
+struct fsp_frame {
+	__u64 feature;	/* address of the feature label in the target */
+	__u64 instance; /* address of the instance label, 0 for NULL */
+	__u64 payload;
+	__u64 kind; /* enum fsp_frame_kind */
+};
+
+/* Key of the stacks map: one distinct mark stack of one process. */
+struct fsp_stack_key {
+	__u64 tgid;
+	__u64 hash; /* never 0: 0 means the empty stack */
+};
+
+struct fsp_stack {
+	__u64 depth;
+	struct fsp_frame frames[FSP_MAX_DEPTH];
+};
+
+/* Key of the counts map: samples of one thread with one mark stack. */
+struct fsp_count_key {
+	__u32 tgid;
+	__u32 tid;
+	__u64 hash; /* 0: the thread had no live frame */
+};
+
+struct fsp_count {
+	__u64 samples;
+	__u64 truncated; /* of which taken while the stack had overflowed */
+	char comm[FSP_COMM_LEN];
+};
+
+/* Key of the labels map: one label address in one process. */
+struct fsp_label_key {
+	__u64 tgid;
+	__u64 addr;
+};
+
+struct fsp_label {
+	__u64 hash; /* FNV-1a of the string; identifies the feature by name */
+	__u64 len;  /* bytes copied without NUL; 0 if it could not be read */
+	char str[FSP_LABEL_LEN];
+};
+
+enum fsp_event_type {
+	FSP_EVENT_FORK = 1,   /* a target forked: pid is the child, ppid the parent */
+	FSP_EVENT_EXEC = 2,   /* a target exec'd a new program */
+	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
+	FSP_EVENT_EXIT = 4,   /* a target's last thread exited */
+};
+
+struct fsp_event {
+	__u32 type;
+	__u32 pid;
+	__u32 ppid;
+	__u32 pad;
+};
+
+#endif /* FSP_PROFILER_H */
