@@ -15,13 +15,15 @@ CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+# clang -target bpf does not search the multiarch include dir (asm/errno.h).
+BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 
 PKGS := libbpf libelf json-c
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
 INCLUDES := -I$(OUTPUT) -Ibpf -Iuserspace -Ianalysis -Iusdt
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ljson-c) -lz
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ljson-c) -lz -pthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -34,6 +36,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
+.SECONDARY:
 .PHONY: all clean test unit unit-asan integration demo bench install format format-check \
 	deps examples workloads
 
@@ -85,7 +88,7 @@ $(OUTPUT)/vmlinux.h:
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf \
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf $(BPF_SYS_INCLUDES) \
 		-Wall -Werror -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 

@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * fsp-bpf kernel side.
+ *
+ * Four USDT programs keep a mark stack per thread (task-local storage, freed
+ * with the thread). A perf-event program on every CPU samples the targeted
+ * processes: it takes the live part of the current thread's mark stack and
+ * counts (tgid, tid, stack hash), storing each new stack's frames once. All
+ * attribution happens in userspace (analysis/).
+ *
+ * Marks are frame-bound: each frame remembers the user stack pointer at its
+ * enter. Once the thread's stack pointer is above it (the entering function
+ * returned or was unwound by longjmp/an exception without its leave), the
+ * frame is dead: the sampler ignores it and the next probe drops it.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/usdt.bpf.h>
+
+#include "profiler.h"
+
+#define DEPTH_MASK (FSP_MAX_DEPTH - 1)
+_Static_assert((FSP_MAX_DEPTH & DEPTH_MASK) == 0, "FSP_MAX_DEPTH must be a power of two");
+
+#define SIGSTOP 19
+
+/* Index into a stack array in a way the verifier sees bounded: the compiler
+ * would drop a plain "& DEPTH_MASK" after its own range checks. */
+static __always_inline __u64 slot(__u64 i)
+{
+	asm volatile("%0 &= 63" : "+r"(i));
+	return i;
+}
+_Static_assert(DEPTH_MASK == 63, "slot() masks with 63");
+
+static __always_inline __u64 slot_label(__u64 i)
+{
+	asm volatile("%0 &= 127" : "+r"(i));
+	return i;
+}
+_Static_assert(FSP_LABEL_LEN == 128, "slot_label() masks with 127");
+
+/* Configured by userspace before load. */
+const volatile __u32 max_depth = FSP_MAX_DEPTH;
+/* Frames whose enter sp is below the current sp by less than this are dead;
+ * farther apart means another stack (sigaltstack, coroutine): leave alone. */
+const volatile __u64 stack_window = 8ULL << 20;
+/* -- CMD mode: stop this process at link-map changes so that userspace can
+ * attach a new library's probes before any of its code runs. */
+const volatile __u32 sync_tgid = 0;
+const volatile bool follow_forks = true;
+
+/* A live frame: what is stored plus what the live stack needs. */
+struct tframe {
+	__u64 feature;
+	__u64 instance;
+	__u64 payload;
+	__u64 kind;
+	__u64 fhash; /* hash of the feature name, to match leaves by name */
+	__u64 sp;    /* user stack pointer at enter */
+	__u64 hash;  /* hash of frames [0..this] */
+};
+
+struct tstack {
+	__u32 depth;
+	__u32 overflow;	  /* enters beyond max_depth not yet left */
+	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	struct tframe f[FSP_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstack);
+} tstacks SEC(".maps");
+
+/* Sizes below are defaults; userspace resizes every map before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct fsp_stack_key);
+	__type(value, struct fsp_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct fsp_count_key);
+	__type(value, struct fsp_count);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fsp_label_key);
+	__type(value, struct fsp_label);
+} labels SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FSP_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Every sampler invocation per CPU, to estimate samples the kernel skipped. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} ticks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+union scratch {
+	struct fsp_stack stack;
+	struct fsp_label label;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, union scratch);
+} scratch SEC(".maps");
+
+static __always_inline void stat_inc(__u32 stat)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &stat);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void stat_add(__u32 stat, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &stat);
+
+	if (v)
+		*v += n;
+}
+
+static __always_inline __u64 mix64(__u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static __always_inline void *scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+struct fnv_ctx {
+	const char *str;
+	__u64 hash;
+};
+
+static long fnv_cb(__u64 i, void *data)
+{
+	struct fnv_ctx *c = data;
+	char ch;
+
+	if (i >= FSP_LABEL_LEN)
+		return 1;
+	ch = c->str[slot_label(i)];
+	if (!ch)
+		return 1;
+	c->hash = (c->hash ^ (__u8)ch) * 0x100000001b3ULL;
+	return 0;
+}
+
+/*
+ * The label at addr in the current process: copied once on first sight (the
+ * ABI promises static storage), so that userspace can name it even after the
+ * target exited. Returns the hash of the string, used to match features by
+ * name when two call sites pass different pointers to equal strings.
+ */
+static __u64 label_hash(__u32 tgid, __u64 addr)
+{
+	struct fsp_label_key key = { .tgid = tgid, .addr = addr };
+	struct fsp_label *l = bpf_map_lookup_elem(&labels, &key);
+	struct fnv_ctx fc = { .hash = 0xcbf29ce484222325ULL };
+	long len;
+
+	if (l)
+		return l->hash;
+	l = scratch_get();
+	if (!l)
+		return mix64(addr);
+	len = bpf_probe_read_user_str(l->str, sizeof(l->str), (const void *)addr);
+	if (len <= 0) {
+		/* Not paged in: userspace reads it later from /proc/PID/mem. */
+		stat_inc(FSP_STAT_LABEL_ERRORS);
+		l->len = 0;
+		l->str[0] = 0;
+		l->hash = mix64(addr);
+	} else {
+		fc.str = l->str;
+		bpf_loop(len, fnv_cb, &fc, 0);
+		l->len = len - 1;
+		l->hash = fc.hash;
+	}
+	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST) && !bpf_map_lookup_elem(&labels, &key))
+		stat_inc(FSP_STAT_LABEL_ERRORS);
+	return l->hash;
+}
+
+static __always_inline bool is_stale(__u64 frame_sp, __u64 sp)
+{
+	return frame_sp < sp && sp - frame_sp < stack_window;
+}
+
+struct live_ctx {
+	const struct tstack *st;
+	__u64 sp;
+	__u32 depth;
+};
+
+static long live_cb(__u64 n, void *data)
+{
+	struct live_ctx *c = data;
+	__u32 d = c->depth;
+
+	if (d == 0 || d > FSP_MAX_DEPTH || !is_stale(c->st->f[slot(d - 1)].sp, c->sp))
+		return 1;
+	c->depth = d - 1;
+	return 0;
+}
+
+/* Number of frames still live when the thread's stack pointer is sp. Dead
+ * frames are always on top: a frame is pushed only after pruning. */
+static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
+{
+	struct live_ctx c = { .st = st, .sp = sp, .depth = st->depth };
+
+	if (c.depth && c.depth <= FSP_MAX_DEPTH && is_stale(st->f[slot(c.depth - 1)].sp, sp))
+		bpf_loop(c.depth, live_cb, &c, 0);
+	return c.depth;
+}
+
+/* Drops the frames whose stack frame is gone; called on every probe. */
+static __always_inline void prune(struct tstack *st, __u64 sp)
+{
+	__u32 d = live_depth(st, sp);
+
+	if (d != st->depth) {
+		stat_add(FSP_STAT_STALE_MARKS, st->depth - d);
+		st->depth = d;
+	}
+	if (st->overflow && is_stale(st->overflow_sp, sp)) {
+		stat_inc(FSP_STAT_STALE_MARKS);
+		st->overflow = 0;
+	}
+}
+
+static __always_inline __u64 frame_hash(__u64 prev, const struct tframe *f)
+{
+	__u64 h = mix64(prev + f->feature);
+
+	h = mix64(h + f->instance);
+	h = mix64(h + f->payload);
+	h = mix64(h + f->kind);
+	return h ? h : 1;
+}
+
+static __always_inline struct tstack *tstack_get(bool create)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return bpf_task_storage_get(&tstacks, task, NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature,
+				    __u64 instance, __u64 payload)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 sp = PT_REGS_SP(ctx);
+	struct tstack *st;
+	struct tframe *f;
+	__u32 d;
+
+	stat_inc(FSP_STAT_PROBE_HITS);
+	st = tstack_get(true);
+	if (!st) {
+		stat_inc(FSP_STAT_NO_STORAGE);
+		return 0;
+	}
+	prune(st, sp);
+	d = st->depth;
+	if (d >= max_depth || d >= FSP_MAX_DEPTH || st->overflow) {
+		if (!st->overflow)
+			st->overflow_sp = sp;
+		st->overflow++;
+		stat_inc(FSP_STAT_OVERFLOWS);
+		return 0;
+	}
+	f = &st->f[slot(d)];
+	f->feature = feature;
+	f->instance = instance;
+	f->payload = payload;
+	f->kind = kind;
+	f->sp = sp;
+	f->fhash = label_hash(tgid, feature);
+	if (instance)
+		label_hash(tgid, instance);
+	f->hash = frame_hash(d ? st->f[slot(d - 1)].hash : 0, f);
+	st->depth = d + 1;
+	return 0;
+}
+
+struct leave_ctx {
+	struct tstack *st;
+	__u64 kind;
+	__u64 feature;
+	__u64 fhash;
+	__u32 depth;
+	__u32 found; /* index of the matching frame, or depth when none */
+};
+
+/* bpf_loop callback: visits frames top-down, stops at the first frame of the
+ * same kind whose feature is the same pointer or the same name. */
+static long find_cb(__u64 n, void *data)
+{
+	struct leave_ctx *c = data;
+	__u32 i = c->depth - 1 - (__u32)n;
+	struct tframe *f;
+
+	if (i >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->st->f[slot(i)];
+	if (f->kind == c->kind && (f->feature == c->feature || f->fhash == c->fhash)) {
+		c->found = i;
+		return 1;
+	}
+	return 0;
+}
+
+/* bpf_loop callback: moves frame found+1+n down by one and rehashes it. */
+static long shift_cb(__u64 n, void *data)
+{
+	struct leave_ctx *c = data;
+	__u32 j = c->found + (__u32)n;
+	struct tframe *dst;
+
+	if (j + 1 >= FSP_MAX_DEPTH)
+		return 1;
+	dst = &c->st->f[slot(j)];
+	*dst = c->st->f[slot(j + 1)];
+	dst->hash = frame_hash(j ? c->st->f[slot(j - 1)].hash : 0, dst);
+	return 0;
+}
+
+static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct leave_ctx c = { .kind = kind, .feature = feature };
+	struct tstack *st;
+	__u32 d;
+
+	stat_inc(FSP_STAT_PROBE_HITS);
+	st = tstack_get(false);
+	if (!st) {
+		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		return 0;
+	}
+	prune(st, PT_REGS_SP(ctx));
+	if (st->overflow) {
+		st->overflow--;
+		return 0;
+	}
+	d = st->depth;
+	if (d > FSP_MAX_DEPTH)
+		return 0;
+	/* Fast path: the top frame, same pointer. */
+	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind) {
+		st->depth = d - 1;
+		return 0;
+	}
+	c.st = st;
+	c.depth = d;
+	c.found = d;
+	c.fhash = label_hash(tgid, feature);
+	bpf_loop(d, find_cb, &c, 0);
+	if (c.found >= d) {
+		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		return 0;
+	}
+	/* Keep the frames above it: independent features may leave out of order. */
+	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
+	st->depth = d - 1;
+	return 0;
+}
+
+SEC("usdt")
+int BPF_USDT(mark_enter, void *feature, void *instance, __u64 payload)
+{
+	return do_enter(ctx, FSP_FRAME_MARK, (__u64)feature, (__u64)instance, payload);
+}
+
+SEC("usdt")
+int BPF_USDT(mark_leave, void *feature)
+{
+	return do_leave(ctx, FSP_FRAME_MARK, (__u64)feature);
+}
+
+SEC("usdt")
+int BPF_USDT(antimark_enter, void *feature)
+{
+	return do_enter(ctx, FSP_FRAME_ANTIMARK, (__u64)feature, 0, 0);
+}
+
+SEC("usdt")
+int BPF_USDT(antimark_leave, void *feature)
+{
+	return do_leave(ctx, FSP_FRAME_ANTIMARK, (__u64)feature);
+}
+
+/* Stores the frames of a live stack the first time the sampler sees it. */
+static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
+					const struct fsp_stack_key *key)
+{
+	struct fsp_stack *s;
+	__u32 i;
+
+	if (bpf_map_lookup_elem(&stacks, key))
+		return true;
+	s = scratch_get();
+	if (!s)
+		return false;
+	s->depth = depth;
+	for (i = 0; i < FSP_MAX_DEPTH; i++) {
+		if (i >= depth)
+			break;
+		s->frames[i].feature = st->f[i].feature;
+		s->frames[i].instance = st->f[i].instance;
+		s->frames[i].payload = st->f[i].payload;
+		s->frames[i].kind = st->f[i].kind;
+	}
+	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&stacks, key) != NULL;
+	return true;
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct fsp_count_key ckey = { .tgid = id >> 32, .tid = (__u32)id };
+	struct fsp_count *c, fresh = {};
+	struct task_struct *task;
+	struct tstack *st;
+	bool truncated = false;
+	__u32 zero = 0;
+	__u64 *tick;
+
+	tick = bpf_map_lookup_elem(&ticks, &zero);
+	if (tick)
+		(*tick)++;
+	if (!ckey.tgid || !bpf_map_lookup_elem(&targets, &ckey.tgid))
+		return 0;
+	stat_inc(FSP_STAT_SAMPLES);
+
+	task = bpf_get_current_task_btf();
+	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	if (st) {
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		__u32 d = live_depth(st, BPF_CORE_READ(regs, sp));
+
+		if (d && d <= FSP_MAX_DEPTH) {
+			struct fsp_stack_key skey = { .tgid = ckey.tgid };
+
+			ckey.hash = st->f[slot(d - 1)].hash;
+			skey.hash = ckey.hash;
+			if (!store_stack(st, d, &skey))
+				stat_inc(FSP_STAT_STACK_DROPS);
+		}
+		truncated = st->overflow && d == st->depth;
+	}
+	if (truncated)
+		stat_inc(FSP_STAT_TRUNCATED);
+
+	c = bpf_map_lookup_elem(&counts, &ckey);
+	if (c) {
+		__sync_fetch_and_add(&c->samples, 1);
+		if (truncated)
+			__sync_fetch_and_add(&c->truncated, 1);
+		return 0;
+	}
+	fresh.samples = 1;
+	fresh.truncated = truncated;
+	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
+	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
+		c = bpf_map_lookup_elem(&counts, &ckey);
+		if (c)
+			__sync_fetch_and_add(&c->samples, 1);
+		else
+			stat_inc(FSP_STAT_LOST_SAMPLES);
+	}
+	return 0;
+}
+
+static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
+{
+	struct fsp_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		stat_inc(FSP_STAT_EVENTS_LOST);
+		return;
+	}
+	e->type = type;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+
+	if (!follow_forks || ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
+		return 0;
+	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	emit(FSP_EVENT_FORK, ctgid, ptgid);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	/* The old image's marks mean nothing in the new one. */
+	bpf_task_storage_delete(&tstacks, p);
+	emit(FSP_EVENT_EXEC, tgid, 0);
+	return 0;
+}
+
+/* ld.so calls _dl_debug_state() (the debugger's hook) around every change of
+ * the link map: dlopen, dlclose, and once after the startup libraries. */
+SEC("uprobe")
+int BPF_KPROBE(on_dl_debug_state)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (!bpf_map_lookup_elem(&targets, &tgid))
+		return 0;
+	emit(FSP_EVENT_DLOPEN, tgid, 0);
+	if (sync_tgid && tgid == sync_tgid)
+		bpf_send_signal_thread(SIGSTOP);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

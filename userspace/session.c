@@ -1,0 +1,902 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "profiler.h"
+#include "profiler.skel.h"
+#include "probes.h"
+#include "session.h"
+
+#define RESCAN_INTERVAL_S 1.0
+#define TAG_RINGBUF 1ULL
+#define TAG_SIGNAL 2ULL
+#define TAG_PIDFD (1ULL << 32)
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+struct target {
+	pid_t pid;
+	int pidfd;
+	bool alive;
+	bool dl_hooked;
+	struct file_id *files; /* files already scanned (with or without probes) */
+	size_t nr_files;
+	size_t cap_files;
+	struct probe_mapping *maps; /* as of the last scan: labels of a gone process */
+	size_t nr_maps;
+};
+
+struct session {
+	struct session_opts opts;
+	struct profiler_bpf *skel;
+	uint64_t period_ns;
+	int nr_cpus;
+	int *perf_fds;
+	struct bpf_link **perf_links;
+	struct bpf_link **links;
+	size_t nr_links;
+	size_t cap_links;
+	struct target *targets;
+	size_t nr_targets;
+	size_t cap_targets;
+	struct ring_buffer *rb;
+	int epfd;
+	int sigfd;
+	sigset_t old_mask;
+	bool mask_set;
+	unsigned int nr_sites;
+	uint64_t attach_errors;
+	uint64_t skipped_ticks;
+	int child_status;
+	bool stop;
+	const char *end_reason;
+	double start_mono, end_mono;
+	double start_wall, end_wall;
+	bool collected;
+};
+
+static double now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fsp-bpf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int add_link(struct session *s, struct bpf_link *link)
+{
+	if (s->nr_links == s->cap_links) {
+		size_t cap = s->cap_links ? 2 * s->cap_links : 32;
+		struct bpf_link **n = realloc(s->links, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->links = n;
+		s->cap_links = cap;
+	}
+	s->links[s->nr_links++] = link;
+	return 0;
+}
+
+static struct target *find_target(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].pid == pid)
+			return &s->targets[i];
+	return NULL;
+}
+
+static bool target_has_file(struct target *t, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < t->nr_files; i++)
+		if (t->files[i].dev == dev && t->files[i].ino == ino)
+			return true;
+	return false;
+}
+
+static int target_add_file(struct target *t, dev_t dev, ino_t ino)
+{
+	if (t->nr_files == t->cap_files) {
+		size_t cap = t->cap_files ? 2 * t->cap_files : 16;
+		struct file_id *n = realloc(t->files, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->files = n;
+		t->cap_files = cap;
+	}
+	t->files[t->nr_files].dev = dev;
+	t->files[t->nr_files++].ino = ino;
+	return 0;
+}
+
+static struct bpf_program *probe_prog(struct session *s, int probe)
+{
+	switch (probe) {
+	case FSP_PROBE_MARK_ENTER:
+		return s->skel->progs.mark_enter;
+	case FSP_PROBE_MARK_LEAVE:
+		return s->skel->progs.mark_leave;
+	case FSP_PROBE_ANTIMARK_ENTER:
+		return s->skel->progs.antimark_enter;
+	default:
+		return s->skel->progs.antimark_leave;
+	}
+}
+
+/* Attaches the fsp probes of one file for one process. Returns sites or -errno. */
+static int attach_file(struct session *s, pid_t pid, const char *path)
+{
+	struct probe_file pf;
+	unsigned int sites = 0;
+	int err, i;
+
+	err = probes__scan_elf(path, &pf);
+	if (err)
+		return err == -ENOEXEC ? 0 : err;
+	for (i = 0; i < FSP_PROBE__COUNT; i++) {
+		struct bpf_link *link;
+
+		if (!pf.sites[i])
+			continue;
+		link = bpf_program__attach_usdt(probe_prog(s, i), pid, path, FSP_PROVIDER,
+						fsp_probe_names[i], NULL);
+		if (!link) {
+			err = -errno;
+			if (err == -ESRCH || err == -ENOENT)
+				return err;
+			warnx("cannot attach fsp:%s in %s (pid %d): %s%s", fsp_probe_names[i], path,
+			      pid, strerror(-err), verbose_libbpf ? "" : " (-v tells more)");
+			s->attach_errors += pf.sites[i];
+			continue;
+		}
+		err = add_link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+		sites += pf.sites[i];
+	}
+	if (sites && s->opts.verbose)
+		fprintf(stderr, "fsp-bpf: pid %d: %u probe sites in %s\n", pid, sites, path);
+	s->nr_sites += sites;
+	return sites;
+}
+
+/* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
+static int hook_dl(struct session *s, struct target *t, const char *exe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	char interp[PATH_MAX];
+	struct bpf_link *link;
+	int err;
+
+	if (t->dl_hooked)
+		return 0;
+	err = probes__elf_interp(exe, interp, sizeof(interp));
+	if (err || !interp[0])
+		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, interp, 0,
+					       &uo);
+	if (!link) {
+		err = -errno;
+		if (err == -ESRCH)
+			return err;
+		warnx("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
+		      "found within %.0f s instead", interp, t->pid, strerror(-err),
+		      RESCAN_INTERVAL_S);
+		return 0;
+	}
+	t->dl_hooked = true;
+	return add_link(s, link);
+}
+
+struct scan_ctx {
+	struct session *s;
+	struct target *t;
+	int sites;
+};
+
+static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+{
+	struct scan_ctx *c = ctx;
+	int err;
+
+	if (target_has_file(c->t, dev, ino))
+		return 0;
+	err = target_add_file(c->t, dev, ino);
+	if (err)
+		return err;
+	err = attach_file(c->s, c->t->pid, path);
+	if (err < 0)
+		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
+	c->sites += err;
+	return 0;
+}
+
+/* Attaches every not yet seen file mapped by the target. */
+static int rescan(struct session *s, struct target *t)
+{
+	struct scan_ctx c = { .s = s, .t = t };
+	char exe[64];
+	int err;
+
+	if (!t->dl_hooked) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", t->pid);
+		err = hook_dl(s, t, exe);
+		if (err)
+			return err;
+	}
+	err = probes__for_each_mapped_file(t->pid, scan_cb, &c);
+	if (!err) {
+		struct probe_mapping *m;
+		size_t n;
+
+		if (!probes__read_mappings(t->pid, &m, &n)) {
+			probes__free_mappings(t->maps, t->nr_maps);
+			t->maps = m;
+			t->nr_maps = n;
+		}
+	}
+	return err ? err : c.sites;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+int session__add_target(struct session *s, pid_t pid, const char *exe)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct target *t = find_target(s, pid);
+	__u32 key = pid, one = 1;
+	int err, sites = 0;
+
+	if (!t) {
+		if (s->nr_targets == s->cap_targets) {
+			size_t cap = s->cap_targets ? 2 * s->cap_targets : 8;
+			struct target *n = realloc(s->targets, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			s->targets = n;
+			s->cap_targets = cap;
+		}
+		t = &s->targets[s->nr_targets];
+		memset(t, 0, sizeof(*t));
+		t->pid = pid;
+		t->pidfd = pidfd_open(pid);
+		if (t->pidfd < 0)
+			return -errno;
+		ev.data.u64 = TAG_PIDFD | s->nr_targets;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
+			err = -errno;
+			close(t->pidfd);
+			return err;
+		}
+		t->alive = true;
+		s->nr_targets++;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+		return -errno;
+	if (exe) {
+		/* Not exec'd yet: its probes are armed when the kernel maps the file. */
+		err = hook_dl(s, t, exe);
+		if (err)
+			return err;
+		err = attach_file(s, pid, exe);
+		if (err < 0)
+			return err;
+		return err;
+	}
+	err = rescan(s, t);
+	if (err < 0)
+		return err;
+	sites += err;
+	return sites;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct fsp_event *e = data;
+	struct session *s = ctx;
+	struct target *t;
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	switch (e->type) {
+	case FSP_EVENT_FORK:
+		err = session__add_target(s, e->pid, NULL);
+		if (err < 0 && err != -ESRCH && s->opts.verbose)
+			warnx("cannot follow child %d of %d: %s", e->pid, e->ppid, strerror(-err));
+		break;
+	case FSP_EVENT_EXEC:
+		t = find_target(s, e->pid);
+		if (t) {
+			/* New image: every mapping is new, ld.so included. */
+			t->nr_files = 0;
+			t->dl_hooked = false;
+			rescan(s, t);
+		}
+		break;
+	case FSP_EVENT_DLOPEN:
+		t = find_target(s, e->pid);
+		if (t)
+			rescan(s, t);
+		break;
+	}
+	return 0;
+}
+
+static void target_gone(struct session *s, struct target *t)
+{
+	if (!t->alive)
+		return;
+	t->alive = false;
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+}
+
+/* The launched command stopped itself at a link-map change (sync_pid): attach
+ * what it mapped, then let it go on. Or it exited: keep its status. */
+static void on_sigchld(struct session *s)
+{
+	pid_t pid = s->opts.sync_pid;
+	int status;
+
+	if (!pid)
+		return;
+	while (waitpid(pid, &status, WNOHANG | WUNTRACED) == pid) {
+		struct target *t = find_target(s, pid);
+
+		if (WIFSTOPPED(status)) {
+			ring_buffer__consume(s->rb);
+			if (t)
+				rescan(s, t);
+			kill(pid, SIGCONT);
+			continue;
+		}
+		s->child_status = status;
+		if (t)
+			target_gone(s, t);
+		break;
+	}
+}
+
+static bool any_alive(const struct session *s)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].alive)
+			return true;
+	return false;
+}
+
+static void handle_signal(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			on_sigchld(s);
+		} else {
+			s->stop = true;
+			s->end_reason = "signal";
+		}
+	}
+}
+
+int session__run(struct session *s)
+{
+	double deadline = s->opts.duration_s > 0 ? now(CLOCK_MONOTONIC) + s->opts.duration_s : 0;
+	double next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
+	struct epoll_event evs[16];
+	int err = 0;
+
+	while (!s->stop) {
+		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t;
+		int n, i;
+
+		if (!any_alive(s)) {
+			s->end_reason = "exit";
+			break;
+		}
+		if (deadline && t >= deadline) {
+			s->end_reason = "duration";
+			break;
+		}
+		if (deadline && deadline - t < wait_s)
+			wait_s = deadline - t;
+		n = epoll_wait(s->epfd, evs, 16, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			__u64 tag = evs[i].data.u64;
+
+			if (tag == TAG_RINGBUF)
+				ring_buffer__consume(s->rb);
+			else if (tag == TAG_SIGNAL)
+				handle_signal(s);
+			else if (tag & TAG_PIDFD)
+				target_gone(s, &s->targets[tag & 0xffffffffULL]);
+		}
+		if (now(CLOCK_MONOTONIC) >= next_rescan) {
+			/* Catch what the events missed (ring buffer full, no ld.so hook). */
+			for (size_t j = 0; j < s->nr_targets; j++)
+				if (s->targets[j].alive && rescan(s, &s->targets[j]) == -ESRCH)
+					target_gone(s, &s->targets[j]);
+			next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
+		}
+	}
+	/* Events that arrived last, and a final look at the launched child. */
+	ring_buffer__consume(s->rb);
+	s->end_mono = now(CLOCK_MONOTONIC);
+	s->end_wall = now(CLOCK_REALTIME);
+	return err;
+}
+
+static int open_sampler(struct session *s)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = s->period_ns,
+	};
+	int cpu, opened = 0, err;
+
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0)
+		return -EINVAL;
+	s->perf_fds = calloc(s->nr_cpus, sizeof(*s->perf_fds));
+	s->perf_links = calloc(s->nr_cpus, sizeof(*s->perf_links));
+	if (!s->perf_fds || !s->perf_links)
+		return -ENOMEM;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		s->perf_fds[cpu] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue; /* offline CPU */
+			err = -errno;
+			warnx("cannot open the cpu-clock sampler on CPU %d: %s", cpu, strerror(-err));
+			return err;
+		}
+		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
+		if (!s->perf_links[cpu]) {
+			err = -errno;
+			warnx("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
+			return err;
+		}
+		opened++;
+	}
+	return opened ? 0 : -ENODEV;
+}
+
+static int setup_loop(struct session *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t mask;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &mask, &s->old_mask))
+		return -errno;
+	s->mask_set = true;
+	s->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s->sigfd < 0)
+		return -errno;
+	ev.data.u64 = TAG_SIGNAL;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
+		return -errno;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
+	if (!s->rb)
+		return -errno;
+	ev.data.u64 = TAG_RINGBUF;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))
+		return -errno;
+	return 0;
+}
+
+static int load(struct session *s)
+{
+	const struct session_opts *o = &s->opts;
+	struct profiler_bpf *skel;
+	int err;
+
+	skel = profiler_bpf__open();
+	if (!skel) {
+		err = -errno;
+		warnx("cannot open the BPF object: %s", strerror(-err));
+		return err;
+	}
+	s->skel = skel;
+	skel->rodata->max_depth = o->max_depth;
+	skel->rodata->sync_tgid = o->sync_pid;
+	skel->rodata->follow_forks = o->follow_forks;
+	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.counts, o->max_stacks * 8);
+	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
+	bpf_map__set_max_entries(skel->maps.targets, 4096);
+	bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, 4096);
+	err = profiler_bpf__load(skel);
+	if (err) {
+		warnx("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
+		      "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
+		      strerror(-err), o->verbose ? "" : "; run with -v for the verifier's log");
+		return err;
+	}
+	return 0;
+}
+
+struct session *session__new(const struct session_opts *opts, int *err)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	s->opts = *opts;
+	s->epfd = s->sigfd = -1;
+	s->child_status = -1;
+	s->end_reason = "exit";
+	s->period_ns = (1000000000ULL + opts->frequency_hz / 2) / opts->frequency_hz;
+	verbose_libbpf = opts->verbose;
+	libbpf_set_print(libbpf_print);
+
+	*err = load(s);
+	if (*err)
+		goto cleanup;
+	*err = setup_loop(s);
+	if (*err) {
+		warnx("cannot set up the event loop: %s", strerror(-*err));
+		goto cleanup;
+	}
+	*err = open_sampler(s);
+	if (*err)
+		goto cleanup;
+	s->start_mono = now(CLOCK_MONOTONIC);
+	s->start_wall = now(CLOCK_REALTIME);
+	return s;
+cleanup:
+	session__free(s);
+	return NULL;
+}
+
+static void stop_sampler(struct session *s)
+{
+	__u64 *ticks;
+	int cpu, ncpu = libbpf_num_possible_cpus();
+	__u32 zero = 0;
+
+	if (!s->perf_fds)
+		return;
+	/* Ticks the kernel skipped: it does not run a perf-event BPF program while
+	 * another BPF program runs on that CPU (bpf_prog_active). */
+	ticks = calloc(ncpu, sizeof(*ticks));
+	if (ticks && !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ticks), &zero, ticks)) {
+		for (cpu = 0; cpu < s->nr_cpus && cpu < ncpu; cpu++) {
+			__u64 ns;
+			uint64_t expected;
+
+			if (s->perf_fds[cpu] < 0 || read(s->perf_fds[cpu], &ns, sizeof(ns)) != sizeof(ns))
+				continue;
+			expected = ns / s->period_ns;
+			if (expected > ticks[cpu] + 1)
+				s->skipped_ticks += expected - ticks[cpu] - 1;
+		}
+	}
+	free(ticks);
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		bpf_link__destroy(s->perf_links[cpu]);
+		s->perf_links[cpu] = NULL;
+		if (s->perf_fds[cpu] >= 0)
+			close(s->perf_fds[cpu]);
+		s->perf_fds[cpu] = -1;
+	}
+}
+
+struct destroyer {
+	struct bpf_link **links;
+	size_t nr;
+	size_t stride;
+	size_t first;
+};
+
+static void *destroy_some(void *arg)
+{
+	struct destroyer *d = arg;
+
+	for (size_t i = d->first; i < d->nr; i += d->stride)
+		bpf_link__destroy(d->links[i]);
+	return NULL;
+}
+
+/*
+ * Detaching a uprobe waits for an RCU grace period (~0.1 s here); one after
+ * the other, a few dozen links take seconds. Threads overlap the waits.
+ */
+static void destroy_links(struct bpf_link **links, size_t nr)
+{
+	enum { MAX_THREADS = 32 };
+	struct destroyer d[MAX_THREADS];
+	pthread_t th[MAX_THREADS];
+	size_t nt = nr < MAX_THREADS ? nr : MAX_THREADS, started = 0;
+
+	for (size_t i = 0; i < nt; i++) {
+		d[i] = (struct destroyer){ .links = links, .nr = nr, .stride = nt, .first = i };
+		if (pthread_create(&th[i], NULL, destroy_some, &d[i]))
+			break;
+		started++;
+	}
+	if (started < nt) {
+		/* No threads: do the rest here. */
+		for (size_t i = started; i < nt; i++)
+			destroy_some(&d[i]);
+	}
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	stop_sampler(s);
+	free(s->perf_fds);
+	free(s->perf_links);
+	destroy_links(s->links, s->nr_links);
+	free(s->links);
+	for (size_t i = 0; i < s->nr_targets; i++) {
+		close(s->targets[i].pidfd);
+		free(s->targets[i].files);
+		probes__free_mappings(s->targets[i].maps, s->targets[i].nr_maps);
+	}
+	free(s->targets);
+	ring_buffer__free(s->rb);
+	profiler_bpf__destroy(s->skel);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->mask_set)
+		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	free(s);
+}
+
+int session__child_status(const struct session *s)
+{
+	return s->child_status;
+}
+
+unsigned int session__nr_sites(const struct session *s)
+{
+	return s->nr_sites;
+}
+
+double session__duration(const struct session *s)
+{
+	return (s->end_mono ? s->end_mono : now(CLOCK_MONOTONIC)) - s->start_mono;
+}
+
+double session__start_time(const struct session *s)
+{
+	return s->start_wall;
+}
+
+double session__end_time(const struct session *s)
+{
+	return s->end_wall ? s->end_wall : now(CLOCK_REALTIME);
+}
+
+const char *session__end_reason(const struct session *s)
+{
+	return s->end_reason;
+}
+
+/* ---- draining the maps --------------------------------------------------- */
+
+static uint64_t stat_sum(struct session *s, __u32 stat)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v = calloc(ncpu, sizeof(*v));
+	uint64_t sum = 0;
+
+	if (v && !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &stat, v))
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+/* A label from the labels map, else from the live process, else a placeholder. */
+static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf,
+				 size_t size, uint64_t *errors)
+{
+	struct fsp_label_key key = { .tgid = tgid, .addr = addr };
+	struct fsp_label l;
+	char mem[64];
+	ssize_t n;
+	int fd;
+
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
+		snprintf(buf, size, "%.*s", (int)l.len, l.str);
+		return buf;
+	}
+	snprintf(mem, sizeof(mem), "/proc/%u/mem", tgid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = pread(fd, buf, size - 1, (off_t)addr);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			if (memchr(buf, 0, n) || n == (ssize_t)size - 1)
+				return buf;
+		}
+	}
+	for (size_t i = 0; i < s->nr_targets; i++) {
+		const struct target *t = &s->targets[i];
+
+		if (t->pid == (pid_t)tgid &&
+		    probes__read_mapped_string(t->maps, t->nr_maps, addr, buf, size) >= 0)
+			return buf;
+	}
+	(*errors)++;
+	snprintf(buf, size, "<label at 0x%llx>", (unsigned long long)addr);
+	return buf;
+}
+
+static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_errors)
+{
+	int fd = bpf_map__fd(s->skel->maps.stacks), err = 0;
+	struct fsp_stack_key key, next, *prev = NULL;
+	struct profile_frame frames[FSP_MAX_DEPTH];
+	char (*bufs)[2][FSP_LABEL_LEN + 32];
+	struct fsp_stack *st;
+
+	st = malloc(sizeof(*st));
+	bufs = malloc(FSP_MAX_DEPTH * sizeof(*bufs));
+	if (!st || !bufs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, st) || !st->depth || st->depth > FSP_MAX_DEPTH)
+			continue;
+		for (__u64 i = 0; i < st->depth; i++) {
+			const struct fsp_frame *f = &st->frames[i];
+
+			frames[i].kind = f->kind == FSP_FRAME_ANTIMARK ? PROFILE_ANTIMARK : PROFILE_MARK;
+			frames[i].payload = f->payload;
+			frames[i].feature = resolve_label(s, key.tgid, f->feature, bufs[i][0],
+							  sizeof(bufs[i][0]), label_errors);
+			frames[i].instance = f->instance ? resolve_label(s, key.tgid, f->instance,
+									 bufs[i][1],
+									 sizeof(bufs[i][1]),
+									 label_errors)
+							 : NULL;
+		}
+		err = profile__add_stack(p, key.tgid, key.hash, frames, st->depth);
+		if (err == -EEXIST)
+			err = 0;
+		if (err)
+			break;
+	}
+cleanup:
+	free(st);
+	free(bufs);
+	return err;
+}
+
+static int collect_counts(struct session *s, struct profile *p)
+{
+	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
+	struct fsp_count_key key, next, *prev = NULL;
+	struct fsp_count c;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &c))
+			continue;
+		c.comm[FSP_COMM_LEN - 1] = 0;
+		err = profile__add_pid(p, key.tgid);
+		if (!err)
+			err = profile__add_thread(p, key.tgid, key.tid, c.comm);
+		if (err)
+			return err;
+		err = profile__add_samples(p, key.tgid, key.tid, key.hash, c.samples);
+		if (err && err != -ENOENT)
+			return err;
+		err = 0;
+	}
+	return err;
+}
+
+int session__collect(struct session *s, struct profile *p)
+{
+	uint64_t label_errors = 0;
+	int err;
+
+	if (!s->end_mono) {
+		s->end_mono = now(CLOCK_MONOTONIC);
+		s->end_wall = now(CLOCK_REALTIME);
+	}
+	stop_sampler(s);
+	for (size_t i = 0; i < s->nr_targets; i++) {
+		err = profile__add_pid(p, s->targets[i].pid);
+		if (err)
+			return err;
+	}
+	err = collect_stacks(s, p, &label_errors);
+	if (!err)
+		err = collect_counts(s, p);
+	if (err)
+		return err;
+	profile__set_diag(p, DIAG_LOST_SAMPLES,
+			  stat_sum(s, FSP_STAT_LOST_SAMPLES) + s->skipped_ticks);
+	profile__set_diag(p, DIAG_UNKNOWN_STACKS, stat_sum(s, FSP_STAT_STACK_DROPS));
+	profile__set_diag(p, DIAG_UNMATCHED_LEAVES, stat_sum(s, FSP_STAT_UNMATCHED_LEAVES));
+	profile__set_diag(p, DIAG_OVERFLOWS, stat_sum(s, FSP_STAT_OVERFLOWS));
+	profile__set_diag(p, DIAG_STALE_MARKS, stat_sum(s, FSP_STAT_STALE_MARKS));
+	profile__set_diag(p, DIAG_TRUNCATED, stat_sum(s, FSP_STAT_TRUNCATED));
+	profile__set_diag(p, DIAG_LABEL_ERRORS, label_errors);
+	profile__set_diag(p, DIAG_ARG_ERRORS,
+			  stat_sum(s, FSP_STAT_ARG_ERRORS) + stat_sum(s, FSP_STAT_NO_STORAGE));
+	profile__set_diag(p, DIAG_EVENTS_LOST, stat_sum(s, FSP_STAT_EVENTS_LOST));
+	profile__set_diag(p, DIAG_ATTACH_ERRORS, s->attach_errors);
+	s->collected = true;
+	return 0;
+}

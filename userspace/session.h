@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * A profiling session: loads the BPF programs, starts the sampler on every CPU,
+ * attaches the fsp probes of each target (and of what it dlopens, forks and
+ * execs), runs until the targets exit, the duration ends or a signal arrives,
+ * then drains the maps into an analysis profile.
+ */
+#ifndef FSP_SESSION_H
+#define FSP_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+
+struct session_opts {
+	uint64_t frequency_hz;
+	double duration_s; /* 0: until the targets exit or a signal */
+	uint32_t max_depth;
+	uint32_t max_stacks;
+	bool follow_forks;
+	bool verbose;
+	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
+};
+
+struct session;
+
+/* Needs root. On failure NULL and *err (-EPERM, -ENOSYS: BPF unsupported, ...),
+ * with the reason already printed. */
+struct session *session__new(const struct session_opts *opts, int *err);
+void session__free(struct session *s); /* NULL-safe */
+
+/*
+ * Starts profiling pid: samples it and attaches the probes of the files it
+ * has mapped. exe, when not NULL, is the program a launched (not yet exec'd)
+ * child will run. Returns the number of probe sites attached (>= 0) or -errno
+ * (-ESRCH: the process is gone).
+ */
+int session__add_target(struct session *s, pid_t pid, const char *exe);
+
+/* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM, the
+ * duration, or when every target has exited. */
+int session__run(struct session *s);
+
+/* Exit status of the launched command (as from waitpid), -1 if unknown. */
+int session__child_status(const struct session *s);
+/* Probe sites attached over the whole session. */
+unsigned int session__nr_sites(const struct session *s);
+double session__duration(const struct session *s);
+double session__start_time(const struct session *s);
+double session__end_time(const struct session *s);
+/* Why the session ended: "duration", "signal", "exit". */
+const char *session__end_reason(const struct session *s);
+
+/* Stops sampling and adds everything collected to p. */
+int session__collect(struct session *s, struct profile *p);
+
+#endif /* FSP_SESSION_H */
