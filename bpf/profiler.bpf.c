@@ -17,7 +17,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include <bpf/usdt.bpf.h>
 
 #include "profiler.h"
 
@@ -113,13 +112,13 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* Every sampler invocation per CPU, to estimate samples the kernel skipped. */
+/* Argument layouts of the attached probe sites; a site's cookie indexes it. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, __u64);
-} ticks SEC(".maps");
+	__type(value, struct fsp_usdt_spec);
+} usdt_specs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -413,28 +412,106 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(mark_enter, void *feature, void *instance, __u64 payload)
+/* Reads argument n of the probe that fired, wherever the compiler put it. */
+static __always_inline int usdt_arg(struct pt_regs *ctx, const struct fsp_usdt_spec *spec,
+				    __u32 n, __u64 *out)
 {
-	return do_enter(ctx, FSP_FRAME_MARK, (__u64)feature, (__u64)instance, payload);
+	const struct fsp_usdt_arg *a;
+	__u64 val = 0, size, shift;
+
+	if (n >= spec->nr_args || n >= FSP_USDT_MAX_ARGS)
+		return -1;
+	a = &spec->args[n];
+	switch (a->type) {
+	case FSP_ARG_CONST:
+		val = a->val_off;
+		break;
+	case FSP_ARG_REG:
+		if (bpf_probe_read_kernel(&val, sizeof(val), (void *)ctx + (a->reg_off & 0xff)))
+			return -1;
+		break;
+	case FSP_ARG_REG_DEREF:
+		if (bpf_probe_read_kernel(&val, sizeof(val), (void *)ctx + (a->reg_off & 0xff)))
+			return -1;
+		size = a->size;
+		if (size == 0 || size > 8)
+			return -1;
+		if (bpf_probe_read_user(&val, size, (void *)(val + a->val_off)))
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	/* Keep the low `size` bytes, sign-extended for signed arguments. */
+	shift = 64 - 8 * (a->size & 0xf);
+	if (shift && shift < 64) {
+		if (a->is_signed)
+			val = (__u64)((__s64)(val << shift) >> shift);
+		else
+			val = (val << shift) >> shift;
+	}
+	*out = val;
+	return 0;
 }
 
-SEC("usdt")
-int BPF_USDT(mark_leave, void *feature)
+static __always_inline const struct fsp_usdt_spec *usdt_spec(struct pt_regs *ctx)
 {
-	return do_leave(ctx, FSP_FRAME_MARK, (__u64)feature);
+	__u32 id = bpf_get_attach_cookie(ctx);
+
+	return bpf_map_lookup_elem(&usdt_specs, &id);
 }
 
-SEC("usdt")
-int BPF_USDT(antimark_enter, void *feature)
+SEC("uprobe")
+int mark_enter(struct pt_regs *ctx)
 {
-	return do_enter(ctx, FSP_FRAME_ANTIMARK, (__u64)feature, 0, 0);
+	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	__u64 feature, instance, payload;
+
+	if (!spec || usdt_arg(ctx, spec, 0, &feature) || usdt_arg(ctx, spec, 1, &instance) ||
+	    usdt_arg(ctx, spec, 2, &payload)) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload);
 }
 
-SEC("usdt")
-int BPF_USDT(antimark_leave, void *feature)
+SEC("uprobe")
+int mark_leave(struct pt_regs *ctx)
 {
-	return do_leave(ctx, FSP_FRAME_ANTIMARK, (__u64)feature);
+	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	__u64 feature;
+
+	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	return do_leave(ctx, FSP_FRAME_MARK, feature);
+}
+
+SEC("uprobe")
+int antimark_enter(struct pt_regs *ctx)
+{
+	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	__u64 feature;
+
+	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0);
+}
+
+SEC("uprobe")
+int antimark_leave(struct pt_regs *ctx)
+{
+	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	__u64 feature;
+
+	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature);
 }
 
 /* Stores the frames of a live stack the first time the sampler sees it. */
@@ -472,12 +549,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct tstack *st;
 	bool truncated = false;
-	__u32 zero = 0;
-	__u64 *tick;
 
-	tick = bpf_map_lookup_elem(&ticks, &zero);
-	if (tick)
-		(*tick)++;
 	if (!ckey.tgid || !bpf_map_lookup_elem(&targets, &ckey.tgid))
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);

@@ -84,6 +84,33 @@ struct fsp_label {
 	char str[FSP_LABEL_LEN];
 };
 
+/*
+ * How to read one USDT argument, from the note's "SIZE@OPERAND" (x86-64):
+ * a constant ($42), a register (%rdi) or memory at register + offset
+ * (-20(%rbp)). reg_off is the register's offset in struct pt_regs.
+ */
+enum fsp_arg_type {
+	FSP_ARG_CONST = 0,
+	FSP_ARG_REG = 1,
+	FSP_ARG_REG_DEREF = 2,
+};
+
+#define FSP_USDT_MAX_ARGS 3
+
+struct fsp_usdt_arg {
+	__u64 type;	/* enum fsp_arg_type */
+	__u64 val_off;	/* constant value, or offset added to the register */
+	__u64 reg_off;	/* offset of the register in struct pt_regs */
+	__u64 size;	/* bytes: 1, 2, 4 or 8 */
+	__u64 is_signed;
+};
+
+/* One distinct argument layout; each probe site's BPF cookie is its index. */
+struct fsp_usdt_spec {
+	struct fsp_usdt_arg args[FSP_USDT_MAX_ARGS];
+	__u64 nr_args;
+};
+
 enum fsp_event_type {
 	FSP_EVENT_FORK = 1,   /* a target forked: pid is the child, ppid the parent */
 	FSP_EVENT_EXEC = 2,   /* a target exec'd a new program */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,9 +22,11 @@
 #include "profiler.h"
 #include "profiler.skel.h"
 #include "probes.h"
+#include "usdt.h"
 #include "session.h"
 
 #define RESCAN_INTERVAL_S 1.0
+#define FSP_MAX_SPECS 4096
 #define TAG_RINGBUF 1ULL
 #define TAG_SIGNAL 2ULL
 #define TAG_PIDFD (1ULL << 32)
@@ -31,6 +34,12 @@
 struct file_id {
 	dev_t dev;
 	ino_t ino;
+};
+
+/* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
+struct attachment {
+	struct bpf_link *link;
+	int fd;
 };
 
 struct target {
@@ -52,9 +61,12 @@ struct session {
 	int nr_cpus;
 	int *perf_fds;
 	struct bpf_link **perf_links;
-	struct bpf_link **links;
+	struct attachment *links; /* probes, hooks, tracepoints */
 	size_t nr_links;
 	size_t cap_links;
+	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
+	size_t nr_specs;
+	size_t max_specs;
 	struct target *targets;
 	size_t nr_targets;
 	size_t cap_targets;
@@ -65,7 +77,6 @@ struct session {
 	bool mask_set;
 	unsigned int nr_sites;
 	uint64_t attach_errors;
-	uint64_t skipped_ticks;
 	int child_status;
 	bool stop;
 	const char *end_reason;
@@ -102,19 +113,25 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-static int add_link(struct session *s, struct bpf_link *link)
+static int add_attachment(struct session *s, struct bpf_link *link, int fd)
 {
 	if (s->nr_links == s->cap_links) {
 		size_t cap = s->cap_links ? 2 * s->cap_links : 32;
-		struct bpf_link **n = realloc(s->links, cap * sizeof(*n));
+		struct attachment *n = realloc(s->links, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		s->links = n;
 		s->cap_links = cap;
 	}
-	s->links[s->nr_links++] = link;
+	s->links[s->nr_links].link = link;
+	s->links[s->nr_links++].fd = fd;
 	return 0;
+}
+
+static int add_link(struct session *s, struct bpf_link *link)
+{
+	return add_attachment(s, link, -1);
 }
 
 static struct target *find_target(struct session *s, pid_t pid)
@@ -163,43 +180,143 @@ static struct bpf_program *probe_prog(struct session *s, int probe)
 	}
 }
 
+/* The index of spec in the usdt_specs map, adding it if new. */
+static int spec_id(struct session *s, const struct fsp_usdt_spec *spec)
+{
+	__u32 id;
+
+	for (size_t i = 0; i < s->nr_specs; i++)
+		if (!memcmp(&s->specs[i], spec, sizeof(*spec)))
+			return i;
+	if (s->nr_specs == s->max_specs)
+		return -E2BIG;
+	id = s->nr_specs;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.usdt_specs), &id, spec, BPF_ANY))
+		return -errno;
+	s->specs[s->nr_specs++] = *spec;
+	return id;
+}
+
+/*
+ * BPF_LINK_CREATE for BPF_TRACE_UPROBE_MULTI (Linux 6.6): one link for all
+ * sites of a probe in a file, detached with a single RCU grace period. The
+ * system's linux/bpf.h predates it, so the attr is laid out here.
+ */
+#define FSP_TRACE_UPROBE_MULTI 48
+
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
+	__u32 pad[17]; /* zero up to the size of union bpf_attr we pass */
+};
+
+static int uprobe_multi_link(int prog_fd, const char *path, const __u64 *offsets,
+			     const __u64 *ref_ctr, const __u64 *cookies, __u32 cnt, pid_t pid)
+{
+	struct uprobe_multi_attr attr = {
+		.prog_fd = prog_fd,
+		.attach_type = FSP_TRACE_UPROBE_MULTI,
+		.path = (__u64)(unsigned long)path,
+		.offsets = (__u64)(unsigned long)offsets,
+		.ref_ctr_offsets = (__u64)(unsigned long)ref_ctr,
+		.cookies = (__u64)(unsigned long)cookies,
+		.cnt = cnt,
+		.pid = pid,
+	};
+	int fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Attaches one probe's sites of a file; returns the sites attached or -errno. */
+static int attach_probe(struct session *s, pid_t pid, const char *path, int probe,
+			const struct usdt_site *sites, size_t nr)
+{
+	__u64 *offs = calloc(nr, sizeof(*offs)), *refs = calloc(nr, sizeof(*refs));
+	__u64 *cookies = calloc(nr, sizeof(*cookies));
+	__u32 cnt = 0;
+	int err = 0, fd;
+
+	if (!offs || !refs || !cookies) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		int id;
+
+		if (strcmp(sites[i].name, fsp_probe_names[probe]))
+			continue;
+		id = spec_id(s, &sites[i].spec);
+		if (id < 0) {
+			err = id;
+			goto cleanup;
+		}
+		offs[cnt] = sites[i].offset;
+		refs[cnt] = sites[i].ref_ctr_offset;
+		cookies[cnt++] = id;
+	}
+	if (!cnt)
+		goto cleanup;
+	fd = uprobe_multi_link(bpf_program__fd(probe_prog(s, probe)), path, offs, refs, cookies,
+			       cnt, pid);
+	if (fd < 0) {
+		err = fd;
+		goto cleanup;
+	}
+	err = add_attachment(s, NULL, fd);
+	if (err)
+		close(fd);
+cleanup:
+	free(offs);
+	free(refs);
+	free(cookies);
+	return err ? err : (int)cnt;
+}
+
 /* Attaches the fsp probes of one file for one process. Returns sites or -errno. */
 static int attach_file(struct session *s, pid_t pid, const char *path)
 {
-	struct probe_file pf;
-	unsigned int sites = 0;
+	struct usdt_site *sites = NULL;
+	size_t nr, skipped;
+	unsigned int total = 0;
+	char why[256];
 	int err, i;
 
-	err = probes__scan_elf(path, &pf);
+	err = usdt__read_sites(path, FSP_PROVIDER, &sites, &nr, &skipped, why, sizeof(why));
 	if (err)
 		return err == -ENOEXEC ? 0 : err;
-	for (i = 0; i < FSP_PROBE__COUNT; i++) {
-		struct bpf_link *link;
-
-		if (!pf.sites[i])
-			continue;
-		link = bpf_program__attach_usdt(probe_prog(s, i), pid, path, FSP_PROVIDER,
-						fsp_probe_names[i], NULL);
-		if (!link) {
-			err = -errno;
-			if (err == -ESRCH || err == -ENOENT)
-				return err;
-			warnx("cannot attach fsp:%s in %s (pid %d): %s%s", fsp_probe_names[i], path,
-			      pid, strerror(-err), verbose_libbpf ? "" : " (-v tells more)");
-			s->attach_errors += pf.sites[i];
-			continue;
-		}
-		err = add_link(s, link);
-		if (err) {
-			bpf_link__destroy(link);
-			return err;
-		}
-		sites += pf.sites[i];
+	if (skipped) {
+		warnx("%s: skipping %zu probe sites: %s", path, skipped, why);
+		s->attach_errors += skipped;
 	}
-	if (sites && s->opts.verbose)
-		fprintf(stderr, "fsp-bpf: pid %d: %u probe sites in %s\n", pid, sites, path);
-	s->nr_sites += sites;
-	return sites;
+	for (i = 0; i < FSP_PROBE__COUNT && nr; i++) {
+		err = attach_probe(s, pid, path, i, sites, nr);
+		if (err == -ESRCH || err == -ENOENT)
+			goto cleanup;
+		if (err < 0) {
+			warnx("cannot attach fsp:%s in %s (pid %d): %s", fsp_probe_names[i], path,
+			      pid, strerror(-err));
+			s->attach_errors++;
+			continue;
+		}
+		total += err;
+	}
+	err = total;
+	if (total && s->opts.verbose)
+		fprintf(stderr, "fsp-bpf: pid %d: %u probe sites in %s\n", pid, total, path);
+	s->nr_sites += total;
+cleanup:
+	free(sites);
+	return err;
 }
 
 /* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
@@ -320,14 +437,18 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
 		return -errno;
 	if (exe) {
+		struct stat st;
+
 		/* Not exec'd yet: its probes are armed when the kernel maps the file. */
 		err = hook_dl(s, t, exe);
 		if (err)
 			return err;
-		err = attach_file(s, pid, exe);
-		if (err < 0)
+		if (stat(exe, &st))
+			return -errno;
+		err = target_add_file(t, st.st_dev, st.st_ino);
+		if (err)
 			return err;
-		return err;
+		return attach_file(s, pid, exe);
 	}
 	err = rescan(s, t);
 	if (err < 0)
@@ -353,12 +474,10 @@ static int on_event(void *ctx, void *data, size_t size)
 		break;
 	case FSP_EVENT_EXEC:
 		t = find_target(s, e->pid);
-		if (t) {
-			/* New image: every mapping is new, ld.so included. */
-			t->nr_files = 0;
-			t->dl_hooked = false;
+		/* Links are per task and file: they stay armed across exec for the
+		 * files the new image maps again; only new files need attaching. */
+		if (t)
 			rescan(s, t);
-		}
 		break;
 	case FSP_EVENT_DLOPEN:
 		t = find_target(s, e->pid);
@@ -547,6 +666,25 @@ static int setup_loop(struct session *s)
 	return 0;
 }
 
+static int attach_tracepoints(struct session *s)
+{
+	struct bpf_program *progs[] = { s->skel->progs.on_fork, s->skel->progs.on_exec };
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *link = bpf_program__attach(progs[i]);
+		int err;
+
+		if (!link)
+			return -errno;
+		err = add_link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
@@ -567,7 +705,15 @@ static int load(struct session *s)
 	bpf_map__set_max_entries(skel->maps.counts, o->max_stacks * 8);
 	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
 	bpf_map__set_max_entries(skel->maps.targets, 4096);
-	bpf_map__set_max_entries(skel->maps.__bpf_usdt_specs, 4096);
+	bpf_map__set_max_entries(skel->maps.usdt_specs, FSP_MAX_SPECS);
+	bpf_program__set_expected_attach_type(skel->progs.mark_enter, FSP_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.mark_leave, FSP_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, FSP_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, FSP_TRACE_UPROBE_MULTI);
+	s->max_specs = FSP_MAX_SPECS;
+	s->specs = calloc(FSP_MAX_SPECS, sizeof(*s->specs));
+	if (!s->specs)
+		return -ENOMEM;
 	err = profiler_bpf__load(skel);
 	if (err) {
 		warnx("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
@@ -575,7 +721,10 @@ static int load(struct session *s)
 		      strerror(-err), o->verbose ? "" : "; run with -v for the verifier's log");
 		return err;
 	}
-	return 0;
+	err = attach_tracepoints(s);
+	if (err)
+		warnx("cannot follow forks and execs: %s", strerror(-err));
+	return err;
 }
 
 struct session *session__new(const struct session_opts *opts, int *err)
@@ -615,29 +764,9 @@ cleanup:
 
 static void stop_sampler(struct session *s)
 {
-	__u64 *ticks;
-	int cpu, ncpu = libbpf_num_possible_cpus();
-	__u32 zero = 0;
-
 	if (!s->perf_fds)
 		return;
-	/* Ticks the kernel skipped: it does not run a perf-event BPF program while
-	 * another BPF program runs on that CPU (bpf_prog_active). */
-	ticks = calloc(ncpu, sizeof(*ticks));
-	if (ticks && !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.ticks), &zero, ticks)) {
-		for (cpu = 0; cpu < s->nr_cpus && cpu < ncpu; cpu++) {
-			__u64 ns;
-			uint64_t expected;
-
-			if (s->perf_fds[cpu] < 0 || read(s->perf_fds[cpu], &ns, sizeof(ns)) != sizeof(ns))
-				continue;
-			expected = ns / s->period_ns;
-			if (expected > ticks[cpu] + 1)
-				s->skipped_ticks += expected - ticks[cpu] - 1;
-		}
-	}
-	free(ticks);
-	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
 		bpf_link__destroy(s->perf_links[cpu]);
 		s->perf_links[cpu] = NULL;
 		if (s->perf_fds[cpu] >= 0)
@@ -647,7 +776,7 @@ static void stop_sampler(struct session *s)
 }
 
 struct destroyer {
-	struct bpf_link **links;
+	struct attachment *links;
 	size_t nr;
 	size_t stride;
 	size_t first;
@@ -657,8 +786,12 @@ static void *destroy_some(void *arg)
 {
 	struct destroyer *d = arg;
 
-	for (size_t i = d->first; i < d->nr; i += d->stride)
-		bpf_link__destroy(d->links[i]);
+	for (size_t i = d->first; i < d->nr; i += d->stride) {
+		if (d->links[i].link)
+			bpf_link__destroy(d->links[i].link);
+		else
+			close(d->links[i].fd);
+	}
 	return NULL;
 }
 
@@ -666,7 +799,7 @@ static void *destroy_some(void *arg)
  * Detaching a uprobe waits for an RCU grace period (~0.1 s here); one after
  * the other, a few dozen links take seconds. Threads overlap the waits.
  */
-static void destroy_links(struct bpf_link **links, size_t nr)
+static void destroy_links(struct attachment *links, size_t nr)
 {
 	enum { MAX_THREADS = 32 };
 	struct destroyer d[MAX_THREADS];
@@ -697,6 +830,7 @@ void session__free(struct session *s)
 	free(s->perf_links);
 	destroy_links(s->links, s->nr_links);
 	free(s->links);
+	free(s->specs);
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		close(s->targets[i].pidfd);
 		free(s->targets[i].files);
@@ -885,8 +1019,7 @@ int session__collect(struct session *s, struct profile *p)
 		err = collect_counts(s, p);
 	if (err)
 		return err;
-	profile__set_diag(p, DIAG_LOST_SAMPLES,
-			  stat_sum(s, FSP_STAT_LOST_SAMPLES) + s->skipped_ticks);
+	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
 	profile__set_diag(p, DIAG_UNKNOWN_STACKS, stat_sum(s, FSP_STAT_STACK_DROPS));
 	profile__set_diag(p, DIAG_UNMATCHED_LEAVES, stat_sum(s, FSP_STAT_UNMATCHED_LEAVES));
 	profile__set_diag(p, DIAG_OVERFLOWS, stat_sum(s, FSP_STAT_OVERFLOWS));
@@ -897,6 +1030,10 @@ int session__collect(struct session *s, struct profile *p)
 			  stat_sum(s, FSP_STAT_ARG_ERRORS) + stat_sum(s, FSP_STAT_NO_STORAGE));
 	profile__set_diag(p, DIAG_EVENTS_LOST, stat_sum(s, FSP_STAT_EVENTS_LOST));
 	profile__set_diag(p, DIAG_ATTACH_ERRORS, s->attach_errors);
+	if (s->opts.verbose)
+		fprintf(stderr, "fsp-bpf: %llu probe hits, %llu samples of the targets\n",
+			(unsigned long long)stat_sum(s, FSP_STAT_PROBE_HITS),
+			(unsigned long long)stat_sum(s, FSP_STAT_SAMPLES));
 	s->collected = true;
 	return 0;
 }

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * SystemTap SDT notes: per site, pc, the link-time address of .stapsdt.base,
+ * the semaphore address, then "provider\0name\0args\0". When .stapsdt.base
+ * exists, pc moves by (its section address - the recorded base) (prelink).
+ * Addresses become file offsets through the PT_LOAD segment holding them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "usdt.h"
+
+/* Offsets in the x86-64 struct pt_regs the BPF program sees. */
+struct reg_name {
+	const char *names[4]; /* 64, 32, 16, 8 bit */
+	unsigned int off;
+};
+
+static const struct reg_name regs[] = {
+	{ { "rax", "eax", "ax", "al" }, 80 },	  { { "rbx", "ebx", "bx", "bl" }, 40 },
+	{ { "rcx", "ecx", "cx", "cl" }, 88 },	  { { "rdx", "edx", "dx", "dl" }, 96 },
+	{ { "rsi", "esi", "si", "sil" }, 104 },	  { { "rdi", "edi", "di", "dil" }, 112 },
+	{ { "rbp", "ebp", "bp", "bpl" }, 32 },	  { { "rsp", "esp", "sp", "spl" }, 152 },
+	{ { "r8", "r8d", "r8w", "r8b" }, 72 },	  { { "r9", "r9d", "r9w", "r9b" }, 64 },
+	{ { "r10", "r10d", "r10w", "r10b" }, 56 }, { { "r11", "r11d", "r11w", "r11b" }, 48 },
+	{ { "r12", "r12d", "r12w", "r12b" }, 24 }, { { "r13", "r13d", "r13w", "r13b" }, 16 },
+	{ { "r14", "r14d", "r14w", "r14b" }, 8 },  { { "r15", "r15d", "r15w", "r15b" }, 0 },
+	{ { "rip", "eip", NULL, NULL }, 128 },
+};
+
+static int reg_offset(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		for (int j = 0; j < 4; j++)
+			if (regs[i].names[j] && strlen(regs[i].names[j]) == len &&
+			    !strncmp(regs[i].names[j], name, len))
+				return regs[i].off;
+	return -1;
+}
+
+static int parse_num(const char **p, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(*p, &end, 0);
+	if (errno || end == *p)
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+int usdt__parse_arg(const char *s, struct fsp_usdt_arg *arg)
+{
+	long long size, off = 0;
+	const char *p = s, *r;
+	int ro;
+
+	memset(arg, 0, sizeof(*arg));
+	if (parse_num(&p, &size) || *p++ != '@')
+		return -EINVAL;
+	arg->is_signed = size < 0;
+	arg->size = size < 0 ? -size : size;
+	if (arg->size != 1 && arg->size != 2 && arg->size != 4 && arg->size != 8)
+		return -EINVAL;
+	if (*p == '$') { /* constant */
+		p++;
+		if (parse_num(&p, &off) || *p)
+			return -EINVAL;
+		arg->type = FSP_ARG_CONST;
+		arg->val_off = off;
+		return 0;
+	}
+	if (*p == '%') { /* register */
+		p++;
+		ro = reg_offset(p, strlen(p));
+		if (ro < 0 || ro == 128)
+			return -EINVAL;
+		arg->type = FSP_ARG_REG;
+		arg->reg_off = ro;
+		return 0;
+	}
+	/* memory: [OFFSET](%REG); a symbol before ( is rip-relative: unsupported */
+	if (*p != '(' && parse_num(&p, &off))
+		return -EINVAL;
+	if (*p++ != '(' || *p++ != '%')
+		return -EINVAL;
+	r = strchr(p, ')');
+	if (!r || r[1])
+		return -EINVAL;
+	ro = reg_offset(p, r - p);
+	if (ro < 0 || ro == 128)
+		return -EINVAL;
+	arg->type = FSP_ARG_REG_DEREF;
+	arg->reg_off = ro;
+	arg->val_off = off;
+	return 0;
+}
+
+int usdt__parse_args(const char *args, struct fsp_usdt_spec *spec)
+{
+	char buf[256], *tok, *save = NULL;
+
+	memset(spec, 0, sizeof(*spec));
+	if (strlen(args) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, args);
+	for (tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		if (spec->nr_args == FSP_USDT_MAX_ARGS)
+			return 0; /* later arguments are never read */
+		if (usdt__parse_arg(tok, &spec->args[spec->nr_args]))
+			return -EINVAL;
+		spec->nr_args++;
+	}
+	return 0;
+}
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	GElf_Phdr *phdrs;
+	size_t nr_phdrs;
+};
+
+static int addr_to_offset(const struct elf_file *f, uint64_t addr, uint64_t *off)
+{
+	for (size_t i = 0; i < f->nr_phdrs; i++) {
+		const GElf_Phdr *ph = &f->phdrs[i];
+
+		if (ph->p_type == PT_LOAD && addr >= ph->p_vaddr &&
+		    addr < ph->p_vaddr + ph->p_memsz) {
+			*off = addr - ph->p_vaddr + ph->p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int elf_file_open(const char *path, struct elf_file *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return -errno;
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || gelf_getclass(f->elf) != ELFCLASS64 ||
+	    elf_getphdrnum(f->elf, &f->nr_phdrs))
+		return -ENOEXEC;
+	f->phdrs = calloc(f->nr_phdrs ? f->nr_phdrs : 1, sizeof(*f->phdrs));
+	if (!f->phdrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nr_phdrs; i++)
+		if (!gelf_getphdr(f->elf, i, &f->phdrs[i]))
+			return -ENOEXEC;
+	return 0;
+}
+
+static void elf_file_close(struct elf_file *f)
+{
+	free(f->phdrs);
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+}
+
+/* Address of .stapsdt.base, 0 if absent. */
+static uint64_t stapsdt_base(Elf *elf, size_t shstrndx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".stapsdt.base"))
+			return sh.sh_addr;
+	}
+	return 0;
+}
+
+struct site_vec {
+	struct usdt_site *v;
+	size_t nr;
+	size_t cap;
+};
+
+static int site_push(struct site_vec *sv, const struct usdt_site *s)
+{
+	if (sv->nr == sv->cap) {
+		size_t cap = sv->cap ? 2 * sv->cap : 16;
+		struct usdt_site *n = realloc(sv->v, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sv->v = n;
+		sv->cap = cap;
+	}
+	sv->v[sv->nr++] = *s;
+	return 0;
+}
+
+/* One note's descriptor → a site, if it is provider's and well-formed. */
+static int read_note(const struct elf_file *f, uint64_t base, const char *desc, size_t len,
+		     const char *provider, struct site_vec *sv, size_t *skipped, char *why,
+		     size_t why_size)
+{
+	uint64_t pc, note_base, sema;
+	const char *prov, *name, *args, *end = desc + len;
+	struct usdt_site site = {};
+
+	if (len < 3 * 8 + 3)
+		return 0;
+	memcpy(&pc, desc, 8);
+	memcpy(&note_base, desc + 8, 8);
+	memcpy(&sema, desc + 16, 8);
+	prov = desc + 24;
+	name = memchr(prov, 0, end - prov);
+	if (!name++ || name >= end)
+		return 0;
+	args = memchr(name, 0, end - name);
+	if (!args++ || args > end || !memchr(args, 0, end - args))
+		return 0;
+	if (strcmp(prov, provider))
+		return 0;
+	if (base && note_base)
+		pc += base - note_base;
+	snprintf(site.name, sizeof(site.name), "%s", name);
+	if (addr_to_offset(f, pc, &site.offset) ||
+	    (sema && addr_to_offset(f, sema, &site.ref_ctr_offset)) ||
+	    usdt__parse_args(args, &site.spec)) {
+		if (why && !*skipped)
+			snprintf(why, why_size, "%s:%s at 0x%llx has arguments \"%s\" fsp-bpf cannot "
+				 "read", provider, name, (unsigned long long)pc, args);
+		(*skipped)++;
+		return 0;
+	}
+	return site_push(sv, &site);
+}
+
+int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites,
+		     size_t *nr, size_t *skipped, char *why, size_t why_size)
+{
+	struct site_vec sv = {};
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t base;
+	int err;
+
+	*sites = NULL;
+	*nr = 0;
+	*skipped = 0;
+	if (why && why_size)
+		why[0] = 0;
+	err = elf_file_open(path, &f);
+	if (err)
+		goto cleanup;
+	if (elf_getshdrstrndx(f.elf, &shstrndx)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	base = stapsdt_base(f.elf, shstrndx);
+	while ((scn = elf_nextscn(f.elf, scn))) {
+		size_t off = 0, name_off, desc_off;
+		const char *sname;
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		sname = elf_strptr(f.elf, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".note.stapsdt"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != 3 || nh.n_namesz != 8 ||
+			    memcmp((char *)data->d_buf + name_off, "stapsdt", 8))
+				continue;
+			err = read_note(&f, base, (char *)data->d_buf + desc_off, nh.n_descsz,
+					provider, &sv, skipped, why, why_size);
+			if (err)
+				goto cleanup;
+		}
+	}
+cleanup:
+	elf_file_close(&f);
+	if (err) {
+		free(sv.v);
+		return err;
+	}
+	*sites = sv.v;
+	*nr = sv.nr;
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * USDT probe sites of one ELF file, ready for a uprobe_multi link: the file
+ * offset of each site, of its semaphore, and how to read its arguments.
+ */
+#ifndef FSP_USDT_H
+#define FSP_USDT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "profiler.h"
+
+struct usdt_site {
+	uint64_t offset;	 /* file offset of the probe's nop */
+	uint64_t ref_ctr_offset; /* file offset of the semaphore, 0 if none */
+	struct fsp_usdt_spec spec;
+	char name[64];
+};
+
+/*
+ * Reads the sites of provider's probes in path. A site whose arguments
+ * cannot be parsed is skipped and counted in *skipped (with a reason in
+ * why, if not NULL). Returns 0 (nr may be 0) or -errno.
+ */
+int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites,
+		     size_t *nr, size_t *skipped, char *why, size_t why_size);
+
+/* Parses one "SIZE@OPERAND" argument (x86-64 syntax). 0 or -EINVAL. */
+int usdt__parse_arg(const char *s, struct fsp_usdt_arg *arg);
+
+/* Parses a note's whole argument string into spec. 0 or -EINVAL. */
+int usdt__parse_args(const char *args, struct fsp_usdt_spec *spec);
+
+#endif /* FSP_USDT_H */
