@@ -197,46 +197,6 @@ static int spec_id(struct session *s, const struct fsp_usdt_spec *spec)
 	return id;
 }
 
-/*
- * BPF_LINK_CREATE for BPF_TRACE_UPROBE_MULTI (Linux 6.6): one link for all
- * sites of a probe in a file, detached with a single RCU grace period. The
- * system's linux/bpf.h predates it, so the attr is laid out here.
- */
-#define FSP_TRACE_UPROBE_MULTI 48
-
-struct uprobe_multi_attr {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 um_flags;
-	__u32 pid;
-	__u32 pad[17]; /* zero up to the size of union bpf_attr we pass */
-};
-
-static int uprobe_multi_link(int prog_fd, const char *path, const __u64 *offsets,
-			     const __u64 *ref_ctr, const __u64 *cookies, __u32 cnt, pid_t pid)
-{
-	struct uprobe_multi_attr attr = {
-		.prog_fd = prog_fd,
-		.attach_type = FSP_TRACE_UPROBE_MULTI,
-		.path = (__u64)(unsigned long)path,
-		.offsets = (__u64)(unsigned long)offsets,
-		.ref_ctr_offsets = (__u64)(unsigned long)ref_ctr,
-		.cookies = (__u64)(unsigned long)cookies,
-		.cnt = cnt,
-		.pid = pid,
-	};
-	int fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-
-	return fd < 0 ? -errno : fd;
-}
-
 /* Attaches one probe's sites of a file; returns the sites attached or -errno. */
 static int attach_probe(struct session *s, pid_t pid, const char *path, int probe,
 			const struct usdt_site *sites, size_t nr)
@@ -266,7 +226,7 @@ static int attach_probe(struct session *s, pid_t pid, const char *path, int prob
 	}
 	if (!cnt)
 		goto cleanup;
-	fd = uprobe_multi_link(bpf_program__fd(probe_prog(s, probe)), path, offs, refs, cookies,
+	fd = usdt__link(bpf_program__fd(probe_prog(s, probe)), path, offs, refs, cookies,
 			       cnt, pid);
 	if (fd < 0) {
 		err = fd;
@@ -706,10 +666,10 @@ static int load(struct session *s)
 	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
 	bpf_map__set_max_entries(skel->maps.targets, 4096);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, FSP_MAX_SPECS);
-	bpf_program__set_expected_attach_type(skel->progs.mark_enter, FSP_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.mark_leave, FSP_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, FSP_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, FSP_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
 	s->max_specs = FSP_MAX_SPECS;
 	s->specs = calloc(FSP_MAX_SPECS, sizeof(*s->specs));
 	if (!s->specs)

@@ -10,9 +10,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <linux/bpf.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -307,4 +309,43 @@ cleanup:
 	*sites = sv.v;
 	*nr = sv.nr;
 	return 0;
+}
+
+/*
+ * BPF_LINK_CREATE for BPF_TRACE_UPROBE_MULTI (Linux 6.6): one link for all
+ * sites of a probe in a file, detached with a single RCU grace period. The
+ * system's linux/bpf.h predates it, so the attr is laid out here.
+ */
+
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
+	__u32 pad[17]; /* zero up to the size of union bpf_attr we pass */
+};
+
+int usdt__link(int prog_fd, const char *path, const __u64 *offsets,
+			     const __u64 *ref_ctr, const __u64 *cookies, __u32 cnt, pid_t pid)
+{
+	struct uprobe_multi_attr attr = {
+		.prog_fd = prog_fd,
+		.attach_type = USDT_TRACE_UPROBE_MULTI,
+		.path = (__u64)(unsigned long)path,
+		.offsets = (__u64)(unsigned long)offsets,
+		.ref_ctr_offsets = (__u64)(unsigned long)ref_ctr,
+		.cookies = (__u64)(unsigned long)cookies,
+		.cnt = cnt,
+		.pid = pid,
+	};
+	int fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+
+	return fd < 0 ? -errno : fd;
 }

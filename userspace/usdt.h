@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <linux/types.h>
+#include <sys/types.h>
 
 #include "profiler.h"
 
@@ -33,5 +34,14 @@ int usdt__parse_arg(const char *s, struct fsp_usdt_arg *arg);
 
 /* Parses a note's whole argument string into spec. 0 or -EINVAL. */
 int usdt__parse_args(const char *args, struct fsp_usdt_spec *spec);
+
+/* BPF_TRACE_UPROBE_MULTI: newer than the system's linux/bpf.h. Programs
+ * must be loaded with it as their expected attach type. */
+#define USDT_TRACE_UPROBE_MULTI 48
+
+/* One uprobe_multi link: cnt sites of path (file offsets), their semaphores
+ * (0: none) and BPF cookies, for process pid. Returns the link fd or -errno. */
+int usdt__link(int prog_fd, const char *path, const __u64 *offsets, const __u64 *ref_ctr,
+	       const __u64 *cookies, __u32 cnt, pid_t pid);
 
 #endif /* FSP_USDT_H */
