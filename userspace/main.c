@@ -86,7 +86,7 @@ static pid_t check_pid(pid_t pid)
 
 static int add_pids(struct session *s, const struct fsp_options *o, char *target, size_t size)
 {
-	int i, err, sites = 0, with_probes = 0;
+	int i, err, sites = 0, with_probes = 0, without[FSP_MAX_PIDS];
 	size_t len = 0;
 
 	for (i = 0; i < o->nr_pids; i++) {
@@ -105,11 +105,8 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 			errorx("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
 			return err;
 		}
-		if (!err)
-			fprintf(stderr, "fsp-bpf: process %d (%s) has no fsp probes loaded yet; "
-					"sampling it anyway\n", pid, comm);
-		else
-			with_probes++;
+		without[i] = err == 0 ? pid : 0;
+		with_probes += err > 0;
 		sites += err;
 		len += snprintf(target + len, len < size ? size - len : 0, "%spid %d (%s)",
 				i ? ", " : "", pid, comm);
@@ -121,6 +118,10 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 		       o->nr_pids > 1 ? "any of the processes" : "the process");
 		return -ENOENT;
 	}
+	for (i = 0; i < o->nr_pids; i++)
+		if (without[i])
+			fprintf(stderr, "fsp-bpf: process %d has no fsp probes loaded yet; sampling "
+					"it anyway (probes it loads later are attached)\n", without[i]);
 	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n",
 		target, sites, (unsigned long long)o->frequency_hz);
 	return 0;
