@@ -29,7 +29,8 @@ struct attrib_feature {
 };
 
 struct attrib_opts {
-	/* Restrict to one thread when tid != 0 (and its pid when pid != 0). */
+	/* Restrict to one process when pid != 0, to one thread when tid != 0
+	 * (both may be given). The denominator is then the selection's samples. */
 	uint32_t pid;
 	uint32_t tid;
 };
@@ -46,7 +47,8 @@ uint64_t attrib__total_samples(const struct attrib *a);
 uint64_t attrib__uncharged_samples(const struct attrib *a);
 
 size_t attrib__nr_features(const struct attrib *a);
-/* Features in descending samples, then by name. */
+/* Features in descending samples, then by name. Only features charged at
+ * least one sample are listed (one seen only under its antimarks is not). */
 const struct attrib_feature *attrib__feature(const struct attrib *a, size_t i);
 
 #endif /* FSP_ANALYSIS_ATTRIB_H */

@@ -18,24 +18,24 @@ enum profile_frame_kind {
 
 /* One frame of a mark stack, bottom..top order in arrays. */
 struct profile_frame {
-	int kind;	      /* enum profile_frame_kind */
-	const char *feature;  /* never NULL */
+	int kind; /* enum profile_frame_kind */
+	const char *feature; /* never NULL */
 	const char *instance; /* NULL when the probe passed NULL (antimarks always) */
 	uint64_t payload;
 };
 
 /* Diagnostic counters a session reports in its footer. */
 enum profile_diag {
-	DIAG_LOST_SAMPLES,     /* samples the kernel side could not record */
-	DIAG_UNKNOWN_STACKS,   /* samples whose mark stack could not be stored */
+	DIAG_LOST_SAMPLES, /* samples the kernel side could not record */
+	DIAG_UNKNOWN_STACKS, /* samples whose mark stack could not be stored */
 	DIAG_UNMATCHED_LEAVES, /* leaves that matched no enter (e.g. attached mid-feature) */
-	DIAG_OVERFLOWS,	       /* enters beyond the maximum stack depth */
-	DIAG_STALE_MARKS,      /* marks dropped because their frame was unwound (longjmp, ...) */
-	DIAG_TRUNCATED,	       /* samples taken while a mark stack had overflowed */
-	DIAG_LABEL_ERRORS,     /* labels that could not be read from the target */
-	DIAG_ARG_ERRORS,       /* probe arguments that could not be read */
-	DIAG_EVENTS_LOST,      /* fork/exec/dlopen notifications lost */
-	DIAG_ATTACH_ERRORS,    /* probe sites or processes fsp-bpf failed to attach to */
+	DIAG_OVERFLOWS, /* enters beyond the maximum stack depth */
+	DIAG_STALE_MARKS, /* marks dropped because their frame was unwound (longjmp, ...) */
+	DIAG_TRUNCATED, /* samples taken while a mark stack had overflowed */
+	DIAG_LABEL_ERRORS, /* labels that could not be read from the target */
+	DIAG_ARG_ERRORS, /* probe arguments that could not be read */
+	DIAG_EVENTS_LOST, /* fork/exec/dlopen notifications lost */
+	DIAG_ATTACH_ERRORS, /* probe sites or processes fsp-bpf failed to attach to */
 	DIAG__COUNT,
 };
 
@@ -44,14 +44,14 @@ const char *profile_diag__name(enum profile_diag d);
 const char *profile_diag__describe(enum profile_diag d);
 
 struct profile_meta {
-	const char *target;	  /* e.g. "pid 1234 (demo)" or "./demo 10" */
+	const char *target; /* e.g. "pid 1234 (demo)" or "./demo 10" */
 	const char *command_line; /* fsp-bpf's own argv, joined by spaces */
 	const char *host;
 	const char *kernel;
 	const char *tool_version;
 	uint64_t frequency_hz;
 	uint64_t period_ns; /* time one sample stands for */
-	double start_time;  /* unix seconds */
+	double start_time; /* unix seconds */
 	double end_time;
 	double duration_s;
 };
@@ -65,19 +65,22 @@ void profile__free(struct profile *p); /* NULL-safe */
 int profile__set_meta(struct profile *p, const struct profile_meta *meta);
 const struct profile_meta *profile__meta(const struct profile *p);
 
-/* Records a profiled process; idempotent. */
+/* Records a profiled process; idempotent. Processes keep the order of their
+ * first registration (also by profile__add_thread and profile__add_samples). */
 int profile__add_pid(struct profile *p, uint32_t pid);
 size_t profile__nr_pids(const struct profile *p);
 uint32_t profile__pid(const struct profile *p, size_t i);
 
 /* Records a thread and its name (comm may be NULL or ""); idempotent, a later
- * non-empty comm replaces an empty one. */
+ * non-empty comm replaces an empty one. Also records the process. */
 int profile__add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
 
 /*
  * Registers the distinct mark stack `key` (non-zero) of process `pid`:
  * frames[0] is the bottom. Strings are interned (copied once). Returns 0,
- * -EEXIST if (pid, key) is already known, -EINVAL or -ENOMEM.
+ * -EEXIST if (pid, key) is already known, -EINVAL (key 0, a frame of unknown
+ * kind or with a NULL feature, frames NULL with depth > 0) or -ENOMEM.
+ * depth 0 is accepted and behaves as the empty stack.
  */
 int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 		       const struct profile_frame *frames, size_t depth);
@@ -86,7 +89,9 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
  * Adds `count` samples of thread (pid, tid) taken with mark stack `key`.
  * key 0 is the empty stack. Returns -ENOENT for a key not registered with
  * profile__add_stack for that pid; the samples are then still counted in
- * the total but charged to nothing. Repeated calls accumulate.
+ * the total but charged to nothing (unless the stack is registered later:
+ * samples are matched to stacks when read). Repeated calls accumulate.
+ * Records the thread (without comm) and the process when new.
  */
 int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
 			 uint64_t count);
@@ -97,7 +102,22 @@ uint64_t profile__diag(const struct profile *p, enum profile_diag d);
 /* All samples taken of the profiled processes: the denominator. */
 uint64_t profile__total_samples(const struct profile *p);
 
-/* Iteration over core samples, for attribution and writers. */
+/* The distinct mark stacks, in registration order: i is the stack's id. */
+struct profile_stack {
+	uint32_t pid;
+	uint64_t key;
+	const struct profile_frame *frames; /* NULL when depth is 0 */
+	size_t depth;
+};
+
+size_t profile__nr_stacks(const struct profile *p);
+int profile__stack(const struct profile *p, size_t i, struct profile_stack *out);
+
+/* profile_sample.stack of the empty stack and of unknown stacks. */
+#define PROFILE_NO_STACK SIZE_MAX
+
+/* Iteration over core samples (in order of first addition), for attribution
+ * and writers. Pointers stay valid until the profile is next modified. */
 struct profile_sample {
 	uint32_t pid;
 	uint32_t tid;
@@ -106,6 +126,7 @@ struct profile_sample {
 	const struct profile_frame *frames; /* NULL when depth is 0 */
 	size_t depth;
 	int known; /* 0 when key was never registered */
+	size_t stack; /* id for profile__stack, PROFILE_NO_STACK if none */
 };
 
 size_t profile__nr_samples(const struct profile *p);
@@ -114,10 +135,11 @@ int profile__sample(const struct profile *p, size_t i, struct profile_sample *ou
 struct profile_thread {
 	uint32_t pid;
 	uint32_t tid;
-	const char *comm;
+	const char *comm; /* "" when unknown, never NULL */
 	uint64_t samples;
 };
 
+/* Threads in order of first registration. */
 size_t profile__nr_threads(const struct profile *p);
 int profile__thread(const struct profile *p, size_t i, struct profile_thread *out);
 

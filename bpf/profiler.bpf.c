@@ -58,13 +58,13 @@ struct tframe {
 	__u64 payload;
 	__u64 kind;
 	__u64 fhash; /* hash of the feature name, to match leaves by name */
-	__u64 sp;    /* user stack pointer at enter */
-	__u64 hash;  /* hash of frames [0..this] */
+	__u64 sp; /* user stack pointer at enter */
+	__u64 hash; /* hash of frames [0..this] */
 };
 
 struct tstack {
 	__u32 depth;
-	__u32 overflow;	  /* enters beyond max_depth not yet left */
+	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
 	struct tframe f[FSP_MAX_DEPTH];
 };
@@ -197,9 +197,9 @@ static long fnv_cb(__u64 i, void *data)
  */
 static __u64 label_hash(__u32 tgid, __u64 addr)
 {
-	struct fsp_label_key key = { .tgid = tgid, .addr = addr };
+	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	struct fsp_label *l = bpf_map_lookup_elem(&labels, &key);
-	struct fnv_ctx fc = { .hash = 0xcbf29ce484222325ULL };
+	struct fnv_ctx fc = {.hash = 0xcbf29ce484222325ULL};
 	long len;
 
 	if (l)
@@ -220,7 +220,8 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 		l->len = len - 1;
 		l->hash = fc.hash;
 	}
-	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST) && !bpf_map_lookup_elem(&labels, &key))
+	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&labels, &key))
 		stat_inc(FSP_STAT_LABEL_ERRORS);
 	return l->hash;
 }
@@ -251,7 +252,7 @@ static long live_cb(__u64 n, void *data)
  * frames are always on top: a frame is pushed only after pruning. */
 static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
 {
-	struct live_ctx c = { .st = st, .sp = sp, .depth = st->depth };
+	struct live_ctx c = {.st = st, .sp = sp, .depth = st->depth};
 
 	if (c.depth && c.depth <= FSP_MAX_DEPTH && is_stale(st->f[slot(c.depth - 1)].sp, sp))
 		bpf_loop(c.depth, live_cb, &c, 0);
@@ -291,8 +292,8 @@ static __always_inline struct tstack *tstack_get(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature,
-				    __u64 instance, __u64 payload)
+static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
+				    __u64 payload)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u64 sp = PT_REGS_SP(ctx);
@@ -374,7 +375,7 @@ static long shift_cb(__u64 n, void *data)
 static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct leave_ctx c = { .kind = kind, .feature = feature };
+	struct leave_ctx c = {.kind = kind, .feature = feature};
 	struct tstack *st;
 	__u32 d;
 
@@ -413,8 +414,8 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 }
 
 /* Reads argument n of the probe that fired, wherever the compiler put it. */
-static __always_inline int usdt_arg(struct pt_regs *ctx, const struct fsp_usdt_spec *spec,
-				    __u32 n, __u64 *out)
+static __always_inline int usdt_arg(struct pt_regs *ctx, const struct fsp_usdt_spec *spec, __u32 n,
+				    __u64 *out)
 {
 	const struct fsp_usdt_arg *a;
 	__u64 val = 0, size, shift;
@@ -544,7 +545,7 @@ SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct fsp_count_key ckey = { .tgid = id >> 32, .tid = (__u32)id };
+	struct fsp_count_key ckey = {.tgid = id >> 32, .tid = (__u32)id};
 	struct fsp_count *c, fresh = {};
 	struct task_struct *task;
 	struct tstack *st;
@@ -561,7 +562,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		__u32 d = live_depth(st, BPF_CORE_READ(regs, sp));
 
 		if (d && d <= FSP_MAX_DEPTH) {
-			struct fsp_stack_key skey = { .tgid = ckey.tgid };
+			struct fsp_stack_key skey = {.tgid = ckey.tgid};
 
 			ckey.hash = st->f[slot(d - 1)].hash;
 			skey.hash = ckey.hash;

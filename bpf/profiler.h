@@ -25,24 +25,24 @@ enum fsp_frame_kind {
 
 /* Diagnostic counters, a per-CPU array indexed by this enum. */
 enum fsp_stat {
-	FSP_STAT_SAMPLES,	   /* samples of targeted threads */
-	FSP_STAT_LOST_SAMPLES,	   /* samples dropped: the counts map was full */
-	FSP_STAT_STACK_DROPS,	   /* stacks map full: sample kept as "unknown stack" */
+	FSP_STAT_SAMPLES, /* samples of targeted threads */
+	FSP_STAT_LOST_SAMPLES, /* samples dropped: the counts map was full */
+	FSP_STAT_STACK_DROPS, /* stacks map full: sample kept as "unknown stack" */
 	FSP_STAT_UNMATCHED_LEAVES, /* leave that matched no frame of its feature */
-	FSP_STAT_OVERFLOWS,	   /* enter beyond max_depth */
-	FSP_STAT_STALE_MARKS,	   /* frames dropped because their stack frame was unwound */
-	FSP_STAT_TRUNCATED,	   /* samples taken while a stack had overflowed */
-	FSP_STAT_LABEL_ERRORS,	   /* label could not be read or stored in BPF */
-	FSP_STAT_NO_STORAGE,	   /* task storage could not be allocated */
-	FSP_STAT_ARG_ERRORS,	   /* USDT argument could not be read */
-	FSP_STAT_EVENTS_LOST,	   /* ring buffer full: fork/exec/dlopen event lost */
-	FSP_STAT_PROBE_HITS,	   /* USDT probe hits handled */
+	FSP_STAT_OVERFLOWS, /* enter beyond max_depth */
+	FSP_STAT_STALE_MARKS, /* frames dropped because their stack frame was unwound */
+	FSP_STAT_TRUNCATED, /* samples taken while a stack had overflowed */
+	FSP_STAT_LABEL_ERRORS, /* label could not be read or stored in BPF */
+	FSP_STAT_NO_STORAGE, /* task storage could not be allocated */
+	FSP_STAT_ARG_ERRORS, /* USDT argument could not be read */
+	FSP_STAT_EVENTS_LOST, /* ring buffer full: fork/exec/dlopen event lost */
+	FSP_STAT_PROBE_HITS, /* USDT probe hits handled */
 	FSP_STAT__COUNT,
 };
 
 /* One frame of a stored (sampled) mark stack: what userspace needs. */
 struct fsp_frame {
-	__u64 feature;	/* address of the feature label in the target */
+	__u64 feature; /* address of the feature label in the target */
 	__u64 instance; /* address of the instance label, 0 for NULL */
 	__u64 payload;
 	__u64 kind; /* enum fsp_frame_kind */
@@ -80,7 +80,7 @@ struct fsp_label_key {
 
 struct fsp_label {
 	__u64 hash; /* FNV-1a of the string; identifies the feature by name */
-	__u64 len;  /* bytes copied without NUL; 0 if it could not be read */
+	__u64 len; /* bytes copied without NUL; 0 if it could not be read */
 	char str[FSP_LABEL_LEN];
 };
 
@@ -98,10 +98,10 @@ enum fsp_arg_type {
 #define FSP_USDT_MAX_ARGS 3
 
 struct fsp_usdt_arg {
-	__u64 type;	/* enum fsp_arg_type */
-	__u64 val_off;	/* constant value, or offset added to the register */
-	__u64 reg_off;	/* offset of the register in struct pt_regs */
-	__u64 size;	/* bytes: 1, 2, 4 or 8 */
+	__u64 type; /* enum fsp_arg_type */
+	__u64 val_off; /* constant value, or offset added to the register */
+	__u64 reg_off; /* offset of the register in struct pt_regs */
+	__u64 size; /* bytes: 1, 2, 4 or 8 */
 	__u64 is_signed;
 };
 
@@ -112,10 +112,10 @@ struct fsp_usdt_spec {
 };
 
 enum fsp_event_type {
-	FSP_EVENT_FORK = 1,   /* a target forked: pid is the child, ppid the parent */
-	FSP_EVENT_EXEC = 2,   /* a target exec'd a new program */
+	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */
+	FSP_EVENT_EXEC = 2, /* a target exec'd a new program */
 	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
-	FSP_EVENT_EXIT = 4,   /* a target's last thread exited */
+	FSP_EVENT_EXIT = 4, /* a target's last thread exited */
 };
 
 struct fsp_event {

@@ -15,7 +15,7 @@
 
 struct launch {
 	pid_t pid;
-	int go_fd;  /* parent writes one byte: exec now */
+	int go_fd; /* parent writes one byte: exec now */
 	int err_fd; /* child writes errno if exec fails; EOF (CLOEXEC) on success */
 	int started;
 	char path[PATH_MAX];
@@ -65,7 +65,7 @@ static void child(int go_fd, int err_fd, char *const argv[], const char *path)
 
 struct launch *launch__new(char *const argv[], int *err)
 {
-	int go[2] = { -1, -1 }, ex[2] = { -1, -1 };
+	int go[2] = {-1, -1}, ex[2] = {-1, -1};
 	struct launch *l;
 
 	l = calloc(1, sizeof(*l));

@@ -77,8 +77,8 @@ static pid_t check_pid(pid_t pid)
 		return -EINVAL;
 	}
 	if (tgid && tgid != pid) {
-		fprintf(stderr, "fsp-bpf: %d is a thread of process %d; profiling process %d\n", pid,
-			tgid, tgid);
+		fprintf(stderr, "fsp-bpf: %d is a thread of process %d; profiling process %d\n",
+			pid, tgid, tgid);
 		return tgid;
 	}
 	return pid;
@@ -120,10 +120,12 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 	}
 	for (i = 0; i < o->nr_pids; i++)
 		if (without[i])
-			fprintf(stderr, "fsp-bpf: process %d has no fsp probes loaded yet; sampling "
-					"it anyway (probes it loads later are attached)\n", without[i]);
-	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n",
-		target, sites, (unsigned long long)o->frequency_hz);
+			fprintf(stderr,
+				"fsp-bpf: process %d has no fsp probes loaded yet; sampling "
+				"it anyway (probes it loads later are attached)\n",
+				without[i]);
+	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", target,
+		sites, (unsigned long long)o->frequency_hz);
 	return 0;
 }
 
@@ -180,7 +182,7 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 
 static int report(struct profile *p, const struct fsp_options *o)
 {
-	struct report_opts ro = { .min_pct = o->min_pct };
+	struct report_opts ro = {.min_pct = o->min_pct};
 	struct attrib *a = attrib__compute(p, NULL);
 	int err = 0;
 
@@ -213,7 +215,8 @@ int main(int argc, char **argv)
 	join_argv(argc, argv, cmdline, sizeof(cmdline));
 	if (geteuid() != 0) {
 		errorx("must run as root: it loads BPF programs and attaches uprobes to other "
-		       "processes (try: sudo %s)", cmdline);
+		       "processes (try: sudo %s)",
+		       cmdline);
 		return 1;
 	}
 	if (opts.cmd) {
@@ -255,8 +258,10 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (l && !session__nr_sites(s))
-		fprintf(stderr, "fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
-				"nothing could be charged to features\n", opts.cmd[0]);
+		fprintf(stderr,
+			"fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
+			"nothing could be charged to features\n",
+			opts.cmd[0]);
 	err = report(p, &opts);
 	status = l ? session__child_status(s) : -1;
 	if (status > 0 && WIFEXITED(status))

@@ -47,20 +47,27 @@ enum {
 };
 
 static const struct argp_option options[] = {
-	{ "pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0 },
-	{ "frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 999, 1-100000)", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after this many seconds (default: until Ctrl-C or "
-					  "the targets exit)", 0 },
-	{ "json", OPT_JSON, "FILE", 0, "Also write the profile as JSON to FILE (- for stdout)", 0 },
-	{ "min-pct", OPT_MIN_PCT, "PCT", 0, "Fold features and instances under PCT% of running "
-					  "time (default 0.5; 0 shows all)", 0 },
-	{ "max-depth", OPT_MAX_DEPTH, "N", 0, "Deepest mark stack tracked per thread (default and "
-					  "maximum 64); deeper enters are counted as overflows", 0 },
-	{ "max-stacks", OPT_MAX_STACKS, "N", 0, "Distinct mark stacks kept (default 8192); more "
-					  "are reported as unknown stacks", 0 },
-	{ "no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork",
-	  0 },
-	{ "verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0 },
+	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
+	{"frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 999, 1-100000)", 0},
+	{"duration", 'd', "SECONDS", 0,
+	 "Stop after this many seconds (default: until Ctrl-C or "
+	 "the targets exit)",
+	 0},
+	{"json", OPT_JSON, "FILE", 0, "Also write the profile as JSON to FILE (- for stdout)", 0},
+	{"min-pct", OPT_MIN_PCT, "PCT", 0,
+	 "Fold features and instances under PCT% of running "
+	 "time (default 0.5; 0 shows all)",
+	 0},
+	{"max-depth", OPT_MAX_DEPTH, "N", 0,
+	 "Deepest mark stack tracked per thread (default and "
+	 "maximum 64); deeper enters are counted as overflows",
+	 0},
+	{"max-stacks", OPT_MAX_STACKS, "N", 0,
+	 "Distinct mark stacks kept (default 8192); more "
+	 "are reported as unknown stacks",
+	 0},
+	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
+	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
 	{},
 };
 
@@ -104,7 +111,8 @@ static void parse_pids(struct argp_state *state, struct fsp_options *o, const ch
 		uint64_t pid;
 
 		if (parse_u64(tok, 1, 4194304, &pid))
-			argp_error(state, "invalid PID '%s': expected a process id (a positive integer)",
+			argp_error(state,
+				   "invalid PID '%s': expected a process id (a positive integer)",
 				   tok);
 		if (o->nr_pids == FSP_MAX_PIDS)
 			argp_error(state, "too many PIDs: at most %d", FSP_MAX_PIDS);
@@ -126,13 +134,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'F':
 		if (parse_u64(arg, 1, 100000, &o->frequency_hz))
-			argp_error(state, "invalid frequency '%s': expected an integer from 1 to 100000 "
-					  "(Hz)", arg);
+			argp_error(state,
+				   "invalid frequency '%s': expected an integer from 1 to 100000 "
+				   "(Hz)",
+				   arg);
 		break;
 	case 'd':
 		if (parse_double(arg, 0.001, 31536000, &o->duration_s))
-			argp_error(state, "invalid duration '%s': expected seconds, a number greater "
-					  "than 0 (e.g. 10 or 0.5)", arg);
+			argp_error(state,
+				   "invalid duration '%s': expected seconds, a number greater "
+				   "than 0 (e.g. 10 or 0.5)",
+				   arg);
 		break;
 	case OPT_JSON:
 		if (!*arg)
@@ -141,7 +153,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MIN_PCT:
 		if (parse_double(arg, 0, 100, &o->min_pct))
-			argp_error(state, "invalid --min-pct '%s': expected a percentage from 0 to 100",
+			argp_error(state,
+				   "invalid --min-pct '%s': expected a percentage from 0 to 100",
 				   arg);
 		break;
 	case OPT_MAX_DEPTH:
@@ -152,7 +165,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAX_STACKS:
 		if (parse_u64(arg, 16, 1 << 20, &u))
-			argp_error(state, "invalid --max-stacks '%s': expected 16 to %d", arg, 1 << 20);
+			argp_error(state, "invalid --max-stacks '%s': expected 16 to %d", arg,
+				   1 << 20);
 		o->max_stacks = u;
 		break;
 	case OPT_NO_FOLLOW:
@@ -180,7 +194,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 void options__parse(int argc, char **argv, struct fsp_options *opts)
 {
-	static const struct argp argp = { options, parse_opt, "[--] CMD [ARGS...]", doc };
+	static const struct argp argp = {options, parse_opt, "[--] CMD [ARGS...]", doc};
 
 	*opts = fsp_default_options;
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, opts);

@@ -73,7 +73,8 @@ static int scan_notes(Elf *elf, struct probe_file *out)
 		if (!data)
 			continue;
 		while ((off = gelf_getnote(data, off, &nhdr, &name_off, &desc_off)) > 0) {
-			if (nhdr.n_type != SDT_NOTE_TYPE || nhdr.n_namesz != sizeof(SDT_NOTE_OWNER) ||
+			if (nhdr.n_type != SDT_NOTE_TYPE ||
+			    nhdr.n_namesz != sizeof(SDT_NOTE_OWNER) ||
 			    memcmp((char *)data->d_buf + name_off, SDT_NOTE_OWNER, nhdr.n_namesz))
 				continue;
 			count_note(out, (char *)data->d_buf + desc_off, nhdr.n_descsz);
@@ -186,7 +187,8 @@ int probes__for_each_mapped_file(pid_t pid, probes_file_cb cb, void *ctx)
 		dev_t dev;
 
 		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %lu %n", perms, &maj, &min, &ino,
-			   &path_off) < 4 || !path_off)
+			   &path_off) < 4 ||
+		    !path_off)
 			continue;
 		path = line + path_off;
 		nl = strchr(path, '\n');
@@ -242,7 +244,8 @@ int probes__read_mappings(pid_t pid, struct probe_mapping **out, size_t *nr)
 		char *path, *nl;
 
 		if (sscanf(line, "%llx-%llx %*s %llx %*x:%*x %*u %n", &start, &end, &off,
-			   &path_off) < 3 || !path_off || line[path_off] != '/')
+			   &path_off) < 3 ||
+		    !path_off || line[path_off] != '/')
 			continue;
 		path = line + path_off;
 		nl = strchr(path, '\n');
@@ -285,8 +288,8 @@ void probes__free_mappings(struct probe_mapping *m, size_t nr)
 	free(m);
 }
 
-int probes__read_mapped_string(const struct probe_mapping *m, size_t nr,
-			       unsigned long long addr, char *buf, size_t size)
+int probes__read_mapped_string(const struct probe_mapping *m, size_t nr, unsigned long long addr,
+			       char *buf, size_t size)
 {
 	for (size_t i = 0; i < nr; i++) {
 		ssize_t got;

@@ -26,7 +26,7 @@ struct probe_file {
 	dev_t dev;
 	ino_t ino;
 	unsigned int sites[FSP_PROBE__COUNT]; /* probe sites per probe */
-	unsigned int nr_sites;		      /* all fsp sites */
+	unsigned int nr_sites; /* all fsp sites */
 };
 
 /* Reads the fsp notes of an ELF file. 0 with nr_sites possibly 0, or -errno. */
@@ -54,7 +54,7 @@ void probes__free_mappings(struct probe_mapping *m, size_t nr);
 
 /* Reads a NUL-terminated string at addr of a process from the mapped file,
  * for when the process is gone. Returns its length or -errno. */
-int probes__read_mapped_string(const struct probe_mapping *m, size_t nr,
-			       unsigned long long addr, char *buf, size_t size);
+int probes__read_mapped_string(const struct probe_mapping *m, size_t nr, unsigned long long addr,
+			       char *buf, size_t size);
 
 #endif /* FSP_PROBES_H */

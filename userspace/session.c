@@ -226,8 +226,7 @@ static int attach_probe(struct session *s, pid_t pid, const char *path, int prob
 	}
 	if (!cnt)
 		goto cleanup;
-	fd = usdt__link(bpf_program__fd(probe_prog(s, probe)), path, offs, refs, cookies,
-			       cnt, pid);
+	fd = usdt__link(bpf_program__fd(probe_prog(s, probe)), path, offs, refs, cookies, cnt, pid);
 	if (fd < 0) {
 		err = fd;
 		goto cleanup;
@@ -299,8 +298,8 @@ static int hook_dl(struct session *s, struct target *t, const char *exe)
 		if (err == -ESRCH)
 			return err;
 		warnx("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
-		      "found within %.0f s instead", interp, t->pid, strerror(-err),
-		      RESCAN_INTERVAL_S);
+		      "found within %.0f s instead",
+		      interp, t->pid, strerror(-err), RESCAN_INTERVAL_S);
 		return 0;
 	}
 	t->dl_hooked = true;
@@ -333,7 +332,7 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 /* Attaches every not yet seen file mapped by the target. */
 static int rescan(struct session *s, struct target *t)
 {
-	struct scan_ctx c = { .s = s, .t = t };
+	struct scan_ctx c = {.s = s, .t = t};
 	char exe[64];
 	int err;
 
@@ -364,7 +363,7 @@ static int pidfd_open(pid_t pid)
 
 int session__add_target(struct session *s, pid_t pid, const char *exe)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = {.events = EPOLLIN};
 	struct target *t = find_target(s, pid);
 	__u32 key = pid, one = 1;
 	int err, sites = 0;
@@ -582,7 +581,8 @@ static int open_sampler(struct session *s)
 			if (errno == ENODEV)
 				continue; /* offline CPU */
 			err = -errno;
-			warnx("cannot open the cpu-clock sampler on CPU %d: %s", cpu, strerror(-err));
+			warnx("cannot open the cpu-clock sampler on CPU %d: %s", cpu,
+			      strerror(-err));
 			return err;
 		}
 		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
@@ -598,7 +598,7 @@ static int open_sampler(struct session *s)
 
 static int setup_loop(struct session *s)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = {.events = EPOLLIN};
 	sigset_t mask;
 
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -628,7 +628,7 @@ static int setup_loop(struct session *s)
 
 static int attach_tracepoints(struct session *s)
 {
-	struct bpf_program *progs[] = { s->skel->progs.on_fork, s->skel->progs.on_exec };
+	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_link *link = bpf_program__attach(progs[i]);
@@ -767,7 +767,7 @@ static void destroy_links(struct attachment *links, size_t nr)
 	size_t nt = nr < MAX_THREADS ? nr : MAX_THREADS, started = 0;
 
 	for (size_t i = 0; i < nt; i++) {
-		d[i] = (struct destroyer){ .links = links, .nr = nr, .stride = nt, .first = i };
+		d[i] = (struct destroyer){.links = links, .nr = nr, .stride = nt, .first = i};
 		if (pthread_create(&th[i], NULL, destroy_some, &d[i]))
 			break;
 		started++;
@@ -854,10 +854,10 @@ static uint64_t stat_sum(struct session *s, __u32 stat)
 }
 
 /* A label from the labels map, else from the live process, else a placeholder. */
-static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf,
-				 size_t size, uint64_t *errors)
+static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf, size_t size,
+				 uint64_t *errors)
 {
-	struct fsp_label_key key = { .tgid = tgid, .addr = addr };
+	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	struct fsp_label l;
 	char mem[64];
 	ssize_t n;
@@ -895,7 +895,7 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 	int fd = bpf_map__fd(s->skel->maps.stacks), err = 0;
 	struct fsp_stack_key key, next, *prev = NULL;
 	struct profile_frame frames[FSP_MAX_DEPTH];
-	char (*bufs)[2][FSP_LABEL_LEN + 32];
+	char(*bufs)[2][FSP_LABEL_LEN + 32];
 	struct fsp_stack *st;
 
 	st = malloc(sizeof(*st));
@@ -912,15 +912,15 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 		for (__u64 i = 0; i < st->depth; i++) {
 			const struct fsp_frame *f = &st->frames[i];
 
-			frames[i].kind = f->kind == FSP_FRAME_ANTIMARK ? PROFILE_ANTIMARK : PROFILE_MARK;
+			frames[i].kind =
+				f->kind == FSP_FRAME_ANTIMARK ? PROFILE_ANTIMARK : PROFILE_MARK;
 			frames[i].payload = f->payload;
 			frames[i].feature = resolve_label(s, key.tgid, f->feature, bufs[i][0],
 							  sizeof(bufs[i][0]), label_errors);
-			frames[i].instance = f->instance ? resolve_label(s, key.tgid, f->instance,
-									 bufs[i][1],
-									 sizeof(bufs[i][1]),
-									 label_errors)
-							 : NULL;
+			frames[i].instance =
+				f->instance ? resolve_label(s, key.tgid, f->instance, bufs[i][1],
+							    sizeof(bufs[i][1]), label_errors)
+					    : NULL;
 		}
 		err = profile__add_stack(p, key.tgid, key.hash, frames, st->depth);
 		if (err == -EEXIST)

@@ -27,15 +27,15 @@ struct reg_name {
 };
 
 static const struct reg_name regs[] = {
-	{ { "rax", "eax", "ax", "al" }, 80 },	  { { "rbx", "ebx", "bx", "bl" }, 40 },
-	{ { "rcx", "ecx", "cx", "cl" }, 88 },	  { { "rdx", "edx", "dx", "dl" }, 96 },
-	{ { "rsi", "esi", "si", "sil" }, 104 },	  { { "rdi", "edi", "di", "dil" }, 112 },
-	{ { "rbp", "ebp", "bp", "bpl" }, 32 },	  { { "rsp", "esp", "sp", "spl" }, 152 },
-	{ { "r8", "r8d", "r8w", "r8b" }, 72 },	  { { "r9", "r9d", "r9w", "r9b" }, 64 },
-	{ { "r10", "r10d", "r10w", "r10b" }, 56 }, { { "r11", "r11d", "r11w", "r11b" }, 48 },
-	{ { "r12", "r12d", "r12w", "r12b" }, 24 }, { { "r13", "r13d", "r13w", "r13b" }, 16 },
-	{ { "r14", "r14d", "r14w", "r14b" }, 8 },  { { "r15", "r15d", "r15w", "r15b" }, 0 },
-	{ { "rip", "eip", NULL, NULL }, 128 },
+	{{"rax", "eax", "ax", "al"}, 80},      {{"rbx", "ebx", "bx", "bl"}, 40},
+	{{"rcx", "ecx", "cx", "cl"}, 88},      {{"rdx", "edx", "dx", "dl"}, 96},
+	{{"rsi", "esi", "si", "sil"}, 104},    {{"rdi", "edi", "di", "dil"}, 112},
+	{{"rbp", "ebp", "bp", "bpl"}, 32},     {{"rsp", "esp", "sp", "spl"}, 152},
+	{{"r8", "r8d", "r8w", "r8b"}, 72},     {{"r9", "r9d", "r9w", "r9b"}, 64},
+	{{"r10", "r10d", "r10w", "r10b"}, 56}, {{"r11", "r11d", "r11w", "r11b"}, 48},
+	{{"r12", "r12d", "r12w", "r12b"}, 24}, {{"r13", "r13d", "r13w", "r13b"}, 16},
+	{{"r14", "r14d", "r14w", "r14b"}, 8},  {{"r15", "r15d", "r15w", "r15b"}, 0},
+	{{"rip", "eip", NULL, NULL}, 128},
 };
 
 static int reg_offset(const char *name, size_t len)
@@ -246,16 +246,18 @@ static int read_note(const struct elf_file *f, uint64_t base, const char *desc, 
 	    (sema && addr_to_offset(f, sema, &site.ref_ctr_offset)) ||
 	    usdt__parse_args(args, &site.spec)) {
 		if (why && !*skipped)
-			snprintf(why, why_size, "%s:%s at 0x%llx has arguments \"%s\" fsp-bpf cannot "
-				 "read", provider, name, (unsigned long long)pc, args);
+			snprintf(why, why_size,
+				 "%s:%s at 0x%llx has arguments \"%s\" fsp-bpf cannot "
+				 "read",
+				 provider, name, (unsigned long long)pc, args);
 		(*skipped)++;
 		return 0;
 	}
 	return site_push(sv, &site);
 }
 
-int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites,
-		     size_t *nr, size_t *skipped, char *why, size_t why_size)
+int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites, size_t *nr,
+		     size_t *skipped, char *why, size_t why_size)
 {
 	struct site_vec sv = {};
 	struct elf_file f;
@@ -332,8 +334,8 @@ struct uprobe_multi_attr {
 	__u32 pad[17]; /* zero up to the size of union bpf_attr we pass */
 };
 
-int usdt__link(int prog_fd, const char *path, const __u64 *offsets,
-			     const __u64 *ref_ctr, const __u64 *cookies, __u32 cnt, pid_t pid)
+int usdt__link(int prog_fd, const char *path, const __u64 *offsets, const __u64 *ref_ctr,
+	       const __u64 *cookies, __u32 cnt, pid_t pid)
 {
 	struct uprobe_multi_attr attr = {
 		.prog_fd = prog_fd,

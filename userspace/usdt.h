@@ -15,7 +15,7 @@
 #include "profiler.h"
 
 struct usdt_site {
-	uint64_t offset;	 /* file offset of the probe's nop */
+	uint64_t offset; /* file offset of the probe's nop */
 	uint64_t ref_ctr_offset; /* file offset of the semaphore, 0 if none */
 	struct fsp_usdt_spec spec;
 	char name[64];
@@ -26,8 +26,8 @@ struct usdt_site {
  * cannot be parsed is skipped and counted in *skipped (with a reason in
  * why, if not NULL). Returns 0 (nr may be 0) or -errno.
  */
-int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites,
-		     size_t *nr, size_t *skipped, char *why, size_t why_size);
+int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites, size_t *nr,
+		     size_t *skipped, char *why, size_t why_size);
 
 /* Parses one "SIZE@OPERAND" argument (x86-64 syntax). 0 or -EINVAL. */
 int usdt__parse_arg(const char *s, struct fsp_usdt_arg *arg);
