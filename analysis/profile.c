@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The profile model: metadata, processes, threads, mark stacks, core samples. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "profile.h"
+#include "strtab.h"
+#include "util.h"
+
+struct profile_stack_rec {
+	uint32_t pid;
+	uint64_t key;
+	size_t first; /* index of the bottom frame in profile.frames */
+	size_t depth;
+};
+
+struct profile_sample_rec {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t key;
+	uint64_t count;
+	size_t stack; /* PROFILE_NO_STACK: empty stack or not (yet) registered */
+};
+
+struct profile_thread_rec {
+	uint32_t pid;
+	uint32_t tid;
+	const char *comm; /* interned, "" when unknown */
+	uint64_t samples;
+};
+
+struct profile {
+	struct strtab *strs;
+	struct profile_meta meta; /* strings owned (strdup) */
+
+	uint32_t *pids;
+	size_t nr_pids, cap_pids;
+	struct hashmap pid_map; /* (pid, 0) -> index */
+
+	struct profile_thread_rec *threads;
+	size_t nr_threads, cap_threads;
+	struct hashmap thread_map; /* (pid, tid) -> index */
+
+	struct profile_stack_rec *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct hashmap stack_map; /* (pid, key) -> index */
+	struct profile_frame *frames; /* frames of all stacks, back to back */
+	size_t nr_frames, cap_frames;
+
+	struct profile_sample_rec *samples;
+	size_t nr_samples, cap_samples;
+	struct hashmap sample_map; /* (pid << 32 | tid, key) -> index */
+
+	uint64_t total;
+	uint64_t diag[DIAG__COUNT];
+};
+
+static const struct {
+	const char *name;
+	const char *desc;
+} profile_diags[DIAG__COUNT] = {
+	[DIAG_LOST_SAMPLES] = {"lost_samples", "samples the kernel side could not record"},
+	[DIAG_UNKNOWN_STACKS] =
+		{"unknown_stacks",
+		 "samples whose mark stack could not be stored (charged to no feature)"},
+	[DIAG_UNMATCHED_LEAVES] = {"unmatched_leaves",
+				   "leaves that matched no enter, e.g. when attached mid-feature"},
+	[DIAG_OVERFLOWS] = {"overflows", "enters beyond the maximum mark stack depth"},
+	[DIAG_STALE_MARKS] = {"stale_marks",
+			      "marks dropped because their frame was unwound without a leave"},
+	[DIAG_TRUNCATED] = {"truncated", "samples taken while a mark stack had overflowed"},
+	[DIAG_LABEL_ERRORS] = {"label_errors", "labels that could not be read from the target"},
+	[DIAG_ARG_ERRORS] = {"arg_errors", "probe arguments that could not be read"},
+	[DIAG_EVENTS_LOST] = {"events_lost", "fork/exec/dlopen notifications lost"},
+	[DIAG_ATTACH_ERRORS] = {"attach_errors",
+				"probe sites or processes fsp-bpf failed to attach to"},
+};
+
+const char *profile_diag__name(enum profile_diag d)
+{
+	if ((unsigned int)d >= DIAG__COUNT)
+		return "unknown";
+	return profile_diags[d].name;
+}
+
+const char *profile_diag__describe(enum profile_diag d)
+{
+	if ((unsigned int)d >= DIAG__COUNT)
+		return "unknown diagnostic";
+	return profile_diags[d].desc;
+}
+
+struct profile *profile__new(void)
+{
+	struct profile *p;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->strs = strtab__new();
+	if (!p->strs) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void profile__free_meta(struct profile_meta *m)
+{
+	free((char *)m->target);
+	free((char *)m->command_line);
+	free((char *)m->host);
+	free((char *)m->kernel);
+	free((char *)m->tool_version);
+	memset(m, 0, sizeof(*m));
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	profile__free_meta(&p->meta);
+	free(p->pids);
+	hashmap__fini(&p->pid_map);
+	free(p->threads);
+	hashmap__fini(&p->thread_map);
+	free(p->stacks);
+	hashmap__fini(&p->stack_map);
+	free(p->frames);
+	free(p->samples);
+	hashmap__fini(&p->sample_map);
+	strtab__free(p->strs);
+	free(p);
+}
+
+static int dup_opt(const char *s, const char **out)
+{
+	*out = NULL;
+	if (!s)
+		return 0;
+	*out = strdup(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+int profile__set_meta(struct profile *p, const struct profile_meta *meta)
+{
+	struct profile_meta m = {};
+	int err;
+
+	if (!p || !meta)
+		return -EINVAL;
+	m = *meta;
+	m.target = m.command_line = m.host = m.kernel = m.tool_version = NULL;
+	err = dup_opt(meta->target, &m.target);
+	if (err)
+		goto cleanup;
+	err = dup_opt(meta->command_line, &m.command_line);
+	if (err)
+		goto cleanup;
+	err = dup_opt(meta->host, &m.host);
+	if (err)
+		goto cleanup;
+	err = dup_opt(meta->kernel, &m.kernel);
+	if (err)
+		goto cleanup;
+	err = dup_opt(meta->tool_version, &m.tool_version);
+	if (err)
+		goto cleanup;
+	profile__free_meta(&p->meta);
+	p->meta = m;
+	return 0;
+cleanup:
+	profile__free_meta(&m);
+	return err;
+}
+
+const struct profile_meta *profile__meta(const struct profile *p)
+{
+	return p ? &p->meta : NULL;
+}
+
+int profile__add_pid(struct profile *p, uint32_t pid)
+{
+	int err;
+
+	if (!p)
+		return -EINVAL;
+	if (hashmap__find(&p->pid_map, pid, 0, NULL))
+		return 0;
+	err = fsp_grow((void **)&p->pids, &p->cap_pids, p->nr_pids + 1, sizeof(*p->pids));
+	if (err)
+		return err;
+	err = hashmap__find_or_insert(&p->pid_map, pid, 0, p->nr_pids, NULL);
+	if (err < 0)
+		return err;
+	p->pids[p->nr_pids++] = pid;
+	return 0;
+}
+
+size_t profile__nr_pids(const struct profile *p)
+{
+	return p ? p->nr_pids : 0;
+}
+
+uint32_t profile__pid(const struct profile *p, size_t i)
+{
+	if (!p || i >= p->nr_pids)
+		return 0;
+	return p->pids[i];
+}
+
+/* The thread record of (pid, tid), created (with an empty comm) when new. */
+static struct profile_thread_rec *profile__get_thread(struct profile *p, uint32_t pid, uint32_t tid,
+						      int *err)
+{
+	struct profile_thread_rec *t;
+	uint64_t idx;
+
+	if (hashmap__find(&p->thread_map, pid, tid, &idx))
+		return &p->threads[idx];
+	*err = profile__add_pid(p, pid);
+	if (*err)
+		return NULL;
+	*err = fsp_grow((void **)&p->threads, &p->cap_threads, p->nr_threads + 1,
+			sizeof(*p->threads));
+	if (*err)
+		return NULL;
+	*err = hashmap__find_or_insert(&p->thread_map, pid, tid, p->nr_threads, NULL);
+	if (*err < 0)
+		return NULL;
+	*err = 0;
+	t = &p->threads[p->nr_threads++];
+	t->pid = pid;
+	t->tid = tid;
+	t->comm = "";
+	t->samples = 0;
+	return t;
+}
+
+int profile__add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct profile_thread_rec *t;
+	const char *s;
+	int err = 0;
+
+	if (!p)
+		return -EINVAL;
+	t = profile__get_thread(p, pid, tid, &err);
+	if (!t)
+		return err;
+	if (comm && *comm && !*t->comm) {
+		s = strtab__intern(p->strs, comm);
+		if (!s)
+			return -ENOMEM;
+		t->comm = s;
+	}
+	return 0;
+}
+
+int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
+		       const struct profile_frame *frames, size_t depth)
+{
+	struct profile_stack_rec *st;
+	struct profile_frame *dst;
+	size_t i;
+	int err;
+
+	if (!p || !key || (depth && !frames))
+		return -EINVAL;
+	for (i = 0; i < depth; i++) {
+		if (frames[i].kind != PROFILE_MARK && frames[i].kind != PROFILE_ANTIMARK)
+			return -EINVAL;
+		if (!frames[i].feature)
+			return -EINVAL;
+	}
+	if (hashmap__find(&p->stack_map, pid, key, NULL))
+		return -EEXIST;
+	if (depth > SIZE_MAX - p->nr_frames)
+		return -ENOMEM;
+	err = fsp_grow((void **)&p->frames, &p->cap_frames, p->nr_frames + depth,
+		       sizeof(*p->frames));
+	if (err)
+		return err;
+	err = fsp_grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks));
+	if (err)
+		return err;
+	/* Intern into the spare room first: nothing is visible until the end. */
+	dst = p->frames + p->nr_frames;
+	for (i = 0; i < depth; i++) {
+		dst[i].kind = frames[i].kind;
+		dst[i].payload = frames[i].payload;
+		dst[i].feature = strtab__intern(p->strs, frames[i].feature);
+		dst[i].instance = NULL;
+		if (!dst[i].feature)
+			return -ENOMEM;
+		if (frames[i].instance) {
+			dst[i].instance = strtab__intern(p->strs, frames[i].instance);
+			if (!dst[i].instance)
+				return -ENOMEM;
+		}
+	}
+	err = hashmap__find_or_insert(&p->stack_map, pid, key, p->nr_stacks, NULL);
+	if (err < 0)
+		return err;
+	st = &p->stacks[p->nr_stacks++];
+	st->pid = pid;
+	st->key = key;
+	st->first = p->nr_frames;
+	st->depth = depth;
+	p->nr_frames += depth;
+	return 0;
+}
+
+size_t profile__nr_stacks(const struct profile *p)
+{
+	return p ? p->nr_stacks : 0;
+}
+
+int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
+{
+	const struct profile_stack_rec *st;
+
+	if (!p || !out || i >= p->nr_stacks)
+		return -EINVAL;
+	st = &p->stacks[i];
+	out->pid = st->pid;
+	out->key = st->key;
+	out->depth = st->depth;
+	out->frames = st->depth ? p->frames + st->first : NULL;
+	return 0;
+}
+
+int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
+			 uint64_t count)
+{
+	struct profile_sample_rec *s;
+	struct profile_thread_rec *t;
+	uint64_t stack = PROFILE_NO_STACK;
+	uint64_t idx;
+	int known, err = 0;
+
+	if (!p)
+		return -EINVAL;
+	known = !key || hashmap__find(&p->stack_map, pid, key, &stack);
+	if (!count)
+		return known ? 0 : -ENOENT;
+	t = profile__get_thread(p, pid, tid, &err);
+	if (!t)
+		return err;
+	err = fsp_grow((void **)&p->samples, &p->cap_samples, p->nr_samples + 1,
+		       sizeof(*p->samples));
+	if (err)
+		return err;
+	err = hashmap__find_or_insert(&p->sample_map, (uint64_t)pid << 32 | tid, key, p->nr_samples,
+				      &idx);
+	if (err < 0)
+		return err;
+	if (!err) {
+		s = &p->samples[p->nr_samples++];
+		s->pid = pid;
+		s->tid = tid;
+		s->key = key;
+		s->count = 0;
+		s->stack = stack;
+	}
+	s = &p->samples[idx];
+	if (s->stack == PROFILE_NO_STACK)
+		s->stack = stack;
+	s->count += count;
+	t->samples += count;
+	p->total += count;
+	return known ? 0 : -ENOENT;
+}
+
+void profile__set_diag(struct profile *p, enum profile_diag d, uint64_t value)
+{
+	if (!p || (unsigned int)d >= DIAG__COUNT)
+		return;
+	p->diag[d] = value;
+}
+
+uint64_t profile__diag(const struct profile *p, enum profile_diag d)
+{
+	if (!p || (unsigned int)d >= DIAG__COUNT)
+		return 0;
+	return p->diag[d];
+}
+
+uint64_t profile__total_samples(const struct profile *p)
+{
+	return p ? p->total : 0;
+}
+
+size_t profile__nr_samples(const struct profile *p)
+{
+	return p ? p->nr_samples : 0;
+}
+
+int profile__sample(const struct profile *p, size_t i, struct profile_sample *out)
+{
+	const struct profile_sample_rec *s;
+	const struct profile_stack_rec *st;
+	uint64_t stack;
+
+	if (!p || !out || i >= p->nr_samples)
+		return -EINVAL;
+	s = &p->samples[i];
+	stack = s->stack;
+	/* A stack registered after its samples is matched now. */
+	if (stack == PROFILE_NO_STACK && s->key &&
+	    !hashmap__find(&p->stack_map, s->pid, s->key, &stack))
+		stack = PROFILE_NO_STACK;
+	out->pid = s->pid;
+	out->tid = s->tid;
+	out->key = s->key;
+	out->count = s->count;
+	out->known = !s->key || stack != PROFILE_NO_STACK;
+	out->stack = stack;
+	out->frames = NULL;
+	out->depth = 0;
+	if (stack != PROFILE_NO_STACK) {
+		st = &p->stacks[stack];
+		out->depth = st->depth;
+		out->frames = st->depth ? p->frames + st->first : NULL;
+	}
+	return 0;
+}
+
+size_t profile__nr_threads(const struct profile *p)
+{
+	return p ? p->nr_threads : 0;
+}
+
+int profile__thread(const struct profile *p, size_t i, struct profile_thread *out)
+{
+	const struct profile_thread_rec *t;
+
+	if (!p || !out || i >= p->nr_threads)
+		return -EINVAL;
+	t = &p->threads[i];
+	out->pid = t->pid;
+	out->tid = t->tid;
+	out->comm = t->comm;
+	out->samples = t->samples;
+	return 0;
+}
