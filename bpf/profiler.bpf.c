@@ -609,14 +609,45 @@ static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
 	bpf_ringbuf_submit(e, 0);
 }
 
+struct copy_ctx {
+	struct tstack *dst;
+	const struct tstack *src;
+};
+
+static long copy_cb(__u64 i, void *data)
+{
+	struct copy_ctx *c = data;
+
+	if (i >= c->src->depth)
+		return 1;
+	c->dst->f[slot(i)] = c->src->f[slot(i)];
+	return 0;
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
 
+	struct tstack *pst, *cst;
+
 	if (!follow_forks || ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
 		return 0;
 	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	/* The child's thread is a copy of the forking thread, stack included:
+	 * the features live at the fork stay live in the child. */
+	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
+	if (pst && pst->depth) {
+		cst = bpf_task_storage_get(&tstacks, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (cst) {
+			struct copy_ctx c = {.dst = cst, .src = pst};
+
+			cst->overflow = pst->overflow;
+			cst->overflow_sp = pst->overflow_sp;
+			bpf_loop(FSP_MAX_DEPTH, copy_cb, &c, 0);
+			cst->depth = pst->depth;
+		}
+	}
 	emit(FSP_EVENT_FORK, ctgid, ptgid);
 	return 0;
 }
