@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Attaching to running processes (-p PID) and ending the session by signal.
+ *
+ *   attach_mid_feature  -p PID -d 2 on a process that is inside a feature: shares
+ *                       over the profiled window, diagnostics, and the process
+ *                       works on after fsp-bpf detaches (semaphores lowered,
+ *                       integrity checks pass, exit 0)
+ *   sigint, sigterm     -p PID without -d, ended by a signal: report, JSON, exit 0
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itest.h"
+
+struct service {
+	struct itest_proc proc;
+	const char *ready;
+	const char *dump;
+	unsigned dumps;
+};
+
+static void service_start(struct service *s)
+{
+	char *argv[4];
+
+	s->ready = itest_tmp("ready");
+	s->dump = itest_tmp("dump");
+	s->dumps = 0;
+	argv[0] = (char *)itest_workload("wl_service");
+	argv[1] = (char *)s->ready;
+	argv[2] = (char *)s->dump;
+	argv[3] = NULL;
+	itest_spawn(&s->proc, "service", argv);
+	if (!itest_wait_file(s->ready, 10))
+		fail_msg("wl_service did not get ready within 10 s");
+}
+
+/* Asks for a dump of the counters (SIGUSR1) and reads it. */
+static struct itest_truth *service_dump(struct service *s)
+{
+	const char *path;
+
+	itest_signal(&s->proc, SIGUSR1);
+	path = itest_tmp("dump.%u", ++s->dumps);
+	if (!itest_wait_file(path, 10))
+		fail_msg("wl_service did not answer SIGUSR1 within 10 s (dump %s)", path);
+	return itest_truth_load(path);
+}
+
+/* SIGTERM: the service must stop cleanly, with its integrity checks passed. */
+static void service_stop(struct service *s)
+{
+	struct itest_truth *t;
+
+	itest_signal(&s->proc, SIGTERM);
+	itest_wait(&s->proc, 10);
+	itest_assert_exit(&s->proc, 0);
+	t = itest_truth_load(itest_tmp("dump.final"));
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	itest_truth_free(t);
+}
+
+static void test_attach_mid_feature(void **state)
+{
+	static const char *const feats[] = {"service", "parse", "compute"};
+	const char *json = itest_tmp("prof.json");
+	struct itest_truth *a, *mid, *b;
+	struct service s;
+	struct itest_proc p;
+	json_object *prof;
+	double l_att, dC, l_c, W, T, delta;
+	uint64_t n, unmatched, leaves;
+	bool ok = true;
+
+	(void)state;
+	service_start(&s);
+	a = service_dump(&s);
+	assert_int_equal(itest_truth_u64(a, "enabled"), 0);
+	l_att = itest_attach_fsp(&p, s.proc.pid, "-F", ITEST_HZ, "-d", "2", "--json", json,
+				 "--min-pct", "0", NULL);
+	/* While attached the semaphores are raised. */
+	mid = service_dump(&s);
+	assert_int_equal(itest_truth_u64(mid, "enabled"), 1);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_exit(&p, 0);
+	/* After detaching they are lowered again: the marks cost nothing. */
+	b = service_dump(&s);
+	assert_int_equal(itest_truth_u64(b, "enabled"), 0);
+	/* Nothing was written below the stack pointer of the traced code. */
+	assert_int_equal(itest_truth_u64(b, "redzone_errors"), 0);
+	assert_int_equal(itest_truth_u64(b, "integrity_errors"), 0);
+
+	prof = itest_json_load(json);
+	itest_assert_labels_resolved(prof);
+	assert_true(itest_has_pid(prof, s.proc.pid));
+	n = itest_total_samples(prof);
+	T = (double)itest_json_u64(prof, "period_ns");
+	W = n * T;
+	dC = (double)(itest_truth_u64(b, "cpu_total_ns") - itest_truth_u64(a, "cpu_total_ns"));
+	l_c = dC / (double)(itest_truth_u64(b, "cycles") - itest_truth_u64(a, "cycles"));
+	delta = (2 * l_c + l_att * 1e9) / W;
+	print_message("  window: %.0f ms of CPU between the dumps, %.0f ms sampled; cycle %.2f ms, "
+		      "attach <= %.0f ms: delta_b %.2f%%\n",
+		      dC / 1e6, W / 1e6, l_c / 1e6, l_att * 1e3, 100 * delta);
+	/* -d 2 on a busy thread: up to 2 s of samples (less on a loaded machine). */
+	assert_true(n >= 500);
+	for (size_t i = 0; i < 3; i++) {
+		double ns = (double)(itest_truth_u64(b, "feature.%s.ns", feats[i]) -
+				     itest_truth_u64(a, "feature.%s.ns", feats[i]));
+		double ambig = (double)(itest_truth_u64(b, "feature.%s.ambig_ns", feats[i]) -
+					itest_truth_u64(a, "feature.%s.ambig_ns", feats[i]));
+
+		ok &= itest_share_ok(feats[i], itest_feature_samples(prof, feats[i]), n, ns / dC,
+				     ambig / (2 * dC) + delta);
+	}
+	/* Attached mid-feature: the leaves of marks opened before the attach match
+	 * nothing. Reported, and no more than the leaves executed meanwhile. */
+	unmatched = itest_diag(prof, "unmatched_leaves");
+	leaves = itest_truth_u64(b, "leaves") - itest_truth_u64(a, "leaves");
+	print_message("  unmatched_leaves %llu (of %llu leaves in the window)\n",
+		      (unsigned long long)unmatched, (unsigned long long)leaves);
+	assert_true(unmatched <= leaves);
+	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
+	ITEST_ASSERT_OK(ok);
+	/* The process works on after fsp-bpf left. */
+	itest_truth_free(service_dump(&s));
+	service_stop(&s);
+	itest_truth_free(a);
+	itest_truth_free(mid);
+	itest_truth_free(b);
+	json_object_put(prof);
+	free(p.out);
+	free(p.err);
+}
+
+static void signal_case(int sig)
+{
+	const char *json = itest_tmp("prof.json");
+	struct service s;
+	struct itest_proc p;
+	json_object *prof;
+	double dur, t_sig;
+
+	service_start(&s);
+	itest_attach_fsp(&p, s.proc.pid, "--json", json, NULL);
+	itest_sleep(1.0);
+	t_sig = itest_now();
+	itest_signal(&p, sig);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	print_message("  fsp-bpf exited %.2f s after signal %d\n", p.end_s - t_sig, sig);
+	itest_assert_exit(&p, 0);
+	/* The text report, with the features it saw. */
+	if (!strstr(p.out, "parse") || !strstr(p.out, "compute"))
+		fail_msg("no report with the features on stdout:\n%s", p.out);
+	prof = itest_json_load(json);
+	itest_assert_labels_resolved(prof);
+	assert_true(itest_has_pid(prof, s.proc.pid));
+	assert_true(itest_feature_samples(prof, "parse") > 0);
+	assert_true(itest_feature_samples(prof, "compute") > 0);
+	/* It profiled until the signal: ~1 s of a busy thread. */
+	dur = itest_json_double(prof, "duration_s");
+	print_message("  duration_s %.3f, total_samples %llu\n", dur,
+		      (unsigned long long)itest_total_samples(prof));
+	assert_true(dur >= 0.9 && dur <= 5);
+	assert_true(itest_total_samples(prof) >= 100);
+	/* The target is not harmed by the signal to fsp-bpf. */
+	assert_false(itest_poll(&s.proc));
+	itest_truth_free(service_dump(&s));
+	service_stop(&s);
+	json_object_put(prof);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_sigint(void **state)
+{
+	(void)state;
+	signal_case(SIGINT);
+}
+
+static void test_sigterm(void **state)
+{
+	(void)state;
+	signal_case(SIGTERM);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_attach_mid_feature),
+		ITEST(test_sigint),
+		ITEST(test_sigterm),
+	};
+
+	return ITEST_MAIN("attach", tests);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Probes that appear while profiling, and processes that are over quickly.
+ *
+ *   dlopen_launch   -- CMD that dlopen()s a library carrying the only marks of its
+ *                   feature: armed before the library runs, share as measured
+ *   dlopen_attach   -p PID attached before the dlopen: armed within ms, share as
+ *                   measured once armed
+ *   fork            -- CMD whose child runs a feature: the child is profiled
+ *   short_lived     -- CMD over in ~50 ms: labels resolved after it exited
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itest.h"
+
+/* fsp-bpf must notice a dlopen() "within ms": we allow 100 ms of CPU time. */
+#define DLOPEN_LATENCY_MAX_NS 100e6
+
+static void check_dlfeature(json_object *prof, struct itest_truth *t, double C, bool launched)
+{
+	uint64_t n = itest_total_samples(prof), latency = itest_truth_u64(t, "latency_ns");
+	bool ok;
+
+	print_message("  library armed after %.2f ms of its CPU time (%llu cycles unarmed)\n",
+		      latency / 1e6, (unsigned long long)itest_truth_u64(t, "cycles_unarmed"));
+	/* Launched commands stop at the link-map change until the library is armed. */
+	if (launched)
+		assert_int_equal(itest_truth_u64(t, "cycles_unarmed"), 0);
+	else
+		assert_true(latency <= DLOPEN_LATENCY_MAX_NS);
+	assert_true(n >= 1000);
+	ok = itest_truth_share_ok("dlfeature", itest_feature_samples(prof, "dlfeature"), n, t,
+				  "feature.dlfeature", C, (ITEST_EXIT_NS + (double)latency) / C);
+	ITEST_ASSERT_OK(ok);
+	assert_int_equal(itest_instance_samples(prof, "dlfeature", "libwl_dl"),
+			 itest_feature_samples(prof, "dlfeature"));
+	assert_int_equal(itest_diag(prof, "attach_errors"), 0);
+	assert_int_equal(itest_diag(prof, "label_errors"), 0);
+}
+
+static void test_dlopen_launch(void **state)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_proc p;
+	struct itest_truth *t;
+	json_object *prof;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
+		      "--", itest_workload("wl_dlopen"), truth, "1500", "now", NULL);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	prof = itest_json_load(json);
+	itest_assert_labels_resolved(prof);
+	check_dlfeature(prof, t, (double)itest_truth_u64(t, "cpu_total_ns"), true);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+static void test_dlopen_attach(void **state)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json"),
+		   *ready = itest_tmp("ready");
+	char *wargv[6] = {(char *)itest_workload("wl_dlopen"), (char *)truth, "1500", "wait"};
+	struct itest_proc w, p;
+	struct itest_truth *t;
+	json_object *prof;
+	double C;
+
+	(void)state;
+	wargv[4] = (char *)ready;
+	itest_spawn(&w, "wl_dlopen", wargv);
+	if (!itest_wait_file(ready, 10))
+		fail_msg("wl_dlopen did not get ready");
+	itest_attach_fsp(&p, w.pid, "-F", ITEST_HZ, "--json", json, "--min-pct", "0", NULL);
+	/* Attached: now let it dlopen the library. */
+	itest_signal(&w, SIGUSR2);
+	itest_wait(&w, ITEST_TIMEOUT_S);
+	itest_assert_exit(&w, 0);
+	/* The session ends by itself when the target exits. */
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	prof = itest_json_load(json);
+	itest_assert_labels_resolved(prof);
+	/* Only the CPU after the go counts: before it the process slept, unsampled. */
+	C = (double)(itest_truth_u64(t, "cpu_total_ns") - itest_truth_u64(t, "cpu_before_ns"));
+	check_dlfeature(prof, t, C, false);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+/* Share of feature in the samples of one process, recomputed from the core samples. */
+static bool pid_share_ok(json_object *prof, const char *what, pid_t pid, const char *feature,
+			 struct itest_truth *t)
+{
+	double C = (double)itest_truth_u64(t, "cpu_total_ns");
+	uint64_t k, n;
+	char key[64];
+
+	itest_attrib_pid(prof, pid, feature, &k, &n);
+	snprintf(key, sizeof(key), "feature.%s", feature);
+	if (n < 300)
+		fail_msg("%s (pid %d): only %llu samples", what, pid, (unsigned long long)n);
+	return itest_truth_share_ok(what, k, n, t, key, C, ITEST_EXIT_NS / C);
+}
+
+static void test_fork(void **state)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_truth *tp, *tc;
+	struct itest_proc p;
+	json_object *prof, *th;
+	pid_t parent, child;
+	bool ok = true;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
+		      "--", itest_workload("wl_fork"), truth, "1000", NULL);
+	itest_assert_exit(&p, 0);
+	tp = itest_truth_load(itest_tmp("truth.parent"));
+	tc = itest_truth_load(itest_tmp("truth.child"));
+	assert_int_equal(itest_truth_u64(tc, "integrity_errors"), 0);
+	parent = (pid_t)itest_truth_u64(tp, "pid");
+	child = (pid_t)itest_truth_u64(tp, "child_pid");
+	assert_int_equal(itest_truth_u64(tc, "pid"), child);
+	prof = itest_json_load(json);
+	itest_assert_labels_resolved(prof);
+
+	/* The child is a profiled process of its own. */
+	if (!itest_has_pid(prof, child))
+		fail_msg("child %d is not in \"pids\"", child);
+	assert_true(itest_has_pid(prof, parent));
+	th = itest_thread(prof, child);
+	if (!th)
+		fail_msg("child %d is not in \"threads\"", child);
+	assert_int_equal(itest_json_u64(th, "pid"), child);
+	assert_true(itest_json_u64(th, "samples") > 0);
+	ok &= pid_share_ok(prof, "child: child_work", child, "child_work", tc);
+	ok &= pid_share_ok(prof, "parent: parent_work", parent, "parent_work", tp);
+	/* No cross-talk between the processes' marks. */
+	{
+		uint64_t k, n;
+
+		itest_attrib_pid(prof, parent, "child_work", &k, &n);
+		assert_int_equal(k, 0);
+		itest_attrib_pid(prof, child, "parent_work", &k, &n);
+		assert_int_equal(k, 0);
+	}
+	ITEST_ASSERT_OK(ok);
+	itest_truth_free(tp);
+	itest_truth_free(tc);
+	json_object_put(prof);
+}
+
+static void test_short_lived(void **state)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_truth *t;
+	struct itest_proc p;
+	json_object *prof;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--json", json, "--min-pct", "0", "--",
+		      itest_workload("wl_short"), truth, NULL);
+	print_message("  fsp-bpf ran %.2f s\n", p.end_s - p.start_s);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	prof = itest_json_load(json);
+	itest_assert_labels_resolved(prof);
+	if (strstr(p.out, "<label"))
+		fail_msg("unresolved label in the text report:\n%s", p.out);
+	for (int i = 0; i < 2; i++) {
+		const char *f = itest_truth_str(t, "feature.%d.name", i);
+		const char *in = itest_truth_str(t, "instance.%d.name", i);
+		uint64_t k = itest_feature_samples(prof, f);
+
+		print_message("  %s / %s: %llu samples\n", f, in, (unsigned long long)k);
+		/* 20 ms at 999 Hz: ~20 samples; none would be a failure to charge. */
+		if (!k)
+			fail_msg("feature \"%s\" is missing from the JSON profile", f);
+		assert_int_equal(itest_instance_samples(prof, f, in), k);
+		if (!strstr(p.out, f) || !strstr(p.out, in))
+			fail_msg("\"%s\" / \"%s\" missing from the text report:\n%s", f, in, p.out);
+	}
+	assert_int_equal(itest_diag(prof, "label_errors"), 0);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_dlopen_launch),
+		ITEST(test_dlopen_attach),
+		ITEST(test_fork),
+		ITEST(test_short_lived),
+	};
+
+	return ITEST_MAIN("dynamic", tests);
+}
