@@ -665,6 +665,50 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
+/*
+ * Non-local exits. The sampler alone sees a dead frame as live again when the
+ * thread later calls deeper than that frame, so the points where a thread
+ * resumes higher up its stack prune right away.
+ *
+ * glibc's longjmp(env, val) (also _longjmp, siglongjmp, __longjmp_chk) resumes
+ * at the stack pointer setjmp saved in env->__jmpbuf[6], mangled as
+ * rol(sp ^ pointer_guard, 17) with the guard at %fs:0x30 (tcbhead_t).
+ */
+#define JB_RSP 6
+#define TCB_POINTER_GUARD 0x30
+
+SEC("uprobe")
+int BPF_KPROBE(on_longjmp, void *env)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	__u64 mangled, guard, sp, fsbase;
+
+	if (!st || (!st->depth && !st->overflow))
+		return 0;
+	fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (bpf_probe_read_user(&mangled, sizeof(mangled), (__u64 *)env + JB_RSP) ||
+	    bpf_probe_read_user(&guard, sizeof(guard), (void *)(fsbase + TCB_POINTER_GUARD)))
+		return 0;
+	sp = ((mangled >> 17) | (mangled << 47)) ^ guard;
+	/* longjmp only goes up the stack; anything else is not a sane jmp_buf. */
+	if (sp > PT_REGS_SP(ctx))
+		prune(st, sp);
+	return 0;
+}
+
+/* A C++ handler starts: the catching function called __cxa_begin_catch, so
+ * every frame below the caller's stack pointer was unwound by the throw. */
+SEC("uprobe")
+int BPF_KPROBE(on_catch)
+{
+	struct tstack *st = tstack_get(false);
+
+	if (st && (st->depth || st->overflow))
+		prune(st, PT_REGS_SP(ctx) + 8);
+	return 0;
+}
+
 /* ld.so calls _dl_debug_state() (the debugger's hook) around every change of
  * the link map: dlopen, dlclose, and once after the startup libraries. */
 SEC("uprobe")

@@ -97,6 +97,8 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 			return pid;
 		read_comm(pid, comm, sizeof(comm));
 		err = session__add_target(s, pid, NULL);
+		if (err < 0 && kill(pid, 0) && errno == ESRCH)
+			err = -ESRCH;
 		if (err == -ESRCH) {
 			errorx("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
 			return err;

@@ -219,7 +219,7 @@ int probes__for_each_mapped_file(pid_t pid, probes_file_cb cb, void *ctx)
 			break;
 	}
 	if (!err && ferror(f))
-		err = -EIO;
+		err = errno == ESRCH ? -ESRCH : -EIO; /* the process exited mid-read */
 	free(line);
 	free(seen);
 	fclose(f);

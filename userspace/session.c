@@ -306,6 +306,43 @@ static int hook_dl(struct session *s, struct target *t, const char *exe)
 	return add_link(s, link);
 }
 
+/* Hooks the points where a thread resumes higher up its stack (longjmp, a
+ * C++ catch) in the runtime libraries the target maps. Best effort. */
+static void hook_unwind(struct session *s, pid_t pid, const char *path)
+{
+	static const struct {
+		const char *lib;
+		const char *func;
+		bool cxx;
+	} hooks[] = {
+		{"libc.so.", "longjmp", false},
+		{"libc.so.", "__longjmp_chk", false},
+		{"libstdc++.so.", "__cxa_begin_catch", true},
+	};
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = hooks[i].func);
+		struct bpf_program *prog;
+		struct bpf_link *link;
+
+		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
+			continue;
+		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
+		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
+		if (!link) {
+			if (s->opts.verbose)
+				warnx("cannot hook %s in %s (pid %d): %s; marks unwound through it "
+				      "are dropped at the thread's next probe instead",
+				      hooks[i].func, path, pid, strerror(errno));
+			continue;
+		}
+		if (add_link(s, link))
+			bpf_link__destroy(link);
+	}
+}
+
 struct scan_ctx {
 	struct session *s;
 	struct target *t;
@@ -322,6 +359,7 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	err = target_add_file(c->t, dev, ino);
 	if (err)
 		return err;
+	hook_unwind(c->s, c->t->pid, path);
 	err = attach_file(c->s, c->t->pid, path);
 	if (err < 0)
 		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
