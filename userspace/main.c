@@ -15,21 +15,10 @@
 #include "options.h"
 #include "profile.h"
 #include "report.h"
+#include "log.h"
 #include "session.h"
 
 #define TARGET_LEN 512
-
-static void errorx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void errorx(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fsp-bpf: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static int read_comm(pid_t pid, char *buf, size_t size)
 {
@@ -57,7 +46,7 @@ static pid_t check_pid(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "re");
 	if (!f) {
-		errorx("no such process: %d (check the PID with ps or pgrep)", pid);
+		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
 		return -ESRCH;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -68,12 +57,12 @@ static pid_t check_pid(pid_t pid)
 	}
 	fclose(f);
 	if (state == 'Z' || state == 'X') {
-		errorx("process %d has already exited (it is a zombie)", pid);
+		log__err("process %d has already exited (it is a zombie)", pid);
 		return -ESRCH;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	if (access(path, F_OK) && errno == ENOENT) {
-		errorx("%d is a kernel thread, not a user process with probes", pid);
+		log__err("%d is a kernel thread, not a user process with probes", pid);
 		return -EINVAL;
 	}
 	if (tgid && tgid != pid) {
@@ -100,11 +89,11 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 		if (err < 0 && kill(pid, 0) && errno == ESRCH)
 			err = -ESRCH;
 		if (err == -ESRCH) {
-			errorx("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
+			log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
 			return err;
 		}
 		if (err < 0) {
-			errorx("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
+			log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
 			return err;
 		}
 		without[i] = err == 0 ? pid : 0;
@@ -114,10 +103,10 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 				i ? ", " : "", pid, comm);
 	}
 	if (!with_probes) {
-		errorx("no fsp USDT probes in %s: its executable and loaded libraries have no "
-		       "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
-		       "usdt/README.md), or check the PID",
-		       o->nr_pids > 1 ? "any of the processes" : "the process");
+		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
+			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
+			 "usdt/README.md), or check the PID",
+			 o->nr_pids > 1 ? "any of the processes" : "the process");
 		return -ENOENT;
 	}
 	for (i = 0; i < o->nr_pids; i++)
@@ -139,14 +128,14 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 
 	err = session__add_target(s, launch__pid(l), launch__path(l));
 	if (err < 0) {
-		errorx("cannot attach to %s: %s", launch__path(l), strerror(-err));
+		log__err("cannot attach to %s: %s", launch__path(l), strerror(-err));
 		return err;
 	}
 	for (int i = 0; o->cmd[i] && len < size; i++)
 		len += snprintf(target + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
 	err = launch__start(l);
 	if (err)
-		errorx("cannot run '%s': %s", o->cmd[0], strerror(-err));
+		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
 	return err;
 }
 
@@ -193,8 +182,8 @@ static int report(struct profile *p, const struct fsp_options *o)
 	if (o->json_path) {
 		err = report__json_file(o->json_path, p, a);
 		if (err)
-			errorx("cannot write %s: %s (the text report follows)", o->json_path,
-			       strerror(-err));
+			log__err("cannot write %s: %s (the text report follows)", o->json_path,
+				 strerror(-err));
 	}
 	if (!o->json_path || strcmp(o->json_path, "-"))
 		report__text(stdout, p, a, &ro);
@@ -216,15 +205,15 @@ int main(int argc, char **argv)
 	options__parse(argc, argv, &opts);
 	join_argv(argc, argv, cmdline, sizeof(cmdline));
 	if (geteuid() != 0) {
-		errorx("must run as root: it loads BPF programs and attaches uprobes to other "
-		       "processes (try: sudo %s)",
-		       cmdline);
+		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
+			 "processes (try: sudo %s)",
+			 cmdline);
 		return 1;
 	}
 	if (opts.cmd) {
 		l = launch__new(opts.cmd, &err);
 		if (!l) {
-			errorx("cannot run '%s': %s", opts.cmd[0], strerror(-err));
+			log__err("cannot run '%s': %s", opts.cmd[0], strerror(-err));
 			goto cleanup;
 		}
 	}
@@ -246,7 +235,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	err = session__run(s);
 	if (err)
-		errorx("the session ended early: %s; reporting what was collected", strerror(-err));
+		log__err("the session ended early: %s; reporting what was collected",
+			 strerror(-err));
 	p = profile__new();
 	if (!p) {
 		err = -ENOMEM;
@@ -256,7 +246,7 @@ int main(int argc, char **argv)
 	if (!err)
 		err = set_meta(p, s, &opts, target, cmdline);
 	if (err) {
-		errorx("cannot collect the profile: %s", strerror(-err));
+		log__err("cannot collect the profile: %s", strerror(-err));
 		goto cleanup;
 	}
 	if (l && !session__nr_sites(s))

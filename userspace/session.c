@@ -21,6 +21,7 @@
 
 #include "profiler.h"
 #include "profiler.skel.h"
+#include "log.h"
 #include "probes.h"
 #include "usdt.h"
 #include "session.h"
@@ -91,17 +92,6 @@ static double now(clockid_t clk)
 
 	clock_gettime(clk, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void warnx(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("fsp-bpf: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static bool verbose_libbpf;
@@ -254,7 +244,7 @@ static int attach_file(struct session *s, pid_t pid, const char *path)
 	if (err)
 		return err == -ENOEXEC ? 0 : err;
 	if (skipped) {
-		warnx("%s: skipping %zu probe sites: %s", path, skipped, why);
+		log__err("%s: skipping %zu probe sites: %s", path, skipped, why);
 		s->attach_errors += skipped;
 	}
 	for (i = 0; i < FSP_PROBE__COUNT && nr; i++) {
@@ -262,8 +252,8 @@ static int attach_file(struct session *s, pid_t pid, const char *path)
 		if (err == -ESRCH || err == -ENOENT)
 			goto cleanup;
 		if (err < 0) {
-			warnx("cannot attach fsp:%s in %s (pid %d): %s", fsp_probe_names[i], path,
-			      pid, strerror(-err));
+			log__err("cannot attach fsp:%s in %s (pid %d): %s", fsp_probe_names[i],
+				 path, pid, strerror(-err));
 			s->attach_errors++;
 			continue;
 		}
@@ -297,9 +287,9 @@ static int hook_dl(struct session *s, struct target *t, const char *exe)
 		err = -errno;
 		if (err == -ESRCH)
 			return err;
-		warnx("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
-		      "found within %.0f s instead",
-		      interp, t->pid, strerror(-err), RESCAN_INTERVAL_S);
+		log__err("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
+			 "found within %.0f s instead",
+			 interp, t->pid, strerror(-err), RESCAN_INTERVAL_S);
 		return 0;
 	}
 	t->dl_hooked = true;
@@ -333,9 +323,10 @@ static void hook_unwind(struct session *s, pid_t pid, const char *path)
 		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
 		if (!link) {
 			if (s->opts.verbose)
-				warnx("cannot hook %s in %s (pid %d): %s; marks unwound through it "
-				      "are dropped at the thread's next probe instead",
-				      hooks[i].func, path, pid, strerror(errno));
+				log__err("cannot hook %s in %s (pid %d): %s; marks unwound through "
+					 "it "
+					 "are dropped at the thread's next probe instead",
+					 hooks[i].func, path, pid, strerror(errno));
 			continue;
 		}
 		if (add_link(s, link))
@@ -467,7 +458,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	case FSP_EVENT_FORK:
 		err = session__add_target(s, e->pid, NULL);
 		if (err < 0 && err != -ESRCH && s->opts.verbose)
-			warnx("cannot follow child %d of %d: %s", e->pid, e->ppid, strerror(-err));
+			log__err("cannot follow child %d of %d: %s", e->pid, e->ppid,
+				 strerror(-err));
 		break;
 	case FSP_EVENT_EXEC:
 		t = find_target(s, e->pid);
@@ -619,14 +611,14 @@ static int open_sampler(struct session *s)
 			if (errno == ENODEV)
 				continue; /* offline CPU */
 			err = -errno;
-			warnx("cannot open the cpu-clock sampler on CPU %d: %s", cpu,
-			      strerror(-err));
+			log__err("cannot open the cpu-clock sampler on CPU %d: %s", cpu,
+				 strerror(-err));
 			return err;
 		}
 		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
 		if (!s->perf_links[cpu]) {
 			err = -errno;
-			warnx("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
+			log__err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
 			return err;
 		}
 		opened++;
@@ -692,7 +684,7 @@ static int load(struct session *s)
 	skel = profiler_bpf__open();
 	if (!skel) {
 		err = -errno;
-		warnx("cannot open the BPF object: %s", strerror(-err));
+		log__err("cannot open the BPF object: %s", strerror(-err));
 		return err;
 	}
 	s->skel = skel;
@@ -714,14 +706,14 @@ static int load(struct session *s)
 		return -ENOMEM;
 	err = profiler_bpf__load(skel);
 	if (err) {
-		warnx("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
-		      "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
-		      strerror(-err), o->verbose ? "" : "; run with -v for the verifier's log");
+		log__err("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
+			 "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
+			 strerror(-err), o->verbose ? "" : "; run with -v for the verifier's log");
 		return err;
 	}
 	err = attach_tracepoints(s);
 	if (err)
-		warnx("cannot follow forks and execs: %s", strerror(-err));
+		log__err("cannot follow forks and execs: %s", strerror(-err));
 	return err;
 }
 
@@ -746,7 +738,7 @@ struct session *session__new(const struct session_opts *opts, int *err)
 		goto cleanup;
 	*err = setup_loop(s);
 	if (*err) {
-		warnx("cannot set up the event loop: %s", strerror(-*err));
+		log__err("cannot set up the event loop: %s", strerror(-*err));
 		goto cleanup;
 	}
 	*err = open_sampler(s);
