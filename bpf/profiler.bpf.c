@@ -62,7 +62,17 @@ struct tframe {
 	__u64 hash; /* hash of frames [0..this] */
 };
 
+/* Labels this thread already saw stored in the labels map, direct-mapped by
+ * address: saves the map lookups on most enters. */
+#define LCACHE_SIZE 8
+
+struct lcache_entry {
+	__u64 addr;
+	__u64 hash;
+};
+
 struct tstack {
+	struct lcache_entry lcache[LCACHE_SIZE];
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
@@ -226,6 +236,18 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 	return l->hash;
 }
 
+/* label_hash() through the thread's cache. */
+static __always_inline __u64 label_hash_cached(struct tstack *st, __u32 tgid, __u64 addr)
+{
+	struct lcache_entry *e = &st->lcache[(addr >> 3) & (LCACHE_SIZE - 1)];
+
+	if (e->addr == addr && addr)
+		return e->hash;
+	e->hash = label_hash(tgid, addr);
+	e->addr = addr;
+	return e->hash;
+}
+
 static __always_inline bool is_stale(__u64 frame_sp, __u64 sp)
 {
 	return frame_sp < sp && sp - frame_sp < stack_window;
@@ -322,9 +344,9 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->payload = payload;
 	f->kind = kind;
 	f->sp = sp;
-	f->fhash = label_hash(tgid, feature);
+	f->fhash = label_hash_cached(st, tgid, feature);
 	if (instance)
-		label_hash(tgid, instance);
+		label_hash_cached(st, tgid, instance);
 	f->hash = frame_hash(d ? st->f[slot(d - 1)].hash : 0, f);
 	st->depth = d + 1;
 	return 0;
@@ -401,7 +423,7 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	c.st = st;
 	c.depth = d;
 	c.found = d;
-	c.fhash = label_hash(tgid, feature);
+	c.fhash = label_hash_cached(st, tgid, feature);
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
 		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
@@ -411,6 +433,38 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
 	st->depth = d - 1;
 	return 0;
+}
+
+/* A register of the probed context by its pt_regs offset: direct context
+ * loads at constant offsets, much cheaper than bpf_probe_read_kernel(). */
+#define CTX_LOAD(off)                                                                              \
+	case off:                                                                                  \
+		asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(*val) : "r"(ctx));              \
+		return 0
+
+static __always_inline int read_reg(struct pt_regs *ctx, __u64 off, __u64 *val)
+{
+	/* Inline asm: the compiler would fold the cases into ctx + off, and the
+	 * verifier accepts context loads at constant offsets only. */
+	switch (off) {
+		CTX_LOAD(0);
+		CTX_LOAD(8);
+		CTX_LOAD(16);
+		CTX_LOAD(24);
+		CTX_LOAD(32);
+		CTX_LOAD(40);
+		CTX_LOAD(48);
+		CTX_LOAD(56);
+		CTX_LOAD(64);
+		CTX_LOAD(72);
+		CTX_LOAD(80);
+		CTX_LOAD(88);
+		CTX_LOAD(96);
+		CTX_LOAD(104);
+		CTX_LOAD(112);
+		CTX_LOAD(152);
+	}
+	return -1;
 }
 
 /* Reads argument n of the probe that fired, wherever the compiler put it. */
@@ -428,11 +482,11 @@ static __always_inline int usdt_arg(struct pt_regs *ctx, const struct fsp_usdt_s
 		val = a->val_off;
 		break;
 	case FSP_ARG_REG:
-		if (bpf_probe_read_kernel(&val, sizeof(val), (void *)ctx + (a->reg_off & 0xff)))
+		if (read_reg(ctx, a->reg_off, &val))
 			return -1;
 		break;
 	case FSP_ARG_REG_DEREF:
-		if (bpf_probe_read_kernel(&val, sizeof(val), (void *)ctx + (a->reg_off & 0xff)))
+		if (read_reg(ctx, a->reg_off, &val))
 			return -1;
 		size = a->size;
 		if (size == 0 || size > 8)
