@@ -176,6 +176,21 @@ $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
 
+# The probe-cost baseline: an empty BPF program on the same fsp sites (bench/run.sh).
+BENCH_TOOLS := $(OUTPUT)/bench/tools/empty.bpf.o $(OUTPUT)/bench/tools/empty_attach
+
+$(OUTPUT)/bench/tools/empty.bpf.o: bench/tools/empty.bpf.c $(OUTPUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) $(BPF_SYS_INCLUDES) \
+		-Wall -Werror -c $< -o $@
+
+$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/usdt.o
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/usdt.o \
+		-lbpf -lelf -lz -o $@
+
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
 workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS)
 
@@ -219,7 +234,7 @@ demo: deps
 	./$(APP) -- $(OUTPUT)/examples/demo 3000
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
-bench: $(APP) $(BENCH_BINS) examples
+bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
 	$(Q)bench/run.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
