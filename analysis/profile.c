@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The profile model: metadata, processes, threads, mark stacks, core samples. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,7 +240,7 @@ static struct profile_thread_rec *profile__get_thread(struct profile *p, uint32_
 	return t;
 }
 
-int profile__add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)
+static int set_comm(struct profile *p, uint32_t pid, uint32_t tid, const char *comm, bool replace)
 {
 	struct profile_thread_rec *t;
 	const char *s;
@@ -250,13 +251,23 @@ int profile__add_thread(struct profile *p, uint32_t pid, uint32_t tid, const cha
 	t = profile__get_thread(p, pid, tid, &err);
 	if (!t)
 		return err;
-	if (comm && *comm && !*t->comm) {
+	if (comm && *comm && (replace || !*t->comm)) {
 		s = strtab__intern(p->strs, comm);
 		if (!s)
 			return -ENOMEM;
 		t->comm = s;
 	}
 	return 0;
+}
+
+int profile__add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	return set_comm(p, pid, tid, comm, false);
+}
+
+int profile__rename_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm)
+{
+	return set_comm(p, pid, tid, comm, true);
 }
 
 int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,

@@ -74,6 +74,9 @@ uint32_t profile__pid(const struct profile *p, size_t i);
 /* Records a thread and its name (comm may be NULL or ""); idempotent, a later
  * non-empty comm replaces an empty one. Also records the process. */
 int profile__add_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
+/* As profile__add_thread, but a non-empty comm replaces any earlier name:
+ * for callers that apply a thread's names in the order they were seen. */
+int profile__rename_thread(struct profile *p, uint32_t pid, uint32_t tid, const char *comm);
 
 /*
  * Registers the distinct mark stack `key` (non-zero) of process `pid`:

@@ -633,10 +633,15 @@ int sample(struct bpf_perf_event_data *ctx)
 		__sync_fetch_and_add(&c->samples, 1);
 		if (truncated)
 			__sync_fetch_and_add(&c->truncated, 1);
+		/* A thread is renamed by exec and by prctl/pthread_setname_np:
+		 * keep its latest name (only this thread writes this entry). */
+		bpf_get_current_comm(c->comm, sizeof(c->comm));
+		c->seen_ns = bpf_ktime_get_ns();
 		return 0;
 	}
 	fresh.samples = 1;
 	fresh.truncated = truncated;
+	fresh.seen_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);

@@ -69,7 +69,8 @@ struct fsp_count_key {
 struct fsp_count {
 	__u64 samples;
 	__u64 truncated; /* of which taken while the stack had overflowed */
-	char comm[FSP_COMM_LEN];
+	__u64 seen_ns; /* when comm was last refreshed (bpf_ktime_get_ns) */
+	char comm[FSP_COMM_LEN]; /* the thread's name at its latest sample */
 };
 
 /* Key of the labels map: one label address in one process. */

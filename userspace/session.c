@@ -964,28 +964,62 @@ cleanup:
 	return err;
 }
 
+struct count_entry {
+	struct fsp_count_key key;
+	struct fsp_count c;
+};
+
+static int cmp_seen(const void *a, const void *b)
+{
+	uint64_t x = ((const struct count_entry *)a)->c.seen_ns;
+	uint64_t y = ((const struct count_entry *)b)->c.seen_ns;
+
+	return (x > y) - (x < y);
+}
+
+/* Samples per (thread, stack). Threads are named in the order their entries
+ * were last sampled, so each ends with its latest name (a launched command is
+ * sampled as "fsp-bpf" until its exec, a worker before pthread_setname_np). */
 static int collect_counts(struct session *s, struct profile *p)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
-	struct fsp_count_key key, next, *prev = NULL;
-	struct fsp_count c;
+	struct fsp_count_key key, *prev = NULL;
+	struct count_entry *ents = NULL, *tmp;
+	size_t n = 0, cap = 0;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &c))
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			tmp = realloc(ents, cap * sizeof(*ents));
+			if (!tmp) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			ents = tmp;
+		}
+		ents[n].key = key;
+		prev = &ents[n].key;
+		if (bpf_map_lookup_elem(fd, &key, &ents[n].c))
 			continue;
-		c.comm[FSP_COMM_LEN - 1] = 0;
-		err = profile__add_pid(p, key.tgid);
+		ents[n].c.comm[FSP_COMM_LEN - 1] = 0;
+		n++;
+	}
+	qsort(ents, n, sizeof(*ents), cmp_seen);
+	for (size_t i = 0; i < n; i++) {
+		struct count_entry *e = &ents[i];
+
+		err = profile__add_pid(p, e->key.tgid);
 		if (!err)
-			err = profile__add_thread(p, key.tgid, key.tid, c.comm);
+			err = profile__rename_thread(p, e->key.tgid, e->key.tid, e->c.comm);
 		if (err)
-			return err;
-		err = profile__add_samples(p, key.tgid, key.tid, key.hash, c.samples);
+			goto cleanup;
+		err = profile__add_samples(p, e->key.tgid, e->key.tid, e->key.hash, e->c.samples);
 		if (err && err != -ENOENT)
-			return err;
+			goto cleanup;
 		err = 0;
 	}
+cleanup:
+	free(ents);
 	return err;
 }
 

@@ -164,6 +164,15 @@ static void test_threads(void **state)
 	assert_string_equal(t.comm, "main");
 	assert_int_equal(profile__nr_threads(p), 3);
 
+	/* rename replaces a name (exec, pthread_setname_np) but never erases it */
+	assert_int_equal(profile__rename_thread(NULL, 1, 1, "x"), -EINVAL);
+	assert_int_equal(profile__rename_thread(p, 100, 100, "renamed"), 0);
+	assert_int_equal(profile__rename_thread(p, 100, 100, ""), 0);
+	assert_int_equal(profile__rename_thread(p, 100, 100, NULL), 0);
+	assert_int_equal(profile__thread(p, 0, &t), 0);
+	assert_string_equal(t.comm, "renamed");
+	assert_int_equal(profile__nr_threads(p), 3);
+
 	assert_int_equal(profile__thread(p, 2, &t), 0);
 	assert_int_equal(t.pid, 200);
 	assert_int_equal(t.tid, 100);
