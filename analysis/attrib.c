@@ -187,7 +187,7 @@ struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts
 		err = profile__sample(p, i, &s);
 		if (err)
 			goto cleanup;
-		if (opts && opts->pid && s.pid != opts->pid)
+		if (opts && opts->pid && (s.pid != opts->pid || s.source != opts->source))
 			continue;
 		if (opts && opts->tid && s.tid != opts->tid)
 			continue;

@@ -33,6 +33,7 @@ struct attrib_opts {
 	 * (both may be given). The denominator is then the selection's samples. */
 	uint32_t pid;
 	uint32_t tid;
+	uint32_t source; /* with pid: the process's source (profile.h) */
 };
 
 struct attrib;

@@ -10,7 +10,21 @@
 #include "strtab.h"
 #include "util.h"
 
+/* Process identity inside a profile: (source, pid). */
+#define PKEY(src, pid) ((uint64_t)(src) << 32 | (pid))
+
+struct profile_source_rec {
+	struct profile_meta meta; /* strings owned (strdup) */
+	uint64_t diag[DIAG__COUNT];
+};
+
+struct profile_process_rec {
+	uint32_t source;
+	uint32_t pid;
+};
+
 struct profile_stack_rec {
+	uint32_t source;
 	uint32_t pid;
 	uint64_t key;
 	size_t first; /* index of the bottom frame in profile.frames */
@@ -18,14 +32,17 @@ struct profile_stack_rec {
 };
 
 struct profile_sample_rec {
+	uint32_t source;
 	uint32_t pid;
 	uint32_t tid;
 	uint64_t key;
 	uint64_t count;
 	size_t stack; /* PROFILE_NO_STACK: empty stack or not (yet) registered */
+	size_t thread; /* index in profile.threads */
 };
 
 struct profile_thread_rec {
+	uint32_t source;
 	uint32_t pid;
 	uint32_t tid;
 	const char *comm; /* interned, "" when unknown */
@@ -36,23 +53,27 @@ struct profile {
 	struct strtab *strs;
 	struct profile_meta meta; /* strings owned (strdup) */
 
-	uint32_t *pids;
+	struct profile_source_rec *sources;
+	size_t nr_sources, cap_sources;
+	uint32_t cur; /* the source add_* calls record for */
+
+	struct profile_process_rec *pids;
 	size_t nr_pids, cap_pids;
-	struct hashmap pid_map; /* (pid, 0) -> index */
+	struct hashmap pid_map; /* (PKEY, 0) -> index */
 
 	struct profile_thread_rec *threads;
 	size_t nr_threads, cap_threads;
-	struct hashmap thread_map; /* (pid, tid) -> index */
+	struct hashmap thread_map; /* (PKEY, tid) -> index */
 
 	struct profile_stack_rec *stacks;
 	size_t nr_stacks, cap_stacks;
-	struct hashmap stack_map; /* (pid, key) -> index */
+	struct hashmap stack_map; /* (PKEY, key) -> index */
 	struct profile_frame *frames; /* frames of all stacks, back to back */
 	size_t nr_frames, cap_frames;
 
 	struct profile_sample_rec *samples;
 	size_t nr_samples, cap_samples;
-	struct hashmap sample_map; /* (pid << 32 | tid, key) -> index */
+	struct hashmap sample_map; /* (thread index, key) -> index */
 
 	uint64_t total;
 	uint64_t diag[DIAG__COUNT];
@@ -123,6 +144,9 @@ void profile__free(struct profile *p)
 	if (!p)
 		return;
 	profile__free_meta(&p->meta);
+	for (size_t i = 0; i < p->nr_sources; i++)
+		profile__free_meta(&p->sources[i].meta);
+	free(p->sources);
 	free(p->pids);
 	hashmap__fini(&p->pid_map);
 	free(p->threads);
@@ -145,13 +169,11 @@ static int dup_opt(const char *s, const char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-int profile__set_meta(struct profile *p, const struct profile_meta *meta)
+static int copy_meta(struct profile_meta *dst, const struct profile_meta *meta)
 {
 	struct profile_meta m = {};
 	int err;
 
-	if (!p || !meta)
-		return -EINVAL;
 	m = *meta;
 	m.target = m.command_line = m.host = m.kernel = m.tool_version = NULL;
 	err = dup_opt(meta->target, &m.target);
@@ -169,12 +191,71 @@ int profile__set_meta(struct profile *p, const struct profile_meta *meta)
 	err = dup_opt(meta->tool_version, &m.tool_version);
 	if (err)
 		goto cleanup;
-	profile__free_meta(&p->meta);
-	p->meta = m;
+	*dst = m;
 	return 0;
 cleanup:
 	profile__free_meta(&m);
 	return err;
+}
+
+int profile__set_meta(struct profile *p, const struct profile_meta *meta)
+{
+	struct profile_meta m;
+	int err;
+
+	if (!p || !meta)
+		return -EINVAL;
+	err = copy_meta(&m, meta);
+	if (err)
+		return err;
+	profile__free_meta(&p->meta);
+	p->meta = m;
+	return 0;
+}
+
+int profile__add_source(struct profile *p, const struct profile_meta *meta, const uint64_t *diag)
+{
+	struct profile_source_rec *src;
+	int err;
+
+	if (!p || !meta)
+		return -EINVAL;
+	if (p->nr_sources >= UINT32_MAX || p->nr_sources >= INT32_MAX)
+		return -E2BIG;
+	err = fsp_grow((void **)&p->sources, &p->cap_sources, p->nr_sources + 1,
+		       sizeof(*p->sources));
+	if (err)
+		return err;
+	src = &p->sources[p->nr_sources];
+	memset(src, 0, sizeof(*src));
+	err = copy_meta(&src->meta, meta);
+	if (err)
+		return err;
+	if (diag)
+		memcpy(src->diag, diag, sizeof(src->diag));
+	return (int)p->nr_sources++;
+}
+
+size_t profile__nr_sources(const struct profile *p)
+{
+	return p ? p->nr_sources : 0;
+}
+
+int profile__source(const struct profile *p, size_t i, struct profile_source *out)
+{
+	if (!p || !out || i >= p->nr_sources)
+		return -EINVAL;
+	out->meta = &p->sources[i].meta;
+	out->diag = p->sources[i].diag;
+	return 0;
+}
+
+int profile__use_source(struct profile *p, uint32_t i)
+{
+	if (!p || (i && i >= p->nr_sources))
+		return -EINVAL;
+	p->cur = i;
+	return 0;
 }
 
 const struct profile_meta *profile__meta(const struct profile *p)
@@ -188,15 +269,16 @@ int profile__add_pid(struct profile *p, uint32_t pid)
 
 	if (!p)
 		return -EINVAL;
-	if (hashmap__find(&p->pid_map, pid, 0, NULL))
+	if (hashmap__find(&p->pid_map, PKEY(p->cur, pid), 0, NULL))
 		return 0;
 	err = fsp_grow((void **)&p->pids, &p->cap_pids, p->nr_pids + 1, sizeof(*p->pids));
 	if (err)
 		return err;
-	err = hashmap__find_or_insert(&p->pid_map, pid, 0, p->nr_pids, NULL);
+	err = hashmap__find_or_insert(&p->pid_map, PKEY(p->cur, pid), 0, p->nr_pids, NULL);
 	if (err < 0)
 		return err;
-	p->pids[p->nr_pids++] = pid;
+	p->pids[p->nr_pids].source = p->cur;
+	p->pids[p->nr_pids++].pid = pid;
 	return 0;
 }
 
@@ -209,7 +291,16 @@ uint32_t profile__pid(const struct profile *p, size_t i)
 {
 	if (!p || i >= p->nr_pids)
 		return 0;
-	return p->pids[i];
+	return p->pids[i].pid;
+}
+
+int profile__process(const struct profile *p, size_t i, struct profile_process *out)
+{
+	if (!p || !out || i >= p->nr_pids)
+		return -EINVAL;
+	out->source = p->pids[i].source;
+	out->pid = p->pids[i].pid;
+	return 0;
 }
 
 /* The thread record of (pid, tid), created (with an empty comm) when new. */
@@ -219,7 +310,7 @@ static struct profile_thread_rec *profile__get_thread(struct profile *p, uint32_
 	struct profile_thread_rec *t;
 	uint64_t idx;
 
-	if (hashmap__find(&p->thread_map, pid, tid, &idx))
+	if (hashmap__find(&p->thread_map, PKEY(p->cur, pid), tid, &idx))
 		return &p->threads[idx];
 	*err = profile__add_pid(p, pid);
 	if (*err)
@@ -228,11 +319,12 @@ static struct profile_thread_rec *profile__get_thread(struct profile *p, uint32_
 			sizeof(*p->threads));
 	if (*err)
 		return NULL;
-	*err = hashmap__find_or_insert(&p->thread_map, pid, tid, p->nr_threads, NULL);
+	*err = hashmap__find_or_insert(&p->thread_map, PKEY(p->cur, pid), tid, p->nr_threads, NULL);
 	if (*err < 0)
 		return NULL;
 	*err = 0;
 	t = &p->threads[p->nr_threads++];
+	t->source = p->cur;
 	t->pid = pid;
 	t->tid = tid;
 	t->comm = "";
@@ -286,7 +378,7 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 		if (!frames[i].feature)
 			return -EINVAL;
 	}
-	if (hashmap__find(&p->stack_map, pid, key, NULL))
+	if (hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, NULL))
 		return -EEXIST;
 	if (depth > SIZE_MAX - p->nr_frames)
 		return -ENOMEM;
@@ -312,10 +404,11 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 				return -ENOMEM;
 		}
 	}
-	err = hashmap__find_or_insert(&p->stack_map, pid, key, p->nr_stacks, NULL);
+	err = hashmap__find_or_insert(&p->stack_map, PKEY(p->cur, pid), key, p->nr_stacks, NULL);
 	if (err < 0)
 		return err;
 	st = &p->stacks[p->nr_stacks++];
+	st->source = p->cur;
 	st->pid = pid;
 	st->key = key;
 	st->first = p->nr_frames;
@@ -336,6 +429,7 @@ int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
 	if (!p || !out || i >= p->nr_stacks)
 		return -EINVAL;
 	st = &p->stacks[i];
+	out->source = st->source;
 	out->pid = st->pid;
 	out->key = st->key;
 	out->depth = st->depth;
@@ -354,7 +448,7 @@ int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t
 
 	if (!p)
 		return -EINVAL;
-	known = !key || hashmap__find(&p->stack_map, pid, key, &stack);
+	known = !key || hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, &stack);
 	if (!count)
 		return known ? 0 : -ENOENT;
 	t = profile__get_thread(p, pid, tid, &err);
@@ -364,12 +458,14 @@ int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t
 		       sizeof(*p->samples));
 	if (err)
 		return err;
-	err = hashmap__find_or_insert(&p->sample_map, (uint64_t)pid << 32 | tid, key, p->nr_samples,
-				      &idx);
+	err = hashmap__find_or_insert(&p->sample_map, (uint64_t)(t - p->threads), key,
+				      p->nr_samples, &idx);
 	if (err < 0)
 		return err;
 	if (!err) {
 		s = &p->samples[p->nr_samples++];
+		s->thread = (size_t)(t - p->threads);
+		s->source = p->cur;
 		s->pid = pid;
 		s->tid = tid;
 		s->key = key;
@@ -421,8 +517,9 @@ int profile__sample(const struct profile *p, size_t i, struct profile_sample *ou
 	stack = s->stack;
 	/* A stack registered after its samples is matched now. */
 	if (stack == PROFILE_NO_STACK && s->key &&
-	    !hashmap__find(&p->stack_map, s->pid, s->key, &stack))
+	    !hashmap__find(&p->stack_map, PKEY(s->source, s->pid), s->key, &stack))
 		stack = PROFILE_NO_STACK;
+	out->source = s->source;
 	out->pid = s->pid;
 	out->tid = s->tid;
 	out->key = s->key;
@@ -451,6 +548,7 @@ int profile__thread(const struct profile *p, size_t i, struct profile_thread *ou
 	if (!p || !out || i >= p->nr_threads)
 		return -EINVAL;
 	t = &p->threads[i];
+	out->source = t->source;
 	out->pid = t->pid;
 	out->tid = t->tid;
 	out->comm = t->comm;

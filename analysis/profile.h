@@ -61,15 +61,44 @@ struct profile;
 struct profile *profile__new(void);
 void profile__free(struct profile *p); /* NULL-safe */
 
-/* Copies every string of meta (NULL fields stay NULL). */
+/* Copies every string of meta (NULL fields stay NULL). The profile's own
+ * metadata: for a recording its session, for a merge the merge itself. */
 int profile__set_meta(struct profile *p, const struct profile_meta *meta);
 const struct profile_meta *profile__meta(const struct profile *p);
+
+/*
+ * Sources: the recording sessions a merged profile was made of, each with its
+ * own metadata and diagnostics. A single recording has no source records: all
+ * its records belong to source 0 and profile__meta describes it. Processes,
+ * threads and stacks are identified by (source, pid), so equal PIDs from two
+ * hosts or runs stay apart.
+ */
+struct profile_source {
+	const struct profile_meta *meta;
+	const uint64_t *diag; /* DIAG__COUNT counters */
+};
+
+/* Copies meta (and diag, DIAG__COUNT values, when not NULL). Returns the new
+ * source's index (>= 0) or -errno. */
+int profile__add_source(struct profile *p, const struct profile_meta *meta, const uint64_t *diag);
+size_t profile__nr_sources(const struct profile *p);
+int profile__source(const struct profile *p, size_t i, struct profile_source *out);
+/* Later add_pid/add_thread/rename_thread/add_stack/add_samples calls record
+ * for source i (0 is always accepted; others must exist). */
+int profile__use_source(struct profile *p, uint32_t i);
 
 /* Records a profiled process; idempotent. Processes keep the order of their
  * first registration (also by profile__add_thread and profile__add_samples). */
 int profile__add_pid(struct profile *p, uint32_t pid);
 size_t profile__nr_pids(const struct profile *p);
 uint32_t profile__pid(const struct profile *p, size_t i);
+
+struct profile_process {
+	uint32_t source;
+	uint32_t pid;
+};
+
+int profile__process(const struct profile *p, size_t i, struct profile_process *out);
 
 /* Records a thread and its name (comm may be NULL or ""); idempotent, a later
  * non-empty comm replaces an empty one. Also records the process. */
@@ -107,6 +136,7 @@ uint64_t profile__total_samples(const struct profile *p);
 
 /* The distinct mark stacks, in registration order: i is the stack's id. */
 struct profile_stack {
+	uint32_t source;
 	uint32_t pid;
 	uint64_t key;
 	const struct profile_frame *frames; /* NULL when depth is 0 */
@@ -122,6 +152,7 @@ int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
 /* Iteration over core samples (in order of first addition), for attribution
  * and writers. Pointers stay valid until the profile is next modified. */
 struct profile_sample {
+	uint32_t source;
 	uint32_t pid;
 	uint32_t tid;
 	uint64_t key;
@@ -136,6 +167,7 @@ size_t profile__nr_samples(const struct profile *p);
 int profile__sample(const struct profile *p, size_t i, struct profile_sample *out);
 
 struct profile_thread {
+	uint32_t source;
 	uint32_t pid;
 	uint32_t tid;
 	const char *comm; /* "" when unknown, never NULL */

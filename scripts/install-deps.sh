@@ -5,7 +5,8 @@ set -eu
 pkgs=(
 	make gcc g++ clang llvm pkg-config git
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libjson-c-dev
-	systemtap-sdt-dev libcmocka-dev
+	systemtap-sdt-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
+	golang-go libclang-rt-14-dev
 	bpftrace linux-perf procps util-linux tmux python3
 )
 missing=()

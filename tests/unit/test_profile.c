@@ -2,6 +2,7 @@
 /* Unit tests of the profile model (analysis/profile.c). */
 #include <errno.h>
 
+#include "attrib.h"
 #include "unit_helpers.h"
 
 static int setup(void **state)
@@ -452,6 +453,63 @@ static void test_many(void **state)
 	}
 }
 
+/* Sources (merged profiles): equal PIDs of two sessions stay two processes,
+ * each source keeps its metadata and diagnostics. */
+static void test_sources(void **state)
+{
+	struct profile *p = *state;
+	struct profile_meta m1 = {.host = "alpha", .frequency_hz = 99};
+	struct profile_meta m2 = {.host = "beta", .frequency_hz = 999};
+	uint64_t diag[DIAG__COUNT] = {[DIAG_OVERFLOWS] = 7};
+	struct profile_frame f = {.kind = PROFILE_MARK, .feature = "f", .instance = "i"};
+	struct profile_source src;
+	struct profile_process pr;
+	struct profile_sample s;
+	struct profile_thread t;
+	struct attrib_opts ao = {.pid = 10, .source = 1};
+	struct attrib *a;
+
+	assert_int_equal(profile__use_source(p, 1), -EINVAL); /* not yet added */
+	assert_int_equal(profile__add_source(p, &m1, NULL), 0);
+	assert_int_equal(profile__add_source(p, &m2, diag), 1);
+	assert_int_equal(profile__nr_sources(p), 2);
+	assert_int_equal(profile__source(p, 1, &src), 0);
+	assert_string_equal(src.meta->host, "beta");
+	assert_int_equal(src.meta->frequency_hz, 999);
+	assert_int_equal(src.diag[DIAG_OVERFLOWS], 7);
+	assert_int_equal(profile__source(p, 2, &src), -EINVAL);
+
+	for (uint32_t i = 0; i < 2; i++) {
+		assert_int_equal(profile__use_source(p, i), 0);
+		/* the same key means different stacks in different sources */
+		assert_int_equal(profile__add_stack(p, 10, 5, &f, i + 1 == 2 ? 1 : 0), 0);
+		assert_int_equal(profile__add_thread(p, 10, 11, i ? "b" : "a"), 0);
+		assert_int_equal(profile__add_samples(p, 10, 11, 5, 3 + i), 0);
+	}
+	assert_int_equal(profile__nr_pids(p), 2);
+	assert_int_equal(profile__process(p, 1, &pr), 0);
+	assert_int_equal(pr.source, 1);
+	assert_int_equal(pr.pid, 10);
+	assert_int_equal(profile__nr_threads(p), 2);
+	assert_int_equal(profile__thread(p, 1, &t), 0);
+	assert_int_equal(t.source, 1);
+	assert_string_equal(t.comm, "b");
+	assert_int_equal(profile__nr_samples(p), 2);
+	assert_int_equal(profile__sample(p, 0, &s), 0);
+	assert_int_equal(s.source, 0);
+	assert_int_equal(s.depth, 0);
+	assert_int_equal(profile__sample(p, 1, &s), 0);
+	assert_int_equal(s.source, 1);
+	assert_int_equal(s.depth, 1);
+	assert_int_equal(s.count, 4);
+
+	a = attrib__compute(p, &ao);
+	assert_non_null(a);
+	assert_int_equal(attrib__total_samples(a), 4);
+	assert_int_equal(attrib__nr_features(a), 1);
+	attrib__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_keys_distinct, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_diag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sources, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
