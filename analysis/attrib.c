@@ -19,6 +19,8 @@ struct attrib_build {
 struct attrib {
 	uint64_t total;
 	uint64_t uncharged;
+	uint64_t total_off;
+	uint64_t uncharged_off;
 	struct attrib_feature *features;
 	size_t nr_features, cap_features;
 };
@@ -35,6 +37,22 @@ static int attrib__cmp(uint64_t sa, const char *na, uint64_t sb, const char *nb)
 	int c = fsp_cmp_u64(sb, sa); /* descending samples */
 
 	return c ? c : strcmp(na, nb);
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void stats_add(struct profile_event_stats *dst, const struct profile_event_stats *src)
+{
+	dst->enters = sat_add(dst->enters, src->enters);
+	dst->leaves = sat_add(dst->leaves, src->leaves);
+	dst->total_ns = sat_add(dst->total_ns, src->total_ns);
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
+		dst->hist[i] = sat_add(dst->hist[i], src->hist[i]);
 }
 
 static int attrib__cmp_feature(const void *x, const void *y)
@@ -84,8 +102,9 @@ static int attrib__feature_index(struct attrib_ctx *ctx, const char *name, size_
 	return 0;
 }
 
-/* Charges `count` samples to instance `inst` (NULL: no instance) of feature f. */
-static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, uint64_t count)
+/* The instance `inst` (NULL: no instance) of feature f, created when new. */
+static struct attrib_instance *attrib__instance(struct attrib_ctx *ctx, size_t f, const char *inst,
+						int *errp)
 {
 	struct attrib_build *b = &ctx->build[f];
 	uint64_t idx;
@@ -93,25 +112,43 @@ static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, ui
 
 	if (inst && !strcmp(inst, ATTRIB_NO_INSTANCE))
 		inst = NULL;
-	err = hashmap__find_or_insert(&ctx->instance_map, f, (uintptr_t)inst, b->nr_inst, &idx);
-	if (err < 0)
-		return err;
+	/* Room first: a failure must not leave a mapped index without an entry. */
+	err = fsp_grow((void **)&b->inst, &b->cap_inst, b->nr_inst + 1, sizeof(*b->inst));
+	if (!err)
+		err = hashmap__find_or_insert(&ctx->instance_map, f, (uintptr_t)inst, b->nr_inst,
+					      &idx);
+	if (err < 0) {
+		*errp = err;
+		return NULL;
+	}
 	if (!err) {
-		err = fsp_grow((void **)&b->inst, &b->cap_inst, b->nr_inst + 1, sizeof(*b->inst));
-		if (err)
-			return err;
+		memset(&b->inst[idx], 0, sizeof(b->inst[idx]));
 		b->inst[idx].name = inst ? inst : ATTRIB_NO_INSTANCE;
-		b->inst[idx].samples = 0;
 		b->nr_inst++;
 	}
-	b->inst[idx].samples += count;
+	return &b->inst[idx];
+}
+
+/* Charges `count` samples and `off` ns off-CPU to instance inst of feature f. */
+static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, uint64_t count,
+			  uint64_t off)
+{
+	struct attrib_instance *in;
+	int err = 0;
+
+	in = attrib__instance(ctx, f, inst, &err);
+	if (!in)
+		return err;
+	in->samples += count;
+	in->offcpu_ns = sat_add(in->offcpu_ns, off);
 	ctx->a->features[f].samples += count;
+	ctx->a->features[f].offcpu_ns = sat_add(ctx->a->features[f].offcpu_ns, off);
 	return 0;
 }
 
 /* Applies the rule to one distinct stack that was sampled `count` times. */
 static int attrib__stack(struct attrib_ctx *ctx, const struct profile_stack *st, uint64_t stamp,
-			 uint64_t count)
+			 uint64_t count, uint64_t off)
 {
 	const struct profile_frame *fr;
 	int charged = 0, err;
@@ -127,13 +164,15 @@ static int attrib__stack(struct attrib_ctx *ctx, const struct profile_stack *st,
 		ctx->build[f].stamp = stamp;
 		if (fr->kind != PROFILE_MARK)
 			continue;
-		err = attrib__charge(ctx, f, fr->instance, count);
+		err = attrib__charge(ctx, f, fr->instance, count, off);
 		if (err)
 			return err;
 		charged = 1;
 	}
-	if (!charged)
+	if (!charged) {
 		ctx->a->uncharged += count;
+		ctx->a->uncharged_off = sat_add(ctx->a->uncharged_off, off);
+	}
 	return 0;
 }
 
@@ -146,7 +185,10 @@ static void attrib__finish(struct attrib_ctx *ctx)
 	for (i = 0; i < a->nr_features; i++) {
 		struct attrib_build *b = &ctx->build[i];
 
-		if (!a->features[i].samples) {
+		if (!a->features[i].samples && !a->features[i].offcpu_ns &&
+		    !a->features[i].events) {
+			for (size_t j = 0; j < b->nr_inst; j++)
+				free((void *)b->inst[j].events);
 			free(b->inst);
 			continue;
 		}
@@ -161,12 +203,59 @@ static void attrib__finish(struct attrib_ctx *ctx)
 		qsort(a->features, n, sizeof(*a->features), attrib__cmp_feature);
 }
 
+/* Adds stats to an event-view sum, allocated on first use. */
+static int attrib__add_stats(const struct profile_event_stats **dst,
+			     const struct profile_event_stats *src)
+{
+	struct profile_event_stats *d = (struct profile_event_stats *)*dst;
+
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		*dst = d;
+	}
+	stats_add(d, src);
+	return 0;
+}
+
+/* The event view of the selected processes, per feature and instance. The
+ * profile's strings are interned, so equal names are equal pointers. */
+static int attrib__events(struct attrib_ctx *ctx, const struct profile *p,
+			  const struct attrib_opts *opts)
+{
+	struct attrib_instance *in;
+	struct profile_event ev;
+	size_t f;
+	int err = 0;
+
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		err = profile__event(p, i, &ev);
+		if (err)
+			return err;
+		if (opts && opts->pid && (ev.pid != opts->pid || ev.source != opts->source))
+			continue;
+		err = attrib__feature_index(ctx, ev.feature, &f);
+		if (err)
+			return err;
+		in = attrib__instance(ctx, f, ev.instance, &err);
+		if (!in)
+			return err;
+		err = attrib__add_stats(&in->events, ev.stats);
+		if (!err)
+			err = attrib__add_stats(&ctx->a->features[f].events, ev.stats);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts *opts)
 {
 	struct attrib_ctx ctx = {};
 	struct profile_sample s;
 	struct profile_stack st;
-	uint64_t *per_stack = NULL;
+	uint64_t *per_stack = NULL, *per_off = NULL;
 	size_t i, nr_stacks;
 	struct attrib *a;
 	int err = 0;
@@ -177,7 +266,8 @@ struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts
 	ctx.a = a;
 	nr_stacks = profile__nr_stacks(p);
 	per_stack = calloc(nr_stacks ? nr_stacks : 1, sizeof(*per_stack));
-	if (!per_stack) {
+	per_off = calloc(nr_stacks ? nr_stacks : 1, sizeof(*per_off));
+	if (!per_stack || !per_off) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
@@ -192,22 +282,30 @@ struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts
 		if (opts && opts->tid && s.tid != opts->tid)
 			continue;
 		a->total += s.count;
-		if (s.stack == PROFILE_NO_STACK || !s.depth)
+		a->total_off = sat_add(a->total_off, s.offcpu_ns);
+		if (s.stack == PROFILE_NO_STACK || !s.depth) {
 			a->uncharged += s.count;
-		else
+			a->uncharged_off = sat_add(a->uncharged_off, s.offcpu_ns);
+		} else {
 			per_stack[s.stack] += s.count;
+			per_off[s.stack] = sat_add(per_off[s.stack], s.offcpu_ns);
+		}
 	}
 
 	for (i = 0; i < nr_stacks; i++) {
-		if (!per_stack[i])
+		if (!per_stack[i] && !per_off[i])
 			continue;
 		err = profile__stack(p, i, &st);
 		if (err)
 			goto cleanup;
-		err = attrib__stack(&ctx, &st, (uint64_t)i + 1, per_stack[i]);
+		err = attrib__stack(&ctx, &st, (uint64_t)i + 1, per_stack[i], per_off[i]);
 		if (err)
 			goto cleanup;
 	}
+	if (!opts || !opts->tid)
+		err = attrib__events(&ctx, p, opts);
+	if (err)
+		goto cleanup;
 	attrib__finish(&ctx);
 	free(ctx.build);
 	ctx.build = NULL;
@@ -215,8 +313,12 @@ struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts
 cleanup:
 	if (err) {
 		/* instances not yet owned by a->features */
-		for (i = 0; ctx.build && i < a->nr_features; i++)
+		for (i = 0; ctx.build && i < a->nr_features; i++) {
+			for (size_t j = 0; j < ctx.build[i].nr_inst; j++)
+				free((void *)ctx.build[i].inst[j].events);
 			free(ctx.build[i].inst);
+			free((void *)a->features[i].events);
+		}
 		free(ctx.build);
 		a->nr_features = 0;
 		attrib__free(a);
@@ -225,6 +327,7 @@ cleanup:
 	hashmap__fini(&ctx.feature_map);
 	hashmap__fini(&ctx.instance_map);
 	free(per_stack);
+	free(per_off);
 	return a;
 }
 
@@ -234,8 +337,12 @@ void attrib__free(struct attrib *a)
 
 	if (!a)
 		return;
-	for (i = 0; i < a->nr_features; i++)
+	for (i = 0; i < a->nr_features; i++) {
+		for (size_t j = 0; j < a->features[i].nr_instances; j++)
+			free((void *)a->features[i].instances[j].events);
 		free((void *)a->features[i].instances);
+		free((void *)a->features[i].events);
+	}
 	free(a->features);
 	free(a);
 }
@@ -248,6 +355,16 @@ uint64_t attrib__total_samples(const struct attrib *a)
 uint64_t attrib__uncharged_samples(const struct attrib *a)
 {
 	return a ? a->uncharged : 0;
+}
+
+uint64_t attrib__total_offcpu_ns(const struct attrib *a)
+{
+	return a ? a->total_off : 0;
+}
+
+uint64_t attrib__uncharged_offcpu_ns(const struct attrib *a)
+{
+	return a ? a->uncharged_off : 0;
 }
 
 size_t attrib__nr_features(const struct attrib *a)

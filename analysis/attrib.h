@@ -19,11 +19,17 @@
 struct attrib_instance {
 	const char *name;
 	uint64_t samples;
+	uint64_t offcpu_ns; /* off-CPU time charged by the same rule */
+	/* The event view (exact counts and durations from the probes), summed
+	 * over the selected processes; NULL when no events were recorded. */
+	const struct profile_event_stats *events;
 };
 
 struct attrib_feature {
 	const char *name;
 	uint64_t samples; /* == sum of its instances' samples */
+	uint64_t offcpu_ns; /* == sum of its instances' offcpu_ns */
+	const struct profile_event_stats *events; /* sum of its instances'; NULL if none */
 	size_t nr_instances;
 	const struct attrib_instance *instances; /* descending samples, then name */
 };
@@ -46,10 +52,15 @@ void attrib__free(struct attrib *a); /* NULL-safe */
 uint64_t attrib__total_samples(const struct attrib *a);
 /* Samples charged to no feature at all. */
 uint64_t attrib__uncharged_samples(const struct attrib *a);
+/* Off-CPU time of the selection, and the part charged to no feature. */
+uint64_t attrib__total_offcpu_ns(const struct attrib *a);
+uint64_t attrib__uncharged_offcpu_ns(const struct attrib *a);
 
 size_t attrib__nr_features(const struct attrib *a);
-/* Features in descending samples, then by name. Only features charged at
- * least one sample are listed (one seen only under its antimarks is not). */
+/* Features in descending samples, then by name. Only features charged
+ * something (a sample, off-CPU time) or with recorded events are listed (one
+ * seen only under its antimarks is not). Events are per process: with a tid
+ * selection they are left out. */
 const struct attrib_feature *attrib__feature(const struct attrib *a, size_t i);
 
 #endif /* FSP_ANALYSIS_ATTRIB_H */

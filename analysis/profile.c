@@ -39,6 +39,15 @@ struct profile_sample_rec {
 	uint64_t count;
 	size_t stack; /* PROFILE_NO_STACK: empty stack or not (yet) registered */
 	size_t thread; /* index in profile.threads */
+	uint64_t offcpu_ns;
+};
+
+struct profile_event_rec {
+	uint32_t source;
+	uint32_t pid;
+	const char *feature; /* interned */
+	const char *instance; /* interned, NULL: no instance */
+	struct profile_event_stats st;
 };
 
 struct profile_thread_rec {
@@ -76,7 +85,12 @@ struct profile {
 	struct hashmap sample_map; /* (thread index, key) -> index */
 
 	uint64_t total;
+	uint64_t total_offcpu;
 	uint64_t diag[DIAG__COUNT];
+
+	struct profile_event_rec *events;
+	size_t nr_events, cap_events;
+	struct hashmap event_map; /* (PKEY, hash(feature, instance)) -> first index */
 };
 
 static const struct {
@@ -98,6 +112,8 @@ static const struct {
 	[DIAG_EVENTS_LOST] = {"events_lost", "fork/exec/dlopen notifications lost"},
 	[DIAG_ATTACH_ERRORS] = {"attach_errors",
 				"probe sites or processes fsp-bpf failed to attach to"},
+	[DIAG_EVENT_DROPS] = {"event_drops",
+			      "enters and leaves not counted because the event map was full"},
 };
 
 const char *profile_diag__name(enum profile_diag d)
@@ -156,6 +172,8 @@ void profile__free(struct profile *p)
 	free(p->frames);
 	free(p->samples);
 	hashmap__fini(&p->sample_map);
+	free(p->events);
+	hashmap__fini(&p->event_map);
 	strtab__free(p->strs);
 	free(p);
 }
@@ -437,48 +455,176 @@ int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
 	return 0;
 }
 
-int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
-			 uint64_t count)
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The record of (thread, key), created when new; *known tells whether key
+ * names a registered stack (or is 0). */
+static struct profile_sample_rec *profile__get_sample(struct profile *p, uint32_t pid, uint32_t tid,
+						      uint64_t key, int *known, int *err)
 {
 	struct profile_sample_rec *s;
 	struct profile_thread_rec *t;
 	uint64_t stack = PROFILE_NO_STACK;
 	uint64_t idx;
-	int known, err = 0;
 
-	if (!p)
-		return -EINVAL;
-	known = !key || hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, &stack);
-	if (!count)
-		return known ? 0 : -ENOENT;
-	t = profile__get_thread(p, pid, tid, &err);
+	*known = !key || hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, &stack);
+	t = profile__get_thread(p, pid, tid, err);
 	if (!t)
-		return err;
-	err = fsp_grow((void **)&p->samples, &p->cap_samples, p->nr_samples + 1,
-		       sizeof(*p->samples));
-	if (err)
-		return err;
-	err = hashmap__find_or_insert(&p->sample_map, (uint64_t)(t - p->threads), key,
-				      p->nr_samples, &idx);
-	if (err < 0)
-		return err;
-	if (!err) {
+		return NULL;
+	*err = fsp_grow((void **)&p->samples, &p->cap_samples, p->nr_samples + 1,
+			sizeof(*p->samples));
+	if (*err)
+		return NULL;
+	*err = hashmap__find_or_insert(&p->sample_map, (uint64_t)(t - p->threads), key,
+				       p->nr_samples, &idx);
+	if (*err < 0)
+		return NULL;
+	if (!*err) {
 		s = &p->samples[p->nr_samples++];
+		memset(s, 0, sizeof(*s));
 		s->thread = (size_t)(t - p->threads);
 		s->source = p->cur;
 		s->pid = pid;
 		s->tid = tid;
 		s->key = key;
-		s->count = 0;
 		s->stack = stack;
 	}
+	*err = 0;
 	s = &p->samples[idx];
 	if (s->stack == PROFILE_NO_STACK)
 		s->stack = stack;
-	s->count += count;
-	t->samples += count;
-	p->total += count;
+	return s;
+}
+
+int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
+			 uint64_t count)
+{
+	struct profile_sample_rec *s;
+	int known, err = 0;
+
+	if (!p)
+		return -EINVAL;
+	if (!count) {
+		known = !key || hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, NULL);
+		return known ? 0 : -ENOENT;
+	}
+	s = profile__get_sample(p, pid, tid, key, &known, &err);
+	if (!s)
+		return err;
+	s->count = sat_add(s->count, count);
+	p->threads[s->thread].samples = sat_add(p->threads[s->thread].samples, count);
+	p->total = sat_add(p->total, count);
 	return known ? 0 : -ENOENT;
+}
+
+int profile__add_offcpu(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key, uint64_t ns)
+{
+	struct profile_sample_rec *s;
+	int known, err = 0;
+
+	if (!p)
+		return -EINVAL;
+	if (!ns) {
+		known = !key || hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, NULL);
+		return known ? 0 : -ENOENT;
+	}
+	s = profile__get_sample(p, pid, tid, key, &known, &err);
+	if (!s)
+		return err;
+	s->offcpu_ns = sat_add(s->offcpu_ns, ns);
+	p->total_offcpu = sat_add(p->total_offcpu, ns);
+	return known ? 0 : -ENOENT;
+}
+
+uint64_t profile__total_offcpu_ns(const struct profile *p)
+{
+	return p ? p->total_offcpu : 0;
+}
+
+static uint64_t event_hash(const char *feature, const char *instance)
+{
+	return fsp_hash_pair(fsp_hash_str(feature), instance ? fsp_hash_str(instance) : 0);
+}
+
+/* Events of equal (source, pid) and hash are chained by a linear scan from
+ * the first: collisions of the 64-bit hash are handled, just slowly. */
+static struct profile_event_rec *profile__find_event(const struct profile *p, uint32_t pid,
+						     const char *feature, const char *instance)
+{
+	uint64_t idx;
+
+	if (!hashmap__find(&p->event_map, PKEY(p->cur, pid), event_hash(feature, instance), &idx))
+		return NULL;
+	for (size_t i = idx; i < p->nr_events; i++) {
+		struct profile_event_rec *e = &p->events[i];
+
+		if (e->source == p->cur && e->pid == pid && !strcmp(e->feature, feature) &&
+		    ((!e->instance && !instance) ||
+		     (e->instance && instance && !strcmp(e->instance, instance))))
+			return e;
+	}
+	return NULL;
+}
+
+int profile__add_events(struct profile *p, uint32_t pid, const char *feature, const char *instance,
+			const struct profile_event_stats *st)
+{
+	struct profile_event_rec *e;
+	int err;
+
+	if (!p || !feature || !st)
+		return -EINVAL;
+	e = profile__find_event(p, pid, feature, instance);
+	if (!e) {
+		err = fsp_grow((void **)&p->events, &p->cap_events, p->nr_events + 1,
+			       sizeof(*p->events));
+		if (err)
+			return err;
+		e = &p->events[p->nr_events];
+		memset(e, 0, sizeof(*e));
+		e->source = p->cur;
+		e->pid = pid;
+		e->feature = strtab__intern(p->strs, feature);
+		e->instance = instance ? strtab__intern(p->strs, instance) : NULL;
+		if (!e->feature || (instance && !e->instance))
+			return -ENOMEM;
+		err = hashmap__find_or_insert(&p->event_map, PKEY(p->cur, pid),
+					      event_hash(feature, instance), p->nr_events, NULL);
+		if (err < 0)
+			return err;
+		p->nr_events++;
+	}
+	e->st.enters = sat_add(e->st.enters, st->enters);
+	e->st.leaves = sat_add(e->st.leaves, st->leaves);
+	e->st.total_ns = sat_add(e->st.total_ns, st->total_ns);
+	if (st->max_ns > e->st.max_ns)
+		e->st.max_ns = st->max_ns;
+	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
+		e->st.hist[i] = sat_add(e->st.hist[i], st->hist[i]);
+	return 0;
+}
+
+size_t profile__nr_events(const struct profile *p)
+{
+	return p ? p->nr_events : 0;
+}
+
+int profile__event(const struct profile *p, size_t i, struct profile_event *out)
+{
+	const struct profile_event_rec *e;
+
+	if (!p || !out || i >= p->nr_events)
+		return -EINVAL;
+	e = &p->events[i];
+	out->source = e->source;
+	out->pid = e->pid;
+	out->feature = e->feature;
+	out->instance = e->instance;
+	out->stats = &e->st;
+	return 0;
 }
 
 void profile__set_diag(struct profile *p, enum profile_diag d, uint64_t value)
@@ -525,6 +671,7 @@ int profile__sample(const struct profile *p, size_t i, struct profile_sample *ou
 	out->key = s->key;
 	out->count = s->count;
 	out->known = !s->key || stack != PROFILE_NO_STACK;
+	out->offcpu_ns = s->offcpu_ns;
 	out->stack = stack;
 	out->frames = NULL;
 	out->depth = 0;

@@ -36,6 +36,7 @@ enum profile_diag {
 	DIAG_ARG_ERRORS, /* probe arguments that could not be read */
 	DIAG_EVENTS_LOST, /* fork/exec/dlopen notifications lost */
 	DIAG_ATTACH_ERRORS, /* probe sites or processes fsp-bpf failed to attach to */
+	DIAG_EVENT_DROPS, /* enters/leaves not counted: the event map was full */
 	DIAG__COUNT,
 };
 
@@ -161,6 +162,7 @@ struct profile_sample {
 	size_t depth;
 	int known; /* 0 when key was never registered */
 	size_t stack; /* id for profile__stack, PROFILE_NO_STACK if none */
+	uint64_t offcpu_ns; /* off-CPU time with this stack (profile__add_offcpu) */
 };
 
 size_t profile__nr_samples(const struct profile *p);
@@ -177,5 +179,58 @@ struct profile_thread {
 /* Threads in order of first registration. */
 size_t profile__nr_threads(const struct profile *p);
 int profile__thread(const struct profile *p, size_t i, struct profile_thread *out);
+
+/* ---- off-CPU time (fsp-bpf --off-cpu) ---------------------------------------- */
+
+/*
+ * Adds ns of off-CPU time (blocked, sleeping, waiting for a CPU) that thread
+ * (pid, tid) spent with mark stack `key` (0: the empty stack), to the same
+ * record profile__add_samples counts into: the attribution rule charges it as
+ * it charges samples. Same return values as profile__add_samples.
+ */
+int profile__add_offcpu(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key, uint64_t ns);
+/* All off-CPU time recorded, ns (0 when the session did not measure it). */
+uint64_t profile__total_offcpu_ns(const struct profile *p);
+
+/* ---- the event view: exact counts and durations from the probes ----------------- */
+
+/* Log2 latency histogram: bucket 0 holds durations < 2 ns, bucket i >= 1
+ * those in [2^i, 2^(i+1)) ns, the last also everything longer. */
+#define PROFILE_HIST_BUCKETS 40
+
+static inline unsigned int profile_hist_bucket(uint64_t ns)
+{
+	unsigned int b = ns < 2 ? 0 : 63 - (unsigned int)__builtin_clzll(ns);
+
+	return b < PROFILE_HIST_BUCKETS ? b : PROFILE_HIST_BUCKETS - 1;
+}
+
+struct profile_event_stats {
+	uint64_t enters; /* marks of the instance entered */
+	uint64_t leaves; /* of which left normally: the durations below are theirs */
+	uint64_t total_ns; /* sum of (leave - enter - time under the feature's antimarks) */
+	uint64_t max_ns;
+	uint64_t hist[PROFILE_HIST_BUCKETS]; /* the leaves' durations */
+};
+
+/*
+ * Accumulates st into the statistics of (pid, feature, instance) of the
+ * current source (instance NULL: a mark entered without one). Counts add
+ * (saturating), max_ns is the max. Strings are interned. 0 or -errno.
+ */
+int profile__add_events(struct profile *p, uint32_t pid, const char *feature, const char *instance,
+			const struct profile_event_stats *st);
+
+struct profile_event {
+	uint32_t source;
+	uint32_t pid;
+	const char *feature;
+	const char *instance; /* NULL: no instance */
+	const struct profile_event_stats *stats;
+};
+
+/* In order of first addition. */
+size_t profile__nr_events(const struct profile *p);
+int profile__event(const struct profile *p, size_t i, struct profile_event *out);
 
 #endif /* FSP_ANALYSIS_PROFILE_H */

@@ -657,6 +657,112 @@ static void test_scale(void **state)
 	attrib__free(a);
 }
 
+/* Off-CPU time follows the attribution rule of samples, stack by stack. */
+static void test_offcpu(void **state)
+{
+	struct profile *p = *state;
+	struct profile_frame outer[] = {
+		{.kind = PROFILE_MARK, .feature = "output", .instance = "pipe"},
+		{.kind = PROFILE_ANTIMARK, .feature = "output"},
+		{.kind = PROFILE_MARK, .feature = "lock", .instance = "mu"},
+	};
+	const struct attrib_feature *f;
+	struct attrib *a;
+
+	assert_int_equal(profile__add_stack(p, 1, 10, outer, 1), 0);
+	assert_int_equal(profile__add_stack(p, 1, 11, outer, 3), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 1, 10, 5000), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 1, 11, 700), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 1, 0, 30), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 1, 99, 1), -ENOENT);
+	assert_int_equal(profile__add_offcpu(NULL, 1, 1, 0, 1), -EINVAL);
+	assert_int_equal(profile__add_samples(p, 1, 1, 10, 2), 0);
+	assert_int_equal(profile__total_offcpu_ns(p), 5731);
+	assert_int_equal(profile__total_samples(p), 2);
+
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	assert_int_equal(attrib__total_offcpu_ns(a), 5731);
+	/* the empty stack's 30 and the unknown stack's 1 are charged to nothing */
+	assert_int_equal(attrib__uncharged_offcpu_ns(a), 31);
+	f = find_feature(a, "output");
+	assert_non_null(f);
+	assert_int_equal(f->offcpu_ns, 5000); /* not the 700 under its antimark */
+	assert_int_equal(f->samples, 2);
+	f = find_feature(a, "lock");
+	assert_non_null(f); /* charged off-CPU time only: still listed */
+	assert_int_equal(f->samples, 0);
+	assert_int_equal(f->offcpu_ns, 700);
+	assert_int_equal(f->instances[0].offcpu_ns, 700);
+	attrib__free(a);
+}
+
+/* The event view: per-process stats summed per feature and instance, shown
+ * even for features no sample hit; max is a max, the histogram adds up. */
+static void test_events(void **state)
+{
+	struct profile *p = *state;
+	struct profile_event_stats e1 = {.enters = 3, .leaves = 2, .total_ns = 300, .max_ns = 200};
+	struct profile_event_stats e2 = {.enters = 5, .leaves = 5, .total_ns = 50, .max_ns = 20};
+	struct profile_event_stats e3 = {.enters = 1, .leaves = 1, .total_ns = 9, .max_ns = 9};
+	struct attrib_opts only2 = {.pid = 2};
+	const struct attrib_feature *f;
+	struct profile_event ev;
+	struct attrib *a;
+
+	e1.hist[profile_hist_bucket(100)] = 1;
+	e1.hist[profile_hist_bucket(200)] = 1;
+	e2.hist[profile_hist_bucket(10)] = 5;
+	e3.hist[profile_hist_bucket(9)] = 1;
+	assert_int_equal(profile_hist_bucket(0), 0);
+	assert_int_equal(profile_hist_bucket(1), 0);
+	assert_int_equal(profile_hist_bucket(2), 1);
+	assert_int_equal(profile_hist_bucket(1023), 9);
+	assert_int_equal(profile_hist_bucket(1024), 10);
+	assert_int_equal(profile_hist_bucket(UINT64_MAX), PROFILE_HIST_BUCKETS - 1);
+
+	assert_int_equal(profile__add_events(p, 1, "short", "a", &e1), 0);
+	assert_int_equal(profile__add_events(p, 2, "short", "a", &e2), 0);
+	assert_int_equal(profile__add_events(p, 2, "short", NULL, &e3), 0);
+	assert_int_equal(profile__add_events(p, 1, "short", "a", &e3), 0); /* accumulates */
+	assert_int_equal(profile__add_events(p, 1, NULL, "a", &e3), -EINVAL);
+	assert_int_equal(profile__nr_events(p), 3);
+	assert_int_equal(profile__event(p, 0, &ev), 0);
+	assert_int_equal(ev.stats->enters, 4);
+	assert_int_equal(ev.stats->max_ns, 200);
+	assert_int_equal(profile__event(p, 3, &ev), -EINVAL);
+
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	assert_int_equal(attrib__total_samples(a), 0);
+	f = find_feature(a, "short");
+	assert_non_null(f);
+	assert_non_null(f->events);
+	assert_int_equal(f->events->enters, 10);
+	assert_int_equal(f->events->leaves, 9);
+	assert_int_equal(f->events->total_ns, 368);
+	assert_int_equal(f->events->max_ns, 200);
+	assert_int_equal(f->events->hist[profile_hist_bucket(10)],
+			 7); /* 10 ns and 9 ns share a bucket */
+	assert_int_equal(f->nr_instances, 2);
+	for (size_t i = 0; i < f->nr_instances; i++) {
+		const struct attrib_instance *in = &f->instances[i];
+
+		if (!strcmp(in->name, "a"))
+			assert_int_equal(in->events->enters, 9);
+		else
+			assert_string_equal(in->name, ATTRIB_NO_INSTANCE);
+	}
+	attrib__free(a);
+
+	a = attrib__compute(p, &only2);
+	assert_non_null(a);
+	f = find_feature(a, "short");
+	assert_non_null(f);
+	assert_int_equal(f->events->enters, 6);
+	attrib__free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -676,6 +782,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sort_instances_by_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_against_reference, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scale, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_offcpu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
