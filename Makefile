@@ -18,12 +18,12 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # clang -target bpf does not search the multiarch include dir (asm/errno.h).
 BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 
-PKGS := libbpf libelf json-c
+PKGS := libbpf libelf json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
 INCLUDES := -I$(OUTPUT) -Ibpf -Iuserspace -Ianalysis -Iusdt
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ljson-c) -lz -pthread
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ljson-c -lprotobuf-c) -lz -pthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -48,6 +48,10 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 ANALYSIS_SRCS := $(wildcard analysis/*.c)
 ANALYSIS_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ANALYSIS_SRCS))
 ANALYSIS_ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(ANALYSIS_SRCS))
+# pprof's profile.proto, compiled by protoc-c into both archives.
+PROTO_GEN := $(OUTPUT)/analysis/proto/profile.pb-c.c $(OUTPUT)/analysis/proto/profile.pb-c.h
+ANALYSIS_OBJS += $(OUTPUT)/analysis/proto/profile.pb-c.o
+ANALYSIS_ASAN_OBJS += $(OUTPUT)/asan/analysis/proto/profile.pb-c.o
 ANALYSIS_LIB := $(OUTPUT)/libfspanalysis.a
 ANALYSIS_ASAN_LIB := $(OUTPUT)/asan/libfspanalysis.a
 
@@ -74,7 +78,7 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 
-BENCH_C := $(wildcard bench/*.c)
+BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C))
 
 all: $(APP)
@@ -98,10 +102,29 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 # ---- analysis library (no libbpf) -------------------------------------------
 
+# Both generated files come from one protoc-c run (a grouped pattern rule).
+$(OUTPUT)/analysis/proto/%.pb-c.c $(OUTPUT)/analysis/proto/%.pb-c.h: analysis/proto/%.proto
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)protoc-c --proto_path=analysis/proto --c_out=$(@D) $<
+
+# Analysis sources may include the generated header: it exists before they
+# compile (order-only), and -MMD tracks it afterwards.
+$(ANALYSIS_OBJS) $(ANALYSIS_ASAN_OBJS): | $(PROTO_GEN)
+
+$(OUTPUT)/analysis/proto/%.o: $(OUTPUT)/analysis/proto/%.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -I$(OUTPUT)/analysis/proto -c $< -o $@
+
+$(OUTPUT)/asan/analysis/proto/%.o: $(OUTPUT)/analysis/proto/%.c
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -I$(OUTPUT)/analysis/proto -c $< -o $@
+
 $(OUTPUT)/analysis/%.o: analysis/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ianalysis -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ianalysis -I$(OUTPUT)/analysis/proto -c $< -o $@
 
 $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 	$(call msg,AR,$@)
@@ -110,7 +133,7 @@ $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 $(OUTPUT)/asan/analysis/%.o: analysis/%.c
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Ianalysis -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Ianalysis -I$(OUTPUT)/analysis/proto -c $< -o $@
 
 $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 	$(call msg,AR,$@)
@@ -132,14 +155,14 @@ $(APP): $(USER_OBJS) $(ANALYSIS_LIB)
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -Itests/unit $< $(ANALYSIS_LIB) \
-		-lcmocka -ljson-c -lelf -lz -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -I$(OUTPUT)/analysis/proto -Itests/unit $< \
+		$(ANALYSIS_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
 
 $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(ANALYSIS_ASAN_LIB)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -Itests/unit $< \
-		$(ANALYSIS_ASAN_LIB) -lcmocka -ljson-c -lelf -lz -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -I$(OUTPUT)/analysis/proto \
+		-Itests/unit $< $(ANALYSIS_ASAN_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
 
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 
@@ -170,6 +193,13 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildc
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ -ldl -lm
+
+# Synthetic profile files and their load/attribute/write timing (bench/files.sh):
+# an analysis-library program, not a probe one.
+$(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ianalysis $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
 $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(call msg,CC,$@)
@@ -203,7 +233,7 @@ $(OUTPUT)/tests/integration/%.o: tests/integration/%.c
 
 $(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lprotobuf-c -lz -lm -o $@
 
 # ---- entry points ---------------------------------------------------------------
 
@@ -235,7 +265,9 @@ demo: deps
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
 bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
+bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
+	$(Q)bench/files.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
 	$(call msg,GEN,$@)
@@ -246,7 +278,34 @@ install: $(APP) fsp-bpf.pc
 	install -D -m 0644 usdt/fsp.h $(DESTDIR)$(PREFIX)/include/fsp/fsp.h
 	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
 
-FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cc' 2>/dev/null)
+# ---- fuzzing the profile-file reader (clang, libFuzzer) --------------------------
+# The analysis sources are compiled by clang with the sanitizers and coverage
+# into the fuzzer; seeds in bench/fuzz/corpus, new inputs and crashes in
+# $(OUTPUT)/fuzz/. Crashing inputs go to tests/unit/fuzz_crashes/ (a unit test).
+
+FUZZ_SECS ?= 600
+FUZZ_BIN := $(OUTPUT)/fuzz/fuzz_profile
+FUZZ_SRCS := bench/fuzz/fuzz_profile.c $(ANALYSIS_SRCS) $(filter %.c,$(PROTO_GEN))
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
+	-DFSP_VERSION='"$(VERSION)"' -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow \
+	-Ianalysis -I$(OUTPUT)/analysis/proto
+
+.PHONY: fuzz
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard analysis/*.h) | $(PROTO_GEN)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) $(LDLIBS) -lm -o $@
+
+fuzz: $(FUZZ_BIN)
+	$(Q)mkdir -p $(OUTPUT)/fuzz/corpus
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=bench/fuzz/ubsan.supp \
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -dict=bench/fuzz/profile.dict -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus bench/fuzz/corpus
+
+# Tracked sources that exist: one deleted but not yet committed is skipped.
+FORMAT_FILES = $(wildcard $(shell git ls-files '*.c' '*.h' '*.cc' 2>/dev/null))
 format:
 	$(Q)clang-format -i $(FORMAT_FILES)
 format-check:

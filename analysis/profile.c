@@ -407,8 +407,9 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 	err = fsp_grow((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks));
 	if (err)
 		return err;
-	/* Intern into the spare room first: nothing is visible until the end. */
-	dst = p->frames + p->nr_frames;
+	/* Intern into the spare room first: nothing is visible until the end.
+	 * (frames is still NULL while only empty stacks were added.) */
+	dst = depth ? p->frames + p->nr_frames : NULL;
 	for (i = 0; i < depth; i++) {
 		dst[i].kind = frames[i].kind;
 		dst[i].payload = frames[i].payload;

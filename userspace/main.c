@@ -1,143 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* fsp-bpf: main() only orchestrates; see session.c, launch.c, analysis/. */
-#include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
+/* fsp-bpf: main() only orchestrates; see commands.h and the files it names. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "attrib.h"
-#include "launch.h"
+#include "commands.h"
 #include "options.h"
-#include "profile.h"
-#include "report.h"
-#include "log.h"
-#include "session.h"
-
-#define TARGET_LEN 512
-
-static int read_comm(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, size, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	return 0;
-}
-
-/* Checks that pid names a live user process; returns its tgid or -errno. */
-static pid_t check_pid(pid_t pid)
-{
-	char path[64], line[256], state = 0;
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
-		return -ESRCH;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:", 6))
-			sscanf(line + 6, " %c", &state);
-		else if (!strncmp(line, "Tgid:", 5))
-			sscanf(line + 5, "%d", &tgid);
-	}
-	fclose(f);
-	if (state == 'Z' || state == 'X') {
-		log__err("process %d has already exited (it is a zombie)", pid);
-		return -ESRCH;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	if (access(path, F_OK) && errno == ENOENT) {
-		log__err("%d is a kernel thread, not a user process with probes", pid);
-		return -EINVAL;
-	}
-	if (tgid && tgid != pid) {
-		fprintf(stderr, "fsp-bpf: %d is a thread of process %d; profiling process %d\n",
-			pid, tgid, tgid);
-		return tgid;
-	}
-	return pid;
-}
-
-static int add_pids(struct session *s, const struct fsp_options *o, char *target, size_t size)
-{
-	int i, err, sites = 0, with_probes = 0, without[FSP_MAX_PIDS];
-	size_t len = 0;
-
-	for (i = 0; i < o->nr_pids; i++) {
-		char comm[64] = "";
-		pid_t pid = check_pid(o->pids[i]);
-
-		if (pid < 0)
-			return pid;
-		read_comm(pid, comm, sizeof(comm));
-		err = session__add_target(s, pid, NULL);
-		if (err < 0 && kill(pid, 0) && errno == ESRCH)
-			err = -ESRCH;
-		if (err == -ESRCH) {
-			log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
-			return err;
-		}
-		if (err < 0) {
-			log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
-			return err;
-		}
-		without[i] = err == 0 ? pid : 0;
-		with_probes += err > 0;
-		sites += err;
-		len += snprintf(target + len, len < size ? size - len : 0, "%spid %d (%s)",
-				i ? ", " : "", pid, comm);
-	}
-	if (!with_probes) {
-		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
-			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
-			 "usdt/README.md), or check the PID",
-			 o->nr_pids > 1 ? "any of the processes" : "the process");
-		return -ENOENT;
-	}
-	for (i = 0; i < o->nr_pids; i++)
-		if (without[i])
-			fprintf(stderr,
-				"fsp-bpf: process %d has no fsp probes loaded yet; sampling "
-				"it anyway (probes it loads later are attached)\n",
-				without[i]);
-	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", target,
-		sites, (unsigned long long)o->frequency_hz);
-	return 0;
-}
-
-static int start_command(struct session *s, struct launch *l, const struct fsp_options *o,
-			 char *target, size_t size)
-{
-	size_t len = 0;
-	int err;
-
-	err = session__add_target(s, launch__pid(l), launch__path(l));
-	if (err < 0) {
-		log__err("cannot attach to %s: %s", launch__path(l), strerror(-err));
-		return err;
-	}
-	for (int i = 0; o->cmd[i] && len < size; i++)
-		len += snprintf(target + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
-	err = launch__start(l);
-	if (err)
-		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
-	return err;
-}
 
 static void join_argv(int argc, char **argv, char *buf, size_t size)
 {
@@ -148,123 +14,27 @@ static void join_argv(int argc, char **argv, char *buf, size_t size)
 		len += snprintf(buf + len, size - len, "%s%s", i ? " " : "", argv[i]);
 }
 
-static int set_meta(struct profile *p, struct session *s, const struct fsp_options *o,
-		    const char *target, const char *cmdline)
-{
-	char host[256] = "";
-	struct utsname u;
-	struct profile_meta m = {
-		.target = target,
-		.command_line = cmdline,
-		.host = host,
-		.tool_version = FSP_VERSION,
-		.frequency_hz = o->frequency_hz,
-		.period_ns = (1000000000ULL + o->frequency_hz / 2) / o->frequency_hz,
-		.start_time = session__start_time(s),
-		.end_time = session__end_time(s),
-		.duration_s = session__duration(s),
-	};
-
-	gethostname(host, sizeof(host) - 1);
-	if (!uname(&u))
-		m.kernel = u.release;
-	return profile__set_meta(p, &m);
-}
-
-static int report(struct profile *p, const struct fsp_options *o)
-{
-	struct report_opts ro = {.min_pct = o->min_pct};
-	struct attrib *a = attrib__compute(p, NULL);
-	int err = 0;
-
-	if (!a)
-		return -ENOMEM;
-	if (o->json_path) {
-		err = report__json_file(o->json_path, p, a);
-		if (err)
-			log__err("cannot write %s: %s (the text report follows)", o->json_path,
-				 strerror(-err));
-	}
-	if (!o->json_path || strcmp(o->json_path, "-"))
-		report__text(stdout, p, a, &ro);
-	fflush(stdout);
-	attrib__free(a);
-	return err;
-}
-
 int main(int argc, char **argv)
 {
-	char target[TARGET_LEN] = "", cmdline[4096];
+	static char cmdline[4096];
 	struct fsp_options opts;
-	struct session_opts so;
-	struct session *s = NULL;
-	struct launch *l = NULL;
-	struct profile *p = NULL;
-	int err, status;
+	int err = 0;
 
-	options__parse(argc, argv, &opts);
 	join_argv(argc, argv, cmdline, sizeof(cmdline));
-	if (geteuid() != 0) {
-		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
-			 "processes (try: sudo %s)",
-			 cmdline);
-		return 1;
+	options__parse(argc, argv, &opts);
+	switch (opts.command) {
+	case FSP_CMD_RECORD:
+		err = command__record(&opts, cmdline);
+		break;
+	case FSP_CMD_REPORT:
+		err = command__report(&opts);
+		break;
+	case FSP_CMD_MERGE:
+		err = command__merge(&opts, cmdline);
+		break;
+	case FSP_CMD_DIFF:
+		err = command__diff(&opts);
+		break;
 	}
-	if (opts.cmd) {
-		l = launch__new(opts.cmd, &err);
-		if (!l) {
-			log__err("cannot run '%s': %s", opts.cmd[0], strerror(-err));
-			goto cleanup;
-		}
-	}
-	so = (struct session_opts){
-		.frequency_hz = opts.frequency_hz,
-		.duration_s = opts.duration_s,
-		.max_depth = opts.max_depth,
-		.max_stacks = opts.max_stacks,
-		.follow_forks = opts.follow_forks,
-		.verbose = opts.verbose,
-		.sync_pid = l ? launch__pid(l) : 0,
-	};
-	s = session__new(&so, &err);
-	if (!s)
-		goto cleanup;
-	err = l ? start_command(s, l, &opts, target, sizeof(target))
-		: add_pids(s, &opts, target, sizeof(target));
-	if (err)
-		goto cleanup;
-	err = session__run(s);
-	if (err)
-		log__err("the session ended early: %s; reporting what was collected",
-			 strerror(-err));
-	p = profile__new();
-	if (!p) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = session__collect(s, p);
-	if (!err)
-		err = set_meta(p, s, &opts, target, cmdline);
-	if (err) {
-		log__err("cannot collect the profile: %s", strerror(-err));
-		goto cleanup;
-	}
-	if (l && !session__nr_sites(s))
-		fprintf(stderr,
-			"fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
-			"nothing could be charged to features\n",
-			opts.cmd[0]);
-	err = report(p, &opts);
-	status = l ? session__child_status(s) : -1;
-	if (status > 0 && WIFEXITED(status))
-		fprintf(stderr, "fsp-bpf: the command exited with status %d\n",
-			WEXITSTATUS(status));
-	else if (status > 0 && WIFSIGNALED(status))
-		fprintf(stderr, "fsp-bpf: the command was killed by signal %d (%s)\n",
-			WTERMSIG(status), strsignal(WTERMSIG(status)));
-cleanup:
-	profile__free(p);
-	session__free(s);
-	launch__free(l);
 	return err ? 1 : 0;
 }

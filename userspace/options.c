@@ -11,32 +11,80 @@
 #include "options.h"
 
 const struct fsp_options fsp_default_options = {
+	.command = FSP_CMD_RECORD,
 	.frequency_hz = 999,
 	.duration_s = 0,
-	.min_pct = 0.5,
 	.max_depth = FSP_MAX_DEPTH,
 	.max_stacks = 8192,
 	.follow_forks = true,
+	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = 0.5}},
+	.scale = 1,
 };
 
 const char *argp_program_version = "fsp-bpf " FSP_VERSION;
 const char *argp_program_bug_address = "the fsp-bpf issue tracker";
 
-static const char doc[] =
+static const char record_doc[] =
 	"fsp-bpf -- a feature-specific profiler.\n\n"
 	"Charges CPU time to the features that libraries mark with fsp USDT probes "
 	"(usdt/fsp.h) and to their instances, by sampling every thread's mark stack.\n\n"
-	"USAGE: fsp-bpf [OPTIONS] -p PID[,PID...]\n"
-	"       fsp-bpf [OPTIONS] [--] CMD [ARGS...]\n"
+	"USAGE: fsp-bpf [record] [OPTIONS] -p PID[,PID...]\n"
+	"       fsp-bpf [record] [OPTIONS] [--] CMD [ARGS...]\n"
+	"       fsp-bpf report [OPTIONS] FILE        render a saved profile\n"
+	"       fsp-bpf merge -o OUT FILE FILE...    sum profiles of several runs\n"
+	"       fsp-bpf diff [OPTIONS] BASE NEW      compare two profiles\n"
+	"(fsp-bpf SUBCOMMAND --help for each; run a program called record, report, "
+	"merge or diff with fsp-bpf -- NAME ...)"
 	"\v"
 	"EXAMPLES:\n"
 	"  sudo fsp-bpf -p 1234                  profile a running process until Ctrl-C\n"
 	"  sudo fsp-bpf -p 1234,1240 -d 30       two processes for 30 seconds\n"
 	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
-	"  sudo fsp-bpf --json prof.json -p 1234 also write the profile as JSON\n"
+	"  sudo fsp-bpf record -o prof.json -p 1234\n"
+	"                                        also save the profile to prof.json\n"
+	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n\n"
 	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
 	"has exited; the report is printed in every case. Needs root.";
+
+static const char report_doc[] =
+	"Renders a profile saved by fsp-bpf record -o (or merged by fsp-bpf merge).\n\n"
+	"USAGE: fsp-bpf report [OPTIONS] FILE"
+	"\v"
+	"EXAMPLES:\n"
+	"  fsp-bpf report prof.json                      the text report\n"
+	"  fsp-bpf report --by thread --order name prof.json\n"
+	"  fsp-bpf report --feature output --min-pct 0 prof.json\n"
+	"                                                every instance of one feature\n"
+	"  fsp-bpf report --format folded prof.json | flamegraph.pl > fg.svg\n"
+	"  fsp-bpf report --format pprof -o prof.pb.gz prof.json\n"
+	"  go tool pprof -top prof.pb.gz\n\n"
+	"Needs no privileges. Output formats: docs/output-formats.md; the file format: "
+	"docs/profile-format.md.";
+
+static const char merge_doc[] =
+	"Sums profiles of the same program (several runs, several hosts) into one, "
+	"keeping each source's metadata and diagnostics. The profiles must have been "
+	"sampled at the same frequency.\n\n"
+	"USAGE: fsp-bpf merge -o OUT FILE FILE..."
+	"\v"
+	"EXAMPLES:\n"
+	"  fsp-bpf merge -o all.json host1.json host2.json host3.json\n"
+	"  fsp-bpf report --by process all.json";
+
+static const char diff_doc[] =
+	"Compares two profiles per feature and per instance: time and share in each, "
+	"the change, sorted by the size of the change; new and vanished instances are "
+	"marked. With --scale K the NEW run had K times the input of BASE: each "
+	"feature's time is predicted to grow linearly (K x its BASE time) and rows are "
+	"sorted by how far NEW deviates from that prediction.\n\n"
+	"USAGE: fsp-bpf diff [OPTIONS] BASE NEW"
+	"\v"
+	"EXAMPLES:\n"
+	"  fsp-bpf diff before.json after.json\n"
+	"  fsp-bpf diff --scale 4 n1000.json n4000.json   where growth is not linear\n"
+	"  fsp-bpf diff --format json before.json after.json\n\n"
+	"The layout and the scale model: docs/diff-format.md.";
 
 enum {
 	OPT_JSON = 0x100,
@@ -44,20 +92,25 @@ enum {
 	OPT_MAX_DEPTH,
 	OPT_MAX_STACKS,
 	OPT_NO_FOLLOW,
+	OPT_FORMAT,
+	OPT_BY,
+	OPT_ORDER,
+	OPT_FEATURE,
+	OPT_SCALE,
 };
 
-static const struct argp_option options[] = {
+static const struct argp_option record_options[] = {
 	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
 	{"frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 999, 1-100000)", 0},
 	{"duration", 'd', "SECONDS", 0,
 	 "Stop after this many seconds (default: until Ctrl-C or "
 	 "the targets exit)",
 	 0},
-	{"json", OPT_JSON, "FILE", 0, "Also write the profile as JSON to FILE (- for stdout)", 0},
-	{"min-pct", OPT_MIN_PCT, "PCT", 0,
-	 "Fold features and instances under PCT% of running "
-	 "time (default 0.5; 0 shows all)",
+	{"output", 'o', "FILE", 0,
+	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
+	 "replaces the report)",
 	 0},
+	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
 	{"max-depth", OPT_MAX_DEPTH, "N", 0,
 	 "Deepest mark stack tracked per thread (default and "
 	 "maximum 64); deeper enters are counted as overflows",
@@ -68,6 +121,41 @@ static const struct argp_option options[] = {
 	 0},
 	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
 	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
+	{},
+};
+
+static const struct argp_option view_options[] = {
+	{"format", OPT_FORMAT, "FMT", 0,
+	 "text (default), json (the profile file), folded (flame graph stacks), "
+	 "pprof (gzipped profile.proto; binary: redirect it or use -o)",
+	 1},
+	{"by", OPT_BY, "WHAT", 0, "feature (default), thread or process", 1},
+	{"order", OPT_ORDER, "KEY", 0, "cost (default), samples or name", 1},
+	{"min-pct", OPT_MIN_PCT, "PCT", 0,
+	 "Fold features and instances under PCT% of running "
+	 "time (default 0.5; 0 shows all)",
+	 1},
+	{"feature", OPT_FEATURE, "NAME", 0, "Show only this feature and its instances", 1},
+	{},
+};
+
+static const struct argp_option report_options[] = {
+	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
+	{},
+};
+
+static const struct argp_option merge_options[] = {
+	{"output", 'o', "FILE", 0, "The merged profile (required; - for stdout)", 0},
+	{},
+};
+
+static const struct argp_option diff_options[] = {
+	{"scale", OPT_SCALE, "K", 0,
+	 "NEW ran on K times BASE's input: compare NEW with linear growth (K > 0)", 0},
+	{"format", OPT_FORMAT, "FMT", 0, "text (default) or json", 0},
+	{"min-pct", OPT_MIN_PCT, "PCT", 0,
+	 "Fold rows whose shares and change are all under PCT% (default 0.5; 0 shows all)", 0},
+	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
 	{},
 };
 
@@ -123,12 +211,67 @@ static void parse_pids(struct argp_state *state, struct fsp_options *o, const ch
 		argp_error(state, "-p needs at least one PID");
 }
 
+static void parse_format(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	static const char *const names[] = {
+		[FSP_FMT_TEXT] = "text",
+		[FSP_FMT_JSON] = "json",
+		[FSP_FMT_FOLDED] = "folded",
+		[FSP_FMT_PPROF] = "pprof",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(arg, names[i]))
+			continue;
+		if (o->command == FSP_CMD_DIFF && i != FSP_FMT_TEXT && i != FSP_FMT_JSON)
+			break;
+		o->view.format = i;
+		return;
+	}
+	if (o->command == FSP_CMD_DIFF)
+		argp_error(state, "invalid --format '%s' for diff: expected text or json", arg);
+	argp_error(state, "invalid --format '%s': expected text, json, folded or pprof", arg);
+}
+
+static void check_end(struct argp_state *state, const struct fsp_options *o)
+{
+	switch (o->command) {
+	case FSP_CMD_RECORD:
+		if (!o->cmd && !o->nr_pids)
+			argp_error(state, "nothing to profile: give -p PID or a command to run");
+		if (o->cmd && o->nr_pids)
+			argp_error(state, "give either -p PID or a command, not both");
+		break;
+	case FSP_CMD_REPORT:
+		if (o->nr_inputs != 1)
+			argp_error(state, "report needs exactly one profile file (got %d)",
+				   o->nr_inputs);
+		break;
+	case FSP_CMD_MERGE:
+		if (!o->out_path)
+			argp_error(state, "merge needs -o OUT, the file to write");
+		if (o->nr_inputs < 1)
+			argp_error(state, "merge needs the profile files to merge");
+		break;
+	case FSP_CMD_DIFF:
+		if (o->nr_inputs != 2)
+			argp_error(state, "diff needs two profile files, BASE and NEW (got %d)",
+				   o->nr_inputs);
+		break;
+	}
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct fsp_options *o = state->input;
 	uint64_t u;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		/* record and report have the report options as a child parser */
+		if (o->command == FSP_CMD_RECORD || o->command == FSP_CMD_REPORT)
+			state->child_inputs[0] = o;
+		break;
 	case 'p':
 		parse_pids(state, o, arg);
 		break;
@@ -146,13 +289,40 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "than 0 (e.g. 10 or 0.5)",
 				   arg);
 		break;
+	case 'o':
 	case OPT_JSON:
 		if (!*arg)
-			argp_error(state, "--json needs a file name (or - for stdout)");
-		o->json_path = arg;
+			argp_error(state, "%s needs a file name (or - for stdout)",
+				   key == 'o' ? "-o" : "--json");
+		o->out_path = arg;
+		break;
+	case OPT_FORMAT:
+		parse_format(state, o, arg);
+		break;
+	case OPT_BY:
+		if (report_by__parse(arg, &o->view.ropts.by))
+			argp_error(state, "invalid --by '%s': expected feature, thread or process",
+				   arg);
+		break;
+	case OPT_ORDER:
+		if (report_order__parse(arg, &o->view.ropts.order))
+			argp_error(state, "invalid --order '%s': expected cost, samples or name",
+				   arg);
+		break;
+	case OPT_FEATURE:
+		if (!*arg)
+			argp_error(state, "--feature needs a feature name");
+		o->view.ropts.feature = arg;
+		break;
+	case OPT_SCALE:
+		if (parse_double(arg, 1e-9, 1e12, &o->scale))
+			argp_error(state,
+				   "invalid --scale '%s': expected a positive number, the ratio "
+				   "of NEW's input size to BASE's",
+				   arg);
 		break;
 	case OPT_MIN_PCT:
-		if (parse_double(arg, 0, 100, &o->min_pct))
+		if (parse_double(arg, 0, 100, &o->view.ropts.min_pct))
 			argp_error(state,
 				   "invalid --min-pct '%s': expected a percentage from 0 to 100",
 				   arg);
@@ -176,15 +346,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->verbose = true;
 		break;
 	case ARGP_KEY_ARG:
+		if (o->command != FSP_CMD_RECORD) {
+			/* Operands are files, options may follow them. */
+			if (o->nr_inputs == FSP_MAX_INPUTS)
+				argp_error(state, "too many files: at most %d", FSP_MAX_INPUTS);
+			o->inputs[o->nr_inputs++] = arg;
+			break;
+		}
 		/* The first operand starts the command; the rest are its arguments. */
 		o->cmd = &state->argv[state->next - 1];
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
-		if (!o->cmd && !o->nr_pids)
-			argp_error(state, "nothing to profile: give -p PID or a command to run");
-		if (o->cmd && o->nr_pids)
-			argp_error(state, "give either -p PID or a command, not both");
+		check_end(state, o);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -192,10 +366,64 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* The report options, a child parser of record and report: only its own keys
+ * (ARGP_KEY_END and the others are the parent's). */
+static error_t parse_view_opt(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case OPT_FORMAT:
+	case OPT_BY:
+	case OPT_ORDER:
+	case OPT_MIN_PCT:
+	case OPT_FEATURE:
+		return parse_opt(key, arg, state);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp view_argp = {view_options, parse_view_opt, NULL, NULL, NULL, NULL, NULL};
+
+static const struct argp_child view_children[] = {
+	{&view_argp, 0, "Report options:", 1},
+	{},
+};
+
+static const struct {
+	const char *name;
+	enum fsp_command command;
+	struct argp argp;
+} commands[] = {
+	{"record",
+	 FSP_CMD_RECORD,
+	 {record_options, parse_opt, "[--] CMD [ARGS...]", record_doc, view_children, NULL, NULL}},
+	{"report",
+	 FSP_CMD_REPORT,
+	 {report_options, parse_opt, "FILE", report_doc, view_children, NULL, NULL}},
+	{"merge",
+	 FSP_CMD_MERGE,
+	 {merge_options, parse_opt, "FILE FILE...", merge_doc, NULL, NULL, NULL}},
+	{"diff", FSP_CMD_DIFF, {diff_options, parse_opt, "BASE NEW", diff_doc, NULL, NULL, NULL}},
+};
+
 void options__parse(int argc, char **argv, struct fsp_options *opts)
 {
-	static const struct argp argp = {options, parse_opt, "[--] CMD [ARGS...]", doc};
+	const struct argp *argp = &commands[0].argp;
+	static char name[64];
 
 	*opts = fsp_default_options;
-	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, opts);
+	/* fsp-bpf SUBCOMMAND ...: parse the rest as if "fsp-bpf SUBCOMMAND" were
+	 * the program, so usage lines and errors name it. */
+	for (size_t i = 0; argc > 1 && i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		opts->command = commands[i].command;
+		argp = &commands[i].argp;
+		snprintf(name, sizeof(name), "fsp-bpf %s", commands[i].name);
+		argv[1] = name;
+		argc--;
+		argv++;
+		break;
+	}
+	argp_parse(argp, argc, argv, ARGP_IN_ORDER, NULL, opts);
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Command-line options of fsp-bpf, their defaults in one place, argp parsing. */
+/* Command-line options of fsp-bpf's subcommands, their defaults in one place,
+ * argp parsing. */
 #ifndef FSP_OPTIONS_H
 #define FSP_OPTIONS_H
 
@@ -7,26 +8,57 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "report.h"
+
 #define FSP_MAX_PIDS 256
+#define FSP_MAX_INPUTS 1024
+
+enum fsp_command {
+	FSP_CMD_RECORD, /* the default: fsp-bpf [record] -p PID | CMD */
+	FSP_CMD_REPORT,
+	FSP_CMD_MERGE,
+	FSP_CMD_DIFF,
+};
+
+enum fsp_format {
+	FSP_FMT_TEXT,
+	FSP_FMT_JSON, /* the profile file format */
+	FSP_FMT_FOLDED,
+	FSP_FMT_PPROF,
+};
+
+/* How a profile is rendered: shared by record (live) and report (saved). */
+struct fsp_view {
+	enum fsp_format format;
+	struct report_opts ropts; /* min_pct, by, order, feature */
+};
 
 struct fsp_options {
+	enum fsp_command command;
+	/* record */
 	pid_t pids[FSP_MAX_PIDS];
 	int nr_pids;
 	char **cmd; /* NULL-terminated argv of -- CMD, or NULL */
 	uint64_t frequency_hz;
 	double duration_s;
-	const char *json_path;
-	double min_pct;
 	uint32_t max_depth;
 	uint32_t max_stacks;
 	bool follow_forks;
 	bool verbose;
+	/* record: the profile file; report, diff: the rendering; merge: the merge */
+	const char *out_path;
+	struct fsp_view view;
+	/* report FILE, merge FILE..., diff BASE NEW */
+	const char *inputs[FSP_MAX_INPUTS];
+	int nr_inputs;
+	double scale; /* diff --scale */
 };
 
 extern const struct fsp_options fsp_default_options;
 
-/* Parses argv into opts (initialised from the defaults). Exits with a usage
- * error on bad options, as argp does. */
+/* Parses argv into opts (initialised from the defaults), picking the
+ * subcommand from argv[1]. Exits with a usage error on bad options, as argp
+ * does. */
 void options__parse(int argc, char **argv, struct fsp_options *opts);
 
 #endif /* FSP_OPTIONS_H */

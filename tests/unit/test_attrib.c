@@ -587,20 +587,6 @@ static void test_random_against_reference(void **state)
 
 /* ---- scale ------------------------------------------------------------------ */
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SCALE_LIMIT_S 10.0
-#else
-#define SCALE_LIMIT_S 1.0
-#endif
-
 static void test_scale(void **state)
 {
 	struct profile *p = *state;
@@ -608,10 +594,11 @@ static void test_scale(void **state)
 	struct report_opts ro = {.min_pct = 0};
 	uint64_t sum = 0;
 	struct attrib *a;
-	double t0, t;
 	FILE *devnull;
 	size_t i, j;
 
+	/* Correctness at scale only: how fast this runs is measured by make
+	 * bench (bench/files.sh), not asserted in a unit test. */
 	for (i = 0; i < 8; i++)
 		snprintf(feat[i], sizeof(feat[i]), "feature-%zu", i);
 	for (i = 0; i < 64; i++)
@@ -633,21 +620,13 @@ static void test_scale(void **state)
 	}
 	assert_int_equal(profile__nr_samples(p), 1000000);
 
-	t0 = now_s();
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	devnull = fopen("/dev/null", "w");
 	assert_non_null(devnull);
 	assert_int_equal(report__text(devnull, p, a, &ro), 0);
-	t = now_s() - t0;
-	print_message("attribute + text report of 1M core samples: %.3f s\n", t);
-	assert_true(t < SCALE_LIMIT_S);
-	t0 = now_s();
 	assert_int_equal(report__json(devnull, p, a), 0);
-	t = now_s() - t0;
 	fclose(devnull);
-	print_message("JSON profile of 1M core samples: %.3f s\n", t);
-	assert_true(t < SCALE_LIMIT_S);
 
 	assert_int_equal(attrib__total_samples(a), 100000ULL * 55);
 	check_invariants(a);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the renderers (analysis/report_text.c, analysis/report_json.c). */
+/* Unit tests of the renderers (analysis/report_text.c, the JSON profile of analysis/profile_io.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -478,7 +478,7 @@ static void test_json_fields(void **state)
 	text = render_json(p, NULL);
 	o = parse(text);
 
-	assert_int_equal(get_u64(o, "version"), 1);
+	assert_int_equal(get_u64(o, "version"), 2);
 	assert_string_equal(get_str(o, "tool"), "fsp-bpf");
 	assert_string_equal(get_str(o, "tool_version"), "0.1.0");
 	assert_string_equal(get_str(o, "target"), "pid 1234 (demo)");
@@ -658,13 +658,15 @@ static struct profile *profile_from_json(struct json_object *o)
 			fr[j].payload = get_u64(f, "payload");
 		}
 		assert_int_equal(get_u64(st, "id"), i);
-		assert_int_equal(profile__add_stack(p, get_u64(st, "pid"), i + 1, fr, depth), 0);
+		/* version 2 keeps the stacks' keys, as "0x" hex strings */
+		assert_int_equal(profile__add_stack(p, get_u64(st, "pid"),
+						    strtoull(get_str(st, "key"), NULL, 16), fr,
+						    depth),
+				 0);
 	}
 	for (i = 0; i < json_object_array_length(samples); i++) {
 		struct json_object *s = json_object_array_get_idx(samples, i);
-		struct json_object *id = get(s, "stack");
-		uint64_t key =
-			json_object_is_type(id, json_type_null) ? 0 : get_u64(s, "stack") + 1;
+		uint64_t key = strtoull(get_str(s, "key"), NULL, 16);
 
 		ADD_SAMPLES(p, get_u64(s, "pid"), get_u64(s, "tid"), key, get_u64(s, "count"));
 	}

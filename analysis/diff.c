@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Profile differencing with the linear-prediction scale model (diff.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrib.h"
+#include "diff.h"
+#include "hashmap.h"
+#include "report_util.h"
+#include "strtab.h"
+#include "util.h"
+
+/* A feature while the diff is built: its instances grow here. */
+struct diff_build {
+	struct diff_row *inst;
+	size_t nr_inst, cap_inst;
+};
+
+struct diff {
+	struct strtab *strs; /* names and metadata strings */
+	double scale;
+	struct profile_meta base_meta, new_meta; /* strings in strs */
+	struct diff_side base, new_side;
+	struct diff_totals totals;
+	struct diff_feature *features;
+	size_t nr_features, cap_features;
+};
+
+struct diff_ctx {
+	struct diff *d;
+	struct diff_build *build; /* capacity d->cap_features */
+	struct hashmap feature_map; /* (interned name, 0) -> feature index */
+	struct hashmap instance_map; /* (feature index, interned name) -> instance index */
+};
+
+/* Copies meta's strings into d's table. */
+static int diff__copy_meta(struct diff *d, struct profile_meta *dst, const struct profile_meta *m)
+{
+	*dst = *m;
+	dst->target = strtab__intern(d->strs, m->target);
+	dst->command_line = strtab__intern(d->strs, m->command_line);
+	dst->host = strtab__intern(d->strs, m->host);
+	dst->kernel = strtab__intern(d->strs, m->kernel);
+	dst->tool_version = strtab__intern(d->strs, m->tool_version);
+	if ((m->target && !dst->target) || (m->command_line && !dst->command_line) ||
+	    (m->host && !dst->host) || (m->kernel && !dst->kernel) ||
+	    (m->tool_version && !dst->tool_version))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The row of feature `name` (interned), created empty when new. */
+static int diff__feature_index(struct diff_ctx *ctx, const char *name, size_t *out)
+{
+	struct diff *d = ctx->d;
+	size_t cap = d->cap_features;
+	uint64_t idx;
+	int err;
+
+	if (hashmap__find(&ctx->feature_map, (uintptr_t)name, 0, &idx)) {
+		*out = idx;
+		return 0;
+	}
+	err = fsp_grow((void **)&d->features, &d->cap_features, d->nr_features + 1,
+		       sizeof(*d->features));
+	if (err)
+		return err;
+	if (d->cap_features != cap) {
+		struct diff_build *b;
+
+		b = realloc(ctx->build, d->cap_features * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		ctx->build = b;
+	}
+	err = hashmap__find_or_insert(&ctx->feature_map, (uintptr_t)name, 0, d->nr_features, NULL);
+	if (err < 0)
+		return err;
+	memset(&d->features[d->nr_features], 0, sizeof(*d->features));
+	memset(&ctx->build[d->nr_features], 0, sizeof(*ctx->build));
+	d->features[d->nr_features].row.name = name;
+	*out = d->nr_features++;
+	return 0;
+}
+
+/* The row of instance `name` (interned) of feature f, created empty when new. */
+static struct diff_row *diff__instance(struct diff_ctx *ctx, size_t f, const char *name, int *err)
+{
+	struct diff_build *b = &ctx->build[f];
+	uint64_t idx;
+
+	*err = hashmap__find_or_insert(&ctx->instance_map, f, (uintptr_t)name, b->nr_inst, &idx);
+	if (*err < 0)
+		return NULL;
+	if (!*err) {
+		*err = fsp_grow((void **)&b->inst, &b->cap_inst, b->nr_inst + 1, sizeof(*b->inst));
+		if (*err)
+			return NULL;
+		memset(&b->inst[idx], 0, sizeof(*b->inst));
+		b->inst[idx].name = name;
+		b->nr_inst++;
+	}
+	*err = 0;
+	return &b->inst[idx];
+}
+
+/* Adds the attribution of one profile (is_new: NEW, else BASE) to the rows. */
+static int diff__add_side(struct diff_ctx *ctx, const struct attrib *a, int is_new)
+{
+	const struct attrib_feature *af;
+	struct diff_row *row;
+	const char *name;
+	size_t i, j, f;
+	int err;
+
+	for (i = 0; i < attrib__nr_features(a); i++) {
+		af = attrib__feature(a, i);
+		name = strtab__intern(ctx->d->strs, af->name);
+		if (!name)
+			return -ENOMEM;
+		err = diff__feature_index(ctx, name, &f);
+		if (err)
+			return err;
+		row = &ctx->d->features[f].row;
+		*(is_new ? &row->new_samples : &row->base_samples) = af->samples;
+		for (j = 0; j < af->nr_instances; j++) {
+			name = strtab__intern(ctx->d->strs, af->instances[j].name);
+			if (!name)
+				return -ENOMEM;
+			row = diff__instance(ctx, f, name, &err);
+			if (!row)
+				return err;
+			*(is_new ? &row->new_samples : &row->base_samples) =
+				af->instances[j].samples;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Fills the derived fields of r from its sample counts. Times are computed in
+ * nanoseconds first, so that K x base and new compare exactly for integral K
+ * and whole sample counts (an exactly linear profile deviates by exactly 0).
+ */
+static void diff__fill(const struct diff *d, struct diff_row *r)
+{
+	double bns = (double)r->base_samples * (double)d->base.period_ns;
+	double nns = (double)r->new_samples * (double)d->new_side.period_ns;
+
+	r->flags = (r->base_samples ? 0 : DIFF_NEW) | (r->new_samples ? 0 : DIFF_GONE);
+	r->base_ms = bns / 1e6;
+	r->new_ms = nns / 1e6;
+	r->base_pct = report_pct(r->base_samples, d->base.total_samples);
+	r->new_pct = report_pct(r->new_samples, d->new_side.total_samples);
+	r->delta_ms = (nns - bns) / 1e6;
+	r->delta_pp = r->new_pct - r->base_pct;
+	r->predicted_ms = d->scale * bns / 1e6;
+	r->deviation_ms = (nns - d->scale * bns) / 1e6;
+	r->growth = bns > 0 ? nns / bns : NAN;
+}
+
+static double abs_double(double v)
+{
+	return v < 0 ? -v : v;
+}
+
+/* Descending |deviation_ms| (= |delta_ms| for a plain diff), then by name. */
+static int diff__cmp_row(const struct diff_row *a, const struct diff_row *b)
+{
+	double x = abs_double(a->deviation_ms), y = abs_double(b->deviation_ms);
+	int c = (x < y) - (x > y);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+static int diff__cmp_instance(const void *x, const void *y)
+{
+	return diff__cmp_row(x, y);
+}
+
+static int diff__cmp_feature(const void *x, const void *y)
+{
+	const struct diff_feature *a = x, *b = y;
+
+	return diff__cmp_row(&a->row, &b->row);
+}
+
+/* Hands the instance arrays to the features, fills every row and sorts. */
+static void diff__finish(struct diff_ctx *ctx)
+{
+	struct diff *d = ctx->d;
+	struct diff_build *b;
+	size_t i, j;
+
+	for (i = 0; i < d->nr_features; i++) {
+		b = &ctx->build[i];
+		diff__fill(d, &d->features[i].row);
+		for (j = 0; j < b->nr_inst; j++)
+			diff__fill(d, &b->inst[j]);
+		if (b->nr_inst)
+			qsort(b->inst, b->nr_inst, sizeof(*b->inst), diff__cmp_instance);
+		d->features[i].instances = b->inst;
+		d->features[i].nr_instances = b->nr_inst;
+		b->inst = NULL;
+	}
+	if (d->nr_features)
+		qsort(d->features, d->nr_features, sizeof(*d->features), diff__cmp_feature);
+}
+
+/* The side's period and totals from its profile and attribution. */
+static void diff__side(struct diff_side *s, const struct profile_meta *meta, const struct attrib *a)
+{
+	s->meta = meta;
+	s->period_ns = report_period_ns(meta);
+	s->total_samples = attrib__total_samples(a);
+	s->uncharged_samples = attrib__uncharged_samples(a);
+	s->total_ms = report_ms(s->total_samples, s->period_ns);
+}
+
+static void diff__compute_totals(struct diff *d)
+{
+	struct diff_totals *t = &d->totals;
+	double bns = (double)d->base.total_samples * (double)d->base.period_ns;
+	double nns = (double)d->new_side.total_samples * (double)d->new_side.period_ns;
+
+	t->scale = d->scale;
+	t->base_ms = bns / 1e6;
+	t->new_ms = nns / 1e6;
+	t->delta_ms = (nns - bns) / 1e6;
+	t->predicted_ms = d->scale * bns / 1e6;
+	t->deviation_ms = (nns - d->scale * bns) / 1e6;
+	t->growth = bns > 0 ? nns / bns : NAN;
+}
+
+struct diff *diff__compute(const struct profile *base, const struct profile *new_p,
+			   const struct diff_opts *opts)
+{
+	struct attrib *ab = NULL, *an = NULL;
+	struct diff_ctx ctx = {};
+	struct diff *d = NULL;
+	double scale = opts ? opts->scale : 0;
+	size_t i;
+	int err;
+
+	if (!base || !new_p || !isfinite(scale) || scale < 0) {
+		err = -EINVAL;
+		goto cleanup;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	ctx.d = d;
+	d->scale = scale == 0 ? 1 : scale;
+	d->strs = strtab__new();
+	ab = attrib__compute(base, NULL);
+	an = attrib__compute(new_p, NULL);
+	if (!d->strs || !ab || !an) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = diff__copy_meta(d, &d->base_meta, profile__meta(base));
+	if (err)
+		goto cleanup;
+	err = diff__copy_meta(d, &d->new_meta, profile__meta(new_p));
+	if (err)
+		goto cleanup;
+	diff__side(&d->base, &d->base_meta, ab);
+	diff__side(&d->new_side, &d->new_meta, an);
+	diff__compute_totals(d);
+
+	err = diff__add_side(&ctx, ab, 0);
+	if (err)
+		goto cleanup;
+	err = diff__add_side(&ctx, an, 1);
+	if (err)
+		goto cleanup;
+	diff__finish(&ctx);
+
+cleanup:
+	if (ctx.build) {
+		/* instances not handed to d->features (all of them on error) */
+		for (i = 0; d && i < d->nr_features; i++)
+			free(ctx.build[i].inst);
+		free(ctx.build);
+	}
+	hashmap__fini(&ctx.feature_map);
+	hashmap__fini(&ctx.instance_map);
+	attrib__free(ab);
+	attrib__free(an);
+	if (err) {
+		diff__free(d);
+		errno = -err;
+		return NULL;
+	}
+	return d;
+}
+
+void diff__free(struct diff *d)
+{
+	size_t i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nr_features; i++)
+		free((void *)d->features[i].instances);
+	free(d->features);
+	strtab__free(d->strs);
+	free(d);
+}
+
+int diff__scaled(const struct diff *d)
+{
+	return d && d->scale != 1;
+}
+
+const struct diff_side *diff__base(const struct diff *d)
+{
+	return d ? &d->base : NULL;
+}
+
+const struct diff_side *diff__new(const struct diff *d)
+{
+	return d ? &d->new_side : NULL;
+}
+
+const struct diff_totals *diff__totals(const struct diff *d)
+{
+	return d ? &d->totals : NULL;
+}
+
+size_t diff__nr_features(const struct diff *d)
+{
+	return d ? d->nr_features : 0;
+}
+
+const struct diff_feature *diff__feature(const struct diff *d, size_t i)
+{
+	if (!d || i >= d->nr_features)
+		return NULL;
+	return &d->features[i];
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Renderers of a profile diff: the text table and JSON (docs/diff-format.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diff.h"
+#include "report_util.h"
+
+#define DIFF_FORMAT_VERSION 1
+/* The name column is as wide as the longest name, within these bounds. */
+#define NAME_MIN_WIDTH 18
+#define NAME_MAX_WIDTH 48
+
+/* Runs the renderers in the C locale: '.' decimal points whatever the caller's. */
+struct c_locale {
+	locale_t c, old;
+};
+
+static int c_locale__enter(struct c_locale *l)
+{
+	l->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (!l->c)
+		return -ENOMEM;
+	l->old = uselocale(l->c);
+	return 0;
+}
+
+static void c_locale__leave(struct c_locale *l)
+{
+	uselocale(l->old);
+	freelocale(l->c);
+}
+
+/* 0 when everything written to out reached it, else -errno. */
+static int flush_status(FILE *out)
+{
+	if (fflush(out) || ferror(out))
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+struct text_ctx {
+	FILE *out;
+	const struct diff *d;
+	double min_pct;
+	int width; /* of the name column */
+	bool scaled;
+};
+
+/* -0.0 (e.g. a zero deviation computed as 0 - 0 x K) prints as +0.0. */
+static double no_neg_zero(double v)
+{
+	return v == 0 ? 0.0 : v;
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* "2023-11-14 22:13:20 UTC", or "an unknown time" when t is not set. */
+static void format_time(double t, char *buf, size_t len)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0 || !gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "an unknown time");
+}
+
+static void text_side(struct text_ctx *c, const char *label, const struct diff_side *s)
+{
+	const struct profile_meta *m = s->meta;
+	char when[64];
+
+	format_time(m->start_time, when, sizeof(when));
+	fprintf(c->out, "  %s %s%s%s, started %s, %" PRIu64 " %s = %.1f ms (%.3f ms per sample)\n",
+		label, m->target ? m->target : "an unnamed target", m->host ? " on " : "",
+		m->host ? m->host : "", when, s->total_samples,
+		s->total_samples == 1 ? "sample" : "samples", s->total_ms,
+		(double)s->period_ns / 1e6);
+}
+
+static void text_header(struct text_ctx *c)
+{
+	const struct diff_totals *t = diff__totals(c->d);
+
+	fprintf(c->out, "fsp-bpf diff of feature profiles\n");
+	text_side(c, "base:", diff__base(c->d));
+	text_side(c, "new: ", diff__new(c->d));
+	fprintf(c->out, "  total: %.1f ms -> %.1f ms, change %+.1f ms", t->base_ms, t->new_ms,
+		no_neg_zero(t->delta_ms));
+	if (!isnan(t->growth))
+		fprintf(c->out, " (x%.2f)", t->growth);
+	fprintf(c->out, "\n");
+	if (c->scaled)
+		fprintf(c->out,
+			"  scale %g: predicted %.1f ms (%g x base), deviation %+.1f ms;"
+			" rows sorted by |deviation| from linear growth\n",
+			t->scale, t->predicted_ms, t->scale, no_neg_zero(t->deviation_ms));
+	else
+		fprintf(c->out, "  rows sorted by |change in time|\n");
+	fprintf(c->out, "Shares are of each profile's samples; a sample can be charged to several "
+			"features or to none, so shares need not sum to 100%%.\n");
+}
+
+/* A row is shown when its share in either profile or its change reaches min_pct. */
+static bool text_shown(const struct text_ctx *c, const struct diff_row *r)
+{
+	return r->base_pct >= c->min_pct || r->new_pct >= c->min_pct ||
+	       (r->delta_pp < 0 ? -r->delta_pp : r->delta_pp) >= c->min_pct;
+}
+
+static void text_columns(struct text_ctx *c)
+{
+	fprintf(c->out, "%-*s %10s %8s %10s %8s %10s %8s", c->width, "feature / instance",
+		"base ms", "base %", "new ms", "new %", "+/- ms", "+/- pp");
+	if (c->scaled)
+		fprintf(c->out, " %10s %10s %8s", "predicted", "deviation", "growth");
+	fprintf(c->out, "\n");
+}
+
+static void text_row(struct text_ctx *c, const struct diff_row *r, int indent)
+{
+	char growth[32];
+
+	fprintf(c->out, "%*s%-*s %10.1f %7.2f%% %10.1f %7.2f%% %+10.1f %+8.2f", indent, "",
+		c->width - indent, r->name, r->base_ms, r->base_pct, r->new_ms, r->new_pct,
+		no_neg_zero(r->delta_ms), no_neg_zero(r->delta_pp));
+	if (c->scaled) {
+		if (isnan(r->growth))
+			snprintf(growth, sizeof(growth), "-");
+		else
+			snprintf(growth, sizeof(growth), "x%.2f", r->growth);
+		fprintf(c->out, " %10.1f %+10.1f %8s", r->predicted_ms,
+			no_neg_zero(r->deviation_ms), growth);
+	}
+	if (r->flags & DIFF_NEW)
+		fprintf(c->out, "  NEW");
+	if (r->flags & DIFF_GONE)
+		fprintf(c->out, "  GONE");
+	fprintf(c->out, "\n");
+}
+
+static void text_fold(struct text_ctx *c, size_t n, int indent)
+{
+	if (n)
+		fprintf(c->out, "%*s... %zu more %s under %g%%\n", indent, "", n,
+			plural(n, "row", "rows"), c->min_pct);
+}
+
+/* The name column: as wide as the longest shown name (indented instances too). */
+static int text_width(const struct text_ctx *c)
+{
+	const struct diff_feature *f;
+	size_t i, j, w = NAME_MIN_WIDTH;
+
+	for (i = 0; i < diff__nr_features(c->d); i++) {
+		f = diff__feature(c->d, i);
+		if (!text_shown(c, &f->row))
+			continue;
+		if (strlen(f->row.name) > w)
+			w = strlen(f->row.name);
+		for (j = 0; j < f->nr_instances; j++)
+			if (text_shown(c, &f->instances[j]) && strlen(f->instances[j].name) + 2 > w)
+				w = strlen(f->instances[j].name) + 2;
+	}
+	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
+}
+
+static void text_table(struct text_ctx *c)
+{
+	const struct diff_feature *f;
+	size_t i, j, folded = 0, folded_inst;
+
+	if (!diff__nr_features(c->d)) {
+		fprintf(c->out, "\nNo feature was charged in either profile.\n");
+		return;
+	}
+	c->width = text_width(c);
+	fprintf(c->out, "\n");
+	text_columns(c);
+	for (i = 0; i < diff__nr_features(c->d); i++) {
+		f = diff__feature(c->d, i);
+		/* a hidden feature's instances are hidden too: their shares are smaller */
+		if (!text_shown(c, &f->row)) {
+			folded++;
+			continue;
+		}
+		text_row(c, &f->row, 0);
+		folded_inst = 0;
+		for (j = 0; j < f->nr_instances; j++) {
+			if (text_shown(c, &f->instances[j]))
+				text_row(c, &f->instances[j], 2);
+			else
+				folded_inst++;
+		}
+		text_fold(c, folded_inst, 2);
+	}
+	text_fold(c, folded, 0);
+}
+
+int diff__text(FILE *out, const struct diff *d, const struct diff_report_opts *o)
+{
+	struct text_ctx c = {};
+	struct c_locale loc;
+	int err;
+
+	if (!out || !d)
+		return -EINVAL;
+	err = c_locale__enter(&loc);
+	if (err)
+		return err;
+	c.out = out;
+	c.d = d;
+	c.min_pct = o && o->min_pct > 0 ? o->min_pct : 0;
+	c.scaled = diff__scaled(d);
+	text_header(&c);
+	text_table(&c);
+	c_locale__leave(&loc);
+	return flush_status(out);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+/* Builds the document; the first allocation failure sticks in err. */
+struct dj_ctx {
+	int err;
+};
+
+static void dj_add(struct dj_ctx *c, struct json_object *o, const char *key, struct json_object *v,
+		   bool may_be_null)
+{
+	if (c->err || (!v && !may_be_null) || json_object_object_add(o, key, v)) {
+		json_object_put(v);
+		c->err = -ENOMEM;
+	}
+}
+
+static void dj_string(struct dj_ctx *c, struct json_object *o, const char *key, const char *s)
+{
+	dj_add(c, o, key, s ? json_object_new_string(s) : NULL, !s);
+}
+
+static void dj_u64(struct dj_ctx *c, struct json_object *o, const char *key, uint64_t v)
+{
+	dj_add(c, o, key, json_object_new_uint64(v), false);
+}
+
+static void dj_bool(struct dj_ctx *c, struct json_object *o, const char *key, bool v)
+{
+	dj_add(c, o, key, json_object_new_boolean(v), false);
+}
+
+/*
+ * A real with the fewest of 15, 16 or 17 significant digits that reads back
+ * as v (as the JSON profile writes reals), with ".0" added to a whole number
+ * so that it reads back as a real; null when v is not finite.
+ */
+static void dj_double(struct dj_ctx *c, struct json_object *o, const char *key, double v)
+{
+	char buf[40];
+	int prec;
+
+	if (!isfinite(v)) {
+		dj_add(c, o, key, NULL, true);
+		return;
+	}
+	v = no_neg_zero(v);
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (prec == 17)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	if (!strpbrk(buf, ".e"))
+		strcat(buf, ".0");
+	dj_add(c, o, key, json_object_new_double_s(v, buf), false);
+}
+
+static struct json_object *dj_side(struct dj_ctx *c, const struct diff_side *s)
+{
+	struct json_object *o = json_object_new_object();
+	const struct profile_meta *m = s->meta;
+
+	if (!o) {
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	dj_string(c, o, "target", m->target);
+	dj_string(c, o, "command_line", m->command_line);
+	dj_string(c, o, "host", m->host);
+	dj_string(c, o, "kernel", m->kernel);
+	dj_double(c, o, "start_time", m->start_time);
+	dj_double(c, o, "end_time", m->end_time);
+	dj_double(c, o, "duration_s", m->duration_s);
+	dj_u64(c, o, "frequency_hz", m->frequency_hz);
+	dj_u64(c, o, "period_ns", s->period_ns);
+	dj_u64(c, o, "total_samples", s->total_samples);
+	dj_u64(c, o, "uncharged_samples", s->uncharged_samples);
+	dj_double(c, o, "total_ms", s->total_ms);
+	return o;
+}
+
+static struct json_object *dj_totals(struct dj_ctx *c, const struct diff_totals *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	dj_double(c, o, "base_ms", t->base_ms);
+	dj_double(c, o, "new_ms", t->new_ms);
+	dj_double(c, o, "delta_ms", t->delta_ms);
+	dj_double(c, o, "predicted_ms", t->predicted_ms);
+	dj_double(c, o, "deviation_ms", t->deviation_ms);
+	dj_double(c, o, "growth", t->growth);
+	return o;
+}
+
+static struct json_object *dj_row(struct dj_ctx *c, const struct diff_row *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o) {
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	dj_string(c, o, "name", r->name);
+	dj_bool(c, o, "new", r->flags & DIFF_NEW);
+	dj_bool(c, o, "gone", r->flags & DIFF_GONE);
+	dj_u64(c, o, "base_samples", r->base_samples);
+	dj_double(c, o, "base_ms", r->base_ms);
+	dj_double(c, o, "base_pct", r->base_pct);
+	dj_u64(c, o, "new_samples", r->new_samples);
+	dj_double(c, o, "new_ms", r->new_ms);
+	dj_double(c, o, "new_pct", r->new_pct);
+	dj_double(c, o, "delta_ms", r->delta_ms);
+	dj_double(c, o, "delta_pp", r->delta_pp);
+	dj_double(c, o, "predicted_ms", r->predicted_ms);
+	dj_double(c, o, "deviation_ms", r->deviation_ms);
+	dj_double(c, o, "growth", r->growth);
+	return o;
+}
+
+/* Appends v to array a (taking it; NULL means an earlier failure). */
+static void dj_append(struct dj_ctx *c, struct json_object *a, struct json_object *v)
+{
+	if (c->err || !v || json_object_array_add(a, v)) {
+		json_object_put(v);
+		c->err = -ENOMEM;
+	}
+}
+
+static struct json_object *dj_features(struct dj_ctx *c, const struct diff *d)
+{
+	struct json_object *arr = json_object_new_array(), *fo, *insts;
+	const struct diff_feature *f;
+	size_t i, j;
+
+	if (!arr) {
+		c->err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < diff__nr_features(d) && !c->err; i++) {
+		f = diff__feature(d, i);
+		fo = dj_row(c, &f->row);
+		insts = json_object_new_array();
+		for (j = 0; insts && j < f->nr_instances && !c->err; j++)
+			dj_append(c, insts, dj_row(c, &f->instances[j]));
+		if (fo)
+			dj_add(c, fo, "instances", insts, false);
+		else
+			json_object_put(insts);
+		dj_append(c, arr, fo);
+	}
+	return arr;
+}
+
+int diff__json(FILE *out, const struct diff *d)
+{
+	struct json_object *root = NULL;
+	struct dj_ctx c = {};
+	struct c_locale loc;
+	const char *s;
+	int err;
+
+	if (!out || !d)
+		return -EINVAL;
+	err = c_locale__enter(&loc);
+	if (err)
+		return err;
+	root = json_object_new_object();
+	if (!root) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	dj_u64(&c, root, "version", DIFF_FORMAT_VERSION);
+	dj_string(&c, root, "tool", "fsp-bpf");
+	dj_string(&c, root, "tool_version", FSP_VERSION);
+	dj_double(&c, root, "scale", diff__totals(d)->scale);
+	dj_string(&c, root, "sorted_by", diff__scaled(d) ? "deviation_ms" : "delta_ms");
+	dj_add(&c, root, "base", dj_side(&c, diff__base(d)), false);
+	dj_add(&c, root, "new", dj_side(&c, diff__new(d)), false);
+	dj_add(&c, root, "totals", dj_totals(&c, diff__totals(d)), false);
+	dj_add(&c, root, "features", dj_features(&c, d), false);
+	if (c.err) {
+		err = c.err;
+		goto cleanup;
+	}
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!s) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	fputs(s, out);
+	fputc('\n', out);
+	err = flush_status(out);
+
+cleanup:
+	json_object_put(root);
+	c_locale__leave(&loc);
+	return err;
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Merging profiles into one with a source per recording (merge.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "report_util.h"
+
+#define UNNAMED_TARGET "an unnamed target"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* One source of a profile being merged: its metadata and diagnostics. */
+struct merge_source {
+	const struct profile_meta *meta;
+	uint64_t diag[DIAG__COUNT];
+};
+
+/*
+ * The sources of p: its source records, or p itself (its profile__meta and
+ * diagnostics) when it is a single recording. *out is allocated (at least one
+ * element); returns the number of sources or 0 on allocation failure.
+ */
+static size_t merge_sources(const struct profile *p, struct merge_source **out)
+{
+	size_t i, n = profile__nr_sources(p);
+	struct profile_source ps;
+	struct merge_source *s;
+	int d;
+
+	s = calloc(n ? n : 1, sizeof(*s));
+	*out = s;
+	if (!s)
+		return 0;
+	if (!n) {
+		s[0].meta = profile__meta(p);
+		for (d = 0; d < DIAG__COUNT; d++)
+			s[0].diag[d] = profile__diag(p, d);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		/* i < n: profile__source cannot fail */
+		profile__source(p, i, &ps);
+		s[i].meta = ps.meta;
+		memcpy(s[i].diag, ps.diag, sizeof(s[i].diag));
+	}
+	return n;
+}
+
+static const char *target_name(const struct profile_meta *m)
+{
+	return m && m->target ? m->target : UNNAMED_TARGET;
+}
+
+/* True when p holds nothing a merge would lose: a new profile__new(). */
+static bool profile_blank(const struct profile *p)
+{
+	const struct profile_meta *m = profile__meta(p);
+
+	return !profile__nr_sources(p) && !profile__nr_pids(p) && !profile__nr_threads(p) &&
+	       !profile__nr_stacks(p) && !profile__nr_samples(p) && !m->target &&
+	       !report_period_ns(m) && !m->start_time;
+}
+
+/* Writes the period-mismatch message: "every X ns" or "at an unknown period". */
+static void period_err(char *err, size_t errlen, const char *target, uint64_t got, uint64_t want)
+{
+	char a[48], b[48];
+
+	if (got)
+		snprintf(a, sizeof(a), "every %" PRIu64 " ns", got);
+	else
+		snprintf(a, sizeof(a), "at an unknown period");
+	if (want)
+		snprintf(b, sizeof(b), "every %" PRIu64 " ns", want);
+	else
+		snprintf(b, sizeof(b), "at an unknown period");
+	set_err(err, errlen,
+		"%s was sampled %s but the others %s: merge profiles of the same frequency", target,
+		a, b);
+}
+
+/* Copies processes, threads, stacks and samples of src, source s to map[s]. */
+static int merge_records(struct profile *dst, const struct profile *src, const uint32_t *map,
+			 size_t nr_map, char *err, size_t errlen)
+{
+	struct profile_process proc;
+	struct profile_thread th;
+	struct profile_stack st;
+	struct profile_sample s;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < profile__nr_pids(src); i++) {
+		ret = profile__process(src, i, &proc);
+		if (!ret && proc.source >= nr_map)
+			ret = -EINVAL;
+		if (!ret)
+			ret = profile__use_source(dst, map[proc.source]);
+		if (!ret)
+			ret = profile__add_pid(dst, proc.pid);
+		if (ret) {
+			set_err(err, errlen, "cannot copy process %zu of %s: %s", i,
+				target_name(profile__meta(src)), strerror(-ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < profile__nr_threads(src); i++) {
+		ret = profile__thread(src, i, &th);
+		if (!ret && th.source >= nr_map)
+			ret = -EINVAL;
+		if (!ret)
+			ret = profile__use_source(dst, map[th.source]);
+		if (!ret)
+			ret = profile__add_thread(dst, th.pid, th.tid, th.comm);
+		if (ret) {
+			set_err(err, errlen, "cannot copy thread %zu of %s: %s", i,
+				target_name(profile__meta(src)), strerror(-ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < profile__nr_stacks(src); i++) {
+		ret = profile__stack(src, i, &st);
+		if (!ret && st.source >= nr_map)
+			ret = -EINVAL;
+		if (!ret)
+			ret = profile__use_source(dst, map[st.source]);
+		if (!ret)
+			ret = profile__add_stack(dst, st.pid, st.key, st.frames, st.depth);
+		if (ret) {
+			set_err(err, errlen, "cannot copy stack %zu of %s: %s", i,
+				target_name(profile__meta(src)), strerror(-ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < profile__nr_samples(src); i++) {
+		ret = profile__sample(src, i, &s);
+		if (!ret && s.source >= nr_map)
+			ret = -EINVAL;
+		if (!ret)
+			ret = profile__use_source(dst, map[s.source]);
+		if (!ret)
+			ret = profile__add_samples(dst, s.pid, s.tid, s.key, s.count);
+		/* samples of a stack src never stored stay unknown, and counted */
+		if (ret == -ENOENT && !s.known)
+			ret = 0;
+		if (ret) {
+			set_err(err, errlen, "cannot copy samples %zu of %s: %s", i,
+				target_name(profile__meta(src)), strerror(-ret));
+			return ret;
+		}
+	}
+	return profile__use_source(dst, 0);
+}
+
+int profile__merge(struct profile *dst, const struct profile *src, char *err, size_t errlen)
+{
+	struct merge_source *srcs = NULL, *olds = NULL;
+	uint64_t want = 0, got, dst_total, src_total;
+	size_t i, nr_srcs, nr_olds;
+	uint32_t *map = NULL;
+	bool have_want, convert;
+	int ret;
+
+	if (!dst || !src || dst == src) {
+		ret = -EINVAL;
+		set_err(err, errlen, "merge: invalid arguments");
+		goto cleanup;
+	}
+	nr_srcs = merge_sources(src, &srcs);
+	if (!nr_srcs) {
+		ret = -ENOMEM;
+		set_err(err, errlen, "merge: out of memory");
+		goto cleanup;
+	}
+
+	/* The period dst already has: its first source's, or its own recording's. */
+	have_want = !profile_blank(dst);
+	convert = have_want && !profile__nr_sources(dst);
+	if (have_want) {
+		nr_olds = merge_sources(dst, &olds);
+		if (!nr_olds) {
+			ret = -ENOMEM;
+			set_err(err, errlen, "merge: out of memory");
+			goto cleanup;
+		}
+		want = report_period_ns(olds[0].meta);
+	}
+	for (i = 0; i < nr_srcs; i++) {
+		got = report_period_ns(srcs[i].meta);
+		if (!have_want) {
+			want = got; /* the first source sets the period */
+			have_want = true;
+		}
+		if (got != want) {
+			ret = -EINVAL;
+			period_err(err, errlen, target_name(srcs[i].meta), got, want);
+			goto cleanup;
+		}
+	}
+
+	/* Every count of dst is bounded by its total: checking it suffices. */
+	dst_total = profile__total_samples(dst);
+	src_total = profile__total_samples(src);
+	if (dst_total > UINT64_MAX - src_total) {
+		ret = -EOVERFLOW;
+		set_err(err, errlen,
+			"merging %s would overflow the sample count: %" PRIu64 " + %" PRIu64
+			" samples exceed %" PRIu64,
+			target_name(profile__meta(src)), dst_total, src_total, UINT64_MAX);
+		goto cleanup;
+	}
+	if (profile__nr_sources(dst) + convert + nr_srcs > INT32_MAX) {
+		ret = -E2BIG;
+		set_err(err, errlen, "merging %s: too many sources",
+			target_name(profile__meta(src)));
+		goto cleanup;
+	}
+
+	map = calloc(nr_srcs, sizeof(*map));
+	if (!map) {
+		ret = -ENOMEM;
+		set_err(err, errlen, "merge: out of memory");
+		goto cleanup;
+	}
+	/* A recording in dst becomes source 0: its records already are. */
+	if (convert) {
+		ret = profile__add_source(dst, olds[0].meta, olds[0].diag);
+		if (ret < 0) {
+			set_err(err, errlen, "merge: cannot add a source: %s", strerror(-ret));
+			goto cleanup;
+		}
+	}
+	for (i = 0; i < nr_srcs; i++) {
+		ret = profile__add_source(dst, srcs[i].meta, srcs[i].diag);
+		if (ret < 0) {
+			set_err(err, errlen, "merge: cannot add a source: %s", strerror(-ret));
+			goto cleanup;
+		}
+		map[i] = (uint32_t)ret;
+	}
+	ret = merge_records(dst, src, map, nr_srcs, err, errlen);
+
+cleanup:
+	free(map);
+	free(olds);
+	free(srcs);
+	return ret;
+}
+
+/* a + b, saturating at UINT64_MAX. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The string all sources share for field `off` of profile_meta, else NULL. */
+static const char *common_string(const struct profile *p, size_t n, size_t off)
+{
+	const char *first = NULL, *s;
+	struct profile_source ps;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		profile__source(p, i, &ps);
+		s = *(const char *const *)((const char *)ps.meta + off);
+		if (!s)
+			return NULL;
+		if (!i)
+			first = s;
+		else if (strcmp(first, s))
+			return NULL;
+	}
+	return first;
+}
+
+/* "merge of N profiles: T1, T2, ..." into buf (MERGE_TARGET_MAX bytes). */
+static void merge_target(const struct profile *p, size_t n, char *buf)
+{
+	static const char more[] = ", ...";
+	struct profile_source ps;
+	size_t i, len, pos;
+	const char *t;
+
+	pos = (size_t)snprintf(buf, MERGE_TARGET_MAX, "merge of %zu %s: ", n,
+			       n == 1 ? "profile" : "profiles");
+	for (i = 0; i < n && pos < MERGE_TARGET_MAX; i++) {
+		profile__source(p, i, &ps);
+		t = target_name(ps.meta);
+		len = strlen(t) + (i ? 2 : 0);
+		/* keep room for ", ..." unless this is the last target */
+		if (len > MERGE_TARGET_MAX - 1 - pos ||
+		    (i + 1 < n && len + sizeof(more) - 1 > MERGE_TARGET_MAX - 1 - pos)) {
+			if (sizeof(more) <= MERGE_TARGET_MAX - pos)
+				memcpy(buf + pos, i ? more : more + 2, sizeof(more) - (i ? 0 : 2));
+			return;
+		}
+		pos += (size_t)snprintf(buf + pos, MERGE_TARGET_MAX - pos, "%s%s", i ? ", " : "",
+					t);
+	}
+}
+
+int profile__merge_finish(struct profile *dst, const char *command_line, char *err, size_t errlen)
+{
+	struct profile_meta m = {};
+	struct profile_source ps;
+	uint64_t diag[DIAG__COUNT] = {};
+	char *target = NULL;
+	size_t i, n;
+	int d, ret;
+
+	if (!dst) {
+		ret = -EINVAL;
+		set_err(err, errlen, "merge: invalid arguments");
+		goto cleanup;
+	}
+	n = profile__nr_sources(dst);
+	if (!n) {
+		ret = -EINVAL;
+		set_err(err, errlen, "merge: no profile was merged");
+		goto cleanup;
+	}
+	target = malloc(MERGE_TARGET_MAX);
+	if (!target) {
+		ret = -ENOMEM;
+		set_err(err, errlen, "merge: out of memory");
+		goto cleanup;
+	}
+	merge_target(dst, n, target);
+	m.target = target;
+	m.command_line = command_line;
+	m.host = common_string(dst, n, offsetof(struct profile_meta, host));
+	m.kernel = common_string(dst, n, offsetof(struct profile_meta, kernel));
+	m.tool_version = FSP_VERSION;
+
+	for (i = 0; i < n; i++) {
+		profile__source(dst, i, &ps);
+		if (!i) {
+			m.frequency_hz = ps.meta->frequency_hz;
+			m.period_ns = report_period_ns(ps.meta);
+			m.start_time = ps.meta->start_time;
+			m.end_time = ps.meta->end_time;
+		}
+		if (report_period_ns(ps.meta) != m.period_ns) {
+			ret = -EINVAL;
+			period_err(err, errlen, target_name(ps.meta), report_period_ns(ps.meta),
+				   m.period_ns);
+			goto cleanup;
+		}
+		if (ps.meta->frequency_hz != m.frequency_hz)
+			m.frequency_hz = 0;
+		if (ps.meta->start_time > 0 &&
+		    (m.start_time <= 0 || ps.meta->start_time < m.start_time))
+			m.start_time = ps.meta->start_time;
+		if (ps.meta->end_time > m.end_time)
+			m.end_time = ps.meta->end_time;
+		m.duration_s += ps.meta->duration_s;
+		for (d = 0; d < DIAG__COUNT; d++)
+			diag[d] = sat_add(diag[d], ps.diag[d]);
+	}
+	ret = profile__set_meta(dst, &m);
+	if (ret) {
+		set_err(err, errlen, "merge: cannot set the metadata: %s", strerror(-ret));
+		goto cleanup;
+	}
+	for (d = 0; d < DIAG__COUNT; d++)
+		profile__set_diag(dst, d, diag[d]);
+
+cleanup:
+	free(target);
+	return ret;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The profile file (docs/profile-format.md): the JSON profile, written and read
+ * with json-c. Writing is deterministic (the same profile gives the same
+ * bytes) and streamed record by record; reading is streamed too, so that the
+ * memory a load takes is the model's plus one record, whatever the file size.
+ * A file written by profile__write_json and read back gives the same bytes
+ * when written again.
+ */
+#ifndef FSP_ANALYSIS_PROFILE_IO_H
+#define FSP_ANALYSIS_PROFILE_IO_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+/* The version written; the reader accepts PROFILE_FORMAT_MIN_VERSION..this. */
+#define PROFILE_FORMAT_VERSION 2
+#define PROFILE_FORMAT_MIN_VERSION 1
+
+/*
+ * Limits of the reader; inputs beyond them are rejected with a message.
+ * Files: the model takes about as much memory as its file (docs/profile-format.md
+ * "Limits"), so a 4 GiB file is already one that needs several GiB of memory.
+ */
+#define PROFILE_IO_MAX_FILE (4ULL << 30) /* bytes of one file */
+#define PROFILE_IO_MAX_STRING (64 * 1024) /* bytes of one string (labels, metadata) */
+#define PROFILE_IO_MAX_DEPTH 16 /* nesting of arrays and objects; the format needs 5 */
+#define PROFILE_IO_MAX_FRAMES 4096 /* frames of one stack (the recorder keeps 64) */
+#define PROFILE_IO_MAX_VALUE (4 << 20) /* bytes of one record or scalar value */
+
+/*
+ * The profile file to a stream: the model, plus the attribution of all its
+ * samples and other derived summaries. Returns 0, -EINVAL, -ENOMEM or the
+ * -errno of the write (the stream is flushed).
+ */
+int profile__write_json(FILE *out, const struct profile *p);
+
+/*
+ * Writes the profile file atomically: a temporary ".NAME.XXXXXX" in NAME's
+ * directory is written, flushed, fsync'ed and renamed over NAME. On any error
+ * the temporary is removed and an existing NAME is left untouched. A new file
+ * gets mode 0644, a replaced one keeps its mode. "-" writes to stdout.
+ * Returns 0 or -errno, with a one-line message ("out.json: No space left on
+ * device") in err (may be NULL).
+ */
+int profile__save(const char *path, const struct profile *p, char *err, size_t errlen);
+
+/*
+ * Reads a profile file of a version PROFILE_FORMAT_MIN_VERSION..
+ * PROFILE_FORMAT_VERSION ("-": stdin). Returns the profile, or NULL with a
+ * one-line message naming the file and the problem in err (may be NULL).
+ */
+struct profile *profile__load(const char *path, char *err, size_t errlen);
+
+/* As profile__load, from the len bytes at buf (no NUL needed); name is the
+ * file name the messages use. */
+struct profile *profile__parse_json(const char *buf, size_t len, const char *name, char *err,
+				    size_t errlen);
+
+#endif /* FSP_ANALYSIS_PROFILE_IO_H */

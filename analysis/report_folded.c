@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Folded stacks ("frame;frame;frame COUNT" lines) for flame graph tools:
+ * flamegraph.pl, inferno, speedscope. docs/output-formats.md describes them.
+ *
+ * Each charge of the attribution rule is a line: a sample charged to two
+ * nested features counts on a line of each, so the lines sum to the charges
+ * plus the uncharged samples, which is at least the samples taken.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "report.h"
+#include "report_util.h"
+#include "report_view.h"
+#include "util.h"
+
+/* What replaces an instance under --min-pct: its samples are summed per
+ * feature (and process, thread) into this frame, so totals do not change. */
+#define FOLDED_OTHER "(other instances)"
+
+struct folded_line {
+	char *stack; /* escaped frames joined by ';' */
+	size_t leaf; /* offset of the instance frame, 0 when none (no feature) */
+	uint64_t count;
+};
+
+struct folded_ctx {
+	const struct profile *p;
+	enum report_by by;
+	const char *feature; /* --feature, NULL for all */
+	struct report_charges charges;
+	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
+	char **prefixes; /* per thread: its process (and thread) frames and ';' */
+	size_t nr_prefixes, cap_prefixes;
+	struct folded_line *lines;
+	size_t nr_lines, cap_lines;
+};
+
+/*
+ * Writes s percent-encoded: '%', ';', ' ' and the bytes below 0x20 and 0x7f
+ * become %XX (uppercase hex), everything else (UTF-8 included) is kept. So
+ * no label can split a frame, end the stack early or break a line, and the
+ * text of frames fsp-bpf makes itself ("(no feature)", "demo (1234)"), whose
+ * spaces stay raw, never equals an encoded label.
+ */
+static void folded_escape(FILE *out, const char *s)
+{
+	const unsigned char *c;
+
+	for (c = (const unsigned char *)s; *c; c++) {
+		if (*c == '%' || *c == ';' || *c == ' ' || *c < 0x20 || *c == 0x7f)
+			fprintf(out, "%%%02X", *c);
+		else
+			fputc(*c, out);
+	}
+}
+
+/* The frames before the features of a sample of thread (source, pid, tid):
+ * "" by feature, "PROC (PID);" by process, "PROC (PID);THREAD (TID);" by
+ * thread. Kept per thread; NULL on allocation failure. */
+static const char *folded_prefix(struct folded_ctx *c, uint32_t source, uint32_t pid, uint32_t tid,
+				 const char *proc_comm, const char *comm)
+{
+	char srcname[300], *buf = NULL;
+	size_t len = 0;
+	uint64_t idx;
+	FILE *f;
+
+	if (hashmap__find(&c->thread_map, (uint64_t)source << 32 | pid, tid, &idx))
+		return c->prefixes[idx];
+	if (fsp_grow((void **)&c->prefixes, &c->cap_prefixes, c->nr_prefixes + 1,
+		     sizeof(*c->prefixes)))
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	folded_escape(f, *proc_comm ? proc_comm : "[unknown]");
+	fputs(" (", f);
+	if (profile__nr_sources(c->p) > 1) {
+		/* "HOST:PID": the host is a label, "source N" is ours */
+		if (report_source_name(c->p, source, srcname, sizeof(srcname)))
+			folded_escape(f, srcname);
+		else
+			fputs(srcname, f);
+		fputc(':', f);
+	}
+	fprintf(f, "%u);", pid);
+	if (c->by == REPORT_BY_THREAD) {
+		folded_escape(f, *comm ? comm : "[unknown]");
+		fprintf(f, " (%u);", tid);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	if (hashmap__find_or_insert(&c->thread_map, (uint64_t)source << 32 | pid, tid,
+				    c->nr_prefixes, NULL) < 0) {
+		free(buf);
+		return NULL;
+	}
+	c->prefixes[c->nr_prefixes++] = buf;
+	return buf;
+}
+
+/* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
+ * when feature is NULL. */
+static int folded_add(struct folded_ctx *c, const char *prefix, const char *feature,
+		      const char *instance, uint64_t count)
+{
+	struct folded_line *l;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int err;
+
+	err = fsp_grow((void **)&c->lines, &c->cap_lines, c->nr_lines + 1, sizeof(*c->lines));
+	if (err)
+		return err;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	fputs(prefix, f);
+	l = &c->lines[c->nr_lines];
+	l->leaf = 0;
+	if (!feature) {
+		fputs(REPORT_NO_FEATURE, f);
+	} else {
+		folded_escape(f, feature);
+		fputc(';', f);
+		l->leaf = (size_t)ftell(f);
+		/* The NULL instance's label is ours: written as is, as the
+		 * text report and attrib.h name it. */
+		if (!strcmp(instance, ATTRIB_NO_INSTANCE))
+			fputs(ATTRIB_NO_INSTANCE, f);
+		else
+			folded_escape(f, instance);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	l->stack = buf;
+	l->count = count;
+	c->nr_lines++;
+	return 0;
+}
+
+static int folded_cmp(const void *x, const void *y)
+{
+	const struct folded_line *a = x, *b = y;
+
+	return strcmp(a->stack, b->stack);
+}
+
+/* Sorts the lines by stack and sums those with equal stacks. */
+static void folded_merge(struct folded_ctx *c)
+{
+	size_t i, n = 0;
+
+	if (!c->nr_lines)
+		return;
+	qsort(c->lines, c->nr_lines, sizeof(*c->lines), folded_cmp);
+	for (i = 0; i < c->nr_lines; i++) {
+		if (n && !strcmp(c->lines[n - 1].stack, c->lines[i].stack)) {
+			c->lines[n - 1].count += c->lines[i].count;
+			free(c->lines[i].stack);
+			continue;
+		}
+		c->lines[n++] = c->lines[i];
+	}
+	c->nr_lines = n;
+}
+
+/* --min-pct: the instance frame of each line under min_pct of all samples
+ * becomes FOLDED_OTHER; equal stacks are then summed again. */
+static int folded_fold(struct folded_ctx *c, double min_pct)
+{
+	uint64_t total = profile__total_samples(c->p);
+	bool changed = false;
+	size_t i;
+	char *s;
+
+	for (i = 0; i < c->nr_lines; i++) {
+		struct folded_line *l = &c->lines[i];
+
+		if (!l->leaf || report_pct(l->count, total) >= min_pct)
+			continue;
+		s = realloc(l->stack, l->leaf + sizeof(FOLDED_OTHER));
+		if (!s)
+			return -ENOMEM;
+		memcpy(s + l->leaf, FOLDED_OTHER, sizeof(FOLDED_OTHER));
+		l->stack = s;
+		changed = true;
+	}
+	if (changed)
+		folded_merge(c);
+	return 0;
+}
+
+/* The comm of each process's main thread, by (source, pid). */
+static int folded_proc_comms(const struct profile *p, struct hashmap *map)
+{
+	struct profile_thread t;
+	size_t i;
+	int err;
+
+	for (i = 0; i < profile__nr_threads(p); i++) {
+		err = profile__thread(p, i, &t);
+		if (err)
+			return err;
+		if (t.tid != t.pid || !*t.comm)
+			continue;
+		err = hashmap__find_or_insert(map, (uint64_t)t.source << 32 | t.pid, 0,
+					      (uint64_t)(uintptr_t)t.comm, NULL);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int folded_collect(struct folded_ctx *c)
+{
+	struct hashmap proc_comms = HASHMAP_INIT, comms = HASHMAP_INIT;
+	const struct report_charge *ch;
+	struct profile_thread t;
+	struct profile_sample s;
+	const char *prefix = "";
+	size_t i, j, n;
+	uint64_t v;
+	int err;
+
+	err = folded_proc_comms(c->p, &proc_comms);
+	if (err)
+		goto cleanup;
+	for (i = 0; c->by != REPORT_BY_FEATURE && i < profile__nr_threads(c->p); i++) {
+		err = profile__thread(c->p, i, &t);
+		if (err)
+			goto cleanup;
+		err = hashmap__find_or_insert(&comms, (uint64_t)t.source << 32 | t.pid, t.tid,
+					      (uint64_t)(uintptr_t)t.comm, NULL);
+		if (err < 0)
+			goto cleanup;
+		err = 0;
+	}
+	for (i = 0; i < profile__nr_samples(c->p); i++) {
+		err = profile__sample(c->p, i, &s);
+		if (err)
+			goto cleanup;
+		if (c->by != REPORT_BY_FEATURE) {
+			const char *pc = "", *tc = "";
+			uint64_t pkey = (uint64_t)s.source << 32 | s.pid;
+
+			if (hashmap__find(&proc_comms, pkey, 0, &v))
+				pc = (const char *)(uintptr_t)v;
+			if (hashmap__find(&comms, pkey, s.tid, &v))
+				tc = (const char *)(uintptr_t)v;
+			prefix = folded_prefix(c, s.source, s.pid, s.tid, pc, tc);
+			if (!prefix) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+		}
+		ch = report_charges__of(&c->charges, s.stack, &n);
+		if (!n && !c->feature) {
+			err = folded_add(c, prefix, NULL, NULL, s.count);
+			if (err)
+				goto cleanup;
+		}
+		for (j = 0; j < n; j++) {
+			if (c->feature && strcmp(ch[j].feature, c->feature))
+				continue;
+			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, s.count);
+			if (err)
+				goto cleanup;
+		}
+	}
+cleanup:
+	hashmap__fini(&proc_comms);
+	hashmap__fini(&comms);
+	return err;
+}
+
+int report__folded(FILE *out, const struct profile *p, const struct report_opts *opts)
+{
+	struct folded_ctx c = {.thread_map = HASHMAP_INIT};
+	double min_pct = opts && opts->min_pct > 0 ? opts->min_pct : 0;
+	size_t i;
+	int err;
+
+	if (!out || !p)
+		return -EINVAL;
+	if (opts && (unsigned int)opts->by > REPORT_BY_PROCESS)
+		return -EINVAL;
+	c.p = p;
+	c.by = opts ? opts->by : REPORT_BY_FEATURE;
+	c.feature = opts ? opts->feature : NULL;
+	err = report_charges__init(&c.charges, p);
+	if (err)
+		goto cleanup;
+	err = folded_collect(&c);
+	if (err)
+		goto cleanup;
+	folded_merge(&c);
+	if (min_pct > 0) {
+		err = folded_fold(&c, min_pct);
+		if (err)
+			goto cleanup;
+	}
+	if (c.feature && !c.nr_lines) {
+		err = -ENOENT; /* nothing written: the caller says why */
+		goto cleanup;
+	}
+	errno = 0;
+	for (i = 0; i < c.nr_lines; i++)
+		fprintf(out, "%s %" PRIu64 "\n", c.lines[i].stack, c.lines[i].count);
+	if (fflush(out) || ferror(out))
+		err = errno ? -errno : -EIO;
+cleanup:
+	for (i = 0; i < c.nr_lines; i++)
+		free(c.lines[i].stack);
+	free(c.lines);
+	for (i = 0; i < c.nr_prefixes; i++)
+		free(c.prefixes[i]);
+	free(c.prefixes);
+	hashmap__fini(&c.thread_map);
+	report_charges__fini(&c.charges);
+	return err;
+}

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The pprof profile (github.com/google/pprof profile.proto, gzip-compressed)
+ * of an attributed profile, for `go tool pprof` and other pprof readers.
+ * docs/output-formats.md describes what goes where.
+ *
+ * Each charge of the attribution rule is a pprof sample whose stack is
+ * [instance, feature] (leaf first): an instance's flat time is its charged
+ * time and a feature's cumulative time the feature's. A sample charged to two
+ * nested features is two pprof samples, so pprof's total is the sum of the
+ * charges plus the uncharged samples (at "(no feature)"), not the time taken.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "hashmap.h"
+#include "profile.pb-c.h"
+#include "report.h"
+#include "report_util.h"
+#include "report_view.h"
+#include "util.h"
+
+/* The labels of one thread's samples: pid, tid, thread, process, source. */
+#define PPROF_MAX_LABELS 5
+
+struct pprof_labels {
+	Perftools__Profiles__Label label[PPROF_MAX_LABELS];
+	Perftools__Profiles__Label *ptr[PPROF_MAX_LABELS];
+	size_t n;
+};
+
+struct pprof_sample {
+	uint64_t loc[2]; /* location ids, leaf first */
+	size_t n_loc;
+	int64_t value[2]; /* samples, cpu nanoseconds */
+	size_t labels; /* index in pprof_ctx.labels */
+};
+
+struct pprof_ctx {
+	const struct profile *p;
+	const char *feature; /* --feature, NULL for all */
+	uint64_t period; /* ns per sample */
+
+	char **strs; /* the string table, owned copies; strs[0] is "" */
+	size_t nr_strs, cap_strs;
+	struct hashmap str_map; /* (hash, k) -> index, k-th string of that hash */
+
+	/* One function per feature, per (feature, instance) and for (no
+	 * feature); location i + 1 shows function i + 1. */
+	Perftools__Profiles__Function *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct hashmap func_map; /* (feature string, instance string + 1 or 0) -> index */
+	uint64_t no_feature; /* location id of (no feature), 0 until needed */
+
+	struct pprof_labels *labels;
+	size_t nr_labels, cap_labels;
+	struct hashmap thread_map; /* (source << 32 | pid, tid) -> labels index */
+
+	struct pprof_sample *samples;
+	size_t nr_samples, cap_samples;
+};
+
+static int64_t clamp_i64(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* The index of s in the string table, added when new; -ENOMEM on failure. */
+static int64_t pprof_str(struct pprof_ctx *c, const char *s)
+{
+	uint64_t h = fsp_hash_str(s), idx, k;
+	char *dup;
+	int err;
+
+	for (k = 0; hashmap__find(&c->str_map, h, k, &idx); k++) {
+		if (!strcmp(c->strs[idx], s))
+			return (int64_t)idx;
+	}
+	err = fsp_grow((void **)&c->strs, &c->cap_strs, c->nr_strs + 1, sizeof(*c->strs));
+	if (err)
+		return err;
+	dup = strdup(s);
+	if (!dup)
+		return -ENOMEM;
+	err = hashmap__find_or_insert(&c->str_map, h, k, c->nr_strs, NULL);
+	if (err < 0) {
+		free(dup);
+		return err;
+	}
+	c->strs[c->nr_strs] = dup;
+	return (int64_t)c->nr_strs++;
+}
+
+/* The location id of function (name, system_name) keyed (a, b): created
+ * when new. Returns the id (> 0) or -errno. */
+static int64_t pprof_func(struct pprof_ctx *c, uint64_t a, uint64_t b, const char *name,
+			  const char *system_name)
+{
+	Perftools__Profiles__Function *f;
+	int64_t n, sn;
+	uint64_t idx;
+	int err;
+
+	if (hashmap__find(&c->func_map, a, b, &idx))
+		return (int64_t)idx + 1;
+	n = pprof_str(c, name);
+	if (n < 0)
+		return n;
+	sn = pprof_str(c, system_name);
+	if (sn < 0)
+		return sn;
+	err = fsp_grow((void **)&c->funcs, &c->cap_funcs, c->nr_funcs + 1, sizeof(*c->funcs));
+	if (err)
+		return err;
+	err = hashmap__find_or_insert(&c->func_map, a, b, c->nr_funcs, NULL);
+	if (err < 0)
+		return err;
+	f = &c->funcs[c->nr_funcs++];
+	perftools__profiles__function__init(f);
+	f->id = c->nr_funcs;
+	f->name = n;
+	f->system_name = sn;
+	return (int64_t)f->id;
+}
+
+/* The locations of a charge: [instance, feature]. */
+static int pprof_charge_locs(struct pprof_ctx *c, const struct report_charge *ch, uint64_t *locs)
+{
+	int64_t fs, is, id;
+	char *name = NULL;
+	uint64_t idx;
+
+	fs = pprof_str(c, ch->feature);
+	if (fs < 0)
+		return (int)fs;
+	is = pprof_str(c, ch->instance);
+	if (is < 0)
+		return (int)is;
+	id = pprof_func(c, (uint64_t)fs, 0, ch->feature, ch->feature);
+	if (id < 0)
+		return (int)id;
+	locs[1] = (uint64_t)id;
+	if (hashmap__find(&c->func_map, (uint64_t)fs, (uint64_t)is + 1, &idx)) {
+		locs[0] = idx + 1;
+		return 0;
+	}
+	/* Named with its feature: instance labels (often file:line) repeat
+	 * across features, and pprof merges functions of equal names. */
+	if (asprintf(&name, "%s: %s", ch->feature, ch->instance) < 0)
+		return -ENOMEM;
+	id = pprof_func(c, (uint64_t)fs, (uint64_t)is + 1, name, ch->instance);
+	free(name);
+	if (id < 0)
+		return (int)id;
+	locs[0] = (uint64_t)id;
+	return 0;
+}
+
+/* Adds a label with a string (str != NULL) or a number. */
+static int pprof_label(struct pprof_ctx *c, struct pprof_labels *l, const char *key,
+		       const char *str, int64_t num)
+{
+	Perftools__Profiles__Label *lb = &l->label[l->n];
+	int64_t k, s = 0;
+
+	k = pprof_str(c, key);
+	if (k < 0)
+		return (int)k;
+	if (str) {
+		s = pprof_str(c, str);
+		if (s < 0)
+			return (int)s;
+	}
+	perftools__profiles__label__init(lb);
+	lb->key = k;
+	lb->str = s;
+	lb->num = str ? 0 : num;
+	l->n++;
+	return 0;
+}
+
+/* The labels of thread (source, pid, tid) named comm in a process named
+ * pcomm ("" when unknown). Returns the index of the set or -errno. */
+static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, uint32_t tid,
+			    const char *comm, const char *pcomm)
+{
+	struct pprof_labels *l;
+	char src[300];
+	uint64_t idx;
+	int err;
+
+	if (hashmap__find(&c->thread_map, (uint64_t)source << 32 | pid, tid, &idx))
+		return (int64_t)idx;
+	err = fsp_grow((void **)&c->labels, &c->cap_labels, c->nr_labels + 1, sizeof(*c->labels));
+	if (err)
+		return err;
+	l = &c->labels[c->nr_labels];
+	l->n = 0;
+	err = pprof_label(c, l, "pid", NULL, pid);
+	if (!err)
+		err = pprof_label(c, l, "tid", NULL, tid);
+	if (!err && *comm)
+		err = pprof_label(c, l, "thread", comm, 0);
+	if (!err && *pcomm)
+		err = pprof_label(c, l, "process", pcomm, 0);
+	if (!err && profile__nr_sources(c->p) > 1) {
+		report_source_name(c->p, source, src, sizeof(src));
+		err = pprof_label(c, l, "source", src, 0);
+	}
+	if (err)
+		return err;
+	err = hashmap__find_or_insert(&c->thread_map, (uint64_t)source << 32 | pid, tid,
+				      c->nr_labels, NULL);
+	if (err < 0)
+		return err;
+	return (int64_t)c->nr_labels++;
+}
+
+/* Label sets of every thread of the profile, in its thread order. */
+static int pprof_threads(struct pprof_ctx *c)
+{
+	struct hashmap pcomms = HASHMAP_INIT;
+	struct profile_thread t;
+	const char *pcomm;
+	int64_t idx;
+	uint64_t v;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < profile__nr_threads(c->p); i++) {
+		err = profile__thread(c->p, i, &t);
+		if (err)
+			goto cleanup;
+		if (t.tid != t.pid || !*t.comm)
+			continue;
+		err = hashmap__find_or_insert(&pcomms, (uint64_t)t.source << 32 | t.pid, 0,
+					      (uint64_t)(uintptr_t)t.comm, NULL);
+		if (err < 0)
+			goto cleanup;
+		err = 0;
+	}
+	for (i = 0; i < profile__nr_threads(c->p); i++) {
+		err = profile__thread(c->p, i, &t);
+		if (err)
+			goto cleanup;
+		pcomm = "";
+		if (hashmap__find(&pcomms, (uint64_t)t.source << 32 | t.pid, 0, &v))
+			pcomm = (const char *)(uintptr_t)v;
+		idx = pprof_thread(c, t.source, t.pid, t.tid, t.comm, pcomm);
+		if (idx < 0) {
+			err = (int)idx;
+			goto cleanup;
+		}
+	}
+cleanup:
+	hashmap__fini(&pcomms);
+	return err;
+}
+
+static int pprof_add(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc, uint64_t count,
+		     size_t labels)
+{
+	struct pprof_sample *s;
+	int err;
+
+	err = fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + 1,
+		       sizeof(*c->samples));
+	if (err)
+		return err;
+	s = &c->samples[c->nr_samples++];
+	memcpy(s->loc, locs, n_loc * sizeof(*locs));
+	s->n_loc = n_loc;
+	s->value[0] = clamp_i64(count);
+	s->value[1] = clamp_i64(report_cost_ns(count, c->period));
+	s->labels = labels;
+	return 0;
+}
+
+/* One pprof sample per charge of each core sample; uncharged ones at
+ * "(no feature)" (but not with --feature). */
+static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charges)
+{
+	const struct report_charge *ch;
+	struct profile_sample s;
+	uint64_t locs[2];
+	size_t i, j, n;
+	int64_t labels, id;
+	int err;
+
+	for (i = 0; i < profile__nr_samples(c->p); i++) {
+		err = profile__sample(c->p, i, &s);
+		if (err)
+			return err;
+		labels = pprof_thread(c, s.source, s.pid, s.tid, "", "");
+		if (labels < 0)
+			return (int)labels;
+		ch = report_charges__of(charges, s.stack, &n);
+		if (!n && !c->feature) {
+			if (!c->no_feature) {
+				id = pprof_func(c, UINT64_MAX - 1, UINT64_MAX - 1,
+						REPORT_NO_FEATURE, REPORT_NO_FEATURE);
+				if (id < 0)
+					return (int)id;
+				c->no_feature = (uint64_t)id;
+			}
+			err = pprof_add(c, &c->no_feature, 1, s.count, (size_t)labels);
+			if (err)
+				return err;
+		}
+		for (j = 0; j < n; j++) {
+			if (c->feature && strcmp(ch[j].feature, c->feature))
+				continue;
+			err = pprof_charge_locs(c, &ch[j], locs);
+			if (!err)
+				err = pprof_add(c, locs, 2, s.count, (size_t)labels);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* Seconds as nanoseconds, rounded, 0 when unknown or out of range. The whole
+ * seconds are converted apart: a double holds unix time to the microsecond,
+ * not unix time in nanoseconds. (No libm: the archive links without it.) */
+static int64_t pprof_nanos(double s)
+{
+	int64_t whole;
+
+	if (!(s > 0) || s >= 9.2e9)
+		return 0;
+	whole = (int64_t)s;
+	return whole * 1000000000 + (int64_t)((s - (double)whole) * 1e9 + 0.5);
+}
+
+static int pprof_comments(struct pprof_ctx *c, int64_t *comment, size_t *n)
+{
+	const struct profile_meta *m = profile__meta(c->p);
+	char *line = NULL;
+	int64_t idx;
+
+	*n = 0;
+	if (asprintf(&line, "fsp-bpf %s: feature profile of %s",
+		     m->tool_version ? m->tool_version : FSP_VERSION,
+		     m->target ? m->target : "an unnamed target") < 0)
+		return -ENOMEM;
+	idx = pprof_str(c, line);
+	free(line);
+	if (idx < 0)
+		return (int)idx;
+	comment[(*n)++] = idx;
+	idx = pprof_str(c, "each sample is charged to every feature with a live mark: "
+			   "a sample in n nested features counts n times in the totals");
+	if (idx < 0)
+		return (int)idx;
+	comment[(*n)++] = idx;
+	return 0;
+}
+
+/* Deflates buf into out as one gzip member (mtime 0: the same profile gives
+ * the same bytes). */
+static int pprof_gzip(FILE *out, const uint8_t *buf, size_t len)
+{
+	unsigned char chunk[16384];
+	size_t left = len, take, have;
+	z_stream zs = {};
+	int zerr, err = 0;
+
+	zerr = deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+	if (zerr != Z_OK)
+		return zerr == Z_MEM_ERROR ? -ENOMEM : -EIO;
+	zs.next_in = (Bytef *)buf;
+	do {
+		if (!zs.avail_in && left) {
+			take = left > (1U << 30) ? (1U << 30) : left;
+			zs.avail_in = (uInt)take;
+			left -= take;
+		}
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zerr = deflate(&zs, left ? Z_NO_FLUSH : Z_FINISH);
+		if (zerr == Z_STREAM_ERROR) {
+			err = -EIO;
+			break;
+		}
+		have = sizeof(chunk) - zs.avail_out;
+		if (have && fwrite(chunk, 1, have, out) != have) {
+			err = errno ? -errno : -EIO;
+			break;
+		}
+	} while (zerr != Z_STREAM_END);
+	deflateEnd(&zs);
+	return err;
+}
+
+/* Packs the collected profile and writes it compressed. */
+static int pprof_write(struct pprof_ctx *c, FILE *out)
+{
+	const struct profile_meta *m = profile__meta(c->p);
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType types[3], *type_ptrs[2];
+	Perftools__Profiles__Sample *samples = NULL, **sample_ptrs = NULL;
+	Perftools__Profiles__Location *locs = NULL, **loc_ptrs = NULL;
+	Perftools__Profiles__Line *lines = NULL, **line_ptrs = NULL;
+	Perftools__Profiles__Function **func_ptrs = NULL;
+	Perftools__Profiles__Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT, *map_ptr = &map;
+	int64_t comment[2], v[6];
+	uint8_t *buf = NULL;
+	size_t i, n, len;
+	int err;
+
+	/* Every string first: the table must not grow after it is shared. */
+	v[0] = pprof_str(c, "samples");
+	v[1] = pprof_str(c, "count");
+	v[2] = pprof_str(c, "cpu");
+	v[3] = pprof_str(c, "nanoseconds");
+	for (i = 0; i < 4; i++) {
+		if (v[i] < 0)
+			return (int)v[i];
+	}
+	err = pprof_comments(c, comment, &n);
+	if (err)
+		return err;
+	for (i = 0; i < 3; i++)
+		perftools__profiles__value_type__init(&types[i]);
+	types[0].type = v[0];
+	types[0].unit = v[1];
+	types[1].type = v[2];
+	types[1].unit = v[3];
+	types[2] = types[1]; /* the period type */
+	type_ptrs[0] = &types[0];
+	type_ptrs[1] = &types[1];
+	prof.n_sample_type = 2;
+	prof.sample_type = type_ptrs;
+	prof.period_type = &types[2];
+	prof.period = clamp_i64(c->period);
+	prof.time_nanos = pprof_nanos(m->start_time);
+	prof.duration_nanos = pprof_nanos(m->duration_s);
+	prof.n_comment = n;
+	prof.comment = comment;
+	/* One mapping for all locations, marked symbolized: without it pprof
+	 * makes one up and warns that its binary is unknown. */
+	map.id = 1;
+	map.has_functions = 1;
+	prof.n_mapping = 1;
+	prof.mapping = &map_ptr;
+	prof.n_string_table = c->nr_strs;
+	prof.string_table = c->strs;
+
+	samples = calloc(c->nr_samples + 1, sizeof(*samples));
+	sample_ptrs = calloc(c->nr_samples + 1, sizeof(*sample_ptrs));
+	locs = calloc(c->nr_funcs + 1, sizeof(*locs));
+	loc_ptrs = calloc(c->nr_funcs + 1, sizeof(*loc_ptrs));
+	lines = calloc(c->nr_funcs + 1, sizeof(*lines));
+	line_ptrs = calloc(c->nr_funcs + 1, sizeof(*line_ptrs));
+	func_ptrs = calloc(c->nr_funcs + 1, sizeof(*func_ptrs));
+	if (!samples || !sample_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !func_ptrs) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < c->nr_labels; i++) {
+		for (n = 0; n < c->labels[i].n; n++)
+			c->labels[i].ptr[n] = &c->labels[i].label[n];
+	}
+	for (i = 0; i < c->nr_samples; i++) {
+		struct pprof_sample *s = &c->samples[i];
+		struct pprof_labels *l = &c->labels[s->labels];
+
+		perftools__profiles__sample__init(&samples[i]);
+		samples[i].n_location_id = s->n_loc;
+		samples[i].location_id = s->loc;
+		samples[i].n_value = 2;
+		samples[i].value = s->value;
+		samples[i].n_label = l->n;
+		samples[i].label = l->ptr;
+		sample_ptrs[i] = &samples[i];
+	}
+	for (i = 0; i < c->nr_funcs; i++) {
+		perftools__profiles__line__init(&lines[i]);
+		lines[i].function_id = c->funcs[i].id;
+		line_ptrs[i] = &lines[i];
+		perftools__profiles__location__init(&locs[i]);
+		locs[i].id = c->funcs[i].id;
+		locs[i].mapping_id = map.id;
+		locs[i].n_line = 1;
+		locs[i].line = &line_ptrs[i];
+		loc_ptrs[i] = &locs[i];
+		func_ptrs[i] = &c->funcs[i];
+	}
+	prof.n_sample = c->nr_samples;
+	prof.sample = sample_ptrs;
+	prof.n_location = c->nr_funcs;
+	prof.location = loc_ptrs;
+	prof.n_function = c->nr_funcs;
+	prof.function = func_ptrs;
+
+	len = perftools__profiles__profile__get_packed_size(&prof);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (perftools__profiles__profile__pack(&prof, buf) != len) {
+		err = -EIO;
+		goto cleanup;
+	}
+	errno = 0;
+	err = pprof_gzip(out, buf, len);
+	if (!err && (fflush(out) || ferror(out)))
+		err = errno ? -errno : -EIO;
+cleanup:
+	free(buf);
+	free(samples);
+	free(sample_ptrs);
+	free(locs);
+	free(loc_ptrs);
+	free(lines);
+	free(line_ptrs);
+	free(func_ptrs);
+	return err;
+}
+
+int report__pprof(FILE *out, const struct profile *p, const struct report_opts *opts)
+{
+	struct pprof_ctx c = {
+		.str_map = HASHMAP_INIT,
+		.func_map = HASHMAP_INIT,
+		.thread_map = HASHMAP_INIT,
+	};
+	struct report_charges charges = {};
+	int64_t empty;
+	size_t i;
+	int err;
+
+	if (!out || !p)
+		return -EINVAL;
+	c.p = p;
+	c.feature = opts ? opts->feature : NULL;
+	c.period = report_period_ns(profile__meta(p));
+	empty = pprof_str(&c, ""); /* string_table[0] must be "" */
+	if (empty < 0) {
+		err = (int)empty;
+		goto cleanup;
+	}
+	err = report_charges__init(&charges, p);
+	if (err)
+		goto cleanup;
+	err = pprof_threads(&c);
+	if (err)
+		goto cleanup;
+	err = pprof_samples(&c, &charges);
+	if (err)
+		goto cleanup;
+	if (c.feature && !c.nr_samples) {
+		err = -ENOENT; /* nothing written: the caller says why */
+		goto cleanup;
+	}
+	err = pprof_write(&c, out);
+cleanup:
+	report_charges__fini(&charges);
+	for (i = 0; i < c.nr_strs; i++)
+		free(c.strs[i]);
+	free(c.strs);
+	hashmap__fini(&c.str_map);
+	free(c.funcs);
+	hashmap__fini(&c.func_map);
+	free(c.labels);
+	hashmap__fini(&c.thread_map);
+	free(c.samples);
+	return err;
+}

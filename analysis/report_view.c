@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Views of a profile shared by the renderers: words, orders, names, charges. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "report_util.h"
+#include "report_view.h"
+#include "util.h"
+
+int report_by__parse(const char *s, enum report_by *out)
+{
+	if (!s || !out)
+		return -EINVAL;
+	if (!strcmp(s, "feature"))
+		*out = REPORT_BY_FEATURE;
+	else if (!strcmp(s, "thread"))
+		*out = REPORT_BY_THREAD;
+	else if (!strcmp(s, "process"))
+		*out = REPORT_BY_PROCESS;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int report_order__parse(const char *s, enum report_order *out)
+{
+	if (!s || !out)
+		return -EINVAL;
+	if (!strcmp(s, "cost"))
+		*out = REPORT_ORDER_COST;
+	else if (!strcmp(s, "samples"))
+		*out = REPORT_ORDER_SAMPLES;
+	else if (!strcmp(s, "name"))
+		*out = REPORT_ORDER_NAME;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns)
+{
+	if (period_ns && samples > UINT64_MAX / period_ns)
+		return UINT64_MAX;
+	return samples * period_ns;
+}
+
+int report_key__cmp(enum report_order o, const struct report_key *a, const struct report_key *b)
+{
+	int c = 0;
+
+	switch (o) {
+	case REPORT_ORDER_COST:
+		/* Cost is its own key (it will include off-CPU time); samples
+		 * only break its ties, and order alone when no period is known. */
+		c = fsp_cmp_u64(b->cost_ns, a->cost_ns);
+		if (!c)
+			c = fsp_cmp_u64(b->samples, a->samples);
+		break;
+	case REPORT_ORDER_SAMPLES:
+		c = fsp_cmp_u64(b->samples, a->samples);
+		break;
+	case REPORT_ORDER_NAME:
+		break;
+	}
+	return c ? c : strcmp(a->name, b->name);
+}
+
+/* qsort passes no context to its comparison: each element carries the order
+ * (no global state, so renderers may run on several threads at once). */
+struct sort_thread {
+	struct report_thread t;
+	enum report_order o;
+};
+
+static int cmp_ids(uint32_t sa, uint32_t pa, uint32_t ta, uint32_t sb, uint32_t pb, uint32_t tb)
+{
+	int c = fsp_cmp_u64(sa, sb);
+
+	if (!c)
+		c = fsp_cmp_u64(pa, pb);
+	return c ? c : fsp_cmp_u64(ta, tb);
+}
+
+static int cmp_thread(const void *x, const void *y)
+{
+	const struct sort_thread *a = x, *b = y;
+	int c = report_key__cmp(a->o, &a->t.key, &b->t.key);
+
+	return c ? c : cmp_ids(a->t.source, a->t.pid, a->t.tid, b->t.source, b->t.pid, b->t.tid);
+}
+
+struct sort_process {
+	struct report_process pr;
+	enum report_order o;
+};
+
+static int cmp_process(const void *x, const void *y)
+{
+	const struct sort_process *a = x, *b = y;
+	int c = report_key__cmp(a->o, &a->pr.key, &b->pr.key);
+
+	return c ? c : cmp_ids(a->pr.source, a->pr.pid, 0, b->pr.source, b->pr.pid, 0);
+}
+
+int report_threads(const struct profile *p, enum report_order o, struct report_thread **out,
+		   size_t *nr)
+{
+	size_t i, n = profile__nr_threads(p);
+	uint64_t period = report_period_ns(profile__meta(p));
+	struct sort_thread *s = NULL;
+	struct report_thread *t = NULL;
+	struct profile_thread pt;
+	int err = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!n)
+		return 0;
+	s = calloc(n, sizeof(*s));
+	t = calloc(n, sizeof(*t));
+	if (!s || !t) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		err = profile__thread(p, i, &pt);
+		if (err)
+			goto cleanup;
+		s[i].o = o;
+		s[i].t.source = pt.source;
+		s[i].t.pid = pt.pid;
+		s[i].t.tid = pt.tid;
+		s[i].t.comm = pt.comm;
+		s[i].t.key.samples = pt.samples;
+		s[i].t.key.cost_ns = report_cost_ns(pt.samples, period);
+		s[i].t.key.name = pt.comm;
+	}
+	qsort(s, n, sizeof(*s), cmp_thread);
+	for (i = 0; i < n; i++)
+		t[i] = s[i].t;
+	*out = t;
+	*nr = n;
+	t = NULL;
+cleanup:
+	free(s);
+	free(t);
+	return err;
+}
+
+int report_processes(const struct profile *p, enum report_order o, struct report_process **out,
+		     size_t *nr)
+{
+	size_t i, n = profile__nr_pids(p), nt = profile__nr_threads(p);
+	struct hashmap index = HASHMAP_INIT;
+	uint64_t period = report_period_ns(profile__meta(p));
+	struct report_process *pr = NULL;
+	struct sort_process *s = NULL;
+	struct profile_process pp;
+	struct profile_thread pt;
+	uint64_t idx;
+	int err = 0;
+
+	*out = NULL;
+	*nr = 0;
+	if (!n)
+		return 0;
+	s = calloc(n, sizeof(*s));
+	pr = calloc(n, sizeof(*pr));
+	if (!s || !pr) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		err = profile__process(p, i, &pp);
+		if (err)
+			goto cleanup;
+		err = hashmap__find_or_insert(&index, pp.source, pp.pid, i, NULL);
+		if (err < 0)
+			goto cleanup;
+		err = 0;
+		s[i].o = o;
+		s[i].pr.source = pp.source;
+		s[i].pr.pid = pp.pid;
+		s[i].pr.comm = "";
+	}
+	for (i = 0; i < nt; i++) {
+		struct report_process *r;
+
+		err = profile__thread(p, i, &pt);
+		if (err)
+			goto cleanup;
+		if (!hashmap__find(&index, pt.source, pt.pid, &idx))
+			continue; /* every thread's process is registered */
+		r = &s[idx].pr;
+		r->key.samples += pt.samples;
+		r->nr_threads++;
+		if (pt.tid == pt.pid)
+			r->comm = pt.comm;
+	}
+	for (i = 0; i < n; i++) {
+		s[i].pr.key.cost_ns = report_cost_ns(s[i].pr.key.samples, period);
+		s[i].pr.key.name = s[i].pr.comm;
+	}
+	qsort(s, n, sizeof(*s), cmp_process);
+	for (i = 0; i < n; i++)
+		pr[i] = s[i].pr;
+	*out = pr;
+	*nr = n;
+	pr = NULL;
+cleanup:
+	hashmap__fini(&index);
+	free(s);
+	free(pr);
+	return err;
+}
+
+bool report_source_name(const struct profile *p, uint32_t source, char *buf, size_t size)
+{
+	struct profile_source src, other;
+	size_t i, n = profile__nr_sources(p);
+	const char *host;
+	bool shared = false;
+
+	if (profile__source(p, source, &src) || !src.meta->host || !*src.meta->host) {
+		snprintf(buf, size, "source %u", source);
+		return false;
+	}
+	host = src.meta->host;
+	for (i = 0; i < n && !shared; i++)
+		shared = i != source && !profile__source(p, i, &other) && other.meta->host &&
+			 !strcmp(other.meta->host, host);
+	if (shared)
+		snprintf(buf, size, "%s#%u", host, source);
+	else
+		snprintf(buf, size, "%s", host);
+	return true;
+}
+
+void report_pid_name(const struct profile *p, uint32_t source, uint32_t pid, char *buf, size_t size)
+{
+	char src[256];
+
+	if (profile__nr_sources(p) <= 1) {
+		snprintf(buf, size, "%u", pid);
+		return;
+	}
+	report_source_name(p, source, src, sizeof(src));
+	snprintf(buf, size, "%s:%u", src, pid);
+}
+
+void report_charges__fini(struct report_charges *c)
+{
+	if (!c)
+		return;
+	free(c->first);
+	free(c->charges);
+	memset(c, 0, sizeof(*c));
+}
+
+int report_charges__init(struct report_charges *c, const struct profile *p)
+{
+	size_t i, j, k, n = profile__nr_stacks(p), nr = 0, cap = 0;
+	struct profile_stack st;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->first = calloc(n + 1, sizeof(*c->first));
+	if (!c->first)
+		return -ENOMEM;
+	c->nr_stacks = n;
+	for (i = 0; i < n; i++) {
+		err = profile__stack(p, i, &st);
+		if (err)
+			goto cleanup;
+		c->first[i] = nr;
+		err = fsp_grow((void **)&c->charges, &cap, nr + st.depth, sizeof(*c->charges));
+		if (err)
+			goto cleanup;
+		/* Top-down: the first frame seen of a feature decides for it.
+		 * Feature names are interned by the profile: equal names are
+		 * equal pointers. */
+		for (j = st.depth; j-- > 0;) {
+			const struct profile_frame *fr = &st.frames[j];
+			bool decided = false;
+
+			for (k = j + 1; k < st.depth && !decided; k++)
+				decided = st.frames[k].feature == fr->feature;
+			if (decided || fr->kind != PROFILE_MARK)
+				continue;
+			c->charges[nr].feature = fr->feature;
+			/* As attrib.c: the label "(no instance)" is the NULL instance. */
+			c->charges[nr].instance =
+				fr->instance && strcmp(fr->instance, ATTRIB_NO_INSTANCE)
+					? fr->instance
+					: ATTRIB_NO_INSTANCE;
+			nr++;
+		}
+	}
+	c->first[n] = nr;
+cleanup:
+	if (err)
+		report_charges__fini(c);
+	return err;
+}
+
+const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
+					       size_t *n)
+{
+	*n = 0;
+	if (stack == PROFILE_NO_STACK || stack >= c->nr_stacks)
+		return NULL;
+	*n = c->first[stack + 1] - c->first[stack];
+	return *n ? c->charges + c->first[stack] : NULL;
+}
+
+const struct attrib_feature *report_find_feature(const struct attrib *a, const char *name)
+{
+	const struct attrib_feature *f;
+	size_t i;
+
+	for (i = 0; i < attrib__nr_features(a); i++) {
+		f = attrib__feature(a, i);
+		if (!strcmp(f->name, name))
+			return f;
+	}
+	return NULL;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Internal: what the renderers share to present views of a profile
+ * (report.h): the order of entries, the names of sources, processes and
+ * threads, and the attribution rule applied to each distinct mark stack.
+ */
+#ifndef FSP_ANALYSIS_REPORT_VIEW_H
+#define FSP_ANALYSIS_REPORT_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attrib.h"
+#include "profile.h"
+#include "report.h"
+
+/* Label of the samples charged to no feature (folded stacks, pprof). */
+#define REPORT_NO_FEATURE "(no feature)"
+
+/* What an entry (feature, instance, thread, process) is ordered by. */
+struct report_key {
+	uint64_t cost_ns; /* charged time */
+	uint64_t samples; /* sampled count */
+	const char *name; /* never NULL */
+};
+
+/* Charged time of `samples` samples of period_ns each, saturating. */
+uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns);
+
+/* < 0 when a comes before b in order o, 0 when the keys are equal (callers
+ * break such ties by ids). cost: descending cost_ns, then descending samples
+ * (which decide alone when the period is unknown); samples: descending
+ * samples; name: ascending bytes; then by name for cost and samples. */
+int report_key__cmp(enum report_order o, const struct report_key *a, const struct report_key *b);
+
+struct report_thread {
+	uint32_t source;
+	uint32_t pid;
+	uint32_t tid;
+	const char *comm; /* "" when unknown */
+	struct report_key key; /* name: comm */
+};
+
+struct report_process {
+	uint32_t source;
+	uint32_t pid;
+	const char *comm; /* its main thread's (tid == pid) comm, "" when unknown */
+	size_t nr_threads;
+	struct report_key key; /* name: comm */
+};
+
+/* The profile's threads and processes (with the samples of their threads),
+ * sorted in order o, ties by (source, pid, tid). *out is the caller's to
+ * free (NULL when there are none). 0 or -ENOMEM. */
+int report_threads(const struct profile *p, enum report_order o, struct report_thread **out,
+		   size_t *nr);
+int report_processes(const struct profile *p, enum report_order o, struct report_process **out,
+		     size_t *nr);
+
+/* A source's name in a merged profile: its host when no other source has
+ * that host, "HOST#N" when another has, "source N" when it has no host.
+ * Returns true when the name holds the host (a label from the target). */
+bool report_source_name(const struct profile *p, uint32_t source, char *buf, size_t size);
+/* A process's name: "PID", or "SOURCE:PID" when p has several sources. */
+void report_pid_name(const struct profile *p, uint32_t source, uint32_t pid, char *buf,
+		     size_t size);
+
+/* One charge of a sample: a feature and the instance its top-most mark names. */
+struct report_charge {
+	const char *feature;
+	const char *instance; /* ATTRIB_NO_INSTANCE for a NULL instance */
+};
+
+/* The charges of every distinct stack of a profile (the attribution rule of
+ * DESIGN.md section 2, as attrib.c applies it), computed once. */
+struct report_charges {
+	size_t nr_stacks;
+	size_t *first; /* nr_stacks + 1 offsets into charges */
+	struct report_charge *charges;
+};
+
+int report_charges__init(struct report_charges *c, const struct profile *p);
+void report_charges__fini(struct report_charges *c); /* NULL-safe, idempotent */
+/* The charges of stack id `stack` (PROFILE_NO_STACK: none): *n of them,
+ * top-most decisive frame first. */
+const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
+					       size_t *n);
+
+/* The feature of attribution a named `name`, NULL when none was charged. */
+const struct attrib_feature *report_find_feature(const struct attrib *a, const char *name);
+
+#endif /* FSP_ANALYSIS_REPORT_VIEW_H */

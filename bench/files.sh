@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# bench/files.sh - cost of the profile-file subcommands (make bench; no root
+# needed). Generates profiles of BENCH_FILE_SAMPLES samples (default 1,000,000)
+# over BENCH_FILE_STACKS distinct mark stacks (default 100,000) and 64 threads
+# with bench/gen_profile, then measures wall time and peak RSS (GNU time) of:
+#
+#   fsp-bpf report --format text|json|folded|pprof  on one such file
+#   fsp-bpf merge                                   of 1, 2, 5 and 10 of them
+#
+# Targets (docs/benchmarks.md): report under 1 s and 200 MB; merge linear in
+# the number of files (time per file of 10 within 1.5x of that of 2).
+# Prints a table and "bench: key=value" lines; appends to bench/results/files.txt.
+set -u
+
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+FSP=$ROOT/fsp-bpf
+GEN=$ROOT/.output/bench/gen_profile
+N=${BENCH_FILE_SAMPLES:-1000000}
+K=${BENCH_FILE_STACKS:-100000}
+RES=$ROOT/bench/results
+TMP=$(mktemp -d /tmp/fsp-bench-files.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+for f in "$FSP" "$GEN" /usr/bin/time; do
+	if [ ! -x "$f" ]; then
+		echo "bench/files.sh: $f is missing; run make bench" >&2
+		exit 1
+	fi
+done
+mkdir -p "$RES"
+
+# measure OUT_PREFIX CMD...: sets T (seconds) and M (peak RSS in MB).
+measure() {
+	local log=$TMP/time.log
+	if ! /usr/bin/time -f '%e %M' -o "$log" "$@" >/dev/null 2>"$TMP/err.log"; then
+		echo "bench/files.sh: failed: $*" >&2
+		cat "$TMP/err.log" >&2
+		T=nan M=nan
+		return 1
+	fi
+	read -r T M <"$log"
+	M=$(awk -v k="$M" 'BEGIN { printf "%.1f", k / 1024 }')
+}
+
+verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "nan" && v + 0 <= lim + 0) ? "PASS" : "FAIL" }'; }
+
+{
+	echo "== profile files: $N samples over $K stacks per file ($(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null))"
+	for i in $(seq 1 10); do
+		"$GEN" -n "$N" -k "$K" -t 64 -s "$i" -o "$TMP/p$i.json" || exit 1
+	done
+	printf '  file size: %s MB\n' "$(du -m "$TMP/p1.json" | cut -f1)"
+	measure "$FSP" report --format json -o "$TMP/load.json" "$TMP/p1.json"
+	printf '%-34s %8s %10s %s\n' "operation" "wall s" "peak MB" "verdict (< 1 s, < 200 MB)"
+	KV=""
+	for fmt in text json folded pprof; do
+		measure "$FSP" report --format "$fmt" -o "$TMP/out.$fmt" "$TMP/p1.json"
+		v=PASS
+		[ "$(verdict "$T" 1)" = PASS ] && [ "$(verdict "$M" 200)" = PASS ] || v=FAIL
+		printf '%-34s %8s %10s %s\n' "report --format $fmt" "$T" "$M" "$v"
+		KV="$KV report_${fmt}_s=$T report_${fmt}_mb=$M report_${fmt}=$v"
+	done
+	declare -A MT
+	for n in 1 2 5 10; do
+		files=()
+		for i in $(seq 1 "$n"); do files+=("$TMP/p$i.json"); done
+		measure "$FSP" merge -o "$TMP/merged.json" "${files[@]}"
+		MT[$n]=$T
+		printf '%-34s %8s %10s %s\n' "merge of $n" "$T" "$M" \
+			"$(awk -v t="$T" -v n="$n" 'BEGIN { printf "%.3f s per file", t / n }')"
+		KV="$KV merge${n}_s=$T merge${n}_mb=$M"
+	done
+	LIN=$(awk -v a="${MT[2]}" -v b="${MT[10]}" 'BEGIN { printf "%.2f", (b / 10) / (a / 2) }')
+	printf '  merge time per file, 10 vs 2 files: %sx (linear: ~1; target <= 1.5) %s\n' \
+		"$LIN" "$(verdict "$LIN" 1.5)"
+	echo "bench: files samples=$N stacks=$K$KV merge_linearity=$LIN merge_linear=$(verdict "$LIN" 1.5)"
+} 2>&1 | tee -a "$RES/files.txt"

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * gen_profile: synthetic profile files for the profile-file benchmarks
+ * (bench/files.sh), built through the analysis API and saved with
+ * profile__save; and the load / attribute / write driver that times them.
+ *
+ *   gen_profile [-n SAMPLES] [-k STACKS] [-t THREADS] [-s SEED] -o FILE
+ *	One process with THREADS threads; STACKS distinct mark stacks of depth
+ *	1..8 over 50 features with up to 64 instances each; sample counts that
+ *	add up to exactly SAMPLES, every stack sampled at least once when
+ *	SAMPLES allows (a quarter of them on a second thread too), plus each
+ *	thread's empty-stack samples. The same options give the same file.
+ *
+ *   gen_profile -l FILE [-o OUT]
+ *	Loads FILE, attributes it and writes it to OUT (default /dev/null),
+ *	printing the time of each step and the peak RSS.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "attrib.h"
+#include "profile.h"
+#include "profile_io.h"
+
+#define NR_FEATURES 50
+#define MAX_INSTANCES 64
+#define MAX_DEPTH 8
+#define PID 4242
+
+static const char *const feature_names[10] = {
+	"Output",
+	"Contracts",
+	"Generic sequences",
+	"Keyword arguments",
+	"Regex",
+	"Parser backtracking",
+	"SQL planning",
+	"GC",
+	"Dynamic dispatch",
+	"Marshalling",
+};
+
+static uint64_t rng_state;
+
+/* splitmix64: deterministic for a seed, good enough for synthetic data */
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rng_below(uint64_t n)
+{
+	return n ? rng() % n : 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) ? -1 : ru.ru_maxrss;
+}
+
+struct labels {
+	char feature[NR_FEATURES][48];
+	int nr_instances[NR_FEATURES];
+	char instance[NR_FEATURES][MAX_INSTANCES][48];
+};
+
+static void make_labels(struct labels *l)
+{
+	int f, i;
+
+	for (f = 0; f < NR_FEATURES; f++) {
+		snprintf(l->feature[f], sizeof(l->feature[f]), "%s%s%d", feature_names[f % 10],
+			 f < 10 ? "" : " #", f / 10);
+		if (f < 10)
+			l->feature[f][strlen(feature_names[f])] = 0;
+		l->nr_instances[f] = 1 + (int)rng_below(MAX_INSTANCES);
+		for (i = 0; i < l->nr_instances[f]; i++)
+			snprintf(l->instance[f][i], sizeof(l->instance[f][i]), "src/mod%02d.c:%d",
+				 f, 100 + i * 7);
+	}
+}
+
+struct entry {
+	uint32_t tid;
+	uint64_t key;
+	uint64_t count;
+};
+
+static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_t seed,
+		    const char *out)
+{
+	struct profile_meta meta = {
+		.target = "gen_profile (synthetic)",
+		.command_line = "gen_profile",
+		.host = "bench",
+		.kernel = "synthetic",
+		.tool_version = FSP_VERSION,
+		.frequency_hz = 1000,
+		.period_ns = 1000000,
+		.start_time = 1700000000.0,
+	};
+	struct profile_frame frames[MAX_DEPTH];
+	struct labels *l = calloc(1, sizeof(*l));
+	struct entry *e = NULL;
+	struct profile *p = profile__new();
+	uint64_t i, nr, rem, total = 0, *w = NULL, wsum = 0;
+	char err[512], comm[16];
+	double t0 = now(), t1;
+	int ret = 1, r;
+
+	rng_state = seed;
+	if (!l || !p)
+		goto nomem;
+	make_labels(l);
+	meta.end_time = meta.start_time + (double)samples / 1000.0 / threads;
+	meta.duration_s = meta.end_time - meta.start_time;
+	if (profile__set_meta(p, &meta) || profile__add_pid(p, PID))
+		goto nomem;
+	for (i = 0; i < threads; i++) {
+		snprintf(comm, sizeof(comm), "worker-%u", (unsigned int)(i % 1000000));
+		if (profile__add_thread(p, PID, PID + (uint32_t)i, comm))
+			goto nomem;
+	}
+
+	/* the stacks: random frames, the top one's payload makes each distinct */
+	for (i = 0; i < stacks; i++) {
+		size_t depth = 1 + (size_t)rng_below(MAX_DEPTH), d;
+		uint64_t key;
+
+		for (d = 0; d < depth; d++) {
+			int f = (int)rng_below(NR_FEATURES);
+
+			frames[d].feature = l->feature[f];
+			if (d && rng_below(10) == 0) { /* an antimark of a feature below */
+				frames[d].kind = PROFILE_ANTIMARK;
+				frames[d].feature = frames[rng_below(d)].feature;
+				frames[d].instance = NULL;
+				frames[d].payload = 0;
+			} else {
+				frames[d].kind = PROFILE_MARK;
+				frames[d].instance = l->instance[f][rng_below(l->nr_instances[f])];
+				frames[d].payload = 0;
+			}
+		}
+		frames[depth - 1].payload = i;
+		do
+			key = rng();
+		while (!key || (r = profile__add_stack(p, PID, key, frames, depth)) == -EEXIST);
+		if (r)
+			goto nomem;
+	}
+
+	/* the sample entries: each stack once, a quarter twice, each thread's empty stack */
+	nr = stacks + stacks / 4 + threads;
+	if (nr > samples)
+		nr = samples;
+	e = calloc(nr ? nr : 1, sizeof(*e));
+	w = calloc(nr ? nr : 1, sizeof(*w));
+	if (!e || !w)
+		goto nomem;
+	for (i = 0; i < nr; i++) {
+		struct profile_stack st;
+		uint64_t s = i < stacks ? i : rng_below(stacks);
+
+		e[i].tid = PID + (uint32_t)rng_below(threads);
+		if (i >= stacks + stacks / 4 || !stacks) {
+			e[i].tid = PID + (uint32_t)((i - stacks - stacks / 4) % threads);
+			e[i].key = 0;
+		} else if (!profile__stack(p, s, &st)) {
+			e[i].key = st.key;
+		}
+		/* skewed weights: a few hot stacks, a long tail */
+		w[i] = 1 + rng_below(1000) * rng_below(1000) * rng_below(1000) / 1000000;
+		wsum += w[i];
+	}
+	/* every entry 1, the rest in proportion to the weights, rounding to the first */
+	rem = samples - nr;
+	for (i = 0; i < nr; i++) {
+		e[i].count = 1 + (uint64_t)((double)rem * (double)w[i] / (double)wsum);
+		total += e[i].count;
+	}
+	if (nr)
+		e[0].count += samples - total;
+	for (i = 0; i < nr; i++) {
+		r = profile__add_samples(p, PID, e[i].tid, e[i].key, e[i].count);
+		if (r)
+			goto nomem;
+	}
+	t1 = now();
+	if (profile__save(out, p, err, sizeof(err))) {
+		fprintf(stderr, "gen_profile: %s\n", err);
+		goto cleanup;
+	}
+	fprintf(stderr,
+		"gen_profile: %s: %" PRIu64 " samples, %zu stacks, %zu sample entries, %u threads; "
+		"built in %.3f s, saved in %.3f s, peak RSS %ld MB\n",
+		out, profile__total_samples(p), profile__nr_stacks(p), profile__nr_samples(p),
+		threads, t1 - t0, now() - t1, peak_rss_kb() / 1024);
+	ret = 0;
+	goto cleanup;
+nomem:
+	fprintf(stderr, "gen_profile: out of memory\n");
+cleanup:
+	free(w);
+	free(e);
+	free(l);
+	profile__free(p);
+	return ret;
+}
+
+static int load(const char *in, const char *out)
+{
+	struct profile *p = NULL;
+	struct attrib *a = NULL;
+	double t0 = now(), t1, t2, t3;
+	char err[512];
+	int ret = 1;
+
+	p = profile__load(in, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "gen_profile: %s\n", err);
+		return 1;
+	}
+	t1 = now();
+	a = attrib__compute(p, NULL);
+	if (!a) {
+		fprintf(stderr, "gen_profile: out of memory\n");
+		goto cleanup;
+	}
+	t2 = now();
+	if (profile__save(out, p, err, sizeof(err))) {
+		fprintf(stderr, "gen_profile: %s\n", err);
+		goto cleanup;
+	}
+	t3 = now();
+	printf("%s: %" PRIu64 " samples, %zu stacks, %zu sample entries, %zu threads, "
+	       "%zu features\n"
+	       "load %.3f s, attribute %.3f s, write %.3f s, total %.3f s, peak RSS %ld MB\n",
+	       in, profile__total_samples(p), profile__nr_stacks(p), profile__nr_samples(p),
+	       profile__nr_threads(p), attrib__nr_features(a), t1 - t0, t2 - t1, t3 - t2, t3 - t0,
+	       peak_rss_kb() / 1024);
+	ret = 0;
+cleanup:
+	attrib__free(a);
+	profile__free(p);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gen_profile [-n SAMPLES] [-k STACKS] [-t THREADS] [-s SEED] -o FILE\n"
+		   "       gen_profile -l FILE [-o OUT]\n");
+}
+
+static int number(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || *out > max) {
+		fprintf(stderr, "gen_profile: bad number '%s'\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t samples = 1000000, stacks = 100000, threads = 64, seed = 1;
+	const char *out = NULL, *in = NULL;
+	int c;
+
+	while ((c = getopt(argc, argv, "n:k:t:s:o:l:h")) != -1) {
+		switch (c) {
+		case 'n':
+			if (number(optarg, UINT64_MAX, &samples))
+				return 2;
+			break;
+		case 'k':
+			if (number(optarg, UINT32_MAX, &stacks))
+				return 2;
+			break;
+		case 't':
+			if (number(optarg, 1000000, &threads) || !threads) {
+				fprintf(stderr, "gen_profile: -t needs 1 to 1000000 threads\n");
+				return 2;
+			}
+			break;
+		case 's':
+			if (number(optarg, UINT64_MAX, &seed))
+				return 2;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'l':
+			in = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc || (!in && !out)) {
+		usage(stderr);
+		return 2;
+	}
+	if (in)
+		return load(in, out ? out : "/dev/null");
+	return generate(samples, stacks, (uint32_t)threads, seed, out);
+}

@@ -1,0 +1,1199 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Unit tests of the views and renderers of report.h beyond the default text
+ * report: --by, --order, --feature, folded stacks, pprof (decoded with
+ * protobuf-c, and read by `go tool pprof` when Go is installed).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "attrib.h"
+#include "profile.pb-c.h"
+#include "report.h"
+#include "unit_helpers.h"
+
+/* ---- fixtures ---------------------------------------------------------------- */
+
+static const struct profile_meta demo_meta = {
+	.target = "pid 1234 (demo)",
+	.command_line = "fsp-bpf -p 1234",
+	.host = "testhost",
+	.kernel = "6.1.0-test",
+	.tool_version = "0.1.0",
+	.frequency_hz = 1000,
+	.period_ns = 1000000,
+	.start_time = 1700000000.25,
+	.end_time = 1700000003.25,
+	.duration_s = 3.0,
+};
+
+/*
+ * As test_report.c: 100 samples of 1 ms. Thread 1234 (demo): 50 Output
+ * fizzbuzz.c:8, 20 Generic sequences fizzbuzz.c:3 with Output fizzbuzz.c:8
+ * inside, 15 empty. Thread 1235 (worker): 10 Output fizzbuzz.c:7, 5 under
+ * Generic sequences' antimark (uncharged).
+ */
+static struct profile *demo_profile(void)
+{
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &demo_meta), 0);
+	assert_int_equal(profile__add_pid(p, 1234), 0);
+	assert_int_equal(profile__add_thread(p, 1234, 1234, "demo"), 0);
+	assert_int_equal(profile__add_thread(p, 1234, 1235, "worker"), 0);
+	ADD_STACK(p, 1234, 0x1, MARK("Output", "fizzbuzz.c:8"));
+	ADD_STACK(p, 1234, 0x2, MARK("Output", "fizzbuzz.c:7"));
+	ADD_STACK(p, 1234, 0x3, MARK("Generic sequences", "fizzbuzz.c:3"),
+		  MARK("Output", "fizzbuzz.c:8"));
+	ADD_STACK(p, 1234, 0x4, MARK("Generic sequences", "fizzbuzz.c:3"),
+		  ANTI("Generic sequences"));
+	ADD_SAMPLES(p, 1234, 1234, 0x1, 50);
+	ADD_SAMPLES(p, 1234, 1235, 0x2, 10);
+	ADD_SAMPLES(p, 1234, 1234, 0x3, 20);
+	ADD_SAMPLES(p, 1234, 1235, 0x4, 5);
+	ADD_SAMPLES(p, 1234, 1234, 0, 15);
+	return p;
+}
+
+static int setup(void **state)
+{
+	*state = demo_profile();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	profile__free(*state);
+	return 0;
+}
+
+/*
+ * Two processes, for orders: process 10 "zeta" (thread 10 zeta 60 samples,
+ * thread 11 "alpha" 30), process 20 "alpha" (thread 20 alpha 30). Features:
+ * B 30 (b1), A 30 (a2 20, a1 10), C 60 (c1).
+ */
+static struct profile *order_profile(void)
+{
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &demo_meta), 0);
+	assert_int_equal(profile__add_thread(p, 10, 10, "zeta"), 0);
+	assert_int_equal(profile__add_thread(p, 10, 11, "alpha"), 0);
+	assert_int_equal(profile__add_thread(p, 20, 20, "alpha"), 0);
+	ADD_STACK(p, 10, 1, MARK("C", "c1"));
+	ADD_STACK(p, 10, 2, MARK("B", "b1"));
+	ADD_STACK(p, 20, 1, MARK("A", "a2"));
+	ADD_STACK(p, 20, 2, MARK("A", "a1"));
+	ADD_SAMPLES(p, 10, 10, 1, 60);
+	ADD_SAMPLES(p, 10, 11, 2, 30);
+	ADD_SAMPLES(p, 20, 20, 1, 20);
+	ADD_SAMPLES(p, 20, 20, 2, 10);
+	return p;
+}
+
+static char *render_text_rc(const struct profile *p, const struct report_opts *o, int want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report__text(f, p, NULL, o), want);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static char *render_text(const struct profile *p, const struct report_opts *o)
+{
+	return render_text_rc(p, o, 0);
+}
+
+static char *render_folded_rc(const struct profile *p, const struct report_opts *o, int want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report__folded(f, p, o), want);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+static char *render_folded(const struct profile *p, const struct report_opts *o)
+{
+	return render_folded_rc(p, o, 0);
+}
+
+/* The text between the header (its blank line) and the diagnostics. */
+static char *body(char *text)
+{
+	char *b = strstr(text, "\n\n"), *d = strstr(text, "\nDiagnostics");
+
+	assert_non_null(b);
+	assert_non_null(d);
+	*d = 0;
+	return b + 2;
+}
+
+/* ---- parsers --------------------------------------------------------------------- */
+
+static void test_parse(void **state)
+{
+	enum report_order o = REPORT_ORDER_COST;
+	enum report_by b = REPORT_BY_FEATURE;
+
+	(void)state;
+	assert_int_equal(report_by__parse("thread", &b), 0);
+	assert_int_equal(b, REPORT_BY_THREAD);
+	assert_int_equal(report_by__parse("process", &b), 0);
+	assert_int_equal(b, REPORT_BY_PROCESS);
+	assert_int_equal(report_by__parse("feature", &b), 0);
+	assert_int_equal(b, REPORT_BY_FEATURE);
+	assert_int_equal(report_by__parse("Thread", &b), -EINVAL);
+	assert_int_equal(report_by__parse("", &b), -EINVAL);
+	assert_int_equal(report_by__parse(NULL, &b), -EINVAL);
+	assert_int_equal(b, REPORT_BY_FEATURE);
+
+	assert_int_equal(report_order__parse("samples", &o), 0);
+	assert_int_equal(o, REPORT_ORDER_SAMPLES);
+	assert_int_equal(report_order__parse("name", &o), 0);
+	assert_int_equal(o, REPORT_ORDER_NAME);
+	assert_int_equal(report_order__parse("cost", &o), 0);
+	assert_int_equal(o, REPORT_ORDER_COST);
+	assert_int_equal(report_order__parse("time", &o), -EINVAL);
+	assert_int_equal(report_order__parse("cost ", &o), -EINVAL);
+	assert_int_equal(o, REPORT_ORDER_COST);
+	/* the zero value of the options is the default view */
+	assert_int_equal(REPORT_BY_FEATURE, 0);
+	assert_int_equal(REPORT_ORDER_COST, 0);
+}
+
+/* ---- text: --by, --order, --feature --------------------------------------------------- */
+
+static void test_text_default_opts(void **state)
+{
+	struct report_opts o = {}, c = {.by = REPORT_BY_FEATURE, .order = REPORT_ORDER_COST};
+	struct profile *p = *state;
+	char *a, *b, *n;
+
+	a = render_text(p, &o);
+	b = render_text(p, &c);
+	n = render_text(p, NULL);
+	assert_string_equal(a, n);
+	assert_string_equal(b, n);
+	assert_non_null(strstr(n, "\nOutput accounts for 80.00% of running time (80.0 / 100.0 ms, "
+				  "80 samples)\n"
+				  "      70.0 ms  70.00%  fizzbuzz.c:8\n"
+				  "      10.0 ms  10.00%  fizzbuzz.c:7\n"
+				  "Generic sequences accounts for 20.00%"));
+	free(a);
+	free(b);
+	free(n);
+
+	/* an unknown view is refused rather than guessed */
+	o.by = 7;
+	a = render_text_rc(p, &o, -EINVAL);
+	assert_string_equal(a, "");
+	free(a);
+	o.by = REPORT_BY_FEATURE;
+	o.order = 3;
+	a = render_text_rc(p, &o, -EINVAL);
+	free(a);
+}
+
+static void test_text_by_thread(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_THREAD};
+	struct profile *p = *state;
+	char *text = render_text(p, &o);
+
+	assert_string_equal(
+		body(text),
+		"thread 1234 (demo) of pid 1234: 85.0 ms, 85.00% of running time (85 samples)\n"
+		"  Output accounts for 82.35% of the thread's time (70.0 / 85.0 ms, 70 samples)\n"
+		"        70.0 ms  82.35%  fizzbuzz.c:8\n"
+		"  Generic sequences accounts for 23.53% of the thread's time (20.0 / 85.0 ms, "
+		"20 samples)\n"
+		"        20.0 ms  23.53%  fizzbuzz.c:3\n"
+		"  no feature: 17.65% of the thread's time (15.0 / 85.0 ms, 15 samples)\n"
+		"\n"
+		"thread 1235 (worker) of pid 1234: 15.0 ms, 15.00% of running time (15 samples)\n"
+		"  Output accounts for 66.67% of the thread's time (10.0 / 15.0 ms, 10 samples)\n"
+		"        10.0 ms  66.67%  fizzbuzz.c:7\n"
+		"  no feature: 33.33% of the thread's time (5.0 / 15.0 ms, 5 samples)\n"
+		"\n"
+		"Note: each sample is charged to every feature with a live mark in its thread, so "
+		"the shares above\n"
+		"may sum to more than 100%, and samples in no feature (here 20.00%) make them sum "
+		"to less.\n");
+	free(text);
+
+	/* the header is the default report's */
+	text = render_text(p, &o);
+	assert_true(!strncmp(text,
+			     "fsp-bpf 0.1.0: feature profile of pid 1234 (demo)\n"
+			     "  3.00 s, 1000 Hz (1.000 ms per sample), 100 samples = 100.0 ms on "
+			     "CPU, 1 process, 2 threads\n\nthread 1234",
+			     strlen("fsp-bpf 0.1.0: feature profile of pid 1234 (demo)\n"
+				    "  3.00 s, 1000 Hz (1.000 ms per sample), 100 samples = 100.0 "
+				    "ms on CPU, 1 process, 2 threads\n\nthread 1234")));
+	assert_non_null(strstr(text, "\nDiagnostics: all counters are zero"));
+	free(text);
+
+	/* --min-pct folds threads (of running time) and, inside, features and
+	 * instances (of the thread's time) */
+	o.min_pct = 20;
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"thread 1234 (demo) of pid 1234: 85.0 ms, 85.00% of running time (85 samples)\n"
+		"  Output accounts for 82.35% of the thread's time (70.0 / 85.0 ms, 70 samples)\n"
+		"        70.0 ms  82.35%  fizzbuzz.c:8\n"
+		"  Generic sequences accounts for 23.53% of the thread's time (20.0 / 85.0 ms, "
+		"20 samples)\n"
+		"        20.0 ms  23.53%  fizzbuzz.c:3\n"
+		"  no feature: 17.65% of the thread's time (15.0 / 85.0 ms, 15 samples)\n"
+		"\n"
+		"... 1 more thread below 20.00% of running time (15.0 ms)\n"
+		"\n"
+		"Note: each sample is charged to every feature with a live mark in its thread, so "
+		"the shares above\n"
+		"may sum to more than 100%, and samples in no feature (here 20.00%) make them sum "
+		"to less.\n");
+	free(text);
+	o.min_pct = 90;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\n\n... 2 threads below 90.00% of running time (100.0 ms)\n"
+				     "\nNote:"));
+	free(text);
+	o.min_pct = 24;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "        70.0 ms  82.35%  fizzbuzz.c:8\n"
+				     "  ... 1 more feature below 24.00% of the thread's time\n"
+				     "  no feature: 17.65%"));
+	free(text);
+}
+
+static void test_text_by_process(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_PROCESS, .order = REPORT_ORDER_NAME};
+	struct profile *p = *state;
+	char *text;
+
+	ADD_STACK(p, 77, 0x1, MARK("Output", NULL));
+	ADD_SAMPLES(p, 77, 78, 0x1, 4); /* no comm known: no name */
+	text = render_text(p, &o);
+	/* by name: the unnamed process ("") first; instances by name too */
+	assert_string_equal(
+		body(text),
+		"process 77: 4.0 ms, 3.85% of running time (4 samples, 1 thread)\n"
+		"  Output accounts for 100.00% of the process's time (4.0 / 4.0 ms, 4 samples)\n"
+		"         4.0 ms 100.00%  (no instance)\n"
+		"\n"
+		"process 1234 (demo): 100.0 ms, 96.15% of running time (100 samples, 2 threads)\n"
+		"  Generic sequences accounts for 20.00% of the process's time (20.0 / 100.0 ms, "
+		"20 samples)\n"
+		"        20.0 ms  20.00%  fizzbuzz.c:3\n"
+		"  Output accounts for 80.00% of the process's time (80.0 / 100.0 ms, 80 samples)\n"
+		"        10.0 ms  10.00%  fizzbuzz.c:7\n"
+		"        70.0 ms  70.00%  fizzbuzz.c:8\n"
+		"  no feature: 20.00% of the process's time (20.0 / 100.0 ms, 20 samples)\n"
+		"\n"
+		"Note: each sample is charged to every feature with a live mark in its thread, so "
+		"the shares above\n"
+		"may sum to more than 100%, and samples in no feature (here 19.23%) make them sum "
+		"to less.\n");
+	free(text);
+	/* by cost: the bigger process first */
+	o.order = REPORT_ORDER_COST;
+	text = render_text(p, &o);
+	assert_true(strstr(text, "\nprocess 1234 (demo)") < strstr(text, "\nprocess 77:"));
+	free(text);
+}
+
+/* The section and feature header lines of a report, in order, one per line. */
+static char *headers(const char *text)
+{
+	char *buf = NULL, *copy = test_strdup(text), *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *acc = strstr(line, " accounts for ");
+
+		if (!strncmp(line, "thread ", 7) || !strncmp(line, "process ", 8))
+			fprintf(f, "%.*s|", (int)(strstr(line, ": ") - line), line);
+		else if (acc)
+			fprintf(f, "%.*s|", (int)(acc - line - strspn(line, " ")),
+				line + strspn(line, " "));
+		else if (strstr(line, " ms ") && strchr(line, '%'))
+			fprintf(f, "%s|", strrchr(line, ' ') + 1);
+	}
+	fclose(f);
+	free(copy);
+	return buf;
+}
+
+static void test_text_orders(void **state)
+{
+	struct profile *p = order_profile();
+	struct report_opts o = {};
+	char *text, *h;
+
+	(void)state;
+	/* cost and samples: C (60) then the tie A, B (30) by name */
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "C|c1|A|a2|a1|B|b1|");
+	free(h);
+	free(text);
+	o.order = REPORT_ORDER_SAMPLES;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "C|c1|A|a2|a1|B|b1|");
+	free(h);
+	free(text);
+	o.order = REPORT_ORDER_NAME;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "A|a1|a2|B|b1|C|c1|");
+	free(h);
+	free(text);
+
+	/* threads: by cost zeta (60), then the tie alpha/alpha by (pid, tid);
+	 * by name both alphas (by tid) before zeta */
+	o.by = REPORT_BY_THREAD;
+	o.order = REPORT_ORDER_COST;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "thread 10 (zeta) of pid 10|C|c1|"
+			       "thread 11 (alpha) of pid 10|B|b1|"
+			       "thread 20 (alpha) of pid 20|A|a2|a1|");
+	free(h);
+	free(text);
+	o.order = REPORT_ORDER_NAME;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "thread 11 (alpha) of pid 10|B|b1|"
+			       "thread 20 (alpha) of pid 20|A|a1|a2|"
+			       "thread 10 (zeta) of pid 10|C|c1|");
+	free(h);
+	free(text);
+
+	/* processes: 10 (zeta, 90) before 20 (alpha, 30) by cost and samples,
+	 * after it by name */
+	o.by = REPORT_BY_PROCESS;
+	o.order = REPORT_ORDER_SAMPLES;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "process 10 (zeta)|C|c1|B|b1|process 20 (alpha)|A|a2|a1|");
+	assert_non_null(strstr(text, "process 10 (zeta): 90.0 ms, 75.00% of running time (90 "
+				     "samples, 2 threads)\n"));
+	free(h);
+	free(text);
+	o.order = REPORT_ORDER_NAME;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "process 20 (alpha)|A|a1|a2|process 10 (zeta)|B|b1|C|c1|");
+	free(h);
+	free(text);
+	profile__free(p);
+}
+
+/* With no period known, cost has no time: it orders as samples do. */
+static void test_text_order_cost_without_period(void **state)
+{
+	struct profile *p = profile__new();
+	struct report_opts o = {};
+	char *text, *h;
+
+	(void)state;
+	assert_non_null(p);
+	ADD_STACK(p, 1, 1, MARK("small", "s"));
+	ADD_STACK(p, 1, 2, MARK("big", "b"));
+	ADD_SAMPLES(p, 1, 1, 1, 1);
+	ADD_SAMPLES(p, 1, 1, 2, 9);
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "big|b|small|s|");
+	free(h);
+	free(text);
+	profile__free(p);
+}
+
+static void test_text_feature(void **state)
+{
+	struct report_opts o = {.feature = "Output"};
+	struct profile *p = *state;
+	char *text;
+
+	text = render_text(p, &o);
+	/* only that feature, all its instances, no note about sums */
+	assert_string_equal(body(text),
+			    "Output accounts for 80.00% of running time (80.0 / 100.0 ms, 80 "
+			    "samples)\n"
+			    "      70.0 ms  70.00%  fizzbuzz.c:8\n"
+			    "      10.0 ms  10.00%  fizzbuzz.c:7\n");
+	free(text);
+
+	/* --min-pct still folds its instances; the feature itself is shown
+	 * even under the threshold */
+	o.min_pct = 50;
+	text = render_text(p, &o);
+	assert_string_equal(body(text),
+			    "Output accounts for 80.00% of running time (80.0 / 100.0 ms, 80 "
+			    "samples)\n"
+			    "      70.0 ms  70.00%  fizzbuzz.c:8\n"
+			    "      ... 1 more instance below 50.00% (10.0 ms)\n");
+	free(text);
+	o.feature = "Generic sequences";
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\nGeneric sequences accounts for 20.00% of running time "
+				     "(20.0 / 100.0 ms, 20 samples)\n"
+				     "      ... 1 instance below 50.00% (20.0 ms)\n"));
+	assert_null(strstr(text, "Output"));
+	free(text);
+
+	/* by order name, as the default report */
+	o = (struct report_opts){.feature = "Output", .order = REPORT_ORDER_NAME};
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "fizzbuzz.c:7\n      70.0 ms  70.00%  fizzbuzz.c:8\n"));
+	free(text);
+
+	/* by thread: the threads it was charged in */
+	o = (struct report_opts){.feature = "Generic sequences", .by = REPORT_BY_THREAD};
+	text = render_text(p, &o);
+	assert_string_equal(body(text),
+			    "thread 1234 (demo) of pid 1234: 85.0 ms, 85.00% of running time (85 "
+			    "samples)\n"
+			    "  Generic sequences accounts for 23.53% of the thread's time (20.0 / "
+			    "85.0 ms, 20 samples)\n"
+			    "        20.0 ms  23.53%  fizzbuzz.c:3\n"
+			    "\n"
+			    "... 1 more thread not charged to Generic sequences\n");
+	free(text);
+	o.min_pct = 20;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "        20.0 ms  23.53%  fizzbuzz.c:3\n"
+				     "\n"
+				     "... 1 more thread below 20.00% of running time (15.0 ms)\n"
+				     "\nDiagnostics"));
+	free(text);
+}
+
+static void test_text_feature_missing(void **state)
+{
+	struct report_opts o = {.feature = "output"}; /* names are exact */
+	struct profile *p = *state, *empty;
+	char *text;
+
+	text = render_text_rc(p, &o, -ENOENT);
+	/* the report is whole: header and diagnostics */
+	assert_non_null(strstr(text, "100 samples = 100.0 ms on CPU"));
+	assert_non_null(strstr(text, "\nDiagnostics: all counters are zero"));
+	assert_string_equal(body(text), "no feature output in this profile\n"
+					"its features are: Generic sequences, Output\n");
+	free(text);
+	o.by = REPORT_BY_PROCESS;
+	text = render_text_rc(p, &o, -ENOENT);
+	assert_string_equal(body(text), "no feature output in this profile\n"
+					"its features are: Generic sequences, Output\n");
+	free(text);
+
+	/* a feature seen only under its antimark was charged nothing */
+	empty = profile__new();
+	assert_non_null(empty);
+	ADD_STACK(empty, 1, 1, ANTI("Output"));
+	ADD_SAMPLES(empty, 1, 1, 1, 3);
+	o.feature = "Output";
+	o.by = REPORT_BY_FEATURE;
+	text = render_text_rc(empty, &o, -ENOENT);
+	assert_string_equal(body(text),
+			    "no feature was charged: none of the 3 samples had a live mark\n");
+	free(text);
+	o.by = REPORT_BY_THREAD;
+	text = render_text_rc(empty, &o, -ENOENT);
+	assert_string_equal(body(text),
+			    "no feature was charged: none of the 3 samples had a live mark\n");
+	free(text);
+	/* without --feature that report is no error */
+	o.feature = NULL;
+	text = render_text(empty, &o);
+	free(text);
+	profile__free(empty);
+}
+
+static void test_text_sections_edge(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_THREAD};
+	struct profile *p = *state, *q;
+	char *text;
+
+	/* a registered thread that was never sampled */
+	assert_int_equal(profile__add_thread(p, 1234, 1236, "idle"), 0);
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\nthread 1236 (idle) of pid 1234: 0.0 ms, 0.00% of running "
+				     "time (0 samples)\n"
+				     "  no samples were taken of this thread\n"));
+	free(text);
+	/* a thread sampled only outside features */
+	ADD_SAMPLES(p, 1234, 1237, 0, 2);
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\nthread 1237 of pid 1234: 2.0 ms, 1.96% of running time "
+				     "(2 samples)\n"
+				     "  no feature was charged: none of the 2 samples had a live "
+				     "mark\n"));
+	free(text);
+
+	/* nothing sampled at all: the default report's line */
+	q = profile__new();
+	assert_non_null(q);
+	assert_int_equal(profile__add_thread(q, 5, 5, "x"), 0);
+	o.by = REPORT_BY_PROCESS;
+	text = render_text(q, &o);
+	assert_string_equal(body(text),
+			    "no samples were taken of the target (was it running on a CPU?)\n");
+	free(text);
+	profile__free(q);
+}
+
+/* A merged profile: sources with hosts "alpha", "beta" and "beta", and one
+ * without, each with a process 100 "app". */
+static struct profile *merged_profile(void)
+{
+	static const char *hosts[] = {"alpha", "beta", "beta", NULL};
+	struct profile *p = profile__new();
+	struct profile_meta m = demo_meta;
+	uint32_t i;
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &demo_meta), 0);
+	for (i = 0; i < 4; i++) {
+		m.host = hosts[i];
+		assert_int_equal(profile__add_source(p, &m, NULL), (int)i);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(profile__use_source(p, i), 0);
+		assert_int_equal(profile__add_thread(p, 100, 100, "app"), 0);
+		ADD_STACK(p, 100, 1, MARK("F", "f"));
+		ADD_SAMPLES(p, 100, 100, 1, 10 * (i + 1));
+	}
+	assert_int_equal(profile__use_source(p, 0), 0);
+	return p;
+}
+
+static void test_text_merged_names(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_PROCESS, .order = REPORT_ORDER_SAMPLES};
+	struct profile *p = merged_profile();
+	char *text, *h;
+
+	(void)state;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "process source 3:100 (app)|F|f|process beta#2:100 (app)|F|f|"
+			       "process beta#1:100 (app)|F|f|process alpha:100 (app)|F|f|");
+	free(h);
+	free(text);
+	o.by = REPORT_BY_THREAD;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\nthread 100 (app) of pid alpha:100: 10.0 ms, 10.00% of "
+				     "running time (10 samples)\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* ---- folded stacks -------------------------------------------------------------- */
+
+static void test_folded_by_feature(void **state)
+{
+	struct profile *p = *state;
+	char *text = render_folded(p, NULL);
+
+	/* sorted by stack; Output;fizzbuzz.c:8 has the 20 nested samples too,
+	 * so the lines sum to 120 of 100 samples */
+	assert_string_equal(text, "(no feature) 20\n"
+				  "Generic%20sequences;fizzbuzz.c:3 20\n"
+				  "Output;fizzbuzz.c:7 10\n"
+				  "Output;fizzbuzz.c:8 70\n");
+	free(text);
+}
+
+static void test_folded_by_process_and_thread(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_PROCESS};
+	struct profile *p = *state;
+	char *text;
+
+	ADD_STACK(p, 77, 0x1, MARK("Output", NULL));
+	ADD_SAMPLES(p, 77, 78, 0x1, 4);
+	text = render_folded(p, &o);
+	assert_string_equal(text, "[unknown] (77);Output;(no instance) 4\n"
+				  "demo (1234);(no feature) 20\n"
+				  "demo (1234);Generic%20sequences;fizzbuzz.c:3 20\n"
+				  "demo (1234);Output;fizzbuzz.c:7 10\n"
+				  "demo (1234);Output;fizzbuzz.c:8 70\n");
+	free(text);
+	o.by = REPORT_BY_THREAD;
+	text = render_folded(p, &o);
+	assert_string_equal(text, "[unknown] (77);[unknown] (78);Output;(no instance) 4\n"
+				  "demo (1234);demo (1234);(no feature) 15\n"
+				  "demo (1234);demo (1234);Generic%20sequences;fizzbuzz.c:3 20\n"
+				  "demo (1234);demo (1234);Output;fizzbuzz.c:8 70\n"
+				  "demo (1234);worker (1235);(no feature) 5\n"
+				  "demo (1234);worker (1235);Output;fizzbuzz.c:7 10\n");
+	free(text);
+}
+
+static void test_folded_min_pct_and_feature(void **state)
+{
+	struct report_opts o = {.min_pct = 15};
+	struct profile *p = *state;
+	char *text;
+
+	/* instances under 15% of all samples become "(other instances)" of
+	 * their feature: totals stay; uncharged samples are never folded */
+	ADD_STACK(p, 1234, 0x5, MARK("Output", "fizzbuzz.c:9"));
+	ADD_SAMPLES(p, 1234, 1234, 0x5, 3);
+	text = render_folded(p, &o);
+	assert_string_equal(text, "(no feature) 20\n"
+				  "Generic%20sequences;fizzbuzz.c:3 20\n"
+				  "Output;(other instances) 13\n"
+				  "Output;fizzbuzz.c:8 70\n");
+	free(text);
+	o.min_pct = 0;
+	o.feature = "Output";
+	text = render_folded(p, &o);
+	assert_string_equal(text, "Output;fizzbuzz.c:7 10\n"
+				  "Output;fizzbuzz.c:8 70\n"
+				  "Output;fizzbuzz.c:9 3\n");
+	free(text);
+	o.by = REPORT_BY_THREAD;
+	text = render_folded(p, &o);
+	assert_string_equal(text, "demo (1234);demo (1234);Output;fizzbuzz.c:8 70\n"
+				  "demo (1234);demo (1234);Output;fizzbuzz.c:9 3\n"
+				  "demo (1234);worker (1235);Output;fizzbuzz.c:7 10\n");
+	free(text);
+	o.feature = "Nope";
+	text = render_folded_rc(p, &o, -ENOENT);
+	assert_string_equal(text, "");
+	free(text);
+	o.by = 9;
+	o.feature = NULL;
+	text = render_folded_rc(p, &o, -EINVAL);
+	free(text);
+}
+
+static void test_folded_escaping(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_THREAD};
+	struct profile *p = profile__new();
+	char *text;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__add_thread(p, 5, 5, "my app;1"), 0);
+	assert_int_equal(profile__add_thread(p, 5, 6, "w\tk\x7f"), 0);
+	ADD_STACK(p, 5, 1, MARK("a;b c%d", "line\nbreak\ttab\r"));
+	ADD_STACK(p, 5, 2, MARK("caf\xc3\xa9 \xe2\x86\x92", "x.c:1 \x01\x1f"));
+	/* labels that look like our own frames stay apart from them */
+	ADD_STACK(p, 5, 3, MARK("(no feature)", "(other instances)"));
+	ADD_SAMPLES(p, 5, 5, 1, 2);
+	ADD_SAMPLES(p, 5, 6, 2, 3);
+	ADD_SAMPLES(p, 5, 6, 3, 1);
+	text = render_folded(p, NULL);
+	assert_string_equal(text, "(no%20feature);(other%20instances) 1\n"
+				  "a%3Bb%20c%25d;line%0Abreak%09tab%0D 2\n"
+				  "caf\xc3\xa9%20\xe2\x86\x92;x.c:1%20%01%1F 3\n");
+	free(text);
+	text = render_folded(p, &o);
+	assert_string_equal(
+		text,
+		"my%20app%3B1 (5);my%20app%3B1 (5);a%3Bb%20c%25d;line%0Abreak%09tab%0D 2\n"
+		"my%20app%3B1 (5);w%09k%7F (6);(no%20feature);(other%20instances) 1\n"
+		"my%20app%3B1 (5);w%09k%7F (6);caf\xc3\xa9%20\xe2\x86\x92;x.c:1%20%01%1F 3\n");
+	free(text);
+	profile__free(p);
+}
+
+static void test_folded_merged_and_unknown(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_PROCESS};
+	struct profile *p = merged_profile();
+	struct profile_meta m = demo_meta;
+	char *text;
+
+	(void)state;
+	text = render_folded(p, &o);
+	assert_string_equal(text, "app (alpha:100);F;f 10\n"
+				  "app (beta#1:100);F;f 20\n"
+				  "app (beta#2:100);F;f 30\n"
+				  "app (source 3:100);F;f 40\n");
+	free(text);
+	/* a host is a label: escaped; an unknown stack counts as no feature */
+	m.host = "my host";
+	assert_int_equal(profile__add_source(p, &m, NULL), 4);
+	assert_int_equal(profile__use_source(p, 4), 0);
+	assert_int_equal(profile__add_samples(p, 100, 100, 0xbad, 5), -ENOENT);
+	text = render_folded(p, &o);
+	assert_string_equal(text, "[unknown] (my%20host:100);(no feature) 5\n"
+				  "app (alpha:100);F;f 10\n"
+				  "app (beta#1:100);F;f 20\n"
+				  "app (beta#2:100);F;f 30\n"
+				  "app (source 3:100);F;f 40\n");
+	free(text);
+	profile__free(p);
+}
+
+static void test_folded_write_error(void **state)
+{
+	struct profile *p = *state;
+	FILE *f = fopen("/dev/full", "w");
+
+	if (!f)
+		skip();
+	assert_int_equal(report__folded(f, p, NULL), -ENOSPC);
+	fclose(f);
+	assert_int_equal(report__folded(NULL, p, NULL), -EINVAL);
+	assert_int_equal(report__folded(stdout, NULL, NULL), -EINVAL);
+}
+
+/* ---- pprof ------------------------------------------------------------------------ */
+
+/* Renders p as pprof, gunzips and decodes it (free with
+ * perftools__profiles__profile__free_unpacked). */
+static Perftools__Profiles__Profile *render_pprof(const struct profile *p,
+						  const struct report_opts *o)
+{
+	Perftools__Profiles__Profile *prof;
+	unsigned char *raw = NULL;
+	char *gz = NULL;
+	size_t gz_len = 0, cap = 1 << 16;
+	z_stream zs = {};
+	FILE *f = open_memstream(&gz, &gz_len);
+
+	assert_non_null(f);
+	assert_int_equal(report__pprof(f, p, o), 0);
+	assert_int_equal(fclose(f), 0);
+	/* a gzip member: magic 1f 8b */
+	assert_true(gz_len > 18);
+	assert_int_equal((unsigned char)gz[0], 0x1f);
+	assert_int_equal((unsigned char)gz[1], 0x8b);
+	raw = malloc(cap);
+	assert_non_null(raw);
+	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (Bytef *)gz;
+	zs.avail_in = (uInt)gz_len;
+	zs.next_out = raw;
+	zs.avail_out = (uInt)cap;
+	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+	assert_int_equal(zs.avail_in, 0);
+	prof = perftools__profiles__profile__unpack(NULL, zs.total_out, raw);
+	assert_non_null(prof);
+	inflateEnd(&zs);
+	free(raw);
+	free(gz);
+	return prof;
+}
+
+static const char *str(const Perftools__Profiles__Profile *prof, int64_t i)
+{
+	assert_true(i >= 0 && (size_t)i < prof->n_string_table);
+	return prof->string_table[i];
+}
+
+/* The name of the function of location id `id`. */
+static const char *loc_name(const Perftools__Profiles__Profile *prof, uint64_t id)
+{
+	size_t i, j;
+
+	for (i = 0; i < prof->n_location; i++) {
+		const Perftools__Profiles__Location *l = prof->location[i];
+
+		if (l->id != id)
+			continue;
+		assert_int_equal(l->n_line, 1);
+		assert_int_equal(l->mapping_id, 1);
+		for (j = 0; j < prof->n_function; j++) {
+			if (prof->function[j]->id == l->line[0]->function_id)
+				return str(prof, prof->function[j]->name);
+		}
+	}
+	fail_msg("no location %llu", (unsigned long long)id);
+	return NULL;
+}
+
+/* A sample's stack as "leaf|root" names and its labels as "k=v,...". */
+static void describe(const Perftools__Profiles__Profile *prof, const Perftools__Profiles__Sample *s,
+		     char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < s->n_location_id; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? "|" : "",
+				loc_name(prof, s->location_id[i]));
+	len += snprintf(buf + len, size - len, " %lld/%lld", (long long)s->value[0],
+			(long long)s->value[1]);
+	for (i = 0; i < s->n_label; i++) {
+		const Perftools__Profiles__Label *l = s->label[i];
+
+		if (l->str)
+			len += snprintf(buf + len, size - len, " %s=%s", str(prof, l->key),
+					str(prof, l->str));
+		else
+			len += snprintf(buf + len, size - len, " %s=%lld", str(prof, l->key),
+					(long long)l->num);
+	}
+}
+
+static void test_pprof_decode(void **state)
+{
+	struct profile *p = *state;
+	Perftools__Profiles__Profile *prof = render_pprof(p, NULL);
+	char buf[512];
+	size_t i;
+
+	/* the string table starts with "", and holds each string once */
+	assert_true(prof->n_string_table > 1);
+	assert_string_equal(prof->string_table[0], "");
+	for (i = 1; i < prof->n_string_table; i++) {
+		size_t j;
+
+		assert_string_not_equal(prof->string_table[i], "");
+		for (j = 1; j < i; j++)
+			assert_string_not_equal(prof->string_table[i], prof->string_table[j]);
+	}
+	assert_int_equal(prof->n_sample_type, 2);
+	assert_string_equal(str(prof, prof->sample_type[0]->type), "samples");
+	assert_string_equal(str(prof, prof->sample_type[0]->unit), "count");
+	assert_string_equal(str(prof, prof->sample_type[1]->type), "cpu");
+	assert_string_equal(str(prof, prof->sample_type[1]->unit), "nanoseconds");
+	assert_non_null(prof->period_type);
+	assert_string_equal(str(prof, prof->period_type->type), "cpu");
+	assert_string_equal(str(prof, prof->period_type->unit), "nanoseconds");
+	assert_int_equal(prof->period, 1000000);
+	assert_int_equal(prof->time_nanos, 1700000000250000000LL);
+	assert_int_equal(prof->duration_nanos, 3000000000LL);
+	assert_int_equal(prof->n_comment, 2);
+	assert_string_equal(str(prof, prof->comment[0]),
+			    "fsp-bpf 0.1.0: feature profile of pid 1234 (demo)");
+	assert_int_equal(prof->n_mapping, 1);
+	assert_true(prof->mapping[0]->has_functions);
+
+	/* one function and location per feature and per (feature, instance) */
+	assert_int_equal(prof->n_function, 6);
+	assert_int_equal(prof->n_location, 6);
+	for (i = 0; i < prof->n_function; i++) {
+		const Perftools__Profiles__Function *f = prof->function[i];
+
+		assert_int_equal(f->id, i + 1);
+		if (!strcmp(str(prof, f->name), "Output: fizzbuzz.c:8"))
+			assert_string_equal(str(prof, f->system_name), "fizzbuzz.c:8");
+		if (!strcmp(str(prof, f->name), "Output"))
+			assert_string_equal(str(prof, f->system_name), "Output");
+	}
+
+	/* one sample per charge of each (thread, stack), in profile order */
+	assert_int_equal(prof->n_sample, 6);
+	describe(prof, prof->sample[0], buf, sizeof(buf));
+	assert_string_equal(buf, "Output: fizzbuzz.c:8|Output 50/50000000 pid=1234 tid=1234 "
+				 "thread=demo process=demo");
+	describe(prof, prof->sample[1], buf, sizeof(buf));
+	assert_string_equal(buf, "Output: fizzbuzz.c:7|Output 10/10000000 pid=1234 tid=1235 "
+				 "thread=worker process=demo");
+	/* the nested stack charges both features: two samples */
+	describe(prof, prof->sample[2], buf, sizeof(buf));
+	assert_string_equal(buf, "Output: fizzbuzz.c:8|Output 20/20000000 pid=1234 tid=1234 "
+				 "thread=demo process=demo");
+	describe(prof, prof->sample[3], buf, sizeof(buf));
+	assert_string_equal(buf, "Generic sequences: fizzbuzz.c:3|Generic sequences 20/20000000 "
+				 "pid=1234 tid=1234 thread=demo process=demo");
+	describe(prof, prof->sample[4], buf, sizeof(buf));
+	assert_string_equal(buf, "(no feature) 5/5000000 pid=1234 tid=1235 thread=worker "
+				 "process=demo");
+	describe(prof, prof->sample[5], buf, sizeof(buf));
+	assert_string_equal(buf, "(no feature) 15/15000000 pid=1234 tid=1234 thread=demo "
+				 "process=demo");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+}
+
+static void test_pprof_feature_and_labels(void **state)
+{
+	struct report_opts o = {.feature = "Generic sequences"};
+	struct profile *p = *state, *m;
+	Perftools__Profiles__Profile *prof;
+	char buf[512];
+	char *gz = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	prof = render_pprof(p, &o);
+	assert_int_equal(prof->n_sample, 1);
+	describe(prof, prof->sample[0], buf, sizeof(buf));
+	assert_string_equal(buf, "Generic sequences: fizzbuzz.c:3|Generic sequences 20/20000000 "
+				 "pid=1234 tid=1234 thread=demo process=demo");
+	assert_int_equal(prof->n_function, 2);
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+
+	o.feature = "nope";
+	f = open_memstream(&gz, &len);
+	assert_non_null(f);
+	assert_int_equal(report__pprof(f, p, &o), -ENOENT);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(len, 0);
+	free(gz);
+
+	/* merged: a source label; the same instance label in two features
+	 * stays two functions; unknown comms give no name labels */
+	m = merged_profile();
+	ADD_STACK(m, 100, 2, MARK("G", "f"), MARK("F", "f"));
+	ADD_SAMPLES(m, 100, 101, 2, 1);
+	prof = render_pprof(m, NULL);
+	assert_int_equal(prof->n_sample, 6);
+	describe(prof, prof->sample[0], buf, sizeof(buf));
+	assert_string_equal(buf, "F: f|F 10/10000000 pid=100 tid=100 thread=app process=app "
+				 "source=alpha");
+	describe(prof, prof->sample[2], buf, sizeof(buf));
+	assert_string_equal(buf, "F: f|F 30/30000000 pid=100 tid=100 thread=app process=app "
+				 "source=beta#2");
+	describe(prof, prof->sample[4], buf, sizeof(buf));
+	assert_string_equal(buf, "F: f|F 1/1000000 pid=100 tid=101 process=app source=alpha");
+	describe(prof, prof->sample[5], buf, sizeof(buf));
+	assert_string_equal(buf, "G: f|G 1/1000000 pid=100 tid=101 process=app source=alpha");
+	assert_int_equal(prof->n_function, 4);
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	profile__free(m);
+}
+
+static void test_pprof_empty_and_errors(void **state)
+{
+	struct profile *p = *state, *e = profile__new();
+	Perftools__Profiles__Profile *prof;
+	FILE *f;
+
+	/* no metadata, no samples: still a valid profile */
+	assert_non_null(e);
+	prof = render_pprof(e, NULL);
+	assert_int_equal(prof->n_sample, 0);
+	assert_int_equal(prof->period, 0);
+	assert_int_equal(prof->time_nanos, 0);
+	assert_string_equal(prof->string_table[0], "");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	profile__free(e);
+
+	f = fopen("/dev/full", "w");
+	if (f) {
+		assert_int_equal(report__pprof(f, p, NULL), -ENOSPC);
+		fclose(f);
+	}
+	assert_int_equal(report__pprof(NULL, p, NULL), -EINVAL);
+	assert_int_equal(report__pprof(stdout, NULL, NULL), -EINVAL);
+}
+
+/* ---- go tool pprof ------------------------------------------------------------------ */
+
+static bool have_go(void)
+{
+	return system("command -v go >/dev/null 2>&1") == 0;
+}
+
+/* Copies file dir/name to stderr, to show what a failed command said. */
+static void dump(const char *dir, const char *name)
+{
+	char path[256];
+	FILE *f;
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while ((c = getc(f)) != EOF)
+		fputc(c, stderr);
+	fclose(f);
+}
+
+/* Runs `go tool pprof ARGS FILE` in dir; returns its stdout (free it) and
+ * asserts that it succeeded without a word on stderr. go wants a writable
+ * HOME and caches (dir's), and a newer go must not look for another
+ * toolchain (GOTOOLCHAIN=local; go 1.19 ignores it): there is no network. */
+static char *go_pprof(const char *dir, const char *args, const char *file)
+{
+	char cmd[1024], path[256], *out;
+	FILE *f;
+	long n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && HOME='%s' GOCACHE='%s/cache' GOPATH='%s/gopath' "
+		 "PPROF_TMPDIR='%s' GOFLAGS= GOTOOLCHAIN=local go tool pprof %s '%s' "
+		 ">out.txt 2>err.txt",
+		 dir, dir, dir, dir, dir, args, file);
+	if (system(cmd)) {
+		dump(dir, "err.txt");
+		fail_msg("go tool pprof %s failed", args);
+	}
+	snprintf(path, sizeof(path), "%s/err.txt", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	fclose(f);
+	if (n) {
+		dump(dir, "err.txt");
+		fail_msg("go tool pprof %s printed warnings", args);
+	}
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	out = calloc(1, n + 1);
+	assert_non_null(out);
+	assert_int_equal(fread(out, 1, n, f), (size_t)n);
+	fclose(f);
+	return out;
+}
+
+/* The flat and cum columns of function `name` in -top output, as "flat/cum". */
+static void top_row(const char *top, const char *name, char *buf, size_t size)
+{
+	const char *line = top;
+	char flat[32], cum[32], fp[32], sp[32], cp[32];
+	int off;
+
+	buf[0] = 0;
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (sscanf(line, "%31s %31s %31s %31s %31s %n", flat, fp, sp, cum, cp, &off) == 5 &&
+		    (size_t)off < len && len - off == strlen(name) &&
+		    !strncmp(line + off, name, len - off) && strchr(fp, '%')) {
+			snprintf(buf, size, "%s/%s", flat, cum);
+			return;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	fail_msg("no row for %s in:\n%s", name, top);
+}
+
+static void test_go_tool_pprof(void **state)
+{
+	struct profile *p = *state;
+	struct attrib *a;
+	char dir[] = "/tmp/fsp-unit-pprof-XXXXXX", path[128], row[64], want[64], cmd[160];
+	const struct attrib_feature *f;
+	char *top, *raw;
+	size_t i, j;
+	FILE *out;
+
+	if (!have_go()) {
+		fprintf(stderr, "!!! SKIPPED: `go` is not in PATH, `go tool pprof` was not run on "
+				"our pprof output (Debian: apt-get install golang-go)\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	/* a second process, an instance shared by two features, no instance */
+	ADD_STACK(p, 99, 0x1, MARK("Regex", "re:1"), ANTI("Regex"), MARK("Output", NULL));
+	ADD_STACK(p, 99, 0x2, MARK("Regex", "fizzbuzz.c:8"));
+	ADD_SAMPLES(p, 99, 100, 0x1, 7);
+	ADD_SAMPLES(p, 99, 100, 0x2, 4);
+	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
+	out = fopen(path, "w");
+	assert_non_null(out);
+	assert_int_equal(report__pprof(out, p, NULL), 0);
+	assert_int_equal(fclose(out), 0);
+
+	top = go_pprof(dir, "-sample_index=samples -top -nodecount=1000", "profile.pb.gz");
+	/* every instance: flat = cum = its charged samples; every feature:
+	 * flat 0, cum = its samples; (no feature): the uncharged ones */
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	for (i = 0; i < attrib__nr_features(a); i++) {
+		f = attrib__feature(a, i);
+		top_row(top, f->name, row, sizeof(row));
+		snprintf(want, sizeof(want), "0/%llu", (unsigned long long)f->samples);
+		assert_string_equal(row, want);
+		for (j = 0; j < f->nr_instances; j++) {
+			char name[128];
+
+			snprintf(name, sizeof(name), "%s: %s", f->name, f->instances[j].name);
+			top_row(top, name, row, sizeof(row));
+			snprintf(want, sizeof(want), "%llu/%llu",
+				 (unsigned long long)f->instances[j].samples,
+				 (unsigned long long)f->instances[j].samples);
+			assert_string_equal(row, want);
+		}
+	}
+	top_row(top, "(no feature)", row, sizeof(row));
+	snprintf(want, sizeof(want), "%llu/%llu", (unsigned long long)attrib__uncharged_samples(a),
+		 (unsigned long long)attrib__uncharged_samples(a));
+	assert_string_equal(row, want);
+	/* the header: our comment, the type, the total of the charges */
+	assert_non_null(strstr(top, "fsp-bpf 0.1.0: feature profile of pid 1234 (demo)\n"));
+	assert_non_null(strstr(top, "Type: samples\n"));
+	assert_non_null(strstr(top, "Total samples = 131 \n"));
+	free(top);
+
+	/* the default sample type is cpu time */
+	top = go_pprof(dir, "-top -nodecount=1000", "profile.pb.gz");
+	top_row(top, "Output: fizzbuzz.c:8", row, sizeof(row));
+	assert_string_equal(row, "70ms/70ms");
+	top_row(top, "Regex: fizzbuzz.c:8", row, sizeof(row));
+	assert_string_equal(row, "4ms/4ms");
+	assert_non_null(strstr(top, "Duration: 3s, Total samples = 131ms"));
+	free(top);
+
+	/* labels and the raw view load too */
+	raw = go_pprof(dir, "-raw", "profile.pb.gz");
+	assert_non_null(strstr(raw, "PeriodType: cpu nanoseconds\nPeriod: 1000000\n"));
+	assert_non_null(strstr(raw, "pid:[99] tid:[100]"));
+	assert_non_null(strstr(raw, "process:[demo] thread:[worker]"));
+	free(raw);
+	raw = go_pprof(dir, "-tagfocus=thread=worker -sample_index=samples -top", "profile.pb.gz");
+	top_row(raw, "Output: fizzbuzz.c:7", row, sizeof(row));
+	assert_string_equal(row, "10/10");
+	assert_null(strstr(raw, "fizzbuzz.c:8"));
+	free(raw);
+
+	attrib__free(a);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test_setup_teardown(test_text_default_opts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_by_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_by_process, setup, teardown),
+		cmocka_unit_test(test_text_orders),
+		cmocka_unit_test(test_text_order_cost_without_period),
+		cmocka_unit_test_setup_teardown(test_text_feature, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_feature_missing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_sections_edge, setup, teardown),
+		cmocka_unit_test(test_text_merged_names),
+		cmocka_unit_test_setup_teardown(test_folded_by_feature, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_by_process_and_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_min_pct_and_feature, setup, teardown),
+		cmocka_unit_test(test_folded_escaping),
+		cmocka_unit_test(test_folded_merged_and_unknown),
+		cmocka_unit_test_setup_teardown(test_folded_write_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pprof_decode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pprof_feature_and_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pprof_empty_and_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_go_tool_pprof, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

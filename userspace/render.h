@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Renders a profile as one of the views of fsp_view to a file or stdout. */
+#ifndef FSP_RENDER_H
+#define FSP_RENDER_H
+
+#include "options.h"
+#include "profile.h"
+
+/* path NULL or "-": stdout. Writes atomically otherwise. Prints what went
+ * wrong; returns 0 or -errno (-ENOENT: --feature names no feature of p). */
+int render__profile(const struct profile *p, const struct fsp_view *v, const char *path);
+
+#endif /* FSP_RENDER_H */
