@@ -231,7 +231,8 @@ $(OUTPUT)/tests/integration/%.o: tests/integration/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/integration -Ianalysis -c $< -o $@
 
-$(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS)
+# Integration tests may read profiles through the analysis library too.
+$(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS) $(ANALYSIS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lprotobuf-c -lz -lm -o $@
 

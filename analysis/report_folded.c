@@ -6,6 +6,10 @@
  * Each charge of the attribution rule is a line: a sample charged to two
  * nested features counts on a line of each, so the lines sum to the charges
  * plus the uncharged samples, which is at least the samples taken.
+ *
+ * A line counts samples by default; report_opts.folded_value makes it count
+ * off-CPU nanoseconds or wall-clock nanoseconds (on-CPU samples x period +
+ * off-CPU) instead, charged by the same rule.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +36,9 @@ struct folded_line {
 struct folded_ctx {
 	const struct profile *p;
 	enum report_by by;
+	enum report_value value; /* what a line counts */
+	uint64_t period; /* ns per sample */
+	bool skip_zero; /* leave out lines of value 0 */
 	const char *feature; /* --feature, NULL for all */
 	struct report_charges charges;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
@@ -167,7 +174,8 @@ static void folded_merge(struct folded_ctx *c)
 	qsort(c->lines, c->nr_lines, sizeof(*c->lines), folded_cmp);
 	for (i = 0; i < c->nr_lines; i++) {
 		if (n && !strcmp(c->lines[n - 1].stack, c->lines[i].stack)) {
-			c->lines[n - 1].count += c->lines[i].count;
+			c->lines[n - 1].count =
+				report_sat_add(c->lines[n - 1].count, c->lines[i].count);
 			free(c->lines[i].stack);
 			continue;
 		}
@@ -176,11 +184,27 @@ static void folded_merge(struct folded_ctx *c)
 	c->nr_lines = n;
 }
 
+/* What a line counts of `count` samples and off_ns off-CPU time. */
+static uint64_t folded_value(const struct folded_ctx *c, uint64_t count, uint64_t off_ns)
+{
+	switch (c->value) {
+	case REPORT_VALUE_OFFCPU:
+		return off_ns;
+	case REPORT_VALUE_WALL:
+		return report_charged_ns(count, off_ns, c->period);
+	case REPORT_VALUE_SAMPLES:
+		break;
+	}
+	return count;
+}
+
 /* --min-pct: the instance frame of each line under min_pct of all samples
- * becomes FOLDED_OTHER; equal stacks are then summed again. */
+ * (of the whole value) becomes FOLDED_OTHER; equal stacks are then summed
+ * again. */
 static int folded_fold(struct folded_ctx *c, double min_pct)
 {
-	uint64_t total = profile__total_samples(c->p);
+	uint64_t total =
+		folded_value(c, profile__total_samples(c->p), profile__total_offcpu_ns(c->p));
 	bool changed = false;
 	size_t i;
 	char *s;
@@ -231,7 +255,7 @@ static int folded_collect(struct folded_ctx *c)
 	struct profile_sample s;
 	const char *prefix = "";
 	size_t i, j, n;
-	uint64_t v;
+	uint64_t v, value;
 	int err;
 
 	err = folded_proc_comms(c->p, &proc_comms);
@@ -251,6 +275,9 @@ static int folded_collect(struct folded_ctx *c)
 		err = profile__sample(c->p, i, &s);
 		if (err)
 			goto cleanup;
+		value = folded_value(c, s.count, s.offcpu_ns);
+		if (!value && c->skip_zero)
+			continue;
 		if (c->by != REPORT_BY_FEATURE) {
 			const char *pc = "", *tc = "";
 			uint64_t pkey = (uint64_t)s.source << 32 | s.pid;
@@ -267,14 +294,14 @@ static int folded_collect(struct folded_ctx *c)
 		}
 		ch = report_charges__of(&c->charges, s.stack, &n);
 		if (!n && !c->feature) {
-			err = folded_add(c, prefix, NULL, NULL, s.count);
+			err = folded_add(c, prefix, NULL, NULL, value);
 			if (err)
 				goto cleanup;
 		}
 		for (j = 0; j < n; j++) {
 			if (c->feature && strcmp(ch[j].feature, c->feature))
 				continue;
-			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, s.count);
+			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, value);
 			if (err)
 				goto cleanup;
 		}
@@ -294,10 +321,16 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 
 	if (!out || !p)
 		return -EINVAL;
-	if (opts && (unsigned int)opts->by > REPORT_BY_PROCESS)
+	if (opts && ((unsigned int)opts->by > REPORT_BY_PROCESS ||
+		     (unsigned int)opts->folded_value > REPORT_VALUE_WALL))
 		return -EINVAL;
 	c.p = p;
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
+	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
+	c.period = report_period_ns(profile__meta(p));
+	/* Records of off-CPU time alone have no sample: no "STACK 0" lines.
+	 * (A profile without off-CPU time keeps its lines as they always were.) */
+	c.skip_zero = c.value != REPORT_VALUE_SAMPLES || profile__total_offcpu_ns(p);
 	c.feature = opts ? opts->feature : NULL;
 	err = report_charges__init(&c.charges, p);
 	if (err)

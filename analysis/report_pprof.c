@@ -9,6 +9,10 @@
  * time and a feature's cumulative time the feature's. A sample charged to two
  * nested features is two pprof samples, so pprof's total is the sum of the
  * charges plus the uncharged samples (at "(no feature)"), not the time taken.
+ *
+ * Off-CPU time (sample type offcpu) rides on the same samples; the event
+ * view (calls, event_time) is one more sample per (process, feature,
+ * instance) record, 0 in the other types, as the core samples are 0 in its.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +32,12 @@
 /* The labels of one thread's samples: pid, tid, thread, process, source. */
 #define PPROF_MAX_LABELS 5
 
+/* Sample types: samples, cpu, [offcpu,] [calls, event_time]. */
+#define PPROF_MAX_TYPES 5
+
+/* thread_map's tid of a process's label set (event samples): no tid is. */
+#define PPROF_PROCESS_LABELS (UINT64_C(1) << 32)
+
 struct pprof_labels {
 	Perftools__Profiles__Label label[PPROF_MAX_LABELS];
 	Perftools__Profiles__Label *ptr[PPROF_MAX_LABELS];
@@ -37,7 +47,7 @@ struct pprof_labels {
 struct pprof_sample {
 	uint64_t loc[2]; /* location ids, leaf first */
 	size_t n_loc;
-	int64_t value[2]; /* samples, cpu nanoseconds */
+	int64_t value[PPROF_MAX_TYPES]; /* samples, cpu ns, [offcpu ns,] [calls, event ns] */
 	size_t labels; /* index in pprof_ctx.labels */
 };
 
@@ -45,6 +55,9 @@ struct pprof_ctx {
 	const struct profile *p;
 	const char *feature; /* --feature, NULL for all */
 	uint64_t period; /* ns per sample */
+	bool offcpu; /* the profile has off-CPU time: sample type offcpu */
+	bool events; /* it has event records: sample types calls, event_time */
+	size_t nr_types;
 
 	char **strs; /* the string table, owned copies; strs[0] is "" */
 	size_t nr_strs, cap_strs;
@@ -60,6 +73,7 @@ struct pprof_ctx {
 	struct pprof_labels *labels;
 	size_t nr_labels, cap_labels;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> labels index */
+	struct hashmap pcomms; /* (source << 32 | pid, 0) -> main thread's comm */
 
 	struct pprof_sample *samples;
 	size_t nr_samples, cap_samples;
@@ -185,8 +199,9 @@ static int pprof_label(struct pprof_ctx *c, struct pprof_labels *l, const char *
 }
 
 /* The labels of thread (source, pid, tid) named comm in a process named
- * pcomm ("" when unknown). Returns the index of the set or -errno. */
-static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, uint32_t tid,
+ * pcomm ("" when unknown); tid PPROF_PROCESS_LABELS: of the process, without
+ * tid and thread. Returns the index of the set or -errno. */
+static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, uint64_t tid,
 			    const char *comm, const char *pcomm)
 {
 	struct pprof_labels *l;
@@ -202,8 +217,8 @@ static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, 
 	l = &c->labels[c->nr_labels];
 	l->n = 0;
 	err = pprof_label(c, l, "pid", NULL, pid);
-	if (!err)
-		err = pprof_label(c, l, "tid", NULL, tid);
+	if (!err && tid != PPROF_PROCESS_LABELS)
+		err = pprof_label(c, l, "tid", NULL, (int64_t)tid);
 	if (!err && *comm)
 		err = pprof_label(c, l, "thread", comm, 0);
 	if (!err && *pcomm)
@@ -221,63 +236,112 @@ static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, 
 	return (int64_t)c->nr_labels++;
 }
 
+/* The comm of process (source, pid)'s main thread, "" when unknown. */
+static const char *pprof_pcomm(const struct pprof_ctx *c, uint32_t source, uint32_t pid)
+{
+	uint64_t v;
+
+	if (hashmap__find(&c->pcomms, (uint64_t)source << 32 | pid, 0, &v))
+		return (const char *)(uintptr_t)v;
+	return "";
+}
+
 /* Label sets of every thread of the profile, in its thread order. */
 static int pprof_threads(struct pprof_ctx *c)
 {
-	struct hashmap pcomms = HASHMAP_INIT;
 	struct profile_thread t;
-	const char *pcomm;
 	int64_t idx;
-	uint64_t v;
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < profile__nr_threads(c->p); i++) {
 		err = profile__thread(c->p, i, &t);
 		if (err)
-			goto cleanup;
+			return err;
 		if (t.tid != t.pid || !*t.comm)
 			continue;
-		err = hashmap__find_or_insert(&pcomms, (uint64_t)t.source << 32 | t.pid, 0,
+		err = hashmap__find_or_insert(&c->pcomms, (uint64_t)t.source << 32 | t.pid, 0,
 					      (uint64_t)(uintptr_t)t.comm, NULL);
 		if (err < 0)
-			goto cleanup;
+			return err;
 		err = 0;
 	}
 	for (i = 0; i < profile__nr_threads(c->p); i++) {
 		err = profile__thread(c->p, i, &t);
 		if (err)
-			goto cleanup;
-		pcomm = "";
-		if (hashmap__find(&pcomms, (uint64_t)t.source << 32 | t.pid, 0, &v))
-			pcomm = (const char *)(uintptr_t)v;
-		idx = pprof_thread(c, t.source, t.pid, t.tid, t.comm, pcomm);
-		if (idx < 0) {
-			err = (int)idx;
-			goto cleanup;
-		}
+			return err;
+		idx = pprof_thread(c, t.source, t.pid, t.tid, t.comm,
+				   pprof_pcomm(c, t.source, t.pid));
+		if (idx < 0)
+			return (int)idx;
 	}
-cleanup:
-	hashmap__fini(&pcomms);
-	return err;
+	return 0;
 }
 
-static int pprof_add(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc, uint64_t count,
-		     size_t labels)
+/* A new sample at locs with labels, all its values 0. NULL on failure. */
+static struct pprof_sample *pprof_new(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc,
+				      size_t labels)
 {
 	struct pprof_sample *s;
-	int err;
 
-	err = fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + 1,
-		       sizeof(*c->samples));
-	if (err)
-		return err;
+	if (fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + 1, sizeof(*c->samples)))
+		return NULL;
 	s = &c->samples[c->nr_samples++];
+	memset(s, 0, sizeof(*s));
 	memcpy(s->loc, locs, n_loc * sizeof(*locs));
 	s->n_loc = n_loc;
+	s->labels = labels;
+	return s;
+}
+
+/* A sample of `count` core samples and off_ns off-CPU time. */
+static int pprof_add(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc, uint64_t count,
+		     uint64_t off_ns, size_t labels)
+{
+	struct pprof_sample *s = pprof_new(c, locs, n_loc, labels);
+
+	if (!s)
+		return -ENOMEM;
 	s->value[0] = clamp_i64(count);
 	s->value[1] = clamp_i64(report_cost_ns(count, c->period));
-	s->labels = labels;
+	if (c->offcpu)
+		s->value[2] = clamp_i64(off_ns);
+	return 0;
+}
+
+/* One sample per event record (of --feature's feature only), located
+ * [instance, feature], labeled with its process: values calls, event_time. */
+static int pprof_events(struct pprof_ctx *c)
+{
+	struct report_charge ch;
+	struct pprof_sample *s;
+	struct profile_event ev;
+	int64_t labels;
+	uint64_t locs[2];
+	size_t i, at = c->offcpu ? 3 : 2;
+	int err;
+
+	for (i = 0; i < profile__nr_events(c->p); i++) {
+		err = profile__event(c->p, i, &ev);
+		if (err)
+			return err;
+		if (c->feature && strcmp(ev.feature, c->feature))
+			continue;
+		labels = pprof_thread(c, ev.source, ev.pid, PPROF_PROCESS_LABELS, "",
+				      pprof_pcomm(c, ev.source, ev.pid));
+		if (labels < 0)
+			return (int)labels;
+		ch.feature = ev.feature;
+		ch.instance = ev.instance ? ev.instance : ATTRIB_NO_INSTANCE;
+		err = pprof_charge_locs(c, &ch, locs);
+		if (err)
+			return err;
+		s = pprof_new(c, locs, 2, (size_t)labels);
+		if (!s)
+			return -ENOMEM;
+		s->value[at] = clamp_i64(ev.stats->enters);
+		s->value[at + 1] = clamp_i64(ev.stats->total_ns);
+	}
 	return 0;
 }
 
@@ -308,7 +372,7 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 					return (int)id;
 				c->no_feature = (uint64_t)id;
 			}
-			err = pprof_add(c, &c->no_feature, 1, s.count, (size_t)labels);
+			err = pprof_add(c, &c->no_feature, 1, s.count, s.offcpu_ns, (size_t)labels);
 			if (err)
 				return err;
 		}
@@ -317,7 +381,7 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 				continue;
 			err = pprof_charge_locs(c, &ch[j], locs);
 			if (!err)
-				err = pprof_add(c, locs, 2, s.count, (size_t)labels);
+				err = pprof_add(c, locs, 2, s.count, s.offcpu_ns, (size_t)labels);
 			if (err)
 				return err;
 		}
@@ -359,6 +423,21 @@ static int pprof_comments(struct pprof_ctx *c, int64_t *comment, size_t *n)
 	if (idx < 0)
 		return (int)idx;
 	comment[(*n)++] = idx;
+	if (c->offcpu) {
+		idx = pprof_str(c, "offcpu: off-CPU time (blocked, sleeping, waiting for a CPU), "
+				   "charged by the same rule as the samples");
+		if (idx < 0)
+			return (int)idx;
+		comment[(*n)++] = idx;
+	}
+	if (c->events) {
+		idx = pprof_str(c,
+				"calls, event_time: exact counts and durations of the calls, from "
+				"the probes, in samples of their own");
+		if (idx < 0)
+			return (int)idx;
+		comment[(*n)++] = idx;
+	}
 	return 0;
 }
 
@@ -403,13 +482,13 @@ static int pprof_write(struct pprof_ctx *c, FILE *out)
 {
 	const struct profile_meta *m = profile__meta(c->p);
 	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType types[3], *type_ptrs[2];
+	Perftools__Profiles__ValueType types[PPROF_MAX_TYPES + 1], *type_ptrs[PPROF_MAX_TYPES];
 	Perftools__Profiles__Sample *samples = NULL, **sample_ptrs = NULL;
 	Perftools__Profiles__Location *locs = NULL, **loc_ptrs = NULL;
 	Perftools__Profiles__Line *lines = NULL, **line_ptrs = NULL;
 	Perftools__Profiles__Function **func_ptrs = NULL;
 	Perftools__Profiles__Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT, *map_ptr = &map;
-	int64_t comment[2], v[6];
+	int64_t comment[4], v[10];
 	uint8_t *buf = NULL;
 	size_t i, n, len;
 	int err;
@@ -419,25 +498,39 @@ static int pprof_write(struct pprof_ctx *c, FILE *out)
 	v[1] = pprof_str(c, "count");
 	v[2] = pprof_str(c, "cpu");
 	v[3] = pprof_str(c, "nanoseconds");
-	for (i = 0; i < 4; i++) {
+	n = 4;
+	if (c->offcpu) {
+		v[n++] = pprof_str(c, "offcpu");
+		v[n++] = v[3];
+	}
+	if (c->events) {
+		v[n++] = pprof_str(c, "calls");
+		v[n++] = v[1];
+		v[n++] = pprof_str(c, "event_time");
+		v[n++] = v[3];
+	}
+	for (i = 0; i < n; i++) {
 		if (v[i] < 0)
 			return (int)v[i];
 	}
+	c->nr_types = n / 2;
+	for (i = 0; i <= c->nr_types; i++)
+		perftools__profiles__value_type__init(&types[i]);
+	for (i = 0; i < c->nr_types; i++) {
+		types[i].type = v[2 * i];
+		types[i].unit = v[2 * i + 1];
+		type_ptrs[i] = &types[i];
+	}
+	types[c->nr_types] = types[1]; /* the period type */
 	err = pprof_comments(c, comment, &n);
 	if (err)
 		return err;
-	for (i = 0; i < 3; i++)
-		perftools__profiles__value_type__init(&types[i]);
-	types[0].type = v[0];
-	types[0].unit = v[1];
-	types[1].type = v[2];
-	types[1].unit = v[3];
-	types[2] = types[1]; /* the period type */
-	type_ptrs[0] = &types[0];
-	type_ptrs[1] = &types[1];
-	prof.n_sample_type = 2;
+	prof.n_sample_type = c->nr_types;
 	prof.sample_type = type_ptrs;
-	prof.period_type = &types[2];
+	/* Readers show the last type unless told: cpu stays the default. */
+	if (c->nr_types > 2)
+		prof.default_sample_type = v[2];
+	prof.period_type = &types[c->nr_types];
 	prof.period = clamp_i64(c->period);
 	prof.time_nanos = pprof_nanos(m->start_time);
 	prof.duration_nanos = pprof_nanos(m->duration_s);
@@ -474,7 +567,7 @@ static int pprof_write(struct pprof_ctx *c, FILE *out)
 		perftools__profiles__sample__init(&samples[i]);
 		samples[i].n_location_id = s->n_loc;
 		samples[i].location_id = s->loc;
-		samples[i].n_value = 2;
+		samples[i].n_value = c->nr_types;
 		samples[i].value = s->value;
 		samples[i].n_label = l->n;
 		samples[i].label = l->ptr;
@@ -531,6 +624,7 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 		.str_map = HASHMAP_INIT,
 		.func_map = HASHMAP_INIT,
 		.thread_map = HASHMAP_INIT,
+		.pcomms = HASHMAP_INIT,
 	};
 	struct report_charges charges = {};
 	int64_t empty;
@@ -542,6 +636,8 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 	c.p = p;
 	c.feature = opts ? opts->feature : NULL;
 	c.period = report_period_ns(profile__meta(p));
+	c.offcpu = profile__total_offcpu_ns(p) > 0;
+	c.events = profile__nr_events(p) > 0;
 	empty = pprof_str(&c, ""); /* string_table[0] must be "" */
 	if (empty < 0) {
 		err = (int)empty;
@@ -554,6 +650,9 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 	if (err)
 		goto cleanup;
 	err = pprof_samples(&c, &charges);
+	if (err)
+		goto cleanup;
+	err = pprof_events(&c);
 	if (err)
 		goto cleanup;
 	if (c.feature && !c.nr_samples) {
@@ -571,6 +670,7 @@ cleanup:
 	hashmap__fini(&c.func_map);
 	free(c.labels);
 	hashmap__fini(&c.thread_map);
+	hashmap__fini(&c.pcomms);
 	free(c.samples);
 	return err;
 }

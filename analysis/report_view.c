@@ -40,11 +40,31 @@ int report_order__parse(const char *s, enum report_order *out)
 	return 0;
 }
 
+int report_value__parse(const char *s, enum report_value *out)
+{
+	if (!s || !out)
+		return -EINVAL;
+	if (!strcmp(s, "samples"))
+		*out = REPORT_VALUE_SAMPLES;
+	else if (!strcmp(s, "offcpu"))
+		*out = REPORT_VALUE_OFFCPU;
+	else if (!strcmp(s, "wall"))
+		*out = REPORT_VALUE_WALL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns)
 {
 	if (period_ns && samples > UINT64_MAX / period_ns)
 		return UINT64_MAX;
 	return samples * period_ns;
+}
+
+uint64_t report_charged_ns(uint64_t samples, uint64_t offcpu_ns, uint64_t period_ns)
+{
+	return report_sat_add(report_cost_ns(samples, period_ns), offcpu_ns);
 }
 
 int report_key__cmp(enum report_order o, const struct report_key *a, const struct report_key *b)
@@ -53,8 +73,8 @@ int report_key__cmp(enum report_order o, const struct report_key *a, const struc
 
 	switch (o) {
 	case REPORT_ORDER_COST:
-		/* Cost is its own key (it will include off-CPU time); samples
-		 * only break its ties, and order alone when no period is known. */
+		/* Cost is its own key (it includes off-CPU time); samples only
+		 * break its ties, and order alone when no period is known. */
 		c = fsp_cmp_u64(b->cost_ns, a->cost_ns);
 		if (!c)
 			c = fsp_cmp_u64(b->samples, a->samples);
@@ -105,6 +125,44 @@ static int cmp_process(const void *x, const void *y)
 	return c ? c : cmp_ids(a->pr.source, a->pr.pid, 0, b->pr.source, b->pr.pid, 0);
 }
 
+/* The off-CPU time of each thread of p, in profile__thread order, into
+ * off[nr_threads] (zeroed first). 0 or -errno. */
+static int thread_offcpu(const struct profile *p, uint64_t *off)
+{
+	size_t i, n = profile__nr_threads(p);
+	struct hashmap index = HASHMAP_INIT;
+	struct profile_thread pt;
+	struct profile_sample s;
+	uint64_t idx;
+	int err = 0;
+
+	memset(off, 0, n * sizeof(*off));
+	if (!profile__total_offcpu_ns(p))
+		return 0;
+	for (i = 0; i < n; i++) {
+		err = profile__thread(p, i, &pt);
+		if (err)
+			goto cleanup;
+		err = hashmap__find_or_insert(&index, (uint64_t)pt.source << 32 | pt.pid, pt.tid, i,
+					      NULL);
+		if (err < 0)
+			goto cleanup;
+		err = 0;
+	}
+	for (i = 0; i < profile__nr_samples(p); i++) {
+		err = profile__sample(p, i, &s);
+		if (err)
+			goto cleanup;
+		/* every sample's thread is registered */
+		if (s.offcpu_ns &&
+		    hashmap__find(&index, (uint64_t)s.source << 32 | s.pid, s.tid, &idx))
+			off[idx] = report_sat_add(off[idx], s.offcpu_ns);
+	}
+cleanup:
+	hashmap__fini(&index);
+	return err;
+}
+
 int report_threads(const struct profile *p, enum report_order o, struct report_thread **out,
 		   size_t *nr)
 {
@@ -113,6 +171,7 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 	struct sort_thread *s = NULL;
 	struct report_thread *t = NULL;
 	struct profile_thread pt;
+	uint64_t *off = NULL;
 	int err = 0;
 
 	*out = NULL;
@@ -121,10 +180,14 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 		return 0;
 	s = calloc(n, sizeof(*s));
 	t = calloc(n, sizeof(*t));
-	if (!s || !t) {
+	off = calloc(n, sizeof(*off));
+	if (!s || !t || !off) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	err = thread_offcpu(p, off);
+	if (err)
+		goto cleanup;
 	for (i = 0; i < n; i++) {
 		err = profile__thread(p, i, &pt);
 		if (err)
@@ -134,8 +197,9 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 		s[i].t.pid = pt.pid;
 		s[i].t.tid = pt.tid;
 		s[i].t.comm = pt.comm;
+		s[i].t.offcpu_ns = off[i];
 		s[i].t.key.samples = pt.samples;
-		s[i].t.key.cost_ns = report_cost_ns(pt.samples, period);
+		s[i].t.key.cost_ns = report_charged_ns(pt.samples, off[i], period);
 		s[i].t.key.name = pt.comm;
 	}
 	qsort(s, n, sizeof(*s), cmp_thread);
@@ -147,6 +211,7 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 cleanup:
 	free(s);
 	free(t);
+	free(off);
 	return err;
 }
 
@@ -154,25 +219,32 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 		     size_t *nr)
 {
 	size_t i, n = profile__nr_pids(p), nt = profile__nr_threads(p);
+	size_t ne = profile__nr_events(p);
 	struct hashmap index = HASHMAP_INIT;
 	uint64_t period = report_period_ns(profile__meta(p));
 	struct report_process *pr = NULL;
 	struct sort_process *s = NULL;
 	struct profile_process pp;
 	struct profile_thread pt;
-	uint64_t idx;
+	struct profile_event ev;
+	uint64_t idx, *off = NULL;
 	int err = 0;
 
 	*out = NULL;
 	*nr = 0;
-	if (!n)
+	if (!n && !ne)
 		return 0;
-	s = calloc(n, sizeof(*s));
-	pr = calloc(n, sizeof(*pr));
-	if (!s || !pr) {
+	/* room for processes known only by their events */
+	s = calloc(n + ne, sizeof(*s));
+	pr = calloc(n + ne, sizeof(*pr));
+	off = calloc(nt ? nt : 1, sizeof(*off));
+	if (!s || !pr || !off) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	err = thread_offcpu(p, off);
+	if (err)
+		goto cleanup;
 	for (i = 0; i < n; i++) {
 		err = profile__process(p, i, &pp);
 		if (err)
@@ -186,6 +258,22 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 		s[i].pr.pid = pp.pid;
 		s[i].pr.comm = "";
 	}
+	for (i = 0; i < ne; i++) {
+		err = profile__event(p, i, &ev);
+		if (err)
+			goto cleanup;
+		err = hashmap__find_or_insert(&index, ev.source, ev.pid, n, NULL);
+		if (err < 0)
+			goto cleanup;
+		if (!err) {
+			s[n].o = o;
+			s[n].pr.source = ev.source;
+			s[n].pr.pid = ev.pid;
+			s[n].pr.comm = "";
+			n++;
+		}
+		err = 0;
+	}
 	for (i = 0; i < nt; i++) {
 		struct report_process *r;
 
@@ -196,12 +284,14 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 			continue; /* every thread's process is registered */
 		r = &s[idx].pr;
 		r->key.samples += pt.samples;
+		r->offcpu_ns = report_sat_add(r->offcpu_ns, off[i]);
 		r->nr_threads++;
 		if (pt.tid == pt.pid)
 			r->comm = pt.comm;
 	}
 	for (i = 0; i < n; i++) {
-		s[i].pr.key.cost_ns = report_cost_ns(s[i].pr.key.samples, period);
+		s[i].pr.key.cost_ns =
+			report_charged_ns(s[i].pr.key.samples, s[i].pr.offcpu_ns, period);
 		s[i].pr.key.name = s[i].pr.comm;
 	}
 	qsort(s, n, sizeof(*s), cmp_process);
@@ -214,6 +304,7 @@ cleanup:
 	hashmap__fini(&index);
 	free(s);
 	free(pr);
+	free(off);
 	return err;
 }
 

@@ -25,8 +25,16 @@ struct report_key {
 	const char *name; /* never NULL */
 };
 
+static inline uint64_t report_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Charged time of `samples` samples of period_ns each, saturating. */
 uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns);
+/* The cost of --order cost: on-CPU time (samples x period) plus off-CPU
+ * time, saturating. */
+uint64_t report_charged_ns(uint64_t samples, uint64_t offcpu_ns, uint64_t period_ns);
 
 /* < 0 when a comes before b in order o, 0 when the keys are equal (callers
  * break such ties by ids). cost: descending cost_ns, then descending samples
@@ -39,7 +47,8 @@ struct report_thread {
 	uint32_t pid;
 	uint32_t tid;
 	const char *comm; /* "" when unknown */
-	struct report_key key; /* name: comm */
+	uint64_t offcpu_ns; /* the thread's off-CPU time */
+	struct report_key key; /* name: comm; cost_ns: on-CPU + off-CPU time */
 };
 
 struct report_process {
@@ -47,12 +56,14 @@ struct report_process {
 	uint32_t pid;
 	const char *comm; /* its main thread's (tid == pid) comm, "" when unknown */
 	size_t nr_threads;
-	struct report_key key; /* name: comm */
+	uint64_t offcpu_ns; /* of its threads */
+	struct report_key key; /* name: comm; cost_ns: on-CPU + off-CPU time */
 };
 
-/* The profile's threads and processes (with the samples of their threads),
- * sorted in order o, ties by (source, pid, tid). *out is the caller's to
- * free (NULL when there are none). 0 or -ENOMEM. */
+/* The profile's threads and processes (with the samples and off-CPU time of
+ * their threads; processes known only by event records too), sorted in
+ * order o, ties by (source, pid, tid). *out is the caller's to free (NULL
+ * when there are none). 0 or -ENOMEM. */
 int report_threads(const struct profile *p, enum report_order o, struct report_thread **out,
 		   size_t *nr);
 int report_processes(const struct profile *p, enum report_order o, struct report_process **out,

@@ -12,6 +12,15 @@
  * enter. Once the thread's stack pointer is above it (the entering function
  * returned or was unwound by longjmp/an exception without its leave), the
  * frame is dead: the sampler ignores it and the next probe drops it.
+ *
+ * The event view (rodata events_enabled) counts every mark's enter and leave
+ * and the duration between them, per (process, feature, instance), in a
+ * per-CPU array: exact figures for features too short to sample. Nothing is
+ * sent per event; userspace reads the sums at the end.
+ *
+ * Off-CPU time (program on_switch, loaded with --off-cpu only) charges the
+ * time a target thread spends switched out to the mark stack it had when it
+ * left the CPU, next to the samples in the counts map.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -50,6 +59,16 @@ const volatile __u64 stack_window = 8ULL << 20;
  * attach a new library's probes before any of its code runs. */
 const volatile __u32 sync_tgid = 0;
 const volatile bool follow_forks = true;
+/* The event view: count enters/leaves and durations per mark instance. */
+const volatile bool events_enabled = true;
+/* Slots of mark_stats (= its max_entries). */
+const volatile __u32 max_events = 16384;
+
+/* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
+const volatile bool offcpu_enabled = false;
+
+/* mark_stats slot of a frame not counted in the event view. */
+#define SLOT_NONE 0xffffffffU
 
 /* A live frame: what is stored plus what the live stack needs. */
 struct tframe {
@@ -60,6 +79,11 @@ struct tframe {
 	__u64 fhash; /* hash of the feature name, to match leaves by name */
 	__u64 sp; /* user stack pointer at enter */
 	__u64 hash; /* hash of frames [0..this] */
+	/* Event view (events_enabled): */
+	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
+	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
+	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
+	__u32 pad;
 };
 
 /* Labels this thread already saw stored in the labels map, direct-mapped by
@@ -71,11 +95,39 @@ struct lcache_entry {
 	__u64 hash;
 };
 
+/* mark_stats slots of the (feature, instance) pairs this thread entered,
+ * direct-mapped: saves the mark_ids lookup on most enters. A slot never
+ * changes during the session, so entries never go stale. */
+#define ECACHE_SIZE 8
+
+struct ecache_entry {
+	__u64 feature;
+	__u64 instance;
+	__u64 slot;
+};
+
+/* Off-CPU time accumulated per stack in the thread's storage, direct-mapped
+ * by stack hash: a thread that blocks with a few different stacks in turn
+ * (e.g. preempted inside a mark, then blocked outside it) updates the counts
+ * map only when an entry is evicted, exits or the session ends. */
+#define OFFCPU_ACC 4
+
+struct acc_entry {
+	__u64 hash;
+	__u64 ns; /* 0: free */
+};
+
 struct tstack {
 	struct lcache_entry lcache[LCACHE_SIZE];
+	struct ecache_entry ecache[ECACHE_SIZE];
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	/* Off-CPU accounting (on_switch), written by the scheduler hook only: */
+	__u64 off_ts; /* when the thread was switched out; 0 while it runs */
+	__u64 off_hash; /* hash of its live mark stack then (0: empty) */
+	__u64 off_stored; /* latest hash known to be in the stacks map */
+	struct acc_entry acc[OFFCPU_ACC]; /* off-CPU time not yet in counts */
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -135,14 +187,47 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/* The event view: (tgid, feature, instance) -> slot of mark_stats. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fsp_mark_key);
+	__type(value, __u32);
+} mark_ids SEC(".maps");
+
+/* Per-CPU, so that the hot path updates them without atomics or shared
+ * cache lines; userspace sums the CPUs. Sized max_events. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fsp_mark_stats);
+} mark_stats SEC(".maps");
+
+/* Slots of mark_stats handed out so far (may exceed max_events: failed
+ * attempts count too). */
+__u64 nr_mark_slots;
+
 union scratch {
 	struct fsp_stack stack;
 	struct fsp_label label;
 };
 
+/*
+ * One scratch buffer per CPU and context, because contexts nest on a CPU:
+ * the perf-event sampler interrupts probe programs, and the scheduler hook
+ * runs while a preempted probe program's buffer is in use.
+ */
+enum scratch_user {
+	SCRATCH_PROBE,
+	SCRATCH_SAMPLE,
+	SCRATCH_SWITCH,
+	SCRATCH__COUNT,
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, SCRATCH__COUNT);
 	__type(key, __u32);
 	__type(value, union scratch);
 } scratch SEC(".maps");
@@ -173,11 +258,9 @@ static __always_inline __u64 mix64(__u64 x)
 	return x;
 }
 
-static __always_inline void *scratch_get(void)
+static __always_inline void *scratch_get(__u32 user)
 {
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&scratch, &zero);
+	return bpf_map_lookup_elem(&scratch, &user);
 }
 
 struct fnv_ctx {
@@ -214,7 +297,7 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 
 	if (l)
 		return l->hash;
-	l = scratch_get();
+	l = scratch_get(SCRATCH_PROBE);
 	if (!l)
 		return mix64(addr);
 	len = bpf_probe_read_user_str(l->str, sizeof(l->str), (const void *)addr);
@@ -236,14 +319,15 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 	return l->hash;
 }
 
-/* label_hash() through the thread's cache. */
-static __always_inline __u64 label_hash_cached(struct tstack *st, __u32 tgid, __u64 addr)
+/* label_hash() through the thread's cache (the process id is needed, and
+ * fetched, on a miss only). */
+static __always_inline __u64 label_hash_cached(struct tstack *st, __u64 addr)
 {
 	struct lcache_entry *e = &st->lcache[(addr >> 3) & (LCACHE_SIZE - 1)];
 
 	if (e->addr == addr && addr)
 		return e->hash;
-	e->hash = label_hash(tgid, addr);
+	e->hash = label_hash(bpf_get_current_pid_tgid() >> 32, addr);
 	e->addr = addr;
 	return e->hash;
 }
@@ -314,14 +398,124 @@ static __always_inline struct tstack *tstack_get(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* ---- the event view ---------------------------------------------------- */
+
+/* The mark_stats slot of (tgid, feature, instance), allocated on first sight;
+ * SLOT_NONE when the map is full. A subprogram: the cached path avoids it. */
+static __noinline __u32 mark_slot_lookup(__u64 feature, __u64 instance)
+{
+	struct fsp_mark_key key = {
+		.tgid = bpf_get_current_pid_tgid() >> 32,
+		.feature = feature,
+		.instance = instance,
+	};
+	__u32 *v = bpf_map_lookup_elem(&mark_ids, &key), id;
+
+	if (v)
+		return *v;
+	if (nr_mark_slots >= max_events)
+		return SLOT_NONE;
+	id = __sync_fetch_and_add(&nr_mark_slots, 1);
+	if (id >= max_events)
+		return SLOT_NONE;
+	if (bpf_map_update_elem(&mark_ids, &key, &id, BPF_NOEXIST)) {
+		/* Another thread of the process inserted it first: its slot wins
+		 * (ours is never read). Or mark_ids is full. */
+		v = bpf_map_lookup_elem(&mark_ids, &key);
+		return v ? *v : SLOT_NONE;
+	}
+	return id;
+}
+
+/* mark_slot_lookup() through the thread's cache. */
+static __always_inline __u32 mark_slot(struct tstack *st, __u64 feature, __u64 instance)
+{
+	__u64 h = (feature * 0x9e3779b97f4a7c15ULL + instance) * 0x9e3779b97f4a7c15ULL;
+	struct ecache_entry *e = &st->ecache[h >> 61];
+	__u32 id;
+
+	_Static_assert(ECACHE_SIZE == 8, "mark_slot() indexes with 3 bits");
+	if (e->feature == feature && e->instance == instance && feature)
+		return e->slot;
+	id = mark_slot_lookup(feature, instance);
+	if (id != SLOT_NONE) {
+		e->feature = feature;
+		e->instance = instance;
+		e->slot = id;
+	}
+	return id;
+}
+
+/* Counts a mark's enter; returns its slot for the leave. */
+static __always_inline __u32 count_enter(struct tstack *st, __u64 feature, __u64 instance)
+{
+	__u32 id = mark_slot(st, feature, instance);
+	struct fsp_mark_stats *ms;
+
+	ms = id != SLOT_NONE ? bpf_map_lookup_elem(&mark_stats, &id) : NULL;
+	if (!ms) {
+		stat_inc(FSP_STAT_EVENT_DROPS);
+		return SLOT_NONE;
+	}
+	ms->enters++;
+	return id;
+}
+
+/* floor(log2(ns)) clamped to the histogram, without a loop; 0 for ns < 2. */
+static __always_inline __u32 hist_bucket(__u64 ns)
+{
+	__u32 b = 0;
+
+	if (ns >> 32) {
+		ns >>= 32;
+		b += 32;
+	}
+	if (ns >> 16) {
+		ns >>= 16;
+		b += 16;
+	}
+	if (ns >> 8) {
+		ns >>= 8;
+		b += 8;
+	}
+	if (ns >> 4) {
+		ns >>= 4;
+		b += 4;
+	}
+	if (ns >> 2) {
+		ns >>= 2;
+		b += 2;
+	}
+	if (ns >> 1)
+		b += 1;
+	return b < FSP_HIST_BUCKETS ? b : FSP_HIST_BUCKETS - 1;
+}
+
+/* A mark's frame was left at `now`: its duration, minus the time spent under
+ * its feature's antimarks, goes to its instance's statistics. A subprogram:
+ * the histogram's branches stay out of the callers' verification. */
+static __noinline void count_leave(__u32 id, __u64 t_enter, __u64 anti_ns, __u64 now)
+{
+	struct fsp_mark_stats *ms = bpf_map_lookup_elem(&mark_stats, &id);
+	__u64 ns = now - t_enter;
+
+	if (!ms)
+		return;
+	ns = ns > anti_ns ? ns - anti_ns : 0;
+	ms->leaves++;
+	ms->total_ns += ns;
+	if (ns > ms->max_ns)
+		ms->max_ns = ns;
+	ms->hist[hist_bucket(ns)]++;
+}
+
 static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
 				    __u64 payload)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u64 sp = PT_REGS_SP(ctx);
 	struct tstack *st;
 	struct tframe *f;
-	__u32 d;
+	__u32 d, id = SLOT_NONE;
 
 	stat_inc(FSP_STAT_PROBE_HITS);
 	st = tstack_get(true);
@@ -330,6 +524,8 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		return 0;
 	}
 	prune(st, sp);
+	if (events_enabled && kind == FSP_FRAME_MARK)
+		id = count_enter(st, feature, instance);
 	d = st->depth;
 	if (d >= max_depth || d >= FSP_MAX_DEPTH || st->overflow) {
 		if (!st->overflow)
@@ -344,10 +540,16 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->payload = payload;
 	f->kind = kind;
 	f->sp = sp;
-	f->fhash = label_hash_cached(st, tgid, feature);
+	f->fhash = label_hash_cached(st, feature);
 	if (instance)
-		label_hash_cached(st, tgid, instance);
+		label_hash_cached(st, instance);
 	f->hash = frame_hash(d ? st->f[slot(d - 1)].hash : 0, f);
+	if (events_enabled) {
+		f->slot = id;
+		f->anti_ns = 0;
+		/* Last: the enter's own bookkeeping is not part of the duration. */
+		f->t_enter = bpf_ktime_get_ns();
+	}
 	st->depth = d + 1;
 	return 0;
 }
@@ -394,9 +596,74 @@ static long shift_cb(__u64 n, void *data)
 	return 0;
 }
 
+struct below_ctx {
+	struct tstack *st;
+	__u64 feature;
+	__u64 fhash;
+	__u32 from;
+	__u32 found; /* index of the frame found, or `from` when none */
+};
+
+/* bpf_loop callback: visits the frames below `from` top-down, stops at the
+ * first one of the same feature (either kind). */
+static long below_cb(__u64 n, void *data)
+{
+	struct below_ctx *c = data;
+	__u32 j = c->from - 1 - (__u32)n;
+	struct tframe *f;
+
+	if (j >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->st->f[slot(j)];
+	if (f->feature == c->feature || f->fhash == c->fhash) {
+		c->found = j;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Antimark frame i was left after ns: that time is not the feature's, so it
+ * is taken off the nearest mark of the same feature below it. When the nearest
+ * frame of that feature is an outer antimark, the outer one covers the time.
+ */
+static __always_inline void antimark_left(struct tstack *st, __u32 i, __u64 ns)
+{
+	struct tframe *a = &st->f[slot(i)], *m;
+	struct below_ctx c = {.st = st, .feature = a->feature, .fhash = a->fhash, .from = i};
+
+	if (i == 0 || i >= FSP_MAX_DEPTH)
+		return;
+	/* Fast path: the frame right below, as in a loop body inside its loop. */
+	m = &st->f[slot(i - 1)];
+	if (m->feature == c.feature || m->fhash == c.fhash) {
+		c.found = i - 1;
+	} else {
+		c.found = i;
+		bpf_loop(i, below_cb, &c, 0);
+		if (c.found >= i)
+			return;
+		m = &st->f[slot(c.found)];
+	}
+	if (m->kind == FSP_FRAME_MARK)
+		m->anti_ns += ns;
+}
+
+/* Frame i is being popped by its leave at `now` (event view). */
+static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
+{
+	struct tframe *f = &st->f[slot(i)];
+
+	if (f->kind != FSP_FRAME_MARK)
+		antimark_left(st, i, now - f->t_enter);
+	else if (f->slot != SLOT_NONE)
+		count_leave(f->slot, f->t_enter, f->anti_ns, now);
+}
+
 static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	/* First: the leave's own bookkeeping is not part of the duration. */
+	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
 	struct leave_ctx c = {.kind = kind, .feature = feature};
 	struct tstack *st;
 	__u32 d;
@@ -417,18 +684,22 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 		return 0;
 	/* Fast path: the top frame, same pointer. */
 	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind) {
+		if (events_enabled)
+			frame_left(st, d - 1, now);
 		st->depth = d - 1;
 		return 0;
 	}
 	c.st = st;
 	c.depth = d;
 	c.found = d;
-	c.fhash = label_hash_cached(st, tgid, feature);
+	c.fhash = label_hash_cached(st, feature);
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
 		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
+	if (events_enabled)
+		frame_left(st, c.found, now);
 	/* Keep the frames above it: independent features may leave out of order. */
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
 	st->depth = d - 1;
@@ -569,16 +840,17 @@ int antimark_leave(struct pt_regs *ctx)
 	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature);
 }
 
-/* Stores the frames of a live stack the first time the sampler sees it. */
+/* Stores the frames of a live stack the first time it is sampled (or seen
+ * switched out); user is the caller's scratch buffer. */
 static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
-					const struct fsp_stack_key *key)
+					const struct fsp_stack_key *key, __u32 user)
 {
 	struct fsp_stack *s;
 	__u32 i;
 
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
-	s = scratch_get();
+	s = scratch_get(user);
 	if (!s)
 		return false;
 	s->depth = depth;
@@ -620,7 +892,7 @@ int sample(struct bpf_perf_event_data *ctx)
 
 			ckey.hash = st->f[slot(d - 1)].hash;
 			skey.hash = ckey.hash;
-			if (!store_stack(st, d, &skey))
+			if (!store_stack(st, d, &skey, SCRATCH_SAMPLE))
 				stat_inc(FSP_STAT_STACK_DROPS);
 		}
 		truncated = st->overflow && d == st->depth;
@@ -653,6 +925,186 @@ int sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* ---- off-CPU time (--off-cpu) ----------------------------------------------- */
+
+#define TASK_DEAD 0x80 /* prev_state of a thread's final switch-out */
+#define PF_KTHREAD 0x00200000 /* task_struct.flags: a kernel thread */
+
+/*
+ * The clock of off-CPU intervals: the run queue clock (rq->clock, sched_clock
+ * based, ns) of the CPU that task t is on. In sched_switch, __schedule() has
+ * just updated it, so it is "now" for the cost of three loads, where
+ * bpf_ktime_get_ns() costs ~50 ns on a VM. Both ends of an interval read it in
+ * sched_switch, possibly on two CPUs: their clocks agree (x86 with a stable
+ * TSC: sched_clock() plus one offset; else within a tick). Reached through
+ * the task's CFS run queue (the per-CPU `runqueues` is not a ksym without
+ * CONFIG_KALLSYMS_ALL); without CONFIG_FAIR_GROUP_SCHED, ktime throughout.
+ */
+static __always_inline __u64 sched_now(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->se.cfs_rq))
+		return t->se.cfs_rq->rq->clock;
+	return bpf_ktime_get_ns();
+}
+
+/* Adds ns of off-CPU time of thread `task` with stack `hash` to counts. */
+static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64 ns)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct fsp_count_key key = {.tgid = task->tgid, .tid = task->pid, .hash = hash};
+	struct fsp_count *c = bpf_map_lookup_elem(&counts, &key), fresh = {};
+
+	if (c) {
+		__sync_fetch_and_add(&c->offcpu_ns, ns);
+		/* The sampler keeps a running thread's latest name; this one may
+		 * seldom run (comm is renamed by exec and prctl). */
+		bpf_probe_read_kernel(c->comm, sizeof(c->comm), task->comm);
+		c->seen_ns = now;
+		return;
+	}
+	fresh.offcpu_ns = ns;
+	fresh.seen_ns = now;
+	bpf_probe_read_kernel(fresh.comm, sizeof(fresh.comm), task->comm);
+	if (bpf_map_update_elem(&counts, &key, &fresh, BPF_NOEXIST)) {
+		c = bpf_map_lookup_elem(&counts, &key);
+		if (c)
+			__sync_fetch_and_add(&c->offcpu_ns, ns);
+		else
+			stat_inc(FSP_STAT_OFFCPU_DROPS);
+	}
+}
+
+/* Moves all of the thread's accumulated off-CPU time to the counts map. */
+static __always_inline void flush_acc(struct task_struct *task, struct tstack *st)
+{
+	for (int i = 0; i < OFFCPU_ACC; i++) {
+		if (!st->acc[i].ns)
+			continue;
+		charge_offcpu(task, st->acc[i].hash, st->acc[i].ns);
+		st->acc[i].ns = 0;
+	}
+}
+
+/*
+ * The thread runs again (or the session ends) at `now`: the time since its
+ * switch-out is off-CPU time of the stack it had then. It accumulates in the
+ * thread's storage (acc), saving a counts lookup on most switches.
+ */
+static __always_inline void offcpu_end(struct task_struct *task, struct tstack *st, __u64 now)
+{
+	struct acc_entry *e = &st->acc[st->off_hash & (OFFCPU_ACC - 1)];
+	__u64 ns = now > st->off_ts ? now - st->off_ts : 0;
+
+	st->off_ts = 0;
+	if (e->ns && e->hash != st->off_hash) {
+		charge_offcpu(task, e->hash, e->ns);
+		e->ns = 0;
+	}
+	e->hash = st->off_hash;
+	e->ns += ns;
+}
+
+/* The storage of prev if it is a target thread whose switch-out counts. */
+static __always_inline struct tstack *offcpu_thread(struct task_struct *prev,
+						    unsigned int prev_state)
+{
+	__u32 tgid = prev->tgid;
+	struct tstack *st;
+
+	/* The idle task and kernel threads are no targets; a dying thread
+	 * never comes back. */
+	if (!tgid || (prev_state & TASK_DEAD) || (prev->flags & PF_KTHREAD))
+		return NULL;
+	st = bpf_task_storage_get(&tstacks, prev, NULL, 0);
+	if (st || !bpf_map_lookup_elem(&targets, &tgid))
+		return st; /* only target threads have storage */
+	st = bpf_task_storage_get(&tstacks, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		stat_inc(FSP_STAT_NO_STORAGE);
+	return st;
+}
+
+/*
+ * A target thread leaves the CPU, for whatever reason: it blocks or sleeps
+ * (prev_state != 0), or it is preempted while runnable. Until it runs again,
+ * its time is off-CPU time of the live mark stack it has now.
+ */
+static __always_inline void switch_out(struct task_struct *prev, struct tstack *st, __u64 now)
+{
+	struct fsp_stack_key skey = {.tgid = prev->tgid};
+	struct pt_regs *regs;
+	__u32 d = 0;
+
+	if (st->depth) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		d = live_depth(st, regs->sp);
+	}
+
+	skey.hash = d && d <= FSP_MAX_DEPTH ? st->f[slot(d - 1)].hash : 0;
+	if (skey.hash && skey.hash != st->off_stored) {
+		if (store_stack(st, d, &skey, SCRATCH_SWITCH))
+			st->off_stored = skey.hash;
+		else
+			stat_inc(FSP_STAT_STACK_DROPS);
+	}
+	st->off_hash = skey.hash;
+	st->off_ts = now;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct tstack *out = offcpu_thread(prev, prev_state);
+	struct tstack *in = bpf_task_storage_get(&tstacks, next, NULL, 0);
+	__u64 now;
+
+	/* Most switches of the machine concern no target. */
+	if (!out && !(in && in->off_ts))
+		return 0;
+	now = sched_now(prev);
+	if (out)
+		switch_out(prev, out, now);
+	if (in && in->off_ts)
+		offcpu_end(next, in, now);
+	return 0;
+}
+
+/* A target thread exits: its storage goes with it, its off-CPU time not. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
+{
+	struct tstack *st = bpf_task_storage_get(&tstacks, p, NULL, 0);
+
+	if (st)
+		flush_acc(p, st);
+	return 0;
+}
+
+/*
+ * At the end of the session (after on_switch is detached): the threads still
+ * switched out get their time so far, and every thread's accumulated time
+ * goes to the counts map. Userspace runs this iterator once.
+ */
+SEC("iter/task")
+int flush_offcpu(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct tstack *st;
+
+	if (!task)
+		return 0;
+	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	if (!st)
+		return 0;
+	if (st->off_ts)
+		/* This CPU's clock, current within a tick (userspace yields the
+		 * CPU right before, which updates it). */
+		offcpu_end(task, st, sched_now(bpf_get_current_task_btf()));
+	flush_acc(task, st);
+	return 0;
+}
+
 static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
 {
 	struct fsp_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
@@ -680,6 +1132,8 @@ static long copy_cb(__u64 i, void *data)
 	if (i >= c->src->depth)
 		return 1;
 	c->dst->f[slot(i)] = c->src->f[slot(i)];
+	/* Its enter was counted for the parent: the child's leave is not. */
+	c->dst->f[slot(i)].slot = SLOT_NONE;
 	return 0;
 }
 
@@ -719,6 +1173,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (!bpf_map_lookup_elem(&targets, &tgid))
 		return 0;
 	/* The old image's marks mean nothing in the new one. */
+	if (offcpu_enabled) {
+		struct tstack *st = bpf_task_storage_get(&tstacks, p, NULL, 0);
+
+		if (st)
+			flush_acc(p, st);
+	}
 	bpf_task_storage_delete(&tstacks, p);
 	emit(FSP_EVENT_EXEC, tgid, 0);
 	return 0;

@@ -37,6 +37,8 @@ enum fsp_stat {
 	FSP_STAT_ARG_ERRORS, /* USDT argument could not be read */
 	FSP_STAT_EVENTS_LOST, /* ring buffer full: fork/exec/dlopen event lost */
 	FSP_STAT_PROBE_HITS, /* USDT probe hits handled */
+	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
+	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
 	FSP_STAT__COUNT,
 };
 
@@ -69,8 +71,30 @@ struct fsp_count_key {
 struct fsp_count {
 	__u64 samples;
 	__u64 truncated; /* of which taken while the stack had overflowed */
+	__u64 offcpu_ns; /* time switched out with this stack (--off-cpu) */
 	__u64 seen_ns; /* when comm was last refreshed (bpf_ktime_get_ns) */
 	char comm[FSP_COMM_LEN]; /* the thread's name at its latest sample */
+};
+
+/*
+ * The event view: exact enter/leave counts and durations per mark instance.
+ * mark_ids maps each (process, feature address, instance address) to a slot
+ * of mark_stats, a per-CPU array that userspace sums over the CPUs.
+ */
+#define FSP_HIST_BUCKETS 40 /* log2 buckets, as analysis/profile.h PROFILE_HIST_BUCKETS */
+
+struct fsp_mark_key {
+	__u64 tgid;
+	__u64 feature; /* address of the feature label in the target */
+	__u64 instance; /* address of the instance label, 0 for NULL */
+};
+
+struct fsp_mark_stats {
+	__u64 enters; /* marks entered (also beyond max_depth) */
+	__u64 leaves; /* marks left through their own frame: the durations below */
+	__u64 total_ns; /* sum of leave - enter - time under the feature's antimarks */
+	__u64 max_ns;
+	__u64 hist[FSP_HIST_BUCKETS]; /* bucket 0: < 2 ns; i: [2^i, 2^(i+1)); last: longer */
 };
 
 /* Key of the labels map: one label address in one process. */

@@ -17,6 +17,8 @@ const struct fsp_options fsp_default_options = {
 	.max_depth = FSP_MAX_DEPTH,
 	.max_stacks = 8192,
 	.follow_forks = true,
+	.events = true,
+	.max_events = 16384,
 	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = 0.5}},
 	.scale = 1,
 };
@@ -43,7 +45,9 @@ static const char record_doc[] =
 	"  sudo fsp-bpf record -o prof.json -p 1234\n"
 	"                                        also save the profile to prof.json\n"
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
-	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n\n"
+	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
+	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
+	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n\n"
 	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
 	"has exited; the report is printed in every case. Needs root.";
 
@@ -97,6 +101,10 @@ enum {
 	OPT_ORDER,
 	OPT_FEATURE,
 	OPT_SCALE,
+	OPT_OFFCPU,
+	OPT_NO_EVENTS,
+	OPT_MAX_EVENTS,
+	OPT_INTERVAL,
 };
 
 static const struct argp_option record_options[] = {
@@ -120,6 +128,18 @@ static const struct argp_option record_options[] = {
 	 "are reported as unknown stacks",
 	 0},
 	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
+	{"off-cpu", OPT_OFFCPU, NULL, 0,
+	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
+	 "(sched_switch)",
+	 0},
+	{"no-events", OPT_NO_EVENTS, NULL, 0,
+	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "
+	 "histograms)",
+	 0},
+	{"max-events", OPT_MAX_EVENTS, "N", 0,
+	 "Distinct (process, feature, instance) the event view counts (default 16384)", 0},
+	{"interval", OPT_INTERVAL, "SECONDS", 0,
+	 "Re-render the report every SECONDS while profiling (a live view on a terminal)", 0},
 	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
 	{},
 };
@@ -241,6 +261,9 @@ static void check_end(struct argp_state *state, const struct fsp_options *o)
 			argp_error(state, "nothing to profile: give -p PID or a command to run");
 		if (o->cmd && o->nr_pids)
 			argp_error(state, "give either -p PID or a command, not both");
+		if (o->interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
+			argp_error(state, "--interval prints reports to stdout: save the profile "
+					  "with -o FILE, not -o -");
 		break;
 	case FSP_CMD_REPORT:
 		if (o->nr_inputs != 1)
@@ -341,6 +364,25 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_FOLLOW:
 		o->follow_forks = false;
+		break;
+	case OPT_OFFCPU:
+		o->offcpu = true;
+		break;
+	case OPT_NO_EVENTS:
+		o->events = false;
+		break;
+	case OPT_MAX_EVENTS:
+		if (parse_u64(arg, 16, 1 << 20, &u))
+			argp_error(state, "invalid --max-events '%s': expected 16 to %d", arg,
+				   1 << 20);
+		o->max_events = u;
+		break;
+	case OPT_INTERVAL:
+		if (parse_double(arg, 0.1, 86400, &o->interval_s))
+			argp_error(state,
+				   "invalid --interval '%s': expected seconds, at least 0.1 "
+				   "(e.g. 1 or 2.5)",
+				   arg);
 		break;
 	case 'v':
 		o->verbose = true;

@@ -45,6 +45,10 @@ struct fsp_options {
 	uint32_t max_stacks;
 	bool follow_forks;
 	bool verbose;
+	bool events; /* the event view: counts and durations from the probes */
+	bool offcpu; /* --off-cpu */
+	uint32_t max_events;
+	double interval_s; /* --interval: live re-render period, 0 = off */
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
 	struct fsp_view view;

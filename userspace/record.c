@@ -180,15 +180,53 @@ static int report(struct profile *p, const struct fsp_options *o)
 	return err ? err : rerr;
 }
 
+struct live_ctx {
+	const struct fsp_options *o;
+	const char *target, *cmdline;
+	bool tty;
+	unsigned int n;
+};
+
+/* The live view (--interval): a snapshot of the session rendered like the
+ * final report; on a terminal it replaces the previous screen, piped the
+ * reports follow one another. */
+static void live_report(struct session *s, void *arg)
+{
+	struct live_ctx *c = arg;
+	struct profile *p = profile__new();
+	int err = p ? 0 : -ENOMEM;
+
+	if (!err)
+		err = session__snapshot(s, p);
+	if (!err)
+		err = set_meta(p, s, c->o, c->target, c->cmdline);
+	if (err) {
+		log__err("live view: cannot take a snapshot: %s", strerror(-err));
+		profile__free(p);
+		return;
+	}
+	if (c->tty)
+		fputs("\033[H\033[2J", stdout);
+	else if (c->n)
+		putchar('\n');
+	printf("--- live report %u at %.1f s (Ctrl-C ends the session with the final report)\n",
+	       ++c->n, session__duration(s));
+	render__profile(p, &c->o->view, NULL);
+	fflush(stdout);
+	profile__free(p);
+}
+
 int command__record(const struct fsp_options *o, const char *cmdline)
 {
 	char target[TARGET_LEN] = "";
+	struct live_ctx live = {.o = o, .target = target, .cmdline = cmdline};
 	struct session_opts so;
 	struct session *s = NULL;
 	struct launch *l = NULL;
 	struct profile *p = NULL;
 	int err, status;
 
+	live.tty = isatty(STDOUT_FILENO);
 	if (geteuid() != 0) {
 		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
 			 "processes (try: sudo %s)",
@@ -209,6 +247,12 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 		.max_stacks = o->max_stacks,
 		.follow_forks = o->follow_forks,
 		.verbose = o->verbose,
+		.events = o->events,
+		.offcpu = o->offcpu,
+		.max_events = o->max_events,
+		.interval_s = o->interval_s,
+		.on_interval = o->interval_s > 0 ? live_report : NULL,
+		.interval_ctx = &live,
 		.sync_pid = l ? launch__pid(l) : 0,
 	};
 	s = session__new(&so, &err);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,8 +27,12 @@
 #include "usdt.h"
 #include "session.h"
 
+_Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
+	       "bpf/profiler.h and analysis/profile.h disagree on the histogram");
+
 #define RESCAN_INTERVAL_S 1.0
 #define FSP_MAX_SPECS 4096
+#define FSP_DEFAULT_MAX_EVENTS 16384
 #define TAG_RINGBUF 1ULL
 #define TAG_SIGNAL 2ULL
 #define TAG_PIDFD (1ULL << 32)
@@ -63,6 +68,7 @@ struct session {
 	int *perf_fds;
 	struct bpf_link **perf_links;
 	struct attachment *links; /* probes, hooks, tracepoints */
+	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
 	size_t nr_links;
 	size_t cap_links;
 	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
@@ -537,12 +543,24 @@ int session__run(struct session *s)
 {
 	double deadline = s->opts.duration_s > 0 ? now(CLOCK_MONOTONIC) + s->opts.duration_s : 0;
 	double next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
+	double interval = s->opts.on_interval ? s->opts.interval_s : 0;
+	double next_tick = interval > 0 ? now(CLOCK_MONOTONIC) + interval : 0;
 	struct epoll_event evs[16];
 	int err = 0;
 
 	while (!s->stop) {
 		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t;
 		int n, i;
+
+		if (next_tick && t >= next_tick) {
+			/* The live view: its errors are its own, the session goes on. */
+			s->opts.on_interval(s, s->opts.interval_ctx);
+			while (next_tick <= now(CLOCK_MONOTONIC))
+				next_tick += interval;
+			continue;
+		}
+		if (next_tick && next_tick - t < wait_s)
+			wait_s = next_tick - t;
 
 		if (!any_alive(s)) {
 			s->end_reason = "exit";
@@ -672,12 +690,35 @@ static int attach_tracepoints(struct session *s)
 			return err;
 		}
 	}
+	if (s->opts.offcpu) {
+		/* on_exit first: a thread's off-CPU time must not die with it. */
+		struct bpf_link *link = bpf_program__attach(s->skel->progs.on_exit);
+		int err;
+
+		if (!link) {
+			err = -errno;
+			log__err("cannot hook thread exits for --off-cpu: %s", strerror(-err));
+			return err;
+		}
+		err = add_link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
+		if (!s->switch_link) {
+			err = -errno;
+			log__err("cannot hook the scheduler for --off-cpu: %s", strerror(-err));
+			return err;
+		}
+	}
 	return 0;
 }
 
 static int load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
+	__u32 max_events = o->max_events ? o->max_events : FSP_DEFAULT_MAX_EVENTS;
 	struct profiler_bpf *skel;
 	int err;
 
@@ -691,6 +732,17 @@ static int load(struct session *s)
 	skel->rodata->max_depth = o->max_depth;
 	skel->rodata->sync_tgid = o->sync_pid;
 	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->events_enabled = o->events;
+	skel->rodata->max_events = max_events;
+	/* With the event view off, its maps are never touched: keep them tiny. */
+	bpf_map__set_max_entries(skel->maps.mark_ids, o->events ? max_events : 1);
+	bpf_map__set_max_entries(skel->maps.mark_stats, o->events ? max_events : 1);
+	/* The scheduler hook costs every context switch of the machine: only
+	 * with --off-cpu. */
+	skel->rodata->offcpu_enabled = o->offcpu;
+	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
+	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu);
+	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
 	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.counts, o->max_stacks * 8);
 	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
@@ -818,6 +870,7 @@ void session__free(struct session *s)
 	stop_sampler(s);
 	free(s->perf_fds);
 	free(s->perf_links);
+	bpf_link__destroy(s->switch_link);
 	destroy_links(s->links, s->nr_links);
 	free(s->links);
 	free(s->specs);
@@ -977,9 +1030,10 @@ static int cmp_seen(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Samples per (thread, stack). Threads are named in the order their entries
- * were last sampled, so each ends with its latest name (a launched command is
- * sampled as "fsp-bpf" until its exec, a worker before pthread_setname_np). */
+/* Samples and off-CPU time per (thread, stack). Threads are named in the
+ * order their entries were last updated, so each ends with its latest name (a
+ * launched command is sampled as "fsp-bpf" until its exec, a worker before
+ * pthread_setname_np). */
 static int collect_counts(struct session *s, struct profile *p)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
@@ -1013,9 +1067,20 @@ static int collect_counts(struct session *s, struct profile *p)
 			err = profile__rename_thread(p, e->key.tgid, e->key.tid, e->c.comm);
 		if (err)
 			goto cleanup;
-		err = profile__add_samples(p, e->key.tgid, e->key.tid, e->key.hash, e->c.samples);
-		if (err && err != -ENOENT)
-			goto cleanup;
+		/* Entries of off-CPU time only have no samples. -ENOENT: the
+		 * stack could not be stored; the time still counts in the total. */
+		if (e->c.samples) {
+			err = profile__add_samples(p, e->key.tgid, e->key.tid, e->key.hash,
+						   e->c.samples);
+			if (err && err != -ENOENT)
+				goto cleanup;
+		}
+		if (e->c.offcpu_ns) {
+			err = profile__add_offcpu(p, e->key.tgid, e->key.tid, e->key.hash,
+						  e->c.offcpu_ns);
+			if (err && err != -ENOENT)
+				goto cleanup;
+		}
 		err = 0;
 	}
 cleanup:
@@ -1023,16 +1088,103 @@ cleanup:
 	return err;
 }
 
-int session__collect(struct session *s, struct profile *p)
+/*
+ * The event view: per (process, feature, instance), the per-CPU statistics
+ * of its mark_stats slot, summed, with the labels resolved as in stacks.
+ */
+static int collect_events(struct session *s, struct profile *p, uint64_t *label_errors)
+{
+	int ids = bpf_map__fd(s->skel->maps.mark_ids), vals = bpf_map__fd(s->skel->maps.mark_stats);
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct fsp_mark_key key, *prev = NULL;
+	char fbuf[FSP_LABEL_LEN + 32], ibuf[FSP_LABEL_LEN + 32];
+	struct fsp_mark_stats *v = NULL;
+	const char *feature, *instance;
+
+	if (ncpu <= 0) {
+		err = ncpu ? ncpu : -EINVAL;
+		goto cleanup;
+	}
+	v = calloc(ncpu, sizeof(*v));
+	if (!v) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are laid out 8-byte aligned");
+	while (!bpf_map_get_next_key(ids, prev, &key)) {
+		struct profile_event_stats st = {0};
+		__u32 id;
+
+		prev = &key;
+		if (bpf_map_lookup_elem(ids, &key, &id) || bpf_map_lookup_elem(vals, &id, v))
+			continue;
+		for (int c = 0; c < ncpu; c++) {
+			st.enters += v[c].enters;
+			st.leaves += v[c].leaves;
+			st.total_ns += v[c].total_ns;
+			if (v[c].max_ns > st.max_ns)
+				st.max_ns = v[c].max_ns;
+			for (int b = 0; b < FSP_HIST_BUCKETS; b++)
+				st.hist[b] += v[c].hist[b];
+		}
+		if (!st.enters && !st.leaves)
+			continue;
+		feature = resolve_label(s, key.tgid, key.feature, fbuf, sizeof(fbuf), label_errors);
+		instance = key.instance ? resolve_label(s, key.tgid, key.instance, ibuf,
+							sizeof(ibuf), label_errors)
+					: NULL;
+		err = profile__add_events(p, key.tgid, feature, instance, &st);
+		if (err)
+			goto cleanup;
+	}
+cleanup:
+	free(v);
+	return err;
+}
+
+/*
+ * Off-CPU time of the threads still switched out: the scheduler hook is
+ * detached first (no more switches are charged), then a task iterator charges
+ * each pending interval up to now. Best effort: on failure that time is lost.
+ */
+static void flush_offcpu(struct session *s)
+{
+	struct bpf_link *link;
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	bpf_link__destroy(s->switch_link);
+	s->switch_link = NULL;
+	/* The iterator measures up to this CPU's run-queue clock, which the
+	 * scheduler updates when the CPU is yielded (else within a tick). */
+	sched_yield();
+	link = bpf_program__attach_iter(s->skel->progs.flush_offcpu, NULL);
+	if (!link) {
+		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
+		return;
+	}
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
+		goto cleanup;
+	}
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n > 0 || (n < 0 && errno == EINTR));
+	if (n < 0)
+		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
+	close(fd);
+cleanup:
+	bpf_link__destroy(link);
+}
+
+/* Everything the maps hold so far into p; the sampler may still be running. */
+static int collect_into(struct session *s, struct profile *p)
 {
 	uint64_t label_errors = 0;
 	int err;
 
-	if (!s->end_mono) {
-		s->end_mono = now(CLOCK_MONOTONIC);
-		s->end_wall = now(CLOCK_REALTIME);
-	}
-	stop_sampler(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		err = profile__add_pid(p, s->targets[i].pid);
 		if (err)
@@ -1041,6 +1193,8 @@ int session__collect(struct session *s, struct profile *p)
 	err = collect_stacks(s, p, &label_errors);
 	if (!err)
 		err = collect_counts(s, p);
+	if (!err && s->opts.events)
+		err = collect_events(s, p, &label_errors);
 	if (err)
 		return err;
 	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
@@ -1054,10 +1208,39 @@ int session__collect(struct session *s, struct profile *p)
 			  stat_sum(s, FSP_STAT_ARG_ERRORS) + stat_sum(s, FSP_STAT_NO_STORAGE));
 	profile__set_diag(p, DIAG_EVENTS_LOST, stat_sum(s, FSP_STAT_EVENTS_LOST));
 	profile__set_diag(p, DIAG_ATTACH_ERRORS, s->attach_errors);
+	profile__set_diag(p, DIAG_EVENT_DROPS, stat_sum(s, FSP_STAT_EVENT_DROPS));
+	return 0;
+}
+
+int session__snapshot(struct session *s, struct profile *p)
+{
+	if (s->collected)
+		return -EINVAL;
+	return collect_into(s, p);
+}
+
+int session__collect(struct session *s, struct profile *p)
+{
+	int err;
+
+	if (!s->end_mono) {
+		s->end_mono = now(CLOCK_MONOTONIC);
+		s->end_wall = now(CLOCK_REALTIME);
+	}
+	stop_sampler(s);
+	if (s->opts.offcpu)
+		flush_offcpu(s);
+	err = collect_into(s, p);
+	if (err)
+		return err;
 	if (s->opts.verbose)
 		fprintf(stderr, "fsp-bpf: %llu probe hits, %llu samples of the targets\n",
 			(unsigned long long)stat_sum(s, FSP_STAT_PROBE_HITS),
 			(unsigned long long)stat_sum(s, FSP_STAT_SAMPLES));
+	if (stat_sum(s, FSP_STAT_OFFCPU_DROPS))
+		log__err("%llu off-CPU intervals were not recorded: the counts map was full "
+			 "(raise --max-stacks)",
+			 (unsigned long long)stat_sum(s, FSP_STAT_OFFCPU_DROPS));
 	s->collected = true;
 	return 0;
 }

@@ -14,6 +14,8 @@
 
 #include "profile.h"
 
+struct session;
+
 struct session_opts {
 	uint64_t frequency_hz;
 	double duration_s; /* 0: until the targets exit or a signal */
@@ -22,9 +24,21 @@ struct session_opts {
 	bool follow_forks;
 	bool verbose;
 	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
+	/* The event view: exact enter/leave counts and durations per (process,
+	 * feature, instance), counted by the probes themselves. */
+	bool events;
+	/* Off-CPU time: a sched_switch hook charges the time a target thread is
+	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
+	bool offcpu;
+	/* Distinct (process, feature, instance) the event view can count; 0: 16384.
+	 * Kernel memory: about 360 bytes per key and possible CPU. */
+	uint32_t max_events;
+	/* The live view: on_interval(s, interval_ctx) is called every interval_s
+	 * seconds from session__run (not at all when NULL). */
+	double interval_s;
+	void (*on_interval)(struct session *s, void *ctx);
+	void *interval_ctx;
 };
-
-struct session;
 
 /* Needs root. On failure NULL and *err (-EPERM, -ENOSYS: BPF unsupported, ...),
  * with the reason already printed. */
@@ -55,5 +69,8 @@ const char *session__end_reason(const struct session *s);
 
 /* Stops sampling and adds everything collected to p. */
 int session__collect(struct session *s, struct profile *p);
+/* Adds what was collected so far to p, sampling goes on (the live view).
+ * Off-CPU time of threads switched out right now is not in it yet. */
+int session__snapshot(struct session *s, struct profile *p);
 
 #endif /* FSP_SESSION_H */

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the views and renderers of report.h beyond the default text
  * report: --by, --order, --feature, folded stacks, pprof (decoded with
- * protobuf-c, and read by `go tool pprof` when Go is installed).
+ * protobuf-c, and read by `go tool pprof` when Go is installed), and how
+ * each shows the event view (calls, durations, histograms) and off-CPU time.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -64,6 +65,58 @@ static int setup(void **state)
 {
 	*state = demo_profile();
 	return 0;
+}
+
+/* Event statistics: enters, leaves, total and max ns, and two histogram
+ * buckets: leaves - 1 calls in the bucket of `typical`, one of max_ns. */
+static void add_events(struct profile *p, uint32_t pid, const char *feature, const char *instance,
+		       uint64_t enters, uint64_t leaves, uint64_t total_ns, uint64_t max_ns,
+		       uint64_t typical)
+{
+	struct profile_event_stats st = {
+		.enters = enters,
+		.leaves = leaves,
+		.total_ns = total_ns,
+		.max_ns = max_ns,
+	};
+
+	if (leaves) {
+		st.hist[profile_hist_bucket(typical)] += leaves - 1;
+		st.hist[profile_hist_bucket(max_ns)] += 1;
+	}
+	assert_int_equal(profile__add_events(p, pid, feature, instance, &st), 0);
+}
+
+#define ADD_OFFCPU(p, pid, tid, key, ns)                                                           \
+	assert_int_equal(profile__add_offcpu((p), (pid), (tid), (key), (ns)), 0)
+
+/*
+ * The demo profile with, when `events`, the event view of process 1234:
+ * Output fizzbuzz.c:8 1000 calls of 110 us (max 1.204 ms), fizzbuzz.c:7 200
+ * calls (199 returned) of 50.25 us (max 90 us), and two features sampling
+ * never saw: Short (short.c:1 5000 calls of 50 ns, short.c:2 3 calls none
+ * returned) and Tiny (2 calls of 1 us, no instance). When `offcpu`: thread
+ * 1234 40 ms off CPU in Output fizzbuzz.c:8 and 2.5 ms outside features,
+ * thread 1235 30 ms under Generic sequences' antimark (uncharged).
+ */
+static struct profile *rich_profile(bool events, bool offcpu)
+{
+	struct profile *p = demo_profile();
+
+	if (events) {
+		add_events(p, 1234, "Output", "fizzbuzz.c:8", 1000, 1000, 110000000, 1204000,
+			   110000);
+		add_events(p, 1234, "Output", "fizzbuzz.c:7", 200, 199, 10000000, 90000, 50000);
+		add_events(p, 1234, "Short", "short.c:1", 5000, 5000, 250000, 120, 50);
+		add_events(p, 1234, "Short", "short.c:2", 3, 0, 0, 0, 0);
+		add_events(p, 1234, "Tiny", NULL, 2, 2, 2000, 1200, 800);
+	}
+	if (offcpu) {
+		ADD_OFFCPU(p, 1234, 1234, 0x1, 40000000);
+		ADD_OFFCPU(p, 1234, 1235, 0x4, 30000000);
+		ADD_OFFCPU(p, 1234, 1234, 0, 2500000);
+	}
+	return p;
 }
 
 static int teardown(void **state)
@@ -329,6 +382,8 @@ static char *headers(const char *text)
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		const char *acc = strstr(line, " accounts for ");
 
+		if (!strncmp(line, "Wall-clock view", 15))
+			break;
 		if (!strncmp(line, "thread ", 7) || !strncmp(line, "process ", 8))
 			fprintf(f, "%.*s|", (int)(strstr(line, ": ") - line), line);
 		else if (acc)
@@ -611,6 +666,548 @@ static void test_text_merged_names(void **state)
 	profile__free(p);
 }
 
+/* ---- text: the event view and off-CPU time -------------------------------------------- */
+
+#define NOTE_SHARES                                                                                \
+	"Note: each sample is charged to every feature with a live mark in its thread, so the "    \
+	"shares above\n"                                                                           \
+	"may sum to more than 100%, and samples in no feature (here 20.00%) make them sum to "     \
+	"less.\n"
+#define NOTE_CALLS                                                                                 \
+	"Calls are counted by the probes, not sampled: time per call and max are of the calls "    \
+	"that\n"                                                                                   \
+	"returned, from enter to leave less the feature's antimarks, time off CPU and in nested\n" \
+	"features included.\n"
+#define NOTE_OFFCPU                                                                                \
+	"Off-CPU time is charged by the same rule as samples, but is not in the shares above:\n"   \
+	"the wall-clock view adds it.\n"
+#define WALL_HEADER                                                                                \
+	"Wall-clock view: on CPU + off CPU = wall-clock time, shares of 172.5 ms (100.0 ms on "    \
+	"CPU + 72.5 ms off CPU)\n"
+
+/* The header's lines after the first two (the profile's totals). */
+static char *header_extra(char *text)
+{
+	char *a = strchr(text, '\n'), *b, *end = strstr(text, "\n\n");
+
+	assert_non_null(a);
+	b = strchr(a + 1, '\n');
+	assert_non_null(b);
+	assert_non_null(end);
+	end[1] = 0;
+	return b + 1;
+}
+
+static void test_text_events(void **state)
+{
+	struct profile *p = rich_profile(true, false);
+	struct report_opts o = {};
+	char *text;
+
+	(void)state;
+	text = render_text(p, &o);
+	assert_string_equal(header_extra(text),
+			    "  events: 6205 calls counted by the probes, 6201 returned\n");
+	free(text);
+	/* columns calls, time per call, max on every line; "-" where the
+	 * probes counted nothing or no call returned; the features sampling
+	 * never saw are listed with their exact counts */
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"Output accounts for 80.00% of running time (80.0 / 100.0 ms, 80 samples); 1200 "
+		"calls, 100 us/call, max 1.20 ms\n"
+		"      70.0 ms  70.00%       1000 calls  110 us/call  max 1.20 ms  fizzbuzz.c:8\n"
+		"      10.0 ms  10.00%        200 calls 50.3 us/call  max 90.0 us  fizzbuzz.c:7\n"
+		"Generic sequences accounts for 20.00% of running time (20.0 / 100.0 ms, 20 "
+		"samples)\n"
+		"      20.0 ms  20.00%          - calls       -/call  max       -  fizzbuzz.c:3\n"
+		"Short accounts for 0.00% of running time (0.0 / 100.0 ms, 0 samples); 5003 calls, "
+		"50.0 ns/call, max 120 ns\n"
+		"       0.0 ms   0.00%       5000 calls 50.0 ns/call  max  120 ns  short.c:1\n"
+		"       0.0 ms   0.00%          3 calls       -/call  max       -  short.c:2\n"
+		"Tiny accounts for 0.00% of running time (0.0 / 100.0 ms, 0 samples); 2 calls, "
+		"1.00 us/call, max 1.20 us\n"
+		"       0.0 ms   0.00%          2 calls 1.00 us/call  max 1.20 us  (no instance)\n"
+		"\n" NOTE_SHARES NOTE_CALLS);
+	free(text);
+
+	/* --by process: the same columns in the process's section */
+	o.by = REPORT_BY_PROCESS;
+	o.min_pct = 0.5;
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"process 1234 (demo): 100.0 ms, 100.00% of running time (100 samples, 2 threads)\n"
+		"  Output accounts for 80.00% of the process's time (80.0 / 100.0 ms, 80 samples); "
+		"1200 calls, 100 us/call, max 1.20 ms\n"
+		"        70.0 ms  70.00%       1000 calls  110 us/call  max 1.20 ms  fizzbuzz.c:8\n"
+		"        10.0 ms  10.00%        200 calls 50.3 us/call  max 90.0 us  fizzbuzz.c:7\n"
+		"  Generic sequences accounts for 20.00% of the process's time (20.0 / 100.0 ms, "
+		"20 "
+		"samples)\n"
+		"        20.0 ms  20.00%          - calls       -/call  max       -  fizzbuzz.c:3\n"
+		"  ... 2 more features below 0.50% of the process's time (5005 calls)\n"
+		"  no feature: 20.00% of the process's time (20.0 / 100.0 ms, 20 samples)\n"
+		"\n" NOTE_SHARES NOTE_CALLS);
+	free(text);
+
+	/* --by thread: the probes count per process, so no columns, and a
+	 * word on where they are */
+	o.by = REPORT_BY_THREAD;
+	o.min_pct = 0;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\n  Output accounts for 82.35% of the thread's time (70.0 / "
+				     "85.0 ms, 70 samples)\n"
+				     "        70.0 ms  82.35%  fizzbuzz.c:8\n"));
+	assert_null(strstr(text, "Short"));
+	assert_non_null(strstr(text, "make them sum to less.\n"
+				     "Calls are counted per process, not per thread: --by feature "
+				     "or --by process shows them.\n\nDiagnostics"));
+	assert_null(strstr(body(text), "calls "));
+	free(text);
+	profile__free(p);
+}
+
+static void test_text_offcpu(void **state)
+{
+	struct profile *p = rich_profile(false, true);
+	struct report_opts o = {};
+	char *text;
+
+	(void)state;
+	text = render_text(p, &o);
+	assert_string_equal(header_extra(text), "  off CPU: 72.5 ms (blocked, sleeping or waiting "
+						"for a CPU); 172.5 ms on + off CPU\n");
+	free(text);
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"Output accounts for 80.00% of running time (80.0 / 100.0 ms, 80 samples); off-CPU "
+		"40.0 ms\n"
+		"      70.0 ms  70.00%  off-CPU      40.0 ms  fizzbuzz.c:8\n"
+		"      10.0 ms  10.00%  off-CPU       0.0 ms  fizzbuzz.c:7\n"
+		"Generic sequences accounts for 20.00% of running time (20.0 / 100.0 ms, 20 "
+		"samples); off-CPU 0.0 ms\n"
+		"      20.0 ms  20.00%  off-CPU       0.0 ms  fizzbuzz.c:3\n"
+		"\n" NOTE_SHARES NOTE_OFFCPU "\n" WALL_HEADER
+		"      80.0 ms +       40.0 ms =      120.0 ms  69.57%  Output\n"
+		"      20.0 ms +        0.0 ms =       20.0 ms  11.59%  Generic sequences\n"
+		"      20.0 ms +       32.5 ms =       52.5 ms  30.43%  (no feature)\n");
+	free(text);
+
+	/* --by thread: each thread's off-CPU time, its features', its
+	 * uncharged part's; the wall-clock view closes the report */
+	o.by = REPORT_BY_THREAD;
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"thread 1234 (demo) of pid 1234: 85.0 ms, 85.00% of running time (85 samples); "
+		"off-CPU 42.5 ms\n"
+		"  Output accounts for 82.35% of the thread's time (70.0 / 85.0 ms, 70 samples); "
+		"off-CPU 40.0 ms\n"
+		"        70.0 ms  82.35%  off-CPU      40.0 ms  fizzbuzz.c:8\n"
+		"  Generic sequences accounts for 23.53% of the thread's time (20.0 / 85.0 ms, 20 "
+		"samples); off-CPU 0.0 ms\n"
+		"        20.0 ms  23.53%  off-CPU       0.0 ms  fizzbuzz.c:3\n"
+		"  no feature: 17.65% of the thread's time (15.0 / 85.0 ms, 15 samples); off-CPU "
+		"2.5 ms\n"
+		"\n"
+		"thread 1235 (worker) of pid 1234: 15.0 ms, 15.00% of running time (15 samples); "
+		"off-CPU 30.0 ms\n"
+		"  Output accounts for 66.67% of the thread's time (10.0 / 15.0 ms, 10 samples); "
+		"off-CPU 0.0 ms\n"
+		"        10.0 ms  66.67%  off-CPU       0.0 ms  fizzbuzz.c:7\n"
+		"  no feature: 33.33% of the thread's time (5.0 / 15.0 ms, 5 samples); off-CPU "
+		"30.0 ms\n"
+		"\n" NOTE_SHARES NOTE_OFFCPU "\n" WALL_HEADER
+		"      80.0 ms +       40.0 ms =      120.0 ms  69.57%  Output\n"
+		"      20.0 ms +        0.0 ms =       20.0 ms  11.59%  Generic sequences\n"
+		"      20.0 ms +       32.5 ms =       52.5 ms  30.43%  (no feature)\n");
+	free(text);
+
+	/* a selection: its samples and off-CPU time */
+	{
+		struct attrib_opts sel = {.pid = 1234, .tid = 1235};
+		struct attrib *a = attrib__compute(p, &sel);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(a);
+		assert_non_null(f);
+		assert_int_equal(report__text(f, p, a, NULL), 0);
+		assert_int_equal(fclose(f), 0);
+		assert_non_null(strstr(buf,
+				       "\n  selection: 15 of these 100 samples (15.0 ms), 30.0 "
+				       "ms off CPU\n\n"));
+		assert_non_null(strstr(buf,
+				       "Wall-clock view: on CPU + off CPU = wall-clock time, "
+				       "shares of 45.0 ms (15.0 ms on CPU + 30.0 ms off CPU)\n"
+				       "      10.0 ms +        0.0 ms =       10.0 ms  22.22%  "
+				       "Output\n"
+				       "       5.0 ms +       30.0 ms =       35.0 ms  77.78%  (no "
+				       "feature)\n"));
+		free(buf);
+		attrib__free(a);
+	}
+	profile__free(p);
+}
+
+static void test_text_events_and_offcpu(void **state)
+{
+	struct profile *p = rich_profile(true, true);
+	struct report_opts o = {.min_pct = 0.5};
+	char *text;
+
+	(void)state;
+	text = render_text(p, &o);
+	assert_string_equal(
+		header_extra(text),
+		"  off CPU: 72.5 ms (blocked, sleeping or waiting for a CPU); 172.5 ms on "
+		"+ off CPU\n"
+		"  events: 6205 calls counted by the probes, 6201 returned\n");
+	free(text);
+	/* Short and Tiny: their calls took 0.25% and 0.002% of running time */
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"Output accounts for 80.00% of running time (80.0 / 100.0 ms, 80 samples); 1200 "
+		"calls, 100 us/call, max 1.20 ms; off-CPU 40.0 ms\n"
+		"      70.0 ms  70.00%       1000 calls  110 us/call  max 1.20 ms  off-CPU      "
+		"40.0 "
+		"ms  fizzbuzz.c:8\n"
+		"      10.0 ms  10.00%        200 calls 50.3 us/call  max 90.0 us  off-CPU       "
+		"0.0 "
+		"ms  fizzbuzz.c:7\n"
+		"Generic sequences accounts for 20.00% of running time (20.0 / 100.0 ms, 20 "
+		"samples); off-CPU 0.0 ms\n"
+		"      20.0 ms  20.00%          - calls       -/call  max       -  off-CPU       "
+		"0.0 "
+		"ms  fizzbuzz.c:3\n"
+		"... 2 more features below 0.50% of running time (5005 calls)\n"
+		"\n" NOTE_SHARES NOTE_CALLS NOTE_OFFCPU "\n" WALL_HEADER
+		"      80.0 ms +       40.0 ms =      120.0 ms  69.57%  Output\n"
+		"      20.0 ms +        0.0 ms =       20.0 ms  11.59%  Generic sequences\n"
+		"      20.0 ms +       32.5 ms =       52.5 ms  30.43%  (no feature)\n");
+	free(text);
+
+	/* --min-pct 0: the event-only features, listed after the sampled ones
+	 * (cost 0) and left out of the wall-clock view (no time on or off CPU) */
+	o.min_pct = 0;
+	text = render_text(p, &o);
+	assert_non_null(strstr(
+		text, "ms  fizzbuzz.c:3\n"
+		      "Short accounts for 0.00% of running time (0.0 / 100.0 ms, 0 samples); "
+		      "5003 calls, 50.0 ns/call, max 120 ns; off-CPU 0.0 ms\n"
+		      "       0.0 ms   0.00%       5000 calls 50.0 ns/call  max  120 ns  off-CPU "
+		      "      0.0 ms  short.c:1\n"
+		      "       0.0 ms   0.00%          3 calls       -/call  max       -  off-CPU "
+		      "      0.0 ms  short.c:2\n"
+		      "Tiny accounts for 0.00% of running time (0.0 / 100.0 ms, 0 samples); 2 "
+		      "calls, 1.00 us/call, max 1.20 us; off-CPU 0.0 ms\n"));
+	assert_non_null(strstr(text, "  11.59%  Generic sequences\n"
+				     "      20.0 ms +       32.5 ms =       52.5 ms  30.43%  (no "
+				     "feature)\n\nDiagnostics"));
+	free(text);
+	profile__free(p);
+}
+
+/*
+ * --min-pct keeps what its samples, its event time or its off-CPU time puts
+ * at or above the threshold (of running time, 100 ms here): Wait (0
+ * samples, calls of 8 ms in all), Sleep (0 samples, 3 ms off CPU).
+ */
+static void test_text_min_pct_events(void **state)
+{
+	struct profile *p = rich_profile(true, false);
+	struct report_opts o = {.min_pct = 2};
+	char *text, *h;
+
+	(void)state;
+	add_events(p, 1234, "Wait", "w1", 4, 4, 8000000, 2500000, 1800000);
+	add_events(p, 1234, "Wait", "w2", 1, 1, 100000, 100000, 100000);
+	ADD_STACK(p, 1234, 0x6, MARK("Sleep", "sleep.c:1"));
+	ADD_OFFCPU(p, 1234, 1234, 0x6, 3000000);
+	text = render_text(p, &o);
+	h = headers(text);
+	/* by cost: Sleep's 3 ms off CPU count, Wait's calls do not */
+	assert_string_equal(h, "Output|fizzbuzz.c:8|fizzbuzz.c:7|Generic sequences|fizzbuzz.c:3|"
+			       "Sleep|sleep.c:1|Wait|w1|");
+	assert_non_null(strstr(text,
+			       "\nWait accounts for 0.00% of running time (0.0 / 100.0 ms, 0 "
+			       "samples); 5 calls, 1.62 ms/call, max 2.50 ms; off-CPU 0.0 "
+			       "ms\n"
+			       "       0.0 ms   0.00%          4 calls 2.00 ms/call  max 2.50 ms  "
+			       "off-CPU       0.0 ms  w1\n"
+			       "      ... 1 more instance below 2.00% (0.0 ms, 1 call, off-CPU 0.0 "
+			       "ms)\n"
+			       "... 2 more features below 2.00% of running time (5005 calls)\n"));
+	assert_non_null(strstr(text,
+			       "\nSleep accounts for 0.00% of running time (0.0 / 100.0 ms, "
+			       "0 samples); off-CPU 3.0 ms\n"
+			       "       0.0 ms   0.00%          - calls       -/call  max       -  "
+			       "off-CPU       3.0 ms  sleep.c:1\n"));
+	free(h);
+	free(text);
+
+	/* 5%: Sleep (3%) folds, Wait (8%) stays */
+	o.min_pct = 5;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "Output|fizzbuzz.c:8|fizzbuzz.c:7|Generic sequences|fizzbuzz.c:3|"
+			       "Wait|w1|");
+	assert_non_null(strstr(text, "\n... 3 more features below 5.00% of running time (5005 "
+				     "calls)\n"));
+	/* the wall-clock view folds by wall-clock share: Sleep 3.0 of 103.0 ms */
+	assert_non_null(strstr(text, "  19.42%  Generic sequences\n"
+				     "... 1 more feature below 5.00% of wall-clock time (3.0 ms)\n"
+				     "      20.0 ms +        0.0 ms =       20.0 ms  19.42%  (no "
+				     "feature)\n"));
+	free(h);
+	free(text);
+
+	/* --by process: a process sampling never saw, kept by its calls */
+	add_events(p, 4321, "Wait", "w9", 2, 2, 7000000, 4000000, 3000000);
+	o.by = REPORT_BY_PROCESS;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "process 1234 (demo)|Output|fizzbuzz.c:8|fizzbuzz.c:7|"
+			       "Generic sequences|fizzbuzz.c:3|Wait|w1|process 4321|Wait|w9|");
+	assert_non_null(strstr(text,
+			       "\nprocess 4321: 0.0 ms, 0.00% of running time (0 samples, 0 "
+			       "threads); off-CPU 0.0 ms\n"
+			       "  Wait accounts for 0.00% of the process's time (0.0 / 0.0 ms, "
+			       "0 samples); 2 calls, 3.50 ms/call, max 4.00 ms; off-CPU 0.0 "
+			       "ms\n"
+			       "         0.0 ms   0.00%          2 calls 3.50 ms/call  max 4.00 "
+			       "ms  off-CPU       0.0 ms  w9\n"));
+	free(h);
+	free(text);
+	/* under its calls' share it folds */
+	o.min_pct = 8;
+	text = render_text(p, &o);
+	assert_null(strstr(text, "process 4321"));
+	assert_non_null(strstr(text, "\n... 1 more process below 8.00% of running time (0.0 ms, "
+				     "off-CPU 0.0 ms)\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* A profile of events only (the target was never sampled): the features are
+ * listed all the same. */
+static void test_text_events_without_samples(void **state)
+{
+	struct profile *p = profile__new();
+	struct report_opts o = {.min_pct = 0.5};
+	char *text;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &demo_meta), 0);
+	add_events(p, 7, "Short", "s.c:1", 3, 3, 600, 250, 200);
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"Short accounts for 0.00% of running time (0.0 / 0.0 ms, 0 samples); 3 "
+		"calls, 200 ns/call, max 250 ns\n"
+		"       0.0 ms   0.00%          3 calls  200 ns/call  max  250 ns  s.c:1\n"
+		"\n"
+		"Note: each sample is charged to every feature with a live mark in its "
+		"thread, so the shares above\n"
+		"may sum to more than 100%, and samples in no feature (here 0.00%) make "
+		"them sum to less.\n" NOTE_CALLS);
+	free(text);
+	o.feature = "Short";
+	o.by = REPORT_BY_PROCESS;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "process 7: 0.0 ms, 0.00% of running time (0 samples, 0 "
+				     "threads)\n"
+				     "  Short accounts for 0.00%"));
+	assert_non_null(strstr(text, "\n          [128 ns, 256 ns)           3  "
+				     "########################################\n"));
+	free(text);
+	o.feature = "Long";
+	text = render_text_rc(p, &o, -ENOENT);
+	assert_string_equal(body(text), "no feature Long in this profile\n"
+					"its features are: Short\n");
+	free(text);
+	profile__free(p);
+}
+
+static void test_text_feature_histogram(void **state)
+{
+	struct profile *p = rich_profile(true, true);
+	struct report_opts o = {.feature = "Output", .min_pct = 0.5};
+	char *text;
+
+	(void)state;
+	/* each instance's histogram of its returned calls: non-empty buckets,
+	 * bars scaled to its largest; the wall-clock view of the feature and
+	 * its instances */
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"Output accounts for 80.00% of running time (80.0 / 100.0 ms, 80 samples); 1200 "
+		"calls, 100 us/call, max 1.20 ms; off-CPU 40.0 ms\n"
+		"      70.0 ms  70.00%       1000 calls  110 us/call  max 1.20 ms  off-CPU      "
+		"40.0 "
+		"ms  fizzbuzz.c:8\n"
+		"        [65.5 us, 131 us)        999  ########################################\n"
+		"        [1.05 ms, 2.10 ms)         1  #\n"
+		"      10.0 ms  10.00%        200 calls 50.3 us/call  max 90.0 us  off-CPU       "
+		"0.0 "
+		"ms  fizzbuzz.c:7\n"
+		"        [32.8 us, 65.5 us)       198  ########################################\n"
+		"        [65.5 us, 131 us)          1  #\n"
+		"\n" NOTE_CALLS NOTE_OFFCPU "\n" WALL_HEADER
+		"      80.0 ms +       40.0 ms =      120.0 ms  69.57%  Output\n"
+		"      70.0 ms +       40.0 ms =      110.0 ms  63.77%    fizzbuzz.c:8\n"
+		"      10.0 ms +        0.0 ms =       10.0 ms   5.80%    fizzbuzz.c:7\n");
+	free(text);
+	/* the wall-clock view folds instances too */
+	o.min_pct = 6;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "  63.77%    fizzbuzz.c:8\n"
+				     "  ... 1 more instance below 6.00% of wall-clock time (10.0 "
+				     "ms)\n\nDiagnostics"));
+	free(text);
+	/* a feature sampling missed: its exact counts and histograms */
+	o.feature = "Short";
+	o.min_pct = 0;
+	text = render_text(p, &o);
+	assert_string_equal(
+		body(text),
+		"Short accounts for 0.00% of running time (0.0 / 100.0 ms, 0 samples); 5003 calls, "
+		"50.0 ns/call, max 120 ns; off-CPU 0.0 ms\n"
+		"       0.0 ms   0.00%       5000 calls 50.0 ns/call  max  120 ns  off-CPU       "
+		"0.0 "
+		"ms  short.c:1\n"
+		"        [32 ns, 64 ns)          4999  ########################################\n"
+		"        [64 ns, 128 ns)            1  #\n"
+		"       0.0 ms   0.00%          3 calls       -/call  max       -  off-CPU       "
+		"0.0 "
+		"ms  short.c:2\n"
+		"\n" NOTE_CALLS NOTE_OFFCPU "\n" WALL_HEADER
+		"       0.0 ms +        0.0 ms =        0.0 ms   0.00%  Short\n");
+	free(text);
+	profile__free(p);
+}
+
+/* Every bucket of the histogram, labeled in human units. */
+static void test_text_histogram_buckets(void **state)
+{
+	struct profile_event_stats st = {.enters = 1000, .leaves = 1000, .total_ns = 1000};
+	struct report_opts o = {.feature = "F"};
+	struct profile *p = profile__new();
+	char *text, *line, *save = NULL;
+	unsigned int i, n = 0;
+
+	(void)state;
+	assert_non_null(p);
+	for (i = 0; i < PROFILE_HIST_BUCKETS; i++)
+		st.hist[i] = i + 1;
+	st.max_ns = UINT64_MAX;
+	assert_int_equal(profile__add_events(p, 1, "F", "f", &st), 0);
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\n        [0 ns, 2 ns)               1  #\n"
+				     "        [2 ns, 4 ns)               2  ##\n"));
+	assert_non_null(strstr(text, "\n        [512 ns, 1.02 us)         10  ##########\n"
+				     "        [1.02 us, 2.05 us)        11  ###########\n"));
+	assert_non_null(strstr(text, "\n        [537 ms, 1.07 s)          30  "
+				     "##############################\n"));
+	assert_non_null(strstr(text, "\n        [275 s, 550 s)            39  "
+				     "#######################################\n"
+				     "        [550 s, inf)              40  "
+				     "########################################\n"));
+	/* max is UINT64_MAX ns: in seconds, whole */
+	assert_non_null(strstr(text, "max 18446744074 s  f\n"));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "        [", 9))
+			continue;
+		n++;
+		/* 3 significant digits, never 1000 of a unit, never an exponent */
+		assert_null(strstr(line, "1000 "));
+		assert_null(strchr(line, 'e'));
+	}
+	assert_int_equal(n, PROFILE_HIST_BUCKETS);
+	free(text);
+	profile__free(p);
+}
+
+/* --order cost is on-CPU + off-CPU time; samples stay on-CPU samples. */
+static void test_text_order_cost_offcpu(void **state)
+{
+	struct profile *p = order_profile();
+	struct report_opts o = {};
+	char *text, *h;
+
+	(void)state;
+	/* C 60 samples; B 30 samples + 50 ms off CPU = 80 ms; A 30 samples */
+	ADD_OFFCPU(p, 10, 11, 2, 50000000);
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "B|b1|C|c1|A|a2|a1|");
+	assert_non_null(strstr(text,
+			       "\nWall-clock view: on CPU + off CPU = wall-clock time, shares "
+			       "of 170.0 ms (120.0 ms on CPU + 50.0 ms off CPU)\n"
+			       "      30.0 ms +       50.0 ms =       80.0 ms  47.06%  B\n"
+			       "      60.0 ms +        0.0 ms =       60.0 ms  35.29%  C\n"
+			       "      30.0 ms +        0.0 ms =       30.0 ms  17.65%  A\n\n"));
+	free(h);
+	free(text);
+	o.order = REPORT_ORDER_SAMPLES;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "C|c1|A|a2|a1|B|b1|");
+	/* the wall-clock view follows the order too */
+	assert_non_null(strstr(text, "  35.29%  C\n      30.0 ms +        0.0 ms =       30.0 ms  "
+				     "17.65%  A\n      30.0 ms +       50.0 ms =       80.0 ms  "
+				     "47.06%  B\n"));
+	free(h);
+	free(text);
+
+	/* threads and processes: thread 11 (30 samples + 50 ms) before thread
+	 * 10 (60 samples); process 10 (90 + 50) before process 20 (30) */
+	o.order = REPORT_ORDER_COST;
+	o.by = REPORT_BY_THREAD;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "thread 11 (alpha) of pid 10|B|b1|"
+			       "thread 10 (zeta) of pid 10|C|c1|"
+			       "thread 20 (alpha) of pid 20|A|a2|a1|");
+	assert_non_null(strstr(text, "\nthread 11 (alpha) of pid 10: 30.0 ms, 25.00% of running "
+				     "time (30 samples); off-CPU 50.0 ms\n"));
+	free(h);
+	free(text);
+	o.order = REPORT_ORDER_SAMPLES;
+	text = render_text(p, &o);
+	h = headers(text);
+	assert_string_equal(h, "thread 10 (zeta) of pid 10|C|c1|"
+			       "thread 11 (alpha) of pid 10|B|b1|"
+			       "thread 20 (alpha) of pid 20|A|a2|a1|");
+	free(h);
+	free(text);
+	/* a thread that only slept (no sample) is kept by its off-CPU time */
+	ADD_STACK(p, 20, 3, MARK("S", "s1"));
+	ADD_OFFCPU(p, 20, 21, 3, 7000000);
+	o.order = REPORT_ORDER_COST;
+	o.min_pct = 5;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\nthread 21 of pid 20: 0.0 ms, 0.00% of running time (0 "
+				     "samples); off-CPU 7.0 ms\n"
+				     "  S accounts for 0.00% of the thread's time (0.0 / 0.0 ms, 0 "
+				     "samples); off-CPU 7.0 ms\n"
+				     "         0.0 ms   0.00%  off-CPU       7.0 ms  s1\n"));
+	free(text);
+	o.min_pct = 6;
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "\n... 1 more thread below 6.00% of running time (0.0 ms, "
+				     "off-CPU 7.0 ms)\n"));
+	free(text);
+	profile__free(p);
+}
+
 /* ---- folded stacks -------------------------------------------------------------- */
 
 static void test_folded_by_feature(void **state)
@@ -753,6 +1350,72 @@ static void test_folded_merged_and_unknown(void **state)
 	profile__free(p);
 }
 
+/* Folded stacks of off-CPU or wall-clock time (report_opts.folded_value). */
+static void test_folded_values(void **state)
+{
+	struct profile *p = rich_profile(true, true);
+	struct report_opts o = {};
+	enum report_value v = REPORT_VALUE_WALL;
+	char *text;
+
+	(void)state;
+	assert_int_equal(report_value__parse("offcpu", &v), 0);
+	assert_int_equal(v, REPORT_VALUE_OFFCPU);
+	assert_int_equal(report_value__parse("wall", &v), 0);
+	assert_int_equal(v, REPORT_VALUE_WALL);
+	assert_int_equal(report_value__parse("samples", &v), 0);
+	assert_int_equal(v, REPORT_VALUE_SAMPLES);
+	assert_int_equal(report_value__parse("off-cpu", &v), -EINVAL);
+	assert_int_equal(report_value__parse(NULL, &v), -EINVAL);
+	assert_int_equal(REPORT_VALUE_SAMPLES, 0);
+
+	/* a stack seen only off CPU */
+	ADD_STACK(p, 1234, 0x6, MARK("Sleep", "sleep.c:1"));
+	ADD_OFFCPU(p, 1234, 1234, 0x6, 3000000);
+	/* samples (the default): as without off-CPU time, no line of 0, and
+	 * the event view has no stacks to show */
+	text = render_folded(p, &o);
+	assert_string_equal(text, "(no feature) 20\n"
+				  "Generic%20sequences;fizzbuzz.c:3 20\n"
+				  "Output;fizzbuzz.c:7 10\n"
+				  "Output;fizzbuzz.c:8 70\n");
+	free(text);
+	o.folded_value = REPORT_VALUE_OFFCPU;
+	text = render_folded(p, &o);
+	assert_string_equal(text, "(no feature) 32500000\n"
+				  "Output;fizzbuzz.c:8 40000000\n"
+				  "Sleep;sleep.c:1 3000000\n");
+	free(text);
+	o.folded_value = REPORT_VALUE_WALL;
+	text = render_folded(p, &o);
+	assert_string_equal(text, "(no feature) 52500000\n"
+				  "Generic%20sequences;fizzbuzz.c:3 20000000\n"
+				  "Output;fizzbuzz.c:7 10000000\n"
+				  "Output;fizzbuzz.c:8 110000000\n"
+				  "Sleep;sleep.c:1 3000000\n");
+	free(text);
+	/* --min-pct: of all the off-CPU time (75.5 ms): Sleep's 3 ms is under 5% */
+	o.folded_value = REPORT_VALUE_OFFCPU;
+	o.min_pct = 5;
+	o.by = REPORT_BY_THREAD;
+	text = render_folded(p, &o);
+	assert_string_equal(text, "demo (1234);demo (1234);(no feature) 2500000\n"
+				  "demo (1234);demo (1234);Output;fizzbuzz.c:8 40000000\n"
+				  "demo (1234);demo (1234);Sleep;(other instances) 3000000\n"
+				  "demo (1234);worker (1235);(no feature) 30000000\n");
+	free(text);
+	/* --feature with none of the value: nothing, -ENOENT */
+	o.feature = "Generic sequences";
+	text = render_folded_rc(p, &o, -ENOENT);
+	assert_string_equal(text, "");
+	free(text);
+	o.feature = NULL;
+	o.folded_value = 3;
+	text = render_folded_rc(p, &o, -EINVAL);
+	free(text);
+	profile__free(p);
+}
+
 static void test_folded_write_error(void **state)
 {
 	struct profile *p = *state;
@@ -831,17 +1494,20 @@ static const char *loc_name(const Perftools__Profiles__Profile *prof, uint64_t i
 	return NULL;
 }
 
-/* A sample's stack as "leaf|root" names and its labels as "k=v,...". */
+/* A sample's stack as "leaf|root" names, its values as "v0/v1/..." and its
+ * labels as "k=v ...". */
 static void describe(const Perftools__Profiles__Profile *prof, const Perftools__Profiles__Sample *s,
 		     char *buf, size_t size)
 {
 	size_t i, len = 0;
 
+	assert_int_equal(s->n_value, prof->n_sample_type);
 	for (i = 0; i < s->n_location_id; i++)
 		len += snprintf(buf + len, size - len, "%s%s", i ? "|" : "",
 				loc_name(prof, s->location_id[i]));
-	len += snprintf(buf + len, size - len, " %lld/%lld", (long long)s->value[0],
-			(long long)s->value[1]);
+	for (i = 0; i < s->n_value; i++)
+		len += snprintf(buf + len, size - len, "%s%lld", i ? "/" : " ",
+				(long long)s->value[i]);
 	for (i = 0; i < s->n_label; i++) {
 		const Perftools__Profiles__Label *l = s->label[i];
 
@@ -872,6 +1538,7 @@ static void test_pprof_decode(void **state)
 			assert_string_not_equal(prof->string_table[i], prof->string_table[j]);
 	}
 	assert_int_equal(prof->n_sample_type, 2);
+	assert_int_equal(prof->default_sample_type, 0); /* the last: cpu */
 	assert_string_equal(str(prof, prof->sample_type[0]->type), "samples");
 	assert_string_equal(str(prof, prof->sample_type[0]->unit), "count");
 	assert_string_equal(str(prof, prof->sample_type[1]->type), "cpu");
@@ -996,6 +1663,111 @@ static void test_pprof_empty_and_errors(void **state)
 	}
 	assert_int_equal(report__pprof(NULL, p, NULL), -EINVAL);
 	assert_int_equal(report__pprof(stdout, NULL, NULL), -EINVAL);
+}
+
+/* The sample types of prof as "type/unit,...". */
+static void types_of(const Perftools__Profiles__Profile *prof, char *buf, size_t size)
+{
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < prof->n_sample_type; i++)
+		len += snprintf(buf + len, size - len, "%s%s/%s", i ? "," : "",
+				str(prof, prof->sample_type[i]->type),
+				str(prof, prof->sample_type[i]->unit));
+}
+
+static void test_pprof_events_offcpu(void **state)
+{
+	struct profile *p = rich_profile(true, true);
+	struct report_opts o = {.feature = "Short"};
+	Perftools__Profiles__Profile *prof;
+	static const char *const want[] = {
+		"Output: fizzbuzz.c:8|Output 50/50000000/40000000/0/0 pid=1234 tid=1234 "
+		"thread=demo process=demo",
+		"Output: fizzbuzz.c:7|Output 10/10000000/0/0/0 pid=1234 tid=1235 thread=worker "
+		"process=demo",
+		"Output: fizzbuzz.c:8|Output 20/20000000/0/0/0 pid=1234 tid=1234 thread=demo "
+		"process=demo",
+		"Generic sequences: fizzbuzz.c:3|Generic sequences 20/20000000/0/0/0 pid=1234 "
+		"tid=1234 thread=demo process=demo",
+		"(no feature) 5/5000000/30000000/0/0 pid=1234 tid=1235 thread=worker process=demo",
+		"(no feature) 15/15000000/2500000/0/0 pid=1234 tid=1234 thread=demo process=demo",
+		/* the event view: one sample per record, labeled with its process */
+		"Output: fizzbuzz.c:8|Output 0/0/0/1000/110000000 pid=1234 process=demo",
+		"Output: fizzbuzz.c:7|Output 0/0/0/200/10000000 pid=1234 process=demo",
+		"Short: short.c:1|Short 0/0/0/5000/250000 pid=1234 process=demo",
+		"Short: short.c:2|Short 0/0/0/3/0 pid=1234 process=demo",
+		"Tiny: (no instance)|Tiny 0/0/0/2/2000 pid=1234 process=demo",
+	};
+	char buf[512];
+	size_t i;
+
+	(void)state;
+	prof = render_pprof(p, NULL);
+	types_of(prof, buf, sizeof(buf));
+	assert_string_equal(buf, "samples/count,cpu/nanoseconds,offcpu/nanoseconds,calls/count,"
+				 "event_time/nanoseconds");
+	/* cpu stays the type readers show by default */
+	assert_string_equal(str(prof, prof->default_sample_type), "cpu");
+	assert_string_equal(str(prof, prof->period_type->type), "cpu");
+	assert_int_equal(prof->n_comment, 4);
+	assert_non_null(strstr(str(prof, prof->comment[2]), "offcpu: off-CPU time"));
+	assert_non_null(strstr(str(prof, prof->comment[3]), "calls, event_time: exact counts"));
+	assert_int_equal(prof->n_sample, sizeof(want) / sizeof(want[0]));
+	for (i = 0; i < prof->n_sample; i++) {
+		describe(prof, prof->sample[i], buf, sizeof(buf));
+		assert_string_equal(buf, want[i]);
+	}
+	/* features and instances seen only by the probes have functions too */
+	assert_int_equal(prof->n_function, 11);
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+
+	/* --feature: that feature's event samples, all the sample types */
+	prof = render_pprof(p, &o);
+	assert_int_equal(prof->n_sample_type, 5);
+	assert_int_equal(prof->n_sample, 2);
+	describe(prof, prof->sample[0], buf, sizeof(buf));
+	assert_string_equal(buf, "Short: short.c:1|Short 0/0/0/5000/250000 pid=1234 process=demo");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	profile__free(p);
+
+	/* only events: no offcpu type */
+	p = rich_profile(true, false);
+	prof = render_pprof(p, &o);
+	types_of(prof, buf, sizeof(buf));
+	assert_string_equal(buf, "samples/count,cpu/nanoseconds,calls/count,"
+				 "event_time/nanoseconds");
+	assert_string_equal(str(prof, prof->default_sample_type), "cpu");
+	assert_int_equal(prof->n_comment, 3);
+	describe(prof, prof->sample[1], buf, sizeof(buf));
+	assert_string_equal(buf, "Short: short.c:2|Short 0/0/3/0 pid=1234 process=demo");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	profile__free(p);
+
+	/* only off-CPU time: a stack seen only off CPU is a sample of 0 samples */
+	p = rich_profile(false, true);
+	ADD_STACK(p, 1234, 0x6, MARK("Sleep", "sleep.c:1"));
+	ADD_OFFCPU(p, 1234, 1234, 0x6, 3000000);
+	prof = render_pprof(p, NULL);
+	types_of(prof, buf, sizeof(buf));
+	assert_string_equal(buf, "samples/count,cpu/nanoseconds,offcpu/nanoseconds");
+	assert_int_equal(prof->n_sample, 7);
+	describe(prof, prof->sample[6], buf, sizeof(buf));
+	assert_string_equal(buf, "Sleep: sleep.c:1|Sleep 0/0/3000000 pid=1234 tid=1234 "
+				 "thread=demo process=demo");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	profile__free(p);
+
+	/* merged: event samples carry the source label */
+	p = merged_profile();
+	assert_int_equal(profile__use_source(p, 2), 0);
+	add_events(p, 100, "F", "f", 7, 7, 700, 100, 100);
+	prof = render_pprof(p, NULL);
+	describe(prof, prof->sample[prof->n_sample - 1], buf, sizeof(buf));
+	assert_string_equal(buf, "F: f|F 0/0/7/700 pid=100 process=app source=beta#2");
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+	profile__free(p);
 }
 
 /* ---- go tool pprof ------------------------------------------------------------------ */
@@ -1170,6 +1942,79 @@ static void test_go_tool_pprof(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The sample types calls and offcpu, as go tool pprof reads them. */
+static void test_go_tool_pprof_events(void **state)
+{
+	char dir[] = "/tmp/fsp-unit-pprof-XXXXXX", path[128], row[64], cmd[160];
+	struct profile *p = rich_profile(true, true);
+	char *top;
+	FILE *out;
+
+	(void)state;
+	if (!have_go()) {
+		fprintf(stderr, "!!! SKIPPED: `go` is not in PATH, `go tool pprof` was not run on "
+				"our pprof output (Debian: apt-get install golang-go)\n");
+		profile__free(p);
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
+	out = fopen(path, "w");
+	assert_non_null(out);
+	assert_int_equal(report__pprof(out, p, NULL), 0);
+	assert_int_equal(fclose(out), 0);
+
+	/* calls: each instance's exact count, each feature's sum, also of the
+	 * features sampling never saw */
+	top = go_pprof(dir, "-sample_index=calls -top -nodecount=1000 -nodefraction=0",
+		       "profile.pb.gz");
+	assert_non_null(strstr(top, "Type: calls\n"));
+	assert_non_null(strstr(top, "Total samples = 6205 \n"));
+	top_row(top, "Output: fizzbuzz.c:8", row, sizeof(row));
+	assert_string_equal(row, "1000/1000");
+	top_row(top, "Output", row, sizeof(row));
+	assert_string_equal(row, "0/1200");
+	top_row(top, "Short: short.c:2", row, sizeof(row));
+	assert_string_equal(row, "3/3");
+	top_row(top, "Short", row, sizeof(row));
+	assert_string_equal(row, "0/5003");
+	top_row(top, "Tiny: (no instance)", row, sizeof(row));
+	assert_string_equal(row, "2/2");
+	assert_null(strstr(top, "Generic sequences"));
+	free(top);
+
+	/* offcpu: the charged off-CPU time, the uncharged at (no feature) */
+	top = go_pprof(dir, "-sample_index=offcpu -top -nodecount=1000", "profile.pb.gz");
+	assert_non_null(strstr(top, "Type: offcpu\n"));
+	assert_non_null(strstr(top, "Total samples = 72.50ms"));
+	top_row(top, "Output: fizzbuzz.c:8", row, sizeof(row));
+	assert_string_equal(row, "40ms/40ms");
+	top_row(top, "(no feature)", row, sizeof(row));
+	assert_string_equal(row, "32.50ms/32.50ms");
+	free(top);
+
+	/* event_time, and the default: cpu, as without events */
+	top = go_pprof(dir, "-sample_index=event_time -top -nodecount=1000", "profile.pb.gz");
+	top_row(top, "Output", row, sizeof(row));
+	assert_string_equal(row, "0/120ms");
+	free(top);
+	top = go_pprof(dir, "-top -nodecount=1000", "profile.pb.gz");
+	assert_non_null(strstr(top, "Type: cpu\n"));
+	assert_non_null(strstr(top, "Total samples = 120ms"));
+	top_row(top, "Output: fizzbuzz.c:8", row, sizeof(row));
+	assert_string_equal(row, "70ms/70ms");
+	free(top);
+	top = go_pprof(dir, "-raw", "profile.pb.gz");
+	/* cpu is the default ("[dflt]") */
+	assert_non_null(strstr(top, "samples/count cpu/nanoseconds[dflt] offcpu/nanoseconds "
+				    "calls/count event_time/nanoseconds"));
+	free(top);
+
+	profile__free(p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1183,16 +2028,27 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_feature_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_sections_edge, setup, teardown),
 		cmocka_unit_test(test_text_merged_names),
+		cmocka_unit_test(test_text_events),
+		cmocka_unit_test(test_text_offcpu),
+		cmocka_unit_test(test_text_events_and_offcpu),
+		cmocka_unit_test(test_text_min_pct_events),
+		cmocka_unit_test(test_text_events_without_samples),
+		cmocka_unit_test(test_text_feature_histogram),
+		cmocka_unit_test(test_text_histogram_buckets),
+		cmocka_unit_test(test_text_order_cost_offcpu),
 		cmocka_unit_test_setup_teardown(test_folded_by_feature, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_by_process_and_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_min_pct_and_feature, setup, teardown),
 		cmocka_unit_test(test_folded_escaping),
 		cmocka_unit_test(test_folded_merged_and_unknown),
+		cmocka_unit_test(test_folded_values),
 		cmocka_unit_test_setup_teardown(test_folded_write_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_decode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_feature_and_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof_empty_and_errors, setup, teardown),
+		cmocka_unit_test(test_pprof_events_offcpu),
 		cmocka_unit_test_setup_teardown(test_go_tool_pprof, setup, teardown),
+		cmocka_unit_test(test_go_tool_pprof_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

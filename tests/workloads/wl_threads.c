@@ -14,7 +14,8 @@
  * creator's name) and gives its own back afterwards.
  *
  * Truth keys: cpu_total_ns (process CPU, all threads), feature.{encode,decode,
- * verify}.{ns,ambig_ns}, thread.N.{tid,comm,cpu_ns} for N = 0..2,
+ * verify}.{ns,ambig_ns}, thread.N.{tid,comm,cpu_ns,cycles} for N = 0..2 (a
+ * cycle enters each of its thread's marks once),
  * main.{tid,comm}.
  */
 #define _GNU_SOURCE
@@ -38,6 +39,7 @@ struct worker {
 	pid_t tid;
 	uint64_t cpu_ns;
 	uint64_t rng;
+	uint64_t cycles;
 	struct wl_acc encode, decode, verify;
 	pthread_t th;
 };
@@ -105,6 +107,7 @@ static void *worker_main(void *arg)
 			gamma_cycle(w);
 			break;
 		}
+		w->cycles++;
 		t = wl_thread_ns();
 	} while (t < w->budget_ns);
 	w->cpu_ns = wl_thread_ns();
@@ -154,6 +157,8 @@ int main(int argc, char **argv)
 		wl_out_str(f, key, w[i].name);
 		snprintf(key, sizeof(key), "thread.%d.cpu_ns", i);
 		wl_out_u64(f, key, w[i].cpu_ns);
+		snprintf(key, sizeof(key), "thread.%d.cycles", i);
+		wl_out_u64(f, key, w[i].cycles);
 	}
 	wl_out_u64(f, "main.tid", (uint64_t)getpid());
 	wl_out_str(f, "main.comm", comm);

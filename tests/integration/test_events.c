@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The event view, off-CPU time and the live view against ground truth the
+ * workloads measure themselves. Profiles are read back through the analysis
+ * library (profile__load, attrib__compute): what `fsp-bpf report` shows.
+ *
+ *   event_counts   wl_events: exact enters and leaves of every phase, among
+ *                  them 100,000 empty marks and 10,000 of 20 us that sampling
+ *                  barely sees; durations against the monotonic-clock truth;
+ *                  marks that are never left count as entered only
+ *   event_threads  wl_threads: three threads, exact enters per instance
+ *   offcpu         wl_events --off-cpu: the time asleep inside ev_sleep is
+ *                  charged to it, off CPU
+ *   live_tmux      --interval under a real terminal (tmux): the screen is
+ *                  redrawn with successive reports, the final report follows
+ *
+ * Tolerances. Counts are exact. A duration is timed by the probes
+ * (bpf_ktime_get_ns at enter and leave) and by the workload with monotonic
+ * clock reads around the probes (wl_common.h): the workload's truth counts half
+ * of the bracket time ambig_ns, and the probes' interval lies inside the
+ * bracket, so |measured - truth| <= ambig_ns / 2 (plus 1 us per 1000 marks for
+ * clock granularity).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attrib.h"
+#include "itest.h"
+#include "profile_io.h"
+
+static struct profile *load(const char *path)
+{
+	char msg[512];
+	struct profile *p = profile__load(path, msg, sizeof(msg));
+
+	if (!p)
+		fail_msg("%s", msg);
+	return p;
+}
+
+static const struct attrib_feature *feature(const struct attrib *a, const char *name)
+{
+	for (size_t i = 0; i < attrib__nr_features(a); i++)
+		if (!strcmp(attrib__feature(a, i)->name, name))
+			return attrib__feature(a, i);
+	fail_msg("feature %s is not in the profile", name);
+	return NULL;
+}
+
+static const struct attrib_instance *instance(const struct attrib *a, const char *f,
+					      const char *name)
+{
+	const struct attrib_feature *af = feature(a, f);
+
+	for (size_t i = 0; i < af->nr_instances; i++)
+		if (!strcmp(af->instances[i].name, name))
+			return &af->instances[i];
+	fail_msg("instance %s of %s is not in the profile", name, f);
+	return NULL;
+}
+
+/* fsp-bpf -F ITEST_HZ -o JSON [EXTRA] -- WORKLOAD ARGS... with exit 0. */
+static void record(const char *json, const char *extra, const char *workload, char *const args[])
+{
+	char *argv[32] = {NULL, "-F", ITEST_HZ, "-o", (char *)json, "--min-pct", "0"};
+	struct itest_proc p;
+	int n = 7;
+
+	if (extra)
+		argv[n++] = (char *)extra;
+	argv[n++] = "--";
+	argv[n++] = (char *)itest_workload(workload);
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+}
+
+static bool duration_ok(const char *what, const struct profile_event_stats *ev,
+			const struct itest_truth *t, const char *phase)
+{
+	double truth = itest_truth_u64(t, "%s.ns", phase);
+	double ambig = itest_truth_u64(t, "%s.ambig_ns", phase);
+	double tol = ambig / 2 + 1000.0 * (ev->leaves / 1000 + 1);
+	double got = ev->total_ns;
+	bool ok = fabs(got - truth) <= tol;
+
+	printf("  %-22s duration fsp-bpf %12.0f ns  truth %12.0f ns  |diff| %9.0f  tol %9.0f  %s\n",
+	       what, got, truth, fabs(got - truth), tol, ok ? "ok" : "FAIL");
+	return ok;
+}
+
+static void test_event_counts(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "100000", "10000", "50", NULL};
+	const char *phases[][2] = {{"ev_count", "empty"},
+				   {"ev_busy", "20us"},
+				   {"ev_anti", "outer"},
+				   {"ev_sleep", "5ms"}};
+	const struct attrib_instance *in;
+	struct itest_truth *t;
+	struct profile *p;
+	struct attrib *a;
+	uint64_t hist_sum;
+	bool ok = true;
+
+	(void)state;
+	record(json, NULL, "wl_events", args);
+	t = itest_truth_load(truth);
+	p = load(json);
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	for (size_t i = 0; i < 4; i++) {
+		in = instance(a, phases[i][0], phases[i][1]);
+		assert_non_null(in->events);
+		printf("  %-10s enters %8llu (truth %8llu)  leaves %8llu (truth %8llu)\n",
+		       phases[i][0], (unsigned long long)in->events->enters,
+		       (unsigned long long)itest_truth_u64(t, "%s.enters", phases[i][0]),
+		       (unsigned long long)in->events->leaves,
+		       (unsigned long long)itest_truth_u64(t, "%s.leaves", phases[i][0]));
+		assert_int_equal(in->events->enters, itest_truth_u64(t, "%s.enters", phases[i][0]));
+		assert_int_equal(in->events->leaves, itest_truth_u64(t, "%s.leaves", phases[i][0]));
+		hist_sum = 0;
+		for (size_t b = 0; b < PROFILE_HIST_BUCKETS; b++)
+			hist_sum += in->events->hist[b];
+		assert_int_equal(hist_sum, in->events->leaves);
+		if (strcmp(phases[i][0], "ev_count")) /* empty marks: all bracket */
+			ok &= duration_ok(phases[i][0], in->events, t, phases[i][0]);
+	}
+	/* 100,000 marks far shorter than the sampling period: sampling cannot
+	 * tell their cost, the event view counts every one. */
+	in = instance(a, "ev_count", ATTRIB_NO_INSTANCE);
+	assert_int_equal(in->events->enters, itest_truth_u64(t, "ev_count_null.enters"));
+	/* Entered, never left: counted, no duration. */
+	in = instance(a, "ev_stale", "leaky");
+	assert_int_equal(in->events->enters, itest_truth_u64(t, "ev_stale.enters"));
+	assert_int_equal(in->events->leaves, 0);
+	ITEST_ASSERT_OK(ok);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+static void test_event_threads(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "900", NULL};
+	struct itest_truth *t;
+	struct profile *p;
+	struct attrib *a;
+	uint64_t c0, c1, c2;
+
+	(void)state;
+	record(json, NULL, "wl_threads", args);
+	t = itest_truth_load(truth);
+	c0 = itest_truth_u64(t, "thread.0.cycles");
+	c1 = itest_truth_u64(t, "thread.1.cycles");
+	c2 = itest_truth_u64(t, "thread.2.cycles");
+	printf("  cycles: wl-alpha %llu, wl-beta %llu, wl-gamma %llu\n", (unsigned long long)c0,
+	       (unsigned long long)c1, (unsigned long long)c2);
+	p = load(json);
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	assert_int_equal(instance(a, "encode", "alpha")->events->enters, c0);
+	assert_int_equal(instance(a, "decode", "beta")->events->enters, c1);
+	assert_int_equal(instance(a, "verify", "beta-nested")->events->enters, c1);
+	assert_int_equal(instance(a, "verify", "gamma")->events->enters, c2);
+	assert_int_equal(instance(a, "encode", "gamma")->events->enters, c2);
+	assert_int_equal(feature(a, "encode")->events->leaves, c0 + c2);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+/*
+ * Off-CPU: ev_sleep's marks hold usleep(5000). The thread is off CPU for the
+ * time slept minus the CPU time of entering and leaving the sleep, which the
+ * sampler sees as on-CPU samples in the same stack: off + on = slept, up to
+ * the samples' error (4 sd of a Binomial count, as in itest.c, times T) and
+ * the probe brackets (ambig_ns).
+ */
+static void test_offcpu(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "1000", "100", "100", NULL};
+	const struct attrib_feature *f;
+	struct itest_truth *t;
+	struct profile *p;
+	struct attrib *a;
+	double T, slept, off, on, tol;
+
+	(void)state;
+	record(json, "--off-cpu", "wl_events", args);
+	t = itest_truth_load(truth);
+	p = load(json);
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	T = profile__meta(p)->period_ns;
+	f = feature(a, "ev_sleep");
+	slept = itest_truth_u64(t, "ev_sleep.slept_ns");
+	off = f->offcpu_ns;
+	on = f->samples * T;
+	tol = T * (4 * sqrt((double)f->samples) + 1) + itest_truth_u64(t, "ev_sleep.ambig_ns");
+	printf("  ev_sleep off-CPU %.1f ms + on-CPU %.1f ms vs slept %.1f ms: |diff| %.2f ms, tol "
+	       "%.2f ms\n",
+	       off / 1e6, on / 1e6, slept / 1e6, fabs(off + on - slept) / 1e6, tol / 1e6);
+	assert_true(fabs(off + on - slept) <= tol);
+	/* The busy phases spin: next to no off-CPU time compared with sleeping. */
+	assert_true(feature(a, "ev_busy")->offcpu_ns < off / 10);
+	assert_true(profile__total_offcpu_ns(p) >= f->offcpu_ns);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+static bool tmux(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static bool tmux(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd) == 0;
+}
+
+/* The live view in a real terminal: tmux runs fsp-bpf --interval 0.5 on a
+ * 3 s workload; a capture mid-run shows one live report (the screen is
+ * redrawn, not scrolled); after the end the final report is there. */
+static void test_live_tmux(void **state)
+{
+	const char *sock = itest_tmp("tmux.sock"), *screen = itest_tmp("screen.txt");
+	char *text;
+	int reports = 0;
+
+	(void)state;
+	if (system("command -v tmux >/dev/null 2>&1")) {
+		fprintf(stderr, "SKIP: tmux is not installed: the live view is not tested under a "
+				"terminal (scripts/install-deps.sh installs it)\n");
+		skip();
+	}
+	assert_true(tmux("tmux -S %s new-session -d -x 160 -y 60 -s live "
+			 "'%s --interval 0.5 -- %s %s 3000; echo FSP-EXIT=$?; sleep 30'",
+			 sock, itest_fsp_bpf(), itest_workload("wl_mix"), itest_tmp("truth")));
+	itest_sleep(2.2);
+	assert_true(tmux("tmux -S %s capture-pane -p -t live > %s", sock, screen));
+	text = itest_slurp(screen);
+	assert_non_null(text);
+	for (char *s = text; (s = strstr(s, "--- live report")); s++)
+		reports++;
+	printf("  mid-run screen:\n%s\n", text);
+	/* Redrawn: one report on the screen, and not the first one. */
+	assert_int_equal(reports, 1);
+	assert_null(strstr(text, "live report 1 at"));
+	assert_non_null(strstr(text, "accounts for"));
+	free(text);
+	for (int i = 0; i < 100; i++) {
+		itest_sleep(0.2);
+		tmux("tmux -S %s capture-pane -p -S -200 -t live > %s", sock, screen);
+		text = itest_slurp(screen);
+		if (text && strstr(text, "FSP-EXIT="))
+			break;
+		free(text);
+		text = NULL;
+	}
+	tmux("tmux -S %s kill-server 2>/dev/null", sock);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "FSP-EXIT=0"));
+	assert_non_null(strstr(text, "Diagnostics"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_event_counts),
+		ITEST(test_event_threads),
+		ITEST(test_offcpu),
+		ITEST(test_live_tmux),
+	};
+
+	return ITEST_MAIN("events", tests);
+}
