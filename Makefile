@@ -268,6 +268,7 @@ demo: deps
 bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
 bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
+	$(Q)bench/events.sh
 	$(Q)bench/files.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
