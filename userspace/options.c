@@ -105,6 +105,7 @@ enum {
 	OPT_NO_EVENTS,
 	OPT_MAX_EVENTS,
 	OPT_INTERVAL,
+	OPT_VALUE,
 };
 
 static const struct argp_option record_options[] = {
@@ -156,6 +157,8 @@ static const struct argp_option view_options[] = {
 	 "time (default 0.5; 0 shows all)",
 	 1},
 	{"feature", OPT_FEATURE, "NAME", 0, "Show only this feature and its instances", 1},
+	{"value", OPT_VALUE, "WHAT", 0,
+	 "What folded lines count: samples (default), offcpu (ns) or wall (ns, on + off CPU)", 1},
 	{},
 };
 
@@ -332,6 +335,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "invalid --order '%s': expected cost, samples or name",
 				   arg);
 		break;
+	case OPT_VALUE:
+		if (report_value__parse(arg, &o->view.ropts.folded_value))
+			argp_error(state, "invalid --value '%s': expected samples, offcpu or wall",
+				   arg);
+		break;
 	case OPT_FEATURE:
 		if (!*arg)
 			argp_error(state, "--feature needs a feature name");
@@ -418,6 +426,7 @@ static error_t parse_view_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ORDER:
 	case OPT_MIN_PCT:
 	case OPT_FEATURE:
+	case OPT_VALUE:
 		return parse_opt(key, arg, state);
 	default:
 		return ARGP_ERR_UNKNOWN;
