@@ -8,6 +8,7 @@
 #   1. marks with nobody attached        bench/fsp_off
 #   2. cost per probe hit                bench/probe_cost under
 #        none | empty BPF program (bench/tools/empty_attach) | fsp-bpf | bpftrace
+#        (fsp-bpf --no-events: the core profiler; the event view: bench/events.sh)
 #   3. sampling cost to the target       bench/cpu_work run time alone | with an empty
 #                                        999 Hz sampler (empty_attach HZ) | with
 #                                        fsp-bpf -F 999; bench/tick_cost: CPU time the
@@ -228,7 +229,7 @@ probe_run() {
 		tool=$!
 		;;
 	fsp)
-		"$FSP" -F "$FREQ" -p "$pid" --json "$RAW/probe_fsp_$r.json" >"$tlog" 2>&1 &
+		"$FSP" --no-events -F "$FREQ" -p "$pid" --json "$RAW/probe_fsp_$r.json" >"$tlog" 2>&1 &
 		tool=$!
 		;;
 	bpftrace)
@@ -496,7 +497,7 @@ stats_run() {
 	wait_exe "$pid" "$BIN/probe_cost" || { wait "$pid"; return; }
 	case $c in
 	empty) "$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN/probe_cost" "$pid" "$FREQ" >"$tlog" 2>&1 & ;;
-	fsp) "$FSP" -F "$FREQ" -p "$pid" >"$tlog" 2>&1 & ;;
+	fsp) "$FSP" --no-events -F "$FREQ" -p "$pid" >"$tlog" 2>&1 & ;;
 	bpftrace) bpftrace -p "$pid" "$BT" "$pid" >"$tlog" 2>&1 & ;;
 	esac
 	tool=$!
