@@ -2,16 +2,20 @@
 /*
  * The profile file (docs/profile-format.md), written and read with json-c.
  *
- * Writer: the top-level object is framed here, member by member; every value
- * and every record (one thread, one stack, one sample, ...) is a json-c object
- * serialized on its own line and freed, so writing takes constant memory
- * beyond the model and its attribution.
+ * Writer: the top-level object is framed here, member by member. The string
+ * table is built first (every label of the stacks and events, once); the
+ * stacks and sample rows, nearly all of a file, are formatted directly (they
+ * hold only integers, null and fixed strings); every other value and record
+ * is a json-c object serialized on its own line and freed. Writing takes
+ * constant memory beyond the model, its attribution and the string table.
  *
  * Reader: a json-c tree of a whole profile takes ten to twenty times the
  * file's size, so the reader never builds one. A small structural scanner
- * walks the top-level object, its arrays and the stack objects, and hands
- * each record and each scalar to a depth-limited json_tokener, fed from the
- * file in chunks. Memory is then the model plus one record at a time.
+ * walks the top-level object and its arrays only to find where each record
+ * (one string, stack, sample row, ...) begins and ends; every record and
+ * scalar is parsed by a depth-limited json_tokener, fed from the file in
+ * chunks. Memory is then the model plus one record. (json-c does all the
+ * parsing of values: the scanner only splits the top level.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,9 +32,11 @@
 #include <unistd.h>
 
 #include "attrib.h"
+#include "hashmap.h"
 #include "profile_io.h"
 #include "report.h"
 #include "report_util.h"
+#include "strtab.h"
 #include "util.h"
 
 /* ---- shared helpers ----------------------------------------------------------------- */
@@ -99,6 +105,8 @@ struct jw {
 	bool first_rec; /* no record written yet in the current array */
 	char *scratch; /* strings made valid UTF-8 */
 	size_t cap_scratch;
+	char *line; /* the stack or sample record being formatted */
+	size_t nr_line, cap_line;
 };
 
 static void jw_raw(struct jw *w, const char *s, size_t len)
@@ -451,224 +459,268 @@ static void jw_threads(struct jw *w, const struct profile *p, uint64_t period)
 }
 
 /*
- * The stacks and samples sections hold most of a profile: their records are
- * written through templates, one json-c object per record kind whose member
- * values are updated in place, so that a record allocates nothing. Their
- * integers are serialized by jw_ser_u64 (json-c's own goes through snprintf).
+ * The string table ("strings"): every feature name and instance label of the
+ * stacks and events, each once, in order of first use, as written (made valid
+ * UTF-8 by jw_utf8). The model's strings are interned, so a label is looked up
+ * by address; two addresses whose written texts are equal (two invalid
+ * byte sequences both written as U+FFFD) share one entry, since the reader
+ * rejects a table with duplicates.
  */
-static int jw_ser_u64(struct json_object *jso, struct printbuf *pb, int level, int flags)
+struct jw_strings {
+	struct hashmap by_addr; /* (model string address, 0) -> index */
+	struct hashmap by_text; /* (address in text, 0) -> index */
+	struct strtab *text; /* the written texts */
+	const char **list; /* index -> written text */
+	size_t nr, cap;
+};
+
+static void jw_strings_fini(struct jw_strings *t)
 {
-	uint64_t v = json_object_get_uint64(jso);
+	hashmap__fini(&t->by_addr);
+	hashmap__fini(&t->by_text);
+	strtab__free(t->text);
+	free(t->list);
+}
+
+/* The index of s in the table, added when new; 0 with w->err set on failure. */
+static uint64_t jw_string(struct jw *w, struct jw_strings *t, const char *s)
+{
+	const char *u = s;
+	uint64_t idx = 0;
+	size_t len;
+	int r;
+
+	if (hashmap__find(&t->by_addr, (uintptr_t)s, 0, &idx) || w->err)
+		return idx;
+	if (jw_utf8(w, &u, &len))
+		return 0;
+	u = strtab__intern_len(t->text, u, len, NULL);
+	if (!u)
+		goto nomem;
+	r = hashmap__find_or_insert(&t->by_text, (uintptr_t)u, 0, t->nr, &idx);
+	if (r < 0)
+		goto nomem;
+	if (!r) {
+		if (fsp_grow((void **)&t->list, &t->cap, t->nr + 1, sizeof(*t->list)))
+			goto nomem;
+		t->list[t->nr++] = u;
+	}
+	if (hashmap__find_or_insert(&t->by_addr, (uintptr_t)s, 0, idx, NULL) < 0)
+		goto nomem;
+	return idx;
+nomem:
+	w->err = -ENOMEM;
+	return 0;
+}
+
+/* Fills the table: the stacks' frames (feature, then instance), then the events. */
+static void jw_strings_build(struct jw *w, struct jw_strings *t, const struct profile *p)
+{
+	struct profile_event e;
+	struct profile_stack st;
+	size_t i, j;
+
+	t->text = strtab__new();
+	if (!t->text) {
+		w->err = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < profile__nr_stacks(p) && !w->err; i++) {
+		if (profile__stack(p, i, &st))
+			continue;
+		for (j = 0; j < st.depth; j++) {
+			jw_string(w, t, st.frames[j].feature);
+			if (st.frames[j].instance)
+				jw_string(w, t, st.frames[j].instance);
+		}
+	}
+	for (i = 0; i < profile__nr_events(p) && !w->err; i++) {
+		if (profile__event(p, i, &e))
+			continue;
+		jw_string(w, t, e.feature);
+		if (e.instance)
+			jw_string(w, t, e.instance);
+	}
+}
+
+static void jw_strings(struct jw *w, const struct jw_strings *t)
+{
+	size_t i;
+
+	jw_begin_array(w, "strings");
+	for (i = 0; i < t->nr && !w->err; i++)
+		jw_record(w, jw_str(w, t->list[i]), "    ");
+	jw_end_array(w);
+}
+
+/*
+ * The stacks and samples sections hold nearly all of a profile. Their records
+ * hold only integers, null and fixed ASCII strings, so they are formatted here
+ * into w->line, one record at a time, and written with one call each.
+ */
+static void jb_reserve(struct jw *w, size_t n)
+{
+	char *b;
+	size_t cap;
+
+	if (w->err || w->cap_line - w->nr_line >= n)
+		return;
+	cap = w->cap_line ? w->cap_line : 4096;
+	while (cap - w->nr_line < n)
+		cap *= 2;
+	b = realloc(w->line, cap);
+	if (!b) {
+		w->err = -ENOMEM;
+		return;
+	}
+	w->line = b;
+	w->cap_line = cap;
+}
+
+/* Appends len bytes at s (at most 64: literals and numbers). */
+static void jb_put(struct jw *w, const char *s, size_t len)
+{
+	jb_reserve(w, len);
+	if (w->err)
+		return;
+	memcpy(w->line + w->nr_line, s, len);
+	w->nr_line += len;
+}
+
+/* s: a string literal (sizeof gives its length) */
+#define jb_lit(w, s) jb_put(w, "" s, sizeof(s) - 1)
+
+static void jb_u64(struct jw *w, uint64_t v)
+{
 	char buf[24], *d = buf + sizeof(buf);
 
-	(void)level;
-	(void)flags;
 	do {
 		*--d = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	return printbuf_memappend(pb, d, (int)(buf + sizeof(buf) - d));
+	jb_put(w, d, (size_t)(buf + sizeof(buf) - d));
 }
 
-/* An integer member of template o; the pointer is o's, valid while o is. */
-static struct json_object *jw_tpl_u64(struct jw *w, struct json_object *o, const char *k)
-{
-	struct json_object *v = jw_u64(w, 0);
-
-	if (v)
-		json_object_set_serializer(v, jw_ser_u64, NULL, NULL);
-	jw_add(w, o, k, v);
-	return w->err ? NULL : v;
-}
-
-static struct json_object *jw_tpl_str(struct jw *w, struct json_object *o, const char *k)
-{
-	struct json_object *v = jw_str(w, "");
-
-	jw_add(w, o, k, v);
-	return w->err ? NULL : v;
-}
-
-/* A member that is sometimes null: v is kept (a reference of our own) and
- * is the member's value when shown. */
-struct jw_opt {
-	struct json_object *v;
-	bool shown;
-};
-
-static void jw_opt_init(struct jw *w, struct json_object *o, const char *k, struct jw_opt *m,
-			struct json_object *v)
-{
-	m->v = v;
-	m->shown = true;
-	jw_add(w, o, k, json_object_get(v));
-}
-
-static void jw_opt_show(struct jw *w, struct json_object *o, const char *k, struct jw_opt *m,
-			bool show)
-{
-	if (w->err || show == m->shown)
-		return;
-	/* replacing the member drops the reference it held */
-	if (json_object_object_add_ex(o, k, show ? json_object_get(m->v) : NULL,
-				      JSON_C_OBJECT_KEY_IS_CONSTANT)) {
-		if (show)
-			json_object_put(m->v);
-		w->err = -ENOMEM;
-		return;
-	}
-	m->shown = show;
-}
-
-/* Sets string value v to s (made valid UTF-8 as jw_str does). */
-static void jw_set_str(struct jw *w, struct json_object *v, const char *s)
-{
-	const char *u = s;
-	size_t len;
-
-	if (w->err)
-		return;
-	if (jw_utf8(w, &u, &len))
-		return;
-	if (len > INT_MAX || !json_object_set_string_len(v, u, (int)len))
-		w->err = -ENOMEM;
-}
-
-/* Stack keys are opaque 64-bit identities: written as hex strings, which
+/* Stack keys are opaque 64-bit identities: written as "0x" hex strings, which
  * readers that hold numbers in doubles keep exact. */
-static void jw_set_key(struct jw *w, struct json_object *v, uint64_t key)
+static void jb_key(struct jw *w, uint64_t key)
 {
-	char buf[24];
+	static const char hex[] = "0123456789abcdef";
+	char buf[24], *d = buf + sizeof(buf);
 
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, key);
-	jw_set_str(w, v, buf);
+	*--d = '"';
+	do {
+		*--d = hex[key & 15];
+		key >>= 4;
+	} while (key);
+	*--d = 'x';
+	*--d = '0';
+	*--d = '"';
+	jb_put(w, d, (size_t)(buf + sizeof(buf) - d));
 }
 
-struct jw_frame_tpl {
-	struct json_object *o, *kind, *feature, *payload;
-	struct jw_opt instance;
-};
-
-static int jw_frame_tpl_init(struct jw *w, struct jw_frame_tpl *t)
+/* Writes the record formatted in w->line, on its own line. */
+static void jb_record(struct jw *w)
 {
-	memset(t, 0, sizeof(*t));
-	t->o = jw_object(w);
-	t->kind = jw_tpl_str(w, t->o, "kind");
-	t->feature = jw_tpl_str(w, t->o, "feature");
-	jw_opt_init(w, t->o, "instance", &t->instance, jw_str(w, ""));
-	t->payload = jw_tpl_u64(w, t->o, "payload");
-	return w->err;
+	jw_puts(w, w->first_rec ? "\n    " : ",\n    ");
+	w->first_rec = false;
+	jw_raw(w, w->line, w->nr_line);
+	w->nr_line = 0;
 }
 
-static void jw_frame_tpl_fini(struct jw_frame_tpl *t)
+/* A frame: ["m", feature, instance] for a mark, ["a", feature] for an
+ * antimark (with its instance when it has one), then the payload when not 0. */
+static void jb_frame(struct jw *w, struct jw_strings *t, const struct profile_frame *fr)
 {
-	json_object_put(t->o);
-	json_object_put(t->instance.v);
+	bool mark = fr->kind == PROFILE_MARK;
+
+	if (mark)
+		jb_lit(w, "[\"m\",");
+	else
+		jb_lit(w, "[\"a\",");
+	jb_u64(w, jw_string(w, t, fr->feature));
+	if (mark || fr->instance || fr->payload) {
+		jb_lit(w, ",");
+		if (fr->instance)
+			jb_u64(w, jw_string(w, t, fr->instance));
+		else
+			jb_lit(w, "null");
+	}
+	if (fr->payload) {
+		jb_lit(w, ",");
+		jb_u64(w, fr->payload);
+	}
+	jb_lit(w, "]");
 }
 
-static void jw_stacks(struct jw *w, const struct profile *p)
+static void jw_stacks(struct jw *w, const struct profile *p, struct jw_strings *t)
 {
-	struct json_object *o, *id, *source, *pid, *key, *frames;
-	struct jw_frame_tpl *pool = NULL, *t;
-	size_t i, j, nr_pool = 0, cap_pool = 0;
-	const struct profile_frame *fr;
 	struct profile_stack st;
-
-	o = jw_object(w);
-	id = jw_tpl_u64(w, o, "id");
-	source = jw_tpl_u64(w, o, "source");
-	pid = jw_tpl_u64(w, o, "pid");
-	key = jw_tpl_str(w, o, "key");
-	frames = json_object_new_array();
-	if (!frames)
-		w->err = -ENOMEM;
-	jw_add(w, o, "frames", frames);
+	size_t i, j;
 
 	jw_begin_array(w, "stacks");
 	for (i = 0; i < profile__nr_stacks(p) && !w->err; i++) {
 		if (profile__stack(p, i, &st))
 			continue;
-		json_object_set_uint64(id, i);
-		json_object_set_uint64(source, st.source);
-		json_object_set_uint64(pid, st.pid);
-		jw_set_key(w, key, st.key);
-		/* the pool keeps a reference to each frame: removing them frees nothing */
-		json_object_array_del_idx(frames, 0, json_object_array_length(frames));
-		for (j = 0; j < st.depth && !w->err; j++) {
-			if (j == nr_pool) {
-				if (fsp_grow((void **)&pool, &cap_pool, nr_pool + 1,
-					     sizeof(*pool))) {
-					w->err = -ENOMEM;
-					break;
-				}
-				if (jw_frame_tpl_init(w, &pool[nr_pool++]))
-					break;
-			}
-			fr = &st.frames[j];
-			t = &pool[j];
-			jw_set_str(w, t->kind, fr->kind == PROFILE_MARK ? "mark" : "antimark");
-			jw_set_str(w, t->feature, fr->feature);
-			jw_opt_show(w, t->o, "instance", &t->instance, fr->instance);
-			if (fr->instance)
-				jw_set_str(w, t->instance.v, fr->instance);
-			json_object_set_uint64(t->payload, fr->payload);
-			if (!w->err && json_object_array_add(frames, json_object_get(t->o))) {
-				json_object_put(t->o);
-				w->err = -ENOMEM;
-			}
+		jb_lit(w, "{\"id\":");
+		jb_u64(w, i);
+		jb_lit(w, ",\"source\":");
+		jb_u64(w, st.source);
+		jb_lit(w, ",\"pid\":");
+		jb_u64(w, st.pid);
+		jb_lit(w, ",\"key\":");
+		jb_key(w, st.key);
+		jb_lit(w, ",\"frames\":[");
+		for (j = 0; j < st.depth; j++) {
+			if (j)
+				jb_lit(w, ",");
+			jb_frame(w, t, &st.frames[j]);
 		}
-		jw_record(w, json_object_get(o), "    ");
+		jb_lit(w, "]}");
+		jb_record(w);
 	}
 	jw_end_array(w);
-	json_object_put(o);
-	for (j = 0; j < nr_pool; j++)
-		jw_frame_tpl_fini(&pool[j]);
-	free(pool);
 }
 
+/* Sample rows: [source, pid, tid, stack, count] and off-CPU time as a sixth
+ * column in profiles that measured some. stack is the stack's id, null for
+ * the empty stack, the key for a stack that was not stored. */
 static void jw_samples(struct jw *w, const struct profile *p)
 {
-	struct json_object *o, *source, *pid, *tid, *key, *count, *offcpu = NULL;
-	/* off-CPU time only in profiles that measured some */
 	bool has_offcpu = profile__total_offcpu_ns(p) != 0;
 	struct profile_sample s;
-	struct jw_opt stack;
 	size_t i;
-
-	o = jw_object(w);
-	source = jw_tpl_u64(w, o, "source");
-	pid = jw_tpl_u64(w, o, "pid");
-	tid = jw_tpl_u64(w, o, "tid");
-	jw_opt_init(w, o, "stack", &stack, jw_u64(w, 0));
-	if (stack.v)
-		json_object_set_serializer(stack.v, jw_ser_u64, NULL, NULL);
-	key = jw_tpl_str(w, o, "key");
-	count = jw_tpl_u64(w, o, "count");
-	if (has_offcpu)
-		offcpu = jw_tpl_u64(w, o, "offcpu_ns");
 
 	jw_begin_array(w, "samples");
 	for (i = 0; i < profile__nr_samples(p) && !w->err; i++) {
 		if (profile__sample(p, i, &s))
 			continue;
-		json_object_set_uint64(source, s.source);
-		json_object_set_uint64(pid, s.pid);
-		json_object_set_uint64(tid, s.tid);
-		jw_opt_show(w, o, "stack", &stack, s.stack != PROFILE_NO_STACK);
+		jb_lit(w, "[");
+		jb_u64(w, s.source);
+		jb_lit(w, ",");
+		jb_u64(w, s.pid);
+		jb_lit(w, ",");
+		jb_u64(w, s.tid);
+		jb_lit(w, ",");
 		if (s.stack != PROFILE_NO_STACK)
-			json_object_set_uint64(stack.v, s.stack);
-		jw_set_key(w, key, s.key);
-		json_object_set_uint64(count, s.count);
-		if (offcpu)
-			json_object_set_uint64(offcpu, s.offcpu_ns);
-		jw_record(w, json_object_get(o), "    ");
+			jb_u64(w, s.stack);
+		else if (!s.key)
+			jb_lit(w, "null");
+		else
+			jb_key(w, s.key);
+		jb_lit(w, ",");
+		jb_u64(w, s.count);
+		if (has_offcpu) {
+			jb_lit(w, ",");
+			jb_u64(w, s.offcpu_ns);
+		}
+		jb_lit(w, "]");
+		jb_record(w);
 	}
 	jw_end_array(w);
-	json_object_put(o);
-	json_object_put(stack.v);
 }
 
-static void jw_events(struct jw *w, const struct profile *p)
+static void jw_events(struct jw *w, const struct profile *p, struct jw_strings *t)
 {
 	const struct profile_event_stats *st;
 	struct profile_event e;
@@ -683,8 +735,9 @@ static void jw_events(struct jw *w, const struct profile *p)
 		o = jw_object(w);
 		jw_add(w, o, "source", jw_u64(w, e.source));
 		jw_add(w, o, "pid", jw_u64(w, e.pid));
-		jw_add(w, o, "feature", jw_str(w, e.feature));
-		jw_add(w, o, "instance", jw_str(w, e.instance));
+		jw_add(w, o, "feature", jw_u64(w, jw_string(w, t, e.feature)));
+		jw_add(w, o, "instance",
+		       e.instance ? jw_u64(w, jw_string(w, t, e.instance)) : NULL);
 		jw_add(w, o, "enters", jw_u64(w, st->enters));
 		jw_add(w, o, "leaves", jw_u64(w, st->leaves));
 		jw_add(w, o, "total_ns", jw_u64(w, st->total_ns));
@@ -715,11 +768,13 @@ static int jw_profile(FILE *out, const struct profile *p, const struct attrib *a
 	uint64_t period = report_period_ns(m), diag[DIAG__COUNT];
 	struct profile_meta top = *m;
 	struct jw w = {.out = out, .first = true};
+	struct jw_strings strs = {HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0};
 	int d;
 
 	/* the top level names its writer when the model does not */
 	if (!top.tool_version)
 		top.tool_version = FSP_VERSION;
+	jw_strings_build(&w, &strs, p);
 	jw_puts(&w, "{");
 	jw_member(&w, "version", jw_u64(&w, PROFILE_FORMAT_VERSION));
 	jw_member(&w, "tool", jw_str(&w, "fsp-bpf"));
@@ -733,9 +788,10 @@ static int jw_profile(FILE *out, const struct profile *p, const struct attrib *a
 	jw_member(&w, "uncharged_samples", jw_u64(&w, attrib__uncharged_samples(a)));
 	jw_features(&w, a, period);
 	jw_threads(&w, p, period);
-	jw_stacks(&w, p);
+	jw_strings(&w, &strs);
+	jw_stacks(&w, p, &strs);
 	jw_samples(&w, p);
-	jw_events(&w, p);
+	jw_events(&w, p, &strs);
 
 	/* diagnostics: pretty, one counter per line */
 	for (d = 0; d < DIAG__COUNT; d++)
@@ -748,7 +804,9 @@ static int jw_profile(FILE *out, const struct profile *p, const struct attrib *a
 		jw_value(&w, jw_u64(&w, diag[d]));
 	}
 	jw_puts(&w, "\n  }\n}\n");
+	jw_strings_fini(&strs);
 	free(w.scratch);
+	free(w.line);
 	return w.err;
 }
 
@@ -962,6 +1020,8 @@ struct where {
 	size_t j;
 };
 
+/* A version 1 sample naming a stack, checked once "stacks" is read (version
+ * 1 allowed samples before stacks; its keys are ids + 1, known up front). */
 struct stack_ref {
 	size_t entry; /* index in "samples" */
 	uint64_t stack; /* id the entry names */
@@ -978,6 +1038,7 @@ enum top_field {
 	TF_PROCESSES,
 	TF_TOTAL_SAMPLES,
 	TF_THREADS,
+	TF_STRINGS,
 	TF_STACKS,
 	TF_SAMPLES,
 	TF_EVENTS,
@@ -986,8 +1047,38 @@ enum top_field {
 };
 
 static const char *const top_names[TF__COUNT - MF__COUNT] = {
-	"version", "tool",   "sources", "pids",	  "processes",	 "total_samples",
-	"threads", "stacks", "samples", "events", "diagnostics",
+	"version", "tool",    "sources", "pids",    "processes", "total_samples",
+	"threads", "strings", "stacks",	 "samples", "events",	 "diagnostics",
+};
+
+/* The string-table indexes of a version 2 frame (NO_IDX: none). */
+struct frame_idx {
+	size_t feature, instance;
+};
+
+/* A stack record as read; its frames are rd->frames (and rd->fidx), depth of them. */
+struct stack_in {
+	uint64_t id;
+	uint32_t source, pid;
+	uint64_t key;
+	bool has_key;
+	size_t depth;
+};
+
+/* What a sample names as its stack. */
+enum sample_stack {
+	SS_EMPTY, /* null (or the key 0): the empty stack */
+	SS_ID, /* a stack id (version 2: the stack must be known) */
+	SS_KEY, /* the key of a stack that was not stored */
+	SS_V1_ID, /* a version 1 stack id: key id + 1, checked later if need be */
+};
+
+/* A sample record as read. */
+struct sample_in {
+	uint32_t source, pid, tid;
+	enum sample_stack by;
+	uint64_t stack; /* the id or the key */
+	uint64_t count, offcpu;
 };
 
 struct rd {
@@ -1010,6 +1101,7 @@ struct rd {
 
 	/* the profile being built */
 	struct profile *p;
+	int version; /* as read; 0 until "version" is */
 	uint32_t seen; /* bit per enum top_field / meta_field read */
 	bool pids_added;
 	bool stacks_done; /* "stacks" has been read */
@@ -1019,10 +1111,17 @@ struct rd {
 	size_t nr_pids, cap_pids;
 	uint64_t total_samples; /* as declared */
 	uint64_t sum_count, sum_offcpu;
-	struct stack_ref *refs; /* sample -> stack checks waiting for "stacks" */
+	struct stack_ref *refs; /* version 1 sample -> stack checks waiting for "stacks" */
 	size_t nr_refs, cap_refs;
+	struct strtab *stab; /* the strings of "strings" */
+	/* "strings" by index: stab's copy, replaced by the profile's own copy
+	 * once a stack has used it, which the profile then interns by address */
+	const char **strs;
+	size_t nr_strs, cap_strs;
 	struct profile_frame *frames; /* the stack being read */
 	size_t cap_frames;
+	struct frame_idx *fidx; /* its frames' string indexes */
+	size_t cap_fidx;
 };
 
 static int rd_fail(struct rd *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1565,21 +1664,14 @@ static int jv_str(struct rd *rd, const struct where *w, const char *field, struc
 	return 0;
 }
 
-/* A stack key: a non-negative integer, or "0x" and 1 to 16 hex digits. */
-static int jv_key(struct rd *rd, const struct where *w, const char *field, struct json_object *v,
-		  uint64_t *out)
+/* A key string: "0x" (or "0X") and 1 to 16 hex digits; 0 or -1. */
+static int parse_key(const char *s, size_t n, uint64_t *out)
 {
-	char buf[176];
-	const char *s;
-	size_t i, n;
 	uint64_t k = 0;
+	size_t i;
 
-	if (!json_object_is_type(v, json_type_string))
-		return jv_u64(rd, w, field, v, out);
-	s = json_object_get_string(v);
-	n = (size_t)json_object_get_string_len(v);
 	if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		goto bad;
+		return -1;
 	for (i = 2; i < n; i++) {
 		char c = s[i];
 		unsigned int d;
@@ -1591,14 +1683,60 @@ static int jv_key(struct rd *rd, const struct where *w, const char *field, struc
 		else if (c >= 'A' && c <= 'F')
 			d = c - 'A' + 10;
 		else
-			goto bad;
+			return -1;
 		k = k << 4 | d;
 	}
 	*out = k;
 	return 0;
-bad:
+}
+
+/* A stack key: a non-negative integer, or a key string (parse_key). */
+static int jv_key(struct rd *rd, const struct where *w, const char *field, struct json_object *v,
+		  uint64_t *out)
+{
+	char buf[176];
+	const char *s;
+
+	if (!json_object_is_type(v, json_type_string))
+		return jv_u64(rd, w, field, v, out);
+	s = json_object_get_string(v);
+	if (!parse_key(s, (size_t)json_object_get_string_len(v), out))
+		return 0;
 	return jv_fail(rd, w, field, "\"%s\" is not a key (\"0x\" and 1 to 16 hex digits)",
 		       msg_str(s, buf, sizeof(buf)));
+}
+
+/*
+ * A string-table index (or null when nullable: *out NO_IDX). The table must
+ * have been read: "strings" comes before the sections that use it.
+ */
+static int jv_stridx(struct rd *rd, const struct where *w, const char *field, struct json_object *v,
+		     bool nullable, size_t *out)
+{
+	char path[160];
+	uint64_t idx;
+
+	*out = NO_IDX;
+	if (!v && nullable)
+		return 0;
+	if (!json_object_is_type(v, json_type_int))
+		return jv_fail(rd, w, field,
+			       nullable ? "expected a string index (an integer) or null, got %s"
+					: "expected a string index (an integer), got %s",
+			       jtype(v));
+	if (jv_u64(rd, w, field, v, &idx))
+		return -1;
+	if (idx >= rd->nr_strs) {
+		where_fmt(w, field, path, sizeof(path));
+		return rd_fail(rd,
+			       "%s: string index %" PRIu64
+			       " is out of range (the string table has %zu strings%s)",
+			       path, idx, rd->nr_strs,
+			       rd->seen & 1u << TF_STRINGS ? ""
+							   : "; \"strings\" must come before it");
+	}
+	*out = (size_t)idx;
+	return 0;
 }
 
 /* Member field of record o; NULL (and *present false) when absent. */
@@ -1656,6 +1794,17 @@ static int jf_str(struct rd *rd, const struct where *w, struct json_object *o, c
 	return present ? jv_str(rd, w, field, v, nullable, out) : 0;
 }
 
+/* Optional string-table index member (absent: NO_IDX), see jv_stridx. */
+static int jf_stridx(struct rd *rd, const struct where *w, struct json_object *o, const char *field,
+		     bool nullable, size_t *out)
+{
+	bool present;
+	struct json_object *v = jf(o, field, &present);
+
+	*out = NO_IDX;
+	return present ? jv_stridx(rd, w, field, v, nullable, out) : 0;
+}
+
 /* One metadata field into m; strings point into v unless copy. */
 static int rd_meta_field(struct rd *rd, const struct where *w, enum meta_field f,
 			 struct json_object *v, struct profile_meta *m, bool copy)
@@ -1709,17 +1858,19 @@ static int rd_diag(struct rd *rd, const struct where *w, struct json_object *o, 
 
 /* ---- the reader: sections ------------------------------------------------------------------ */
 
-/* One record (an object) of an array. */
-static int rd_record(struct rd *rd, const struct where *w, struct json_object **o)
+/* One record of an array: a value of type want (an object or an array). */
+static int rd_record(struct rd *rd, const struct where *w, enum json_type want,
+		     struct json_object **o)
 {
 	char path[160];
 
 	if (rd_value(rd, "a record", o))
 		return -1;
-	if (json_object_is_type(*o, json_type_object))
+	if (json_object_is_type(*o, want))
 		return 0;
 	where_fmt(w, NULL, path, sizeof(path));
-	rd_fail(rd, "%s: expected an object, got %s", path, jtype(*o));
+	rd_fail(rd, "%s: expected %s, got %s", path,
+		want == json_type_array ? "an array" : "an object", jtype(*o));
 	json_object_put(*o);
 	*o = NULL;
 	return -1;
@@ -1771,7 +1922,7 @@ static int rd_source(struct rd *rd, size_t i)
 	bool present;
 	int f, err = -1;
 
-	if (rd_record(rd, &w, &o))
+	if (rd_record(rd, &w, json_type_object, &o))
 		return -1;
 	for (f = 0; f < MF__COUNT; f++) {
 		v = jf(o, meta_names[f], &present);
@@ -1839,7 +1990,7 @@ static int rd_process(struct rd *rd, size_t i)
 	uint32_t src, pid;
 	int err = -1;
 
-	if (rd_record(rd, &w, &o))
+	if (rd_record(rd, &w, json_type_object, &o))
 		return -1;
 	if (jf_u32(rd, &w, o, "source", false, &src) || jf_u32(rd, &w, o, "pid", true, &pid) ||
 	    rd_use_source(rd, &w, src))
@@ -1862,7 +2013,7 @@ static int rd_thread(struct rd *rd, size_t i)
 	const char *comm;
 	int err = -1;
 
-	if (rd_record(rd, &w, &o))
+	if (rd_record(rd, &w, json_type_object, &o))
 		return -1;
 	if (jf_u32(rd, &w, o, "source", false, &src) || jf_u32(rd, &w, o, "pid", true, &pid) ||
 	    jf_u32(rd, &w, o, "tid", true, &tid) || jf_str(rd, &w, o, "comm", true, &comm) ||
@@ -1879,9 +2030,58 @@ cleanup:
 	return err;
 }
 
-/* Frame j of stack i (an element of its "frames") into rd->frames[j];
- * the strings point into o. */
-static int rd_frame(struct rd *rd, size_t i, size_t j, struct json_object *o)
+/* Room for a stack of depth frames (and their string indexes). 0 or -ENOMEM. */
+static int rd_frames_room(struct rd *rd, size_t depth)
+{
+	if (fsp_grow((void **)&rd->frames, &rd->cap_frames, depth ? depth : 1, sizeof(*rd->frames)))
+		return -ENOMEM;
+	return fsp_grow((void **)&rd->fidx, &rd->cap_fidx, depth ? depth : 1, sizeof(*rd->fidx));
+}
+
+/* ---- the reader: strings, stacks, samples, events ---------------------------------------------- */
+
+/* Appends s (len bytes) to the string table, strings[i]. */
+static int rd_add_string(struct rd *rd, size_t i, const char *s, size_t len)
+{
+	char buf[176];
+	const char *copy;
+	bool added;
+	size_t j;
+
+	copy = strtab__intern_len(rd->stab, s, len, &added);
+	if (!copy)
+		return rd_fail(rd, "out of memory");
+	if (!added) {
+		/* readers may compare indexes for equality: each string once */
+		for (j = 0; j < rd->nr_strs && rd->strs[j] != copy; j++)
+			;
+		return rd_fail(rd, "strings[%zu]: \"%s\" is also strings[%zu] (each string once)",
+			       i, msg_str(copy, buf, sizeof(buf)), j);
+	}
+	if (fsp_grow((void **)&rd->strs, &rd->cap_strs, rd->nr_strs + 1, sizeof(*rd->strs)))
+		return rd_fail(rd, "out of memory");
+	rd->strs[rd->nr_strs++] = copy;
+	return 0;
+}
+
+static int rd_string(struct rd *rd, size_t i)
+{
+	struct where w = {"strings", i, NULL, NO_IDX};
+	struct json_object *v;
+	const char *s;
+	int err;
+
+	if (rd_value(rd, "a string", &v))
+		return -1;
+	err = jv_str(rd, &w, NULL, v, false, &s);
+	if (!err)
+		err = rd_add_string(rd, i, s, (size_t)json_object_get_string_len(v));
+	json_object_put(v);
+	return err;
+}
+
+/* Frame j of version 1 stack i: an object; the strings point into o. */
+static int rd_frame_v1(struct rd *rd, size_t i, size_t j, struct json_object *o)
 {
 	char buf[176];
 	struct where w = {"stacks", i, "frames", j};
@@ -1890,9 +2090,11 @@ static int rd_frame(struct rd *rd, size_t i, size_t j, struct json_object *o)
 	char path[160];
 
 	memset(fr, 0, sizeof(*fr));
+	rd->fidx[j] = (struct frame_idx){NO_IDX, NO_IDX};
 	if (!json_object_is_type(o, json_type_object)) {
 		where_fmt(&w, NULL, path, sizeof(path));
-		return rd_fail(rd, "%s: expected an object, got %s", path, jtype(o));
+		return rd_fail(rd, "%s: expected an object (a version 1 frame), got %s", path,
+			       jtype(o));
 	}
 	if (jf_str(rd, &w, o, "kind", false, &kind) ||
 	    jf_str(rd, &w, o, "feature", false, &fr->feature) ||
@@ -1914,80 +2116,145 @@ static int rd_frame(struct rd *rd, size_t i, size_t j, struct json_object *o)
 	return 0;
 }
 
-/* A stack with its frames: one json-c value (a record, at most
- * PROFILE_IO_MAX_VALUE bytes), since one parse is much cheaper than one per
- * frame and field. */
-static int rd_stack(struct rd *rd, size_t i)
+/* Frame j of version 2 stack i: [kind, feature, instance, payload], the
+ * last two optional, elements after them ignored (later revisions). */
+static int rd_frame_v2(struct rd *rd, size_t i, size_t j, struct json_object *a)
+{
+	char buf[176];
+	struct where w = {"stacks", i, "frames", j};
+	struct profile_frame *fr = &rd->frames[j];
+	struct frame_idx *x = &rd->fidx[j];
+	const char *kind;
+	char path[160];
+	size_t n;
+
+	memset(fr, 0, sizeof(*fr));
+	*x = (struct frame_idx){NO_IDX, NO_IDX};
+	where_fmt(&w, NULL, path, sizeof(path));
+	if (!json_object_is_type(a, json_type_array))
+		return rd_fail(rd, "%s: expected an array (a version 2 frame), got %s", path,
+			       jtype(a));
+	n = json_object_array_length(a);
+	if (n < 2)
+		return rd_fail(rd,
+			       "%s: %zu element%s, expected [kind, feature, instance, payload] "
+			       "with at least kind and feature",
+			       path, n, n == 1 ? "" : "s");
+	if (jv_str(rd, &w, "kind", json_object_array_get_idx(a, 0), false, &kind) ||
+	    jv_stridx(rd, &w, "feature", json_object_array_get_idx(a, 1), false, &x->feature) ||
+	    (n > 2 &&
+	     jv_stridx(rd, &w, "instance", json_object_array_get_idx(a, 2), true, &x->instance)) ||
+	    (n > 3 && jv_u64(rd, &w, "payload", json_object_array_get_idx(a, 3), &fr->payload)))
+		return -1;
+	if (!strcmp(kind, "m"))
+		fr->kind = PROFILE_MARK;
+	else if (!strcmp(kind, "a"))
+		fr->kind = PROFILE_ANTIMARK;
+	else
+		return jv_fail(rd, &w, "kind",
+			       "unknown frame kind \"%s\" (expected \"m\" or \"a\")",
+			       msg_str(kind, buf, sizeof(buf)));
+	fr->feature = rd->strs[x->feature];
+	fr->instance = x->instance == NO_IDX ? NULL : rd->strs[x->instance];
+	return 0;
+}
+
+/*
+ * Stack i with json-c: one value (a record, at most PROFILE_IO_MAX_VALUE
+ * bytes), since one parse is much cheaper than one per frame and field.
+ * *o is the record (to put by the caller); version 1 frames point into it.
+ */
+static int rd_stack_json(struct rd *rd, size_t i, struct stack_in *in, struct json_object **o)
 {
 	struct where w = {"stacks", i, NULL, NO_IDX};
-	struct json_object *o, *frames, *v;
-	uint64_t id = i, key = (uint64_t)i + 1;
-	uint32_t src, pid;
-	size_t j, depth, cap;
-	bool present, have_key;
-	int r, err = -1;
+	struct json_object *frames, *v;
+	bool present;
+	size_t j;
 
-	if (rd_record(rd, &w, &o))
+	memset(in, 0, sizeof(*in));
+	if (rd_record(rd, &w, json_type_object, o))
 		return -1;
-	if (jf_u64(rd, &w, o, "id", false, i, &id) || jf_u32(rd, &w, o, "source", false, &src) ||
-	    jf_u32(rd, &w, o, "pid", true, &pid))
-		goto cleanup;
-	/* v1 has no keys: stack i gets key i + 1 */
-	v = jf(o, "key", &have_key);
-	if (have_key && jv_key(rd, &w, "key", v, &key))
-		goto cleanup;
-	frames = jf(o, "frames", &present);
-	if (!present) {
-		jf_missing(rd, &w, "frames");
-		goto cleanup;
+	if (jf_u64(rd, &w, *o, "id", false, i, &in->id) ||
+	    jf_u32(rd, &w, *o, "pid", true, &in->pid))
+		return -1;
+	/* version 1 has no sources and no keys (stack i gets key i + 1) */
+	if (rd->version >= 2) {
+		if (jf_u32(rd, &w, *o, "source", false, &in->source))
+			return -1;
+		v = jf(*o, "key", &in->has_key);
+		if (in->has_key && jv_key(rd, &w, "key", v, &in->key))
+			return -1;
 	}
-	if (!json_object_is_type(frames, json_type_array)) {
-		jv_fail(rd, &w, "frames", "expected an array, got %s", jtype(frames));
-		goto cleanup;
+	frames = jf(*o, "frames", &present);
+	if (!present)
+		return jf_missing(rd, &w, "frames");
+	if (!json_object_is_type(frames, json_type_array))
+		return jv_fail(rd, &w, "frames", "expected an array, got %s", jtype(frames));
+	in->depth = json_object_array_length(frames);
+	if (in->depth > PROFILE_IO_MAX_FRAMES)
+		return rd_fail(rd, "stacks[%zu].frames: %zu frames, more than the limit of %d", i,
+			       in->depth, PROFILE_IO_MAX_FRAMES);
+	if (rd_frames_room(rd, in->depth))
+		return rd_fail(rd, "out of memory");
+	for (j = 0; j < in->depth; j++) {
+		v = json_object_array_get_idx(frames, j);
+		if (rd->version >= 2 ? rd_frame_v2(rd, i, j, v) : rd_frame_v1(rd, i, j, v))
+			return -1;
 	}
-	if (id != i) {
-		rd_fail(rd, "stacks[%zu].id: %" PRIu64 ", but ids are the stacks' positions (%zu)",
-			i, id, i);
-		goto cleanup;
+	return 0;
+}
+
+/* Adds stack i as read (by either path). */
+static int rd_add_stack(struct rd *rd, size_t i, const struct stack_in *in)
+{
+	struct where w = {"stacks", i, NULL, NO_IDX};
+	uint64_t key = in->has_key ? in->key : (uint64_t)i + 1;
+	struct profile_stack st;
+	size_t j;
+	int r;
+
+	if (in->id != i)
+		return rd_fail(
+			rd, "stacks[%zu].id: %" PRIu64 ", but ids are the stacks' positions (%zu)",
+			i, in->id, i);
+	if (in->has_key && !in->key)
+		return rd_fail(rd, "stacks[%zu].key: 0 is the empty stack's key", i);
+	if (rd_add_pids(rd) || rd_use_source(rd, &w, in->source))
+		return -1;
+	r = profile__add_stack(rd->p, in->pid, key, rd->frames, in->depth);
+	if (r == -EEXIST)
+		return rd_fail(
+			rd, "stacks[%zu]: a second stack of source %u, pid %u with key 0x%" PRIx64,
+			i, in->source, in->pid, key);
+	if (r)
+		return rd_add_err(rd, &w, r);
+	/* From now on the strings this stack used are given to the profile as
+	 * its own copies, which it interns without hashing them. */
+	if (rd->version >= 2 && !profile__stack(rd->p, profile__nr_stacks(rd->p) - 1, &st)) {
+		for (j = 0; j < st.depth && j < in->depth; j++) {
+			rd->strs[rd->fidx[j].feature] = st.frames[j].feature;
+			if (rd->fidx[j].instance != NO_IDX && st.frames[j].instance)
+				rd->strs[rd->fidx[j].instance] = st.frames[j].instance;
+		}
 	}
-	if (have_key && !key) {
-		rd_fail(rd, "stacks[%zu].key: 0 is the empty stack's key", i);
-		goto cleanup;
-	}
-	depth = json_object_array_length(frames);
-	if (depth > PROFILE_IO_MAX_FRAMES) {
-		rd_fail(rd, "stacks[%zu].frames: %zu frames, more than the limit of %d", i, depth,
-			PROFILE_IO_MAX_FRAMES);
-		goto cleanup;
-	}
-	cap = rd->cap_frames;
-	if (fsp_grow((void **)&rd->frames, &cap, depth, sizeof(*rd->frames))) {
-		rd_fail(rd, "out of memory");
-		goto cleanup;
-	}
-	rd->cap_frames = cap;
-	for (j = 0; j < depth; j++)
-		if (rd_frame(rd, i, j, json_object_array_get_idx(frames, j)))
-			goto cleanup;
-	if (rd_add_pids(rd) || rd_use_source(rd, &w, src))
-		goto cleanup;
-	r = profile__add_stack(rd->p, pid, key, rd->frames, depth);
-	if (r == -EEXIST) {
-		rd_fail(rd, "stacks[%zu]: a second stack of source %u, pid %u with key 0x%" PRIx64,
-			i, src, pid, key);
-		goto cleanup;
-	}
-	if (r) {
-		rd_add_err(rd, &w, r);
-		goto cleanup;
-	}
-	err = 0;
-cleanup:
+	return 0;
+}
+
+static int rd_stack(struct rd *rd, size_t i)
+{
+	struct json_object *o = NULL;
+	struct stack_in in;
+	int err;
+
+	err = rd_stack_json(rd, i, &in, &o);
+	if (!err)
+		err = rd_add_stack(rd, i, &in);
 	json_object_put(o);
 	return err;
 }
 
-/* Checks that sample entry ref names a stack of its own (source, pid, key). */
+/* Checks that version 1 sample entry ref names a stack of its own (source,
+ * pid, key). */
 static int rd_check_ref(struct rd *rd, const struct stack_ref *ref)
 {
 	struct profile_stack st;
@@ -2008,73 +2275,160 @@ static int rd_check_ref(struct rd *rd, const struct stack_ref *ref)
 	return 0;
 }
 
-static int rd_sample(struct rd *rd, size_t i)
+/* The columns of a version 2 sample row, for messages. */
+static const char *const sample_cols[] = {"source", "pid", "tid", "stack", "count", "offcpu_ns"};
+
+/* Sample i of a version 2 file with json-c: a row, see sample_cols; columns
+ * after them are ignored (later revisions). */
+static int rd_sample_json(struct rd *rd, size_t i, struct sample_in *in)
 {
 	struct where w = {"samples", i, NULL, NO_IDX};
-	uint64_t stack = UINT64_MAX, key, count, offcpu;
+	struct json_object *a, *v;
+	int err = -1;
+	size_t n;
+
+	memset(in, 0, sizeof(*in));
+	if (rd_record(rd, &w, json_type_array, &a))
+		return -1;
+	n = json_object_array_length(a);
+	if (n < 5) {
+		rd_fail(rd,
+			"samples[%zu]: %zu columns, expected 5 or 6 "
+			"([source, pid, tid, stack, count] and optionally offcpu_ns)",
+			i, n);
+		goto cleanup;
+	}
+	if (jv_u32(rd, &w, sample_cols[0], json_object_array_get_idx(a, 0), &in->source) ||
+	    jv_u32(rd, &w, sample_cols[1], json_object_array_get_idx(a, 1), &in->pid) ||
+	    jv_u32(rd, &w, sample_cols[2], json_object_array_get_idx(a, 2), &in->tid))
+		goto cleanup;
+	v = json_object_array_get_idx(a, 3);
+	if (!v) {
+		in->by = SS_EMPTY;
+	} else if (json_object_is_type(v, json_type_string)) {
+		if (jv_key(rd, &w, sample_cols[3], v, &in->stack))
+			goto cleanup;
+		in->by = in->stack ? SS_KEY : SS_EMPTY;
+	} else if (json_object_is_type(v, json_type_int)) {
+		if (jv_u64(rd, &w, sample_cols[3], v, &in->stack))
+			goto cleanup;
+		in->by = SS_ID;
+	} else {
+		jv_fail(rd, &w, sample_cols[3], "expected a stack id, null or a key string, got %s",
+			jtype(v));
+		goto cleanup;
+	}
+	if (jv_u64(rd, &w, sample_cols[4], json_object_array_get_idx(a, 4), &in->count) ||
+	    (n > 5 && jv_u64(rd, &w, sample_cols[5], json_object_array_get_idx(a, 5), &in->offcpu)))
+		goto cleanup;
+	err = 0;
+cleanup:
+	json_object_put(a);
+	return err;
+}
+
+/* Sample i of a version 1 file: an object {pid, tid, stack, count}. */
+static int rd_sample_v1(struct rd *rd, size_t i, struct sample_in *in)
+{
+	struct where w = {"samples", i, NULL, NO_IDX};
 	struct json_object *o, *v;
-	struct stack_ref ref;
-	uint32_t src, pid, tid;
 	bool present;
 	int err = -1;
 
-	if (rd_record(rd, &w, &o))
+	memset(in, 0, sizeof(*in));
+	if (rd_record(rd, &w, json_type_object, &o))
 		return -1;
-	if (jf_u32(rd, &w, o, "source", false, &src) || jf_u32(rd, &w, o, "pid", true, &pid) ||
-	    jf_u32(rd, &w, o, "tid", true, &tid) || jf_u64(rd, &w, o, "count", true, 0, &count) ||
-	    jf_u64(rd, &w, o, "offcpu_ns", false, 0, &offcpu))
+	if (jf_u32(rd, &w, o, "pid", true, &in->pid) || jf_u32(rd, &w, o, "tid", true, &in->tid) ||
+	    jf_u64(rd, &w, o, "count", true, 0, &in->count))
 		goto cleanup;
 	v = jf(o, "stack", &present);
-	if (v && jv_u64(rd, &w, "stack", v, &stack))
+	in->by = v ? SS_V1_ID : SS_EMPTY;
+	if (v && jv_u64(rd, &w, "stack", v, &in->stack))
 		goto cleanup;
-	/* v1 has no keys: stack i was given key i + 1 */
-	key = stack == UINT64_MAX ? 0 : stack + 1;
-	v = jf(o, "key", &present);
-	if (present && jv_key(rd, &w, "key", v, &key))
-		goto cleanup;
-	if (count > UINT64_MAX - rd->sum_count) {
-		rd_fail(rd, "samples[%zu].count: the sample counts add up to more than 2^64-1", i);
-		goto cleanup;
-	}
-	if (offcpu > UINT64_MAX - rd->sum_offcpu) {
-		rd_fail(rd,
-			"samples[%zu].offcpu_ns: the off-CPU times add up to more than 2^64-1 ns",
-			i);
-		goto cleanup;
-	}
-	rd->sum_count += count;
-	rd->sum_offcpu += offcpu;
-	if (rd_add_pids(rd) || rd_use_source(rd, &w, src))
-		goto cleanup;
-
-	if (stack != UINT64_MAX) {
-		ref = (struct stack_ref){i, stack, key, src, pid};
-		if (rd->stacks_done) {
-			if (rd_check_ref(rd, &ref))
-				goto cleanup;
-		} else {
-			/* stacks come later: check once they are known */
-			if (fsp_grow((void **)&rd->refs, &rd->cap_refs, rd->nr_refs + 1,
-				     sizeof(*rd->refs))) {
-				rd_fail(rd, "out of memory");
-				goto cleanup;
-			}
-			rd->refs[rd->nr_refs++] = ref;
-		}
-	}
-	/* -ENOENT: a key of no stack (an unknown stack), kept as such */
-	err = profile__add_samples(rd->p, pid, tid, key, count);
-	if (!err || err == -ENOENT)
-		err = profile__add_offcpu(rd->p, pid, tid, key, offcpu);
-	if (err && err != -ENOENT) {
-		rd_add_err(rd, &w, err);
-		err = -1;
-		goto cleanup;
-	}
 	err = 0;
 cleanup:
 	json_object_put(o);
 	return err;
+}
+
+/* Adds sample i as read. */
+static int rd_add_sample(struct rd *rd, size_t i, const struct sample_in *in)
+{
+	struct where w = {"samples", i, NULL, NO_IDX};
+	struct profile_stack st;
+	struct stack_ref ref;
+	uint64_t key = 0;
+	size_t nr;
+	int err;
+
+	if (in->count > UINT64_MAX - rd->sum_count)
+		return rd_fail(
+			rd, "samples[%zu].count: the sample counts add up to more than 2^64-1", i);
+	if (in->offcpu > UINT64_MAX - rd->sum_offcpu)
+		return rd_fail(
+			rd,
+			"samples[%zu].offcpu_ns: the off-CPU times add up to more than 2^64-1 ns",
+			i);
+	rd->sum_count += in->count;
+	rd->sum_offcpu += in->offcpu;
+	if (rd_add_pids(rd) || rd_use_source(rd, &w, in->source))
+		return -1;
+
+	switch (in->by) {
+	case SS_EMPTY:
+		break;
+	case SS_KEY:
+		key = in->stack;
+		break;
+	case SS_ID:
+		/* version 2: the stack's key; stacks come first */
+		nr = profile__nr_stacks(rd->p);
+		if (in->stack >= nr)
+			return rd_fail(
+				rd,
+				"samples[%zu].stack: unknown stack id %" PRIu64 " (%zu stacks%s)",
+				i, in->stack, nr,
+				rd->stacks_done ? "" : " so far; \"stacks\" must come before it");
+		if (profile__stack(rd->p, in->stack, &st))
+			return rd_fail(rd, "out of memory");
+		if (st.source != in->source || st.pid != in->pid)
+			return rd_fail(rd,
+				       "samples[%zu]: stack %" PRIu64
+				       " is source %u, pid %u, not the sample's source %u, pid %u",
+				       i, in->stack, st.source, st.pid, in->source, in->pid);
+		key = st.key;
+		break;
+	case SS_V1_ID:
+		/* version 1: stack i has key i + 1; checked once the stacks are known */
+		key = in->stack + 1;
+		ref = (struct stack_ref){i, in->stack, key, in->source, in->pid};
+		if (rd->stacks_done) {
+			if (rd_check_ref(rd, &ref))
+				return -1;
+		} else {
+			if (fsp_grow((void **)&rd->refs, &rd->cap_refs, rd->nr_refs + 1,
+				     sizeof(*rd->refs)))
+				return rd_fail(rd, "out of memory");
+			rd->refs[rd->nr_refs++] = ref;
+		}
+		break;
+	}
+	/* -ENOENT: a key of no stack (an unknown stack), kept as such */
+	err = profile__add_samples(rd->p, in->pid, in->tid, key, in->count);
+	if (!err || err == -ENOENT)
+		err = profile__add_offcpu(rd->p, in->pid, in->tid, key, in->offcpu);
+	if (err && err != -ENOENT)
+		return rd_add_err(rd, &w, err);
+	return 0;
+}
+
+static int rd_sample(struct rd *rd, size_t i)
+{
+	struct sample_in in;
+
+	if (rd->version >= 2 ? rd_sample_json(rd, i, &in) : rd_sample_v1(rd, i, &in))
+		return -1;
+	return rd_add_sample(rd, i, &in);
 }
 
 static int rd_event(struct rd *rd, size_t i)
@@ -2082,24 +2436,24 @@ static int rd_event(struct rd *rd, size_t i)
 	struct where w = {"events", i, NULL, NO_IDX};
 	struct where wh = {"events", i, "hist", NO_IDX};
 	struct profile_event_stats st = {};
-	const char *feature, *instance;
 	struct json_object *o, *h;
+	size_t feature, instance;
 	uint32_t src, pid;
 	size_t b, n;
 	bool present;
 	int err = -1;
 
-	if (rd_record(rd, &w, &o))
+	if (rd_record(rd, &w, json_type_object, &o))
 		return -1;
 	if (jf_u32(rd, &w, o, "source", false, &src) || jf_u32(rd, &w, o, "pid", true, &pid) ||
-	    jf_str(rd, &w, o, "feature", false, &feature) ||
-	    jf_str(rd, &w, o, "instance", true, &instance) ||
+	    jf_stridx(rd, &w, o, "feature", false, &feature) ||
+	    jf_stridx(rd, &w, o, "instance", true, &instance) ||
 	    jf_u64(rd, &w, o, "enters", false, 0, &st.enters) ||
 	    jf_u64(rd, &w, o, "leaves", false, 0, &st.leaves) ||
 	    jf_u64(rd, &w, o, "total_ns", false, 0, &st.total_ns) ||
 	    jf_u64(rd, &w, o, "max_ns", false, 0, &st.max_ns))
 		goto cleanup;
-	if (!feature) {
+	if (feature == NO_IDX) {
 		jf_missing(rd, &w, "feature");
 		goto cleanup;
 	}
@@ -2123,7 +2477,8 @@ static int rd_event(struct rd *rd, size_t i)
 	}
 	if (rd_add_pids(rd) || rd_use_source(rd, &w, src))
 		goto cleanup;
-	err = profile__add_events(rd->p, pid, feature, instance, &st);
+	err = profile__add_events(rd->p, pid, rd->strs[feature],
+				  instance == NO_IDX ? NULL : rd->strs[instance], &st);
 	if (err) {
 		rd_add_err(rd, &w, err);
 		err = -1;
@@ -2150,6 +2505,11 @@ static int rd_member(struct rd *rd, const char *name)
 	if (rd->seen & 1u << f)
 		return rd_fail(rd, "\"%s\" is given twice", name);
 	rd->seen |= 1u << f;
+	/* the layout of these depends on the version */
+	if ((f == TF_STRINGS || f == TF_STACKS || f == TF_SAMPLES || f == TF_EVENTS) &&
+	    !rd->version)
+		return rd_fail(rd, "\"%s\" comes before \"version\" (the version must come first)",
+			       name);
 
 	switch (f) {
 	case TF_SOURCES:
@@ -2160,10 +2520,13 @@ static int rd_member(struct rd *rd, const char *name)
 		return rd_array(rd, "processes", rd_process);
 	case TF_THREADS:
 		return rd_add_pids(rd) ? -1 : rd_array(rd, "threads", rd_thread);
+	case TF_STRINGS:
+		/* version 1 has none: an unknown field there */
+		return rd->version < 2 ? rd_skip(rd) : rd_array(rd, "strings", rd_string);
 	case TF_STACKS:
 		if (rd_add_pids(rd) || rd_array(rd, "stacks", rd_stack))
 			return -1;
-		/* sample entries read before the stacks are checked now */
+		/* version 1 sample entries read before the stacks are checked now */
 		rd->stacks_done = true;
 		for (size_t i = 0; i < rd->nr_refs; i++)
 			if (rd_check_ref(rd, &rd->refs[i]))
@@ -2175,7 +2538,7 @@ static int rd_member(struct rd *rd, const char *name)
 	case TF_SAMPLES:
 		return rd_array(rd, "samples", rd_sample);
 	case TF_EVENTS:
-		return rd_array(rd, "events", rd_event);
+		return rd->version < 2 ? rd_skip(rd) : rd_array(rd, "events", rd_event);
 	default:
 		break;
 	}
@@ -2200,6 +2563,7 @@ static int rd_member(struct rd *rd, const char *name)
 				PROFILE_FORMAT_VERSION);
 			break;
 		}
+		rd->version = (int)json_object_get_int64(v);
 		r = 0;
 		break;
 	case TF_TOOL:
@@ -2302,7 +2666,8 @@ static struct profile *rd_run(struct rd *rd)
 	int i;
 
 	rd->p = profile__new();
-	if (!rd->p)
+	rd->stab = strtab__new();
+	if (!rd->p || !rd->stab)
 		rd_fail(rd, "out of memory");
 	else if (!rd_document(rd))
 		p = rd->p;
@@ -2316,6 +2681,9 @@ static struct profile *rd_run(struct rd *rd)
 	free(rd->pids);
 	free(rd->refs);
 	free(rd->frames);
+	free(rd->fidx);
+	free(rd->strs);
+	strtab__free(rd->stab);
 	return p;
 }
 

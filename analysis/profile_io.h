@@ -10,6 +10,7 @@
 #ifndef FSP_ANALYSIS_PROFILE_IO_H
 #define FSP_ANALYSIS_PROFILE_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,8 +22,9 @@
 
 /*
  * Limits of the reader; inputs beyond them are rejected with a message.
- * Files: the model takes about as much memory as its file (docs/profile-format.md
- * "Limits"), so a 4 GiB file is already one that needs several GiB of memory.
+ * Files: the model takes two to three times the memory of its file
+ * (docs/profile-format.md "Reading: checks and limits"), so a 4 GiB file is
+ * already one that needs GiBs of memory.
  */
 #define PROFILE_IO_MAX_FILE (4ULL << 30) /* bytes of one file */
 #define PROFILE_IO_MAX_STRING (64 * 1024) /* bytes of one string (labels, metadata) */

@@ -33,6 +33,13 @@ struct folded_line {
 	uint64_t count;
 };
 
+/* A line before its text is made: the frames are interned strings (the
+ * prefix one per thread), so equal lines have equal pointers. */
+struct folded_raw {
+	const char *prefix, *feature, *instance; /* feature NULL: no feature */
+	uint64_t count;
+};
+
 struct folded_ctx {
 	const struct profile *p;
 	enum report_by by;
@@ -44,6 +51,8 @@ struct folded_ctx {
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
 	char **prefixes; /* per thread: its process (and thread) frames and ';' */
 	size_t nr_prefixes, cap_prefixes;
+	struct folded_raw *raw;
+	size_t nr_raw, cap_raw;
 	struct folded_line *lines;
 	size_t nr_lines, cap_lines;
 };
@@ -63,7 +72,7 @@ static void folded_escape(FILE *out, const char *s)
 		if (*c == '%' || *c == ';' || *c == ' ' || *c < 0x20 || *c == 0x7f)
 			fprintf(out, "%%%02X", *c);
 		else
-			fputc(*c, out);
+			putc_unlocked(*c, out);
 	}
 }
 
@@ -114,10 +123,64 @@ static const char *folded_prefix(struct folded_ctx *c, uint32_t source, uint32_t
 	return buf;
 }
 
-/* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
- * when feature is NULL. */
+/* Records a charge; lines are made of the distinct ones (folded_lines). */
 static int folded_add(struct folded_ctx *c, const char *prefix, const char *feature,
 		      const char *instance, uint64_t count)
+{
+	int err;
+
+	err = fsp_grow((void **)&c->raw, &c->cap_raw, c->nr_raw + 1, sizeof(*c->raw));
+	if (err)
+		return err;
+	c->raw[c->nr_raw++] = (struct folded_raw){prefix, feature, instance, count};
+	return 0;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return (x > y) - (x < y);
+}
+
+static int folded_raw_cmp(const void *x, const void *y)
+{
+	const struct folded_raw *a = x, *b = y;
+	int r = cmp_ptr(a->prefix, b->prefix);
+
+	if (!r)
+		r = cmp_ptr(a->feature, b->feature);
+	return r ? r : cmp_ptr(a->instance, b->instance);
+}
+
+static int folded_line_add(struct folded_ctx *c, const char *prefix, const char *feature,
+			   const char *instance, uint64_t count);
+
+/* Sums equal charges (by pointer: cheap), then makes one line of each. */
+static int folded_lines(struct folded_ctx *c)
+{
+	size_t i, j;
+	int err = 0;
+
+	if (c->nr_raw)
+		qsort(c->raw, c->nr_raw, sizeof(*c->raw), folded_raw_cmp);
+	for (i = 0; i < c->nr_raw; i = j) {
+		uint64_t count = c->raw[i].count;
+
+		for (j = i + 1; j < c->nr_raw && !folded_raw_cmp(&c->raw[i], &c->raw[j]); j++)
+			count = report_sat_add(count, c->raw[j].count);
+		err = folded_line_add(c, c->raw[i].prefix, c->raw[i].feature, c->raw[i].instance,
+				      count);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+/* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
+ * when feature is NULL. */
+static int folded_line_add(struct folded_ctx *c, const char *prefix, const char *feature,
+			   const char *instance, uint64_t count)
 {
 	struct folded_line *l;
 	char *buf = NULL;
@@ -336,6 +399,8 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	if (err)
 		goto cleanup;
 	err = folded_collect(&c);
+	if (!err)
+		err = folded_lines(&c);
 	if (err)
 		goto cleanup;
 	folded_merge(&c);
@@ -357,6 +422,7 @@ cleanup:
 	for (i = 0; i < c.nr_lines; i++)
 		free(c.lines[i].stack);
 	free(c.lines);
+	free(c.raw);
 	for (i = 0; i < c.nr_prefixes; i++)
 		free(c.prefixes[i]);
 	free(c.prefixes);

@@ -7,6 +7,7 @@
 #ifndef FSP_ANALYSIS_STRTAB_H
 #define FSP_ANALYSIS_STRTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct strtab;
@@ -14,7 +15,21 @@ struct strtab;
 struct strtab *strtab__new(void);
 void strtab__free(struct strtab *t); /* NULL-safe */
 
-/* The canonical copy of s; NULL when s is NULL or on allocation failure. */
+/*
+ * The canonical copy of s; NULL when s is NULL or on allocation failure.
+ * Interning a canonical copy of this table again returns it without looking
+ * at its bytes (a lookup by address): callers that hold canonical copies
+ * (the profile reader, which maps its string table to them) pay no string
+ * hashing.
+ */
 const char *strtab__intern(struct strtab *t, const char *s);
+
+/* As strtab__intern, for the len bytes at s (which must not contain a NUL;
+ * s need not be NUL-terminated). *added (may be NULL) is set to whether the
+ * string was new to the table. */
+const char *strtab__intern_len(struct strtab *t, const char *s, size_t len, bool *added);
+
+/* Number of distinct strings held. */
+size_t strtab__len(const struct strtab *t);
 
 #endif /* FSP_ANALYSIS_STRTAB_H */

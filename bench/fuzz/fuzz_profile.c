@@ -2,9 +2,9 @@
 /*
  * libFuzzer target of the profile-file reader (make fuzz). Each input is
  * parsed; a rejected one must come with a one-line message naming the file.
- * What parses is attributed and written, and the written file must read back
- * and write again to the same bytes (the writer's output is always readable,
- * and reading normalizes in one step).
+ * What parses is attributed and written, and the written file
+ * must read back and write again to the same bytes (the writer's output is
+ * always readable, and reading normalizes in one step).
  */
 #include <stdint.h>
 #include <stdio.h>

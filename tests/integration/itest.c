@@ -641,38 +641,65 @@ json_object *itest_thread(json_object *prof, pid_t tid)
 	return NULL;
 }
 
+/* Element i of JSON array a (frames and sample rows are arrays). */
+static json_object *element(json_object *a, size_t i, const char *what)
+{
+	if (!json_object_is_type(a, json_type_array) || i >= json_object_array_length(a))
+		fail_msg("JSON: %s has no element %zu", what, i);
+	return json_object_array_get_idx(a, i);
+}
+
+/* The label that string index v (an element of a frame) names in "strings". */
+static const char *label(json_object *strings, json_object *v)
+{
+	json_object *s;
+
+	if (!json_object_is_type(v, json_type_int))
+		fail_msg("JSON: a frame's feature is not a string index");
+	s = element(strings, json_object_get_uint64(v), "strings");
+	if (!json_object_is_type(s, json_type_string))
+		fail_msg("JSON: a string table entry is not a string");
+	return json_object_get_string(s);
+}
+
 void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_t *charged,
 		      uint64_t *total)
 {
 	json_object *stacks = member(prof, "stacks"), *samples = member(prof, "samples");
+	json_object *strings = member(prof, "strings");
 	size_t ns = json_object_array_length(samples), nst = json_object_array_length(stacks);
 
 	*charged = *total = 0;
 	for (size_t i = 0; i < ns; i++) {
-		json_object *s = json_object_array_get_idx(samples, i), *sid, *frames;
-		uint64_t count = itest_json_u64(s, "count"), id;
+		/* a row: [source, pid, tid, stack, count(, offcpu_ns)] */
+		json_object *s = element(samples, i, "samples"), *sid, *frames;
+		uint64_t count, id;
 		const char *kind = NULL;
 
-		if ((pid_t)itest_json_u64(s, "pid") != pid)
+		if (json_object_array_length(s) < 5)
+			fail_msg("JSON: samples[%zu] has fewer than 5 columns", i);
+		if ((pid_t)json_object_get_int64(element(s, 1, "a sample")) != pid)
 			continue;
+		count = json_object_get_uint64(element(s, 4, "a sample"));
 		*total += count;
-		if (!json_object_object_get_ex(s, "stack", &sid))
-			fail_msg("JSON: a sample has no \"stack\"");
-		if (!sid || json_object_is_type(sid, json_type_null))
+		/* null: the empty stack; a key string: a stack not stored */
+		sid = element(s, 3, "a sample");
+		if (!json_object_is_type(sid, json_type_int))
 			continue;
 		id = json_object_get_uint64(sid);
 		if (id >= nst)
 			fail_msg("JSON: sample refers to stack %llu of %zu", (unsigned long long)id,
 				 nst);
 		frames = member(json_object_array_get_idx(stacks, id), "frames");
-		/* The top-most frame of the feature decides (DESIGN.md section 2). */
+		/* The top-most frame of the feature decides (DESIGN.md section 2).
+		 * A frame is ["m" or "a", feature index, instance index, payload]. */
 		for (size_t f = 0, nf = json_object_array_length(frames); f < nf; f++) {
-			json_object *fr = json_object_array_get_idx(frames, f);
+			json_object *fr = element(frames, f, "frames");
 
-			if (!strcmp(json_object_get_string(member(fr, "feature")), feature))
-				kind = json_object_get_string(member(fr, "kind"));
+			if (!strcmp(label(strings, element(fr, 1, "a frame")), feature))
+				kind = json_object_get_string(element(fr, 0, "a frame"));
 		}
-		if (kind && !strcmp(kind, "mark"))
+		if (kind && !strcmp(kind, "m"))
 			*charged += count;
 	}
 }
@@ -685,7 +712,7 @@ static void assert_label_ok(const char *what, const char *s)
 
 void itest_assert_labels_resolved(json_object *prof)
 {
-	json_object *feats = member(prof, "features");
+	json_object *feats = member(prof, "features"), *strings = member(prof, "strings");
 
 	for (size_t i = 0, n = json_object_array_length(feats); i < n; i++) {
 		json_object *f = json_object_array_get_idx(feats, i), *insts;
@@ -697,6 +724,9 @@ void itest_assert_labels_resolved(json_object *prof)
 					json_object_get_string(member(
 						json_object_array_get_idx(insts, k), "name")));
 	}
+	/* and every label of the stacks and events, charged or not */
+	for (size_t i = 0, n = json_object_array_length(strings); i < n; i++)
+		assert_label_ok("stack", json_object_get_string(element(strings, i, "strings")));
 }
 
 /* ---- ground truth ----------------------------------------------------------------- */

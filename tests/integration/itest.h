@@ -131,10 +131,12 @@ uint64_t itest_diag(json_object *prof, const char *name); /* fails if absent */
 bool itest_has_pid(json_object *prof, pid_t pid);
 /* The threads[] entry of tid, NULL if absent. */
 json_object *itest_thread(json_object *prof, pid_t tid);
-/* Recomputes the attribution of one process from stacks[] and samples[]. */
+/* Recomputes the attribution of one process from stacks[] and samples[]
+ * (frames and sample rows as arrays, labels in strings[]). */
 void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_t *charged,
 		      uint64_t *total);
-/* Fails the test if any feature or instance name looks like an unresolved label. */
+/* Fails the test if any feature or instance name, or any label of strings[],
+ * looks like an unresolved label. */
 void itest_assert_labels_resolved(json_object *prof);
 
 /* ---- a workload's ground truth ----------------------------------------------- */

@@ -127,23 +127,43 @@ static char *write_str(const struct profile *p, size_t *len)
 	return buf;
 }
 
+/* Parses text. (Called twice per input by the checks below: the reader must
+ * be deterministic, the same profile or the same message each time.) */
+static struct profile *parse_path(const char *text, size_t len, const char *name, bool again,
+				  char *err, size_t errlen)
+{
+	(void)again;
+	return profile__parse_json(text, len, name, err, errlen);
+}
+
+/* Parses text, which must be a profile, twice: both reads must give the same
+ * profile (compared by the bytes written). */
 static struct profile *parse_ok(const char *text, size_t len)
 {
-	char err[512] = "";
-	struct profile *p = profile__parse_json(text, len, "t.json", err, sizeof(err));
+	char err[512] = "", *a, *b;
+	struct profile *p = parse_path(text, len, "t.json", true, err, sizeof(err)), *q;
 
 	if (!p)
 		fail_msg("parse failed: %s", err);
 	assert_string_equal(err, "");
+	q = parse_path(text, len, "t.json", false, err, sizeof(err));
+	if (!q)
+		fail_msg("second parse failed: %s", err);
+	a = write_str(p, NULL);
+	b = write_str(q, NULL);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	profile__free(q);
 	return p;
 }
 
 /* Parsing text fails with a one-line message naming the file and containing
- * each of the expected phrases. */
+ * each of the expected phrases; the same message when parsed again. */
 static void parse_bad_len(const char *text, size_t len, const char *expect, const char *expect2)
 {
-	char err[512] = "";
-	struct profile *p = profile__parse_json(text, len, "bad.json", err, sizeof(err));
+	char err[512] = "", again[512] = "";
+	struct profile *p = parse_path(text, len, "bad.json", true, err, sizeof(err));
 
 	if (p) {
 		profile__free(p);
@@ -154,6 +174,12 @@ static void parse_bad_len(const char *text, size_t len, const char *expect, cons
 		fail_msg("message \"%s\", expected \"%s\"%s%s", err, expect, expect2 ? " and " : "",
 			 expect2 ? expect2 : "");
 	assert_null(strchr(err, '\n'));
+	p = parse_path(text, len, "bad.json", true, again, sizeof(again));
+	if (p) {
+		profile__free(p);
+		fail_msg("parsed the second time, expected \"%s\"", err);
+	}
+	assert_string_equal(err, again);
 }
 
 static void parse_bad(const char *text, const char *expect, const char *expect2)
@@ -508,14 +534,21 @@ static void test_invalid_utf8_written_valid(void **state)
 	(void)state;
 	assert_non_null(p);
 	ADD_STACK(p, 1, 1, MARK("F\xff", "bad \xe2\x82 \xc0\xaf \xed\xa0\x80"));
+	/* another label written the same: one entry of the string table */
+	ADD_STACK(p, 1, 2, MARK("F\xfe", "F\xef\xbf\xbd"));
 	ADD_SAMPLES(p, 1, 1, 1, 1);
 	text = write_str(p, NULL);
+	assert_non_null(strstr(text, "\"strings\": [\n    \"F\xef\xbf\xbd\",\n    \"bad "));
+	assert_non_null(strstr(text, "\"frames\":[[\"m\",0,0]]}"));
 	q = parse_ok(text, strlen(text));
 	assert_int_equal(profile__stack(q, 0, &st), 0);
 	assert_string_equal(st.frames[0].feature, "F\xef\xbf\xbd");
 	assert_string_equal(st.frames[0].instance,
 			    "bad \xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd "
 			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	assert_int_equal(profile__stack(q, 1, &st), 0);
+	assert_string_equal(st.frames[0].feature, "F\xef\xbf\xbd");
+	assert_string_equal(st.frames[0].instance, "F\xef\xbf\xbd");
 	free(text);
 	profile__free(q);
 	profile__free(p);
@@ -710,6 +743,53 @@ static void test_doc_example(void **state)
 	profile__free(p);
 }
 
+/* ---- the layout ------------------------------------------------------------------------------ */
+
+/* The written layout, line by line: string table, compact frames, sample rows. */
+static void test_layout(void **state)
+{
+	struct profile *p = rich_profile();
+	char *text = write_str(p, NULL);
+
+	(void)state;
+	/* the table in order of first use, before the stacks and events */
+	assert_non_null(strstr(text,
+			       "\n  \"strings\": [\n    \"Output\",\n    \"fizzbuzz.c:8\",\n"
+			       "    \"Generic sequences\",\n    \"fizzbuzz.c:3\",\n"
+			       "    \"caf\xc3\xa9 \xe2\x82\xac\",\n    \"\xf0\x9f\x98\x80 emoji\","
+			       "\n    \"Regex\"\n  ],\n  \"stacks\": [\n"));
+	/* marks with and without instance and payload; an antimark */
+	assert_non_null(strstr(text, "\n    {\"id\":0,\"source\":0,\"pid\":1234,\"key\":\"0x1\","
+				     "\"frames\":[[\"m\",0,1]]},\n"));
+	assert_non_null(strstr(text, "\"key\":\"0xffffffffffffffff\",\"frames\":[[\"m\",2,3],"
+				     "[\"m\",0,1,18446744073709551615]]}"));
+	assert_non_null(strstr(text, "\"key\":\"0x8000000000000000\",\"frames\":[[\"m\",2,null],"
+				     "[\"a\",2]]}"));
+	/* rows: a stack id, null (empty), a key (unknown); off-CPU as a sixth column */
+	assert_non_null(strstr(text, "\n  \"samples\": [\n    [0,1234,1234,0,50,777],\n"));
+	assert_non_null(strstr(text, "\n    [0,1234,1234,null,15,0],\n"));
+	assert_non_null(strstr(text, "\n    [0,1234,1235,\"0xbad\",3,0],\n"));
+	assert_non_null(strstr(text, "\n    [0,77,79,3,0,5]\n  ],\n"));
+	/* events refer to the table */
+	assert_non_null(strstr(text, "{\"source\":0,\"pid\":1234,\"feature\":0,\"instance\":1,"));
+	assert_non_null(strstr(text, "{\"source\":0,\"pid\":77,\"feature\":6,\"instance\":null,"));
+	/* the summaries keep names */
+	assert_non_null(strstr(text, "{\"name\":\"Output\",\"samples\":"));
+	free(text);
+	profile__free(p);
+
+	/* without off-CPU time, five columns */
+	p = profile__new();
+	assert_non_null(p);
+	ADD_STACK(p, 5, 0x7, MARK("F", NULL));
+	ADD_SAMPLES(p, 5, 6, 0x7, 2);
+	text = write_str(p, NULL);
+	assert_non_null(strstr(text, "\n    [0,5,6,0,2]\n"));
+	assert_non_null(strstr(text, "[[\"m\",0,null]]"));
+	free(text);
+	profile__free(p);
+}
+
 /* ---- reading: what a reader must accept --------------------------------------------------- */
 
 #define HEAD "{\"version\":2,\"tool\":\"fsp-bpf\","
@@ -720,30 +800,93 @@ static void test_unknown_fields_ignored(void **state)
 		"{\"future\":{\"a\":[1,2,{\"b\":[[[]]]}],\"c\":\"x\"},\"version\":2,"
 		"\"tool\":\"fsp-bpf\",\"features\":[{\"name\":\"F\",\"extra\":[1],"
 		"\"instances\":[{\"name\":\"i\",\"more\":{\"x\":[1]}}]}],"
+		"\"strings\":[\"F\",\"i\"],"
 		"\"stacks\":[{\"id\":0,\"pid\":5,\"new\":{\"z\":[1,{\"q\":2}]},\"key\":\"0x10\","
-		"\"frames\":[{\"kind\":\"mark\",\"feature\":\"F\",\"color\":\"red\"}]}],"
-		"\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":0,\"key\":16,\"count\":2,\"w\":1.5}],"
+		"\"frames\":[[\"m\",0,null,0,\"later\"],[\"a\",0,null,0,{\"x\":1}]]}],"
+		"\"samples\":[[0,5,5,0,2,0,\"w\",1.5]],"
+		"\"events\":[{\"pid\":5,\"feature\":0,\"instance\":1,\"enters\":1,\"color\":"
+		"\"red\"}],"
 		"\"diagnostics\":{\"lost_samples\":1,\"new_counter\":5},\"trailing\":null}  \n";
 	struct profile *p = parse_ok(doc, strlen(doc));
 	struct profile_stack st;
+	struct profile_event e;
 
 	(void)state;
 	assert_int_equal(profile__stack(p, 0, &st), 0);
 	assert_true(st.key == 16);
+	assert_int_equal(st.depth, 2);
 	assert_null(st.frames[0].instance);
+	assert_int_equal(st.frames[1].kind, PROFILE_ANTIMARK);
 	assert_true(profile__total_samples(p) == 2);
 	assert_true(profile__diag(p, DIAG_LOST_SAMPLES) == 1);
+	assert_int_equal(profile__event(p, 0, &e), 0);
+	assert_string_equal(e.feature, "F");
+	assert_string_equal(e.instance, "i");
 	profile__free(p);
 }
 
-/* Samples before the stacks they name: checked once the stacks are read. */
-static void test_order_independent(void **state)
+/*
+ * The forms a writer other than fsp-bpf may use: white space anywhere, any
+ * member order within a stack, integer and upper-case keys, a mark without
+ * its instance column, an explicit payload 0, escapes and non-ASCII labels,
+ * a key string for a stored stack or for the empty one. Each is read as the
+ * canonical form.
+ */
+static void test_other_forms(void **state)
 {
 	static const char doc[] =
-		HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":0,\"key\":\"0x7\",\"count\":2}],"
-		     "\"stacks\":[{\"pid\":5,\"key\":\"0x7\",\"frames\":[{\"kind\":\"mark\","
-		     "\"feature\":\"F\"}]}]}";
+		"{ \"version\" : 2 , \"tool\" : \"fsp-bpf\" ,\n"
+		"\"strings\" : [ \"F\" , \"\\u0047\" , \"caf\xc3\xa9\" , \"a\\\"b\" ] ,\n"
+		"\"stacks\" : [\n"
+		"\t{ \"frames\" : [ [ \"m\" , 0 ] , [ \"m\" , 1 , 2 , 0 ] ] , \"key\" : 17 ,"
+		" \"pid\" : 5 } ,\r\n"
+		" {\"pid\":5,\"key\":\"0X1F\",\"id\":1,\"frames\":[[\"\\u006d\",3,null,7]]},\n"
+		" {\"source\":0,\"pid\":5,\"key\":\"0x20\",\"frames\":[ ]}\n"
+		"] ,\n"
+		"\"samples\" : [ [ 0 , 5 , 5 , 0 , 1 ] , [0,5,5,\"0x1f\",2] , [0,5,5,\"0x0\",3],"
+		" [0,5,6,\"0x1F\",4,0] ] }";
 	struct profile *p = parse_ok(doc, strlen(doc));
+	struct profile_sample s;
+	struct profile_stack st;
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__nr_stacks(p), 3);
+	assert_int_equal(profile__stack(p, 0, &st), 0);
+	assert_true(st.key == 17);
+	assert_null(st.frames[0].instance);
+	assert_string_equal(st.frames[1].feature, "G");
+	assert_string_equal(st.frames[1].instance, "caf\xc3\xa9");
+	assert_int_equal(profile__stack(p, 1, &st), 0);
+	assert_true(st.key == 0x1f);
+	assert_string_equal(st.frames[0].feature, "a\"b");
+	assert_true(st.frames[0].payload == 7);
+	assert_int_equal(profile__stack(p, 2, &st), 0);
+	assert_int_equal(st.depth, 0);
+	/* the key of a stored stack is that stack; "0x0" the empty one */
+	assert_int_equal(profile__nr_samples(p), 4);
+	assert_int_equal(profile__sample(p, 1, &s), 0);
+	assert_int_equal(s.stack, 1);
+	assert_int_equal(profile__sample(p, 2, &s), 0);
+	assert_true(s.key == 0);
+	assert_true(s.stack == PROFILE_NO_STACK);
+	text = write_str(p, NULL);
+	assert_non_null(strstr(text, "[[\"m\",0,null],[\"m\",1,2]]"));
+	assert_non_null(strstr(text, "\"strings\": [\n    \"F\",\n    \"G\",\n"));
+	assert_non_null(strstr(text, "\n    [0,5,5,1,2],\n    [0,5,5,null,3],\n    [0,5,6,1,4]\n"));
+	free(text);
+	profile__free(p);
+}
+
+/* Member order: version first; strings before stacks and events; stacks
+ * before samples (version 1 samples may come first: their keys are known). */
+static void test_member_order(void **state)
+{
+	static const char v1[] =
+		"{\"version\":1,\"tool\":\"fsp-bpf\","
+		"\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":0,\"count\":2}],"
+		"\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"F\"}]}]}";
+	struct profile *p = parse_ok(v1, strlen(v1));
 	struct profile_sample s;
 	struct attrib *a;
 
@@ -756,12 +899,34 @@ static void test_order_independent(void **state)
 	attrib__free(a);
 	profile__free(p);
 
-	parse_bad(HEAD
-		  "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":1,\"key\":\"0x7\",\"count\":2}],"
-		  "\"stacks\":[{\"pid\":5,\"key\":\"0x7\",\"frames\":[]}]}",
-		  "samples[0].stack: unknown stack id 1", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":0,\"count\":2}]}",
-		  "samples[0].stack: unknown stack id 0 (0 stacks)", NULL);
+	parse_bad("{\"version\":1,\"tool\":\"fsp-bpf\","
+		  "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":1,\"count\":2}],"
+		  "\"stacks\":[{\"pid\":5,\"frames\":[]}]}",
+		  "samples[0].stack: unknown stack id 1 (1 stacks)", NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,5,0,2]],\"strings\":[\"F\"],"
+		       "\"stacks\":[{\"pid\":5,\"key\":\"0x7\",\"frames\":[[\"m\",0]]}]}",
+		  "samples[0].stack: unknown stack id 0 (0 stacks so far; \"stacks\" must come "
+		  "before it)",
+		  NULL);
+	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0]]}],\"strings\":[\"F\"]}",
+		  "stacks[0].frames[0].feature: string index 0 is out of range (the string table "
+		  "has 0 strings; \"strings\" must come before it)",
+		  NULL);
+	parse_bad(HEAD "\"events\":[{\"pid\":5,\"feature\":0}],\"strings\":[\"F\"]}",
+		  "events[0].feature: string index 0 is out of range", NULL);
+	parse_bad("{\"tool\":\"fsp-bpf\",\"stacks\":[],\"version\":2}",
+		  "\"stacks\" comes before \"version\" (the version must come first)", NULL);
+	parse_bad("{\"tool\":\"fsp-bpf\",\"strings\":[],\"version\":2}",
+		  "\"strings\" comes before \"version\"", NULL);
+	/* v1 has no string table or events: ignored as unknown fields */
+	{
+		static const char doc[] = "{\"version\":1,\"tool\":\"fsp-bpf\",\"strings\":[1,1],"
+					  "\"events\":[{\"feature\":\"F\"}]}";
+
+		p = parse_ok(doc, strlen(doc));
+		assert_int_equal(profile__nr_events(p), 0);
+		profile__free(p);
+	}
 }
 
 /* Files read in chunks: values, numbers and an overflowing integer across
@@ -776,12 +941,16 @@ static void test_load_chunked(void **state)
 	(void)state;
 	assert_non_null(p);
 	assert_int_equal(profile__set_meta(p, &rich_meta), 0);
-	for (uint64_t k = 1; k <= 3000; k++) {
+	for (uint64_t k = 1; k <= 6000; k++) {
 		char inst[32];
-		struct profile_frame fr = MARKP("Feature with a longish name", inst, k * 7919);
+		struct profile_frame fr[2] = {
+			MARKP("Feature with a longish name", inst, k * 7919),
+			MARK("Feature with a longish name", NULL),
+		};
 
 		snprintf(inst, sizeof(inst), "file%" PRIu64 ".c:%" PRIu64, k % 97, k);
-		assert_int_equal(profile__add_stack(p, 10, k * 0x9e3779b97f4a7c15ULL, &fr, 1), 0);
+		assert_int_equal(
+			profile__add_stack(p, 10, k * 0x9e3779b97f4a7c15ULL, fr, 1 + k % 2), 0);
 		ADD_SAMPLES(p, 10, 10 + (uint32_t)(k % 7), k * 0x9e3779b97f4a7c15ULL, k);
 	}
 	text = write_str(p, &len);
@@ -961,11 +1130,23 @@ static void test_bad_types(void **state)
 {
 	(void)state;
 	parse_bad(HEAD "\"threads\":{}}", "threads: expected an array at byte 40", NULL);
-	parse_bad(HEAD "\"samples\":[5]}", "samples[0]: expected an object, got an integer", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":\"5\",\"tid\":1,\"count\":1}]}",
+	parse_bad(HEAD "\"samples\":[5]}", "samples[0]: expected an array, got an integer", NULL);
+	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":1,\"count\":1}]}",
+		  "samples[0]: expected an array, got an object", NULL);
+	parse_bad(HEAD "\"samples\":[[0,\"5\",1,null,1]]}",
 		  "samples[0].pid: expected a non-negative integer, got a string", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":1}]}", "samples[0]: missing \"count\"",
+	parse_bad(HEAD "\"samples\":[[0,5,1,null]]}",
+		  "samples[0]: 4 columns, expected 5 or 6 ([source, pid, tid, stack, count] and "
+		  "optionally offcpu_ns)",
 		  NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,1,true,1]]}",
+		  "samples[0].stack: expected a stack id, null or a key string, got a boolean",
+		  NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,1,\"12\",1]]}", "samples[0].stack: \"12\" is not a key",
+		  NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,1,-1,1]]}", "samples[0].stack: -1 is negative", NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,1,null,1,\"x\"]]}",
+		  "samples[0].offcpu_ns: expected a non-negative integer, got a string", NULL);
 	parse_bad(HEAD "\"target\":5}", "target: expected a string or null, got an integer", NULL);
 	parse_bad(HEAD "\"start_time\":\"now\"}", "start_time: expected a number, got a string",
 		  NULL);
@@ -976,56 +1157,69 @@ static void test_bad_types(void **state)
 		  "diagnostics.lost_samples: expected a non-negative integer, got a boolean", NULL);
 	parse_bad(HEAD "\"sources\":[{\"diagnostics\":{\"overflows\":-2}}]}",
 		  "sources[0].diagnostics.overflows: -2 is negative", NULL);
+	parse_bad(HEAD "\"stacks\":[[5]]}", "stacks[0]: expected an object, got an array", NULL);
 	parse_bad(HEAD "\"stacks\":[{\"pid\":1,\"frames\":{}}]}",
 		  "stacks[0].frames: expected an array, got an object", NULL);
-	parse_bad(HEAD "\"stacks\":[{\"pid\":1,\"frames\":[[]]}]}",
-		  "stacks[0].frames[0]: expected an object, got an array", NULL);
-	parse_bad(HEAD "\"stacks\":[{\"pid\":1,\"frames\":[{\"kind\":\"mark\"}]}]}",
-		  "stacks[0].frames[0]: missing \"feature\"", NULL);
 	parse_bad(HEAD "\"stacks\":[{\"pid\":1}]}", "stacks[0]: missing \"frames\"", NULL);
+	parse_bad(HEAD "\"stacks\":[{\"frames\":[]}]}", "stacks[0]: missing \"pid\"", NULL);
 	parse_bad(HEAD "\"stacks\":[{\"pid\":1,\"key\":\"12\",\"frames\":[]}]}",
 		  "stacks[0].key: \"12\" is not a key", NULL);
 	parse_bad(HEAD "\"stacks\":[{\"pid\":1,\"key\":\"0x12345678901234567\",\"frames\":[]}]}",
 		  "is not a key", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":4294967296,\"tid\":1,\"count\":1}]}",
+	parse_bad(HEAD "\"stacks\":[{\"pid\":1,\"source\":4294967296,\"frames\":[]}]}",
+		  "stacks[0].source: 4294967296 is out of range", NULL);
+	parse_bad(HEAD "\"samples\":[[0,4294967296,1,null,1]]}",
 		  "samples[0].pid: 4294967296 is out of range", NULL);
-	parse_bad(HEAD "\"events\":[{\"pid\":1,\"feature\":\"F\",\"hist\":[1,2.5]}]}",
-		  "events[0].hist[1]: 2.5 is not an integer", NULL);
 	parse_bad(HEAD
-		  "\"events\":[{\"pid\":1,\"feature\":\"F\",\"hist\":[0,0,0,0,0,0,0,0,0,0,0,0,0,"
-		  "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}]}",
+		  "\"strings\":[\"F\"],\"events\":[{\"pid\":1,\"feature\":0,\"hist\":[1,2.5]}]}",
+		  "events[0].hist[1]: 2.5 is not an integer", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],"
+		       "\"events\":[{\"pid\":1,\"feature\":0,\"hist\":[0,0,0,0,0,0,0,0,0,0,0,0,0,"
+		       "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}]}",
 		  "events[0].hist: 41 buckets", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"events\":[{\"pid\":1,\"feature\":\"F\"}]}",
+		  "events[0].feature: expected a string index (an integer), got a string", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"events\":[{\"pid\":1}]}",
+		  "events[0]: missing \"feature\"", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"events\":[{\"pid\":1,\"feature\":0,\"instance\":1}]}",
+		  "events[0].instance: string index 1 is out of range (the string table has 1 "
+		  "strings)",
+		  NULL);
 	parse_bad(HEAD "\"pids\":[-1]}", "pids[0]: -1 is negative", NULL);
 	parse_bad(HEAD "\"threads\":[],\"threads\":[]}", "\"threads\" is given twice", NULL);
+	parse_bad(HEAD "\"strings\":[],\"strings\":[]}", "\"strings\" is given twice", NULL);
 }
 
 static void test_bad_counts(void **state)
 {
+	static const char big[] = HEAD "\"samples\":[[0,5,5,null,18446744073709551616]]}";
+	char msg[128];
+
 	(void)state;
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":null,\"count\":-1}]}",
-		  "samples[0].count: -1 is negative", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":null,\"count\":2.5}]}",
-		  "samples[0].count: 2.5 is not an integer", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":null,\"count\":1e3}]}",
-		  "samples[0].count: 1e3 is not an integer", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":null,\"count\":"
-		       "18446744073709551616}]}",
-		  "the integer at byte 79 (18446744073709551616...) does not fit in 64 bits", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"count\":-9223372036854775809}]}",
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,-1]]}", "samples[0].count: -1 is negative", NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,2.5]]}", "samples[0].count: 2.5 is not an integer",
+		  NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,1e3]]}", "samples[0].count: 1e3 is not an integer",
+		  NULL);
+	snprintf(msg, sizeof(msg),
+		 "the integer at byte %zu (18446744073709551616...) does not fit in 64 bits",
+		 (size_t)(strstr(big, "18446") - big));
+	parse_bad(big, msg, NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,-9223372036854775809]]}",
+		  "does not fit in 64 bits", NULL);
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,1,123456789012345678901234567890]]}",
 		  "does not fit in 64 bits", NULL);
 	parse_bad(HEAD "\"x\":123456789012345678901234567890}", "does not fit in 64 bits", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"count\":9223372036854775808},"
-		       "{\"pid\":5,\"tid\":6,\"count\":9223372036854775808}]}",
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,9223372036854775808],"
+		       "[0,5,6,null,9223372036854775808]]}",
 		  "samples[1].count: the sample counts add up to more than 2^64-1", NULL);
-	parse_bad(HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"count\":1,\"offcpu_ns\":"
-		       "18446744073709551615},{\"pid\":5,\"tid\":6,\"count\":1,\"offcpu_ns\":1}]}",
+	parse_bad(HEAD "\"samples\":[[0,5,5,null,1,18446744073709551615],[0,5,6,null,1,1]]}",
 		  "samples[1].offcpu_ns: the off-CPU times add up", NULL);
-	parse_bad(HEAD "\"total_samples\":4,\"samples\":[{\"pid\":5,\"tid\":5,\"count\":3}]}",
+	parse_bad(HEAD "\"total_samples\":4,\"samples\":[[0,5,5,null,3]]}",
 		  "corrupt: total_samples is 4 but the samples add up to 3", NULL);
 	/* the largest count and the largest sum are fine */
 	{
-		static const char ok[] = HEAD "\"samples\":[{\"pid\":5,\"tid\":5,\"count\":"
-					      "18446744073709551615}]}";
+		static const char ok[] = HEAD "\"samples\":[[0,5,5,null,18446744073709551615]]}";
 		struct profile *p = parse_ok(ok, strlen(ok));
 
 		assert_true(profile__total_samples(p) == UINT64_MAX);
@@ -1036,14 +1230,14 @@ static void test_bad_counts(void **state)
 static void test_bad_references(void **state)
 {
 	(void)state;
-	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[]}],"
-		       "\"samples\":[{\"pid\":5,\"tid\":5,\"stack\":3,\"count\":1}]}",
+	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[]}],\"samples\":[[0,5,5,3,1]]}",
 		  "samples[0].stack: unknown stack id 3 (1 stacks)", NULL);
-	parse_bad(
-		HEAD "\"stacks\":[{\"pid\":5,\"key\":\"0x9\",\"frames\":[]}],"
-		     "\"samples\":[{\"pid\":6,\"tid\":6,\"stack\":0,\"key\":\"0x9\",\"count\":1}]}",
-		"samples[0]: stack 0 is source 0, pid 5, key 0x9, not the sample's source 0, pid 6",
-		NULL);
+	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"key\":\"0x9\",\"frames\":[]}],"
+		       "\"samples\":[[0,6,6,0,1]]}",
+		  "samples[0]: stack 0 is source 0, pid 5, not the sample's source 0, pid 6", NULL);
+	parse_bad(HEAD "\"sources\":[{},{}],\"stacks\":[{\"source\":1,\"pid\":5,\"frames\":[]}],"
+		       "\"samples\":[[0,5,5,0,1]]}",
+		  "samples[0]: stack 0 is source 1, pid 5, not the sample's source 0, pid 5", NULL);
 	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"key\":\"0x9\",\"frames\":[]},"
 		       "{\"pid\":5,\"key\":9,\"frames\":[]}]}",
 		  "stacks[1]: a second stack of source 0, pid 5 with key 0x9", NULL);
@@ -1051,31 +1245,120 @@ static void test_bad_references(void **state)
 		  "stacks[0].id: 1, but ids are the stacks' positions (0)", NULL);
 	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"key\":0,\"frames\":[]}]}",
 		  "stacks[0].key: 0 is the empty stack's key", NULL);
+	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"key\":\"0x0\",\"frames\":[]}]}",
+		  "stacks[0].key: 0 is the empty stack's key", NULL);
 	parse_bad(HEAD "\"threads\":[{\"source\":1,\"pid\":5,\"tid\":5}]}",
 		  "threads[0].source: source 1 is not in \"sources\" (0 sources so far", NULL);
-	parse_bad(HEAD "\"sources\":[{}],\"samples\":[{\"source\":1,\"pid\":5,\"tid\":5,"
-		       "\"count\":1}]}",
+	parse_bad(HEAD "\"stacks\":[{\"source\":1,\"pid\":5,\"frames\":[]}]}",
+		  "stacks[0].source: source 1 is not in \"sources\" (0 sources so far", NULL);
+	parse_bad(HEAD "\"sources\":[{}],\"samples\":[[1,5,5,null,1]]}",
 		  "samples[0].source: source 1 is not in \"sources\" (1 sources)", NULL);
+	/* version 1: the same checks of its objects */
+	parse_bad(
+		"{\"version\":1,\"tool\":\"fsp-bpf\",\"stacks\":[{\"pid\":5,\"frames\":[]}],"
+		"\"samples\":[{\"pid\":6,\"tid\":6,\"stack\":0,\"count\":1}]}",
+		"samples[0]: stack 0 is source 0, pid 5, key 0x1, not the sample's source 0, pid 6",
+		NULL);
 }
 
 static void test_bad_frames(void **state)
 {
 	(void)state;
-	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"F\"},"
-		       "{\"kind\":\"push\",\"feature\":\"F\"}]}]}",
+	parse_bad(HEAD "\"strings\":[\"F\"],"
+		       "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0],[\"push\",0]]}]}",
 		  "stacks[0].frames[1].kind: unknown frame kind \"push\"",
-		  "(expected \"mark\" or \"antimark\")");
-	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":1,\"feature\":\"F\"}]}]}",
+		  "(expected \"m\" or \"a\")");
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"mark\",0]]}]}",
+		  "stacks[0].frames[0].kind: unknown frame kind \"mark\"", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[1,0]]}]}",
 		  "stacks[0].frames[0].kind: expected a string, got an integer", NULL);
-	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"F\","
-		       "\"instance\":[]}]}]}",
-		  "stacks[0].frames[0].instance: expected a string or null, got an array", NULL);
-	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"F\","
-		       "\"payload\":-3}]}]}",
+	parse_bad(
+		HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\"]]}]}",
+		"stacks[0].frames[0]: 1 element, expected [kind, feature, instance, payload] with "
+		"at least kind and feature",
+		NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[]]}]}",
+		  "stacks[0].frames[0]: 0 elements", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",5]]}]}",
+		  "stacks[0].frames[0].feature: string index 5 is out of range (the string table "
+		  "has 1 strings)",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",null]]}]}",
+		  "stacks[0].frames[0].feature: expected a string index (an integer), got null",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"a\",\"F\"]]}]}",
+		  "stacks[0].frames[0].feature: expected a string index (an integer), got a string",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",-1]]}]}",
+		  "stacks[0].frames[0].feature: -1 is negative", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0,[]]]}]}",
+		  "stacks[0].frames[0].instance: expected a string index (an integer) or null, got "
+		  "an array",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0,1]]}]}",
+		  "stacks[0].frames[0].instance: string index 1 is out of range", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\"],"
+		       "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0,null,-3]]}]}",
 		  "stacks[0].frames[0].payload: -3 is negative", NULL);
-	parse_bad(HEAD "\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":"
-		       "\"F\\u0000G\"}]}]}",
+	parse_bad(HEAD "\"strings\":[\"F\"],"
+		       "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0,null,1.5]]}]}",
+		  "stacks[0].frames[0].payload: 1.5 is not an integer", NULL);
+	/* the layouts are not mixed */
+	parse_bad(
+		HEAD "\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"F\"}]}]}",
+		"stacks[0].frames[0]: expected an array (a version 2 frame), got an object", NULL);
+	parse_bad("{\"version\":1,\"tool\":\"fsp-bpf\",\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0]"
+		  "]}]}",
+		  "stacks[0].frames[0]: expected an object (a version 1 frame), got an array",
+		  NULL);
+	parse_bad("{\"version\":1,\"tool\":\"fsp-bpf\",\"samples\":[[0,5,5,null,1]]}",
+		  "samples[0]: expected an object, got an array", NULL);
+	/* version 1 frames */
+	parse_bad("{\"version\":1,\"tool\":\"fsp-bpf\",\"stacks\":[{\"pid\":5,\"frames\":["
+		  "{\"kind\":\"push\",\"feature\":\"F\"}]}]}",
+		  "stacks[0].frames[0].kind: unknown frame kind \"push\"",
+		  "(expected \"mark\" or \"antimark\")");
+	parse_bad("{\"version\":1,\"tool\":\"fsp-bpf\",\"stacks\":[{\"pid\":5,\"frames\":["
+		  "{\"kind\":\"mark\"}]}]}",
+		  "stacks[0].frames[0]: missing \"feature\"", NULL);
+	parse_bad("{\"version\":1,\"tool\":\"fsp-bpf\",\"stacks\":[{\"pid\":5,\"frames\":["
+		  "{\"kind\":\"mark\",\"feature\":\"F\\u0000G\"}]}]}",
 		  "stacks[0].frames[0].feature: the string contains a NUL character", NULL);
+}
+
+/* The string table: strings only, each once, no NUL. */
+static void test_bad_strings(void **state)
+{
+	(void)state;
+	parse_bad(HEAD "\"strings\":{}}", "strings: expected an array at byte 40", NULL);
+	parse_bad(HEAD "\"strings\":[\"a\",null]}", "strings[1]: expected a string, got null",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"a\",1]}", "strings[1]: expected a string, got an integer",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[[\"a\"]]}", "strings[0]: expected a string, got an array",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"a\",\"b\",\"a\"]}",
+		  "strings[2]: \"a\" is also strings[0] (each string once)", NULL);
+	parse_bad(HEAD "\"strings\":[\"a\",\"\\u0061\"]}", "strings[1]: \"a\" is also strings[0]",
+		  NULL);
+	parse_bad(HEAD "\"strings\":[\"\",\"\"]}", "strings[1]: \"\" is also strings[0]", NULL);
+	parse_bad(HEAD "\"strings\":[\"F\\u0000G\"]}",
+		  "strings[0]: the string contains a NUL character", NULL);
+	parse_bad(HEAD "\"strings\":[\"a\x01\"]}", "invalid JSON at byte 43",
+		  "a control character (0x01) in a string");
+	parse_bad(HEAD "\"strings\":[\"\xff\"]}", "invalid JSON", "invalid utf-8");
+	parse_bad(HEAD "\"strings\":[\"a\" \"b\"]}", "invalid JSON at byte 45", "',' or ']'");
+	/* an unused string is fine; the writer drops it */
+	{
+		static const char doc[] = HEAD "\"strings\":[\"unused\",\"F\"],"
+					       "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",1]]}]}";
+		struct profile *p = parse_ok(doc, strlen(doc));
+		char *text = write_str(p, NULL);
+
+		assert_non_null(strstr(text, "\"strings\": [\n    \"F\"\n  ],"));
+		free(text);
+		profile__free(p);
+	}
 }
 
 /* A document: HEAD, then pre, then n times rep, then post. */
@@ -1117,7 +1400,7 @@ static void test_bad_limits(void **state)
 	doc = build("\"x\":", "[", 16, "0", &len);
 	parse_bad_len(doc, len, "nesting deeper than 16 levels", NULL);
 	free(doc);
-	doc = build("\"samples\":[{\"pid\":5,\"tid\":5,\"count\":1,\"x\":", "[", 14, "0", &len);
+	doc = build("\"samples\":[[0,5,5,null,1,0,", "[", 14, "0", &len);
 	parse_bad_len(doc, len, "nesting deeper than 16 levels", NULL);
 	free(doc);
 	doc = build("\"x\":", "{\"a\":", 20, "0", &len);
@@ -1125,17 +1408,16 @@ static void test_bad_limits(void **state)
 	free(doc);
 
 	/* strings: 64 KiB is the limit of labels and metadata */
-	doc = build("\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"", "y",
-		    PROFILE_IO_MAX_STRING, "\"}]}]}", &len);
+	doc = build("\"strings\":[\"", "y", PROFILE_IO_MAX_STRING,
+		    "\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0]]}]}", &len);
 	{
 		struct profile *p = parse_ok(doc, len);
 
 		profile__free(p);
 	}
 	free(doc);
-	doc = build("\"stacks\":[{\"pid\":5,\"frames\":[{\"kind\":\"mark\",\"feature\":\"", "y",
-		    PROFILE_IO_MAX_STRING + 1, "\"}]}]}", &len);
-	parse_bad_len(doc, len, "stacks[0].frames[0].feature: a string of 65537 bytes",
+	doc = build("\"strings\":[\"a\",\"", "y", PROFILE_IO_MAX_STRING + 1, "\"]}", &len);
+	parse_bad_len(doc, len, "strings[1]: a string of 65537 bytes",
 		      "longer than the limit of 65536");
 	free(doc);
 	doc = build("\"host\":\"", "h", PROFILE_IO_MAX_STRING + 1, "\"}", &len);
@@ -1147,9 +1429,19 @@ static void test_bad_limits(void **state)
 	parse_bad_len(doc, len, "a value at byte 34 is longer than 4194304 bytes (the limit)",
 		      NULL);
 	free(doc);
-	doc = build("\"samples\":[{\"pid\":5,\"tid\":5,\"count\":1,\"x\":[", "0,", 2200000, "0]}]}",
-		    &len);
+	doc = build("\"samples\":[[0,5,5,null,1,0,[", "0,", 2200000, "0]]]}", &len);
 	parse_bad_len(doc, len, "a record at byte 41 is longer than 4194304 bytes", NULL);
+	free(doc);
+	/* a stack of the writer's form is a record too */
+	doc = build("\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[", "[\"m\",0],",
+		    PROFILE_IO_MAX_FRAMES - 1, "[\"m\",0]],\"x\":\"", &len);
+	s = malloc(len + PROFILE_IO_MAX_VALUE + 16);
+	assert_non_null(s);
+	memcpy(s, doc, len);
+	memset(s + len, ' ', PROFILE_IO_MAX_VALUE);
+	strcpy(s + len + PROFILE_IO_MAX_VALUE, "\"}]}");
+	parse_bad_len(s, strlen(s), "a record at byte 56 is longer than 4194304 bytes", NULL);
+	free(s);
 	free(doc);
 	/* but an unknown array of any size is walked, not held */
 	doc = build("\"x\":[", "0,", 2200000, "0]}", &len);
@@ -1160,9 +1452,20 @@ static void test_bad_limits(void **state)
 	}
 	free(doc);
 
-	/* frames of one stack */
-	doc = build("\"stacks\":[{\"pid\":5,\"frames\":[", "{\"kind\":\"mark\",\"feature\":\"F\"},",
-		    PROFILE_IO_MAX_FRAMES, "{\"kind\":\"mark\",\"feature\":\"F\"}]}]}", &len);
+	/* frames of one stack: 4096 are fine, 4097 are not */
+	doc = build("\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[", "[\"m\",0],",
+		    PROFILE_IO_MAX_FRAMES - 1, "[\"m\",0]]}]}", &len);
+	{
+		struct profile *p = parse_ok(doc, len);
+		struct profile_stack st;
+
+		assert_int_equal(profile__stack(p, 0, &st), 0);
+		assert_int_equal(st.depth, PROFILE_IO_MAX_FRAMES);
+		profile__free(p);
+	}
+	free(doc);
+	doc = build("\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[", "[\"m\",0],",
+		    PROFILE_IO_MAX_FRAMES, "[\"m\",0]]}]}", &len);
 	parse_bad_len(doc, len, "stacks[0].frames: 4097 frames, more than the limit of 4096", NULL);
 	free(doc);
 }
@@ -1170,7 +1473,8 @@ static void test_bad_limits(void **state)
 /* ---- the inputs the fuzzer found ------------------------------------------------------------ */
 
 /* Every file of tests/unit/fuzz_crashes/ (inputs that once crashed, leaked
- * or hung the reader) is read: a profile or a message, nothing else. */
+ * or hung the reader, or that its two paths read differently) is read: a
+ * profile or a message, nothing else, the same on both paths. */
 static void test_fuzz_crashes(void **state)
 {
 	char dir[512], path[1024], err[512], *buf;
@@ -1201,6 +1505,24 @@ static void test_fuzz_crashes(void **state)
 		fclose(f);
 		err[0] = 0;
 		p = profile__parse_json(buf, st.st_size, de->d_name, err, sizeof(err));
+		/* the reader's two paths agree, as the fuzzer checks */
+		{
+			char slow_err[512] = "";
+			struct profile *q = parse_path(buf, st.st_size, de->d_name, false, slow_err,
+						       sizeof(slow_err));
+
+			assert_int_equal(!p, !q);
+			if (q) {
+				char *a = write_str(p, NULL), *b = write_str(q, NULL);
+
+				assert_string_equal(a, b);
+				free(a);
+				free(b);
+				profile__free(q);
+			} else {
+				assert_string_equal(err, slow_err);
+			}
+		}
 		if (p) {
 			FILE *null = fopen("/dev/null", "w");
 			struct attrib *a = attrib__compute(p, NULL);
@@ -1234,8 +1556,10 @@ int main(void)
 		cmocka_unit_test(test_v1_accepted),
 		cmocka_unit_test(test_v1_minimal),
 		cmocka_unit_test(test_doc_example),
+		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_unknown_fields_ignored),
-		cmocka_unit_test(test_order_independent),
+		cmocka_unit_test(test_other_forms),
+		cmocka_unit_test(test_member_order),
 		cmocka_unit_test(test_load_chunked),
 		cmocka_unit_test(test_load_stdin),
 		cmocka_unit_test(test_bad_file),
@@ -1246,6 +1570,7 @@ int main(void)
 		cmocka_unit_test(test_bad_counts),
 		cmocka_unit_test(test_bad_references),
 		cmocka_unit_test(test_bad_frames),
+		cmocka_unit_test(test_bad_strings),
 		cmocka_unit_test(test_bad_limits),
 		cmocka_unit_test(test_fuzz_crashes),
 	};

@@ -143,6 +143,40 @@ static int near(double a, double b)
 	return a - b < 1e-9 && b - a < 1e-9;
 }
 
+/* Element i of array a (sample rows and frames are arrays). */
+static struct json_object *at(struct json_object *a, size_t i)
+{
+	assert_true(json_object_is_type(a, json_type_array));
+	assert_true(i < json_object_array_length(a));
+	return json_object_array_get_idx(a, i);
+}
+
+static uint64_t at_u64(struct json_object *a, size_t i)
+{
+	struct json_object *v = at(a, i);
+
+	assert_true(json_object_is_type(v, json_type_int));
+	return json_object_get_uint64(v);
+}
+
+/* The label element i of frame or event field v refers to (NULL: null). */
+static const char *label(struct json_object *o, struct json_object *v)
+{
+	if (!v || json_object_is_type(v, json_type_null))
+		return NULL;
+	assert_true(json_object_is_type(v, json_type_int));
+	v = at(get(o, "strings"), json_object_get_uint64(v));
+	assert_true(json_object_is_type(v, json_type_string));
+	return json_object_get_string(v);
+}
+
+/* Element i of a frame, NULL when the frame has no element i. */
+static struct json_object *frame_elem(struct json_object *fr, size_t i)
+{
+	assert_true(json_object_is_type(fr, json_type_array));
+	return i < json_object_array_length(fr) ? json_object_array_get_idx(fr, i) : NULL;
+}
+
 /* ---- text ---------------------------------------------------------------------- */
 
 static const char demo_text[] =
@@ -532,27 +566,32 @@ static void test_json_fields(void **state)
 	f = json_object_array_get_idx(v, 2);
 	assert_int_equal(get_u64(f, "pid"), 1234);
 	assert_int_equal(json_object_array_length(get(f, "frames")), 2);
-	i = json_object_array_get_idx(get(f, "frames"), 1);
-	assert_string_equal(get_str(i, "kind"), "mark");
-	assert_string_equal(get_str(i, "feature"), "Output");
-	assert_string_equal(get_str(i, "instance"), "fizzbuzz.c:8");
-	assert_true(get_u64(i, "payload") == UINT64_MAX);
-	i = json_object_array_get_idx(get(json_object_array_get_idx(v, 3), "frames"), 1);
-	assert_string_equal(get_str(i, "kind"), "antimark");
-	assert_string_equal(get_str(i, "feature"), "Generic sequences");
-	assert_true(json_object_is_type(get(i, "instance"), json_type_null));
-	assert_int_equal(get_u64(i, "payload"), 0);
+	/* frames: ["m", feature, instance, payload], labels in "strings" */
+	i = at(get(f, "frames"), 1);
+	assert_int_equal(json_object_array_length(i), 4);
+	assert_string_equal(json_object_get_string(at(i, 0)), "m");
+	assert_string_equal(label(o, at(i, 1)), "Output");
+	assert_string_equal(label(o, at(i, 2)), "fizzbuzz.c:8");
+	assert_true(at_u64(i, 3) == UINT64_MAX);
+	/* an antimark without instance and payload: ["a", feature] */
+	i = at(get(json_object_array_get_idx(v, 3), "frames"), 1);
+	assert_int_equal(json_object_array_length(i), 2);
+	assert_string_equal(json_object_get_string(at(i, 0)), "a");
+	assert_string_equal(label(o, at(i, 1)), "Generic sequences");
 
+	/* sample rows: [source, pid, tid, stack, count] */
 	v = get(o, "samples");
 	assert_int_equal(json_object_array_length(v), 5);
-	f = json_object_array_get_idx(v, 2);
-	assert_int_equal(get_u64(f, "pid"), 1234);
-	assert_int_equal(get_u64(f, "tid"), 1234);
-	assert_int_equal(get_u64(f, "stack"), 2);
-	assert_int_equal(get_u64(f, "count"), 20);
-	f = json_object_array_get_idx(v, 4);
-	assert_true(json_object_is_type(get(f, "stack"), json_type_null));
-	assert_int_equal(get_u64(f, "count"), 15);
+	f = at(v, 2);
+	assert_int_equal(json_object_array_length(f), 5);
+	assert_int_equal(at_u64(f, 0), 0);
+	assert_int_equal(at_u64(f, 1), 1234);
+	assert_int_equal(at_u64(f, 2), 1234);
+	assert_int_equal(at_u64(f, 3), 2);
+	assert_int_equal(at_u64(f, 4), 20);
+	f = at(v, 4);
+	assert_true(json_object_is_type(at(f, 3), json_type_null));
+	assert_int_equal(at_u64(f, 4), 15);
 
 	d = get(o, "diagnostics");
 	assert_int_equal(json_object_object_length(d), DIAG__COUNT);
@@ -585,15 +624,15 @@ static void test_json_null_meta_and_unknown(void **state)
 	assert_string_equal(get_str(o, "tool_version"), FSP_VERSION);
 	assert_int_equal(get_u64(o, "total_samples"), 5);
 	assert_int_equal(get_u64(o, "uncharged_samples"), 3);
-	/* the unknown stack is written as null; diagnostics are the caller's */
-	s = json_object_array_get_idx(get(o, "samples"), 1);
-	assert_true(json_object_is_type(get(s, "stack"), json_type_null));
-	assert_int_equal(get_u64(s, "count"), 3);
+	/* the unknown stack is written as its key; diagnostics are the caller's */
+	s = at(get(o, "samples"), 1);
+	assert_string_equal(json_object_get_string(at(s, 3)), "0xbad");
+	assert_int_equal(at_u64(s, 4), 3);
 	assert_int_equal(get_u64(get(o, "diagnostics"), "unknown_stacks"), 0);
 	/* the NULL instance: null in the stack, the label in the features */
-	s = json_object_array_get_idx(get(json_object_array_get_idx(get(o, "stacks"), 0), "frames"),
-				      0);
-	assert_true(json_object_is_type(get(s, "instance"), json_type_null));
+	s = at(get(at(get(o, "stacks"), 0), "frames"), 0);
+	assert_int_equal(json_object_array_length(s), 3);
+	assert_true(json_object_is_type(at(s, 2), json_type_null));
 	s = json_object_array_get_idx(
 		get(json_object_array_get_idx(get(o, "features"), 0), "instances"), 0);
 	assert_string_equal(get_str(s, "name"), ATTRIB_NO_INSTANCE);
@@ -646,16 +685,14 @@ static struct profile *profile_from_json(struct json_object *o)
 
 		assert_true(depth <= 16);
 		for (j = 0; j < depth; j++) {
-			struct json_object *f = json_object_array_get_idx(frames, j);
-			struct json_object *inst = get(f, "instance");
+			struct json_object *f = at(frames, j), *pl = frame_elem(f, 3);
 
-			fr[j].kind = strcmp(get_str(f, "kind"), "mark") ? PROFILE_ANTIMARK
-									: PROFILE_MARK;
-			fr[j].feature = get_str(f, "feature");
-			fr[j].instance = json_object_is_type(inst, json_type_null)
-						 ? NULL
-						 : json_object_get_string(inst);
-			fr[j].payload = get_u64(f, "payload");
+			fr[j].kind = strcmp(json_object_get_string(at(f, 0)), "m")
+					     ? PROFILE_ANTIMARK
+					     : PROFILE_MARK;
+			fr[j].feature = label(o, at(f, 1));
+			fr[j].instance = label(o, frame_elem(f, 2));
+			fr[j].payload = pl ? json_object_get_uint64(pl) : 0;
 		}
 		assert_int_equal(get_u64(st, "id"), i);
 		/* version 2 keeps the stacks' keys, as "0x" hex strings */
@@ -664,11 +701,17 @@ static struct profile *profile_from_json(struct json_object *o)
 						    depth),
 				 0);
 	}
+	/* rows: the stack's id (its key is the stack's), null (0) or a key */
 	for (i = 0; i < json_object_array_length(samples); i++) {
-		struct json_object *s = json_object_array_get_idx(samples, i);
-		uint64_t key = strtoull(get_str(s, "key"), NULL, 16);
+		struct json_object *s = at(samples, i), *st = at(s, 3);
+		uint64_t key = 0;
 
-		ADD_SAMPLES(p, get_u64(s, "pid"), get_u64(s, "tid"), key, get_u64(s, "count"));
+		if (json_object_is_type(st, json_type_int))
+			key = strtoull(get_str(at(stacks, json_object_get_uint64(st)), "key"), NULL,
+				       16);
+		else if (json_object_is_type(st, json_type_string))
+			key = strtoull(json_object_get_string(st), NULL, 16);
+		ADD_SAMPLES(p, at_u64(s, 1), at_u64(s, 2), key, at_u64(s, 4));
 	}
 	return p;
 }
@@ -707,7 +750,7 @@ static void test_json_round_trip(void **state)
 			assert_int_equal(fa->instances[j].samples, fb->instances[j].samples);
 		}
 	}
-	/* and the JSON of the copy has the same core samples */
+	/* and the JSON of the copy has the same core samples (and string table) */
 	assert_int_equal(profile__set_meta(q, profile__meta(p)), 0);
 	for (i = 0; i < profile__nr_threads(p); i++) {
 		struct profile_thread t;
@@ -715,11 +758,11 @@ static void test_json_round_trip(void **state)
 		assert_int_equal(profile__thread(p, i, &t), 0);
 		assert_int_equal(profile__add_thread(q, t.pid, t.tid, t.comm), 0);
 	}
-	t1 = strstr(text, "\"stacks\"");
+	t1 = strstr(text, "\"strings\"");
 	t2 = render_json(q, b);
 	assert_non_null(t1);
-	assert_non_null(strstr(t2, "\"stacks\""));
-	assert_string_equal(t1, strstr(t2, "\"stacks\""));
+	assert_non_null(strstr(t2, "\"strings\""));
+	assert_string_equal(t1, strstr(t2, "\"strings\""));
 	free(t2);
 
 	json_object_put(o);
