@@ -5,12 +5,13 @@
  * library (profile__load, attrib__compute): what `fsp-bpf report` shows.
  *
  *   event_counts   wl_events: exact enters and leaves of every phase, among
- *                  them 100,000 empty marks and 10,000 of 20 us that sampling
- *                  barely sees; durations against the monotonic-clock truth;
+ *                  them 100,000 empty marks and 100,000 of 20 us (a fiftieth of
+ *                  the sampling period); durations against the monotonic-clock truth;
  *                  marks that are never left count as entered only
  *   event_threads  wl_threads: three threads, exact enters per instance
- *   offcpu         wl_events --off-cpu: the time asleep inside ev_sleep is
- *                  charged to it, off CPU
+ *   offcpu         wl_events --off-cpu: the time asleep inside ev_sleep and
+ *                  blocked writing to a slow pipe inside ev_pipe is charged to
+ *                  them, off CPU
  *   live_tmux      --interval under a real terminal (tmux): the screen is
  *                  redrawn with successive reports, the final report follows
  *
@@ -99,7 +100,7 @@ static bool duration_ok(const char *what, const struct profile_event_stats *ev,
 static void test_event_counts(void **state)
 {
 	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
-	char *args[] = {(char *)truth, "100000", "10000", "50", NULL};
+	char *args[] = {(char *)truth, "100000", "100000", "50", NULL};
 	const char *phases[][2] = {{"ev_count", "empty"},
 				   {"ev_busy", "20us"},
 				   {"ev_anti", "outer"},
@@ -212,6 +213,16 @@ static void test_offcpu(void **state)
 	       "%.2f ms\n",
 	       off / 1e6, on / 1e6, slept / 1e6, fabs(off + on - slept) / 1e6, tol / 1e6);
 	assert_true(fabs(off + on - slept) <= tol);
+	/* Blocked in write(2) on a full pipe: wall - CPU inside the marks. */
+	f = feature(a, "ev_pipe");
+	slept = itest_truth_u64(t, "ev_pipe.wall_ns") -
+		(double)itest_truth_u64(t, "ev_pipe.cpu_ns");
+	off = f->offcpu_ns;
+	tol = T * (4 * sqrt((double)f->samples) + 1) + itest_truth_u64(t, "ev_pipe.ambig_ns");
+	printf("  ev_pipe off-CPU %.1f ms vs blocked %.1f ms: |diff| %.2f ms, tol %.2f ms\n",
+	       off / 1e6, slept / 1e6, fabs(off - slept) / 1e6, tol / 1e6);
+	assert_true(slept > 20e6); /* the writes did block */
+	assert_true(fabs(off - slept) <= tol);
 	/* The busy phases spin: next to no off-CPU time compared with sleeping. */
 	assert_true(feature(a, "ev_busy")->offcpu_ns < off / 10);
 	assert_true(profile__total_offcpu_ns(p) >= f->offcpu_ns);

@@ -13,6 +13,9 @@
  *   ev_anti    BUSY / 10 marks of instance "outer": 10 us, an antimark of
  *              ev_anti around 30 us, 10 us; so 20 us each is the feature's
  *   ev_sleep   SLEEPS marks of instance "5ms", each around usleep(5000)
+ *   ev_pipe    SLEEPS / 4 marks of instance "slow-reader", each around the
+ *              write of 64 KiB to a full pipe that a reader thread (unmarked)
+ *              drains by 64 KiB every 5 ms: the writes block
  *              (default SLEEPS 100)
  *   ev_stale   1000 marks of instance "leaky" entered by a function that
  *              returns without leaving them: entered, never left (dropped as
@@ -25,10 +28,15 @@
  *   ev_count_null.enters  the NULL-instance marks
  *   ev_sleep.slept_ns     time in usleep() inside the marks: the off-CPU time
  *                         the stack [ev_sleep 5ms] must get with --off-cpu
+ *   ev_pipe.wall_ns, ev_pipe.cpu_ns   wall-clock and thread CPU time inside the
+ *                         ev_pipe marks: wall - cpu is the time blocked
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fsp.h"
@@ -54,6 +62,59 @@ static __attribute__((noinline)) void leaky(void)
 	__asm__ __volatile__("" ::: "memory");
 }
 
+#define PIPE_CHUNK (64 * 1024)
+
+static int pipefd[2];
+
+/* Drains the pipe slowly: 64 KiB, then 5 ms asleep, until the writer closes. */
+static void *slow_reader(void *arg)
+{
+	static char buf[PIPE_CHUNK];
+
+	(void)arg;
+	while (read(pipefd[0], buf, sizeof(buf)) > 0)
+		usleep(5000);
+	return NULL;
+}
+
+/* n blocking writes of 64 KiB, each inside an ev_pipe mark. */
+static void pipe_phase(struct phase *pp, uint64_t n, uint64_t *wall, uint64_t *cpu)
+{
+	static char buf[PIPE_CHUNK];
+	uint64_t a, b, c, d, tb, tc;
+	pthread_t th;
+
+	if (pipe(pipefd) || pthread_create(&th, NULL, slow_reader, NULL))
+		wl_die("pipe/pthread_create: %s", strerror(errno));
+	memset(buf, 'x', sizeof(buf));
+	for (uint64_t i = 0; i < n; i++) {
+		size_t done = 0;
+
+		a = wl_mono_ns();
+		FSP_MARK_ENTER("ev_pipe", "slow-reader", 0);
+		b = wl_mono_ns();
+		tb = wl_thread_ns();
+		while (done < sizeof(buf)) {
+			ssize_t w = write(pipefd[1], buf + done, sizeof(buf) - done);
+
+			if (w < 0 && errno != EINTR)
+				wl_die("write: %s", strerror(errno));
+			done += w > 0 ? (size_t)w : 0;
+		}
+		tc = wl_thread_ns();
+		c = wl_mono_ns();
+		FSP_MARK_LEAVE("ev_pipe", "slow-reader", 0);
+		d = wl_mono_ns();
+		wl_acc_span(&pp->acc, a, b, c, d);
+		*wall += c - b;
+		*cpu += tc - tb;
+	}
+	pp->enters = pp->leaves = n;
+	close(pipefd[1]);
+	pthread_join(th, NULL);
+	close(pipefd[0]);
+}
+
 static void out_phase(FILE *f, const char *name, const struct phase *p)
 {
 	char key[64];
@@ -73,7 +134,8 @@ int main(int argc, char **argv)
 	uint64_t count = argc > 2 ? wl_arg_u64(argv[2], "COUNT") : 100000;
 	uint64_t busy = argc > 3 ? wl_arg_u64(argv[3], "BUSY") : 10000;
 	uint64_t sleeps = argc > 4 ? wl_arg_u64(argv[4], "SLEEPS") : 100;
-	struct phase pc = {0}, pb = {0}, pa = {0}, ps = {0}, pl = {0};
+	struct phase pc = {0}, pb = {0}, pa = {0}, ps = {0}, pl = {0}, pp = {0};
+	uint64_t pipe_wall = 0, pipe_cpu = 0;
 	uint64_t a, b, c, d, slept = 0, i, null_enters = 0;
 	FILE *f;
 
@@ -143,6 +205,7 @@ int main(int argc, char **argv)
 		slept += c - b;
 	}
 	ps.enters = ps.leaves = sleeps;
+	pipe_phase(&pp, sleeps / 4, &pipe_wall, &pipe_cpu);
 
 	/* A probe in this frame, above leaky()'s, drops its mark each time (the
 	 * next leaky() call alone could not tell: same stack pointer). */
@@ -161,6 +224,9 @@ int main(int argc, char **argv)
 	out_phase(f, "ev_sleep", &ps);
 	out_phase(f, "ev_stale", &pl);
 	wl_out_u64(f, "ev_sleep.slept_ns", slept);
+	out_phase(f, "ev_pipe", &pp);
+	wl_out_u64(f, "ev_pipe.wall_ns", pipe_wall);
+	wl_out_u64(f, "ev_pipe.cpu_ns", pipe_cpu);
 	printf("ev_sleep.slept_ns %llu\n", (unsigned long long)slept);
 	return wl_out_close(f, argv[1]) ? 3 : 0;
 }
