@@ -1057,16 +1057,17 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	struct tstack *out = offcpu_thread(prev, prev_state);
 	struct tstack *in = bpf_task_storage_get(&tstacks, next, NULL, 0);
-	__u64 now;
 
 	/* Most switches of the machine concern no target. */
 	if (!out && !(in && in->off_ts))
 		return 0;
-	now = sched_now(prev);
+	/* Each through its own (target) task's run queue: the idle task's
+	 * se.cfs_rq need not be this CPU's, and another CPU's clock can be a
+	 * whole idle period old. */
 	if (out)
-		switch_out(prev, out, now);
+		switch_out(prev, out, sched_now(prev));
 	if (in && in->off_ts)
-		offcpu_end(next, in, now);
+		offcpu_end(next, in, sched_now(next));
 	return 0;
 }
 

@@ -26,8 +26,9 @@
  *   P.enters, P.leaves    what the probes must count
  *   P.ns, P.ambig_ns      time inside the marks (minus antimarks), brackets
  *   ev_count_null.enters  the NULL-instance marks
- *   ev_sleep.slept_ns     time in usleep() inside the marks: the off-CPU time
- *                         the stack [ev_sleep 5ms] must get with --off-cpu
+ *   ev_sleep.slept_ns     time in usleep() inside the marks (wall clock)
+ *   ev_sleep.cpu_ns       thread CPU time over the same spans: slept_ns - cpu_ns
+ *                         is the off-CPU time [ev_sleep 5ms] must get with --off-cpu
  *   ev_pipe.wall_ns, ev_pipe.cpu_ns   wall-clock and thread CPU time inside the
  *                         ev_pipe marks: wall - cpu is the time blocked
  */
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 	uint64_t busy = argc > 3 ? wl_arg_u64(argv[3], "BUSY") : 10000;
 	uint64_t sleeps = argc > 4 ? wl_arg_u64(argv[4], "SLEEPS") : 100;
 	struct phase pc = {0}, pb = {0}, pa = {0}, ps = {0}, pl = {0}, pp = {0};
-	uint64_t pipe_wall = 0, pipe_cpu = 0;
+	uint64_t pipe_wall = 0, pipe_cpu = 0, sleep_cpu = 0, tb;
 	uint64_t a, b, c, d, slept = 0, i, null_enters = 0;
 	FILE *f;
 
@@ -197,7 +198,9 @@ int main(int argc, char **argv)
 		a = wl_mono_ns();
 		FSP_MARK_ENTER("ev_sleep", "5ms", 0);
 		b = wl_mono_ns();
+		tb = wl_thread_ns();
 		usleep(5000);
+		sleep_cpu += wl_thread_ns() - tb;
 		c = wl_mono_ns();
 		FSP_MARK_LEAVE("ev_sleep", "5ms", 0);
 		d = wl_mono_ns();
@@ -224,6 +227,7 @@ int main(int argc, char **argv)
 	out_phase(f, "ev_sleep", &ps);
 	out_phase(f, "ev_stale", &pl);
 	wl_out_u64(f, "ev_sleep.slept_ns", slept);
+	wl_out_u64(f, "ev_sleep.cpu_ns", sleep_cpu);
 	out_phase(f, "ev_pipe", &pp);
 	wl_out_u64(f, "ev_pipe.wall_ns", pipe_wall);
 	wl_out_u64(f, "ev_pipe.cpu_ns", pipe_cpu);
