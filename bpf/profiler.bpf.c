@@ -1057,17 +1057,19 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	struct tstack *out = offcpu_thread(prev, prev_state);
 	struct tstack *in = bpf_task_storage_get(&tstacks, next, NULL, 0);
+	__u64 now;
 
 	/* Most switches of the machine concern no target. */
 	if (!out && !(in && in->off_ts))
 		return 0;
-	/* Each through its own (target) task's run queue: the idle task's
-	 * se.cfs_rq need not be this CPU's, and another CPU's clock can be a
-	 * whole idle period old. */
+	/* This CPU's clock, read through a target task's run queue (prev and
+	 * next are both on it): the idle task's se.cfs_rq need not be this
+	 * CPU's, and another CPU's clock can be a whole idle period old. */
+	now = sched_now(out ? prev : next);
 	if (out)
-		switch_out(prev, out, sched_now(prev));
+		switch_out(prev, out, now);
 	if (in && in->off_ts)
-		offcpu_end(next, in, sched_now(next));
+		offcpu_end(next, in, now);
 	return 0;
 }
 
