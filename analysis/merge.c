@@ -10,22 +10,9 @@
 
 #include "merge.h"
 #include "report_util.h"
+#include "util.h"
 
 #define UNNAMED_TARGET "an unnamed target"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* One source of a profile being merged: its metadata and diagnostics. */
 struct merge_source {
@@ -92,9 +79,9 @@ static void period_err(char *err, size_t errlen, const char *target, uint64_t go
 		snprintf(b, sizeof(b), "every %" PRIu64 " ns", want);
 	else
 		snprintf(b, sizeof(b), "at an unknown period");
-	set_err(err, errlen,
-		"%s was sampled %s but the others %s: merge profiles of the same frequency", target,
-		a, b);
+	fsp_set_err(err, errlen,
+		    "%s was sampled %s but the others %s: merge profiles of the same frequency",
+		    target, a, b);
 }
 
 /* Copies processes, threads, stacks and samples of src, source s to map[s]. */
@@ -117,8 +104,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 		if (!ret)
 			ret = profile__add_pid(dst, proc.pid);
 		if (ret) {
-			set_err(err, errlen, "cannot copy process %zu of %s: %s", i,
-				target_name(profile__meta(src)), strerror(-ret));
+			fsp_set_err(err, errlen, "cannot copy process %zu of %s: %s", i,
+				    target_name(profile__meta(src)), strerror(-ret));
 			return ret;
 		}
 	}
@@ -131,8 +118,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 		if (!ret)
 			ret = profile__add_thread(dst, th.pid, th.tid, th.comm);
 		if (ret) {
-			set_err(err, errlen, "cannot copy thread %zu of %s: %s", i,
-				target_name(profile__meta(src)), strerror(-ret));
+			fsp_set_err(err, errlen, "cannot copy thread %zu of %s: %s", i,
+				    target_name(profile__meta(src)), strerror(-ret));
 			return ret;
 		}
 	}
@@ -145,8 +132,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 		if (!ret)
 			ret = profile__add_stack(dst, st.pid, st.key, st.frames, st.depth);
 		if (ret) {
-			set_err(err, errlen, "cannot copy stack %zu of %s: %s", i,
-				target_name(profile__meta(src)), strerror(-ret));
+			fsp_set_err(err, errlen, "cannot copy stack %zu of %s: %s", i,
+				    target_name(profile__meta(src)), strerror(-ret));
 			return ret;
 		}
 	}
@@ -162,8 +149,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 		if (ret == -ENOENT && !s.known)
 			ret = 0;
 		if (ret) {
-			set_err(err, errlen, "cannot copy samples %zu of %s: %s", i,
-				target_name(profile__meta(src)), strerror(-ret));
+			fsp_set_err(err, errlen, "cannot copy samples %zu of %s: %s", i,
+				    target_name(profile__meta(src)), strerror(-ret));
 			return ret;
 		}
 	}
@@ -181,13 +168,13 @@ int profile__merge(struct profile *dst, const struct profile *src, char *err, si
 
 	if (!dst || !src || dst == src) {
 		ret = -EINVAL;
-		set_err(err, errlen, "merge: invalid arguments");
+		fsp_set_err(err, errlen, "merge: invalid arguments");
 		goto cleanup;
 	}
 	nr_srcs = merge_sources(src, &srcs);
 	if (!nr_srcs) {
 		ret = -ENOMEM;
-		set_err(err, errlen, "merge: out of memory");
+		fsp_set_err(err, errlen, "merge: out of memory");
 		goto cleanup;
 	}
 
@@ -198,7 +185,7 @@ int profile__merge(struct profile *dst, const struct profile *src, char *err, si
 		nr_olds = merge_sources(dst, &olds);
 		if (!nr_olds) {
 			ret = -ENOMEM;
-			set_err(err, errlen, "merge: out of memory");
+			fsp_set_err(err, errlen, "merge: out of memory");
 			goto cleanup;
 		}
 		want = report_period_ns(olds[0].meta);
@@ -221,37 +208,37 @@ int profile__merge(struct profile *dst, const struct profile *src, char *err, si
 	src_total = profile__total_samples(src);
 	if (dst_total > UINT64_MAX - src_total) {
 		ret = -EOVERFLOW;
-		set_err(err, errlen,
-			"merging %s would overflow the sample count: %" PRIu64 " + %" PRIu64
-			" samples exceed %" PRIu64,
-			target_name(profile__meta(src)), dst_total, src_total, UINT64_MAX);
+		fsp_set_err(err, errlen,
+			    "merging %s would overflow the sample count: %" PRIu64 " + %" PRIu64
+			    " samples exceed %" PRIu64,
+			    target_name(profile__meta(src)), dst_total, src_total, UINT64_MAX);
 		goto cleanup;
 	}
 	if (profile__nr_sources(dst) + convert + nr_srcs > INT32_MAX) {
 		ret = -E2BIG;
-		set_err(err, errlen, "merging %s: too many sources",
-			target_name(profile__meta(src)));
+		fsp_set_err(err, errlen, "merging %s: too many sources",
+			    target_name(profile__meta(src)));
 		goto cleanup;
 	}
 
 	map = calloc(nr_srcs, sizeof(*map));
 	if (!map) {
 		ret = -ENOMEM;
-		set_err(err, errlen, "merge: out of memory");
+		fsp_set_err(err, errlen, "merge: out of memory");
 		goto cleanup;
 	}
 	/* A recording in dst becomes source 0: its records already are. */
 	if (convert) {
 		ret = profile__add_source(dst, olds[0].meta, olds[0].diag);
 		if (ret < 0) {
-			set_err(err, errlen, "merge: cannot add a source: %s", strerror(-ret));
+			fsp_set_err(err, errlen, "merge: cannot add a source: %s", strerror(-ret));
 			goto cleanup;
 		}
 	}
 	for (i = 0; i < nr_srcs; i++) {
 		ret = profile__add_source(dst, srcs[i].meta, srcs[i].diag);
 		if (ret < 0) {
-			set_err(err, errlen, "merge: cannot add a source: %s", strerror(-ret));
+			fsp_set_err(err, errlen, "merge: cannot add a source: %s", strerror(-ret));
 			goto cleanup;
 		}
 		map[i] = (uint32_t)ret;
@@ -328,19 +315,19 @@ int profile__merge_finish(struct profile *dst, const char *command_line, char *e
 
 	if (!dst) {
 		ret = -EINVAL;
-		set_err(err, errlen, "merge: invalid arguments");
+		fsp_set_err(err, errlen, "merge: invalid arguments");
 		goto cleanup;
 	}
 	n = profile__nr_sources(dst);
 	if (!n) {
 		ret = -EINVAL;
-		set_err(err, errlen, "merge: no profile was merged");
+		fsp_set_err(err, errlen, "merge: no profile was merged");
 		goto cleanup;
 	}
 	target = malloc(MERGE_TARGET_MAX);
 	if (!target) {
 		ret = -ENOMEM;
-		set_err(err, errlen, "merge: out of memory");
+		fsp_set_err(err, errlen, "merge: out of memory");
 		goto cleanup;
 	}
 	merge_target(dst, n, target);
@@ -377,7 +364,7 @@ int profile__merge_finish(struct profile *dst, const char *command_line, char *e
 	}
 	ret = profile__set_meta(dst, &m);
 	if (ret) {
-		set_err(err, errlen, "merge: cannot set the metadata: %s", strerror(-ret));
+		fsp_set_err(err, errlen, "merge: cannot set the metadata: %s", strerror(-ret));
 		goto cleanup;
 	}
 	for (d = 0; d < DIAG__COUNT; d++)

@@ -33,6 +33,7 @@
 
 #include "attrib.h"
 #include "hashmap.h"
+#include "outfile.h"
 #include "profile_io.h"
 #include "report.h"
 #include "report_util.h"
@@ -854,121 +855,19 @@ int profile__write_json(FILE *out, const struct profile *p)
 
 /* ---- atomic save ------------------------------------------------------------------------ */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-/* Splits path into its directory ("." when none) and base name. */
-static int split_path(const char *path, char **dir, const char **base)
-{
-	const char *slash = strrchr(path, '/');
-
-	*dir = NULL;
-	*base = slash ? slash + 1 : path;
-	if (!**base)
-		return -EISDIR;
-	if (!slash)
-		*dir = strdup(".");
-	else if (slash == path)
-		*dir = strdup("/");
-	else
-		*dir = strndup(path, slash - path);
-	return *dir ? 0 : -ENOMEM;
-}
-
+/* The profile file, atomically (outfile.h); "-" is stdout. */
 static int save(const char *path, const struct profile *p, const struct attrib *a)
 {
-	char *dir = NULL, *tmp = NULL;
-	bool tmp_exists = false;
-	const char *base;
-	struct stat sb;
-	FILE *f = NULL;
-	int fd = -1, dfd, err;
-	mode_t mode = 0644;
+	struct outfile *f;
+	int err;
 
-	if (!strcmp(path, "-"))
-		return report__json(stdout, p, a);
-	/* Not a regular file (/dev/null, a FIFO, /dev/stdout): written in place,
-	 * since a rename would replace the device or pipe itself. */
-	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		if (S_ISDIR(sb.st_mode))
-			return -EISDIR;
-		f = fopen(path, "we");
-		if (!f)
-			return -errno;
-		err = report__json(f, p, a);
-		if (fclose(f) && !err)
-			err = -errno;
+	f = outfile__open(path, &err);
+	if (!f)
 		return err;
-	}
-	err = split_path(path, &dir, &base);
-	if (err)
-		goto cleanup;
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	tmp_exists = true;
-	/* mkstemp makes 0600: keep the mode of the file replaced, else 0644. */
-	if (!stat(path, &sb) && S_ISREG(sb.st_mode))
-		mode = sb.st_mode & 07777;
-	if (fchmod(fd, mode)) {
-		err = -errno;
-		goto cleanup;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		goto cleanup;
-	}
-	fd = -1; /* owned by f */
-	err = report__json(f, p, a);
-	if (err)
-		goto cleanup;
-	if (fsync(fileno(f))) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = fclose(f) ? -errno : 0;
-	f = NULL;
-	if (err)
-		goto cleanup;
-	if (rename(tmp, path)) {
-		err = -errno;
-		goto cleanup;
-	}
-	tmp_exists = false;
-	/* Make the rename itself durable; best effort. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-cleanup:
-	if (f)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
-	if (tmp_exists)
-		unlink(tmp);
-	free(tmp);
-	free(dir);
+	err = report__json(outfile__stream(f), p, a);
+	if (!err)
+		err = outfile__commit(f);
+	outfile__free(f);
 	return err;
 }
 
@@ -984,12 +883,13 @@ int profile__save(const char *path, const struct profile *p, char *err, size_t e
 	int ret;
 
 	if (!path || !p) {
-		set_err(err, errlen, "%s: %s", path ? path : "(null)", strerror(EINVAL));
+		fsp_set_err(err, errlen, "%s: %s", path ? path : "(null)", strerror(EINVAL));
 		return -EINVAL;
 	}
 	ret = save(path, p, NULL);
 	if (ret)
-		set_err(err, errlen, "%s: %s", strcmp(path, "-") ? path : "stdout", strerror(-ret));
+		fsp_set_err(err, errlen, "%s: %s", strcmp(path, "-") ? path : "stdout",
+			    strerror(-ret));
 	return ret;
 }
 
@@ -2723,7 +2623,7 @@ struct profile *profile__load(const char *path, char *err, size_t errlen)
 	if (err && errlen)
 		err[0] = 0;
 	if (!path) {
-		set_err(err, errlen, "(null): %s", strerror(EINVAL));
+		fsp_set_err(err, errlen, "(null): %s", strerror(EINVAL));
 		return NULL;
 	}
 	rd.name = strcmp(path, "-") ? path : "stdin";

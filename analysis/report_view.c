@@ -10,48 +10,57 @@
 #include "report_view.h"
 #include "util.h"
 
+/* The index of s in names (n of them), or -EINVAL. */
+static int parse_word(const char *s, const char *const *names, int n)
+{
+	for (int i = 0; s && i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -EINVAL;
+}
+
 int report_by__parse(const char *s, enum report_by *out)
 {
-	if (!s || !out)
+	static const char *const names[] = {
+		[REPORT_BY_FEATURE] = "feature",
+		[REPORT_BY_THREAD] = "thread",
+		[REPORT_BY_PROCESS] = "process",
+	};
+	int i = parse_word(s, names, 3);
+
+	if (i < 0 || !out)
 		return -EINVAL;
-	if (!strcmp(s, "feature"))
-		*out = REPORT_BY_FEATURE;
-	else if (!strcmp(s, "thread"))
-		*out = REPORT_BY_THREAD;
-	else if (!strcmp(s, "process"))
-		*out = REPORT_BY_PROCESS;
-	else
-		return -EINVAL;
+	*out = i;
 	return 0;
 }
 
 int report_order__parse(const char *s, enum report_order *out)
 {
-	if (!s || !out)
+	static const char *const names[] = {
+		[REPORT_ORDER_COST] = "cost",
+		[REPORT_ORDER_SAMPLES] = "samples",
+		[REPORT_ORDER_NAME] = "name",
+	};
+	int i = parse_word(s, names, 3);
+
+	if (i < 0 || !out)
 		return -EINVAL;
-	if (!strcmp(s, "cost"))
-		*out = REPORT_ORDER_COST;
-	else if (!strcmp(s, "samples"))
-		*out = REPORT_ORDER_SAMPLES;
-	else if (!strcmp(s, "name"))
-		*out = REPORT_ORDER_NAME;
-	else
-		return -EINVAL;
+	*out = i;
 	return 0;
 }
 
 int report_value__parse(const char *s, enum report_value *out)
 {
-	if (!s || !out)
+	static const char *const names[] = {
+		[REPORT_VALUE_SAMPLES] = "samples",
+		[REPORT_VALUE_OFFCPU] = "offcpu",
+		[REPORT_VALUE_WALL] = "wall",
+	};
+	int i = parse_word(s, names, 3);
+
+	if (i < 0 || !out)
 		return -EINVAL;
-	if (!strcmp(s, "samples"))
-		*out = REPORT_VALUE_SAMPLES;
-	else if (!strcmp(s, "offcpu"))
-		*out = REPORT_VALUE_OFFCPU;
-	else if (!strcmp(s, "wall"))
-		*out = REPORT_VALUE_WALL;
-	else
-		return -EINVAL;
+	*out = i;
 	return 0;
 }
 

@@ -4,8 +4,10 @@
 #define FSP_ANALYSIS_UTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The splitmix64 finalizer: a cheap, well-mixing 64-bit hash. */
@@ -65,6 +67,21 @@ static inline int fsp_grow(void **arr, size_t *cap, size_t need, size_t size)
 	*arr = tmp;
 	*cap = n;
 	return 0;
+}
+
+/* A message into the caller's buffer err (errlen bytes; either may be 0). */
+static inline void fsp_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static inline void fsp_set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }
 
 #endif /* FSP_ANALYSIS_UTIL_H */

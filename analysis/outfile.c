@@ -13,7 +13,7 @@
 struct outfile {
 	FILE *f;
 	char *path; /* NULL for stdout */
-	char *tmp;
+	char *tmp; /* NULL when written in place */
 	bool done;
 };
 
@@ -27,6 +27,22 @@ static char *temp_name(const char *path)
 	free(a);
 	free(b);
 	return out;
+}
+
+/* Makes the rename durable: fsync of path's directory, best effort. */
+static void sync_dir(const char *path)
+{
+	char *d = strdup(path);
+	int fd;
+
+	if (!d)
+		return;
+	fd = open(dirname(d), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(d);
 }
 
 struct outfile *outfile__open(const char *path, int *err)
@@ -44,8 +60,23 @@ struct outfile *outfile__open(const char *path, int *err)
 		return f;
 	}
 	f->path = strdup(path);
+	if (!f->path)
+		goto cleanup;
+	/* Not a regular file (/dev/null, a FIFO, /dev/stdout): written in place,
+	 * since a rename would replace the device or pipe itself. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		*err = S_ISDIR(st.st_mode) ? -EISDIR : 0;
+		if (*err)
+			goto cleanup;
+		f->f = fopen(path, "we");
+		if (!f->f) {
+			*err = -errno;
+			goto cleanup;
+		}
+		return f;
+	}
 	f->tmp = temp_name(path);
-	if (!f->path || !f->tmp)
+	if (!f->tmp)
 		goto cleanup;
 	fd = mkostemp(f->tmp, O_CLOEXEC);
 	if (fd < 0) {
@@ -94,6 +125,13 @@ int outfile__commit(struct outfile *f)
 		err = errno ? -errno : -EIO;
 	if (!f->path)
 		return err;
+	if (!f->tmp) {
+		if (fclose(f->f) && !err)
+			err = errno ? -errno : -EIO;
+		f->f = NULL;
+		f->done = !err;
+		return err;
+	}
 	if (!err && fsync(fileno(f->f)))
 		err = -errno;
 	if (fclose(f->f) && !err)
@@ -101,8 +139,10 @@ int outfile__commit(struct outfile *f)
 	f->f = NULL;
 	if (!err && rename(f->tmp, f->path))
 		err = -errno;
-	if (!err)
+	if (!err) {
 		f->done = true;
+		sync_dir(f->path);
+	}
 	return err;
 }
 

@@ -3,7 +3,9 @@
  * Output files written atomically: the content goes to a temporary file in
  * the destination's directory, which is flushed, fsync'ed and renamed over
  * the destination only when complete. A crash, a full disk or an error leaves
- * the previous file (if any) untouched and no torn file behind.
+ * the previous file (if any) untouched and no torn file behind. A destination
+ * that exists but is not a regular file (/dev/null, a FIFO) is written in
+ * place: a rename would replace the device or pipe itself.
  */
 #ifndef FSP_OUTFILE_H
 #define FSP_OUTFILE_H
@@ -13,7 +15,7 @@
 struct outfile;
 
 /* path NULL or "-" writes to stdout (not atomic, nothing to rename). On
- * failure NULL and *err = -errno. */
+ * failure NULL and *err = -errno (-EISDIR for a directory). */
 struct outfile *outfile__open(const char *path, int *err);
 FILE *outfile__stream(struct outfile *f);
 /* The name to use in messages: the path or "standard output". */
