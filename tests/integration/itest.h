@@ -182,8 +182,9 @@ bool itest_truth_share_ok(const char *what, uint64_t k, uint64_t n, const struct
  * length / T samples give or take one, and there are at most ctx_switches + 1
  * stretches per thread (rusage, all threads); ticks that fall while a uprobe's
  * BPF program runs are skipped (bounded by the ambiguous time ambig_ns); the
- * exit adds up to E_exit:
- *   |n T - C| <= (ctx_switches + threads) T + ambig_ns + E_exit.
+ * exit adds up to E_exit; a virtual machine's steal time S during the run
+ * makes the timer tick late (itest.c):
+ *   |n T - C| <= (ctx_switches + threads) T + ambig_ns + E_exit + S.
  */
 bool itest_count_ok(json_object *prof, const struct itest_truth *t, unsigned threads,
 		    double ambig_ns);
