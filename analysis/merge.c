@@ -84,7 +84,8 @@ static void period_err(char *err, size_t errlen, const char *target, uint64_t go
 		    target, a, b);
 }
 
-/* Copies processes, threads, stacks and samples of src, source s to map[s]. */
+/* Copies processes (with their namespace PIDs), threads, stacks and samples
+ * of src, source s to map[s]. */
 static int merge_records(struct profile *dst, const struct profile *src, const uint32_t *map,
 			 size_t nr_map, char *err, size_t errlen)
 {
@@ -103,6 +104,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 			ret = profile__use_source(dst, map[proc.source]);
 		if (!ret)
 			ret = profile__add_pid(dst, proc.pid);
+		if (!ret && proc.nspid)
+			ret = profile__set_process_nspid(dst, proc.pid, proc.nspid);
 		if (ret) {
 			fsp_set_err(err, errlen, "cannot copy process %zu of %s: %s", i,
 				    target_name(profile__meta(src)), strerror(-ret));

@@ -30,8 +30,9 @@
  * Appends src to dst. A src without source records (one recording) becomes
  * one new source of dst, with src's profile__meta and profile__diag; the
  * sources of a src that is itself a merge are appended one by one (their
- * indexes shifted past dst's). Every process, thread (with its name), stack
- * (frames, same key) and sample count of src is copied under its new source.
+ * indexes shifted past dst's). Every process (with its namespace PID),
+ * thread (with its name), stack (frames, same key) and sample count of src is
+ * copied under its new source.
  *
  * dst is usually a new, empty profile. A dst that already holds a recording
  * (records or metadata but no sources) first becomes source 0, described by

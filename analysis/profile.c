@@ -21,6 +21,7 @@ struct profile_source_rec {
 struct profile_process_rec {
 	uint32_t source;
 	uint32_t pid;
+	uint32_t nspid; /* 0: unknown or the profiler's namespace */
 };
 
 struct profile_stack_rec {
@@ -296,7 +297,24 @@ int profile__add_pid(struct profile *p, uint32_t pid)
 	if (err < 0)
 		return err;
 	p->pids[p->nr_pids].source = p->cur;
+	p->pids[p->nr_pids].nspid = 0;
 	p->pids[p->nr_pids++].pid = pid;
+	return 0;
+}
+
+int profile__set_process_nspid(struct profile *p, uint32_t pid, uint32_t nspid)
+{
+	uint64_t idx;
+	int err;
+
+	if (!p)
+		return -EINVAL;
+	err = profile__add_pid(p, pid);
+	if (err)
+		return err;
+	if (!hashmap__find(&p->pid_map, PKEY(p->cur, pid), 0, &idx))
+		return -ENOENT; /* cannot happen: just added */
+	p->pids[idx].nspid = nspid;
 	return 0;
 }
 
@@ -318,6 +336,7 @@ int profile__process(const struct profile *p, size_t i, struct profile_process *
 		return -EINVAL;
 	out->source = p->pids[i].source;
 	out->pid = p->pids[i].pid;
+	out->nspid = p->pids[i].nspid;
 	return 0;
 }
 

@@ -96,10 +96,19 @@ uint32_t profile__pid(const struct profile *p, size_t i);
 
 struct profile_process {
 	uint32_t source;
-	uint32_t pid;
+	uint32_t pid; /* in the profiler's (the host's) PID namespace */
+	uint32_t nspid; /* in the process's own PID namespace (a container); 0: unknown or same */
 };
 
 int profile__process(const struct profile *p, size_t i, struct profile_process *out);
+
+/*
+ * Records the PID process `pid` (of the current source) has in its own PID
+ * namespace, when that is not the profiler's (a container): nspid 0 means
+ * unknown or the same namespace, and clears an earlier value. Records the
+ * process when new, as profile__add_pid. 0 or -errno.
+ */
+int profile__set_process_nspid(struct profile *p, uint32_t pid, uint32_t nspid);
 
 /* Records a thread and its name (comm may be NULL or ""); idempotent, a later
  * non-empty comm replaces an empty one. Also records the process. */

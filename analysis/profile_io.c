@@ -394,6 +394,9 @@ static void jw_processes(struct jw *w, const struct profile *p)
 		o = jw_object(w);
 		jw_add(w, o, "source", jw_u64(w, pr.source));
 		jw_add(w, o, "pid", jw_u64(w, pr.pid));
+		/* optional: older files have none, older readers ignore it */
+		if (pr.nspid)
+			jw_add(w, o, "nspid", jw_u64(w, pr.nspid));
 		jw_record(w, o, "    ");
 	}
 	jw_end_array(w);
@@ -1887,15 +1890,17 @@ static int rd_process(struct rd *rd, size_t i)
 {
 	struct where w = {"processes", i, NULL, NO_IDX};
 	struct json_object *o;
-	uint32_t src, pid;
+	uint32_t src, pid, nspid;
 	int err = -1;
 
 	if (rd_record(rd, &w, json_type_object, &o))
 		return -1;
 	if (jf_u32(rd, &w, o, "source", false, &src) || jf_u32(rd, &w, o, "pid", true, &pid) ||
-	    rd_use_source(rd, &w, src))
+	    jf_u32(rd, &w, o, "nspid", false, &nspid) || rd_use_source(rd, &w, src))
 		goto cleanup;
 	err = profile__add_pid(rd->p, pid);
+	if (!err && nspid)
+		err = profile__set_process_nspid(rd->p, pid, nspid);
 	if (err) {
 		rd_add_err(rd, &w, err);
 		err = -1;

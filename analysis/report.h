@@ -3,6 +3,8 @@
 #ifndef FSP_ANALYSIS_REPORT_H
 #define FSP_ANALYSIS_REPORT_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "attrib.h"
@@ -48,12 +50,35 @@ struct report_opts {
 	double min_pct;
 	enum report_by by;
 	enum report_order order;
-	/* NULL: every feature; else only the feature of this exact name (and
-	 * its instances). Renderers return -ENOENT when nothing was charged to
-	 * it and it has no events (folded stacks: nothing of folded_value). */
+	/* NULL: every feature; else only the features named in this
+	 * comma-separated list (exact names; empty names are ignored) and
+	 * their instances. A string that is itself the name of a feature of
+	 * the profile names that one feature, commas and all. Renderers return
+	 * -ENOENT when none of them was charged anything nor has events
+	 * (folded stacks: nothing of folded_value); the text report says which
+	 * names it did not find. */
 	const char *feature;
 	/* Folded stacks only: what a line counts. */
 	enum report_value folded_value;
+	/*
+	 * Process filters, NULL for none. comm: a comma-separated list of
+	 * process names, each matched exactly against a process's comm (its
+	 * main thread's, tid == pid; a name longer than the kernel's 15 bytes
+	 * also matches the comm it is truncated to). pid: a comma-separated
+	 * list of PIDs (report_pids__parse), each matching a process's pid or
+	 * its PID in its own namespace (profile_process.nspid; in a merged
+	 * profile, of any source). A process is kept when it matches every
+	 * filter given. Every renderer (not
+	 * report__json: the profile file is the whole profile) then shows the
+	 * profile of the kept processes alone (report__filter): totals,
+	 * shares, denominators, sections and events are theirs, as if only
+	 * they had been profiled; the text header says that a filter is in
+	 * effect and what part of the profile it keeps. A filter that keeps
+	 * no process is not an error: the report says so. -EINVAL for a pid
+	 * list that does not parse or a comm list without a name.
+	 */
+	const char *comm;
+	const char *pid;
 };
 
 /* "feature", "thread", "process" / "cost", "samples", "name" / "samples",
@@ -62,14 +87,36 @@ int report_by__parse(const char *s, enum report_by *out);
 int report_order__parse(const char *s, enum report_order *out);
 int report_value__parse(const char *s, enum report_value *out);
 
+/* Largest PID a --pid list accepts (the kernel's PID_MAX_LIMIT). */
+#define REPORT_PID_MAX 4194304
+
+/* Parses a comma-separated list of PIDs (decimal, 1 to REPORT_PID_MAX, at
+ * least one; empty elements are ignored) into out[0..max) (out may be NULL
+ * with max 0, to check). Returns the number of PIDs in s (possibly more
+ * than max) or -EINVAL. */
+int report_pids__parse(const char *s, uint32_t *out, size_t max);
+
+/*
+ * The profile of the processes opts->comm and opts->pid keep (see
+ * report_opts): a new profile with p's metadata, sources and diagnostics,
+ * and of p's processes (their namespace PIDs), threads, stacks, samples,
+ * off-CPU time and events only those of the kept processes, in p's order.
+ * *out is NULL when opts (may be NULL) filter nothing: p is the answer.
+ * The caller frees *out. 0, -EINVAL (a list that does not parse) or
+ * -ENOMEM.
+ */
+int report__filter(const struct profile *p, const struct report_opts *opts, struct profile **out);
+
 /* The text report: header, features and instances (or one section per
  * thread or process, opts->by), the note, the wall-clock view (with
  * off-CPU time), diagnostics. Calls, time per call and max (the event
  * view) and off-CPU time are columns when the profile has them; with
  * opts->feature each instance's latency histogram too. opts may be NULL.
- * Returns 0, -ENOENT when opts->feature names no charged feature (the
- * report, saying so, is still written), -EINVAL (an unknown by or order),
- * -ENOMEM or -errno of the write. */
+ * With a process filter (opts->comm, opts->pid) a is not used: the report
+ * attributes the filtered profile itself. Returns 0, -ENOENT when
+ * opts->feature names no charged feature (the report, saying so, is still
+ * written), -EINVAL (an unknown by or order, a filter that does not
+ * parse), -ENOMEM or -errno of the write. */
 int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 		 const struct report_opts *opts);
 
@@ -79,8 +126,9 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
  * sorted; a sample charged to several features counts on each of their
  * lines. COUNT is opts->folded_value (samples by default); lines of value 0
  * are left out. opts may be NULL; order does not apply (lines are sorted).
- * Returns 0, -ENOENT (opts->feature charged nothing; nothing is written),
- * -EINVAL, -ENOMEM or -errno of the write.
+ * With a process filter, the lines of the kept processes (min_pct of their
+ * total). Returns 0, -ENOENT (opts->feature charged nothing; nothing is
+ * written), -EINVAL, -ENOMEM or -errno of the write.
  */
 int report__folded(FILE *out, const struct profile *p, const struct report_opts *opts);
 
@@ -89,9 +137,11 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
  * per charged (feature, instance) of each distinct (thread, mark stack),
  * located [instance, feature]; uncharged samples at "(no feature)". Sample
  * types samples, cpu, and when the profile has them offcpu (charged off-CPU
- * ns), calls and event_time (one more sample per event record). Of opts
- * only feature applies. Returns 0, -ENOENT (as report__folded), -ENOMEM,
- * -EIO (compression) or -errno of the write.
+ * ns), calls and event_time (one more sample per event record). Labels pid,
+ * nspid (when the process has one), tid, thread, process, source. Of opts
+ * feature, comm and pid apply (a filter is said in a comment). Returns 0,
+ * -ENOENT (as report__folded), -EINVAL (a filter that does not parse),
+ * -ENOMEM, -EIO (compression) or -errno of the write.
  */
 int report__pprof(FILE *out, const struct profile *p, const struct report_opts *opts);
 

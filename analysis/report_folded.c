@@ -47,6 +47,7 @@ struct folded_ctx {
 	uint64_t period; /* ns per sample */
 	bool skip_zero; /* leave out lines of value 0 */
 	const char *feature; /* --feature, NULL for all */
+	struct report_features feat; /* the features it names */
 	struct report_charges charges;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
 	char **prefixes; /* per thread: its process (and thread) frames and ';' */
@@ -362,7 +363,7 @@ static int folded_collect(struct folded_ctx *c)
 				goto cleanup;
 		}
 		for (j = 0; j < n; j++) {
-			if (c->feature && strcmp(ch[j].feature, c->feature))
+			if (!report_features__has(&c->feat, ch[j].feature))
 				continue;
 			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, value);
 			if (err)
@@ -379,6 +380,7 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 {
 	struct folded_ctx c = {.thread_map = HASHMAP_INIT};
 	double min_pct = opts && opts->min_pct > 0 ? opts->min_pct : 0;
+	struct profile *filtered = NULL;
 	size_t i;
 	int err;
 
@@ -387,6 +389,12 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	if (opts && ((unsigned int)opts->by > REPORT_BY_PROCESS ||
 		     (unsigned int)opts->folded_value > REPORT_VALUE_WALL))
 		return -EINVAL;
+	/* A process filter: the lines of the filtered profile (--min-pct of its total). */
+	err = report__filter(p, opts, &filtered);
+	if (err)
+		return err;
+	if (filtered)
+		p = filtered;
 	c.p = p;
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
 	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
@@ -395,6 +403,9 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	 * (A profile without off-CPU time keeps its lines as they always were.) */
 	c.skip_zero = c.value != REPORT_VALUE_SAMPLES || profile__total_offcpu_ns(p);
 	c.feature = opts ? opts->feature : NULL;
+	err = report_features__init(&c.feat, p, c.feature);
+	if (err)
+		goto cleanup;
 	err = report_charges__init(&c.charges, p);
 	if (err)
 		goto cleanup;
@@ -428,5 +439,7 @@ cleanup:
 	free(c.prefixes);
 	hashmap__fini(&c.thread_map);
 	report_charges__fini(&c.charges);
+	report_features__fini(&c.feat);
+	profile__free(filtered);
 	return err;
 }

@@ -15,6 +15,7 @@
  * instance) record, 0 in the other types, as the core samples are 0 in its.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,8 +30,8 @@
 #include "report_view.h"
 #include "util.h"
 
-/* The labels of one thread's samples: pid, tid, thread, process, source. */
-#define PPROF_MAX_LABELS 5
+/* The labels of one thread's samples: pid, nspid, tid, thread, process, source. */
+#define PPROF_MAX_LABELS 6
 
 /* Sample types: samples, cpu, [offcpu,] [calls, event_time]. */
 #define PPROF_MAX_TYPES 5
@@ -54,6 +55,9 @@ struct pprof_sample {
 struct pprof_ctx {
 	const struct profile *p;
 	const char *feature; /* --feature, NULL for all */
+	struct report_features feat; /* the features it names */
+	const struct profile *whole; /* before a process filter, NULL without */
+	const struct report_opts *opts;
 	uint64_t period; /* ns per sample */
 	bool offcpu; /* the profile has off-CPU time: sample type offcpu */
 	bool events; /* it has event records: sample types calls, event_time */
@@ -74,6 +78,7 @@ struct pprof_ctx {
 	size_t nr_labels, cap_labels;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> labels index */
 	struct hashmap pcomms; /* (source << 32 | pid, 0) -> main thread's comm */
+	struct hashmap nspids; /* (source << 32 | pid, 0) -> its PID in its namespace */
 
 	struct pprof_sample *samples;
 	size_t nr_samples, cap_samples;
@@ -206,7 +211,7 @@ static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, 
 {
 	struct pprof_labels *l;
 	char src[300];
-	uint64_t idx;
+	uint64_t idx, nspid;
 	int err;
 
 	if (hashmap__find(&c->thread_map, (uint64_t)source << 32 | pid, tid, &idx))
@@ -217,6 +222,8 @@ static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, 
 	l = &c->labels[c->nr_labels];
 	l->n = 0;
 	err = pprof_label(c, l, "pid", NULL, pid);
+	if (!err && hashmap__find(&c->nspids, (uint64_t)source << 32 | pid, 0, &nspid))
+		err = pprof_label(c, l, "nspid", NULL, (int64_t)nspid);
 	if (!err && tid != PPROF_PROCESS_LABELS)
 		err = pprof_label(c, l, "tid", NULL, (int64_t)tid);
 	if (!err && *comm)
@@ -249,11 +256,24 @@ static const char *pprof_pcomm(const struct pprof_ctx *c, uint32_t source, uint3
 /* Label sets of every thread of the profile, in its thread order. */
 static int pprof_threads(struct pprof_ctx *c)
 {
+	struct profile_process pp;
 	struct profile_thread t;
 	int64_t idx;
 	size_t i;
 	int err = 0;
 
+	for (i = 0; i < profile__nr_pids(c->p); i++) {
+		err = profile__process(c->p, i, &pp);
+		if (err)
+			return err;
+		if (!pp.nspid)
+			continue;
+		err = hashmap__find_or_insert(&c->nspids, (uint64_t)pp.source << 32 | pp.pid, 0,
+					      pp.nspid, NULL);
+		if (err < 0)
+			return err;
+		err = 0;
+	}
 	for (i = 0; i < profile__nr_threads(c->p); i++) {
 		err = profile__thread(c->p, i, &t);
 		if (err)
@@ -325,7 +345,7 @@ static int pprof_events(struct pprof_ctx *c)
 		err = profile__event(c->p, i, &ev);
 		if (err)
 			return err;
-		if (c->feature && strcmp(ev.feature, c->feature))
+		if (!report_features__has(&c->feat, ev.feature))
 			continue;
 		labels = pprof_thread(c, ev.source, ev.pid, PPROF_PROCESS_LABELS, "",
 				      pprof_pcomm(c, ev.source, ev.pid));
@@ -377,7 +397,7 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 				return err;
 		}
 		for (j = 0; j < n; j++) {
-			if (c->feature && strcmp(ch[j].feature, c->feature))
+			if (!report_features__has(&c->feat, ch[j].feature))
 				continue;
 			err = pprof_charge_locs(c, &ch[j], locs);
 			if (!err)
@@ -402,6 +422,26 @@ static int64_t pprof_nanos(double s)
 	return whole * 1000000000 + (int64_t)((s - (double)whole) * 1e9 + 0.5);
 }
 
+/* "filter: comm X and pid Y: N of M processes, S of T samples": what a
+ * process filter kept. The string's index or -ENOMEM. */
+static int64_t pprof_filter_comment(struct pprof_ctx *c)
+{
+	const struct report_opts *o = c->opts;
+	char *line = NULL;
+	int64_t idx;
+
+	if (asprintf(&line,
+		     "filter:%s%s%s%s%s: %zu of %zu processes, %" PRIu64 " of %" PRIu64 " samples",
+		     o->comm ? " comm " : "", o->comm ? o->comm : "",
+		     o->comm && o->pid ? " and" : "", o->pid ? " pid " : "", o->pid ? o->pid : "",
+		     profile__nr_pids(c->p), profile__nr_pids(c->whole),
+		     profile__total_samples(c->p), profile__total_samples(c->whole)) < 0)
+		return -ENOMEM;
+	idx = pprof_str(c, line);
+	free(line);
+	return idx;
+}
+
 static int pprof_comments(struct pprof_ctx *c, int64_t *comment, size_t *n)
 {
 	const struct profile_meta *m = profile__meta(c->p);
@@ -418,6 +458,12 @@ static int pprof_comments(struct pprof_ctx *c, int64_t *comment, size_t *n)
 	if (idx < 0)
 		return (int)idx;
 	comment[(*n)++] = idx;
+	if (c->whole) {
+		idx = pprof_filter_comment(c);
+		if (idx < 0)
+			return (int)idx;
+		comment[(*n)++] = idx;
+	}
 	idx = pprof_str(c, "each sample is charged to every feature with a live mark: "
 			   "a sample in n nested features counts n times in the totals");
 	if (idx < 0)
@@ -489,7 +535,7 @@ static int pprof_write(struct pprof_ctx *c, FILE *out)
 	Perftools__Profiles__Line *lines = NULL, **line_ptrs = NULL;
 	Perftools__Profiles__Function **func_ptrs = NULL;
 	Perftools__Profiles__Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT, *map_ptr = &map;
-	int64_t comment[4], v[10];
+	int64_t comment[5], v[10];
 	uint8_t *buf = NULL;
 	size_t i, n, len;
 	int err;
@@ -626,16 +672,30 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 		.func_map = HASHMAP_INIT,
 		.thread_map = HASHMAP_INIT,
 		.pcomms = HASHMAP_INIT,
+		.nspids = HASHMAP_INIT,
 	};
 	struct report_charges charges = {};
+	struct profile *filtered = NULL;
 	int64_t empty;
 	size_t i;
 	int err;
 
 	if (!out || !p)
 		return -EINVAL;
+	/* A process filter: the samples and events of the filtered profile. */
+	err = report__filter(p, opts, &filtered);
+	if (err)
+		return err;
+	if (filtered) {
+		c.whole = p;
+		p = filtered;
+	}
 	c.p = p;
+	c.opts = opts;
 	c.feature = opts ? opts->feature : NULL;
+	err = report_features__init(&c.feat, p, c.feature);
+	if (err)
+		goto cleanup;
 	c.period = report_period_ns(profile__meta(p));
 	c.offcpu = profile__total_offcpu_ns(p) > 0;
 	c.events = profile__nr_events(p) > 0;
@@ -672,6 +732,9 @@ cleanup:
 	free(c.labels);
 	hashmap__fini(&c.thread_map);
 	hashmap__fini(&c.pcomms);
+	hashmap__fini(&c.nspids);
 	free(c.samples);
+	report_features__fini(&c.feat);
+	profile__free(filtered);
 	return err;
 }

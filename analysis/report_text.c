@@ -19,11 +19,15 @@
 
 struct text_ctx {
 	FILE *out;
-	const struct profile *p;
+	const struct profile *p; /* with a process filter, the filtered profile */
+	const struct profile *whole; /* the profile before the filter, NULL without */
+	const struct report_opts *opts;
 	const struct attrib *a;
 	double min_pct;
 	enum report_order order;
 	const char *feature; /* --feature, NULL for all */
+	struct report_features feat; /* the features it names */
+	size_t nr_selected; /* of them, those charged (in a) */
 	uint64_t period; /* ns per sample */
 	uint64_t total; /* the denominator: the attribution's samples */
 	bool events; /* the profile has event records: calls columns */
@@ -164,6 +168,27 @@ static void text_header_events(struct text_ctx *c)
 		enters, plural(enters, "call", "calls"), leaves);
 }
 
+/* "filter: comm X and pid Y: N of M processes, S of T samples (P%); shares
+ * are of their time": what the process filter kept, of the whole profile. */
+static void text_filter(struct text_ctx *c)
+{
+	const struct report_opts *o = c->opts;
+	size_t kept = profile__nr_pids(c->p), all = profile__nr_pids(c->whole);
+	uint64_t ks = profile__total_samples(c->p), ws = profile__total_samples(c->whole);
+
+	fputs("  filter:", c->out);
+	if (o->comm)
+		fprintf(c->out, " comm %s", o->comm);
+	if (o->pid)
+		fprintf(c->out, "%s pid %s", o->comm ? " and" : "", o->pid);
+	fprintf(c->out, ": %zu of %zu %s, %" PRIu64 " of %" PRIu64 " %s (%.2f%%)", kept, all,
+		plural(all, "process", "processes"), ks, ws, plural(ws, "sample", "samples"),
+		report_pct(ks, ws));
+	if (kept)
+		fprintf(c->out, "; shares are of %s time", kept == 1 ? "its" : "their");
+	fputc('\n', c->out);
+}
+
 static void text_header(struct text_ctx *c)
 {
 	const struct profile_meta *m = profile__meta(c->p);
@@ -173,6 +198,8 @@ static void text_header(struct text_ctx *c)
 	fprintf(c->out, "fsp-bpf %s: feature profile of %s\n",
 		m->tool_version ? m->tool_version : FSP_VERSION,
 		m->target ? m->target : "an unnamed target");
+	if (c->whole)
+		text_filter(c);
 	fprintf(c->out,
 		"  %.2f s, %" PRIu64 " Hz (%.3f ms per sample), %" PRIu64
 		" %s = %.1f ms on CPU, %zu %s, %zu %s\n",
@@ -337,14 +364,67 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 	return 0;
 }
 
-/* "no feature NAME in this profile", and the features it has instead. */
+/* The features of --feature that b->a has (the caller made sure it has one),
+ * in the report's order, none folded. */
+static int text_selected(struct text_ctx *c, const struct text_block *b)
+{
+	struct text_item *items;
+	size_t i, n;
+	int err = 0;
+
+	items = text_sorted(c, b->a, NULL, &n);
+	if (!items)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const struct attrib_feature *f = items[i].ptr;
+
+		if (report_features__has(&c->feat, f->name))
+			err = text_feature(c, b, f);
+	}
+	free(items);
+	return err;
+}
+
+/* Whether a has a feature --feature names. */
+static bool text_has_selected(const struct text_ctx *c, const struct attrib *a)
+{
+	size_t i;
+
+	for (i = 0; i < c->feat.nr; i++) {
+		if (report_find_feature(a, c->feat.names[i]))
+			return true;
+	}
+	return false;
+}
+
+/* The names of --feature that were (found) or were not charged, joined by
+ * " or ". */
+static void text_names(struct text_ctx *c, bool found)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->feat.nr; i++) {
+		if ((report_find_feature(c->a, c->feat.names[i]) != NULL) != found)
+			continue;
+		fprintf(c->out, "%s%s", n++ ? " or " : "", c->feat.names[i]);
+	}
+}
+
+/* "no feature NAME [or NAME...] in this profile", and the features it has
+ * instead. */
 static int text_missing(struct text_ctx *c)
 {
 	struct text_item *items;
 	enum report_order saved = c->order;
 	size_t i, n;
 
-	fprintf(c->out, "no feature %s in this profile\n", c->feature);
+	if (c->feat.nr) {
+		fputs("no feature ", c->out);
+		text_names(c, false);
+		fputs(" in this profile\n", c->out);
+	} else {
+		fputs("no feature name was given\n", c->out); /* "--feature ," */
+	}
 	c->order = REPORT_ORDER_NAME;
 	items = text_sorted(c, c->a, NULL, &n);
 	c->order = saved;
@@ -360,7 +440,7 @@ static int text_missing(struct text_ctx *c)
 	return -ENOENT;
 }
 
-/* The features of a block: all (folding those under --min-pct), or the one
+/* The features of a block: all (folding those under --min-pct), or those
  * of --feature, which the caller made sure b->a has. */
 static int text_block(struct text_ctx *c, const struct text_block *b)
 {
@@ -370,7 +450,7 @@ static int text_block(struct text_ctx *c, const struct text_block *b)
 	int err = 0;
 
 	if (c->feature)
-		return text_feature(c, b, report_find_feature(b->a, c->feature));
+		return text_selected(c, b);
 	if (!b->total && !attrib__nr_features(b->a)) {
 		fprintf(c->out, "%sno samples were taken of this %s\n", b->indent, b->what);
 		return 0;
@@ -424,13 +504,15 @@ static int text_block(struct text_ctx *c, const struct text_block *b)
 static void text_note(struct text_ctx *c, bool events)
 {
 	/* One feature (--feature): its shares sum to nothing else. */
-	if (!c->feature)
+	bool sums = !c->feature || c->nr_selected > 1;
+
+	if (sums)
 		fprintf(c->out,
 			"\nNote: each sample is charged to every feature with a live mark in its "
 			"thread, so the shares above\nmay sum to more than 100%%, and samples in "
 			"no feature (here %.2f%%) make them sum to less.\n",
 			report_pct(attrib__uncharged_samples(c->a), c->total));
-	if (c->feature && (c->events || c->offcpu))
+	if (!sums && (c->events || c->offcpu))
 		fputc('\n', c->out);
 	if (events)
 		fputs("Calls are counted by the probes, not sampled: time per call and max are "
@@ -453,7 +535,11 @@ static bool text_empty(struct text_ctx *c)
 {
 	if (attrib__nr_features(c->a))
 		return false;
-	if (!profile__total_samples(c->p))
+	if (c->whole && !profile__nr_pids(c->p) && !profile__nr_events(c->p))
+		fputs("no process of this profile matches the filter\n", c->out);
+	else if (c->whole && !profile__total_samples(c->p))
+		fputs("no samples were taken of the filtered processes\n", c->out);
+	else if (!profile__total_samples(c->p))
 		fputs("no samples were taken of the target (was it running on a CPU?)\n", c->out);
 	else if (!c->total)
 		fputs("no samples were taken of the selected process or thread\n", c->out);
@@ -475,39 +561,19 @@ static void text_wall_row(struct text_ctx *c, uint64_t samples, uint64_t offcpu_
 		report_pct(wall, wall_total), indent, name);
 }
 
-/*
- * The wall-clock view (off-CPU time recorded): per feature (with --feature,
- * that feature and its instances) on-CPU + off-CPU time = wall-clock time
- * and its share of the selection's (all its samples x period + all its
- * off-CPU time), in the report's order (cost is wall-clock time), those
- * under --min-pct of it folded, those with no time at all left out.
- */
-static int text_wall(struct text_ctx *c)
+/* Rows of the wall-clock view: the features (f NULL, then the time charged
+ * to none) or f's instances (indented), those under --min-pct of wall_total
+ * folded, those with no time at all left out. */
+static int text_wall_rows(struct text_ctx *c, const struct attrib_feature *f, uint64_t wall_total)
 {
-	uint64_t off_total = attrib__total_offcpu_ns(c->a), folded_ns = 0, wall;
-	uint64_t wall_total = report_charged_ns(c->total, off_total, c->period);
-	const struct attrib_feature *f = NULL;
-	const char *indent = "";
+	const char *indent = f ? "  " : "";
+	uint64_t folded_ns = 0, wall;
 	struct text_item *items;
 	size_t i, n, shown = 0, folded = 0;
 
-	if (!c->offcpu || !wall_total)
-		return 0;
-	if (c->feature) {
-		f = report_find_feature(c->a, c->feature);
-		if (!f)
-			return 0;
-		indent = "  ";
-	}
 	items = text_sorted(c, c->a, f, &n);
 	if (!items)
 		return -ENOMEM;
-	fprintf(c->out,
-		"\nWall-clock view: on CPU + off CPU = wall-clock time, shares of %.1f ms (%.1f ms "
-		"on CPU + %.1f ms off CPU)\n",
-		ms_of_ns(wall_total), report_ms(c->total, c->period), ms_of_ns(off_total));
-	if (f)
-		text_wall_row(c, f->samples, f->offcpu_ns, wall_total, "", f->name);
 	for (i = 0; i < n; i++) {
 		const struct attrib_instance *in = f ? items[i].ptr : NULL;
 		const struct attrib_feature *g = f ? NULL : items[i].ptr;
@@ -537,6 +603,56 @@ static int text_wall(struct text_ctx *c)
 	return 0;
 }
 
+/*
+ * The wall-clock view (off-CPU time recorded): per feature (with --feature,
+ * each of its features and, indented, its instances) on-CPU + off-CPU time
+ * = wall-clock time and its share of the selection's (all its samples x
+ * period + all its off-CPU time), in the report's order (cost is wall-clock
+ * time), those under --min-pct of it folded, those with no time at all left
+ * out.
+ */
+static int text_wall(struct text_ctx *c)
+{
+	uint64_t off_total = attrib__total_offcpu_ns(c->a);
+	uint64_t wall_total = report_charged_ns(c->total, off_total, c->period);
+	struct text_item *items;
+	size_t i, n;
+	int err = 0;
+
+	if (!c->offcpu || !wall_total || (c->feature && !c->nr_selected))
+		return 0;
+	fprintf(c->out,
+		"\nWall-clock view: on CPU + off CPU = wall-clock time, shares of %.1f ms (%.1f ms "
+		"on CPU + %.1f ms off CPU)\n",
+		ms_of_ns(wall_total), report_ms(c->total, c->period), ms_of_ns(off_total));
+	if (!c->feature)
+		return text_wall_rows(c, NULL, wall_total);
+	items = text_sorted(c, c->a, NULL, &n);
+	if (!items)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		const struct attrib_feature *f = items[i].ptr;
+
+		if (!report_features__has(&c->feat, f->name))
+			continue;
+		text_wall_row(c, f->samples, f->offcpu_ns, wall_total, "", f->name);
+		err = text_wall_rows(c, f, wall_total);
+	}
+	free(items);
+	return err;
+}
+
+/* "no feature NAME in this profile" for the names of a --feature list that
+ * charged nothing, when others did (they are shown). */
+static void text_unknown(struct text_ctx *c)
+{
+	if (!c->feature || c->nr_selected == c->feat.nr)
+		return;
+	fputs("no feature ", c->out);
+	text_names(c, false);
+	fputs(" in this profile\n", c->out);
+}
+
 /* --by feature: the features of the whole attribution. */
 static int text_features(struct text_ctx *c)
 {
@@ -552,8 +668,9 @@ static int text_features(struct text_ctx *c)
 	fputc('\n', c->out);
 	if (text_empty(c))
 		return c->feature ? -ENOENT : 0;
-	if (c->feature && !report_find_feature(c->a, c->feature))
+	if (c->feature && !c->nr_selected)
 		return text_missing(c);
+	text_unknown(c);
 	err = text_block(c, &b);
 	if (!err) {
 		text_note(c, b.events);
@@ -567,6 +684,7 @@ struct text_who {
 	bool thread;
 	uint32_t source;
 	uint32_t pid;
+	uint32_t nspid; /* 0: unknown or the profiler's namespace */
 	uint32_t tid;
 	const char *comm; /* "" when unknown */
 	uint64_t samples;
@@ -577,16 +695,20 @@ struct text_who {
 static void text_section_header(struct text_ctx *c, const struct text_who *w)
 {
 	uint64_t all = profile__total_samples(c->p);
-	char pid[320];
+	bool in_ns = w->nspid && w->nspid != w->pid;
+	char pid[320], ns[48] = "";
 
 	report_pid_name(c->p, w->source, w->pid, pid, sizeof(pid));
+	/* a process in another PID namespace (a container) has a PID there too */
+	if (in_ns)
+		snprintf(ns, sizeof(ns), "pid %u in its namespace", w->nspid);
 	fputc('\n', c->out);
 	if (w->thread)
-		fprintf(c->out, "thread %u%s%s%s of pid %s", w->tid, *w->comm ? " (" : "", w->comm,
-			*w->comm ? ")" : "", pid);
+		fprintf(c->out, "thread %u%s%s%s of pid %s%s%s%s", w->tid, *w->comm ? " (" : "",
+			w->comm, *w->comm ? ")" : "", pid, in_ns ? " (" : "", ns, in_ns ? ")" : "");
 	else
-		fprintf(c->out, "process %s%s%s%s", pid, *w->comm ? " (" : "", w->comm,
-			*w->comm ? ")" : "");
+		fprintf(c->out, "process %s%s%s%s%s%s", pid, *w->comm || in_ns ? " (" : "", w->comm,
+			*w->comm && in_ns ? ", " : "", ns, *w->comm || in_ns ? ")" : "");
 	fprintf(c->out, ": %.1f ms, %.2f%% of running time (%" PRIu64 " %s",
 		report_ms(w->samples, c->period), report_pct(w->samples, all), w->samples,
 		plural(w->samples, "sample", "samples"));
@@ -647,7 +769,7 @@ static int text_section(struct text_ctx *c, const struct text_who *w, uint64_t a
 	b.what = w->thread ? "thread" : "process";
 	b.of = w->thread ? "the thread's time" : "the process's time";
 	b.events = c->events && !w->thread;
-	*skipped = c->feature && !report_find_feature(a, c->feature);
+	*skipped = c->feature && !text_has_selected(c, a);
 	err = 0;
 	if (!*skipped) {
 		text_section_header(c, w);
@@ -675,9 +797,13 @@ static int text_sections(struct text_ctx *c, bool thread)
 		text_empty(c);
 		return c->feature ? -ENOENT : 0;
 	}
-	if (c->feature && !report_find_feature(c->a, c->feature)) {
+	if (c->feature && !c->nr_selected) {
 		fputc('\n', c->out);
 		return text_missing(c);
+	}
+	if (c->feature && c->nr_selected < c->feat.nr) {
+		fputc('\n', c->out);
+		text_unknown(c);
 	}
 	err = thread ? report_threads(c->p, c->order, &threads, &n)
 		     : report_processes(c->p, c->order, &procs, &n);
@@ -689,6 +815,7 @@ static int text_sections(struct text_ctx *c, bool thread)
 		if (thread) {
 			w.source = threads[i].source;
 			w.pid = threads[i].pid;
+			w.nspid = threads[i].nspid;
 			w.tid = threads[i].tid;
 			w.comm = threads[i].comm;
 			w.samples = threads[i].key.samples;
@@ -696,6 +823,7 @@ static int text_sections(struct text_ctx *c, bool thread)
 		} else {
 			w.source = procs[i].source;
 			w.pid = procs[i].pid;
+			w.nspid = procs[i].nspid;
 			w.comm = procs[i].comm;
 			w.samples = procs[i].key.samples;
 			w.offcpu_ns = procs[i].offcpu_ns;
@@ -718,10 +846,12 @@ static int text_sections(struct text_ctx *c, bool thread)
 			fprintf(c->out, ", off-CPU %.1f ms", ms_of_ns(folded_off));
 		fputs(")\n", c->out);
 	}
-	if (!err && without)
-		fprintf(c->out, "%s... %zu %s%s not charged to %s\n", folded ? "" : "\n", without,
-			folded + without < n ? "more " : "", plural(without, one, many),
-			c->feature);
+	if (!err && without) {
+		fprintf(c->out, "%s... %zu %s%s not charged to ", folded ? "" : "\n", without,
+			folded + without < n ? "more " : "", plural(without, one, many));
+		text_names(c, true);
+		fputc('\n', c->out);
+	}
 	if (!err) {
 		text_note(c, c->events && !thread);
 		err = text_wall(c);
@@ -757,9 +887,11 @@ static void text_diagnostics(struct text_ctx *c)
 int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 		 const struct report_opts *opts)
 {
+	struct profile *filtered = NULL;
 	struct attrib *own = NULL;
 	locale_t c_loc, old_loc;
 	struct text_ctx c = {};
+	size_t i;
 	int err = 0, werr = 0;
 
 	if (!out || !p)
@@ -767,12 +899,30 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 	if (opts && ((unsigned int)opts->by > REPORT_BY_PROCESS ||
 		     (unsigned int)opts->order > REPORT_ORDER_NAME))
 		return -EINVAL;
+	/* A process filter: the report of the filtered profile, attributed here. */
+	err = report__filter(p, opts, &filtered);
+	if (err)
+		return err;
+	if (filtered) {
+		c.whole = p;
+		p = filtered;
+		a = NULL;
+	}
 	if (!a) {
 		own = attrib__compute(p, NULL);
-		if (!own)
-			return -ENOMEM;
+		if (!own) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
 		a = own;
 	}
+	c.feature = opts ? opts->feature : NULL;
+	err = report_features__init(&c.feat, p, c.feature);
+	if (err)
+		goto cleanup;
+	for (i = 0; i < attrib__nr_features(a); i++)
+		c.nr_selected +=
+			c.feature && report_features__has(&c.feat, attrib__feature(a, i)->name);
 	/* Stable output: '.' as the decimal point whatever LC_NUMERIC says. */
 	c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 	if (!c_loc) {
@@ -783,10 +933,10 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 
 	c.out = out;
 	c.p = p;
+	c.opts = opts;
 	c.a = a;
 	c.min_pct = opts && opts->min_pct > 0 ? opts->min_pct : 0;
 	c.order = opts ? opts->order : REPORT_ORDER_COST;
-	c.feature = opts ? opts->feature : NULL;
 	c.period = report_period_ns(profile__meta(p));
 	c.total = attrib__total_samples(a);
 	c.events = profile__nr_events(p) > 0;
@@ -808,6 +958,8 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 	if (werr && (!err || err == -ENOENT))
 		err = werr;
 cleanup:
+	report_features__fini(&c.feat);
 	attrib__free(own);
+	profile__free(filtered);
 	return err;
 }

@@ -343,6 +343,53 @@ static void test_merge_of_merge(void **state)
 	profile__free(dst);
 }
 
+/* Namespace PIDs (processes in containers) travel with their processes,
+ * through a merge of merges and into a dst that holds a recording. */
+static uint32_t nspid_of(const struct profile *p, uint32_t src, uint32_t pid)
+{
+	struct profile_process proc;
+	size_t i;
+
+	for (i = 0; i < profile__nr_pids(p); i++) {
+		assert_int_equal(profile__process(p, i, &proc), 0);
+		if (proc.source == src && proc.pid == pid)
+			return proc.nspid;
+	}
+	fail_msg("no process %u of source %u", pid, src);
+	return 0;
+}
+
+static void test_nspid_carried(void **state)
+{
+	struct profile *a = rec_a(), *b = rec_b(), *c = rec_c();
+	struct profile *ab = profile__new(), *dst = profile__new();
+
+	(void)state;
+	assert_non_null(ab);
+	assert_non_null(dst);
+	assert_int_equal(profile__set_process_nspid(b, 100, 7), 0);
+	assert_int_equal(profile__set_process_nspid(c, 200, 1), 0);
+	merge_ok(ab, a);
+	merge_ok(ab, b);
+	finish_ok(ab, NULL);
+	assert_int_equal(nspid_of(ab, 0, 100), 0);
+	assert_int_equal(nspid_of(ab, 1, 100), 7);
+	merge_ok(dst, c);
+	merge_ok(dst, ab);
+	assert_int_equal(nspid_of(dst, 0, 200), 1);
+	assert_int_equal(nspid_of(dst, 1, 100), 0);
+	assert_int_equal(nspid_of(dst, 2, 100), 7);
+	/* a recording merged into keeps its own */
+	merge_ok(c, a);
+	assert_int_equal(nspid_of(c, 0, 200), 1);
+	assert_int_equal(nspid_of(c, 1, 100), 0);
+	profile__free(a);
+	profile__free(b);
+	profile__free(c);
+	profile__free(ab);
+	profile__free(dst);
+}
+
 /* A dst that holds a recording becomes source 0 of the merge. */
 static void test_into_recording(void **state)
 {
@@ -702,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_same_pid_kept_apart),
 		cmocka_unit_test(test_merge_of_merge),
+		cmocka_unit_test(test_nspid_carried),
 		cmocka_unit_test(test_into_recording),
 		cmocka_unit_test(test_finish_meta_and_diag_sums),
 		cmocka_unit_test(test_finish_unknown_start),

@@ -20,6 +20,9 @@
 
 /* ---- fixtures and helpers -------------------------------------------------------------- */
 
+/* The start of a version 2 file, for hand-written inputs. */
+#define HEAD_V2 "{\"version\":2,\"tool\":\"fsp-bpf\","
+
 static const struct profile_meta rich_meta = {
 	.target = "pid 1234 (demo)",
 	.command_line = "fsp-bpf record -p 1234 -o demo.json",
@@ -37,7 +40,8 @@ static const struct profile_meta rich_meta = {
  * A profile using everything the model holds: threads with and without
  * names, marks with and without instances, antimarks, a 64-bit key and
  * payload, the empty stack, an unknown stack, off-CPU time, event
- * statistics, diagnostics (one at UINT64_MAX), odd strings.
+ * statistics, diagnostics (one at UINT64_MAX), odd strings, a process in
+ * another PID namespace (77, pid 5 in its container).
  */
 static struct profile *rich_profile(void)
 {
@@ -49,6 +53,7 @@ static struct profile *rich_profile(void)
 	assert_int_equal(profile__set_meta(p, &rich_meta), 0);
 	assert_int_equal(profile__add_pid(p, 1234), 0);
 	assert_int_equal(profile__add_pid(p, 77), 0);
+	assert_int_equal(profile__set_process_nspid(p, 77, 5), 0);
 	assert_int_equal(profile__add_thread(p, 1234, 1234, "demo"), 0);
 	assert_int_equal(profile__add_thread(p, 1234, 1235, NULL), 0);
 	assert_int_equal(profile__add_thread(p, 77, 78, "say \"hi\"\n\x01/"), 0);
@@ -246,6 +251,7 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 		assert_int_equal(profile__process(b, i, &pb), 0);
 		assert_int_equal(pa.source, pb.source);
 		assert_int_equal(pa.pid, pb.pid);
+		assert_int_equal(pa.nspid, pb.nspid);
 	}
 	assert_int_equal(profile__nr_threads(a), profile__nr_threads(b));
 	for (i = 0; i < profile__nr_threads(a); i++) {
@@ -366,6 +372,57 @@ static void test_round_trip_sources(void **state)
 	free(text);
 	profile__free(q);
 	profile__free(p);
+}
+
+/* Namespace PIDs: an optional member of the process records, written only
+ * when set; files without it (older ones) read as 0. */
+static void test_round_trip_nspid(void **state)
+{
+	struct profile *p = merged_profile(), *q;
+	struct profile_process pr;
+	char *text;
+
+	(void)state;
+	/* the model: set, replaced, cleared; a new process is registered */
+	assert_int_equal(profile__use_source(p, 1), 0);
+	assert_int_equal(profile__set_process_nspid(p, 100, 9), 0);
+	assert_int_equal(profile__set_process_nspid(p, 100, 1), 0);
+	assert_int_equal(profile__set_process_nspid(p, 300, 3), 0);
+	assert_int_equal(profile__set_process_nspid(p, 300, 0), 0);
+	assert_int_equal(profile__use_source(p, 0), 0);
+	assert_int_equal(profile__set_process_nspid(NULL, 1, 1), -EINVAL);
+	assert_int_equal(profile__nr_pids(p), 3);
+	assert_int_equal(profile__process(p, 0, &pr), 0);
+	assert_int_equal(pr.nspid, 0);
+	assert_int_equal(profile__process(p, 1, &pr), 0);
+	assert_int_equal(pr.source, 1);
+	assert_int_equal(pr.nspid, 1);
+	assert_int_equal(profile__process(p, 2, &pr), 0);
+	assert_int_equal(pr.pid, 300);
+	assert_int_equal(pr.nspid, 0);
+
+	q = round_trip(p);
+	text = write_str(q, NULL);
+	assert_non_null(strstr(text, "\n  \"processes\": [\n    {\"source\":0,\"pid\":100},\n"
+				     "    {\"source\":1,\"pid\":100,\"nspid\":1},\n"
+				     "    {\"source\":1,\"pid\":300}\n  ],\n"));
+	free(text);
+	profile__free(q);
+	profile__free(p);
+
+	/* read from a record in any member order; an older file has none */
+	p = parse_ok(HEAD_V2 "\"processes\":[{\"nspid\":42,\"pid\":7},{\"pid\":8}]}",
+		     strlen(HEAD_V2 "\"processes\":[{\"nspid\":42,\"pid\":7},{\"pid\":8}]}"));
+	assert_int_equal(profile__process(p, 0, &pr), 0);
+	assert_int_equal(pr.pid, 7);
+	assert_int_equal(pr.nspid, 42);
+	assert_int_equal(profile__process(p, 1, &pr), 0);
+	assert_int_equal(pr.nspid, 0);
+	profile__free(p);
+	parse_bad(HEAD_V2 "\"processes\":[{\"pid\":7,\"nspid\":\"1\"}]}",
+		  "processes[0].nspid: expected a non-negative integer, got a string", NULL);
+	parse_bad(HEAD_V2 "\"processes\":[{\"pid\":7,\"nspid\":4294967296}]}",
+		  "processes[0].nspid: 4294967296 is out of range", NULL);
 }
 
 static void test_round_trip_empty(void **state)
@@ -647,6 +704,7 @@ static void test_v1_accepted(void **state)
 	const struct attrib_feature *f;
 	struct profile_sample s;
 	struct profile_stack st;
+	struct profile_process pr;
 	struct profile_thread t;
 	struct attrib *a;
 	char *text;
@@ -657,6 +715,9 @@ static void test_v1_accepted(void **state)
 	assert_int_equal(profile__nr_sources(p), 0);
 	assert_int_equal(profile__nr_pids(p), 1);
 	assert_int_equal(profile__pid(p, 0), 1234);
+	/* no namespace PIDs before version 2 wrote them */
+	assert_int_equal(profile__process(p, 0, &pr), 0);
+	assert_int_equal(pr.nspid, 0);
 	assert_int_equal(profile__nr_threads(p), 2);
 	assert_int_equal(profile__thread(p, 1, &t), 0);
 	assert_string_equal(t.comm, "worker");
@@ -1548,6 +1609,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_rich),
 		cmocka_unit_test(test_round_trip_sources),
+		cmocka_unit_test(test_round_trip_nspid),
 		cmocka_unit_test(test_round_trip_empty),
 		cmocka_unit_test(test_write_deterministic_and_save),
 		cmocka_unit_test(test_save_errors),
