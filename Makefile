@@ -141,6 +141,10 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 
 # ---- the CLI ------------------------------------------------------------------
 
+# Where an installed fsp-bpf finds the shipped probe maps (also found next to
+# the binary, in ./maps, when run from the source tree).
+$(OUTPUT)/userspace/mapdir.o: BASE_CFLAGS += -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
+
 $(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -270,6 +274,7 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
 	$(Q)bench/events.sh
 	$(Q)bench/files.sh
+	$(Q)bench/pg.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
 	$(call msg,GEN,$@)
@@ -279,6 +284,8 @@ install: $(APP) fsp-bpf.pc
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
 	install -D -m 0644 usdt/fsp.h $(DESTDIR)$(PREFIX)/include/fsp/fsp.h
 	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
+	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps
+	install -m 0644 maps/*.map $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps/
 
 # ---- fuzzing the profile-file reader (clang, libFuzzer) --------------------------
 # The analysis sources are compiled by clang with the sanitizers and coverage

@@ -45,6 +45,7 @@ int report_key__cmp(enum report_order o, const struct report_key *a, const struc
 struct report_thread {
 	uint32_t source;
 	uint32_t pid;
+	uint32_t nspid; /* its process's PID in its own namespace, 0: unknown or same */
 	uint32_t tid;
 	const char *comm; /* "" when unknown */
 	uint64_t offcpu_ns; /* the thread's off-CPU time */
@@ -54,6 +55,7 @@ struct report_thread {
 struct report_process {
 	uint32_t source;
 	uint32_t pid;
+	uint32_t nspid; /* its PID in its own namespace, 0: unknown or same */
 	const char *comm; /* its main thread's (tid == pid) comm, "" when unknown */
 	size_t nr_threads;
 	uint64_t offcpu_ns; /* of its threads */
@@ -98,7 +100,27 @@ void report_charges__fini(struct report_charges *c); /* NULL-safe, idempotent */
 const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
 					       size_t *n);
 
-/* The feature of attribution a named `name`, NULL when none was charged. */
+/* Does a --feature name select the feature `name`? The same name, or the
+ * part after "MAP:" of a mapped feature ("plan" selects "postgresql:plan"). */
+bool report_feature_matches(const char *filter, const char *name);
+
+/* The feature of attribution a that `name` selects (report_feature_matches),
+ * NULL when none was charged. */
 const struct attrib_feature *report_find_feature(const struct attrib *a, const char *name);
+
+/* The features report_opts.feature selects. */
+struct report_features {
+	bool all; /* no --feature: every feature */
+	const char **names; /* else these, each once, in the order given */
+	size_t nr;
+	char *buf; /* the names' storage */
+};
+
+/* Splits arg (NULL: every feature) into names; arg is one name when a
+ * feature of p (a frame or an event record) has exactly that name. 0 or
+ * -ENOMEM. */
+int report_features__init(struct report_features *s, const struct profile *p, const char *arg);
+void report_features__fini(struct report_features *s); /* NULL-safe, idempotent */
+bool report_features__has(const struct report_features *s, const char *name);
 
 #endif /* FSP_ANALYSIS_REPORT_VIEW_H */

@@ -45,10 +45,10 @@ _Static_assert(DEPTH_MASK == 63, "slot() masks with 63");
 
 static __always_inline __u64 slot_label(__u64 i)
 {
-	asm volatile("%0 &= 127" : "+r"(i));
+	asm volatile("%0 &= 255" : "+r"(i));
 	return i;
 }
-_Static_assert(FSP_LABEL_LEN == 128, "slot_label() masks with 127");
+_Static_assert(FSP_LABEL_LEN == 256, "slot_label() masks with 255");
 
 /* Configured by userspace before load. */
 const volatile __u32 max_depth = FSP_MAX_DEPTH;
@@ -66,6 +66,9 @@ const volatile __u32 max_events = 16384;
 
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;
+/* -a: probes are attached per file for every process; the first probe a
+ * process fires makes it a target (userspace may exclude it: value 0). */
+const volatile bool system_wide = false;
 
 /* mark_stats slot of a frame not counted in the event view. */
 #define SLOT_NONE 0xffffffffU
@@ -208,9 +211,17 @@ struct {
  * attempts count too). */
 __u64 nr_mark_slots;
 
+/* A mapped probe's label being assembled: parts are written at offsets up
+ * to FSP_LABEL_LEN - 1 and may run FSP_LABEL_LEN bytes past it (cut after). */
+struct label_buf {
+	struct fsp_label l;
+	char spill[FSP_LABEL_LEN + 8];
+};
+
 union scratch {
 	struct fsp_stack stack;
 	struct fsp_label label;
+	struct label_buf lb;
 };
 
 /*
@@ -246,6 +257,53 @@ static __always_inline void stat_add(__u32 stat, __u64 n)
 
 	if (v)
 		*v += n;
+}
+
+static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
+{
+	struct fsp_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		stat_inc(FSP_STAT_EVENTS_LOST);
+		return;
+	}
+	e->type = type;
+	e->pid = pid;
+	e->ppid = ppid;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* Is tgid profiled? In the targets map with a non-zero value (0: a process
+ * system-wide mode saw and userspace excluded, e.g. by --comm). */
+static __always_inline bool is_target(__u32 tgid)
+{
+	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	return v && *v;
+}
+
+/*
+ * Does a probe of the current process count? Always with -p (links are per
+ * process). System-wide, the links are per file: a process becomes a target
+ * at its first enter, and userspace hears of it to name it and apply the
+ * filters.
+ */
+static __always_inline bool admit(bool enter)
+{
+	__u32 tgid, one = 1, *v;
+
+	if (!system_wide)
+		return true;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	if (v)
+		return *v;
+	if (!enter)
+		return false;
+	if (!bpf_map_update_elem(&targets, &tgid, &one, BPF_NOEXIST))
+		emit(FSP_EVENT_NEW_PROC, tgid, 0);
+	return true;
 }
 
 static __always_inline __u64 mix64(__u64 x)
@@ -291,10 +349,13 @@ static long fnv_cb(__u64 i, void *data)
 static __u64 label_hash(__u32 tgid, __u64 addr)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
-	struct fsp_label *l = bpf_map_lookup_elem(&labels, &key);
 	struct fnv_ctx fc = {.hash = 0xcbf29ce484222325ULL};
+	struct fsp_label *l;
 	long len;
 
+	if (addr & FSP_ID_SYNTH)
+		return mix64(addr); /* a mapped probe's: no string in the target */
+	l = bpf_map_lookup_elem(&labels, &key);
 	if (l)
 		return l->hash;
 	l = scratch_get(SCRATCH_PROBE);
@@ -559,12 +620,20 @@ struct leave_ctx {
 	__u64 kind;
 	__u64 feature;
 	__u64 fhash;
+	__u64 instance; /* match: the instance the frame must have */
 	__u32 depth;
 	__u32 found; /* index of the matching frame, or depth when none */
+	__u32 match; /* also match the instance (mapped "match instance") */
 };
 
+static __always_inline bool same_feature(const struct tframe *f, __u64 feature, __u64 fhash)
+{
+	return f->feature == feature || f->fhash == fhash;
+}
+
 /* bpf_loop callback: visits frames top-down, stops at the first frame of the
- * same kind whose feature is the same pointer or the same name. */
+ * same kind whose feature is the same pointer or the same name (and, when
+ * matching instances, whose instance is the leave's). */
 static long find_cb(__u64 n, void *data)
 {
 	struct leave_ctx *c = data;
@@ -574,7 +643,8 @@ static long find_cb(__u64 n, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->kind == c->kind && (f->feature == c->feature || f->fhash == c->fhash)) {
+	if (f->kind == c->kind && same_feature(f, c->feature, c->fhash) &&
+	    (!c->match || f->instance == c->instance)) {
 		c->found = i;
 		return 1;
 	}
@@ -660,11 +730,13 @@ static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
 		count_leave(f->slot, f->t_enter, f->anti_ns, now);
 }
 
-static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature)
+static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
+				    bool match)
 {
 	/* First: the leave's own bookkeeping is not part of the duration. */
 	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
-	struct leave_ctx c = {.kind = kind, .feature = feature};
+	struct leave_ctx c = {
+		.kind = kind, .feature = feature, .instance = instance, .match = match};
 	struct tstack *st;
 	__u32 d;
 
@@ -683,7 +755,8 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	if (d > FSP_MAX_DEPTH)
 		return 0;
 	/* Fast path: the top frame, same pointer. */
-	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind) {
+	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind &&
+	    (!match || st->f[slot(d - 1)].instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);
 		st->depth = d - 1;
@@ -700,6 +773,14 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	}
 	if (events_enabled)
 		frame_left(st, c.found, now);
+	if (match) {
+		/* A leave matched by instance closes what was entered after its
+		 * frame too: a callee cannot outlive its caller, so frames above
+		 * missed their leave (an error path, a generator's yield). */
+		stat_add(FSP_STAT_STALE_MARKS, d - 1 - c.found);
+		st->depth = c.found;
+		return 0;
+	}
 	/* Keep the frames above it: independent features may leave out of order. */
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
 	st->depth = d - 1;
@@ -793,6 +874,9 @@ int mark_enter(struct pt_regs *ctx)
 	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
 	__u64 feature, instance, payload;
 
+	if (!admit(true))
+		return 0;
+
 	if (!spec || usdt_arg(ctx, spec, 0, &feature) || usdt_arg(ctx, spec, 1, &instance) ||
 	    usdt_arg(ctx, spec, 2, &payload)) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
@@ -807,11 +891,14 @@ int mark_leave(struct pt_regs *ctx)
 	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
 	__u64 feature;
 
+	if (!admit(false))
+		return 0;
+
 	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_leave(ctx, FSP_FRAME_MARK, feature);
+	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false);
 }
 
 SEC("uprobe")
@@ -819,6 +906,9 @@ int antimark_enter(struct pt_regs *ctx)
 {
 	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
 	__u64 feature;
+
+	if (!admit(true))
+		return 0;
 
 	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
@@ -833,11 +923,232 @@ int antimark_leave(struct pt_regs *ctx)
 	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
 	__u64 feature;
 
+	if (!admit(false))
+		return 0;
+
 	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature);
+	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false);
+}
+
+/* ---- mapped probes (--map) ------------------------------------------------ */
+
+/* Sites of mapped probes; a site's cookie indexes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct fsp_map_site);
+} map_sites SEC(".maps");
+
+/* The mapped site that fired (its cookie), NULL if unknown. */
+static __always_inline const struct fsp_map_site *map_site(struct pt_regs *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+
+	return bpf_map_lookup_elem(&map_sites, &id);
+}
+
+/* Appends a literal part at off; returns the bytes written. */
+static __always_inline __u32 put_lit(char *dst, const struct fsp_map_part *p)
+{
+	__u64 n = p->len;
+
+	/* The verifier wants the size's bounds in the register it gets. */
+	asm volatile("%0 &= 31" : "+r"(n));
+	_Static_assert(FSP_MAP_LIT_LEN == 32, "put_lit() masks with 31");
+	if (p->len >= FSP_MAP_LIT_LEN)
+		return 0;
+	if (bpf_probe_read_kernel(dst, n, p->lit))
+		return 0;
+	return n;
+}
+
+/* Appends a string argument (at most FSP_LABEL_LEN - 1 bytes, the rest is
+ * cut when the label is finished); returns the bytes written. */
+static __always_inline __u32 put_str(struct pt_regs *ctx, const struct fsp_usdt_spec *spec,
+				     __u32 arg, char *dst)
+{
+	__u64 ptr;
+	long n;
+
+	if (usdt_arg(ctx, spec, arg, &ptr)) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	n = ptr ? bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr) : 0;
+	if (n <= 0) {
+		/* NULL or not readable now: a visible placeholder. */
+		dst[0] = '?';
+		return 1;
+	}
+	return n - 1;
+}
+
+/* Appends an integer argument in decimal; returns the bytes written. */
+static __noinline __u32 put_int(struct pt_regs *ctx, const struct fsp_usdt_spec *spec, __u32 arg,
+				char *dst)
+{
+	char digits[24];
+	__u64 v, u;
+	__u32 n = 0, i;
+	bool neg;
+
+	if (usdt_arg(ctx, spec, arg, &v) || arg >= FSP_USDT_MAX_ARGS) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	neg = spec->args[arg].is_signed && (__s64)v < 0;
+	u = neg ? -v : v;
+	for (i = 0; i < 20; i++) {
+		digits[23 - i] = '0' + u % 10;
+		u /= 10;
+		n = i + 1;
+		if (!u)
+			break;
+	}
+	if (neg) {
+		digits[23 - n] = '-';
+		n++;
+	}
+	if (n > 21 || bpf_probe_read_kernel(dst, n, &digits[24 - n]))
+		return 0;
+	return n;
+}
+
+/*
+ * The instance of a mapped probe: its template's parts (literals, string and
+ * integer arguments) joined into a label of at most FSP_LABEL_LEN - 1 bytes,
+ * identified by a hash of its bytes so that equal labels are one instance,
+ * whatever buffer the strings came from. With store, a new label is copied
+ * to the labels map (under tgid 0: shared by all processes).
+ */
+static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site *ms, bool store)
+{
+	struct fsp_label_key key = {};
+	struct label_buf *b = scratch_get(SCRATCH_PROBE);
+	__u64 h = 0xcbf29ce484222325ULL, off = 0, nr;
+	__u32 i;
+
+	if (!b)
+		return 0;
+	nr = ms->nr_parts;
+#pragma unroll
+	for (i = 0; i < FSP_MAP_MAX_PARTS; i++) {
+		const struct fsp_map_part *p = &ms->parts[i];
+		char *dst;
+
+		if (i >= nr || off >= FSP_LABEL_LEN - 1)
+			break;
+		dst = b->l.str + slot_label(off);
+		if (p->type == FSP_PART_LIT)
+			off += put_lit(dst, p);
+		else if (p->type == FSP_PART_STR)
+			off += put_str(ctx, &ms->spec, p->arg, dst);
+		else if (p->type == FSP_PART_INT)
+			off += put_int(ctx, &ms->spec, p->arg, dst);
+	}
+	if (off > FSP_LABEL_LEN - 1)
+		off = FSP_LABEL_LEN - 1;
+	/* Zero the bytes after the label up to the next word: the hash reads words. */
+	*(__u64 *)(b->l.str + slot_label(off)) = 0;
+#pragma unroll
+	for (i = 0; i < FSP_LABEL_LEN / 8; i++) {
+		if (i * 8 >= off)
+			break;
+		h = mix64(h ^ *(__u64 *)(b->l.str + i * 8));
+	}
+	key.addr = FSP_ID_SYNTH | (mix64(h ^ off) & FSP_ID_HASH_MASK);
+	if (!store || bpf_map_lookup_elem(&labels, &key))
+		return key.addr;
+	b->l.len = off;
+	b->l.hash = key.addr;
+	if (bpf_map_update_elem(&labels, &key, &b->l, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&labels, &key))
+		stat_inc(FSP_STAT_LABEL_DROPS);
+	return key.addr;
+}
+
+struct outer_ctx {
+	const struct tstack *st;
+	__u64 feature;
+	__u32 depth;
+	__u64 instance;
+};
+
+static long outer_cb(__u64 n, void *data)
+{
+	struct outer_ctx *c = data;
+	__u32 i = c->depth - 1 - (__u32)n;
+	const struct tframe *f;
+
+	if (i >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->st->f[slot(i)];
+	if (f->feature == c->feature && f->kind == FSP_FRAME_MARK) {
+		c->instance = f->instance;
+		return 1;
+	}
+	return 0;
+}
+
+/* The instance of the innermost live mark of feature (0 when none): e.g.
+ * PostgreSQL's planning takes the text of the query being planned. */
+static __always_inline __u64 outer_instance(struct pt_regs *ctx, __u64 feature)
+{
+	struct outer_ctx c = {.feature = feature};
+	struct tstack *st = tstack_get(false);
+
+	if (!st)
+		return 0;
+	c.st = st;
+	c.depth = live_depth(st, PT_REGS_SP(ctx));
+	if (c.depth > FSP_MAX_DEPTH)
+		return 0;
+	bpf_loop(c.depth, outer_cb, &c, 0);
+	return c.instance;
+}
+
+SEC("uprobe")
+int map_enter(struct pt_regs *ctx)
+{
+	const struct fsp_map_site *ms = map_site(ctx);
+	__u64 instance = 0, payload = 0;
+
+	if (!admit(true))
+		return 0;
+	if (!ms) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	if (ms->flags & FSP_MAP_OUTER)
+		instance = outer_instance(ctx, ms->outer);
+	else if (ms->nr_parts)
+		instance = map_label(ctx, ms, true);
+	if ((ms->flags & FSP_MAP_PAYLOAD) && usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
+		stat_inc(FSP_STAT_ARG_ERRORS);
+	return do_enter(ctx, ms->kind, ms->feature, instance, payload);
+}
+
+SEC("uprobe")
+int map_leave(struct pt_regs *ctx)
+{
+	const struct fsp_map_site *ms = map_site(ctx);
+	__u64 instance = 0;
+	bool match;
+
+	if (!admit(false))
+		return 0;
+	if (!ms) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	match = (ms->flags & FSP_MAP_MATCH_INSTANCE) && ms->nr_parts;
+	if (match)
+		instance = map_label(ctx, ms, false);
+	return do_leave(ctx, ms->kind, ms->feature, instance, match);
 }
 
 /* Stores the frames of a live stack the first time it is sampled (or seen
@@ -877,7 +1188,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct tstack *st;
 	bool truncated = false;
 
-	if (!ckey.tgid || !bpf_map_lookup_elem(&targets, &ckey.tgid))
+	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);
 
@@ -1016,7 +1327,7 @@ static __always_inline struct tstack *offcpu_thread(struct task_struct *prev,
 	if (!tgid || (prev_state & TASK_DEAD) || (prev->flags & PF_KTHREAD))
 		return NULL;
 	st = bpf_task_storage_get(&tstacks, prev, NULL, 0);
-	if (st || !bpf_map_lookup_elem(&targets, &tgid))
+	if (st || !is_target(tgid))
 		return st; /* only target threads have storage */
 	st = bpf_task_storage_get(&tstacks, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st)
@@ -1108,21 +1419,6 @@ int flush_offcpu(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
-{
-	struct fsp_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-
-	if (!e) {
-		stat_inc(FSP_STAT_EVENTS_LOST);
-		return;
-	}
-	e->type = type;
-	e->pid = pid;
-	e->ppid = ppid;
-	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
-}
-
 struct copy_ctx {
 	struct tstack *dst;
 	const struct tstack *src;
@@ -1147,7 +1443,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	struct tstack *pst, *cst;
 
-	if (!follow_forks || ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
+	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
 		return 0;
 	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
 	/* The child's thread is a copy of the forking thread, stack included:
@@ -1173,7 +1469,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 tgid = p->tgid;
 
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (!is_target(tgid))
 		return 0;
 	/* The old image's marks mean nothing in the new one. */
 	if (offcpu_enabled) {
@@ -1238,7 +1534,7 @@ int BPF_KPROBE(on_dl_debug_state)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!bpf_map_lookup_elem(&targets, &tgid))
+	if (!is_target(tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

@@ -14,7 +14,7 @@
 #define FSP_MAX_DEPTH 64
 
 /* Bytes of a feature or instance label copied from the target, NUL included. */
-#define FSP_LABEL_LEN 128
+#define FSP_LABEL_LEN 256
 
 #define FSP_COMM_LEN 16
 
@@ -39,6 +39,7 @@ enum fsp_stat {
 	FSP_STAT_PROBE_HITS, /* USDT probe hits handled */
 	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
 	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
+	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not kept: labels map full */
 	FSP_STAT__COUNT,
 };
 
@@ -120,7 +121,7 @@ enum fsp_arg_type {
 	FSP_ARG_REG_DEREF = 2,
 };
 
-#define FSP_USDT_MAX_ARGS 3
+#define FSP_USDT_MAX_ARGS 12
 
 struct fsp_usdt_arg {
 	__u64 type; /* enum fsp_arg_type */
@@ -136,11 +137,57 @@ struct fsp_usdt_spec {
 	__u64 nr_args;
 };
 
+/*
+ * Identifiers of mapped features and instances (--map): values a user-space
+ * address never has (bit 63 set), in the frames' feature/instance fields.
+ *   feature:  FSP_ID_SYNTH | FSP_ID_FEATURE | n  (n: the session's feature number)
+ *   instance: FSP_ID_SYNTH | (hash of the label & FSP_ID_HASH_MASK), the label
+ *             kept in the labels map under tgid 0 (interned across processes)
+ */
+#define FSP_ID_SYNTH (1ULL << 63)
+#define FSP_ID_FEATURE (1ULL << 62)
+#define FSP_ID_HASH_MASK ((1ULL << 62) - 1)
+
+#define FSP_MAP_MAX_PARTS 6 /* as analysis/probemap.h PROBEMAP_MAX_PARTS */
+#define FSP_MAP_LIT_LEN 32 /* a literal part holds at most 31 bytes (PROBEMAP_LIT_LEN) */
+
+enum fsp_part_type {
+	FSP_PART_LIT = 1, /* literal bytes */
+	FSP_PART_STR = 2, /* a string argument, copied when the probe fires */
+	FSP_PART_INT = 3, /* an integer argument, in decimal */
+};
+
+struct fsp_map_part {
+	__u64 type; /* enum fsp_part_type */
+	__u64 arg; /* STR, INT: argument number */
+	__u64 len; /* LIT: bytes of lit */
+	char lit[FSP_MAP_LIT_LEN];
+};
+
+enum fsp_map_flags {
+	FSP_MAP_OUTER = 1, /* instance: that of the innermost live frame of `outer` */
+	FSP_MAP_MATCH_INSTANCE = 2, /* leave: close the frame with the same instance */
+	FSP_MAP_PAYLOAD = 4, /* payload: argument payload_arg */
+};
+
+/* What a mapped probe site does; its cookie indexes the map_sites map. */
+struct fsp_map_site {
+	struct fsp_usdt_spec spec;
+	__u64 feature; /* FSP_ID_SYNTH | FSP_ID_FEATURE | n */
+	__u64 kind; /* enum fsp_frame_kind */
+	__u64 flags; /* enum fsp_map_flags */
+	__u64 outer; /* FSP_MAP_OUTER: feature id */
+	__u64 payload_arg;
+	__u64 nr_parts; /* instance template; 0: no instance */
+	struct fsp_map_part parts[FSP_MAP_MAX_PARTS];
+};
+
 enum fsp_event_type {
 	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */
 	FSP_EVENT_EXEC = 2, /* a target exec'd a new program */
 	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
 	FSP_EVENT_EXIT = 4, /* a target's last thread exited */
+	FSP_EVENT_NEW_PROC = 5, /* system-wide: a probe fired in a process not yet known */
 };
 
 struct fsp_event {

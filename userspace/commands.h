@@ -10,5 +10,6 @@ int command__record(const struct fsp_options *o, const char *cmdline);
 int command__report(const struct fsp_options *o);
 int command__merge(const struct fsp_options *o, const char *cmdline);
 int command__diff(const struct fsp_options *o);
+int command__list(const struct fsp_options *o);
 
 #endif /* FSP_COMMANDS_H */

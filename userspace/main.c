@@ -35,6 +35,9 @@ int main(int argc, char **argv)
 	case FSP_CMD_DIFF:
 		err = command__diff(&opts);
 		break;
+	case FSP_CMD_LIST:
+		err = command__list(&opts);
+		break;
 	}
 	return err ? 1 : 0;
 }

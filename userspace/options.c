@@ -32,11 +32,13 @@ static const char record_doc[] =
 	"(usdt/fsp.h) and to their instances, by sampling every thread's mark stack.\n\n"
 	"USAGE: fsp-bpf [record] [OPTIONS] -p PID[,PID...]\n"
 	"       fsp-bpf [record] [OPTIONS] [--] CMD [ARGS...]\n"
+	"       fsp-bpf [record] [OPTIONS] -a          every process with probes\n"
+	"       fsp-bpf list [-p PID] [--map NAME]   probe maps, a process's probes\n"
 	"       fsp-bpf report [OPTIONS] FILE        render a saved profile\n"
 	"       fsp-bpf merge -o OUT FILE FILE...    sum profiles of several runs\n"
 	"       fsp-bpf diff [OPTIONS] BASE NEW      compare two profiles\n"
 	"(fsp-bpf SUBCOMMAND --help for each; run a program called record, report, "
-	"merge or diff with fsp-bpf -- NAME ...)"
+	"merge, diff or list with fsp-bpf -- NAME ...)"
 	"\v"
 	"EXAMPLES:\n"
 	"  sudo fsp-bpf -p 1234                  profile a running process until Ctrl-C\n"
@@ -47,7 +49,16 @@ static const char record_doc[] =
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
 	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
-	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n\n"
+	"  sudo fsp-bpf --comm worker -p 1234    report only the processes named worker\n"
+	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n"
+	"  sudo fsp-bpf --map postgresql -p $(pgrep -f 'postgres: .* idle' | head -1)\n"
+	"                                        PostgreSQL's query phases as features\n"
+	"  sudo fsp-bpf --map python --feature gc,import -- python3 app.py\n"
+	"                                        CPython's collections and imports\n"
+	"  sudo fsp-bpf --map auto -p 1234       the shipped maps that fit the process\n"
+	"  sudo fsp-bpf -a --map postgresql -d 30 --by process\n"
+	"                                        every PostgreSQL process, new ones too\n"
+	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n\n"
 	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
 	"has exited; the report is printed in every case. Needs root.";
 
@@ -60,6 +71,10 @@ static const char report_doc[] =
 	"  fsp-bpf report --by thread --order name prof.json\n"
 	"  fsp-bpf report --feature output --min-pct 0 prof.json\n"
 	"                                                every instance of one feature\n"
+	"  fsp-bpf report --feature output,parse prof.json   two features\n"
+	"  fsp-bpf report --comm nginx --by process prof.json\n"
+	"                                                only the processes named nginx\n"
+	"  fsp-bpf report --pid 1234,7 prof.json         host or in-container PIDs\n"
 	"  fsp-bpf report --format folded prof.json | flamegraph.pl > fg.svg\n"
 	"  fsp-bpf report --format pprof -o prof.pb.gz prof.json\n"
 	"  go tool pprof -top prof.pb.gz\n\n"
@@ -106,10 +121,22 @@ enum {
 	OPT_MAX_EVENTS,
 	OPT_INTERVAL,
 	OPT_VALUE,
+	OPT_COMM,
+	OPT_VIEW_PID,
+	OPT_MAP,
 };
 
 static const struct argp_option record_options[] = {
 	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
+	{"all-processes", 'a', NULL, 0,
+	 "System-wide: every process whose executable or libraries carry fsp probes (or "
+	 "the --map providers), also those started during the session; --comm restricts it",
+	 0},
+	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
+	 "Also profile an existing USDT provider's probes as features, by a probe map "
+	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
+	 "whose provider the target carries. --feature selects the map's features",
+	 0},
 	{"frequency", 'F', "HZ", 0, "Samples per second on each CPU (default 999, 1-100000)", 0},
 	{"duration", 'd', "SECONDS", 0,
 	 "Stop after this many seconds (default: until Ctrl-C or "
@@ -156,9 +183,23 @@ static const struct argp_option view_options[] = {
 	 "Fold features and instances under PCT% of running "
 	 "time (default 0.5; 0 shows all)",
 	 1},
-	{"feature", OPT_FEATURE, "NAME", 0, "Show only this feature and its instances", 1},
+	{"feature", OPT_FEATURE, "NAME[,...]", 0,
+	 "Show only these features and their instances (a list; repeatable)", 1},
+	{"comm", OPT_COMM, "NAME[,...]", 0,
+	 "Show only the processes of these names (their main thread's comm; repeatable): "
+	 "times and shares are then theirs alone",
+	 1},
 	{"value", OPT_VALUE, "WHAT", 0,
 	 "What folded lines count: samples (default), offcpu (ns) or wall (ns, on + off CPU)", 1},
+	{},
+};
+
+/* View options of report only: record's -p/--pid names its targets. */
+static const struct argp_option report_view_options[] = {
+	{"pid", OPT_VIEW_PID, "PID[,...]", 0,
+	 "Show only these processes, by host PID or PID in their own namespace (repeatable; "
+	 "with --comm, those matching both)",
+	 1},
 	{},
 };
 
@@ -234,6 +275,20 @@ static void parse_pids(struct argp_state *state, struct fsp_options *o, const ch
 		argp_error(state, "-p needs at least one PID");
 }
 
+/* A list option (--feature, --comm, --pid): a repeated option adds to it. */
+static void add_list(struct argp_state *state, const char **list, const char *arg)
+{
+	char *joined;
+
+	if (!*list) {
+		*list = arg;
+		return;
+	}
+	if (asprintf(&joined, "%s,%s", *list, arg) < 0)
+		argp_failure(state, 1, ENOMEM, "out of memory");
+	*list = joined; /* lives as long as the options */
+}
+
 static void parse_format(struct argp_state *state, struct fsp_options *o, const char *arg)
 {
 	static const char *const names[] = {
@@ -260,10 +315,11 @@ static void check_end(struct argp_state *state, const struct fsp_options *o)
 {
 	switch (o->command) {
 	case FSP_CMD_RECORD:
-		if (!o->cmd && !o->nr_pids)
-			argp_error(state, "nothing to profile: give -p PID or a command to run");
-		if (o->cmd && o->nr_pids)
-			argp_error(state, "give either -p PID or a command, not both");
+		if (!o->cmd && !o->nr_pids && !o->system_wide)
+			argp_error(state,
+				   "nothing to profile: give -p PID, a command to run, or -a");
+		if (!!o->cmd + !!o->nr_pids + o->system_wide > 1)
+			argp_error(state, "give one of -p PID, a command or -a, not several");
 		if (o->interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
 			argp_error(state, "--interval prints reports to stdout: save the profile "
 					  "with -o FILE, not -o -");
@@ -284,6 +340,13 @@ static void check_end(struct argp_state *state, const struct fsp_options *o)
 			argp_error(state, "diff needs two profile files, BASE and NEW (got %d)",
 				   o->nr_inputs);
 		break;
+	case FSP_CMD_LIST:
+		if (o->nr_inputs)
+			argp_error(state, "list takes no operands (got '%s'): -p PID or --map NAME",
+				   o->inputs[0]);
+		if (o->nr_pids && o->maps)
+			argp_error(state, "give -p PID or --map NAME, not both");
+		break;
 	}
 }
 
@@ -300,6 +363,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'p':
 		parse_pids(state, o, arg);
+		break;
+	case 'a':
+		o->system_wide = true;
+		break;
+	case OPT_MAP:
+		if (!*arg)
+			argp_error(state, "--map needs a map name, a file, or auto");
+		add_list(state, &o->maps, arg);
 		break;
 	case 'F':
 		if (parse_u64(arg, 1, 100000, &o->frequency_hz))
@@ -341,9 +412,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   arg);
 		break;
 	case OPT_FEATURE:
-		if (!*arg)
+		if (!arg[strspn(arg, ",")])
 			argp_error(state, "--feature needs a feature name");
-		o->view.ropts.feature = arg;
+		add_list(state, &o->view.ropts.feature, arg);
+		break;
+	case OPT_COMM:
+		if (!arg[strspn(arg, ",")])
+			argp_error(state, "--comm needs a process name");
+		add_list(state, &o->view.ropts.comm, arg);
+		break;
+	case OPT_VIEW_PID:
+		if (report_pids__parse(arg, NULL, 0) < 0)
+			argp_error(state,
+				   "invalid --pid '%s': expected process ids (1 to %d) separated "
+				   "by commas",
+				   arg, REPORT_PID_MAX);
+		add_list(state, &o->view.ropts.pid, arg);
 		break;
 	case OPT_SCALE:
 		if (parse_double(arg, 1e-9, 1e12, &o->scale))
@@ -426,7 +510,9 @@ static error_t parse_view_opt(int key, char *arg, struct argp_state *state)
 	case OPT_ORDER:
 	case OPT_MIN_PCT:
 	case OPT_FEATURE:
+	case OPT_COMM:
 	case OPT_VALUE:
+	case OPT_VIEW_PID:
 		return parse_opt(key, arg, state);
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -440,6 +526,53 @@ static const struct argp_child view_children[] = {
 	{},
 };
 
+/* report's view options: record's and its own (--pid), one group. */
+static error_t parse_report_view_opt(int key, char *arg, struct argp_state *state)
+{
+	if (key == ARGP_KEY_INIT) {
+		state->child_inputs[0] = state->input;
+		return 0;
+	}
+	return parse_view_opt(key, arg, state);
+}
+
+static const struct argp_child report_view_grandchildren[] = {
+	{&view_argp, 0, NULL, 0},
+	{},
+};
+
+static const struct argp report_view_argp = {
+	report_view_options,
+	parse_report_view_opt,
+	NULL,
+	NULL,
+	report_view_grandchildren,
+	NULL,
+	NULL,
+};
+
+static const struct argp_child report_view_children[] = {
+	{&report_view_argp, 0, "Report options:", 1},
+	{},
+};
+
+static const char list_doc[] =
+	"Lists the shipped probe maps and their features; with -p, the USDT providers "
+	"and probes a process's executable and libraries carry, and which maps apply; "
+	"with --map, one map (a file's path checks it).\n\n"
+	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE]"
+	"\v"
+	"EXAMPLES:\n"
+	"  fsp-bpf list                          the shipped maps\n"
+	"  sudo fsp-bpf list -p 1234             what process 1234 carries\n"
+	"  fsp-bpf list --map ./my.map           check a map file you wrote";
+
+static const struct argp_option list_options[] = {
+	{"pid", 'p', "PID[,PID...]", 0, "Show the probes these processes carry", 0},
+	{"map", OPT_MAP, "NAME|FILE", 0, "Show one map (a file: check it)", 0},
+	{},
+};
+
 static const struct {
 	const char *name;
 	enum fsp_command command;
@@ -450,11 +583,12 @@ static const struct {
 	 {record_options, parse_opt, "[--] CMD [ARGS...]", record_doc, view_children, NULL, NULL}},
 	{"report",
 	 FSP_CMD_REPORT,
-	 {report_options, parse_opt, "FILE", report_doc, view_children, NULL, NULL}},
+	 {report_options, parse_opt, "FILE", report_doc, report_view_children, NULL, NULL}},
 	{"merge",
 	 FSP_CMD_MERGE,
 	 {merge_options, parse_opt, "FILE FILE...", merge_doc, NULL, NULL, NULL}},
 	{"diff", FSP_CMD_DIFF, {diff_options, parse_opt, "BASE NEW", diff_doc, NULL, NULL, NULL}},
+	{"list", FSP_CMD_LIST, {list_options, parse_opt, NULL, list_doc, NULL, NULL, NULL}},
 };
 
 void options__parse(int argc, char **argv, struct fsp_options *opts)

@@ -18,6 +18,7 @@ enum fsp_command {
 	FSP_CMD_REPORT,
 	FSP_CMD_MERGE,
 	FSP_CMD_DIFF,
+	FSP_CMD_LIST,
 };
 
 enum fsp_format {
@@ -30,7 +31,7 @@ enum fsp_format {
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
 	enum fsp_format format;
-	struct report_opts ropts; /* min_pct, by, order, feature */
+	struct report_opts ropts; /* min_pct, by, order, feature, comm, pid */
 };
 
 struct fsp_options {
@@ -49,6 +50,9 @@ struct fsp_options {
 	bool offcpu; /* --off-cpu */
 	uint32_t max_events;
 	double interval_s; /* --interval: live re-render period, 0 = off */
+	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
+	const char *maps;
+	bool system_wide; /* record -a */
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
 	struct fsp_view view;

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
+#include "maps.h"
 #include "profile.h"
 #include "profile_io.h"
 #include "render.h"
@@ -73,6 +74,29 @@ static pid_t check_pid(pid_t pid)
 	return pid;
 }
 
+/* Every map must fit some target: a map whose provider no target carries is
+ * a mistake (wrong PID, wrong map), not an empty profile. */
+static int check_maps(struct session *s, const struct fsp_options *o)
+{
+	size_t nr;
+	const struct session_map *sm = session__maps(s, &nr);
+	const char *prov = session__providers(s);
+
+	for (size_t i = 0; i < nr; i++) {
+		if (session__map_found(s, i))
+			continue;
+		log__err("map %s needs USDT provider %s, which %s does not carry (%s%s); see "
+			 "fsp-bpf list -p PID",
+			 sm[i].map->name, sm[i].map->provider,
+			 o->cmd		  ? "the command"
+			 : o->nr_pids > 1 ? "none of the processes"
+					  : "the process",
+			 prov[0] ? "USDT providers found: " : "it has no USDT probes", prov);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static int add_pids(struct session *s, const struct fsp_options *o, char *target, size_t size)
 {
 	int i, err, sites = 0, with_probes = 0, without[FSP_MAX_PIDS];
@@ -92,6 +116,8 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 			log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
 			return err;
 		}
+		if (err == -ENOMSG)
+			return err; /* a map does not fit: reported */
 		if (err < 0) {
 			log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
 			return err;
@@ -102,7 +128,10 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 		len += snprintf(target + len, len < size ? size - len : 0, "%spid %d (%s)",
 				i ? ", " : "", pid, comm);
 	}
-	if (!with_probes) {
+	err = check_maps(s, o);
+	if (err)
+		return err;
+	if (!with_probes && !o->maps) {
 		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
 			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
 			 "usdt/README.md), or check the PID",
@@ -117,6 +146,27 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 				without[i]);
 	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", target,
 		sites, (unsigned long long)o->frequency_hz);
+	return 0;
+}
+
+static int add_system_wide(struct session *s, const struct fsp_options *o, char *target,
+			   size_t size)
+{
+	int n = session__add_system_wide(s);
+
+	if (n == -ENOMSG)
+		return n;
+	if (n < 0) {
+		log__err("cannot scan the processes: %s", strerror(-n));
+		return n;
+	}
+	snprintf(target, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
+		 o->view.ropts.comm ? o->view.ropts.comm : "");
+	fprintf(stderr,
+		"fsp-bpf: profiling system-wide: %d processes with %s so far, %u probe sites, "
+		"%llu Hz. Ctrl-C to stop.\n",
+		n, o->maps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
+		(unsigned long long)o->frequency_hz);
 	return 0;
 }
 
@@ -224,6 +274,7 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 	struct session *s = NULL;
 	struct launch *l = NULL;
 	struct profile *p = NULL;
+	struct maps *maps = NULL;
 	int err, status;
 
 	live.tty = isatty(STDOUT_FILENO);
@@ -240,6 +291,20 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 			goto cleanup;
 		}
 	}
+	if (o->maps) {
+		struct maps_opts mo = {
+			.list = o->maps,
+			.features = o->view.ropts.feature,
+			.pids = o->pids,
+			.nr_pids = o->nr_pids,
+			.exe = l ? launch__path(l) : NULL,
+			.system_wide = o->system_wide,
+		};
+
+		maps = maps__new(&mo, &err);
+		if (!maps)
+			goto cleanup;
+	}
 	so = (struct session_opts){
 		.frequency_hz = o->frequency_hz,
 		.duration_s = o->duration_s,
@@ -254,12 +319,20 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 		.on_interval = o->interval_s > 0 ? live_report : NULL,
 		.interval_ctx = &live,
 		.sync_pid = l ? launch__pid(l) : 0,
+		.maps = maps ? maps__session_maps(maps) : NULL,
+		.nr_maps = maps ? maps__nr(maps) : 0,
+		.system_wide = o->system_wide,
+		.comm_filter = o->view.ropts.comm,
 	};
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
-	err = l ? start_command(s, l, o, target, sizeof(target))
-		: add_pids(s, o, target, sizeof(target));
+	if (l)
+		err = start_command(s, l, o, target, sizeof(target));
+	else if (o->system_wide)
+		err = add_system_wide(s, o, target, sizeof(target));
+	else
+		err = add_pids(s, o, target, sizeof(target));
 	if (err)
 		goto cleanup;
 	err = session__run(s);
@@ -278,12 +351,14 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 		log__err("cannot collect the profile: %s", strerror(-err));
 		goto cleanup;
 	}
-	if (l && !session__nr_sites(s))
+	if (l && !maps && !session__nr_sites(s))
 		fprintf(stderr,
 			"fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
 			"nothing could be charged to features\n",
 			o->cmd[0]);
 	err = report(p, o);
+	if (!err && l && maps)
+		err = check_maps(s, o); /* after the report: what was collected is shown */
 	status = l ? session__child_status(s) : -1;
 	if (status > 0 && WIFEXITED(status))
 		fprintf(stderr, "fsp-bpf: the command exited with status %d\n",
@@ -295,5 +370,6 @@ cleanup:
 	profile__free(p);
 	session__free(s);
 	launch__free(l);
+	maps__free(maps);
 	return err;
 }

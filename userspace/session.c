@@ -23,7 +23,9 @@
 #include "profiler.h"
 #include "profiler.skel.h"
 #include "log.h"
+#include "mapsites.h"
 #include "probes.h"
+#include "procscan.h"
 #include "usdt.h"
 #include "session.h"
 
@@ -32,6 +34,8 @@ _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
 
 #define RESCAN_INTERVAL_S 1.0
 #define FSP_MAX_SPECS 4096
+#define FSP_MAX_MAP_SITES 1024
+#define FSP_PROVIDERS_LEN 1024
 #define FSP_DEFAULT_MAX_EVENTS 16384
 #define TAG_RINGBUF 1ULL
 #define TAG_SIGNAL 2ULL
@@ -50,6 +54,7 @@ struct attachment {
 
 struct target {
 	pid_t pid;
+	pid_t nspid; /* its PID in its own PID namespace (== pid outside containers) */
 	int pidfd;
 	bool alive;
 	bool dl_hooked;
@@ -77,6 +82,20 @@ struct session {
 	struct target *targets;
 	size_t nr_targets;
 	size_t cap_targets;
+	/* Probe maps: feature numbers, names, and what the BPF side runs. */
+	uint32_t *map_base; /* first feature number of each map */
+	char (*fnames)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
+	size_t nr_fnames;
+	bool *map_found; /* a file carried the map's provider */
+	struct fsp_map_site *msites; /* mirror of the map_sites map */
+	size_t nr_msites;
+	char providers[FSP_PROVIDERS_LEN]; /* providers seen, comma-separated */
+	/* System-wide mode: files scanned (attached when relevant) and the
+	 * processes looked at, so that each is read once. */
+	struct file_id *sw_files;
+	size_t nr_sw_files, cap_sw_files;
+	pid_t *sw_seen;
+	size_t nr_sw_seen, cap_sw_seen;
 	struct ring_buffer *rb;
 	int epfd;
 	int sigfd;
@@ -209,7 +228,8 @@ static int attach_probe(struct session *s, pid_t pid, const char *path, int prob
 	for (size_t i = 0; i < nr; i++) {
 		int id;
 
-		if (strcmp(sites[i].name, fsp_probe_names[probe]))
+		if (strcmp(sites[i].provider, FSP_PROVIDER) ||
+		    strcmp(sites[i].name, fsp_probe_names[probe]))
 			continue;
 		id = spec_id(s, &sites[i].spec);
 		if (id < 0) {
@@ -237,7 +257,186 @@ cleanup:
 	return err ? err : (int)cnt;
 }
 
-/* Attaches the fsp probes of one file for one process. Returns sites or -errno. */
+/* Adds provider to the list of providers seen, once. */
+static void note_provider(struct session *s, const char *provider)
+{
+	size_t len = strlen(s->providers), n = strlen(provider);
+
+	if (procscan__in_list(s->providers, provider) || len + n + 2 >= sizeof(s->providers))
+		return;
+	snprintf(s->providers + len, sizeof(s->providers) - len, "%s%s", len ? "," : "", provider);
+}
+
+/* The index of ms in the map_sites map, adding it if new. */
+static int map_site_id(struct session *s, const struct fsp_map_site *ms)
+{
+	__u32 id;
+
+	for (size_t i = 0; i < s->nr_msites; i++)
+		if (!memcmp(&s->msites[i], ms, sizeof(*ms)))
+			return i;
+	if (s->nr_msites == FSP_MAX_MAP_SITES)
+		return -E2BIG;
+	id = s->nr_msites;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.map_sites), &id, ms, BPF_ANY))
+		return -errno;
+	s->msites[s->nr_msites++] = *ms;
+	return id;
+}
+
+struct site_batch {
+	__u64 *offs, *refs, *cookies;
+	__u32 cnt;
+};
+
+static int batch_link(struct session *s, struct bpf_program *prog, const char *path, pid_t pid,
+		      struct site_batch *b)
+{
+	int fd, err;
+
+	if (!b->cnt)
+		return 0;
+	fd = usdt__link(bpf_program__fd(prog), path, b->offs, b->refs, b->cookies, b->cnt, pid);
+	if (fd < 0)
+		return fd;
+	err = add_attachment(s, NULL, fd);
+	if (err)
+		close(fd);
+	return err ? err : (int)b->cnt;
+}
+
+static bool has_probe(const struct usdt_site *sites, size_t nr, const char *provider,
+		      const char *name)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(sites[i].provider, provider) && (!name || !strcmp(sites[i].name, name)))
+			return true;
+	return false;
+}
+
+/* Checks that the file has both probes of every enabled feature of map m. */
+static int check_map_probes(struct session *s, size_t m, const char *path,
+			    const struct usdt_site *sites, size_t nr)
+{
+	const struct probemap *pm = s->opts.maps[m].map;
+
+	for (size_t f = 0; f < pm->nr_features; f++) {
+		const struct probemap_feature *pf = &pm->features[f];
+		const char *missing = NULL;
+
+		if (!s->opts.maps[m].enabled[f])
+			continue;
+		if (!has_probe(sites, nr, pm->provider, pf->enter))
+			missing = pf->enter;
+		else if (!has_probe(sites, nr, pm->provider, pf->leave))
+			missing = pf->leave;
+		if (missing) {
+			log__err("%s:%u: feature %s needs probe %s:%s, which %s does not have "
+				 "(see its probes with fsp-bpf list; leave the feature out with "
+				 "--feature)",
+				 pm->path ? pm->path : pm->name, pf->line, pf->name, pm->provider,
+				 missing, path);
+			return -ENOMSG;
+		}
+	}
+	return 0;
+}
+
+/* Adds the sites of map m's enabled features to the enter and leave batches. */
+static int batch_map(struct session *s, size_t m, const struct usdt_site *sites, size_t nr,
+		     struct site_batch *enter, struct site_batch *leave)
+{
+	const struct probemap *pm = s->opts.maps[m].map;
+	struct fsp_map_site ms;
+	char why[512];
+
+	for (size_t i = 0; i < nr; i++) {
+		if (strcmp(sites[i].provider, pm->provider))
+			continue;
+		for (size_t f = 0; f < pm->nr_features; f++) {
+			const struct probemap_feature *pf = &pm->features[f];
+			uint32_t n = s->map_base[m] + f;
+			int is_leave, id;
+
+			if (!s->opts.maps[m].enabled[f])
+				continue;
+			for (is_leave = 0; is_leave < 2; is_leave++) {
+				struct site_batch *b = is_leave ? leave : enter;
+
+				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter))
+					continue;
+				if (mapsites__build(
+					    pm, pf, is_leave, &sites[i], mapsites__feature_id(n),
+					    mapsites__feature_id(s->map_base[m] +
+								 (pf->outer >= 0 ? pf->outer : 0)),
+					    &ms, why, sizeof(why))) {
+					log__err("%s", why);
+					return -ENOMSG;
+				}
+				id = map_site_id(s, &ms);
+				if (id < 0)
+					return id;
+				b->offs[b->cnt] = sites[i].offset;
+				b->refs[b->cnt] = sites[i].ref_ctr_offset;
+				b->cookies[b->cnt++] = id;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Attaches the enabled features of every map whose provider the file
+ * carries. Returns the sites attached or -errno (-ENOMSG: the map does not
+ * fit the file, already reported). */
+static int attach_maps(struct session *s, pid_t pid, const char *path,
+		       const struct usdt_site *sites, size_t nr)
+{
+	/* A site may enter one feature and leave another: room for both. */
+	size_t cap = 2 * nr * PROBEMAP_MAX_FEATURES;
+	struct site_batch b[2] = {};
+	int err = 0, total = 0;
+
+	for (int k = 0; k < 2; k++) {
+		b[k].offs = calloc(cap, sizeof(__u64));
+		b[k].refs = calloc(cap, sizeof(__u64));
+		b[k].cookies = calloc(cap, sizeof(__u64));
+		if (!b[k].offs || !b[k].refs || !b[k].cookies) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+	}
+	for (size_t m = 0; m < s->opts.nr_maps; m++) {
+		if (!has_probe(sites, nr, s->opts.maps[m].map->provider, NULL))
+			continue;
+		s->map_found[m] = true;
+		err = check_map_probes(s, m, path, sites, nr);
+		if (!err)
+			err = batch_map(s, m, sites, nr, &b[0], &b[1]);
+		if (err)
+			goto cleanup;
+	}
+	for (int k = 0; k < 2; k++) {
+		err = batch_link(s, k ? s->skel->progs.map_leave : s->skel->progs.map_enter, path,
+				 pid, &b[k]);
+		if (err < 0)
+			goto cleanup;
+		total += err;
+	}
+	err = 0;
+cleanup:
+	for (int k = 0; k < 2; k++) {
+		free(b[k].offs);
+		free(b[k].refs);
+		free(b[k].cookies);
+	}
+	return err ? err : total;
+}
+
+/*
+ * Attaches the fsp probes and the mapped probes of one file, for process pid
+ * (0: for every process that maps the file, system-wide). Returns the sites
+ * attached or -errno (-ENOMSG: a map does not fit the file).
+ */
 static int attach_file(struct session *s, pid_t pid, const char *path)
 {
 	struct usdt_site *sites = NULL;
@@ -246,13 +445,15 @@ static int attach_file(struct session *s, pid_t pid, const char *path)
 	char why[256];
 	int err, i;
 
-	err = usdt__read_sites(path, FSP_PROVIDER, &sites, &nr, &skipped, why, sizeof(why));
+	err = usdt__read_sites(path, NULL, &sites, &nr, &skipped, why, sizeof(why));
 	if (err)
 		return err == -ENOEXEC ? 0 : err;
 	if (skipped) {
 		log__err("%s: skipping %zu probe sites: %s", path, skipped, why);
 		s->attach_errors += skipped;
 	}
+	for (size_t k = 0; k < nr; k++)
+		note_provider(s, sites[k].provider);
 	for (i = 0; i < FSP_PROBE__COUNT && nr; i++) {
 		err = attach_probe(s, pid, path, i, sites, nr);
 		if (err == -ESRCH || err == -ENOENT)
@@ -265,9 +466,22 @@ static int attach_file(struct session *s, pid_t pid, const char *path)
 		}
 		total += err;
 	}
+	if (s->opts.nr_maps && nr) {
+		err = attach_maps(s, pid, path, sites, nr);
+		if (err == -ESRCH || err == -ENOENT || err == -ENOMSG)
+			goto cleanup;
+		if (err < 0) {
+			log__err("cannot attach the mapped probes in %s (pid %d): %s", path, pid,
+				 strerror(-err));
+			s->attach_errors++;
+		} else {
+			total += err;
+		}
+	}
 	err = total;
 	if (total && s->opts.verbose)
-		fprintf(stderr, "fsp-bpf: pid %d: %u probe sites in %s\n", pid, total, path);
+		fprintf(stderr, "fsp-bpf: %s%.0d: %u probe sites in %s\n",
+			pid ? "pid " : "every process", pid, total, path);
 	s->nr_sites += total;
 cleanup:
 	free(sites);
@@ -278,7 +492,7 @@ cleanup:
 static int hook_dl(struct session *s, struct target *t, const char *exe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
-	char interp[PATH_MAX];
+	char interp[PATH_MAX], path[PATH_MAX + 64];
 	struct bpf_link *link;
 	int err;
 
@@ -287,7 +501,9 @@ static int hook_dl(struct session *s, struct target *t, const char *exe)
 	err = probes__elf_interp(exe, interp, sizeof(interp));
 	if (err || !interp[0])
 		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
-	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, interp, 0,
+	/* The interpreter as the target sees it (its mount namespace). */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", t->pid, interp);
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, path, 0,
 					       &uo);
 	if (!link) {
 		err = -errno;
@@ -295,7 +511,7 @@ static int hook_dl(struct session *s, struct target *t, const char *exe)
 			return err;
 		log__err("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
 			 "found within %.0f s instead",
-			 interp, t->pid, strerror(-err), RESCAN_INTERVAL_S);
+			 path, t->pid, strerror(-err), RESCAN_INTERVAL_S);
 		return 0;
 	}
 	t->dl_hooked = true;
@@ -340,24 +556,82 @@ static void hook_unwind(struct session *s, pid_t pid, const char *path)
 	}
 }
 
+/* System-wide: hooks _dl_debug_state in a dynamic loader for every process
+ * (the BPF side reports targets' link-map changes only). */
+static void hook_dl_file(struct session *s, const char *path)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	const char *base = strrchr(path, '/');
+	struct bpf_link *link;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
+		return;
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, path, 0, &uo);
+	if (!link) {
+		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
+			 "within %.0f s instead",
+			 path, strerror(errno), RESCAN_INTERVAL_S);
+		return;
+	}
+	if (add_link(s, link))
+		bpf_link__destroy(link);
+}
+
 struct scan_ctx {
 	struct session *s;
 	struct target *t;
 	int sites;
 };
 
+/* System-wide: has the file been scanned already? Else records it. */
+static int sw_file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen)
+{
+	for (size_t i = 0; i < s->nr_sw_files; i++) {
+		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino) {
+			*seen = true;
+			return 0;
+		}
+	}
+	*seen = false;
+	if (s->nr_sw_files == s->cap_sw_files) {
+		size_t cap = s->cap_sw_files ? 2 * s->cap_sw_files : 256;
+		struct file_id *n = realloc(s->sw_files, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->sw_files = n;
+		s->cap_sw_files = cap;
+	}
+	s->sw_files[s->nr_sw_files].dev = dev;
+	s->sw_files[s->nr_sw_files++].ino = ino;
+	return 0;
+}
+
 static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct scan_ctx *c = ctx;
+	/* The file as the target sees it, also in another mount namespace. */
+	char host[PATH_MAX + 64];
+	bool sw = c->s->opts.system_wide, seen;
 	int err;
 
 	if (target_has_file(c->t, dev, ino))
 		return 0;
 	err = target_add_file(c->t, dev, ino);
+	if (!err && sw)
+		err = sw_file_seen(c->s, dev, ino, &seen);
 	if (err)
 		return err;
-	hook_unwind(c->s, c->t->pid, path);
-	err = attach_file(c->s, c->t->pid, path);
+	if (sw && seen)
+		return 0; /* attached for every process when first seen */
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
+	hook_unwind(c->s, sw ? -1 : c->t->pid, host);
+	if (sw)
+		hook_dl_file(c->s, host);
+	err = attach_file(c->s, sw ? 0 : c->t->pid, host);
+	if (err == -ENOMSG)
+		return err;
 	if (err < 0)
 		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
 	c->sites += err;
@@ -371,7 +645,7 @@ static int rescan(struct session *s, struct target *t)
 	char exe[64];
 	int err;
 
-	if (!t->dl_hooked) {
+	if (!t->dl_hooked && !s->opts.system_wide) {
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", t->pid);
 		err = hook_dl(s, t, exe);
 		if (err)
@@ -426,6 +700,8 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 			return err;
 		}
 		t->alive = true;
+		if (procscan__nspid(pid, &t->nspid))
+			t->nspid = pid;
 		s->nr_targets++;
 	}
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
@@ -449,6 +725,149 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		return err;
 	sites += err;
 	return sites;
+}
+
+/* System-wide: has pid been looked at? Else records it. */
+static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
+{
+	for (size_t i = 0; i < s->nr_sw_seen; i++) {
+		if (s->sw_seen[i] == pid) {
+			*seen = true;
+			return 0;
+		}
+	}
+	*seen = false;
+	if (s->nr_sw_seen == s->cap_sw_seen) {
+		size_t cap = s->cap_sw_seen ? 2 * s->cap_sw_seen : 512;
+		pid_t *n = realloc(s->sw_seen, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->sw_seen = n;
+		s->cap_sw_seen = cap;
+	}
+	s->sw_seen[s->nr_sw_seen++] = pid;
+	return 0;
+}
+
+/* System-wide: does the comm filter let pid in? An excluded process is
+ * marked 0 in the targets map: its probes then return at once. */
+static bool sw_admitted(struct session *s, pid_t pid)
+{
+	char comm[64] = "";
+	__u32 key = pid, zero = 0;
+
+	if (!s->opts.comm_filter)
+		return true;
+	procscan__comm(pid, comm, sizeof(comm));
+	if (procscan__in_list(s->opts.comm_filter, comm))
+		return true;
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &zero, BPF_ANY);
+	return false;
+}
+
+/* Does any file pid maps carry fsp probes or a map's provider? */
+struct relevant_ctx {
+	struct session *s;
+	bool relevant;
+};
+
+static int relevant_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+{
+	struct relevant_ctx *c = ctx;
+	struct usdt_site *sites = NULL;
+	char host[PATH_MAX + 64];
+	size_t nr = 0, skipped;
+	int pid_unused = 0;
+
+	(void)dev;
+	(void)ino;
+	(void)pid_unused;
+	snprintf(host, sizeof(host), "%s", path);
+	if (usdt__read_sites(host, NULL, &sites, &nr, &skipped, NULL, 0))
+		return 0;
+	for (size_t i = 0; i < nr && !c->relevant; i++) {
+		if (!strcmp(sites[i].provider, FSP_PROVIDER))
+			c->relevant = true;
+		for (size_t m = 0; m < c->s->opts.nr_maps && !c->relevant; m++)
+			if (!strcmp(sites[i].provider, c->s->opts.maps[m].map->provider))
+				c->relevant = true;
+	}
+	free(sites);
+	return c->relevant ? 1 : 0;
+}
+
+/* Per process and file: the verdict of relevant_cb, cached by file. */
+struct sw_verdict {
+	struct file_id id;
+	bool relevant;
+};
+
+static struct sw_verdict *verdicts;
+static size_t nr_verdicts, cap_verdicts;
+
+struct sw_scan_ctx {
+	struct session *s;
+	pid_t pid;
+	bool relevant;
+};
+
+static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+{
+	struct sw_scan_ctx *c = ctx;
+	struct relevant_ctx rc = {.s = c->s};
+	char host[PATH_MAX + 64];
+
+	for (size_t i = 0; i < nr_verdicts; i++) {
+		if (verdicts[i].id.dev == dev && verdicts[i].id.ino == ino) {
+			c->relevant |= verdicts[i].relevant;
+			return c->relevant ? 1 : 0;
+		}
+	}
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
+	relevant_cb(&rc, host, dev, ino);
+	if (nr_verdicts == cap_verdicts) {
+		size_t cap = cap_verdicts ? 2 * cap_verdicts : 256;
+		struct sw_verdict *n = realloc(verdicts, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		verdicts = n;
+		cap_verdicts = cap;
+	}
+	verdicts[nr_verdicts++] = (struct sw_verdict){{dev, ino}, rc.relevant};
+	c->relevant |= rc.relevant;
+	return c->relevant ? 1 : 0;
+}
+
+static int sw_pid_cb(void *ctx, pid_t pid)
+{
+	struct session *s = ctx;
+	struct sw_scan_ctx c = {.s = s, .pid = pid};
+	bool seen;
+	int err;
+
+	if (pid == getpid())
+		return 0;
+	err = sw_pid_seen(s, pid, &seen);
+	if (err || seen)
+		return err;
+	err = probes__for_each_mapped_file(pid, sw_file_cb, &c);
+	if (err < 0 || !c.relevant || !sw_admitted(s, pid))
+		return err == -ENOMEM ? err : 0;
+	err = session__add_target(s, pid, NULL);
+	if (err == -ENOMSG)
+		return err;
+	if (err < 0 && err != -ESRCH && s->opts.verbose)
+		log__err("cannot profile process %d: %s", pid, strerror(-err));
+	return 0;
+}
+
+int session__add_system_wide(struct session *s)
+{
+	int err = procscan__for_each_pid(sw_pid_cb, s);
+
+	return err < 0 ? err : (int)s->nr_targets;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -479,6 +898,19 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (t)
 			rescan(s, t);
 		break;
+	case FSP_EVENT_NEW_PROC: {
+		/* System-wide: a process fired its first probe. */
+		bool seen;
+
+		if (find_target(s, e->pid))
+			break;
+		if (sw_pid_seen(s, e->pid, &seen) || !sw_admitted(s, e->pid))
+			break;
+		err = session__add_target(s, e->pid, NULL);
+		if (err < 0 && err != -ESRCH && s->opts.verbose)
+			log__err("cannot profile process %d: %s", e->pid, strerror(-err));
+		break;
+	}
 	}
 	return 0;
 }
@@ -562,7 +994,7 @@ int session__run(struct session *s)
 		if (next_tick && next_tick - t < wait_s)
 			wait_s = next_tick - t;
 
-		if (!any_alive(s)) {
+		if (!s->opts.system_wide && !any_alive(s)) {
 			s->end_reason = "exit";
 			break;
 		}
@@ -594,6 +1026,10 @@ int session__run(struct session *s)
 			for (size_t j = 0; j < s->nr_targets; j++)
 				if (s->targets[j].alive && rescan(s, &s->targets[j]) == -ESRCH)
 					target_gone(s, &s->targets[j]);
+			/* System-wide: processes started since (their probes may not
+			 * have fired yet, or be in files not seen before). */
+			if (s->opts.system_wide)
+				procscan__for_each_pid(sw_pid_cb, s);
 			next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
 		}
 	}
@@ -740,6 +1176,7 @@ static int load(struct session *s)
 	/* The scheduler hook costs every context switch of the machine: only
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
+	skel->rodata->system_wide = o->system_wide;
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
 	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu);
 	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
@@ -752,9 +1189,13 @@ static int load(struct session *s)
 	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_map__set_max_entries(skel->maps.map_sites, FSP_MAX_MAP_SITES);
 	s->max_specs = FSP_MAX_SPECS;
 	s->specs = calloc(FSP_MAX_SPECS, sizeof(*s->specs));
-	if (!s->specs)
+	s->msites = calloc(FSP_MAX_MAP_SITES, sizeof(*s->msites));
+	if (!s->specs || !s->msites)
 		return -ENOMEM;
 	err = profiler_bpf__load(skel);
 	if (err) {
@@ -767,6 +1208,29 @@ static int load(struct session *s)
 	if (err)
 		log__err("cannot follow forks and execs: %s", strerror(-err));
 	return err;
+}
+
+/* Numbers the features of the maps and names them "map:feature". */
+static int number_features(struct session *s)
+{
+	size_t n = 0;
+
+	s->map_base = calloc(s->opts.nr_maps + 1, sizeof(*s->map_base));
+	s->map_found = calloc(s->opts.nr_maps + 1, sizeof(*s->map_found));
+	for (size_t m = 0; m < s->opts.nr_maps; m++)
+		n += s->opts.maps[m].map->nr_features;
+	s->fnames = calloc(n + 1, sizeof(*s->fnames));
+	if (!s->map_base || !s->map_found || !s->fnames)
+		return -ENOMEM;
+	for (size_t m = 0; m < s->opts.nr_maps; m++) {
+		const struct probemap *pm = s->opts.maps[m].map;
+
+		s->map_base[m] = s->nr_fnames;
+		for (size_t f = 0; f < pm->nr_features; f++)
+			probemap__full_name(pm, &pm->features[f], s->fnames[s->nr_fnames++],
+					    sizeof(s->fnames[0]));
+	}
+	return 0;
 }
 
 struct session *session__new(const struct session_opts *opts, int *err)
@@ -784,6 +1248,9 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->period_ns = (1000000000ULL + opts->frequency_hz / 2) / opts->frequency_hz;
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
+	*err = number_features(s);
+	if (*err)
+		goto cleanup;
 
 	*err = load(s);
 	if (*err)
@@ -874,6 +1341,15 @@ void session__free(struct session *s)
 	destroy_links(s->links, s->nr_links);
 	free(s->links);
 	free(s->specs);
+	free(s->msites);
+	free(s->map_base);
+	free(s->map_found);
+	free(s->fnames);
+	free(s->sw_files);
+	free(s->sw_seen);
+	free(verdicts);
+	verdicts = NULL;
+	nr_verdicts = cap_verdicts = 0;
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		close(s->targets[i].pidfd);
 		free(s->targets[i].files);
@@ -889,6 +1365,27 @@ void session__free(struct session *s)
 	if (s->mask_set)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
 	free(s);
+}
+
+const struct session_map *session__maps(const struct session *s, size_t *nr)
+{
+	*nr = s->opts.nr_maps;
+	return s->opts.maps;
+}
+
+bool session__map_found(const struct session *s, size_t i)
+{
+	return i < s->opts.nr_maps && s->map_found[i];
+}
+
+const char *session__providers(const struct session *s)
+{
+	return s->providers;
+}
+
+size_t session__nr_targets(const struct session *s)
+{
+	return s->nr_targets;
 }
 
 int session__child_status(const struct session *s)
@@ -946,6 +1443,24 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	ssize_t n;
 	int fd;
 
+	if (mapsites__is_feature_id(addr)) {
+		uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
+
+		if (i < s->nr_fnames)
+			return s->fnames[i];
+		(*errors)++;
+		snprintf(buf, size, "<mapped feature %llu>", (unsigned long long)i);
+		return buf;
+	}
+	if (mapsites__is_label_id(addr)) {
+		/* Interned by a mapped probe, for all processes. */
+		key.tgid = 0;
+		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l)) {
+			snprintf(buf, size, "%.*s", (int)l.len, l.str);
+			return buf;
+		}
+		return "(label not kept: the labels map was full; raise --max-stacks)";
+	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
 		snprintf(buf, size, "%.*s", (int)l.len, l.str);
 		return buf;
@@ -1186,7 +1701,12 @@ static int collect_into(struct session *s, struct profile *p)
 	int err;
 
 	for (size_t i = 0; i < s->nr_targets; i++) {
-		err = profile__add_pid(p, s->targets[i].pid);
+		const struct target *t = &s->targets[i];
+
+		err = profile__add_pid(p, t->pid);
+		/* In a container: its PID there too. */
+		if (!err && t->nspid && t->nspid != t->pid)
+			err = profile__set_process_nspid(p, t->pid, t->nspid);
 		if (err)
 			return err;
 	}

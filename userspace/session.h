@@ -12,9 +12,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "probemap.h"
 #include "profile.h"
 
 struct session;
+
+/* A probe map (--map) and which of its features are attached. */
+struct session_map {
+	const struct probemap *map;
+	bool enabled[PROBEMAP_MAX_FEATURES];
+};
 
 struct session_opts {
 	uint64_t frequency_hz;
@@ -38,6 +45,16 @@ struct session_opts {
 	double interval_s;
 	void (*on_interval)(struct session *s, void *ctx);
 	void *interval_ctx;
+	/* Probe maps: the enabled features' probes are attached in every file
+	 * of a target that carries the map's provider. */
+	const struct session_map *maps;
+	size_t nr_maps;
+	/* -a: every process whose files carry fsp probes or a map's provider,
+	 * found in /proc at the start and every second, and by its first probe
+	 * (probes are attached per file, for every process mapping it). */
+	bool system_wide;
+	/* -a: only processes whose comm is in this comma-separated list. */
+	const char *comm_filter;
 };
 
 /* Needs root. On failure NULL and *err (-EPERM, -ENOSYS: BPF unsupported, ...),
@@ -52,6 +69,23 @@ void session__free(struct session *s); /* NULL-safe */
  * (-ESRCH: the process is gone).
  */
 int session__add_target(struct session *s, pid_t pid, const char *exe);
+
+/*
+ * System-wide mode: scans /proc, attaches the probes of every file that
+ * carries fsp probes or a map's provider (for all processes) and profiles the
+ * processes mapping them. Returns the number of processes profiled (>= 0) or
+ * -errno. New processes are picked up while the session runs.
+ */
+int session__add_system_wide(struct session *s);
+
+/* The maps of the session's options (*nr of them). */
+const struct session_map *session__maps(const struct session *s, size_t *nr);
+/* Did any attached file carry the provider of map i (opts.maps[i])? */
+bool session__map_found(const struct session *s, size_t i);
+/* The USDT providers seen in the targets' files, comma-separated ("" if none). */
+const char *session__providers(const struct session *s);
+/* Processes profiled so far. */
+size_t session__nr_targets(const struct session *s);
 
 /* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM, the
  * duration, or when every target has exited. */

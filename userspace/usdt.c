@@ -237,11 +237,12 @@ static int read_note(const struct elf_file *f, uint64_t base, const char *desc, 
 	args = memchr(name, 0, end - name);
 	if (!args++ || args > end || !memchr(args, 0, end - args))
 		return 0;
-	if (strcmp(prov, provider))
+	if (provider && strcmp(prov, provider))
 		return 0;
 	if (base && note_base)
 		pc += base - note_base;
 	snprintf(site.name, sizeof(site.name), "%s", name);
+	snprintf(site.provider, sizeof(site.provider), "%s", prov);
 	if (addr_to_offset(f, pc, &site.offset) ||
 	    (sema && addr_to_offset(f, sema, &site.ref_ctr_offset)) ||
 	    usdt__parse_args(args, &site.spec)) {
@@ -249,7 +250,7 @@ static int read_note(const struct elf_file *f, uint64_t base, const char *desc, 
 			snprintf(why, why_size,
 				 "%s:%s at 0x%llx has arguments \"%s\" fsp-bpf cannot "
 				 "read",
-				 provider, name, (unsigned long long)pc, args);
+				 prov, name, (unsigned long long)pc, args);
 		(*skipped)++;
 		return 0;
 	}

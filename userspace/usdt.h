@@ -18,11 +18,13 @@ struct usdt_site {
 	uint64_t offset; /* file offset of the probe's nop */
 	uint64_t ref_ctr_offset; /* file offset of the semaphore, 0 if none */
 	struct fsp_usdt_spec spec;
+	char provider[64];
 	char name[64];
 };
 
 /*
- * Reads the sites of provider's probes in path. A site whose arguments
+ * Reads the sites of provider's probes in path (provider NULL: every
+ * provider's). A site whose arguments
  * cannot be parsed is skipped and counted in *skipped (with a reason in
  * why, if not NULL). Returns 0 (nr may be 0) or -errno.
  */

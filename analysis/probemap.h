@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Probe maps: how an existing USDT provider's probes (PostgreSQL's
+ * query__plan__start/done, CPython's gc__start/done, ...) become fsp features.
+ * A map file is a small line-oriented text format (docs/probe-maps.md):
+ *
+ *	map postgresql
+ *	provider postgresql
+ *	description PostgreSQL 15 query phases
+ *
+ *	feature query
+ *		enter query__start
+ *		leave query__done
+ *		instance {str:0}
+ *	feature plan
+ *		enter query__plan__start
+ *		leave query__plan__done
+ *		instance {outer:query}
+ *
+ * Pure C, no libbpf: parsed here, turned into BPF site descriptions by
+ * userspace/.
+ */
+#ifndef FSP_ANALYSIS_PROBEMAP_H
+#define FSP_ANALYSIS_PROBEMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROBEMAP_NAME_LEN 64 /* map, provider, feature and probe names, NUL included */
+#define PROBEMAP_DESC_LEN 256
+#define PROBEMAP_MAX_PARTS 6 /* parts of an instance template */
+#define PROBEMAP_LIT_LEN 31 /* bytes of one literal part, NUL excluded */
+#define PROBEMAP_MAX_ARG 11 /* USDT arguments are numbered 0..11 */
+#define PROBEMAP_MAX_FEATURES 64
+
+enum probemap_part_type {
+	PROBEMAP_PART_LIT = 1, /* literal text */
+	PROBEMAP_PART_STR = 2, /* {str:N}: NUL-terminated string argument, copied at the probe */
+	PROBEMAP_PART_INT = 3, /* {int:N}: integer argument, in decimal (sign from the note) */
+};
+
+struct probemap_part {
+	enum probemap_part_type type;
+	unsigned int arg; /* STR, INT: argument number */
+	unsigned int len; /* LIT: bytes in lit */
+	char lit[PROBEMAP_LIT_LEN + 1];
+};
+
+enum probemap_kind {
+	PROBEMAP_MARK = 1,
+	PROBEMAP_ANTIMARK = 2,
+};
+
+struct probemap_feature {
+	char name[PROBEMAP_NAME_LEN]; /* [a-z0-9_-], unique within the map */
+	char enter[PROBEMAP_NAME_LEN]; /* probe name of the enter, e.g. query__plan__start */
+	char leave[PROBEMAP_NAME_LEN];
+	enum probemap_kind kind; /* "kind mark|antimark", default mark */
+	int payload_arg; /* "payload N": the payload argument, -1 for none */
+	/* "instance {outer:F}": the instance of the innermost live frame of
+	 * feature F of the same map (index in features), else -1. */
+	int outer;
+	/* "instance TEMPLATE" (when outer < 0): literal text and {str:N}/{int:N}
+	 * parts joined; nr_parts 0: no instance. */
+	struct probemap_part parts[PROBEMAP_MAX_PARTS];
+	unsigned int nr_parts;
+	/* "match instance": a leave closes the innermost frame whose instance,
+	 * computed from the leave's own arguments with the same template, is
+	 * equal (frames of the feature above it missed their leave: dropped).
+	 * Without it, a leave closes the innermost frame of the feature. */
+	bool match_instance;
+	/* "default off": attached only when named in --feature (expensive
+	 * probes such as one per function call). */
+	bool default_off;
+	unsigned int line; /* where the feature block starts, for messages */
+};
+
+struct probemap {
+	char name[PROBEMAP_NAME_LEN]; /* "map NAME": prefix of feature names in reports */
+	char provider[PROBEMAP_NAME_LEN]; /* "provider NAME": the USDT provider */
+	char description[PROBEMAP_DESC_LEN]; /* optional */
+	char *path; /* the file it was read from ("<string>" if parsed from memory) */
+	struct probemap_feature *features;
+	size_t nr_features;
+};
+
+/*
+ * Parses a map from text[0..len). On error returns -EINVAL and writes one
+ * line "PATH:LINE: what is wrong" to err (path is used for messages only).
+ * Every feature has an enter and a leave; names are checked; {outer:F} must
+ * name another feature of the map; argument numbers are at most
+ * PROBEMAP_MAX_ARG; a literal longer than PROBEMAP_LIT_LEN is split into
+ * several parts, and a template over PROBEMAP_MAX_PARTS parts is an error.
+ */
+int probemap__parse(const char *text, size_t len, const char *path, struct probemap **out,
+		    char *err, size_t err_size);
+
+/* Reads and parses a file (at most 1 MiB). -errno/-EINVAL with err set. */
+int probemap__load(const char *path, struct probemap **out, char *err, size_t err_size);
+
+void probemap__free(struct probemap *m); /* NULL-safe */
+
+/* The feature named name, or NULL. */
+const struct probemap_feature *probemap__feature(const struct probemap *m, const char *name);
+
+/* Its index in m->features, or -1. */
+int probemap__feature_index(const struct probemap *m, const char *name);
+
+/*
+ * The feature name reports use: "MAP:FEATURE" (e.g. "postgresql:plan").
+ * Returns the length snprintf would, like snprintf.
+ */
+int probemap__full_name(const struct probemap *m, const struct probemap_feature *f, char *buf,
+			size_t size);
+
+/*
+ * Selects features from a comma-separated list of names (plain "plan" or
+ * full "postgresql:plan"; NULL or "" selects every feature not "default
+ * off"). enabled[i] is set for features[i]. Returns the number enabled;
+ * names that are not in this map are skipped and counted in *unknown (may
+ * be NULL): the list may name features of several maps.
+ */
+int probemap__select(const struct probemap *m, const char *list, bool *enabled, int *unknown);
+
+/* Formats an instance template back as text ("{str:1} ({str:0})"). */
+int probemap__format_template(const struct probemap *m, const struct probemap_feature *f,
+			      char *buf, size_t size);
+
+#endif /* FSP_ANALYSIS_PROBEMAP_H */

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * fsp-bpf list: the shipped probe maps and their features; with -p, the USDT
+ * providers and probes a process carries and which maps apply to it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "log.h"
+#include "mapdir.h"
+#include "maps.h"
+#include "probes.h"
+#include "procscan.h"
+#include "usdt.h"
+
+static void print_map(const struct probemap *pm, const char *path)
+{
+	char tmpl[512];
+
+	printf("%s  (provider %s, %s)\n", pm->name, pm->provider, path);
+	if (pm->description[0])
+		printf("  %s\n", pm->description);
+	for (size_t i = 0; i < pm->nr_features; i++) {
+		const struct probemap_feature *f = &pm->features[i];
+
+		probemap__format_template(pm, f, tmpl, sizeof(tmpl));
+		printf("  %-14s %s -> %s%s%s%s%s\n", f->name, f->enter, f->leave,
+		       tmpl[0] ? "  instance " : "", tmpl,
+		       f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		       f->default_off ? "  (default off: name it with --feature)" : "");
+	}
+}
+
+struct maplist_ctx {
+	int n; /* maps printed */
+	int err; /* a map could not be read */
+};
+
+static int list_map_cb(void *ctx, const char *path)
+{
+	struct maplist_ctx *c = ctx;
+	struct probemap *pm;
+	char err[512];
+
+	c->err = probemap__load(path, &pm, err, sizeof(err));
+	if (c->err) {
+		log__err("%s", err);
+		return 0;
+	}
+	if (c->n++)
+		putchar('\n');
+	print_map(pm, path);
+	probemap__free(pm);
+	return 0;
+}
+
+/* One file's probes, grouped by provider. */
+struct probe_count {
+	char provider[64];
+	char name[64];
+	unsigned int sites;
+	bool semaphore;
+};
+
+static int cmp_probe(const void *a, const void *b)
+{
+	const struct probe_count *x = a, *y = b;
+	int c = strcmp(x->provider, y->provider);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+struct list_ctx {
+	pid_t pid;
+	char providers[1024];
+	struct usdt_site *all; /* every site seen, for the maps' check */
+	size_t nr_all;
+	int applied; /* maps that apply */
+};
+
+static int print_file(struct list_ctx *c, const char *host, const char *shown)
+{
+	struct usdt_site *sites = NULL;
+	struct probe_count *pc;
+	size_t nr = 0, skipped, n = 0;
+	const char *prov = "";
+
+	if (usdt__read_sites(host, NULL, &sites, &nr, &skipped, NULL, 0) || !nr) {
+		free(sites);
+		return 0;
+	}
+	pc = calloc(nr, sizeof(*pc));
+	if (!pc) {
+		free(sites);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		size_t j;
+
+		for (j = 0; j < n; j++)
+			if (!strcmp(pc[j].provider, sites[i].provider) &&
+			    !strcmp(pc[j].name, sites[i].name))
+				break;
+		if (j == n) {
+			snprintf(pc[n].provider, sizeof(pc[n].provider), "%s", sites[i].provider);
+			snprintf(pc[n].name, sizeof(pc[n].name), "%s", sites[i].name);
+			n++;
+		}
+		pc[j].sites++;
+		pc[j].semaphore |= sites[i].ref_ctr_offset != 0;
+	}
+	qsort(pc, n, sizeof(*pc), cmp_probe);
+	printf("  %s\n", shown);
+	for (size_t j = 0; j < n; j++) {
+		if (strcmp(prov, pc[j].provider)) {
+			prov = pc[j].provider;
+			printf("    provider %s\n", prov);
+			if (!procscan__in_list(c->providers, prov)) {
+				size_t len = strlen(c->providers);
+
+				snprintf(c->providers + len, sizeof(c->providers) - len, "%s%s",
+					 len ? "," : "", prov);
+			}
+		}
+		printf("      %-36s %u site%s%s\n", pc[j].name, pc[j].sites,
+		       pc[j].sites == 1 ? "" : "s", pc[j].semaphore ? ", semaphore" : "");
+	}
+	{
+		struct usdt_site *all = realloc(c->all, (c->nr_all + nr) * sizeof(*all));
+
+		if (all) {
+			memcpy(all + c->nr_all, sites, nr * sizeof(*sites));
+			c->all = all;
+			c->nr_all += nr;
+		}
+	}
+	free(pc);
+	free(sites);
+	return 0;
+}
+
+static int file_cb(void *arg, const char *path, dev_t dev, ino_t ino)
+{
+	struct list_ctx *c = arg;
+	char host[PATH_MAX + 64];
+
+	(void)dev;
+	(void)ino;
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
+	return print_file(c, host, path);
+}
+
+static bool has_probe(const struct list_ctx *c, const char *provider, const char *name)
+{
+	for (size_t i = 0; i < c->nr_all; i++)
+		if (!strcmp(c->all[i].provider, provider) && !strcmp(c->all[i].name, name))
+			return true;
+	return false;
+}
+
+/* Whether a shipped map applies to the process, and which features fit. */
+static int applies_cb(void *arg, const char *path)
+{
+	struct list_ctx *c = arg;
+	struct probemap *pm;
+	char err[512];
+	size_t ok = 0;
+
+	if (probemap__load(path, &pm, err, sizeof(err)))
+		return 0;
+	if (!procscan__in_list(c->providers, pm->provider)) {
+		probemap__free(pm);
+		return 0;
+	}
+	printf("  %s (%s):", pm->name, path);
+	for (size_t i = 0; i < pm->nr_features; i++) {
+		const struct probemap_feature *f = &pm->features[i];
+
+		if (has_probe(c, pm->provider, f->enter) && has_probe(c, pm->provider, f->leave))
+			ok++;
+	}
+	printf(" %zu of %zu features have their probes here\n", ok, pm->nr_features);
+	for (size_t i = 0; i < pm->nr_features; i++) {
+		const struct probemap_feature *f = &pm->features[i];
+
+		if (!has_probe(c, pm->provider, f->enter) || !has_probe(c, pm->provider, f->leave))
+			printf("    %s: missing %s:%s\n", f->name, pm->provider,
+			       has_probe(c, pm->provider, f->enter) ? f->leave : f->enter);
+	}
+	c->applied++;
+	probemap__free(pm);
+	return 0;
+}
+
+static int list_pid(pid_t pid)
+{
+	struct list_ctx c = {.pid = pid};
+	char comm[64] = "";
+	int err;
+
+	if (kill(pid, 0) && errno == ESRCH) {
+		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
+		return -ESRCH;
+	}
+	procscan__comm(pid, comm, sizeof(comm));
+	printf("pid %d (%s): USDT probes by file\n", pid, comm);
+	err = probes__for_each_mapped_file(pid, file_cb, &c);
+	if (err) {
+		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));
+		goto cleanup;
+	}
+	if (!c.providers[0])
+		printf("  (none: no file it maps has USDT probes)\n");
+	printf("Probe maps that apply (fsp-bpf --map NAME -p %d, or --map auto):\n", pid);
+	err = mapdir__list(applies_cb, &c);
+	if (!err && !c.applied)
+		printf("  (none of the shipped maps: write one, see docs/probe-maps.md)\n");
+cleanup:
+	free(c.all);
+	return err;
+}
+
+int command__list(const struct fsp_options *o)
+{
+	struct maplist_ctx c = {0};
+	int err = 0;
+
+	if (o->nr_pids) {
+		for (int i = 0; i < o->nr_pids && !err; i++)
+			err = list_pid(o->pids[i]);
+		return err;
+	}
+	if (o->maps) {
+		char path[PATH_MAX];
+
+		err = mapdir__find(o->maps, path, sizeof(path));
+		if (err) {
+			log__err("%s: no such map (see fsp-bpf list)", o->maps);
+			return err;
+		}
+		list_map_cb(&c, path);
+		return c.err;
+	}
+	printf("Shipped probe maps (fsp-bpf --map NAME):\n\n");
+	err = mapdir__list(list_map_cb, &c);
+	if (!err && !c.n)
+		printf("(none found: set FSP_MAP_PATH or install with make install)\n");
+	return err;
+}

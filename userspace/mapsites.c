@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mapsites.h"
+
+_Static_assert(FSP_MAP_MAX_PARTS == PROBEMAP_MAX_PARTS, "profiler.h and probemap.h disagree");
+_Static_assert(PROBEMAP_LIT_LEN < FSP_MAP_LIT_LEN, "a literal part must fit the BPF side");
+_Static_assert(PROBEMAP_MAX_ARG < FSP_USDT_MAX_ARGS, "argument numbers must fit the BPF side");
+
+static int need_arg(const struct probemap *m, const struct probemap_feature *f,
+		    const struct usdt_site *site, unsigned int arg, char *why, size_t why_size)
+{
+	if (arg < site->spec.nr_args)
+		return 0;
+	snprintf(why, why_size,
+		 "%s:%u: feature %s reads argument %u of %s:%s, which has %llu argument%s",
+		 m->path ? m->path : m->name, f->line, f->name, arg, site->provider, site->name,
+		 (unsigned long long)site->spec.nr_args, site->spec.nr_args == 1 ? "" : "s");
+	return -EINVAL;
+}
+
+int mapsites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
+		    const struct usdt_site *site, uint64_t feature_id, uint64_t outer_id,
+		    struct fsp_map_site *out, char *why, size_t why_size)
+{
+	/* A leave reads the template only to match instances. */
+	bool template = f->outer < 0 && (!leave || f->match_instance);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	out->spec = site->spec;
+	out->feature = feature_id;
+	out->kind = f->kind == PROBEMAP_ANTIMARK ? FSP_FRAME_ANTIMARK : FSP_FRAME_MARK;
+	if (f->outer >= 0 && !leave) {
+		out->flags |= FSP_MAP_OUTER;
+		out->outer = outer_id;
+	}
+	if (template) {
+		for (unsigned int i = 0; i < f->nr_parts && i < FSP_MAP_MAX_PARTS; i++) {
+			const struct probemap_part *p = &f->parts[i];
+			struct fsp_map_part *q = &out->parts[i];
+
+			switch (p->type) {
+			case PROBEMAP_PART_LIT:
+				q->type = FSP_PART_LIT;
+				q->len = p->len < PROBEMAP_LIT_LEN ? p->len : PROBEMAP_LIT_LEN;
+				memcpy(q->lit, p->lit, q->len);
+				break;
+			case PROBEMAP_PART_STR:
+			case PROBEMAP_PART_INT:
+				err = need_arg(m, f, site, p->arg, why, why_size);
+				if (err)
+					return err;
+				q->type =
+					p->type == PROBEMAP_PART_STR ? FSP_PART_STR : FSP_PART_INT;
+				q->arg = p->arg;
+				break;
+			}
+			out->nr_parts++;
+		}
+		if (leave && f->match_instance)
+			out->flags |= FSP_MAP_MATCH_INSTANCE;
+	}
+	if (f->payload_arg >= 0 && !leave) {
+		err = need_arg(m, f, site, f->payload_arg, why, why_size);
+		if (err)
+			return err;
+		out->flags |= FSP_MAP_PAYLOAD;
+		out->payload_arg = f->payload_arg;
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * From a probe map's feature (analysis/probemap.h) and one USDT site of its
+ * enter or leave probe to what the BPF side runs at that site (struct
+ * fsp_map_site, bpf/profiler.h).
+ */
+#ifndef FSP_MAPSITES_H
+#define FSP_MAPSITES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "probemap.h"
+#include "profiler.h"
+#include "usdt.h"
+
+/* The identifier of the session's mapped feature number n. */
+static inline uint64_t mapsites__feature_id(uint32_t n)
+{
+	return FSP_ID_SYNTH | FSP_ID_FEATURE | n;
+}
+
+static inline bool mapsites__is_feature_id(uint64_t id)
+{
+	return (id & (FSP_ID_SYNTH | FSP_ID_FEATURE)) == (FSP_ID_SYNTH | FSP_ID_FEATURE);
+}
+
+/* A label interned by a mapped probe (in the labels map under tgid 0). */
+static inline bool mapsites__is_label_id(uint64_t id)
+{
+	return (id & (FSP_ID_SYNTH | FSP_ID_FEATURE)) == FSP_ID_SYNTH;
+}
+
+/*
+ * Fills out for a site of feature f's enter (leave false) or leave probe.
+ * feature_id and outer_id (the id of f's {outer:...} feature, if any) are
+ * the session's. Returns 0, or -EINVAL when the site's probe does not have
+ * an argument the feature reads, with "why" saying which.
+ */
+int mapsites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
+		    const struct usdt_site *site, uint64_t feature_id, uint64_t outer_id,
+		    struct fsp_map_site *out, char *why, size_t why_size);
+
+#endif /* FSP_MAPSITES_H */
