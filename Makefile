@@ -18,12 +18,12 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # clang -target bpf does not search the multiarch include dir (asm/errno.h).
 BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 
-PKGS := libbpf libelf json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
+PKGS := libbpf libelf libdw json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
 INCLUDES := -I$(OUTPUT) -Ibpf -Iuserspace -Ianalysis -Iusdt
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ljson-c -lprotobuf-c) -lz -pthread
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -ljson-c -lprotobuf-c) -lz -pthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

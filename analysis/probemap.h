@@ -37,6 +37,10 @@ enum probemap_part_type {
 	PROBEMAP_PART_LIT = 1, /* literal text */
 	PROBEMAP_PART_STR = 2, /* {str:N}: NUL-terminated string argument, copied at the probe */
 	PROBEMAP_PART_INT = 3, /* {int:N}: integer argument, in decimal (sign from the note) */
+	/* {global:SYMBOL}: the string a global `char *` variable of the probed
+	 * file points to when the probe fires (e.g. PostgreSQL's
+	 * debug_query_string, the statement being run in either protocol). */
+	PROBEMAP_PART_GLOBAL = 4,
 };
 
 struct probemap_part {
@@ -44,6 +48,7 @@ struct probemap_part {
 	unsigned int arg; /* STR, INT: argument number */
 	unsigned int len; /* LIT: bytes in lit */
 	char lit[PROBEMAP_LIT_LEN + 1];
+	char sym[PROBEMAP_NAME_LEN]; /* GLOBAL: the variable's symbol */
 };
 
 enum probemap_kind {
@@ -72,6 +77,10 @@ struct probemap_feature {
 	/* "default off": attached only when named in --feature (expensive
 	 * probes such as one per function call). */
 	bool default_off;
+	/* "frame caller": the probes fire in a helper function called from the
+	 * feature's code (CPython's dtrace_function_entry): a mark belongs to the
+	 * helper's caller's frame, not to the probe's. Default "frame probe". */
+	bool frame_caller;
 	unsigned int line; /* where the feature block starts, for messages */
 };
 
@@ -123,7 +132,7 @@ int probemap__full_name(const struct probemap *m, const struct probemap_feature 
 int probemap__select(const struct probemap *m, const char *list, bool *enabled, int *unknown);
 
 /* Formats an instance template back as text ("{str:1} ({str:0})"). */
-int probemap__format_template(const struct probemap *m, const struct probemap_feature *f,
-			      char *buf, size_t size);
+int probemap__format_template(const struct probemap *m, const struct probemap_feature *f, char *buf,
+			      size_t size);
 
 #endif /* FSP_ANALYSIS_PROBEMAP_H */

@@ -571,7 +571,7 @@ static __noinline void count_leave(__u32 id, __u64 t_enter, __u64 anti_ns, __u64
 }
 
 static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    __u64 payload)
+				    __u64 payload, __u64 sp_off)
 {
 	__u64 sp = PT_REGS_SP(ctx);
 	struct tstack *st;
@@ -590,7 +590,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	d = st->depth;
 	if (d >= max_depth || d >= FSP_MAX_DEPTH || st->overflow) {
 		if (!st->overflow)
-			st->overflow_sp = sp;
+			st->overflow_sp = sp + sp_off;
 		st->overflow++;
 		stat_inc(FSP_STAT_OVERFLOWS);
 		return 0;
@@ -600,7 +600,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->instance = instance;
 	f->payload = payload;
 	f->kind = kind;
-	f->sp = sp;
+	f->sp = sp + sp_off;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);
@@ -882,7 +882,7 @@ int mark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload);
+	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0);
 }
 
 SEC("uprobe")
@@ -914,7 +914,7 @@ int antimark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0);
+	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0);
 }
 
 SEC("uprobe")
@@ -1129,7 +1129,7 @@ int map_enter(struct pt_regs *ctx)
 		instance = map_label(ctx, ms, true);
 	if ((ms->flags & FSP_MAP_PAYLOAD) && usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
 		stat_inc(FSP_STAT_ARG_ERRORS);
-	return do_enter(ctx, ms->kind, ms->feature, instance, payload);
+	return do_enter(ctx, ms->kind, ms->feature, instance, payload, ms->sp_off);
 }
 
 SEC("uprobe")

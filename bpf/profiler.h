@@ -155,12 +155,14 @@ enum fsp_part_type {
 	FSP_PART_LIT = 1, /* literal bytes */
 	FSP_PART_STR = 2, /* a string argument, copied when the probe fires */
 	FSP_PART_INT = 3, /* an integer argument, in decimal */
+	FSP_PART_GLOBAL = 4, /* the string a global `char *` of the probed file points to */
 };
 
 struct fsp_map_part {
 	__u64 type; /* enum fsp_part_type */
 	__u64 arg; /* STR, INT: argument number */
 	__u64 len; /* LIT: bytes of lit */
+	__u64 addr; /* GLOBAL: link-time address of the variable */
 	char lit[FSP_MAP_LIT_LEN];
 };
 
@@ -178,6 +180,10 @@ struct fsp_map_site {
 	__u64 flags; /* enum fsp_map_flags */
 	__u64 outer; /* FSP_MAP_OUTER: feature id */
 	__u64 payload_arg;
+	__u64 site_vaddr; /* GLOBAL parts: link-time address of the site (load bias) */
+	/* Added to the stack pointer at the site to get the mark's frame: 0, or
+	 * for "frame caller" the CFA offset (the caller's stack pointer). */
+	__u64 sp_off;
 	__u64 nr_parts; /* instance template; 0: no instance */
 	struct fsp_map_part parts[FSP_MAP_MAX_PARTS];
 };

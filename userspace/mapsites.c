@@ -21,9 +21,26 @@ static int need_arg(const struct probemap *m, const struct probemap_feature *f,
 	return -EINVAL;
 }
 
+static int global_part(const struct probemap *m, const struct probemap_feature *f, const char *path,
+		       const struct probemap_part *p, struct fsp_map_part *q, char *why,
+		       size_t why_size)
+{
+	uint64_t vaddr;
+
+	if (usdt__symbol(path, p->sym, &vaddr)) {
+		snprintf(why, why_size,
+			 "%s:%u: feature %s reads the global %s, which %s does not define",
+			 m->path ? m->path : m->name, f->line, f->name, p->sym, path);
+		return -EINVAL;
+	}
+	q->type = FSP_PART_GLOBAL;
+	q->addr = vaddr;
+	return 0;
+}
+
 int mapsites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
-		    const struct usdt_site *site, uint64_t feature_id, uint64_t outer_id,
-		    struct fsp_map_site *out, char *why, size_t why_size)
+		    const char *path, const struct usdt_site *site, uint64_t feature_id,
+		    uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size)
 {
 	/* A leave reads the template only to match instances. */
 	bool template = f->outer < 0 && (!leave || f->match_instance);
@@ -57,11 +74,31 @@ int mapsites__build(const struct probemap *m, const struct probemap_feature *f, 
 					p->type == PROBEMAP_PART_STR ? FSP_PART_STR : FSP_PART_INT;
 				q->arg = p->arg;
 				break;
+			case PROBEMAP_PART_GLOBAL:
+				err = global_part(m, f, path, p, q, why, why_size);
+				if (err)
+					return err;
+				/* The load bias: where the site is now minus here. */
+				out->site_vaddr = site->vaddr;
+				break;
 			}
 			out->nr_parts++;
 		}
 		if (leave && f->match_instance)
 			out->flags |= FSP_MAP_MATCH_INSTANCE;
+	}
+	if (f->frame_caller && !leave) {
+		int64_t off;
+
+		if (usdt__cfa_offset(path, site->vaddr, &off) || off < 8) {
+			snprintf(why, why_size,
+				 "%s:%u: feature %s has \"frame caller\", but the call frame of "
+				 "%s:%s at 0x%llx in %s is unknown (no rsp-based .eh_frame entry)",
+				 m->path ? m->path : m->name, f->line, f->name, site->provider,
+				 site->name, (unsigned long long)site->vaddr, path);
+			return -EINVAL;
+		}
+		out->sp_off = off;
 	}
 	if (f->payload_arg >= 0 && !leave) {
 		err = need_arg(m, f, site, f->payload_arg, why, why_size);

@@ -37,11 +37,13 @@ static inline bool mapsites__is_label_id(uint64_t id)
 /*
  * Fills out for a site of feature f's enter (leave false) or leave probe.
  * feature_id and outer_id (the id of f's {outer:...} feature, if any) are
- * the session's. Returns 0, or -EINVAL when the site's probe does not have
- * an argument the feature reads, with "why" saying which.
+ * the session's; path is the file of the site, where {global:SYMBOL} parts
+ * are looked up. Returns 0, or -EINVAL when the site's probe does not have
+ * an argument the feature reads or the file lacks a global, with "why"
+ * saying which.
  */
 int mapsites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
-		    const struct usdt_site *site, uint64_t feature_id, uint64_t outer_id,
-		    struct fsp_map_site *out, char *why, size_t why_size);
+		    const char *path, const struct usdt_site *site, uint64_t feature_id,
+		    uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size);
 
 #endif /* FSP_MAPSITES_H */

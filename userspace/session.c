@@ -343,8 +343,8 @@ static int check_map_probes(struct session *s, size_t m, const char *path,
 }
 
 /* Adds the sites of map m's enabled features to the enter and leave batches. */
-static int batch_map(struct session *s, size_t m, const struct usdt_site *sites, size_t nr,
-		     struct site_batch *enter, struct site_batch *leave)
+static int batch_map(struct session *s, size_t m, const char *path, const struct usdt_site *sites,
+		     size_t nr, struct site_batch *enter, struct site_batch *leave)
 {
 	const struct probemap *pm = s->opts.maps[m].map;
 	struct fsp_map_site ms;
@@ -360,16 +360,17 @@ static int batch_map(struct session *s, size_t m, const struct usdt_site *sites,
 
 			if (!s->opts.maps[m].enabled[f])
 				continue;
+			uint64_t outer = mapsites__feature_id(s->map_base[m] +
+							      (pf->outer >= 0 ? pf->outer : 0));
+
 			for (is_leave = 0; is_leave < 2; is_leave++) {
 				struct site_batch *b = is_leave ? leave : enter;
 
 				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter))
 					continue;
-				if (mapsites__build(
-					    pm, pf, is_leave, &sites[i], mapsites__feature_id(n),
-					    mapsites__feature_id(s->map_base[m] +
-								 (pf->outer >= 0 ? pf->outer : 0)),
-					    &ms, why, sizeof(why))) {
+				if (mapsites__build(pm, pf, is_leave, path, &sites[i],
+						    mapsites__feature_id(n), outer, &ms, why,
+						    sizeof(why))) {
 					log__err("%s", why);
 					return -ENOMSG;
 				}
@@ -411,7 +412,7 @@ static int attach_maps(struct session *s, pid_t pid, const char *path,
 		s->map_found[m] = true;
 		err = check_map_probes(s, m, path, sites, nr);
 		if (!err)
-			err = batch_map(s, m, sites, nr, &b[0], &b[1]);
+			err = batch_map(s, m, path, sites, nr, &b[0], &b[1]);
 		if (err)
 			goto cleanup;
 	}

@@ -6,6 +6,8 @@
  * Addresses become file offsets through the PT_LOAD segment holding them.
  */
 #include <ctype.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -241,6 +243,7 @@ static int read_note(const struct elf_file *f, uint64_t base, const char *desc, 
 		return 0;
 	if (base && note_base)
 		pc += base - note_base;
+	site.vaddr = pc;
 	snprintf(site.name, sizeof(site.name), "%s", name);
 	snprintf(site.provider, sizeof(site.provider), "%s", prov);
 	if (addr_to_offset(f, pc, &site.offset) ||
@@ -312,6 +315,79 @@ cleanup:
 	*sites = sv.v;
 	*nr = sv.nr;
 	return 0;
+}
+
+#define DWARF_REG_RSP 7
+
+int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi = NULL;
+	struct elf_file f;
+	Dwarf_Op *ops;
+	size_t nops;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (err)
+		goto cleanup;
+	err = -ENOENT;
+	cfi = dwarf_getcfi_elf(f.elf);
+	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &frame) ||
+	    dwarf_frame_cfa(frame, &ops, &nops) || nops != 1)
+		goto cleanup;
+	/* CFA = rsp + offset: DW_OP_bregx rsp, offset (or DW_OP_breg7 offset). */
+	if (ops[0].atom == DW_OP_bregx && ops[0].number == DWARF_REG_RSP) {
+		*off = (int64_t)ops[0].number2;
+		err = 0;
+	} else if (ops[0].atom == DW_OP_breg7) {
+		*off = (int64_t)ops[0].number;
+		err = 0;
+	}
+cleanup:
+	free(frame);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	elf_file_close(&f);
+	return err;
+}
+
+int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+{
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (err)
+		goto cleanup;
+	err = -ENOENT;
+	while (err && (scn = elf_nextscn(f.elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *sname;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF)
+				continue;
+			sname = elf_strptr(f.elf, sh.sh_link, sym.st_name);
+			if (sname && !strcmp(sname, name)) {
+				*vaddr = sym.st_value;
+				err = 0;
+				break;
+			}
+		}
+	}
+cleanup:
+	elf_file_close(&f);
+	return err;
 }
 
 /*

@@ -16,6 +16,7 @@
 
 struct usdt_site {
 	uint64_t offset; /* file offset of the probe's nop */
+	uint64_t vaddr; /* its link-time address */
 	uint64_t ref_ctr_offset; /* file offset of the semaphore, 0 if none */
 	struct fsp_usdt_spec spec;
 	char provider[64];
@@ -36,6 +37,15 @@ int usdt__parse_arg(const char *s, struct fsp_usdt_arg *arg);
 
 /* Parses a note's whole argument string into spec. 0 or -EINVAL. */
 int usdt__parse_args(const char *args, struct fsp_usdt_spec *spec);
+
+/* The offset from the stack pointer to the canonical frame address (the
+ * caller's stack pointer) at address vaddr of path, from its .eh_frame or
+ * .debug_frame. -ENOENT when unknown or not rsp-based. */
+int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off);
+
+/* The link-time address of the data symbol name (.dynsym or .symtab) in
+ * path. 0 or -ENOENT/-errno. */
+int usdt__symbol(const char *path, const char *name, uint64_t *vaddr);
 
 /* BPF_TRACE_UPROBE_MULTI: newer than the system's linux/bpf.h. Programs
  * must be loaded with it as their expected attach type. */
