@@ -146,13 +146,31 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 			ret = -EINVAL;
 		if (!ret)
 			ret = profile__use_source(dst, map[s.source]);
-		if (!ret)
+		if (!ret && (s.count || !s.offcpu_ns))
 			ret = profile__add_samples(dst, s.pid, s.tid, s.key, s.count);
+		if ((!ret || (ret == -ENOENT && !s.known)) && s.offcpu_ns)
+			ret = profile__add_offcpu(dst, s.pid, s.tid, s.key, s.offcpu_ns);
 		/* samples of a stack src never stored stay unknown, and counted */
 		if (ret == -ENOENT && !s.known)
 			ret = 0;
 		if (ret) {
 			fsp_set_err(err, errlen, "cannot copy samples %zu of %s: %s", i,
+				    target_name(profile__meta(src)), strerror(-ret));
+			return ret;
+		}
+	}
+	for (i = 0; i < profile__nr_events(src); i++) {
+		struct profile_event ev;
+
+		ret = profile__event(src, i, &ev);
+		if (!ret && ev.source >= nr_map)
+			ret = -EINVAL;
+		if (!ret)
+			ret = profile__use_source(dst, map[ev.source]);
+		if (!ret)
+			ret = profile__add_events(dst, ev.pid, ev.feature, ev.instance, ev.stats);
+		if (ret) {
+			fsp_set_err(err, errlen, "cannot copy the calls %zu of %s: %s", i,
 				    target_name(profile__meta(src)), strerror(-ret));
 			return ret;
 		}

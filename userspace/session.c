@@ -1724,7 +1724,7 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_OVERFLOWS, stat_sum(s, FSP_STAT_OVERFLOWS));
 	profile__set_diag(p, DIAG_STALE_MARKS, stat_sum(s, FSP_STAT_STALE_MARKS));
 	profile__set_diag(p, DIAG_TRUNCATED, stat_sum(s, FSP_STAT_TRUNCATED));
-	profile__set_diag(p, DIAG_LABEL_ERRORS, label_errors);
+	profile__set_diag(p, DIAG_LABEL_ERRORS, label_errors + stat_sum(s, FSP_STAT_LABEL_DROPS));
 	profile__set_diag(p, DIAG_ARG_ERRORS,
 			  stat_sum(s, FSP_STAT_ARG_ERRORS) + stat_sum(s, FSP_STAT_NO_STORAGE));
 	profile__set_diag(p, DIAG_EVENTS_LOST, stat_sum(s, FSP_STAT_EVENTS_LOST));

@@ -390,6 +390,42 @@ static void test_nspid_carried(void **state)
 	profile__free(dst);
 }
 
+/* Off-CPU time and the event view's calls are merged too, per source. */
+static void test_offcpu_and_events_carried(void **state)
+{
+	struct profile *a = rec_a(), *b = rec_a(), *dst = profile__new();
+	struct profile_event_stats st = {.enters = 3, .leaves = 2, .total_ns = 500, .max_ns = 300};
+	struct profile_event ev;
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(dst);
+	st.hist[8] = 2;
+	assert_int_equal(profile__add_offcpu(a, 100, 100, 1, 777), 0);
+	/* off-CPU time alone, with no samples of that (thread, stack) */
+	assert_int_equal(profile__add_offcpu(a, 100, 101, 1, 23), 0);
+	assert_int_equal(profile__add_events(a, 100, "Output", "out.c:1", &st), 0);
+	assert_int_equal(profile__add_events(b, 100, "Output", "out.c:1", &st), 0);
+	merge_ok(dst, a);
+	merge_ok(dst, b);
+	finish_ok(dst, NULL);
+	assert_int_equal(profile__total_offcpu_ns(dst), 800);
+	assert_int_equal(profile__total_samples(dst), 2 * profile__total_samples(a));
+	for (size_t i = 0; i < profile__nr_events(dst); i++) {
+		assert_int_equal(profile__event(dst, i, &ev), 0);
+		assert_string_equal(ev.feature, "Output");
+		assert_int_equal(ev.stats->enters, 3);
+		assert_int_equal(ev.stats->total_ns, 500);
+		assert_int_equal(ev.stats->hist[8], 2);
+		assert_int_equal(ev.source, n);
+		n++;
+	}
+	assert_int_equal(n, 2); /* one per source: the runs stay apart */
+	profile__free(a);
+	profile__free(b);
+	profile__free(dst);
+}
+
 /* A dst that holds a recording becomes source 0 of the merge. */
 static void test_into_recording(void **state)
 {
@@ -750,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_same_pid_kept_apart),
 		cmocka_unit_test(test_merge_of_merge),
 		cmocka_unit_test(test_nspid_carried),
+		cmocka_unit_test(test_offcpu_and_events_carried),
 		cmocka_unit_test(test_into_recording),
 		cmocka_unit_test(test_finish_meta_and_diag_sums),
 		cmocka_unit_test(test_finish_unknown_start),
