@@ -1018,6 +1018,42 @@ static __noinline __u32 put_int(struct pt_regs *ctx, const struct fsp_usdt_spec 
 	return n;
 }
 
+/* Appends the string a global `char *` of the probed file points to: its
+ * address there plus the file's load bias (the site's address now minus its
+ * link-time address). Returns the bytes written. */
+static __always_inline __u32 put_global(struct pt_regs *ctx, const struct fsp_map_site *ms,
+					const struct fsp_map_part *p, char *dst)
+{
+	__u64 bias = PT_REGS_IP(ctx) - ms->site_vaddr, ptr = 0;
+	long n = 0;
+
+	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)(p->addr + bias)) && ptr)
+		n = bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr);
+	if (n <= 0) {
+		dst[0] = '?';
+		return 1;
+	}
+	return n - 1;
+}
+
+/* Appends one part of a template; returns the bytes written. A subprogram:
+ * verified once per part, not once per combination of the parts' types. */
+static __noinline __u32 put_part(struct pt_regs *ctx, const struct fsp_map_site *ms,
+				 const struct fsp_map_part *p, char *dst)
+{
+	switch (p->type) {
+	case FSP_PART_LIT:
+		return put_lit(dst, p);
+	case FSP_PART_STR:
+		return put_str(ctx, &ms->spec, p->arg, dst);
+	case FSP_PART_INT:
+		return put_int(ctx, &ms->spec, p->arg, dst);
+	case FSP_PART_GLOBAL:
+		return put_global(ctx, ms, p, dst);
+	}
+	return 0;
+}
+
 /*
  * The instance of a mapped probe: its template's parts (literals, string and
  * integer arguments) joined into a label of at most FSP_LABEL_LEN - 1 bytes,
@@ -1037,18 +1073,9 @@ static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site
 	nr = ms->nr_parts;
 #pragma unroll
 	for (i = 0; i < FSP_MAP_MAX_PARTS; i++) {
-		const struct fsp_map_part *p = &ms->parts[i];
-		char *dst;
-
 		if (i >= nr || off >= FSP_LABEL_LEN - 1)
 			break;
-		dst = b->l.str + slot_label(off);
-		if (p->type == FSP_PART_LIT)
-			off += put_lit(dst, p);
-		else if (p->type == FSP_PART_STR)
-			off += put_str(ctx, &ms->spec, p->arg, dst);
-		else if (p->type == FSP_PART_INT)
-			off += put_int(ctx, &ms->spec, p->arg, dst);
+		off += put_part(ctx, ms, &ms->parts[i], b->l.str + slot_label(off));
 	}
 	if (off > FSP_LABEL_LEN - 1)
 		off = FSP_LABEL_LEN - 1;

@@ -1192,7 +1192,10 @@ static int load(struct session *s)
 	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
-	bpf_map__set_max_entries(skel->maps.map_sites, FSP_MAX_MAP_SITES);
+	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_maps ? FSP_MAX_MAP_SITES : 1);
+	/* The mapped-probe programs take the verifier a while: only with --map. */
+	bpf_program__set_autoload(skel->progs.map_enter, o->nr_maps > 0);
+	bpf_program__set_autoload(skel->progs.map_leave, o->nr_maps > 0);
 	s->max_specs = FSP_MAX_SPECS;
 	s->specs = calloc(FSP_MAX_SPECS, sizeof(*s->specs));
 	s->msites = calloc(FSP_MAX_MAP_SITES, sizeof(*s->msites));
