@@ -69,6 +69,9 @@ const volatile bool offcpu_enabled = false;
 /* -a: probes are attached per file for every process; the first probe a
  * process fires makes it a target (userspace may exclude it: value 0). */
 const volatile bool system_wide = false;
+/* -a --comm: the names of the processes to profile (none: all). */
+const volatile __u32 nr_comms = 0;
+const volatile char comms[FSP_MAX_COMMS][FSP_COMM_LEN];
 
 /* mark_stats slot of a frame not counted in the event view. */
 #define SLOT_NONE 0xffffffffU
@@ -283,6 +286,35 @@ static __always_inline bool is_target(__u32 tgid)
 	return v && *v;
 }
 
+/* Is the current process's name (its main thread's comm) one of --comm's? */
+static __always_inline bool comm_admitted(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	char comm[FSP_COMM_LEN] = {};
+	__u32 i, j;
+
+	if (!nr_comms)
+		return true;
+	bpf_probe_read_kernel_str(comm, sizeof(comm), task->group_leader->comm);
+	for (i = 0; i < FSP_MAX_COMMS; i++) {
+		bool same = true;
+
+		if (i >= nr_comms)
+			break;
+		for (j = 0; j < FSP_COMM_LEN; j++) {
+			if (comms[i][j] != comm[j]) {
+				same = false;
+				break;
+			}
+			if (!comm[j])
+				break;
+		}
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Does a probe of the current process count? Always with -p (links are per
  * process). System-wide, the links are per file: a process becomes a target
@@ -291,7 +323,7 @@ static __always_inline bool is_target(__u32 tgid)
  */
 static __always_inline bool admit(bool enter)
 {
-	__u32 tgid, one = 1, *v;
+	__u32 tgid, one = 1, zero = 0, *v;
 
 	if (!system_wide)
 		return true;
@@ -301,6 +333,10 @@ static __always_inline bool admit(bool enter)
 		return *v;
 	if (!enter)
 		return false;
+	if (!comm_admitted()) {
+		bpf_map_update_elem(&targets, &tgid, &zero, BPF_NOEXIST);
+		return false;
+	}
 	if (!bpf_map_update_elem(&targets, &tgid, &one, BPF_NOEXIST))
 		emit(FSP_EVENT_NEW_PROC, tgid, 0);
 	return true;
@@ -980,7 +1016,10 @@ static __always_inline __u32 put_str(struct pt_regs *ctx, const struct fsp_usdt_
 	}
 	n = ptr ? bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr) : 0;
 	if (n <= 0) {
-		/* NULL or not readable now: a visible placeholder. */
+		/* NULL, or not readable now (a page the process never touched:
+		 * a probe cannot fault it in): a visible placeholder, counted. */
+		if (ptr)
+			stat_inc(FSP_STAT_LABEL_DROPS);
 		dst[0] = '?';
 		return 1;
 	}
@@ -1030,6 +1069,8 @@ static __always_inline __u32 put_global(struct pt_regs *ctx, const struct fsp_ma
 	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)(p->addr + bias)) && ptr)
 		n = bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr);
 	if (n <= 0) {
+		if (ptr)
+			stat_inc(FSP_STAT_LABEL_DROPS);
 		dst[0] = '?';
 		return 1;
 	}
@@ -1496,8 +1537,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 tgid = p->tgid;
 
-	if (!is_target(tgid))
+	if (!is_target(tgid)) {
+		/* System-wide: the new program may carry probes; userspace looks. */
+		if (system_wide)
+			emit(FSP_EVENT_EXEC, tgid, 0);
 		return 0;
+	}
 	/* The old image's marks mean nothing in the new one. */
 	if (offcpu_enabled) {
 		struct tstack *st = bpf_task_storage_get(&tstacks, p, NULL, 0);

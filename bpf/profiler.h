@@ -17,6 +17,7 @@
 #define FSP_LABEL_LEN 256
 
 #define FSP_COMM_LEN 16
+#define FSP_MAX_COMMS 16 /* names of -a --comm the kernel side checks */
 
 enum fsp_frame_kind {
 	FSP_FRAME_MARK = 1,
@@ -39,7 +40,7 @@ enum fsp_stat {
 	FSP_STAT_PROBE_HITS, /* USDT probe hits handled */
 	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
 	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
-	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not kept: labels map full */
+	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not read or kept (labels map full) */
 	FSP_STAT__COUNT,
 };
 

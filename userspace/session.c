@@ -314,6 +314,17 @@ static bool has_probe(const struct usdt_site *sites, size_t nr, const char *prov
 	return false;
 }
 
+/* A path as the target sees it: without our "/proc/PID/root" prefix. */
+static const char *shown_path(const char *path)
+{
+	const char *p;
+
+	if (strncmp(path, "/proc/", 6))
+		return path;
+	p = strchr(path + 6, '/');
+	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
+}
+
 /* Checks that the file has both probes of every enabled feature of map m. */
 static int check_map_probes(struct session *s, size_t m, const char *path,
 			    const struct usdt_site *sites, size_t nr)
@@ -335,7 +346,7 @@ static int check_map_probes(struct session *s, size_t m, const char *path,
 				 "(see its probes with fsp-bpf list; leave the feature out with "
 				 "--feature)",
 				 pm->path ? pm->path : pm->name, pf->line, pf->name, pm->provider,
-				 missing, path);
+				 missing, shown_path(path));
 			return -ENOMSG;
 		}
 	}
@@ -751,6 +762,16 @@ static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
 	return 0;
 }
 
+static void sw_forget(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_sw_seen; i++) {
+		if (s->sw_seen[i] == pid) {
+			s->sw_seen[i] = s->sw_seen[--s->nr_sw_seen];
+			return;
+		}
+	}
+}
+
 /* System-wide: does the comm filter let pid in? An excluded process is
  * marked 0 in the targets map: its probes then return at once. */
 static bool sw_admitted(struct session *s, pid_t pid)
@@ -889,6 +910,15 @@ static int on_event(void *ctx, void *data, size_t size)
 		break;
 	case FSP_EVENT_EXEC:
 		t = find_target(s, e->pid);
+		/* System-wide: a process seen before may run a program with
+		 * probes now; the next scan looks at it again. */
+		if (!t && s->opts.system_wide) {
+			__u32 key = e->pid;
+
+			sw_forget(s, e->pid);
+			/* An exclusion (--comm) was of the old program. */
+			bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+		}
 		/* Links are per task and file: they stay armed across exec for the
 		 * files the new image maps again; only new files need attaching. */
 		if (t)
@@ -1152,6 +1182,30 @@ static int attach_tracepoints(struct session *s)
 	return 0;
 }
 
+/* -a --comm: the kernel side refuses other processes at their first probe
+ * (more names than it holds: userspace alone excludes, after that probe). */
+static void set_comms(struct profiler_bpf *skel, const char *list)
+{
+	char *copy = list ? strdup(list) : NULL, *tok, *save = NULL;
+	__u32 n = 0;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			continue;
+		if (n == FSP_MAX_COMMS) {
+			n = 0;
+			break;
+		}
+		/* The kernel keeps FSP_COMM_LEN - 1 bytes of a name. */
+		snprintf((char *)skel->rodata->comms[n++], FSP_COMM_LEN, "%s", tok);
+	}
+	skel->rodata->nr_comms = n;
+	free(copy);
+}
+
 static int load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
@@ -1178,6 +1232,7 @@ static int load(struct session *s)
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
 	skel->rodata->system_wide = o->system_wide;
+	set_comms(skel, o->comm_filter);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
 	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu);
 	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
