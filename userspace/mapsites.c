@@ -12,6 +12,14 @@ _Static_assert(PROBEMAP_MAX_ARG < FSP_USDT_MAX_ARGS, "argument numbers must fit 
 static int need_arg(const struct probemap *m, const struct probemap_feature *f,
 		    const struct usdt_site *site, unsigned int arg, char *why, size_t why_size)
 {
+	if (!site->args_ok) {
+		snprintf(why, why_size,
+			 "%s:%u: feature %s reads argument %u of %s:%s, whose site at 0x%llx has "
+			 "arguments fsp-bpf cannot read",
+			 m->path ? m->path : m->name, f->line, f->name, arg, site->provider,
+			 site->name, (unsigned long long)site->vaddr);
+		return -EINVAL;
+	}
 	if (arg < site->spec.nr_args)
 		return 0;
 	snprintf(why, why_size,

@@ -231,6 +231,12 @@ static int attach_probe(struct session *s, pid_t pid, const char *path, int prob
 		if (strcmp(sites[i].provider, FSP_PROVIDER) ||
 		    strcmp(sites[i].name, fsp_probe_names[probe]))
 			continue;
+		if (!sites[i].args_ok) {
+			log__err("%s: skipping fsp:%s at 0x%llx: arguments fsp-bpf cannot read",
+				 path, sites[i].name, (unsigned long long)sites[i].vaddr);
+			s->attach_errors++;
+			continue;
+		}
 		id = spec_id(s, &sites[i].spec);
 		if (id < 0) {
 			err = id;

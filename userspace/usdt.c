@@ -246,13 +246,15 @@ static int read_note(const struct elf_file *f, uint64_t base, const char *desc, 
 	site.vaddr = pc;
 	snprintf(site.name, sizeof(site.name), "%s", name);
 	snprintf(site.provider, sizeof(site.provider), "%s", prov);
+	site.args_ok = !usdt__parse_args(args, &site.spec);
+	if (!site.args_ok)
+		memset(&site.spec, 0, sizeof(site.spec));
 	if (addr_to_offset(f, pc, &site.offset) ||
-	    (sema && addr_to_offset(f, sema, &site.ref_ctr_offset)) ||
-	    usdt__parse_args(args, &site.spec)) {
+	    (sema && addr_to_offset(f, sema, &site.ref_ctr_offset))) {
 		if (why && !*skipped)
 			snprintf(why, why_size,
-				 "%s:%s at 0x%llx has arguments \"%s\" fsp-bpf cannot "
-				 "read",
+				 "%s:%s at 0x%llx is outside the file's loadable segments "
+				 "(arguments \"%s\")",
 				 prov, name, (unsigned long long)pc, args);
 		(*skipped)++;
 		return 0;

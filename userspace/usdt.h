@@ -6,6 +6,7 @@
 #ifndef FSP_USDT_H
 #define FSP_USDT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,15 +20,18 @@ struct usdt_site {
 	uint64_t vaddr; /* its link-time address */
 	uint64_t ref_ctr_offset; /* file offset of the semaphore, 0 if none */
 	struct fsp_usdt_spec spec;
+	bool args_ok; /* false: arguments fsp-bpf cannot read (spec is empty) */
 	char provider[64];
 	char name[64];
 };
 
 /*
  * Reads the sites of provider's probes in path (provider NULL: every
- * provider's). A site whose arguments
- * cannot be parsed is skipped and counted in *skipped (with a reason in
- * why, if not NULL). Returns 0 (nr may be 0) or -errno.
+ * provider's). A site whose location cannot be mapped to the file is
+ * skipped and counted in *skipped (with a reason in why, if not NULL); a
+ * site whose arguments cannot be parsed (e.g. a RIP-relative global) is
+ * kept with args_ok false: a mapped feature may not read them. Returns 0
+ * (nr may be 0) or -errno.
  */
 int usdt__read_sites(const char *path, const char *provider, struct usdt_site **sites, size_t *nr,
 		     size_t *skipped, char *why, size_t why_size);
