@@ -15,27 +15,12 @@
 #include "log.h"
 #include "maps.h"
 #include "profile.h"
+#include "procscan.h"
 #include "profile_io.h"
 #include "render.h"
 #include "session.h"
 
 #define TARGET_LEN 512
-
-static int read_comm(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, size, f))
-		buf[0] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-	return 0;
-}
 
 /* Checks that pid names a live user process; returns its tgid or -errno. */
 static pid_t check_pid(pid_t pid)
@@ -108,7 +93,7 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 
 		if (pid < 0)
 			return pid;
-		read_comm(pid, comm, sizeof(comm));
+		procscan__comm(pid, comm, sizeof(comm));
 		err = session__add_target(s, pid, NULL);
 		if (err < 0 && kill(pid, 0) && errno == ESRCH)
 			err = -ESRCH;
