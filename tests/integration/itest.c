@@ -98,6 +98,8 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "attrib.h"
+#include "profile_io.h"
 
 #define MAX_PROCS 32
 #define NR_PATHS 64
@@ -926,4 +928,45 @@ bool itest_count_ok(json_object *prof, const struct itest_truth *t, unsigned thr
 		      "on-CPU time", n * T / 1e6, n, T, C / 1e6, fabs(n * T - C) / 1e6, bound / 1e6,
 		      last_steal_ns / 1e6, ok ? "ok" : "FAIL");
 	return ok;
+}
+
+/* ---- the profile through the analysis library ------------------------------ */
+
+struct profile *itest_profile_load(const char *path)
+{
+	char msg[512];
+	struct profile *p = profile__load(path, msg, sizeof(msg));
+
+	if (!p)
+		fail_msg("%s", msg);
+	return p;
+}
+
+const struct attrib_feature *itest_find_feature(const struct attrib *a, const char *name)
+{
+	for (size_t i = 0; i < attrib__nr_features(a); i++)
+		if (!strcmp(attrib__feature(a, i)->name, name))
+			return attrib__feature(a, i);
+	return NULL;
+}
+
+const struct attrib_feature *itest_feature(const struct attrib *a, const char *name)
+{
+	const struct attrib_feature *f = itest_find_feature(a, name);
+
+	if (!f)
+		fail_msg("feature %s is not in the profile", name);
+	return f;
+}
+
+const struct attrib_instance *itest_instance(const struct attrib *a, const char *f,
+					     const char *name)
+{
+	const struct attrib_feature *af = itest_feature(a, f);
+
+	for (size_t i = 0; i < af->nr_instances; i++)
+		if (!strcmp(af->instances[i].name, name))
+			return &af->instances[i];
+	fail_msg("instance \"%s\" of %s is not in the profile", name, f);
+	return NULL;
 }

@@ -139,6 +139,23 @@ void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_
  * looks like an unresolved label. */
 void itest_assert_labels_resolved(json_object *prof);
 
+/* ---- the profile through the analysis library ------------------------------ */
+
+struct profile;
+struct attrib;
+struct attrib_feature;
+struct attrib_instance;
+
+/* profile__load, failing the test with the loader's message on error. */
+struct profile *itest_profile_load(const char *path);
+/* The feature of that exact name, NULL if absent. */
+const struct attrib_feature *itest_find_feature(const struct attrib *a, const char *name);
+/* The same, failing the test if absent. */
+const struct attrib_feature *itest_feature(const struct attrib *a, const char *name);
+/* Instance `name` of feature f, failing the test if absent. */
+const struct attrib_instance *itest_instance(const struct attrib *a, const char *f,
+					     const char *name);
+
 /* ---- a workload's ground truth ----------------------------------------------- */
 
 struct itest_truth;

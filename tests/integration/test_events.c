@@ -32,37 +32,6 @@
 #include "itest.h"
 #include "profile_io.h"
 
-static struct profile *load(const char *path)
-{
-	char msg[512];
-	struct profile *p = profile__load(path, msg, sizeof(msg));
-
-	if (!p)
-		fail_msg("%s", msg);
-	return p;
-}
-
-static const struct attrib_feature *feature(const struct attrib *a, const char *name)
-{
-	for (size_t i = 0; i < attrib__nr_features(a); i++)
-		if (!strcmp(attrib__feature(a, i)->name, name))
-			return attrib__feature(a, i);
-	fail_msg("feature %s is not in the profile", name);
-	return NULL;
-}
-
-static const struct attrib_instance *instance(const struct attrib *a, const char *f,
-					      const char *name)
-{
-	const struct attrib_feature *af = feature(a, f);
-
-	for (size_t i = 0; i < af->nr_instances; i++)
-		if (!strcmp(af->instances[i].name, name))
-			return &af->instances[i];
-	fail_msg("instance %s of %s is not in the profile", name, f);
-	return NULL;
-}
-
 /* fsp-bpf -F ITEST_HZ -o JSON [EXTRA] -- WORKLOAD ARGS... with exit 0. */
 static void record(const char *json, const char *extra, const char *workload, char *const args[])
 {
@@ -115,11 +84,11 @@ static void test_event_counts(void **state)
 	(void)state;
 	record(json, NULL, "wl_events", args);
 	t = itest_truth_load(truth);
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	for (size_t i = 0; i < 4; i++) {
-		in = instance(a, phases[i][0], phases[i][1]);
+		in = itest_instance(a, phases[i][0], phases[i][1]);
 		assert_non_null(in->events);
 		printf("  %-10s enters %8llu (truth %8llu)  leaves %8llu (truth %8llu)\n",
 		       phases[i][0], (unsigned long long)in->events->enters,
@@ -137,10 +106,10 @@ static void test_event_counts(void **state)
 	}
 	/* 100,000 marks far shorter than the sampling period: sampling cannot
 	 * tell their cost, the event view counts every one. */
-	in = instance(a, "ev_count", ATTRIB_NO_INSTANCE);
+	in = itest_instance(a, "ev_count", ATTRIB_NO_INSTANCE);
 	assert_int_equal(in->events->enters, itest_truth_u64(t, "ev_count_null.enters"));
 	/* Entered, never left: counted, no duration. */
-	in = instance(a, "ev_stale", "leaky");
+	in = itest_instance(a, "ev_stale", "leaky");
 	assert_int_equal(in->events->enters, itest_truth_u64(t, "ev_stale.enters"));
 	assert_int_equal(in->events->leaves, 0);
 	ITEST_ASSERT_OK(ok);
@@ -166,15 +135,15 @@ static void test_event_threads(void **state)
 	c2 = itest_truth_u64(t, "thread.2.cycles");
 	printf("  cycles: wl-alpha %llu, wl-beta %llu, wl-gamma %llu\n", (unsigned long long)c0,
 	       (unsigned long long)c1, (unsigned long long)c2);
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
-	assert_int_equal(instance(a, "encode", "alpha")->events->enters, c0);
-	assert_int_equal(instance(a, "decode", "beta")->events->enters, c1);
-	assert_int_equal(instance(a, "verify", "beta-nested")->events->enters, c1);
-	assert_int_equal(instance(a, "verify", "gamma")->events->enters, c2);
-	assert_int_equal(instance(a, "encode", "gamma")->events->enters, c2);
-	assert_int_equal(feature(a, "encode")->events->leaves, c0 + c2);
+	assert_int_equal(itest_instance(a, "encode", "alpha")->events->enters, c0);
+	assert_int_equal(itest_instance(a, "decode", "beta")->events->enters, c1);
+	assert_int_equal(itest_instance(a, "verify", "beta-nested")->events->enters, c1);
+	assert_int_equal(itest_instance(a, "verify", "gamma")->events->enters, c2);
+	assert_int_equal(itest_instance(a, "encode", "gamma")->events->enters, c2);
+	assert_int_equal(itest_feature(a, "encode")->events->leaves, c0 + c2);
 	attrib__free(a);
 	profile__free(p);
 	itest_truth_free(t);
@@ -192,7 +161,7 @@ static void test_event_threads(void **state)
 static void offcpu_ok(const struct attrib *a, const struct itest_truth *t, const char *f,
 		      double blocked)
 {
-	double off = feature(a, f)->offcpu_ns;
+	double off = itest_feature(a, f)->offcpu_ns;
 	double tol =
 		itest_truth_u64(t, "%s.ambig_ns", f) + 10e3 * itest_truth_u64(t, "%s.enters", f);
 
@@ -214,7 +183,7 @@ static void test_offcpu(void **state)
 	(void)state;
 	record(json, "--off-cpu", "wl_events", args);
 	t = itest_truth_load(truth);
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	/* asleep in usleep(5000) */
@@ -226,8 +195,9 @@ static void test_offcpu(void **state)
 		  (double)itest_truth_u64(t, "ev_pipe.wall_ns") -
 			  itest_truth_u64(t, "ev_pipe.cpu_ns"));
 	/* The busy phases spin: next to no off-CPU time compared with sleeping. */
-	assert_true(feature(a, "ev_busy")->offcpu_ns < feature(a, "ev_sleep")->offcpu_ns / 10);
-	assert_true(profile__total_offcpu_ns(p) >= feature(a, "ev_sleep")->offcpu_ns);
+	assert_true(itest_feature(a, "ev_busy")->offcpu_ns <
+		    itest_feature(a, "ev_sleep")->offcpu_ns / 10);
+	assert_true(profile__total_offcpu_ns(p) >= itest_feature(a, "ev_sleep")->offcpu_ns);
 	attrib__free(a);
 	profile__free(p);
 	itest_truth_free(t);

@@ -192,16 +192,6 @@
 
 /* ---- helpers -------------------------------------------------------------------- */
 
-static struct profile *load(const char *path)
-{
-	char msg[512];
-	struct profile *p = profile__load(path, msg, sizeof(msg));
-
-	if (!p)
-		fail_msg("%s", msg);
-	return p;
-}
-
 /* fsp-bpf ARGS... (NULL-terminated) in the background, until its
  * "profiling" line. */
 static void fsp_start(struct itest_proc *p, ...) __attribute__((sentinel));
@@ -386,7 +376,7 @@ static void test_pg_plan_execute(void **state)
 	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
 	fsp_stop(&fsp);
 
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	for (size_t s = 0; s < 2; s++) {
@@ -519,7 +509,7 @@ static void test_pg_pgbench_extended(void **state)
 	assert_int_equal(all.calls, 7 * upd.calls);
 	assert_int_equal(all.plans, 5 * upd.calls);
 
-	p = load(json);
+	p = itest_profile_load(json);
 	q = phase_pids(p, pids, np, "postgresql:query", NULL);
 	pa = phase_pids(p, pids, np, "postgresql:parse", NULL);
 	pl = phase_pids(p, pids, np, "postgresql:plan", NULL);
@@ -614,7 +604,7 @@ static void test_pg_attach_backend(void **state)
 	g = pgss_sum(&c, "pgc_attach", "strpos(query, 'pgc_attach') > 0");
 	assert_int_equal(g.calls, 200);
 	assert_int_equal(g.plans, 200);
-	p = load(json);
+	p = itest_profile_load(json);
 	/* Only the backend: not psql, not the postmaster or its other children. */
 	assert_int_equal(profile__nr_pids(p), 1);
 	assert_int_equal(profile__pid(p, 0), (uint32_t)cl.backend);
@@ -724,7 +714,7 @@ static void test_pg_error_query(void **state)
 	assert_int_equal(gg.plans, 50);
 	assert_int_equal(gg.calls, 50);
 
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	fq = phase_of(a, "postgresql:query", "pgc_fail");

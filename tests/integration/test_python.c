@@ -84,50 +84,11 @@
 /* FSP_MAX_DEPTH (bpf/profiler.h): fsp-bpf's mark-stack depth */
 #define MAX_DEPTH 64
 
-static struct profile *load(const char *path)
-{
-	char msg[512];
-	struct profile *p = profile__load(path, msg, sizeof(msg));
-
-	if (!p)
-		fail_msg("%s", msg);
-	return p;
-}
-
-static const struct attrib_feature *find_feature(const struct attrib *a, const char *name)
-{
-	for (size_t i = 0; i < attrib__nr_features(a); i++)
-		if (!strcmp(attrib__feature(a, i)->name, name))
-			return attrib__feature(a, i);
-	return NULL;
-}
-
-static const struct attrib_feature *feature(const struct attrib *a, const char *name)
-{
-	const struct attrib_feature *f = find_feature(a, name);
-
-	if (!f)
-		fail_msg("feature %s is not in the profile", name);
-	return f;
-}
-
-static const struct attrib_instance *instance(const struct attrib *a, const char *f,
-					      const char *name)
-{
-	const struct attrib_feature *af = feature(a, f);
-
-	for (size_t i = 0; i < af->nr_instances; i++)
-		if (!strcmp(af->instances[i].name, name))
-			return &af->instances[i];
-	fail_msg("instance \"%s\" of %s is not in the profile", name, f);
-	return NULL;
-}
-
 /* The event view of an instance, which must have one. */
 static const struct profile_event_stats *events(const struct attrib *a, const char *f,
 						const char *name)
 {
-	const struct attrib_instance *in = instance(a, f, name);
+	const struct attrib_instance *in = itest_instance(a, f, name);
 
 	if (!in->events)
 		fail_msg("instance \"%s\" of %s has no events", name, f);
@@ -318,7 +279,7 @@ static void test_py_gc_import(void **state)
 	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
 	check_sites(err, gc_import_probes);
 	free(err);
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	print_diags(p);
@@ -326,7 +287,7 @@ static void test_py_gc_import(void **state)
 	C = (double)itest_truth_u64(t, "cpu_total_ns");
 	dw = ITEST_EXIT_NS / C;
 	assert_true(n >= 1000);
-	assert_null(find_feature(a, F_CALL));
+	assert_null(itest_find_feature(a, F_CALL));
 
 	/* Every collection of the process, exactly, per generation: those
 	 * before the script's first line too. */
@@ -351,10 +312,10 @@ static void test_py_gc_import(void **state)
 		count += c;
 	}
 	assert_true(itest_truth_u64(t, "gc.count.2") > 10);
-	assert_int_equal(feature(a, F_GC)->events->enters, count);
+	assert_int_equal(itest_feature(a, F_GC)->events->enters, count);
 
 	/* The sampled share of the collections. */
-	k = feature(a, F_GC)->samples;
+	k = itest_feature(a, F_GC)->samples;
 	ok &= itest_truth_share_ok(F_GC, k, n, t, "gc", C, dw + startup_ns / C);
 	/* A profiler charging the whole gc phase (a gc mark never left) would
 	 * report at least the phase's share. */
@@ -378,7 +339,7 @@ static void test_py_gc_import(void **state)
 		ok &= duration_ok(what, ev, wall, wall_ambig, 0);
 		ambig += (double)itest_truth_u64(t, "import.%d.ambig_ns", i);
 		if (!strcmp(itest_truth_str(t, "import.%d.kind", i), "gen"))
-			k += instance(a, F_IMPORT, name)->samples;
+			k += itest_instance(a, F_IMPORT, name)->samples;
 	}
 	ok &= itest_truth_share_ok(F_IMPORT " (generated)", k, n, t, "import.gen", C, dw);
 
@@ -425,7 +386,7 @@ static void test_py_calls(void **state)
 	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
 	check_sites(err, call_probes);
 	free(err);
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	print_diags(p);
@@ -433,8 +394,8 @@ static void test_py_calls(void **state)
 	C = (double)itest_truth_u64(t, "cpu_total_ns");
 	dw = ITEST_EXIT_NS / C;
 	assert_true(n >= 1000);
-	assert_null(find_feature(a, F_GC));
-	assert_null(find_feature(a, F_IMPORT));
+	assert_null(itest_find_feature(a, F_GC));
+	assert_null(itest_find_feature(a, F_IMPORT));
 
 	/* Entered and left once per call (a generator: per resumption and
 	 * yield; raiser: left by the exception), durations, shares. */
@@ -450,18 +411,18 @@ static void test_py_calls(void **state)
 		ok &= duration_ok(timed[i], ev, itest_truth_u64(t, "call.%s.wall_ns", timed[i]),
 				  itest_truth_u64(t, "call.%s.wall_ambig_ns", timed[i]), 0);
 		snprintf(key, sizeof(key), "call.%s", timed[i]);
-		ok &= itest_truth_share_ok(timed[i],
-					   instance(a, F_CALL, call_instance(t, timed[i]))->samples,
-					   n, t, key, C, dw);
+		ok &= itest_truth_share_ok(
+			timed[i], itest_instance(a, F_CALL, call_instance(t, timed[i]))->samples, n,
+			t, key, C, dw);
 	}
 	/* The caller's inline work after each yield and after each caught
 	 * exception runs in a frame without a mark: a generator or raiser
 	 * frame left open would be charged with it. */
-	k = instance(a, F_CALL, call_instance(t, "gen_steps"))->samples;
+	k = itest_instance(a, F_CALL, call_instance(t, "gen_steps"))->samples;
 	wrong = itest_truth_u64(t, "call.gen_steps.ns") +
 		itest_truth_u64(t, "call.gen_consumer.ns");
 	ok &= itest_share_rejects("gen_steps if left open", k, n, wrong / C, dw);
-	k = instance(a, F_CALL, call_instance(t, "raiser"))->samples;
+	k = itest_instance(a, F_CALL, call_instance(t, "raiser"))->samples;
 	wrong = itest_truth_u64(t, "call.raiser.ns") + itest_truth_u64(t, "call.exc_after.ns");
 	ok &= itest_share_rejects("raiser if left open", k, n, wrong / C, dw);
 
@@ -489,8 +450,8 @@ static void test_py_calls(void **state)
 	ev = events(a, F_CALL, call_instance(t, "deep_leaf"));
 	assert_int_equal(ev->enters, calls);
 	ok &= itest_truth_share_ok("deep (overflowed below)",
-				   instance(a, F_CALL, call_instance(t, "deep"))->samples, n, t,
-				   "call.deep", C, dw);
+				   itest_instance(a, F_CALL, call_instance(t, "deep"))->samples, n,
+				   t, "call.deep", C, dw);
 	ok &= itest_truth_share_ok("samples while overflowed", profile__diag(p, DIAG_TRUNCATED), n,
 				   t, "call.deep_over", C, dw);
 	/* Frames are left by their own returns: none is dropped as unwound,
@@ -532,12 +493,12 @@ static void test_py_call_off_by_default(void **state)
 	       itest_truth_u64(t, "phase.call.cpu_ns") / 1e6);
 	check_sites(err, gc_import_probes);
 	free(err);
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	print_diags(p);
 	/* Not attached: in no feature list, event record or stack. */
-	assert_null(find_feature(a, F_CALL));
+	assert_null(itest_find_feature(a, F_CALL));
 	for (size_t i = 0; i < profile__nr_events(p); i++) {
 		assert_int_equal(profile__event(p, i, &pe), 0);
 		if (!strcmp(pe.feature, F_CALL))

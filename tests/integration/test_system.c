@@ -159,49 +159,10 @@
 
 /* ---- the profile ------------------------------------------------------------------ */
 
-static struct profile *load(const char *path)
-{
-	char msg[512];
-	struct profile *p = profile__load(path, msg, sizeof(msg));
-
-	if (!p)
-		fail_msg("%s", msg);
-	return p;
-}
-
-static const struct attrib_feature *find_feature(const struct attrib *a, const char *name)
-{
-	for (size_t i = 0; i < attrib__nr_features(a); i++)
-		if (!strcmp(attrib__feature(a, i)->name, name))
-			return attrib__feature(a, i);
-	return NULL;
-}
-
-static const struct attrib_feature *feature(const struct attrib *a, const char *name)
-{
-	const struct attrib_feature *f = find_feature(a, name);
-
-	if (!f)
-		fail_msg("feature %s is not in the profile", name);
-	return f;
-}
-
-static const struct attrib_instance *instance(const struct attrib *a, const char *f,
-					      const char *name)
-{
-	const struct attrib_feature *af = feature(a, f);
-
-	for (size_t i = 0; i < af->nr_instances; i++)
-		if (!strcmp(af->instances[i].name, name))
-			return &af->instances[i];
-	fail_msg("instance \"%s\" of %s is not in the profile", name, f);
-	return NULL;
-}
-
 /* Enters and leaves of one instance as the event view counted them. */
 static void assert_calls(const struct attrib *a, const char *f, const char *inst, uint64_t n)
 {
-	const struct attrib_instance *in = instance(a, f, inst);
+	const struct attrib_instance *in = itest_instance(a, f, inst);
 
 	print_message("  %-12s %-24s enters %6llu leaves %6llu  expected %6llu\n", f, inst,
 		      in->events ? (unsigned long long)in->events->enters : 0ULL,
@@ -214,7 +175,7 @@ static void assert_calls(const struct attrib *a, const char *f, const char *inst
 
 static void print_instances(const struct attrib *a, const char *f)
 {
-	const struct attrib_feature *af = find_feature(a, f);
+	const struct attrib_feature *af = itest_find_feature(a, f);
 
 	if (!af) {
 		print_message("  %s: not in the profile\n", f);
@@ -552,7 +513,7 @@ static void test_sw_new_processes(void **state)
 	itest_kill(&sleeper);
 	itest_kill(&busy);
 
-	p = load(json);
+	p = itest_profile_load(json);
 	print_processes(p);
 	for (int i = 0; i < 3; i++) {
 		pid_t pid = i == 0 ? a.p.pid : i == 1 ? b.p.pid : mix.pid;
@@ -572,20 +533,20 @@ static void test_sw_new_processes(void **state)
 	assert_calls(at, "service", "redzone", cb);
 	assert_calls(at, "parse", "request", cb);
 	assert_calls(at, "compute", "kernel", cb);
-	assert_int_equal(feature(at, "service")->events->leaves +
-				 feature(at, "parse")->events->leaves +
-				 feature(at, "compute")->events->leaves,
+	assert_int_equal(itest_feature(at, "service")->events->leaves +
+				 itest_feature(at, "parse")->events->leaves +
+				 itest_feature(at, "compute")->events->leaves,
 			 itest_truth_u64(tb, "leaves"));
 	attrib__free(at);
 
 	/* A: every cycle after the first dump that saw the semaphore. */
 	ca = itest_truth_u64(ta, "cycles");
 	at = attrib_pid(p, a.p.pid);
-	n = instance(at, "service", "loop")->events->enters;
+	n = itest_instance(at, "service", "loop")->events->enters;
 	print_message("  A: service loop entered %llu times, cycles %llu, armed by cycle %lld\n",
 		      (unsigned long long)n, (unsigned long long)ca, (long long)a_armed);
 	assert_true(n >= ca - (uint64_t)a_armed && n <= ca);
-	n = instance(at, "compute", "kernel")->events->enters;
+	n = itest_instance(at, "compute", "kernel")->events->enters;
 	assert_true(n >= ca - (uint64_t)a_armed && n <= ca);
 	attrib__free(at);
 
@@ -604,7 +565,7 @@ static void test_sw_new_processes(void **state)
 	lo = UINT64_MAX;
 	hi = 0;
 	for (int i = 0; i < 4; i++) {
-		const struct attrib_instance *in = instance(at, names[i][0], names[i][1]);
+		const struct attrib_instance *in = itest_instance(at, names[i][0], names[i][1]);
 
 		assert_non_null(in->events);
 		e[i] = in->events->enters;
@@ -627,11 +588,11 @@ static void test_sw_new_processes(void **state)
 	delta = (2 * lc + 50e6) / W;
 	/* The share's truth is over the whole run, C: the window term covers
 	 * the difference. */
-	ok &= itest_truth_share_ok("M parse", feature(at, "parse")->samples, n, tm, "feature.parse",
-				   C, delta);
-	ok &= itest_truth_share_ok("M contract", feature(at, "contract")->samples, n, tm,
+	ok &= itest_truth_share_ok("M parse", itest_feature(at, "parse")->samples, n, tm,
+				   "feature.parse", C, delta);
+	ok &= itest_truth_share_ok("M contract", itest_feature(at, "contract")->samples, n, tm,
 				   "feature.contract", C, delta);
-	ok &= itest_truth_share_ok("M output", feature(at, "output")->samples, n, tm,
+	ok &= itest_truth_share_ok("M output", itest_feature(at, "output")->samples, n, tm,
 				   "feature.output", C, delta);
 	attrib__free(at);
 
@@ -683,7 +644,7 @@ static void test_sw_exec_after_scan(void **state)
 		      armed >= 0 ? "armed" : "not armed within 5 s of its exec");
 	itest_truth_free(stop_svc(&s));
 	stop_fsp(&fsp);
-	p = load(json);
+	p = itest_profile_load(json);
 	print_processes(p);
 	if (armed < 0 || !find_process(p, s.p.pid, NULL))
 		fail_msg("process %d, which exec'd wl_service after a scan had seen it, was not "
@@ -734,14 +695,14 @@ static void test_sw_comm_filter(void **state)
 	stop_fsp(&fsp);
 	assert_contains("the record's report", fsp.out, "wl_service");
 
-	p = load(json);
+	p = itest_profile_load(json);
 	print_processes(p);
 	assert_true(find_process(p, s.p.pid, NULL));
 	assert_false(in_any_record(p, mix.pid));
 	assert_only_comm(p, "wl_service");
 	cycles = itest_truth_u64(t, "cycles");
 	a = attrib_pid(p, s.p.pid);
-	n = instance(a, "parse", "request")->events->enters;
+	n = itest_instance(a, "parse", "request")->events->enters;
 	assert_true(n >= cycles - (uint64_t)armed && n <= cycles);
 	attrib__free(a);
 	profile__free(p);
@@ -777,7 +738,7 @@ static void test_sw_comm_shared_file(void **state)
 	itest_truth_free(t);
 	stop_fsp(&fsp);
 
-	p = load(json);
+	p = itest_profile_load(json);
 	print_processes(p);
 	assert_true(find_process(p, s.p.pid, NULL));
 	if (in_any_record(p, o.p.pid))
@@ -883,7 +844,7 @@ static void stop_container(struct ctr *c)
 static void check_container_profile(const char *json, const struct ctr *c)
 {
 	struct profile_process pr = {0};
-	struct profile *p = load(json);
+	struct profile *p = itest_profile_load(json);
 	struct attrib *a;
 
 	print_processes(p);
@@ -896,10 +857,10 @@ static void check_container_profile(const char *json, const struct ctr *c)
 	print_instances(a, "parse");
 	print_instances(a, "compute");
 	/* Labels from the file only the namespace can see. */
-	assert_non_null(instance(a, "service", "loop")->events);
-	assert_true(instance(a, "service", "loop")->events->enters > 10);
-	assert_true(instance(a, "parse", "request")->events->enters > 10);
-	assert_true(instance(a, "compute", "kernel")->samples > 10);
+	assert_non_null(itest_instance(a, "service", "loop")->events);
+	assert_true(itest_instance(a, "service", "loop")->events->enters > 10);
+	assert_true(itest_instance(a, "parse", "request")->events->enters > 10);
+	assert_true(itest_instance(a, "compute", "kernel")->samples > 10);
 	attrib__free(a);
 	profile__free(p);
 }
@@ -1113,7 +1074,7 @@ static struct profile *record_threads(const char *map, const char *features, con
 	itest_assert_exit(&p, 0);
 	free(p.out);
 	free(p.err);
-	return load(json);
+	return itest_profile_load(json);
 }
 
 struct threads_truth {
@@ -1150,15 +1111,15 @@ static void check_x(const struct profile *p, const struct attrib *a, const struc
 					    "verify/beta-nested #1", "verify/gamma #2",
 					    "encode/gamma #2"};
 	const uint64_t calls[5] = {t->c0, t->c1, t->c1, t->c2, t->c2};
-	const struct attrib_feature *x = feature(a, "self:x");
+	const struct attrib_feature *x = itest_feature(a, "self:x");
 	double between, tol;
 	uint64_t any_mark;
 
 	print_instances(a, "self:x");
 	assert_int_equal(x->nr_instances, 5);
 	for (int i = 0; i < 5; i++) {
-		const struct attrib_instance *in = instance(a, "self:x", text[i]);
-		const struct attrib_instance *nat = instance(a, native[i][0], native[i][1]);
+		const struct attrib_instance *in = itest_instance(a, "self:x", text[i]);
+		const struct attrib_instance *nat = itest_instance(a, native[i][0], native[i][1]);
 		double d = fabs((double)in->events->total_ns - (double)nat->events->total_ns);
 
 		assert_calls(a, "self:x", text[i], calls[i]);
@@ -1191,7 +1152,7 @@ static void check_x(const struct profile *p, const struct attrib *a, const struc
 static void check_y(const struct attrib *a, const struct threads_truth *t)
 {
 	print_instances(a, "self:y");
-	assert_int_equal(feature(a, "self:y")->nr_instances, 3);
+	assert_int_equal(itest_feature(a, "self:y")->nr_instances, 3);
 	assert_calls(a, "self:y", "encode", t->c0 + t->c2);
 	assert_calls(a, "self:y", "decode", t->c1);
 	assert_calls(a, "self:y", "verify", t->c1 + t->c2);
@@ -1214,7 +1175,7 @@ static void test_map_fsp_provider(void **state)
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	check_x(p, a, &t);
-	assert_null(find_feature(a, "self:y"));
+	assert_null(itest_find_feature(a, "self:y"));
 	attrib__free(a);
 	profile__free(p);
 
@@ -1224,7 +1185,7 @@ static void test_map_fsp_provider(void **state)
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	check_y(a, &t);
-	assert_null(find_feature(a, "self:x"));
+	assert_null(itest_find_feature(a, "self:x"));
 	attrib__free(a);
 	profile__free(p);
 
@@ -1277,11 +1238,11 @@ static void test_map_label_not_in_memory(void **state)
 		 itest_truth_str(t, "instance.output.0.name"));
 	snprintf(want[3], sizeof(want[3]), "output/%s #2",
 		 itest_truth_str(t, "instance.output.1.name"));
-	p = load(json);
+	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	print_instances(a, "self:x");
-	x = feature(a, "self:x");
+	x = itest_feature(a, "self:x");
 	for (size_t i = 0; i < x->nr_instances; i++) {
 		const struct attrib_instance *in = &x->instances[i];
 		bool good = false;
