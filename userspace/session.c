@@ -46,6 +46,13 @@ struct file_id {
 	ino_t ino;
 };
 
+/* System-wide: whether a file carries probes fsp-bpf attaches (relevant_cb),
+ * cached by file. */
+struct sw_verdict {
+	struct file_id id;
+	bool relevant;
+};
+
 /* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
 struct attachment {
 	struct bpf_link *link;
@@ -96,6 +103,8 @@ struct session {
 	size_t nr_sw_files, cap_sw_files;
 	pid_t *sw_seen;
 	size_t nr_sw_seen, cap_sw_seen;
+	struct sw_verdict *verdicts;
+	size_t nr_verdicts, cap_verdicts;
 	struct ring_buffer *rb;
 	int epfd;
 	int sigfd;
@@ -794,45 +803,23 @@ static bool sw_admitted(struct session *s, pid_t pid)
 	return false;
 }
 
-/* Does any file pid maps carry fsp probes or a map's provider? */
-struct relevant_ctx {
-	struct session *s;
-	bool relevant;
-};
-
-static int relevant_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+/* Does the file at path carry fsp probes or the provider of a map? */
+static bool file_relevant(struct session *s, const char *path)
 {
-	struct relevant_ctx *c = ctx;
 	struct usdt_site *sites = NULL;
-	char host[PATH_MAX + 64];
 	size_t nr = 0, skipped;
-	int pid_unused = 0;
+	bool relevant = false;
 
-	(void)dev;
-	(void)ino;
-	(void)pid_unused;
-	snprintf(host, sizeof(host), "%s", path);
-	if (usdt__read_sites(host, NULL, &sites, &nr, &skipped, NULL, 0))
-		return 0;
-	for (size_t i = 0; i < nr && !c->relevant; i++) {
-		if (!strcmp(sites[i].provider, FSP_PROVIDER))
-			c->relevant = true;
-		for (size_t m = 0; m < c->s->opts.nr_maps && !c->relevant; m++)
-			if (!strcmp(sites[i].provider, c->s->opts.maps[m].map->provider))
-				c->relevant = true;
+	if (usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0))
+		return false;
+	for (size_t i = 0; i < nr && !relevant; i++) {
+		relevant = !strcmp(sites[i].provider, FSP_PROVIDER);
+		for (size_t m = 0; m < s->opts.nr_maps && !relevant; m++)
+			relevant = !strcmp(sites[i].provider, s->opts.maps[m].map->provider);
 	}
 	free(sites);
-	return c->relevant ? 1 : 0;
+	return relevant;
 }
-
-/* Per process and file: the verdict of relevant_cb, cached by file. */
-struct sw_verdict {
-	struct file_id id;
-	bool relevant;
-};
-
-static struct sw_verdict *verdicts;
-static size_t nr_verdicts, cap_verdicts;
 
 struct sw_scan_ctx {
 	struct session *s;
@@ -843,28 +830,28 @@ struct sw_scan_ctx {
 static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct sw_scan_ctx *c = ctx;
-	struct relevant_ctx rc = {.s = c->s};
 	char host[PATH_MAX + 64];
+	bool relevant;
 
-	for (size_t i = 0; i < nr_verdicts; i++) {
-		if (verdicts[i].id.dev == dev && verdicts[i].id.ino == ino) {
-			c->relevant |= verdicts[i].relevant;
+	for (size_t i = 0; i < c->s->nr_verdicts; i++) {
+		if (c->s->verdicts[i].id.dev == dev && c->s->verdicts[i].id.ino == ino) {
+			c->relevant |= c->s->verdicts[i].relevant;
 			return c->relevant ? 1 : 0;
 		}
 	}
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
-	relevant_cb(&rc, host, dev, ino);
-	if (nr_verdicts == cap_verdicts) {
-		size_t cap = cap_verdicts ? 2 * cap_verdicts : 256;
-		struct sw_verdict *n = realloc(verdicts, cap * sizeof(*n));
+	relevant = file_relevant(c->s, host);
+	if (c->s->nr_verdicts == c->s->cap_verdicts) {
+		size_t cap = c->s->cap_verdicts ? 2 * c->s->cap_verdicts : 256;
+		struct sw_verdict *n = realloc(c->s->verdicts, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		verdicts = n;
-		cap_verdicts = cap;
+		c->s->verdicts = n;
+		c->s->cap_verdicts = cap;
 	}
-	verdicts[nr_verdicts++] = (struct sw_verdict){{dev, ino}, rc.relevant};
-	c->relevant |= rc.relevant;
+	c->s->verdicts[c->s->nr_verdicts++] = (struct sw_verdict){{dev, ino}, relevant};
+	c->relevant |= relevant;
 	return c->relevant ? 1 : 0;
 }
 
@@ -1412,9 +1399,7 @@ void session__free(struct session *s)
 	free(s->fnames);
 	free(s->sw_files);
 	free(s->sw_seen);
-	free(verdicts);
-	verdicts = NULL;
-	nr_verdicts = cap_verdicts = 0;
+	free(s->verdicts);
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		close(s->targets[i].pidfd);
 		free(s->targets[i].files);
