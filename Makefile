@@ -223,7 +223,7 @@ $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspa
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/usdt.o \
-		-lbpf -lelf -lz -o $@
+		$(LDLIBS) -o $@
 
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
 workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS)

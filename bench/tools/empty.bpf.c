@@ -4,10 +4,13 @@
  * USDT sites as fsp-bpf (one uprobe_multi link per probe name), it does
  * nothing, so a probe hit costs only the uprobe trap and the BPF dispatch.
  * empty_sample: on the same cpu-clock perf events as fsp-bpf's sampler, the
- * floor of what sampling costs with any BPF program.
+ * floor of what sampling costs with any BPF program. empty_switch: on the
+ * sched_switch tracepoint as fsp-bpf's --off-cpu program, the floor of any
+ * BPF off-CPU profiler.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 SEC("uprobe")
 int empty(struct pt_regs *ctx)
@@ -17,6 +20,12 @@ int empty(struct pt_regs *ctx)
 
 SEC("perf_event")
 int empty_sample(struct bpf_perf_event_data *ctx)
+{
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(empty_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	return 0;
 }

@@ -4,7 +4,7 @@
  * for one process, the way fsp-bpf attaches its own programs, and hold the
  * attachment until SIGINT or SIGTERM or the process is gone.
  *
- *   empty_attach EMPTY_BPF_O BINARY PID [HZ]
+ *   empty_attach [-b] [-s] [-U] EMPTY_BPF_O BINARY PID [HZ]
  *
  * Like fsp-bpf it parses the .note.stapsdt notes itself (userspace/usdt.c) and
  * creates one uprobe_multi link (BPF_TRACE_UPROBE_MULTI) per probe name per
@@ -13,9 +13,17 @@
  * cpu-clock perf event with a period of 1e9/HZ ns on every CPU, as fsp-bpf's
  * sampler does, and attaches an empty perf_event program to each. Prints
  * "empty_attach: attached N sites" once everything is attached. It is the
- * baseline of bench/run.sh.
+ * baseline of bench/run.sh and bench/events.sh.
+ *
+ *   -b  bare sampler: the perf events without any BPF program (the cost of
+ *       the timer interrupts alone)
+ *   -s  also attach an empty tp_btf program to sched_switch, as --off-cpu
+ *       does (the floor of any off-CPU profiler)
+ *   -U  no uprobes: only the sampler and/or the sched_switch program
  */
 #include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -94,34 +102,61 @@ static int open_samplers(struct bpf_program *prog, unsigned long hz)
 				continue; /* offline CPU */
 			return -errno;
 		}
-		/* The link and the event stay open until the process exits. */
-		if (!bpf_program__attach_perf_event(prog, fd))
+		/* The link and the event stay open until the process exits; a
+		 * bare event (no program) overflows into nothing. */
+		if (prog && !bpf_program__attach_perf_event(prog, fd))
 			return -errno;
 	}
 	return 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-b] [-s] [-U] EMPTY_BPF_O BINARY PID [HZ]\n", prog);
 }
 
 int main(int argc, char **argv)
 {
 	struct usdt_site *sites = NULL;
 	struct bpf_object *obj;
-	struct bpf_program *prog, *sample_prog;
+	struct bpf_program *prog, *sample_prog, *switch_prog;
+	struct bpf_link *switch_link = NULL;
 	unsigned long hz = 0;
 	int link_fds[NR_PROBES] = {};
 	unsigned int nr_linked = 0;
 	size_t nr = 0, skipped = 0;
 	struct sigaction sa = {.sa_handler = on_signal};
+	bool bare = false, on_switch = false, uprobes = true;
+	const char *obj_path, *bin;
 	char why[256];
 	pid_t pid;
-	int err, ret = 1;
+	int opt, err, ret = 1;
 
-	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: %s EMPTY_BPF_O BINARY PID [HZ]\n", argv[0]);
+	while ((opt = getopt(argc, argv, "bsU")) != -1) {
+		switch (opt) {
+		case 'b':
+			bare = true;
+			break;
+		case 's':
+			on_switch = true;
+			break;
+		case 'U':
+			uprobes = false;
+			break;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (argc - optind != 3 && argc - optind != 4) {
+		usage(argv[0]);
 		return 2;
 	}
-	pid = (pid_t)atoi(argv[3]);
-	if (argc == 5) {
-		hz = strtoul(argv[4], NULL, 10);
+	obj_path = argv[optind];
+	bin = argv[optind + 1];
+	pid = (pid_t)atoi(argv[optind + 2]);
+	if (argc - optind == 4) {
+		hz = strtoul(argv[optind + 3], NULL, 10);
 		if (hz < 1 || hz > 100000) {
 			fprintf(stderr, "empty_attach: HZ must be 1..100000\n");
 			return 2;
@@ -130,61 +165,74 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	err = usdt__read_sites(argv[2], "fsp", &sites, &nr, &skipped, why, sizeof(why));
+	err = usdt__read_sites(bin, "fsp", &sites, &nr, &skipped, why, sizeof(why));
 	if (err || !nr) {
-		fprintf(stderr, "empty_attach: %s: no fsp sites (%s)\n", argv[2],
+		fprintf(stderr, "empty_attach: %s: no fsp sites (%s)\n", bin,
 			err ? strerror(-err) : "none found");
 		return 1;
 	}
 	if (skipped)
 		fprintf(stderr, "empty_attach: skipped %zu sites: %s\n", skipped, why);
 
-	obj = bpf_object__open_file(argv[1], NULL);
+	obj = bpf_object__open_file(obj_path, NULL);
 	if (!obj) {
-		fprintf(stderr, "empty_attach: cannot open %s: %s\n", argv[1], strerror(errno));
+		fprintf(stderr, "empty_attach: cannot open %s: %s\n", obj_path, strerror(errno));
 		goto out_sites;
 	}
 	prog = bpf_object__find_program_by_name(obj, "empty");
 	sample_prog = bpf_object__find_program_by_name(obj, "empty_sample");
-	if (!prog || !sample_prog) {
-		fprintf(stderr, "empty_attach: no program 'empty' or 'empty_sample' in %s\n",
-			argv[1]);
+	switch_prog = bpf_object__find_program_by_name(obj, "empty_switch");
+	if (!prog || !sample_prog || !switch_prog) {
+		fprintf(stderr,
+			"empty_attach: no program 'empty', 'empty_sample' or 'empty_switch' in "
+			"%s\n",
+			obj_path);
 		goto out_obj;
 	}
 	bpf_program__set_expected_attach_type(prog, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_autoattach(prog, false);
+	bpf_program__set_autoload(switch_prog, on_switch);
 	err = bpf_object__load(obj);
 	if (err) {
-		fprintf(stderr, "empty_attach: cannot load %s: %s\n", argv[1], strerror(-err));
+		fprintf(stderr, "empty_attach: cannot load %s: %s\n", obj_path, strerror(-err));
 		goto out_obj;
 	}
-	for (size_t i = 0; i < NR_PROBES; i++) {
-		int fd = link_probe(bpf_program__fd(prog), argv[2], pid, probe_names[i], sites, nr,
+	for (size_t i = 0; uprobes && i < NR_PROBES; i++) {
+		int fd = link_probe(bpf_program__fd(prog), bin, pid, probe_names[i], sites, nr,
 				    &nr_linked);
 
 		if (fd < 0) {
 			fprintf(stderr, "empty_attach: cannot attach fsp:%s in %s (pid %d): %s\n",
-				probe_names[i], argv[2], (int)pid, strerror(-fd));
+				probe_names[i], bin, (int)pid, strerror(-fd));
 			goto out_links;
 		}
 		link_fds[i] = fd;
 	}
 	if (hz) {
-		err = open_samplers(sample_prog, hz);
+		err = open_samplers(bare ? NULL : sample_prog, hz);
 		if (err) {
 			fprintf(stderr, "empty_attach: cannot open the %lu Hz sampler: %s\n", hz,
 				strerror(-err));
 			goto out_links;
 		}
 	}
-	printf("empty_attach: attached %u sites of %s for pid %d, sampler %lu Hz\n", nr_linked,
-	       argv[2], (int)pid, hz);
+	if (on_switch) {
+		switch_link = bpf_program__attach(switch_prog);
+		if (!switch_link) {
+			fprintf(stderr, "empty_attach: cannot attach to sched_switch: %s\n",
+				strerror(errno));
+			goto out_links;
+		}
+	}
+	printf("empty_attach: attached %u sites of %s for pid %d, sampler %lu Hz%s%s\n", nr_linked,
+	       bin, (int)pid, hz, hz && bare ? " (bare)" : "", on_switch ? ", sched_switch" : "");
 	fflush(stdout);
 	/* Hold the links until told to stop or the target is gone. */
 	while (!stop && kill(pid, 0) == 0)
 		usleep(50000);
 	ret = 0;
 out_links:
+	bpf_link__destroy(switch_link);
 	for (size_t i = 0; i < NR_PROBES; i++)
 		if (link_fds[i] > 0)
 			close(link_fds[i]);
