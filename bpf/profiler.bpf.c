@@ -33,6 +33,7 @@
 _Static_assert((FSP_MAX_DEPTH & DEPTH_MASK) == 0, "FSP_MAX_DEPTH must be a power of two");
 
 #define SIGSTOP 19
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
 /* Index into a stack array in a way the verifier sees bounded: the compiler
  * would drop a plain "& DEPTH_MASK" after its own range checks. */
@@ -66,6 +67,8 @@ const volatile __u32 max_events = 16384;
 
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;
+/* offcpu_recs has offcpu_mask + 1 slots; a thread's is tid & offcpu_mask. */
+const volatile __u32 offcpu_mask = 0;
 /* -a: probes are attached per file for every process; the first probe a
  * process fires makes it a target (userspace may exclude it: value 0). */
 const volatile bool system_wide = false;
@@ -112,15 +115,33 @@ struct ecache_entry {
 	__u64 slot;
 };
 
-/* Off-CPU time accumulated per stack in the thread's storage, direct-mapped
- * by stack hash: a thread that blocks with a few different stacks in turn
- * (e.g. preempted inside a mark, then blocked outside it) updates the counts
- * map only when an entry is evicted, exits or the session ends. */
+/* Off-CPU time accumulated per stack in the thread's off-CPU record (4
+ * entries, associative): a thread that blocks with a few different stacks in
+ * turn (e.g. preempted inside a mark, then blocked outside it) updates the
+ * counts map only when an entry is evicted, exits or the session ends. */
 #define OFFCPU_ACC 4
 
 struct acc_entry {
 	__u64 hash;
 	__u64 ns; /* 0: free */
+};
+
+/*
+ * A thread's off-CPU state (--off-cpu), apart from its mark stack: an array
+ * indexed by thread id (offcpu_mask), and for a thread whose slot another
+ * thread holds, the offcpu_spill hash. The scheduler hook finds it with an
+ * inlined array read where a task-storage lookup is a helper call: a switch
+ * costs one task-storage lookup (the stack of a target thread switched out)
+ * instead of two, and a switch of other threads none (they were two).
+ */
+struct offcpu_rec {
+	__u64 owner; /* the thread holding it: tgid << 32 | tid; 0: free */
+	__u64 off_ts; /* when the thread was switched out; 0 while it runs */
+	__u64 off_hash; /* hash of its live mark stack then (0: empty) */
+	__u64 off_stored; /* latest hash known to be in the stacks map */
+	__u32 spill; /* array slots: a thread with this index is in offcpu_spill */
+	__u32 acc_next; /* acc_entry()'s next victim */
+	struct acc_entry acc[OFFCPU_ACC]; /* off-CPU time not yet in counts */
 };
 
 struct tstack {
@@ -129,11 +150,6 @@ struct tstack {
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
-	/* Off-CPU accounting (on_switch), written by the scheduler hook only: */
-	__u64 off_ts; /* when the thread was switched out; 0 while it runs */
-	__u64 off_hash; /* hash of its live mark stack then (0: empty) */
-	__u64 off_stored; /* latest hash known to be in the stacks map */
-	struct acc_entry acc[OFFCPU_ACC]; /* off-CPU time not yet in counts */
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -245,6 +261,23 @@ struct {
 	__type(key, __u32);
 	__type(value, union scratch);
 } scratch SEC(".maps");
+
+/* --off-cpu: the threads' off-CPU records (struct offcpu_rec). Userspace sizes
+ * the array (a power of two, offcpu_mask + 1) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_rec);
+} offcpu_recs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_rec);
+} offcpu_spill SEC(".maps");
 
 static __always_inline void stat_inc(__u32 stat)
 {
@@ -495,6 +528,25 @@ static __always_inline struct tstack *tstack_get(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* ---- off-CPU records, the part the probes use ----------------------------- */
+
+/* The off-CPU record of thread tid of process tgid, if it has one. */
+static __always_inline struct offcpu_rec *rec_find(__u32 tid, __u32 tgid)
+{
+	__u64 owner = (__u64)tgid << 32 | tid;
+	__u32 i = tid & offcpu_mask;
+	struct offcpu_rec *r = bpf_map_lookup_elem(&offcpu_recs, &i);
+
+	if (!r)
+		return NULL;
+	if (r->owner == owner)
+		return r;
+	if (!r->spill)
+		return NULL;
+	r = bpf_map_lookup_elem(&offcpu_spill, &tid);
+	return r && r->owner == owner ? r : NULL;
+}
+
 /* ---- the event view ---------------------------------------------------- */
 
 /* The mark_stats slot of (tgid, feature, instance), allocated on first sight;
@@ -606,20 +658,12 @@ static __noinline void count_leave(__u32 id, __u64 t_enter, __u64 anti_ns, __u64
 	ms->hist[hist_bucket(ns)]++;
 }
 
-static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    __u64 payload, __u64 sp_off)
+static __always_inline void push(struct tstack *st, __u64 sp, __u64 kind, __u64 feature,
+				 __u64 instance, __u64 payload, __u64 sp_off)
 {
-	__u64 sp = PT_REGS_SP(ctx);
-	struct tstack *st;
 	struct tframe *f;
 	__u32 d, id = SLOT_NONE;
 
-	stat_inc(FSP_STAT_PROBE_HITS);
-	st = tstack_get(true);
-	if (!st) {
-		stat_inc(FSP_STAT_NO_STORAGE);
-		return 0;
-	}
 	prune(st, sp);
 	if (events_enabled && kind == FSP_FRAME_MARK)
 		id = count_enter(st, feature, instance);
@@ -629,7 +673,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 			st->overflow_sp = sp + sp_off;
 		st->overflow++;
 		stat_inc(FSP_STAT_OVERFLOWS);
-		return 0;
+		return;
 	}
 	f = &st->f[slot(d)];
 	f->feature = feature;
@@ -648,6 +692,21 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		f->t_enter = bpf_ktime_get_ns();
 	}
 	st->depth = d + 1;
+}
+
+static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
+				    __u64 payload, __u64 sp_off)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstack *st;
+
+	stat_inc(FSP_STAT_PROBE_HITS);
+	st = bpf_task_storage_get(&tstacks, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		stat_inc(FSP_STAT_NO_STORAGE);
+		return 0;
+	}
+	push(st, PT_REGS_SP(ctx), kind, feature, instance, payload, sp_off);
 	return 0;
 }
 
@@ -766,37 +825,28 @@ static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
 		count_leave(f->slot, f->t_enter, f->anti_ns, now);
 }
 
-static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    bool match)
+static __always_inline void pop(struct tstack *st, __u64 sp, __u64 now, __u64 kind, __u64 feature,
+				__u64 instance, bool match)
 {
-	/* First: the leave's own bookkeeping is not part of the duration. */
-	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
 	struct leave_ctx c = {
 		.kind = kind, .feature = feature, .instance = instance, .match = match};
-	struct tstack *st;
 	__u32 d;
 
-	stat_inc(FSP_STAT_PROBE_HITS);
-	st = tstack_get(false);
-	if (!st) {
-		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
-		return 0;
-	}
-	prune(st, PT_REGS_SP(ctx));
+	prune(st, sp);
 	if (st->overflow) {
 		st->overflow--;
-		return 0;
+		return;
 	}
 	d = st->depth;
 	if (d > FSP_MAX_DEPTH)
-		return 0;
+		return;
 	/* Fast path: the top frame, same pointer. */
 	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind &&
 	    (!match || st->f[slot(d - 1)].instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);
 		st->depth = d - 1;
-		return 0;
+		return;
 	}
 	c.st = st;
 	c.depth = d;
@@ -805,7 +855,7 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
 		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
-		return 0;
+		return;
 	}
 	if (events_enabled)
 		frame_left(st, c.found, now);
@@ -815,11 +865,28 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 		 * missed their leave (an error path, a generator's yield). */
 		stat_add(FSP_STAT_STALE_MARKS, d - 1 - c.found);
 		st->depth = c.found;
-		return 0;
+		return;
 	}
 	/* Keep the frames above it: independent features may leave out of order. */
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
 	st->depth = d - 1;
+}
+
+static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
+				    bool match)
+{
+	/* First: the leave's own bookkeeping is not part of the duration. */
+	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstack *st;
+
+	stat_inc(FSP_STAT_PROBE_HITS);
+	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	if (!st) {
+		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		return 0;
+	}
+	pop(st, PT_REGS_SP(ctx), now, kind, feature, instance, match);
 	return 0;
 }
 
@@ -1354,88 +1421,148 @@ static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64
 }
 
 /* Moves all of the thread's accumulated off-CPU time to the counts map. */
-static __always_inline void flush_acc(struct task_struct *task, struct tstack *st)
+static __always_inline void flush_acc(struct task_struct *task, struct offcpu_rec *r)
 {
 	for (int i = 0; i < OFFCPU_ACC; i++) {
-		if (!st->acc[i].ns)
+		if (!r->acc[i].ns)
 			continue;
-		charge_offcpu(task, st->acc[i].hash, st->acc[i].ns);
-		st->acc[i].ns = 0;
+		charge_offcpu(task, r->acc[i].hash, r->acc[i].ns);
+		r->acc[i].ns = 0;
 	}
+}
+
+/* The record's accumulator entry for stack hash h: the one holding h, else a
+ * free one, else (all four hold other stacks) the one after the last used,
+ * emptied into the counts map first. Associative, not direct-mapped: a thread
+ * that blocks in turn inside and outside a mark (hash 0) would otherwise
+ * evict one with the other on every switch when their hashes share a slot. */
+static __always_inline struct acc_entry *acc_entry(struct task_struct *task, struct offcpu_rec *r,
+						   __u64 h)
+{
+	struct acc_entry *e = NULL;
+	int i;
+
+	for (i = 0; i < OFFCPU_ACC; i++) {
+		if (r->acc[i].hash == h && r->acc[i].ns)
+			return &r->acc[i];
+		if (!e && !r->acc[i].ns)
+			e = &r->acc[i];
+	}
+	if (e)
+		return e;
+	e = &r->acc[r->acc_next++ & (OFFCPU_ACC - 1)];
+	charge_offcpu(task, e->hash, e->ns);
+	e->ns = 0;
+	return e;
 }
 
 /*
  * The thread runs again (or the session ends) at `now`: the time since its
  * switch-out is off-CPU time of the stack it had then. It accumulates in the
- * thread's storage (acc), saving a counts lookup on most switches.
+ * thread's record, saving a counts lookup on most switches.
  */
-static __always_inline void offcpu_end(struct task_struct *task, struct tstack *st, __u64 now)
+static __always_inline void offcpu_end(struct task_struct *task, struct offcpu_rec *r, __u64 now)
 {
-	struct acc_entry *e = &st->acc[st->off_hash & (OFFCPU_ACC - 1)];
-	__u64 ns = now > st->off_ts ? now - st->off_ts : 0;
+	__u64 ns = now > r->off_ts ? now - r->off_ts : 0;
+	struct acc_entry *e = acc_entry(task, r, r->off_hash);
 
-	st->off_ts = 0;
-	if (e->ns && e->hash != st->off_hash) {
-		charge_offcpu(task, e->hash, e->ns);
-		e->ns = 0;
-	}
-	e->hash = st->off_hash;
-	e->ns += ns;
+	r->off_ts = 0;
+	e->hash = r->off_hash;
+	e->ns += ns; /* an entry holding 0 ns is free */
 }
 
-/* The storage of prev if it is a target thread whose switch-out counts. */
-static __always_inline struct tstack *offcpu_thread(struct task_struct *prev,
-						    unsigned int prev_state)
+/* A record for target thread t: its array slot if free, else an entry of
+ * offcpu_spill (and the slot says so). NULL when both are full. */
+static __noinline struct offcpu_rec *rec_claim(struct task_struct *t)
+{
+	__u32 tid = t->pid, i = tid & offcpu_mask;
+	struct offcpu_rec fresh = {.owner = (__u64)t->tgid << 32 | tid}, *r;
+
+	r = bpf_map_lookup_elem(&offcpu_recs, &i);
+	if (!r)
+		return NULL;
+	if (__sync_val_compare_and_swap(&r->owner, 0, fresh.owner) == 0) {
+		r->off_ts = 0;
+		r->off_stored = 0;
+		r->acc_next = 0;
+		for (int k = 0; k < OFFCPU_ACC; k++)
+			r->acc[k].ns = 0;
+		return r;
+	}
+	r->spill = 1;
+	bpf_map_update_elem(&offcpu_spill, &tid, &fresh, BPF_NOEXIST);
+	r = bpf_map_lookup_elem(&offcpu_spill, &tid);
+	if (!r || r->owner != fresh.owner)
+		return NULL;
+	return r;
+}
+
+/* The thread's record is no longer needed (it exits or execs). */
+static __always_inline void rec_release(struct offcpu_rec *r, __u32 tid)
+{
+	__u32 i = tid & offcpu_mask;
+	struct offcpu_rec *slot = bpf_map_lookup_elem(&offcpu_recs, &i);
+
+	if (slot == r)
+		WRITE_ONCE(r->owner, 0);
+	else
+		bpf_map_delete_elem(&offcpu_spill, &tid);
+}
+
+/* The record of prev if it is a target thread whose switch-out counts. */
+static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev,
+							unsigned int prev_state)
 {
 	__u32 tgid = prev->tgid;
-	struct tstack *st;
+	struct offcpu_rec *r;
 
 	/* The idle task and kernel threads are no targets; a dying thread
 	 * never comes back. */
 	if (!tgid || (prev_state & TASK_DEAD) || (prev->flags & PF_KTHREAD))
 		return NULL;
-	st = bpf_task_storage_get(&tstacks, prev, NULL, 0);
-	if (st || !is_target(tgid))
-		return st; /* only target threads have storage */
-	st = bpf_task_storage_get(&tstacks, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!st)
-		stat_inc(FSP_STAT_NO_STORAGE);
-	return st;
+	r = rec_find(prev->pid, tgid);
+	if (r || !is_target(tgid))
+		return r;
+	r = rec_claim(prev);
+	if (!r)
+		stat_inc(FSP_STAT_OFFCPU_DROPS);
+	return r;
 }
 
 /*
  * A target thread leaves the CPU, for whatever reason: it blocks or sleeps
  * (prev_state != 0), or it is preempted while runnable. Until it runs again,
- * its time is off-CPU time of the live mark stack it has now.
+ * its time is off-CPU time of the live mark stack it has now (stored in the
+ * stacks map the first time it is seen).
  */
-static __always_inline void switch_out(struct task_struct *prev, struct tstack *st, __u64 now)
+static __always_inline void switch_out(struct task_struct *prev, struct offcpu_rec *r, __u64 now)
 {
+	struct tstack *st = bpf_task_storage_get(&tstacks, prev, NULL, 0);
 	struct fsp_stack_key skey = {.tgid = prev->tgid};
 	struct pt_regs *regs;
 	__u32 d = 0;
 
-	if (st->depth) {
+	if (st && st->depth) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 		d = live_depth(st, regs->sp);
 	}
-
-	skey.hash = d && d <= FSP_MAX_DEPTH ? st->f[slot(d - 1)].hash : 0;
-	if (skey.hash && skey.hash != st->off_stored) {
+	skey.hash = st && d && d <= FSP_MAX_DEPTH ? st->f[slot(d - 1)].hash : 0;
+	if (st && skey.hash && skey.hash != r->off_stored) {
 		if (store_stack(st, d, &skey, SCRATCH_SWITCH))
-			st->off_stored = skey.hash;
+			r->off_stored = skey.hash;
 		else
 			stat_inc(FSP_STAT_STACK_DROPS);
 	}
-	st->off_hash = skey.hash;
-	st->off_ts = now;
+	r->off_hash = skey.hash;
+	r->off_ts = now;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	struct tstack *out = offcpu_thread(prev, prev_state);
-	struct tstack *in = bpf_task_storage_get(&tstacks, next, NULL, 0);
+	struct offcpu_rec *out = offcpu_thread(prev, prev_state);
+	struct offcpu_rec *in = next->tgid ? rec_find(next->pid, next->tgid) : NULL;
 	__u64 now;
 
 	/* Most switches of the machine concern no target. */
@@ -1452,14 +1579,16 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-/* A target thread exits: its storage goes with it, its off-CPU time not. */
+/* A target thread exits: its record goes, its off-CPU time not. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 {
-	struct tstack *st = bpf_task_storage_get(&tstacks, p, NULL, 0);
+	struct offcpu_rec *r = rec_find(p->pid, p->tgid);
 
-	if (st)
-		flush_acc(p, st);
+	if (r) {
+		flush_acc(p, r);
+		rec_release(r, p->pid);
+	}
 	return 0;
 }
 
@@ -1472,18 +1601,18 @@ SEC("iter/task")
 int flush_offcpu(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
-	struct tstack *st;
+	struct offcpu_rec *r;
 
 	if (!task)
 		return 0;
-	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
-	if (!st)
+	r = rec_find(task->pid, task->tgid);
+	if (!r)
 		return 0;
-	if (st->off_ts)
+	if (r->off_ts)
 		/* This CPU's clock, current within a tick (userspace yields the
 		 * CPU right before, which updates it). */
-		offcpu_end(task, st, sched_now(bpf_get_current_task_btf()));
-	flush_acc(task, st);
+		offcpu_end(task, r, sched_now(bpf_get_current_task_btf()));
+	flush_acc(task, r);
 	return 0;
 }
 
@@ -1544,13 +1673,18 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	}
 	/* The old image's marks mean nothing in the new one. */
-	if (offcpu_enabled) {
-		struct tstack *st = bpf_task_storage_get(&tstacks, p, NULL, 0);
-
-		if (st)
-			flush_acc(p, st);
-	}
 	bpf_task_storage_delete(&tstacks, p);
+	if (offcpu_enabled) {
+		/* A thread other than the leader that execs takes the leader's
+		 * id: its record under the old id goes (the leader's went with
+		 * the leader's exit). */
+		struct offcpu_rec *r = rec_find(old_pid, tgid);
+
+		if (r && (__u32)old_pid != (__u32)p->pid) {
+			flush_acc(p, r);
+			rec_release(r, old_pid);
+		}
+	}
 	emit(FSP_EVENT_EXEC, tgid, 0);
 	return 0;
 }

@@ -35,6 +35,8 @@ _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
 #define RESCAN_INTERVAL_S 1.0
 #define FSP_MAX_SPECS 4096
 #define FSP_MAX_MAP_SITES 1024
+/* Off-CPU records of threads whose array slot is taken (allocated on use). */
+#define FSP_OFFCPU_SPILL 65536
 #define FSP_PROVIDERS_LEN 1024
 #define FSP_DEFAULT_MAX_EVENTS 16384
 #define TAG_RINGBUF 1ULL
@@ -1199,6 +1201,40 @@ static void set_comms(struct profiler_bpf *skel, const char *list)
 	free(copy);
 }
 
+/*
+ * Slots of the off-CPU record array (a power of two): one per possible thread
+ * id up to pid_max, at most 4096 for -p (a few processes) and 65536 for -a;
+ * threads whose slot is taken go to the spill hash. FSP_OFFCPU_SLOTS (a power
+ * of two) overrides it: the tests use 1 to send every thread but one there.
+ */
+static __u32 offcpu_slots(bool system_wide)
+{
+	unsigned long want = system_wide ? 65536 : 4096, pid_max = 0;
+	const char *env = getenv("FSP_OFFCPU_SLOTS");
+	__u32 n = 1;
+	FILE *f;
+
+	if (env && *env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+
+		if (!*end && v && v <= 65536 && !(v & (v - 1)))
+			return v;
+		log__err("FSP_OFFCPU_SLOTS=%s is not a power of two from 1 to 65536: ignored", env);
+	}
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = 0;
+		fclose(f);
+	}
+	if (pid_max && pid_max < want)
+		want = pid_max;
+	while (n < want)
+		n <<= 1;
+	return n;
+}
+
 static int load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
@@ -1224,6 +1260,13 @@ static int load(struct session *s)
 	/* The scheduler hook costs every context switch of the machine: only
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
+	if (o->offcpu) {
+		__u32 slots = offcpu_slots(o->system_wide);
+
+		skel->rodata->offcpu_mask = slots - 1;
+		bpf_map__set_max_entries(skel->maps.offcpu_recs, slots);
+		bpf_map__set_max_entries(skel->maps.offcpu_spill, FSP_OFFCPU_SPILL);
+	}
 	skel->rodata->system_wide = o->system_wide;
 	set_comms(skel, o->comm_filter);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);

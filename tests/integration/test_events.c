@@ -12,6 +12,8 @@
  *   offcpu         wl_events --off-cpu: the time asleep inside ev_sleep and
  *                  blocked writing to a slow pipe inside ev_pipe is charged to
  *                  them, off CPU
+ *   offcpu_spill   the same with FSP_OFFCPU_SLOTS=1: the threads' off-CPU
+ *                  records in the spill hash instead of the array
  *   live_tmux      --interval under a real terminal (tmux): the screen is
  *                  redrawn with successive reports, the final report follows
  *
@@ -172,7 +174,7 @@ static void offcpu_ok(const struct attrib *a, const struct itest_truth *t, const
 	assert_true(fabs(off - blocked) <= tol);
 }
 
-static void test_offcpu(void **state)
+static void offcpu_run(void)
 {
 	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
 	char *args[] = {(char *)truth, "1000", "100", "100", NULL};
@@ -180,7 +182,6 @@ static void test_offcpu(void **state)
 	struct profile *p;
 	struct attrib *a;
 
-	(void)state;
 	record(json, "--off-cpu", "wl_events", args);
 	t = itest_truth_load(truth);
 	p = itest_profile_load(json);
@@ -201,6 +202,23 @@ static void test_offcpu(void **state)
 	attrib__free(a);
 	profile__free(p);
 	itest_truth_free(t);
+}
+
+static void test_offcpu(void **state)
+{
+	(void)state;
+	offcpu_run();
+}
+
+/* The same with one slot in the off-CPU record array: every thread of the
+ * workload (main, the pipe's reader) and of the machine past the first goes
+ * through the spill hash, whose results must be the same. */
+static void test_offcpu_spill(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("FSP_OFFCPU_SLOTS", "1", 1), 0);
+	offcpu_run();
+	unsetenv("FSP_OFFCPU_SLOTS");
 }
 
 static bool tmux(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -265,10 +283,8 @@ static void test_live_tmux(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_event_counts),
-		ITEST(test_event_threads),
-		ITEST(test_offcpu),
-		ITEST(test_live_tmux),
+		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_offcpu),
+		ITEST(test_offcpu_spill), ITEST(test_live_tmux),
 	};
 
 	return ITEST_MAIN("events", tests);
