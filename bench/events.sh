@@ -8,10 +8,12 @@
 #      profiler) and fsp-bpf (with the event view); target: the event view adds
 #      at most 10% to the cost of a hit
 #   2. a context-switch-heavy workload: bench/pingpong (two threads, one CPU,
-#      a byte back and forth over pipes) unprofiled, under fsp-bpf -p and under
-#      fsp-bpf --off-cpu -p; target: --off-cpu adds at most 2% to its run time
+#      a byte back and forth over pipes) unprofiled, under fsp-bpf -p, under
+#      fsp-bpf -p plus an empty sched_switch program (empty_attach -s -U: the
+#      floor of any BPF off-CPU profiler) and under fsp-bpf --off-cpu -p;
+#      target: --off-cpu adds at most 2% to its run time
 #
-# Environment: BENCH_EV_REPS (default 9), BENCH_ITER (probe_cost iterations,
+# Environment: BENCH_EV_REPS (default 15), BENCH_ITER (probe_cost iterations,
 # default 200000), BENCH_PP_ITER (pingpong round trips, default 100000).
 # Prints a table and "bench: key=value" lines; appends to bench/results/events.txt.
 set -u
@@ -21,7 +23,7 @@ ROOT=$PWD
 FSP=$ROOT/fsp-bpf
 BIN=$ROOT/.output/bench
 RES=$ROOT/bench/results
-REPS=${BENCH_EV_REPS:-9}
+REPS=${BENCH_EV_REPS:-15}
 ITER=${BENCH_ITER:-200000}
 PP_ITER=${BENCH_PP_ITER:-100000}
 PIN="taskset -c $(($(nproc) - 1))"
@@ -32,8 +34,11 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench/events.sh: needs root (BPF, uprobes, perf events)" >&2
 	exit 1
 fi
-for f in "$FSP" "$BIN/probe_cost" "$BIN/pingpong"; do
-	[ -x "$f" ] || { echo "bench/events.sh: $f is missing; run make bench" >&2; exit 1; }
+EMPTY_ATTACH=$BIN/tools/empty_attach
+EMPTY_OBJ=$BIN/tools/empty.bpf.o
+for f in "$FSP" "$BIN/probe_cost" "$BIN/pingpong" "$EMPTY_ATTACH" "$EMPTY_OBJ"; do
+	[ -x "$f" ] || [ "$f" = "$EMPTY_OBJ" ] && [ -f "$f" ] ||
+		{ echo "bench/events.sh: $f is missing; run make bench" >&2; exit 1; }
 done
 mkdir -p "$RES"
 
@@ -44,16 +49,24 @@ verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "" && v + 0 <= lim + 
 
 # run PROGRAM_ARGS... under condition $1 (none | fsp ARGS...): prints the log path
 run_under() {
-	local cond=$1 log=$2 tool="" pid
+	local cond=$1 log=$2 tool="" floor="" pid
 	shift 2
 	$PIN "$@" >"$log" 2>&1 &
 	pid=$!
 	case $cond in
 	noev) "$FSP" --no-events -F 999 -p "$pid" >"$log.tool" 2>&1 & tool=$! ;;
 	ev) "$FSP" -F 999 -p "$pid" >"$log.tool" 2>&1 & tool=$! ;;
+	evsw)
+		"$FSP" -F 999 -p "$pid" >"$log.tool" 2>&1 & tool=$!
+		"$EMPTY_ATTACH" -s -U "$EMPTY_OBJ" "$1" "$pid" >"$log.floor" 2>&1 & floor=$!
+		;;
 	offcpu) "$FSP" --off-cpu -F 999 -p "$pid" >"$log.tool" 2>&1 & tool=$! ;;
 	esac
 	wait "$pid"
+	if [ -n "$floor" ]; then
+		kill -INT "$floor" 2>/dev/null
+		wait "$floor" 2>/dev/null
+	fi
 	if [ -n "$tool" ]; then
 		for ((i = 0; i < 200; i++)); do kill -0 "$tool" 2>/dev/null || break; sleep 0.05; done
 		kill -INT "$tool" 2>/dev/null
@@ -63,52 +76,68 @@ run_under() {
 
 {
 	echo "== event view and off-CPU cost ($(date -u +%FT%TZ), $(git rev-parse --short HEAD 2>/dev/null), $REPS reps)"
-	declare -A HIT PP PC
+	declare -A HIT PP PC PCR HITR
+	PAIR_EV="" PAIR_OFF="" PAIR_SW=""
 	CONDS=(noev ev)
 	for ((r = 0; r < REPS; r++)); do
 		for ((k = 0; k < 2; k++)); do
 			c=${CONDS[$(((r + k) % 2))]}
 			run_under "$c" "$TMP/probe.$c.$r" "$BIN/probe_cost" -a -n "$ITER" -r 3
 			v=$(kv "$TMP/probe.$c.$r" ns_per_hit)
-			[ "$(kv "$TMP/probe.$c.$r" attached)" = 1 ] && [ -n "$v" ] && HIT[$c]+=" $v"
+			[ "$(kv "$TMP/probe.$c.$r" attached)" = 1 ] && [ -n "$v" ] && HIT[$c]+=" $v" &&
+				HITR[$c.$r]=$v
 		done
+		if [ -n "${HITR[ev.$r]:-}" ] && [ -n "${HITR[noev.$r]:-}" ]; then
+			PAIR_EV+=" $(calc "100 * (${HITR[ev.$r]} / ${HITR[noev.$r]} - 1)")"
+		fi
 	done
-	PCONDS=(none ev offcpu)
+	PCONDS=(none ev evsw offcpu)
 	for ((r = 0; r < REPS; r++)); do
-		for ((k = 0; k < 3; k++)); do
-			c=${PCONDS[$(((r + k) % 3))]}
+		for ((k = 0; k < 4; k++)); do
+			c=${PCONDS[$(((r + k) % 4))]}
 			a=()
 			[ "$c" != none ] && a=(-a)
 			run_under "$c" "$TMP/pp.$c.$r" "$BIN/pingpong" "${a[@]}" -r 3 "$PP_ITER"
 			v=$(kv "$TMP/pp.$c.$r" ns_per_round_trip)
 			[ -n "$v" ] && PP[$c]+=" $v"
 			v=$(kv "$TMP/pp.$c.$r" cpu_ns_per_round_trip)
-			[ -n "$v" ] && PC[$c]+=" $v"
+			[ -n "$v" ] && PC[$c]+=" $v" && PCR[$c.$r]=$v
 		done
+		if [ -n "${PCR[offcpu.$r]:-}" ] && [ -n "${PCR[ev.$r]:-}" ]; then
+			PAIR_OFF+=" $(calc "100 * (${PCR[offcpu.$r]} / ${PCR[ev.$r]} - 1)")"
+		fi
+		if [ -n "${PCR[evsw.$r]:-}" ] && [ -n "${PCR[ev.$r]:-}" ]; then
+			PAIR_SW+=" $(calc "100 * (${PCR[evsw.$r]} / ${PCR[ev.$r]} - 1)")"
+		fi
 	done
 	# shellcheck disable=SC2086
 	H_NOEV=$(median ${HIT[noev]:-}) H_EV=$(median ${HIT[ev]:-})
 	# shellcheck disable=SC2086
 	P_NONE=$(median ${PP[none]:-}) P_EV=$(median ${PP[ev]:-}) P_OFF=$(median ${PP[offcpu]:-})
 	# shellcheck disable=SC2086
-	C_NONE=$(median ${PC[none]:-}) C_EV=$(median ${PC[ev]:-}) C_OFF=$(median ${PC[offcpu]:-})
-	OFF_CPU_PCT=$(calc "100 * ($C_OFF / $C_EV - 1)")
+	C_NONE=$(median ${PC[none]:-}) C_EV=$(median ${PC[ev]:-}) C_SW=$(median ${PC[evsw]:-})
+	# shellcheck disable=SC2086
+	C_OFF=$(median ${PC[offcpu]:-})
+	# shellcheck disable=SC2086
+	EV_PAIRED=$(median $PAIR_EV) OFF_PAIRED=$(median $PAIR_OFF) SW_PAIRED=$(median $PAIR_SW)
 	EV_PCT=$(calc "100 * ($H_EV / $H_NOEV - 1)")
-	OFF_PCT=$(calc "100 * ($P_OFF / $P_EV - 1)")
-	OFF_PCT_NONE=$(calc "100 * ($P_OFF - $P_EV) / $P_NONE")
+	OFF_PCT=$(calc "100 * ($C_OFF / $C_EV - 1)")
+	SW_PCT=$(calc "100 * ($C_SW / $C_EV - 1)")
+	OFF_WALL_PCT=$(calc "100 * ($P_OFF / $P_EV - 1)")
 	printf '  probe hit, core profiler (--no-events)   %10.1f ns\n' "$H_NOEV"
 	printf '  probe hit, with the event view          %10.1f ns\n' "$H_EV"
-	printf '  event view adds                         %10.2f %%   (target <= 10%%) %s\n' \
-		"$EV_PCT" "$(verdict "$EV_PCT" 10)"
-	printf '  pingpong round trip: none %.0f ns, fsp-bpf %.0f ns, fsp-bpf --off-cpu %.0f ns\n' \
-		"$P_NONE" "$P_EV" "$P_OFF"
-	printf '  --off-cpu adds                          %10.2f %%   (target <= 2%%) %s; %.2f%% of an unprofiled round trip\n' \
-		"$OFF_PCT" "$(verdict "$OFF_PCT" 2)" "$OFF_PCT_NONE"
-	printf '  pingpong CPU per round trip: none %.0f ns, fsp-bpf %.0f ns, --off-cpu %.0f ns: --off-cpu adds %.2f %%\n' \
-		"$C_NONE" "$C_EV" "$C_OFF" "$OFF_CPU_PCT"
+	printf '  event view adds                         %10.2f %%   (target <= 10%%) %s; paired %.2f %%\n' \
+		"$EV_PCT" "$(verdict "$EV_PCT" 10)" "$EV_PAIRED"
+	printf '  pingpong CPU per round trip: none %.0f ns, fsp-bpf %.0f ns, + empty sched_switch program %.0f ns, fsp-bpf --off-cpu %.0f ns\n' \
+		"$C_NONE" "$C_EV" "$C_SW" "$C_OFF"
+	printf '  --off-cpu adds                          %10.2f %%   (target <= 2%%) %s; paired %.2f %%; wall clock %.2f %%\n' \
+		"$OFF_PCT" "$(verdict "$OFF_PCT" 2)" "$OFF_PAIRED" "$OFF_WALL_PCT"
+	printf '  an empty sched_switch program adds      %10.2f %%   (the floor of any BPF off-CPU profiler); paired %.2f %%\n' \
+		"$SW_PCT" "$SW_PAIRED"
 	echo "bench: events hit_noev_ns=$H_NOEV hit_ev_ns=$H_EV event_view_pct=$EV_PCT" \
-		"event_view=$(verdict "$EV_PCT" 10) pingpong_none_ns=$P_NONE pingpong_fsp_ns=$P_EV" \
-		"pingpong_offcpu_ns=$P_OFF offcpu_pct=$OFF_PCT offcpu=$(verdict "$OFF_PCT" 2)" \
-		"offcpu_pct_of_unprofiled=$OFF_PCT_NONE pingpong_cpu_none_ns=$C_NONE" \
-		"pingpong_cpu_fsp_ns=$C_EV pingpong_cpu_offcpu_ns=$C_OFF offcpu_cpu_pct=$OFF_CPU_PCT"
+		"event_view_paired_pct=$EV_PAIRED event_view=$(verdict "$EV_PCT" 10)" \
+		"pingpong_cpu_none_ns=$C_NONE pingpong_cpu_fsp_ns=$C_EV pingpong_cpu_switch_floor_ns=$C_SW" \
+		"pingpong_cpu_offcpu_ns=$C_OFF offcpu_pct=$OFF_PCT offcpu_paired_pct=$OFF_PAIRED" \
+		"offcpu=$(verdict "$OFF_PCT" 2) switch_floor_pct=$SW_PCT switch_floor_paired_pct=$SW_PAIRED" \
+		"pingpong_none_ns=$P_NONE pingpong_fsp_ns=$P_EV pingpong_offcpu_ns=$P_OFF offcpu_wall_pct=$OFF_WALL_PCT"
 } 2>&1 | tee -a "$RES/events.txt"

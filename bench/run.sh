@@ -428,7 +428,8 @@ echo
 # ---- 3b. the ticks' direct cost ---------------------------------------------------------------
 
 declare -A TK # TK[cond,rep] = irq_lost_pct
-TK_FSP="" TK_EMPTY="" TK_NONE=""
+TK_FSP="" TK_EMPTY="" TK_NONE="" TK_BARE=""
+TK_CONDS=(none bare empty fsp)
 # tick_run COND REP
 tick_run() {
 	local c=$1 r=$2 log=$RAW/tick_$1_$2.log tlog=$RAW/tick_$1_$2.tool.log pid tool
@@ -440,6 +441,8 @@ tick_run() {
 		wait_exe "$pid" "$BIN/tick_cost" || { wait "$pid"; return; }
 		if [ "$c" = empty ]; then
 			"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN/tick_cost" "$pid" "$FREQ" >"$tlog" 2>&1 &
+		elif [ "$c" = bare ]; then
+			"$EMPTY_ATTACH" -b "$EMPTY_OBJ" "$BIN/tick_cost" "$pid" "$FREQ" >"$tlog" 2>&1 &
 		else
 			"$FSP" -F "$FREQ" -p "$pid" >"$tlog" 2>&1 &
 		fi
@@ -457,19 +460,24 @@ tick_run() {
 }
 
 echo "== 3b. Sampler ticks' direct cost: bench/tick_cost (2 s clock-reading loop; CPU time in" \
-	"gaps of 1..200 us) alone, with an empty $FREQ Hz sampler, with fsp-bpf; $TICK_REPS reps =="
+	"gaps of 1..200 us) alone, with a bare $FREQ Hz cpu-clock event (no BPF program), with an" \
+	"empty $FREQ Hz sampler, with fsp-bpf; $TICK_REPS reps =="
 for ((r = 0; r < TICK_REPS; r++)); do
-	for ((k = 0; k < 3; k++)); do
-		tick_run "${CW_CONDS[$(((r + k) % 3))]}" "$r"
+	for ((k = 0; k < 4; k++)); do
+		tick_run "${TK_CONDS[$(((r + k) % 4))]}" "$r"
 	done
 	if [ -n "${TK[none,$r]:-}" ]; then
 		TK_NONE+=" ${TK[none,$r]}"
 		[ -n "${TK[fsp,$r]:-}" ] && TK_FSP+=" $(calc "${TK[fsp,$r]} - ${TK[none,$r]}")"
 		[ -n "${TK[empty,$r]:-}" ] && TK_EMPTY+=" $(calc "${TK[empty,$r]} - ${TK[none,$r]}")"
+		[ -n "${TK[bare,$r]:-}" ] && TK_BARE+=" $(calc "${TK[bare,$r]} - ${TK[none,$r]}")"
 	fi
 done
 # shellcheck disable=SC2086
 T_NONE=$(median $TK_NONE) T_FSP=$(median $TK_FSP) T_EMPTY=$(median $TK_EMPTY)
+# shellcheck disable=SC2086
+T_BARE=$(median $TK_BARE)
+[ -z "$T_BARE" ] && T_BARE=n/a
 [ -z "$T_FSP" ] && T_FSP=n/a
 [ -z "$T_EMPTY" ] && T_EMPTY=n/a
 # one tick's cost in us: the extra share of the time over FREQ ticks a second
@@ -597,7 +605,8 @@ row "   empty $FREQ Hz sampler: run time; paired; unit; CPU paired (%)" \
 	"$W_OVER_E; ${PW_E:-n/a}; ${PU_E:-n/a}; ${PC_E:-n/a}" "" ""
 row "   interrupt time of a lone target, tick_cost (% of its time)" "${T_NONE:-n/a}" "" ""
 row "   sampling overhead, fsp-bpf: added interrupt time (%)" "$T_FSP" "<= 1" "$V3T"
-row "   same, empty $FREQ Hz sampler: floor for any sampler here (%)" "$T_EMPTY" "" ""
+row "   same, empty $FREQ Hz sampler (%)" "$T_EMPTY" "" ""
+row "   same, bare $FREQ Hz cpu-clock event, no BPF: the timer alone, floor for any sampler (%)" "$T_BARE" "" ""
 row "   one sampler tick: empty program / fsp-bpf (us)" "$TICK_US / $TICK_US_FSP" "" ""
 row "   fsp-bpf CPU during the session (% of one core)" "$F_STEADY" "<= 1" "$V4"
 row "   fsp-bpf CPU over its whole life (% of one core)" "$F_TOTAL_PCT" "(<= 1)" "$V4T"
@@ -643,7 +652,7 @@ echo "bench: work_none_s=${WMED[none]} work_empty_s=${WMED[empty]} work_fsp_s=${
 	"sampling_overhead_unit_paired_pct=${PU_F:-n/a} sampling_overhead_cpu_pct=$C_OVER" \
 	"empty_sampler_overhead_pct=$W_OVER_E empty_sampler_overhead_unit_paired_pct=${PU_E:-n/a}" \
 	"empty_sampler_overhead_cpu_pct=$C_OVER_E" \
-	"tick_gap_none_pct=${T_NONE:-n/a} tick_gap_fsp_pct=$T_FSP tick_gap_empty_pct=$T_EMPTY" \
+	"tick_gap_none_pct=${T_NONE:-n/a} tick_gap_fsp_pct=$T_FSP tick_gap_empty_pct=$T_EMPTY tick_gap_bare_pct=$T_BARE" \
 	"tick_us_empty=$TICK_US tick_us_fsp=$TICK_US_FSP" \
 	"fsp_cpu_session_pct=$F_STEADY fsp_cpu_total_pct=$F_TOTAL_PCT fsp_cpu_fixed_s=$F_FIXED"
 echo "bench: bpf_ns_per_hit_fsp=$BPF_FSP_HIT bpf_ns_per_hit_empty=$(ns_of empty_hit)" \
