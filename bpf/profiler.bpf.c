@@ -528,25 +528,6 @@ static __always_inline struct tstack *tstack_get(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-/* ---- off-CPU records, the part the probes use ----------------------------- */
-
-/* The off-CPU record of thread tid of process tgid, if it has one. */
-static __always_inline struct offcpu_rec *rec_find(__u32 tid, __u32 tgid)
-{
-	__u64 owner = (__u64)tgid << 32 | tid;
-	__u32 i = tid & offcpu_mask;
-	struct offcpu_rec *r = bpf_map_lookup_elem(&offcpu_recs, &i);
-
-	if (!r)
-		return NULL;
-	if (r->owner == owner)
-		return r;
-	if (!r->spill)
-		return NULL;
-	r = bpf_map_lookup_elem(&offcpu_spill, &tid);
-	return r && r->owner == owner ? r : NULL;
-}
-
 /* ---- the event view ---------------------------------------------------- */
 
 /* The mark_stats slot of (tgid, feature, instance), allocated on first sight;
@@ -658,12 +639,20 @@ static __noinline void count_leave(__u32 id, __u64 t_enter, __u64 anti_ns, __u64
 	ms->hist[hist_bucket(ns)]++;
 }
 
-static __always_inline void push(struct tstack *st, __u64 sp, __u64 kind, __u64 feature,
-				 __u64 instance, __u64 payload, __u64 sp_off)
+static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
+				    __u64 payload, __u64 sp_off)
 {
+	__u64 sp = PT_REGS_SP(ctx);
+	struct tstack *st;
 	struct tframe *f;
 	__u32 d, id = SLOT_NONE;
 
+	stat_inc(FSP_STAT_PROBE_HITS);
+	st = tstack_get(true);
+	if (!st) {
+		stat_inc(FSP_STAT_NO_STORAGE);
+		return 0;
+	}
 	prune(st, sp);
 	if (events_enabled && kind == FSP_FRAME_MARK)
 		id = count_enter(st, feature, instance);
@@ -673,7 +662,7 @@ static __always_inline void push(struct tstack *st, __u64 sp, __u64 kind, __u64 
 			st->overflow_sp = sp + sp_off;
 		st->overflow++;
 		stat_inc(FSP_STAT_OVERFLOWS);
-		return;
+		return 0;
 	}
 	f = &st->f[slot(d)];
 	f->feature = feature;
@@ -692,21 +681,6 @@ static __always_inline void push(struct tstack *st, __u64 sp, __u64 kind, __u64 
 		f->t_enter = bpf_ktime_get_ns();
 	}
 	st->depth = d + 1;
-}
-
-static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    __u64 payload, __u64 sp_off)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct tstack *st;
-
-	stat_inc(FSP_STAT_PROBE_HITS);
-	st = bpf_task_storage_get(&tstacks, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!st) {
-		stat_inc(FSP_STAT_NO_STORAGE);
-		return 0;
-	}
-	push(st, PT_REGS_SP(ctx), kind, feature, instance, payload, sp_off);
 	return 0;
 }
 
@@ -825,28 +799,37 @@ static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
 		count_leave(f->slot, f->t_enter, f->anti_ns, now);
 }
 
-static __always_inline void pop(struct tstack *st, __u64 sp, __u64 now, __u64 kind, __u64 feature,
-				__u64 instance, bool match)
+static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
+				    bool match)
 {
+	/* First: the leave's own bookkeeping is not part of the duration. */
+	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
 	struct leave_ctx c = {
 		.kind = kind, .feature = feature, .instance = instance, .match = match};
+	struct tstack *st;
 	__u32 d;
 
-	prune(st, sp);
+	stat_inc(FSP_STAT_PROBE_HITS);
+	st = tstack_get(false);
+	if (!st) {
+		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		return 0;
+	}
+	prune(st, PT_REGS_SP(ctx));
 	if (st->overflow) {
 		st->overflow--;
-		return;
+		return 0;
 	}
 	d = st->depth;
 	if (d > FSP_MAX_DEPTH)
-		return;
+		return 0;
 	/* Fast path: the top frame, same pointer. */
 	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind &&
 	    (!match || st->f[slot(d - 1)].instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);
 		st->depth = d - 1;
-		return;
+		return 0;
 	}
 	c.st = st;
 	c.depth = d;
@@ -855,7 +838,7 @@ static __always_inline void pop(struct tstack *st, __u64 sp, __u64 now, __u64 ki
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
 		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
-		return;
+		return 0;
 	}
 	if (events_enabled)
 		frame_left(st, c.found, now);
@@ -865,28 +848,11 @@ static __always_inline void pop(struct tstack *st, __u64 sp, __u64 now, __u64 ki
 		 * missed their leave (an error path, a generator's yield). */
 		stat_add(FSP_STAT_STALE_MARKS, d - 1 - c.found);
 		st->depth = c.found;
-		return;
+		return 0;
 	}
 	/* Keep the frames above it: independent features may leave out of order. */
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
 	st->depth = d - 1;
-}
-
-static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    bool match)
-{
-	/* First: the leave's own bookkeeping is not part of the duration. */
-	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct tstack *st;
-
-	stat_inc(FSP_STAT_PROBE_HITS);
-	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
-	if (!st) {
-		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
-		return 0;
-	}
-	pop(st, PT_REGS_SP(ctx), now, kind, feature, instance, match);
 	return 0;
 }
 
@@ -1391,6 +1357,23 @@ static __always_inline __u64 sched_now(struct task_struct *t)
 	if (bpf_core_field_exists(t->se.cfs_rq))
 		return t->se.cfs_rq->rq->clock;
 	return bpf_ktime_get_ns();
+}
+
+/* The off-CPU record of thread tid of process tgid, if it has one. */
+static __always_inline struct offcpu_rec *rec_find(__u32 tid, __u32 tgid)
+{
+	__u64 owner = (__u64)tgid << 32 | tid;
+	__u32 i = tid & offcpu_mask;
+	struct offcpu_rec *r = bpf_map_lookup_elem(&offcpu_recs, &i);
+
+	if (!r)
+		return NULL;
+	if (r->owner == owner)
+		return r;
+	if (!r->spill)
+		return NULL;
+	r = bpf_map_lookup_elem(&offcpu_spill, &tid);
+	return r && r->owner == owner ? r : NULL;
 }
 
 /* Adds ns of off-CPU time of thread `task` with stack `hash` to counts. */
