@@ -22,7 +22,12 @@ PKGS := libbpf libelf libdw json-c $(shell pkg-config --exists libprotobuf-c 2>/
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
-INCLUDES := -I$(OUTPUT) -Ibpf -Iuserspace -Ianalysis -Iusdt
+# Sources live in folders by concern (docs/architecture.md); every folder is on
+# the include path, so files include each other by name.
+ANALYSIS_DIRS := $(sort $(dir $(shell find analysis -name '*.[ch]' -not -path 'analysis/proto/*')))
+USER_DIRS := $(sort $(dir $(shell find userspace -name '*.[ch]')))
+ANALYSIS_INC := $(patsubst %/,-I%,$(ANALYSIS_DIRS)) -I$(OUTPUT)/analysis/proto
+INCLUDES := -I$(OUTPUT) -Ibpf $(patsubst %/,-I%,$(USER_DIRS)) $(ANALYSIS_INC) -Iusdt
 LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -ljson-c -lprotobuf-c) -lz -pthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -45,7 +50,7 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-ANALYSIS_SRCS := $(wildcard analysis/*.c)
+ANALYSIS_SRCS := $(shell find analysis -name '*.c')
 ANALYSIS_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ANALYSIS_SRCS))
 ANALYSIS_ASAN_OBJS := $(patsubst %.c,$(OUTPUT)/asan/%.o,$(ANALYSIS_SRCS))
 # pprof's profile.proto, compiled by protoc-c into both archives.
@@ -55,7 +60,7 @@ ANALYSIS_ASAN_OBJS += $(OUTPUT)/asan/analysis/proto/profile.pb-c.o
 ANALYSIS_LIB := $(OUTPUT)/libfspanalysis.a
 ANALYSIS_ASAN_LIB := $(OUTPUT)/asan/libfspanalysis.a
 
-USER_SRCS := $(wildcard userspace/*.c)
+USER_SRCS := $(shell find userspace -name '*.c')
 USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(USER_SRCS))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -124,7 +129,7 @@ $(OUTPUT)/asan/analysis/proto/%.o: $(OUTPUT)/analysis/proto/%.c
 $(OUTPUT)/analysis/%.o: analysis/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ianalysis -I$(OUTPUT)/analysis/proto -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) -c $< -o $@
 
 $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 	$(call msg,AR,$@)
@@ -133,7 +138,7 @@ $(ANALYSIS_LIB): $(ANALYSIS_OBJS)
 $(OUTPUT)/asan/analysis/%.o: analysis/%.c
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -Ianalysis -I$(OUTPUT)/analysis/proto -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(ANALYSIS_INC) -c $< -o $@
 
 $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 	$(call msg,AR,$@)
@@ -143,7 +148,7 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 
 # Where an installed fsp-bpf finds the shipped probe maps (also found next to
 # the binary, in ./maps, when run from the source tree).
-$(OUTPUT)/userspace/mapdir.o: BASE_CFLAGS += -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
+$(OUTPUT)/userspace/probes/mapdir.o: BASE_CFLAGS += -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
 
 $(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
 	$(call msg,CC,$@)
@@ -159,14 +164,13 @@ $(APP): $(USER_OBJS) $(ANALYSIS_LIB)
 $(OUTPUT)/tests/unit/%: tests/unit/%.c $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -I$(OUTPUT)/analysis/proto -Itests/unit $< \
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -Itests/unit $< \
 		$(ANALYSIS_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
 
 $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(ANALYSIS_ASAN_LIB)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -I$(OUTPUT)/analysis/proto \
-		-Itests/unit $< $(ANALYSIS_ASAN_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -Itests/unit $< $(ANALYSIS_ASAN_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
 
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 
@@ -203,7 +207,7 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildc
 $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Ianalysis $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
 $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(call msg,CC,$@)
@@ -219,10 +223,10 @@ $(OUTPUT)/bench/tools/empty.bpf.o: bench/tools/empty.bpf.c $(OUTPUT)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) $(BPF_SYS_INCLUDES) \
 		-Wall -Werror -c $< -o $@
 
-$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/usdt.o
+$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/probes/usdt.o
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/usdt.o \
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
 		$(LDLIBS) -o $@
 
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
@@ -233,7 +237,7 @@ workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS)
 $(OUTPUT)/tests/integration/%.o: tests/integration/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/integration -Ianalysis -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/integration $(ANALYSIS_INC) -c $< -o $@
 
 # Integration tests may read profiles through the analysis library too.
 $(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS) $(ANALYSIS_LIB)
@@ -298,10 +302,10 @@ FUZZ_SRCS := bench/fuzz/fuzz_profile.c $(ANALYSIS_SRCS) $(filter %.c,$(PROTO_GEN
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
 	-DFSP_VERSION='"$(VERSION)"' -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow \
-	-Ianalysis -I$(OUTPUT)/analysis/proto
+	$(ANALYSIS_INC)
 
 .PHONY: fuzz
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard analysis/*.h) | $(PROTO_GEN)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(shell find analysis -name '*.h') | $(PROTO_GEN)
 	$(call msg,CLANG,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) $(LDLIBS) -lm -o $@

@@ -83,7 +83,7 @@ struct fsp_count {
  * mark_ids maps each (process, feature address, instance address) to a slot
  * of mark_stats, a per-CPU array that userspace sums over the CPUs.
  */
-#define FSP_HIST_BUCKETS 40 /* log2 buckets, as analysis/profile.h PROFILE_HIST_BUCKETS */
+#define FSP_HIST_BUCKETS 40 /* log2 buckets, as analysis/model/profile.h PROFILE_HIST_BUCKETS */
 
 struct fsp_mark_key {
 	__u64 tgid;
@@ -149,7 +149,7 @@ struct fsp_usdt_spec {
 #define FSP_ID_FEATURE (1ULL << 62)
 #define FSP_ID_HASH_MASK ((1ULL << 62) - 1)
 
-#define FSP_MAP_MAX_PARTS 6 /* as analysis/probemap.h PROBEMAP_MAX_PARTS */
+#define FSP_MAP_MAX_PARTS 6 /* as analysis/probemap/probemap.h PROBEMAP_MAX_PARTS */
 #define FSP_MAP_LIT_LEN 32 /* a literal part holds at most 31 bytes (PROBEMAP_LIT_LEN) */
 
 enum fsp_part_type {

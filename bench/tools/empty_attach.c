@@ -6,7 +6,7 @@
  *
  *   empty_attach [-b] [-s] [-U] EMPTY_BPF_O BINARY PID [HZ]
  *
- * Like fsp-bpf it parses the .note.stapsdt notes itself (userspace/usdt.c) and
+ * Like fsp-bpf it parses the .note.stapsdt notes itself (userspace/probes/usdt.c) and
  * creates one uprobe_multi link (BPF_TRACE_UPROBE_MULTI) per probe name per
  * file, semaphores included, so the probes fire exactly as they do under
  * fsp-bpf; only the program differs. With HZ, it also opens a software

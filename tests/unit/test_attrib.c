@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the attribution rule (analysis/attrib.c). */
+/* Unit tests of the attribution rule (analysis/model/attrib.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <time.h>

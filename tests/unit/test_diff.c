@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of profile differencing (analysis/diff.c, analysis/diff_report.c). */
+/* Unit tests of profile differencing (analysis/model/diff.c, analysis/render/diff_report.c). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <locale.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of merging profiles (analysis/merge.c). */
+/* Unit tests of merging profiles (analysis/model/merge.c). */
 #include <errno.h>
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of probe maps (analysis/probemap.c): every directive, every
+/* Unit tests of probe maps (analysis/probemap/probemap.c): every directive, every
  * error (its line, one line of text), instance templates, --feature
  * selection, the formatter, loading files, and the maps shipped in maps/. */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include "probemap.h"
 #include "unit_helpers.h"
 
-/* The map search path (userspace/mapdir.c) is plain C without libbpf: it is
+/* The map search path (userspace/probes/mapdir.c) is plain C without libbpf: it is
  * compiled into this test. */
 #include "mapdir.c"
 
@@ -1100,7 +1100,7 @@ static void test_shipped_python(void **state)
 	probemap__free(m);
 }
 
-/* ---- the map search path (userspace/mapdir.c) ---------------------------------------------- */
+/* ---- the map search path (userspace/probes/mapdir.c) ---------------------------------------------- */
 
 struct dirs {
 	char v[8][PATH_MAX + 64];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the profile model (analysis/profile.c). */
+/* Unit tests of the profile model (analysis/model/profile.c). */
 #include <errno.h>
 
 #include "attrib.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the renderers (analysis/report_text.c, the JSON profile of analysis/profile_io.c). */
+/* Unit tests of the renderers (analysis/render/report_text.c, the JSON profile of analysis/io/profile_io.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

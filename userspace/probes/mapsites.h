@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * From a probe map's feature (analysis/probemap.h) and one USDT site of its
+ * From a probe map's feature (analysis/probemap/probemap.h) and one USDT site of its
  * enter or leave probe to what the BPF side runs at that site (struct
  * fsp_map_site, bpf/profiler.h).
  */

@@ -30,7 +30,7 @@
 #include "session.h"
 
 _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
-	       "bpf/profiler.h and analysis/profile.h disagree on the histogram");
+	       "bpf/profiler.h and analysis/model/profile.h disagree on the histogram");
 
 #define RESCAN_INTERVAL_S 1.0
 #define FSP_MAX_SPECS 4096

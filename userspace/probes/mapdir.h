@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Where probe map files (analysis/probemap.h, docs/probe-maps.md) are found.
+ * Where probe map files (analysis/probemap/probemap.h, docs/probe-maps.md) are found.
  * A map named NAME is the file NAME.map in the first directory of the search
  * path that has one:
  *
