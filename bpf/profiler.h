@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Types shared by bpf/profiler.bpf.c and userspace. Only fixed-width __u32/__u64
- * so that both sides agree on layout without any padding surprises.
+ * Types shared by the kernel side (bpf/) and userspace. Only fixed-width
+ * __u32/__u64 so that both sides agree on layout without any padding surprises.
  */
 #ifndef FSP_PROFILER_H
 #define FSP_PROFILER_H

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel side's configuration: read-only data (rodata) that userspace sets
+ * in the skeleton before load, and the verifier then treats as constants (a
+ * disabled feature's code is dead and never verified).
+ */
+#ifndef FSP_CONFIG_BPF_H
+#define FSP_CONFIG_BPF_H
+
+#include "vmlinux.h"
+
+#include "profiler.h"
+
+/* Configured by userspace before load. */
+const volatile __u32 max_depth = FSP_MAX_DEPTH;
+/* Frames whose enter sp is below the current sp by less than this are dead;
+ * farther apart means another stack (sigaltstack, coroutine): leave alone. */
+const volatile __u64 stack_window = 8ULL << 20;
+/* -- CMD mode: stop this process at link-map changes so that userspace can
+ * attach a new library's probes before any of its code runs. */
+const volatile __u32 sync_tgid = 0;
+const volatile bool follow_forks = true;
+/* The event view: count enters/leaves and durations per mark instance. */
+const volatile bool events_enabled = true;
+/* Slots of mark_stats (= its max_entries). */
+const volatile __u32 max_events = 16384;
+
+/* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
+const volatile bool offcpu_enabled = false;
+/* offcpu_recs has offcpu_mask + 1 slots; a thread's is tid & offcpu_mask. */
+const volatile __u32 offcpu_mask = 0;
+/* -a: probes are attached per file for every process; the first probe a
+ * process fires makes it a target (userspace may exclude it: value 0). */
+const volatile bool system_wide = false;
+/* -a --comm: the names of the processes to profile (none: all). */
+const volatile __u32 nr_comms = 0;
+const volatile char comms[FSP_MAX_COMMS][FSP_COMM_LEN];
+
+#endif /* FSP_CONFIG_BPF_H */

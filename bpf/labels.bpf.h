@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Labels: the feature and instance strings of the target, copied once into
+ * the labels map and hashed, so that features match by name.
+ */
+#ifndef FSP_LABELS_BPF_H
+#define FSP_LABELS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "profiler.h"
+#include "maps.bpf.h"
+#include "util.bpf.h"
+
+struct fnv_ctx {
+	const char *str;
+	__u64 hash;
+};
+
+static long fnv_cb(__u64 i, void *data)
+{
+	struct fnv_ctx *c = data;
+	char ch;
+
+	if (i >= FSP_LABEL_LEN)
+		return 1;
+	ch = c->str[slot_label(i)];
+	if (!ch)
+		return 1;
+	c->hash = (c->hash ^ (__u8)ch) * 0x100000001b3ULL;
+	return 0;
+}
+
+/*
+ * The label at addr in the current process: copied once on first sight (the
+ * ABI promises static storage), so that userspace can name it even after the
+ * target exited. Returns the hash of the string, used to match features by
+ * name when two call sites pass different pointers to equal strings.
+ */
+static __u64 label_hash(__u32 tgid, __u64 addr)
+{
+	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	struct fnv_ctx fc = {.hash = 0xcbf29ce484222325ULL};
+	struct fsp_label *l;
+	long len;
+
+	if (addr & FSP_ID_SYNTH)
+		return mix64(addr); /* a mapped probe's: no string in the target */
+	l = bpf_map_lookup_elem(&labels, &key);
+	if (l)
+		return l->hash;
+	l = scratch_get(SCRATCH_PROBE);
+	if (!l)
+		return mix64(addr);
+	len = bpf_probe_read_user_str(l->str, sizeof(l->str), (const void *)addr);
+	if (len <= 0) {
+		/* Not paged in: userspace reads it later from /proc/PID/mem. */
+		stat_inc(FSP_STAT_LABEL_ERRORS);
+		l->len = 0;
+		l->str[0] = 0;
+		l->hash = mix64(addr);
+	} else {
+		fc.str = l->str;
+		bpf_loop(len, fnv_cb, &fc, 0);
+		l->len = len - 1;
+		l->hash = fc.hash;
+	}
+	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&labels, &key))
+		stat_inc(FSP_STAT_LABEL_ERRORS);
+	return l->hash;
+}
+
+/* label_hash() through the thread's cache (the process id is needed, and
+ * fetched, on a miss only). */
+static __always_inline __u64 label_hash_cached(struct tstack *st, __u64 addr)
+{
+	struct lcache_entry *e = &st->lcache[(addr >> 3) & (LCACHE_SIZE - 1)];
+
+	if (e->addr == addr && addr)
+		return e->hash;
+	e->hash = label_hash(bpf_get_current_pid_tgid() >> 32, addr);
+	e->addr = addr;
+	return e->hash;
+}
+
+#endif /* FSP_LABELS_BPF_H */

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The kernel side's state: the internal structs (a thread's mark stack and
+ * its caches, the off-CPU record, the scratch buffers) and every map, shared
+ * by all the programs.
+ */
+#ifndef FSP_MAPS_BPF_H
+#define FSP_MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "profiler.h"
+
+/* mark_stats slot of a frame not counted in the event view. */
+#define SLOT_NONE 0xffffffffU
+
+/* A live frame: what is stored plus what the live stack needs. */
+struct tframe {
+	__u64 feature;
+	__u64 instance;
+	__u64 payload;
+	__u64 kind;
+	__u64 fhash; /* hash of the feature name, to match leaves by name */
+	__u64 sp; /* user stack pointer at enter */
+	__u64 hash; /* hash of frames [0..this] */
+	/* Event view (events_enabled): */
+	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
+	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
+	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
+	__u32 pad;
+};
+
+/* Labels this thread already saw stored in the labels map, direct-mapped by
+ * address: saves the map lookups on most enters. */
+#define LCACHE_SIZE 8
+
+struct lcache_entry {
+	__u64 addr;
+	__u64 hash;
+};
+
+/* mark_stats slots of the (feature, instance) pairs this thread entered,
+ * direct-mapped: saves the mark_ids lookup on most enters. A slot never
+ * changes during the session, so entries never go stale. */
+#define ECACHE_SIZE 8
+
+struct ecache_entry {
+	__u64 feature;
+	__u64 instance;
+	__u64 slot;
+};
+
+/* Off-CPU time accumulated per stack in the thread's off-CPU record (4
+ * entries, associative): a thread that blocks with a few different stacks in
+ * turn (e.g. preempted inside a mark, then blocked outside it) updates the
+ * counts map only when an entry is evicted, exits or the session ends. */
+#define OFFCPU_ACC 4
+
+struct acc_entry {
+	__u64 hash;
+	__u64 ns; /* 0: free */
+};
+
+/*
+ * A thread's off-CPU state (--off-cpu), apart from its mark stack: an array
+ * indexed by thread id (offcpu_mask), and for a thread whose slot another
+ * thread holds, the offcpu_spill hash. The scheduler hook finds it with an
+ * inlined array read where a task-storage lookup is a helper call: a switch
+ * costs one task-storage lookup (the stack of a target thread switched out)
+ * instead of two, and a switch of other threads none (they were two).
+ */
+struct offcpu_rec {
+	__u64 owner; /* the thread holding it: tgid << 32 | tid; 0: free */
+	__u64 off_ts; /* when the thread was switched out; 0 while it runs */
+	__u64 off_hash; /* hash of its live mark stack then (0: empty) */
+	__u64 off_stored; /* latest hash known to be in the stacks map */
+	__u32 spill; /* array slots: a thread with this index is in offcpu_spill */
+	__u32 acc_next; /* acc_entry()'s next victim */
+	struct acc_entry acc[OFFCPU_ACC]; /* off-CPU time not yet in counts */
+};
+
+struct tstack {
+	struct lcache_entry lcache[LCACHE_SIZE];
+	struct ecache_entry ecache[ECACHE_SIZE];
+	__u32 depth;
+	__u32 overflow; /* enters beyond max_depth not yet left */
+	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	struct tframe f[FSP_MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstack);
+} tstacks SEC(".maps");
+
+/* Sizes below are defaults; userspace resizes every map before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct fsp_stack_key);
+	__type(value, struct fsp_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct fsp_count_key);
+	__type(value, struct fsp_count);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fsp_label_key);
+	__type(value, struct fsp_label);
+} labels SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FSP_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+/* Argument layouts of the attached probe sites; a site's cookie indexes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct fsp_usdt_spec);
+} usdt_specs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* The event view: (tgid, feature, instance) -> slot of mark_stats. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fsp_mark_key);
+	__type(value, __u32);
+} mark_ids SEC(".maps");
+
+/* Per-CPU, so that the hot path updates them without atomics or shared
+ * cache lines; userspace sums the CPUs. Sized max_events. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fsp_mark_stats);
+} mark_stats SEC(".maps");
+
+/* Slots of mark_stats handed out so far (may exceed max_events: failed
+ * attempts count too). */
+__u64 nr_mark_slots;
+
+/* A mapped probe's label being assembled: parts are written at offsets up
+ * to FSP_LABEL_LEN - 1 and may run FSP_LABEL_LEN bytes past it (cut after). */
+struct label_buf {
+	struct fsp_label l;
+	char spill[FSP_LABEL_LEN + 8];
+};
+
+union scratch {
+	struct fsp_stack stack;
+	struct fsp_label label;
+	struct label_buf lb;
+};
+
+/*
+ * One scratch buffer per CPU and context, because contexts nest on a CPU:
+ * the perf-event sampler interrupts probe programs, and the scheduler hook
+ * runs while a preempted probe program's buffer is in use.
+ */
+enum scratch_user {
+	SCRATCH_PROBE,
+	SCRATCH_SAMPLE,
+	SCRATCH_SWITCH,
+	SCRATCH__COUNT,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SCRATCH__COUNT);
+	__type(key, __u32);
+	__type(value, union scratch);
+} scratch SEC(".maps");
+
+/* --off-cpu: the threads' off-CPU records (struct offcpu_rec). Userspace sizes
+ * the array (a power of two, offcpu_mask + 1) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_rec);
+} offcpu_recs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_rec);
+} offcpu_spill SEC(".maps");
+
+/* Sites of mapped probes; a site's cookie indexes it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct fsp_map_site);
+} map_sites SEC(".maps");
+
+#endif /* FSP_MAPS_BPF_H */

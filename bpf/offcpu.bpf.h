@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Off-CPU time (--off-cpu): a target thread's off-CPU record, found and
+ * claimed by thread id, the time accumulated per stack in it, and its charge
+ * to the counts map; switch_out() takes the stack a thread leaves the CPU with.
+ */
+#ifndef FSP_OFFCPU_BPF_H
+#define FSP_OFFCPU_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "profiler.h"
+#include "config.bpf.h"
+#include "maps.bpf.h"
+#include "util.bpf.h"
+#include "admit.bpf.h"
+#include "markstack.bpf.h"
+
+#define TASK_DEAD 0x80 /* prev_state of a thread's final switch-out */
+#define PF_KTHREAD 0x00200000 /* task_struct.flags: a kernel thread */
+
+/*
+ * The clock of off-CPU intervals: the run queue clock (rq->clock, sched_clock
+ * based, ns) of the CPU that task t is on. In sched_switch, __schedule() has
+ * just updated it, so it is "now" for the cost of three loads, where
+ * bpf_ktime_get_ns() costs ~50 ns on a VM. Both ends of an interval read it in
+ * sched_switch, possibly on two CPUs: their clocks agree (x86 with a stable
+ * TSC: sched_clock() plus one offset; else within a tick). Reached through
+ * the task's CFS run queue (the per-CPU `runqueues` is not a ksym without
+ * CONFIG_KALLSYMS_ALL); without CONFIG_FAIR_GROUP_SCHED, ktime throughout.
+ */
+static __always_inline __u64 sched_now(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->se.cfs_rq))
+		return t->se.cfs_rq->rq->clock;
+	return bpf_ktime_get_ns();
+}
+
+/* The off-CPU record of thread tid of process tgid, if it has one. */
+static __always_inline struct offcpu_rec *rec_find(__u32 tid, __u32 tgid)
+{
+	__u64 owner = (__u64)tgid << 32 | tid;
+	__u32 i = tid & offcpu_mask;
+	struct offcpu_rec *r = bpf_map_lookup_elem(&offcpu_recs, &i);
+
+	if (!r)
+		return NULL;
+	if (r->owner == owner)
+		return r;
+	if (!r->spill)
+		return NULL;
+	r = bpf_map_lookup_elem(&offcpu_spill, &tid);
+	return r && r->owner == owner ? r : NULL;
+}
+
+/* Adds ns of off-CPU time of thread `task` with stack `hash` to counts. */
+static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64 ns)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct fsp_count_key key = {.tgid = task->tgid, .tid = task->pid, .hash = hash};
+	struct fsp_count *c = bpf_map_lookup_elem(&counts, &key), fresh = {};
+
+	if (c) {
+		__sync_fetch_and_add(&c->offcpu_ns, ns);
+		/* The sampler keeps a running thread's latest name; this one may
+		 * seldom run (comm is renamed by exec and prctl). */
+		bpf_probe_read_kernel(c->comm, sizeof(c->comm), task->comm);
+		c->seen_ns = now;
+		return;
+	}
+	fresh.offcpu_ns = ns;
+	fresh.seen_ns = now;
+	bpf_probe_read_kernel(fresh.comm, sizeof(fresh.comm), task->comm);
+	if (bpf_map_update_elem(&counts, &key, &fresh, BPF_NOEXIST)) {
+		c = bpf_map_lookup_elem(&counts, &key);
+		if (c)
+			__sync_fetch_and_add(&c->offcpu_ns, ns);
+		else
+			stat_inc(FSP_STAT_OFFCPU_DROPS);
+	}
+}
+
+/* Moves all of the thread's accumulated off-CPU time to the counts map. */
+static __always_inline void flush_acc(struct task_struct *task, struct offcpu_rec *r)
+{
+	for (int i = 0; i < OFFCPU_ACC; i++) {
+		if (!r->acc[i].ns)
+			continue;
+		charge_offcpu(task, r->acc[i].hash, r->acc[i].ns);
+		r->acc[i].ns = 0;
+	}
+}
+
+/* The record's accumulator entry for stack hash h: the one holding h, else a
+ * free one, else (all four hold other stacks) the one after the last used,
+ * emptied into the counts map first. Associative, not direct-mapped: a thread
+ * that blocks in turn inside and outside a mark (hash 0) would otherwise
+ * evict one with the other on every switch when their hashes share a slot. */
+static __always_inline struct acc_entry *acc_entry(struct task_struct *task, struct offcpu_rec *r,
+						   __u64 h)
+{
+	struct acc_entry *e = NULL;
+	int i;
+
+	for (i = 0; i < OFFCPU_ACC; i++) {
+		if (r->acc[i].hash == h && r->acc[i].ns)
+			return &r->acc[i];
+		if (!e && !r->acc[i].ns)
+			e = &r->acc[i];
+	}
+	if (e)
+		return e;
+	e = &r->acc[r->acc_next++ & (OFFCPU_ACC - 1)];
+	charge_offcpu(task, e->hash, e->ns);
+	e->ns = 0;
+	return e;
+}
+
+/*
+ * The thread runs again (or the session ends) at `now`: the time since its
+ * switch-out is off-CPU time of the stack it had then. It accumulates in the
+ * thread's record, saving a counts lookup on most switches.
+ */
+static __always_inline void offcpu_end(struct task_struct *task, struct offcpu_rec *r, __u64 now)
+{
+	__u64 ns = now > r->off_ts ? now - r->off_ts : 0;
+	struct acc_entry *e = acc_entry(task, r, r->off_hash);
+
+	r->off_ts = 0;
+	e->hash = r->off_hash;
+	e->ns += ns; /* an entry holding 0 ns is free */
+}
+
+/* A record for target thread t: its array slot if free, else an entry of
+ * offcpu_spill (and the slot says so). NULL when both are full. */
+static __noinline struct offcpu_rec *rec_claim(struct task_struct *t)
+{
+	__u32 tid = t->pid, i = tid & offcpu_mask;
+	struct offcpu_rec fresh = {.owner = (__u64)t->tgid << 32 | tid}, *r;
+
+	r = bpf_map_lookup_elem(&offcpu_recs, &i);
+	if (!r)
+		return NULL;
+	if (__sync_val_compare_and_swap(&r->owner, 0, fresh.owner) == 0) {
+		r->off_ts = 0;
+		r->off_stored = 0;
+		r->acc_next = 0;
+		for (int k = 0; k < OFFCPU_ACC; k++)
+			r->acc[k].ns = 0;
+		return r;
+	}
+	r->spill = 1;
+	bpf_map_update_elem(&offcpu_spill, &tid, &fresh, BPF_NOEXIST);
+	r = bpf_map_lookup_elem(&offcpu_spill, &tid);
+	if (!r || r->owner != fresh.owner)
+		return NULL;
+	return r;
+}
+
+/* The thread's record is no longer needed (it exits or execs). */
+static __always_inline void rec_release(struct offcpu_rec *r, __u32 tid)
+{
+	__u32 i = tid & offcpu_mask;
+	struct offcpu_rec *slot = bpf_map_lookup_elem(&offcpu_recs, &i);
+
+	if (slot == r)
+		WRITE_ONCE(r->owner, 0);
+	else
+		bpf_map_delete_elem(&offcpu_spill, &tid);
+}
+
+/* The record of prev if it is a target thread whose switch-out counts. */
+static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev,
+							unsigned int prev_state)
+{
+	__u32 tgid = prev->tgid;
+	struct offcpu_rec *r;
+
+	/* The idle task and kernel threads are no targets; a dying thread
+	 * never comes back. */
+	if (!tgid || (prev_state & TASK_DEAD) || (prev->flags & PF_KTHREAD))
+		return NULL;
+	r = rec_find(prev->pid, tgid);
+	if (r || !is_target(tgid))
+		return r;
+	r = rec_claim(prev);
+	if (!r)
+		stat_inc(FSP_STAT_OFFCPU_DROPS);
+	return r;
+}
+
+/*
+ * A target thread leaves the CPU, for whatever reason: it blocks or sleeps
+ * (prev_state != 0), or it is preempted while runnable. Until it runs again,
+ * its time is off-CPU time of the live mark stack it has now (stored in the
+ * stacks map the first time it is seen).
+ */
+static __always_inline void switch_out(struct task_struct *prev, struct offcpu_rec *r, __u64 now)
+{
+	struct tstack *st = bpf_task_storage_get(&tstacks, prev, NULL, 0);
+	struct fsp_stack_key skey = {.tgid = prev->tgid};
+	struct pt_regs *regs;
+	__u32 d = 0;
+
+	if (st && st->depth) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		d = live_depth(st, regs->sp);
+	}
+	skey.hash = st && d && d <= FSP_MAX_DEPTH ? st->f[slot(d - 1)].hash : 0;
+	if (st && skey.hash && skey.hash != r->off_stored) {
+		if (store_stack(st, d, &skey, SCRATCH_SWITCH))
+			r->off_stored = skey.hash;
+		else
+			stat_inc(FSP_STAT_STACK_DROPS);
+	}
+	r->off_hash = skey.hash;
+	r->off_ts = now;
+}
+
+#endif /* FSP_OFFCPU_BPF_H */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * USDT argument decoding: an argument of the probe that fired, by the layout
+ * userspace parsed from the site's note (usdt_specs, indexed by the cookie).
+ */
+#ifndef FSP_USDT_ARG_BPF_H
+#define FSP_USDT_ARG_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "profiler.h"
+#include "maps.bpf.h"
+
+/* A register of the probed context by its pt_regs offset: direct context
+ * loads at constant offsets, much cheaper than bpf_probe_read_kernel(). */
+#define CTX_LOAD(off)                                                                              \
+	case off:                                                                                  \
+		asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(*val) : "r"(ctx));              \
+		return 0
+
+static __always_inline int read_reg(struct pt_regs *ctx, __u64 off, __u64 *val)
+{
+	/* Inline asm: the compiler would fold the cases into ctx + off, and the
+	 * verifier accepts context loads at constant offsets only. */
+	switch (off) {
+		CTX_LOAD(0);
+		CTX_LOAD(8);
+		CTX_LOAD(16);
+		CTX_LOAD(24);
+		CTX_LOAD(32);
+		CTX_LOAD(40);
+		CTX_LOAD(48);
+		CTX_LOAD(56);
+		CTX_LOAD(64);
+		CTX_LOAD(72);
+		CTX_LOAD(80);
+		CTX_LOAD(88);
+		CTX_LOAD(96);
+		CTX_LOAD(104);
+		CTX_LOAD(112);
+		CTX_LOAD(152);
+	}
+	return -1;
+}
+
+/* Reads argument n of the probe that fired, wherever the compiler put it. */
+static __always_inline int usdt_arg(struct pt_regs *ctx, const struct fsp_usdt_spec *spec, __u32 n,
+				    __u64 *out)
+{
+	const struct fsp_usdt_arg *a;
+	__u64 val = 0, size, shift;
+
+	if (n >= spec->nr_args || n >= FSP_USDT_MAX_ARGS)
+		return -1;
+	a = &spec->args[n];
+	switch (a->type) {
+	case FSP_ARG_CONST:
+		val = a->val_off;
+		break;
+	case FSP_ARG_REG:
+		if (read_reg(ctx, a->reg_off, &val))
+			return -1;
+		break;
+	case FSP_ARG_REG_DEREF:
+		if (read_reg(ctx, a->reg_off, &val))
+			return -1;
+		size = a->size;
+		if (size == 0 || size > 8)
+			return -1;
+		if (bpf_probe_read_user(&val, size, (void *)(val + a->val_off)))
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	/* Keep the low `size` bytes, sign-extended for signed arguments. */
+	shift = 64 - 8 * (a->size & 0xf);
+	if (shift && shift < 64) {
+		if (a->is_signed)
+			val = (__u64)((__s64)(val << shift) >> shift);
+		else
+			val = (val << shift) >> shift;
+	}
+	*out = val;
+	return 0;
+}
+
+static __always_inline const struct fsp_usdt_spec *usdt_spec(struct pt_regs *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+
+	return bpf_map_lookup_elem(&usdt_specs, &id);
+}
+
+#endif /* FSP_USDT_ARG_BPF_H */
