@@ -95,10 +95,12 @@ $(OUTPUT)/vmlinux.h:
 	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/%.h $(OUTPUT)/vmlinux.h
+# The object depends on every header it includes (bpf/*.bpf.h, profiler.h):
+# clang writes them to $(OUTPUT)/%.bpf.d (-MMD), read at the end of this file.
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf $(BPF_SYS_INCLUDES) \
-		-Wall -Werror -c $< -o $@
+		-Wall -Werror -MMD -MP -c $< -o $@
 	$(Q)llvm-strip -g $@ 2>/dev/null || true
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
@@ -328,5 +330,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf $(OUTPUT) $(APP) fsp-bpf.pc
 
-# Userspace objects depend on the skeletons; headers via -MMD.
+# Userspace objects depend on the skeletons; headers (C and BPF) via -MMD.
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)
