@@ -21,7 +21,6 @@
 #include "outfile.h"
 #include "profile_format.h"
 #include "profile_io.h"
-#include "report.h"
 #include "report_util.h"
 #include "strtab.h"
 #include "util.h"
@@ -436,66 +435,43 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 	pw_strings_fini(&strs);
 }
 
-int report__json(FILE *out, const struct profile *p, const struct attrib *a)
+int profile__write_json(FILE *out, const struct profile *p)
 {
-	struct attrib *own = NULL;
 	struct json_out w;
+	struct attrib *a;
 	int err;
 
 	if (!out || !p)
 		return -EINVAL;
-	if (!a) {
-		own = attrib__compute(p, NULL);
-		if (!own)
-			return -ENOMEM;
-		a = own;
-	}
+	a = attrib__compute(p, NULL);
+	if (!a)
+		return -ENOMEM;
 	err = json_out__begin(&w, out);
 	if (!err) {
 		pw_profile(&w, p, a);
 		err = json_out__end(&w);
 	}
-	attrib__free(own);
+	attrib__free(a);
 	return err;
-}
-
-int profile__write_json(FILE *out, const struct profile *p)
-{
-	return report__json(out, p, NULL);
-}
-
-/* The profile file, atomically (outfile.h); "-" is stdout. */
-static int save(const char *path, const struct profile *p, const struct attrib *a)
-{
-	struct outfile *f;
-	int err;
-
-	f = outfile__open(path, &err);
-	if (!f)
-		return err;
-	err = report__json(outfile__stream(f), p, a);
-	if (!err)
-		err = outfile__commit(f);
-	outfile__free(f);
-	return err;
-}
-
-int report__json_file(const char *path, const struct profile *p, const struct attrib *a)
-{
-	if (!path || !p)
-		return -EINVAL;
-	return save(path, p, a);
 }
 
 int profile__save(const char *path, const struct profile *p, char *err, size_t errlen)
 {
+	struct outfile *f;
 	int ret;
 
 	if (!path || !p) {
 		fsp_set_err(err, errlen, "%s: %s", path ? path : "(null)", strerror(EINVAL));
 		return -EINVAL;
 	}
-	ret = save(path, p, NULL);
+	/* atomically (outfile.h); "-" is stdout */
+	f = outfile__open(path, &ret);
+	if (f) {
+		ret = profile__write_json(outfile__stream(f), p);
+		if (!ret)
+			ret = outfile__commit(f);
+		outfile__free(f);
+	}
 	if (ret)
 		fsp_set_err(err, errlen, "%s: %s", strcmp(path, "-") ? path : "stdout",
 			    strerror(-ret));
