@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "probemap.h"
+#include "utf8.h"
 #include "util.h"
 
 #define PROBEMAP_MAX_FILE (1U << 20) /* bytes of a map file */
@@ -158,40 +159,6 @@ static bool slice_is(struct slice t, const char *s)
 
 /* ---- checks of the whole text ------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s[0..n), 0 if invalid (overlong
- * forms, surrogates and code points above U+10FFFF are invalid). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static int check_text(struct parser *p, const char *text, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)text;
@@ -210,7 +177,7 @@ static int check_text(struct parser *p, const char *text, size_t len)
 			return fail(p, line, "NUL byte (a map file is UTF-8 text)");
 		if (s[i] == '\n')
 			line++;
-		n = utf8_len(s + i, len - i);
+		n = utf8__seq(s + i, len - i);
 		if (!n)
 			return fail(p, line, "invalid UTF-8 (a map file is UTF-8 text)");
 		i += n;

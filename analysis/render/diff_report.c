@@ -2,7 +2,6 @@
 /* Renderers of a profile diff: the text table and JSON (docs/diff-format.md). */
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <locale.h>
 #include <math.h>
 #include <stdbool.h>
@@ -11,6 +10,7 @@
 #include <time.h>
 
 #include "diff.h"
+#include "json_out.h"
 #include "report_util.h"
 
 #define DIFF_FORMAT_VERSION 1
@@ -232,205 +232,126 @@ int diff__text(FILE *out, const struct diff *d, const struct diff_report_opts *o
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* Builds the document; the first allocation failure sticks in err. */
-struct dj_ctx {
-	int err;
-};
+/* Builds the document with json_out.h: the first failure sticks in w->err. */
 
-static void dj_add(struct dj_ctx *c, struct json_object *o, const char *key, struct json_object *v,
-		   bool may_be_null)
+static void dj_string(struct json_out *w, struct json_object *o, const char *key, const char *s)
 {
-	if (c->err || (!v && !may_be_null) || json_object_object_add(o, key, v)) {
-		json_object_put(v);
-		c->err = -ENOMEM;
-	}
+	json_out__add(w, o, key, json_out__str(w, s));
 }
 
-static void dj_string(struct dj_ctx *c, struct json_object *o, const char *key, const char *s)
+static void dj_u64(struct json_out *w, struct json_object *o, const char *key, uint64_t v)
 {
-	dj_add(c, o, key, s ? json_object_new_string(s) : NULL, !s);
+	json_out__add(w, o, key, json_out__u64(w, v));
 }
 
-static void dj_u64(struct dj_ctx *c, struct json_object *o, const char *key, uint64_t v)
+static void dj_bool(struct json_out *w, struct json_object *o, const char *key, bool v)
 {
-	dj_add(c, o, key, json_object_new_uint64(v), false);
+	json_out__add(w, o, key, json_out__bool(w, v));
 }
 
-static void dj_bool(struct dj_ctx *c, struct json_object *o, const char *key, bool v)
+/* A real as the JSON profile writes reals (json_out__real), -0 as 0; null
+ * when v is not finite. */
+static void dj_double(struct json_out *w, struct json_object *o, const char *key, double v)
 {
-	dj_add(c, o, key, json_object_new_boolean(v), false);
+	json_out__add(w, o, key, json_out__real(w, no_neg_zero(v)));
 }
 
-/*
- * A real with the fewest of 15, 16 or 17 significant digits that reads back
- * as v (as the JSON profile writes reals), with ".0" added to a whole number
- * so that it reads back as a real; null when v is not finite.
- */
-static void dj_double(struct dj_ctx *c, struct json_object *o, const char *key, double v)
+static struct json_object *dj_side(struct json_out *w, const struct diff_side *s)
 {
-	char buf[40];
-	int prec;
-
-	if (!isfinite(v)) {
-		dj_add(c, o, key, NULL, true);
-		return;
-	}
-	v = no_neg_zero(v);
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	if (!strpbrk(buf, ".e"))
-		strcat(buf, ".0");
-	dj_add(c, o, key, json_object_new_double_s(v, buf), false);
-}
-
-static struct json_object *dj_side(struct dj_ctx *c, const struct diff_side *s)
-{
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_out__object(w);
 	const struct profile_meta *m = s->meta;
 
-	if (!o) {
-		c->err = -ENOMEM;
-		return NULL;
-	}
-	dj_string(c, o, "target", m->target);
-	dj_string(c, o, "command_line", m->command_line);
-	dj_string(c, o, "host", m->host);
-	dj_string(c, o, "kernel", m->kernel);
-	dj_double(c, o, "start_time", m->start_time);
-	dj_double(c, o, "end_time", m->end_time);
-	dj_double(c, o, "duration_s", m->duration_s);
-	dj_u64(c, o, "frequency_hz", m->frequency_hz);
-	dj_u64(c, o, "period_ns", s->period_ns);
-	dj_u64(c, o, "total_samples", s->total_samples);
-	dj_u64(c, o, "uncharged_samples", s->uncharged_samples);
-	dj_double(c, o, "total_ms", s->total_ms);
+	dj_string(w, o, "target", m->target);
+	dj_string(w, o, "command_line", m->command_line);
+	dj_string(w, o, "host", m->host);
+	dj_string(w, o, "kernel", m->kernel);
+	dj_double(w, o, "start_time", m->start_time);
+	dj_double(w, o, "end_time", m->end_time);
+	dj_double(w, o, "duration_s", m->duration_s);
+	dj_u64(w, o, "frequency_hz", m->frequency_hz);
+	dj_u64(w, o, "period_ns", s->period_ns);
+	dj_u64(w, o, "total_samples", s->total_samples);
+	dj_u64(w, o, "uncharged_samples", s->uncharged_samples);
+	dj_double(w, o, "total_ms", s->total_ms);
 	return o;
 }
 
-static struct json_object *dj_totals(struct dj_ctx *c, const struct diff_totals *t)
+static struct json_object *dj_totals(struct json_out *w, const struct diff_totals *t)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_out__object(w);
 
-	if (!o) {
-		c->err = -ENOMEM;
-		return NULL;
-	}
-	dj_double(c, o, "base_ms", t->base_ms);
-	dj_double(c, o, "new_ms", t->new_ms);
-	dj_double(c, o, "delta_ms", t->delta_ms);
-	dj_double(c, o, "predicted_ms", t->predicted_ms);
-	dj_double(c, o, "deviation_ms", t->deviation_ms);
-	dj_double(c, o, "growth", t->growth);
+	dj_double(w, o, "base_ms", t->base_ms);
+	dj_double(w, o, "new_ms", t->new_ms);
+	dj_double(w, o, "delta_ms", t->delta_ms);
+	dj_double(w, o, "predicted_ms", t->predicted_ms);
+	dj_double(w, o, "deviation_ms", t->deviation_ms);
+	dj_double(w, o, "growth", t->growth);
 	return o;
 }
 
-static struct json_object *dj_row(struct dj_ctx *c, const struct diff_row *r)
+static struct json_object *dj_row(struct json_out *w, const struct diff_row *r)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_out__object(w);
 
-	if (!o) {
-		c->err = -ENOMEM;
-		return NULL;
-	}
-	dj_string(c, o, "name", r->name);
-	dj_bool(c, o, "new", r->flags & DIFF_NEW);
-	dj_bool(c, o, "gone", r->flags & DIFF_GONE);
-	dj_u64(c, o, "base_samples", r->base_samples);
-	dj_double(c, o, "base_ms", r->base_ms);
-	dj_double(c, o, "base_pct", r->base_pct);
-	dj_u64(c, o, "new_samples", r->new_samples);
-	dj_double(c, o, "new_ms", r->new_ms);
-	dj_double(c, o, "new_pct", r->new_pct);
-	dj_double(c, o, "delta_ms", r->delta_ms);
-	dj_double(c, o, "delta_pp", r->delta_pp);
-	dj_double(c, o, "predicted_ms", r->predicted_ms);
-	dj_double(c, o, "deviation_ms", r->deviation_ms);
-	dj_double(c, o, "growth", r->growth);
+	dj_string(w, o, "name", r->name);
+	dj_bool(w, o, "new", r->flags & DIFF_NEW);
+	dj_bool(w, o, "gone", r->flags & DIFF_GONE);
+	dj_u64(w, o, "base_samples", r->base_samples);
+	dj_double(w, o, "base_ms", r->base_ms);
+	dj_double(w, o, "base_pct", r->base_pct);
+	dj_u64(w, o, "new_samples", r->new_samples);
+	dj_double(w, o, "new_ms", r->new_ms);
+	dj_double(w, o, "new_pct", r->new_pct);
+	dj_double(w, o, "delta_ms", r->delta_ms);
+	dj_double(w, o, "delta_pp", r->delta_pp);
+	dj_double(w, o, "predicted_ms", r->predicted_ms);
+	dj_double(w, o, "deviation_ms", r->deviation_ms);
+	dj_double(w, o, "growth", r->growth);
 	return o;
 }
 
-/* Appends v to array a (taking it; NULL means an earlier failure). */
-static void dj_append(struct dj_ctx *c, struct json_object *a, struct json_object *v)
+static struct json_object *dj_features(struct json_out *w, const struct diff *d)
 {
-	if (c->err || !v || json_object_array_add(a, v)) {
-		json_object_put(v);
-		c->err = -ENOMEM;
-	}
-}
-
-static struct json_object *dj_features(struct dj_ctx *c, const struct diff *d)
-{
-	struct json_object *arr = json_object_new_array(), *fo, *insts;
+	struct json_object *arr = json_out__array(w, diff__nr_features(d)), *fo, *insts;
 	const struct diff_feature *f;
 	size_t i, j;
 
-	if (!arr) {
-		c->err = -ENOMEM;
-		return NULL;
-	}
-	for (i = 0; i < diff__nr_features(d) && !c->err; i++) {
+	for (i = 0; i < diff__nr_features(d) && !w->err; i++) {
 		f = diff__feature(d, i);
-		fo = dj_row(c, &f->row);
-		insts = json_object_new_array();
-		for (j = 0; insts && j < f->nr_instances && !c->err; j++)
-			dj_append(c, insts, dj_row(c, &f->instances[j]));
-		if (fo)
-			dj_add(c, fo, "instances", insts, false);
-		else
-			json_object_put(insts);
-		dj_append(c, arr, fo);
+		fo = dj_row(w, &f->row);
+		insts = json_out__array(w, f->nr_instances);
+		for (j = 0; j < f->nr_instances && !w->err; j++)
+			json_out__append(w, insts, dj_row(w, &f->instances[j]));
+		json_out__add(w, fo, "instances", insts);
+		json_out__append(w, arr, fo);
 	}
 	return arr;
 }
 
 int diff__json(FILE *out, const struct diff *d)
 {
-	struct json_object *root = NULL;
-	struct dj_ctx c = {};
-	struct c_locale loc;
-	const char *s;
+	struct json_object *root;
+	struct json_out w;
 	int err;
 
 	if (!out || !d)
 		return -EINVAL;
-	err = c_locale__enter(&loc);
+	err = json_out__begin(&w, out);
 	if (err)
 		return err;
-	root = json_object_new_object();
-	if (!root) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	dj_u64(&c, root, "version", DIFF_FORMAT_VERSION);
-	dj_string(&c, root, "tool", "fsp-bpf");
-	dj_string(&c, root, "tool_version", FSP_VERSION);
-	dj_double(&c, root, "scale", diff__totals(d)->scale);
-	dj_string(&c, root, "sorted_by", diff__scaled(d) ? "deviation_ms" : "delta_ms");
-	dj_add(&c, root, "base", dj_side(&c, diff__base(d)), false);
-	dj_add(&c, root, "new", dj_side(&c, diff__new(d)), false);
-	dj_add(&c, root, "totals", dj_totals(&c, diff__totals(d)), false);
-	dj_add(&c, root, "features", dj_features(&c, d), false);
-	if (c.err) {
-		err = c.err;
-		goto cleanup;
-	}
-	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-							 JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!s) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	fputs(s, out);
-	fputc('\n', out);
-	err = flush_status(out);
-
-cleanup:
-	json_object_put(root);
-	c_locale__leave(&loc);
-	return err;
+	root = json_out__object(&w);
+	dj_u64(&w, root, "version", DIFF_FORMAT_VERSION);
+	dj_string(&w, root, "tool", "fsp-bpf");
+	dj_string(&w, root, "tool_version", FSP_VERSION);
+	dj_double(&w, root, "scale", diff__totals(d)->scale);
+	dj_string(&w, root, "sorted_by", diff__scaled(d) ? "deviation_ms" : "delta_ms");
+	json_out__add(&w, root, "base", dj_side(&w, diff__base(d)));
+	json_out__add(&w, root, "new", dj_side(&w, diff__new(d)));
+	json_out__add(&w, root, "totals", dj_totals(&w, diff__totals(d)));
+	json_out__add(&w, root, "features", dj_features(&w, d));
+	json_out__value_ext(&w, root,
+			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				    JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_out__puts(&w, "\n");
+	return json_out__end(&w);
 }

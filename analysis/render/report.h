@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Renderers of an attributed profile: text report, folded stacks, pprof, JSON profile. */
+/* Renderers of an attributed profile: text report, folded stacks, pprof (the
+ * JSON profile: profile_io.h). */
 #ifndef FSP_ANALYSIS_REPORT_H
 #define FSP_ANALYSIS_REPORT_H
 
@@ -68,9 +69,9 @@ struct report_opts {
 	 * list of PIDs (report_pids__parse), each matching a process's pid or
 	 * its PID in its own namespace (profile_process.nspid; in a merged
 	 * profile, of any source). A process is kept when it matches every
-	 * filter given. Every renderer (not
-	 * report__json: the profile file is the whole profile) then shows the
-	 * profile of the kept processes alone (report__filter): totals,
+	 * filter given. Every renderer (not profile__write_json: the
+	 * profile file is the whole profile) then shows the profile of the
+	 * kept processes alone (report__filter): totals,
 	 * shares, denominators, sections and events are theirs, as if only
 	 * they had been profiled; the text header says that a filter is in
 	 * effect and what part of the profile it keeps. A filter that keeps
@@ -144,12 +145,5 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
  * -ENOMEM, -EIO (compression) or -errno of the write.
  */
 int report__pprof(FILE *out, const struct profile *p, const struct report_opts *opts);
-
-/* The JSON profile (docs/profile-format.md) to a stream. */
-int report__json(FILE *out, const struct profile *p, const struct attrib *a);
-
-/* The JSON profile written atomically: a temp file in the same directory,
- * fsync, rename. "-" writes to stdout. Returns 0 or -errno. */
-int report__json_file(const char *path, const struct profile *p, const struct attrib *a);
 
 #endif /* FSP_ANALYSIS_REPORT_H */

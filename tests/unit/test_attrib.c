@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "attrib.h"
+#include "profile_io.h"
 #include "report.h"
 #include "unit_helpers.h"
 
@@ -625,7 +626,7 @@ static void test_scale(void **state)
 	devnull = fopen("/dev/null", "w");
 	assert_non_null(devnull);
 	assert_int_equal(report__text(devnull, p, a, &ro), 0);
-	assert_int_equal(report__json(devnull, p, a), 0);
+	assert_int_equal(profile__write_json(devnull, p), 0);
 	fclose(devnull);
 
 	assert_int_equal(attrib__total_samples(a), 100000ULL * 55);

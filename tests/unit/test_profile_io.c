@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the profile file (analysis/io/profile_io.c): writing, reading,
+/* Unit tests of the profile file (analysis/io/profile_io.h): writing, reading,
  * round trips, the reader's errors and limits, the atomic save. */
 #include <dirent.h>
 #include <errno.h>

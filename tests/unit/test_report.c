@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the renderers (analysis/render/report_text.c, the JSON profile of analysis/io/profile_io.c). */
+/* Unit tests of the renderers (analysis/render/report_text.c, the JSON profile of analysis/io/profile_write.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "attrib.h"
+#include "profile_io.h"
 #include "report.h"
 #include "unit_helpers.h"
 
@@ -83,14 +84,14 @@ static char *render_text(const struct profile *p, const struct attrib *a, double
 	return buf;
 }
 
-static char *render_json(const struct profile *p, const struct attrib *a)
+static char *render_json(const struct profile *p)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(report__json(f, p, a), 0);
+	assert_int_equal(profile__write_json(f, p), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -266,7 +267,7 @@ static void test_locale_independent(void **state)
 	}
 	snprintf(buf, sizeof(buf), "%.1f", 1.5);
 	text = render_text(p, NULL, 0);
-	json = render_json(p, NULL);
+	json = render_json(p);
 	setlocale(LC_NUMERIC, saved);
 	free(saved);
 	if (dir[0]) {
@@ -419,7 +420,7 @@ static void test_text_period_from_frequency(void **state)
 	free(text);
 	/* the JSON profile gives the period it used */
 	{
-		char *json = render_json(p, NULL);
+		char *json = render_json(p);
 		struct json_object *o = parse(json);
 
 		assert_int_equal(get_u64(o, "period_ns"), 1001001);
@@ -509,7 +510,7 @@ static void test_json_fields(void **state)
 
 	profile__set_diag(p, DIAG_UNMATCHED_LEAVES, 4);
 	profile__set_diag(p, DIAG_LOST_SAMPLES, UINT64_MAX);
-	text = render_json(p, NULL);
+	text = render_json(p);
 	o = parse(text);
 
 	assert_int_equal(get_u64(o, "version"), 2);
@@ -617,7 +618,7 @@ static void test_json_null_meta_and_unknown(void **state)
 	ADD_STACK(p, 5, 9, MARK("F", NULL));
 	ADD_SAMPLES(p, 5, 6, 9, 2);
 	assert_int_equal(profile__add_samples(p, 5, 6, 0xbad, 3), -ENOENT);
-	text = render_json(p, NULL);
+	text = render_json(p);
 	o = parse(text);
 	assert_true(json_object_is_type(get(o, "target"), json_type_null));
 	assert_true(json_object_is_type(get(o, "host"), json_type_null));
@@ -655,7 +656,7 @@ static void test_json_escaping(void **state)
 	assert_int_equal(profile__set_meta(p, &m), 0);
 	ADD_STACK(p, 1, 1, MARK(weird, "bad \xff\xfe utf8 \xe2\x82"));
 	ADD_SAMPLES(p, 1, 1, 1, 1);
-	text = render_json(p, NULL);
+	text = render_json(p);
 	o = parse(text);
 	assert_string_equal(get_str(o, "target"), "say \"hi\"\r\n");
 	f = json_object_array_get_idx(get(o, "features"), 0);
@@ -729,7 +730,7 @@ static void test_json_round_trip(void **state)
 	ADD_SAMPLES(p, 99, 100, 0x1, 7);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
-	text = render_json(p, a);
+	text = render_json(p);
 	o = parse(text);
 	q = profile_from_json(o);
 	b = attrib__compute(q, NULL);
@@ -759,7 +760,7 @@ static void test_json_round_trip(void **state)
 		assert_int_equal(profile__add_thread(q, t.pid, t.tid, t.comm), 0);
 	}
 	t1 = strstr(text, "\"strings\"");
-	t2 = render_json(q, b);
+	t2 = render_json(q);
 	assert_non_null(t1);
 	assert_non_null(strstr(t2, "\"strings\""));
 	assert_string_equal(t1, strstr(t2, "\"strings\""));
@@ -784,7 +785,7 @@ static void test_json_features_not_pruned_and_pct(void **state)
 	ADD_STACK(p, 1, 2, MARK("Tiny", "t"));
 	ADD_SAMPLES(p, 1, 1, 1, 2999);
 	ADD_SAMPLES(p, 1, 1, 2, 1);
-	text = render_json(p, NULL);
+	text = render_json(p);
 	o = parse(text);
 	assert_int_equal(json_object_array_length(get(o, "features")), 2);
 	f = json_object_array_get_idx(get(o, "features"), 1);
@@ -804,10 +805,10 @@ static void test_json_write_error(void **state)
 
 	if (!f)
 		skip();
-	assert_int_equal(report__json(f, p, NULL), -ENOSPC);
+	assert_int_equal(profile__write_json(f, p), -ENOSPC);
 	fclose(f);
-	assert_int_equal(report__json(NULL, p, NULL), -EINVAL);
-	assert_int_equal(report__json(stdout, NULL, NULL), -EINVAL);
+	assert_int_equal(profile__write_json(NULL, p), -EINVAL);
+	assert_int_equal(profile__write_json(stdout, NULL), -EINVAL);
 }
 
 /* ---- the atomic file writer ------------------------------------------------------- */
@@ -871,11 +872,11 @@ static void test_json_file_atomic(void **state)
 	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/profile.json", tmpdir);
-	assert_int_equal(report__json_file(path, p, NULL), 0);
+	assert_int_equal(profile__save(path, p, NULL, 0), 0);
 	list_dir(names, sizeof(names));
 	assert_string_equal(names, "profile.json");
 	text = read_file(path);
-	direct = render_json(p, NULL);
+	direct = render_json(p);
 	assert_string_equal(text, direct);
 	o = parse(text);
 	assert_int_equal(get_u64(o, "total_samples"), 100);
@@ -888,7 +889,7 @@ static void test_json_file_atomic(void **state)
 	/* replacing keeps the old file's mode */
 	assert_int_equal(chmod(path, 0640), 0);
 	ADD_SAMPLES(p, 1234, 1234, 0, 1);
-	assert_int_equal(report__json_file(path, p, NULL), 0);
+	assert_int_equal(profile__save(path, p, NULL, 0), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0640);
 	text = read_file(path);
@@ -907,7 +908,7 @@ static void test_json_file_relative_path(void **state)
 
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(tmpdir), 0);
-	assert_int_equal(report__json_file("rel.json", p, NULL), 0);
+	assert_int_equal(profile__save("rel.json", p, NULL, 0), 0);
 	assert_int_equal(chdir(cwd), 0);
 	list_dir(names, sizeof(names));
 	assert_string_equal(names, "rel.json");
@@ -919,21 +920,21 @@ static void test_json_file_errors(void **state)
 	char path[128], names[512];
 
 	snprintf(path, sizeof(path), "%s/missing/profile.json", tmpdir);
-	assert_int_equal(report__json_file(path, p, NULL), -ENOENT);
+	assert_int_equal(profile__save(path, p, NULL, 0), -ENOENT);
 	list_dir(names, sizeof(names));
 	assert_string_equal(names, "");
 
 	/* a directory in the way: the rename fails, nothing is left behind */
 	snprintf(path, sizeof(path), "%s/sub", tmpdir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(report__json_file(path, p, NULL), -EISDIR);
+	assert_int_equal(profile__save(path, p, NULL, 0), -EISDIR);
 	snprintf(path, sizeof(path), "%s/", tmpdir);
-	assert_int_equal(report__json_file(path, p, NULL), -EISDIR);
+	assert_int_equal(profile__save(path, p, NULL, 0), -EISDIR);
 	list_dir(names, sizeof(names));
 	assert_string_equal(names, "sub");
 
-	assert_int_equal(report__json_file(NULL, p, NULL), -EINVAL);
-	assert_int_equal(report__json_file(path, NULL, NULL), -EINVAL);
+	assert_int_equal(profile__save(NULL, p, NULL, 0), -EINVAL);
+	assert_int_equal(profile__save(path, NULL, NULL, 0), -EINVAL);
 }
 
 static void test_json_file_failed_write_keeps_old(void **state)
@@ -946,7 +947,7 @@ static void test_json_file_failed_write_keeps_old(void **state)
 	int err;
 
 	snprintf(path, sizeof(path), "%s/profile.json", tmpdir);
-	assert_int_equal(report__json_file(path, p, NULL), 0);
+	assert_int_equal(profile__save(path, p, NULL, 0), 0);
 	before = read_file(path);
 
 	/* a profile far larger than the file size limit set below */
@@ -959,7 +960,7 @@ static void test_json_file_failed_write_keeps_old(void **state)
 	lim.rlim_cur = 64 * 1024;
 	old_handler = signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	err = report__json_file(path, big, NULL);
+	err = profile__save(path, big, NULL, 0);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &saved), 0);
 	signal(SIGXFSZ, old_handler);
 	assert_int_equal(err, -EFBIG);
@@ -987,12 +988,12 @@ static void test_json_file_stdout(void **state)
 	assert_true(saved >= 0);
 	assert_true(dup2(fd, STDOUT_FILENO) >= 0);
 	close(fd);
-	assert_int_equal(report__json_file("-", p, NULL), 0);
+	assert_int_equal(profile__save("-", p, NULL, 0), 0);
 	fflush(stdout);
 	assert_true(dup2(saved, STDOUT_FILENO) >= 0);
 	close(saved);
 	text = read_file(path);
-	direct = render_json(p, NULL);
+	direct = render_json(p);
 	assert_string_equal(text, direct);
 	free(text);
 	free(direct);
