@@ -55,11 +55,6 @@ void strtab__free(struct strtab *t)
 	free(t);
 }
 
-size_t strtab__len(const struct strtab *t)
-{
-	return t ? t->len : 0;
-}
-
 /* FNV-1a over len bytes, then mixed (fsp_hash_str's function, bounded). */
 static uint64_t strtab__hash(const char *s, size_t len)
 {

@@ -29,7 +29,4 @@ const char *strtab__intern(struct strtab *t, const char *s);
  * string was new to the table. */
 const char *strtab__intern_len(struct strtab *t, const char *s, size_t len, bool *added);
 
-/* Number of distinct strings held. */
-size_t strtab__len(const struct strtab *t);
-
 #endif /* FSP_ANALYSIS_STRTAB_H */
