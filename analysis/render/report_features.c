@@ -39,7 +39,9 @@ int report_split_list(const char *s, char **buf, const char ***names, size_t *nr
 	return 0;
 }
 
-bool report_feature_matches(const char *filter, const char *name)
+/* Does a --feature name select the feature `name`? The same name, or the
+ * part after "MAP:" of a mapped feature ("plan" selects "postgresql:plan"). */
+static bool report_feature_matches(const char *filter, const char *name)
 {
 	const char *colon;
 

@@ -111,12 +111,9 @@ void report_charges__fini(struct report_charges *c); /* NULL-safe, idempotent */
 const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
 					       size_t *n);
 
-/* Does a --feature name select the feature `name`? The same name, or the
- * part after "MAP:" of a mapped feature ("plan" selects "postgresql:plan"). */
-bool report_feature_matches(const char *filter, const char *name);
-
-/* The feature of attribution a that `name` selects (report_feature_matches),
- * NULL when none was charged. */
+/* The feature of attribution a that `name` (a --feature name) selects: the
+ * same name, or the part after "MAP:" of a mapped feature ("plan" selects
+ * "postgresql:plan"). NULL when none was charged. */
 const struct attrib_feature *report_find_feature(const struct attrib *a, const char *name);
 
 /* The features report_opts.feature selects. */
