@@ -7,6 +7,7 @@
 
 #include "attrib.h"
 #include "hashmap.h"
+#include "rowtab.h"
 #include "util.h"
 
 /* Per-feature state while attributing, parallel to attrib.features. */
@@ -27,8 +28,10 @@ struct attrib {
 
 struct attrib_ctx {
 	struct attrib *a;
-	struct attrib_build *build; /* capacity a->cap_features */
+	struct attrib_build *build; /* parallel to a->features */
+	size_t cap_build;
 	struct hashmap feature_map; /* (feature name pointer, 0) -> feature index */
+	struct rowtab features; /* a->features and build, by feature_map */
 	struct hashmap instance_map; /* (feature index, instance pointer) -> instance index */
 };
 
@@ -69,37 +72,14 @@ static int attrib__cmp_instance(const void *x, const void *y)
 	return attrib__cmp(a->samples, a->name, b->samples, b->name);
 }
 
+/* The index of feature `name` (interned), its row created empty when new. */
 static int attrib__feature_index(struct attrib_ctx *ctx, const char *name, size_t *out)
 {
-	struct attrib *a = ctx->a;
-	size_t cap = a->cap_features;
-	uint64_t idx;
-	int err;
+	int err = rowtab__find_or_add(&ctx->features, (uintptr_t)name, 0, out);
 
-	if (hashmap__find(&ctx->feature_map, (uintptr_t)name, 0, &idx)) {
-		*out = idx;
-		return 0;
-	}
-	err = fsp_grow((void **)&a->features, &a->cap_features, a->nr_features + 1,
-		       sizeof(*a->features));
-	if (err)
-		return err;
-	if (a->cap_features != cap) {
-		struct attrib_build *b;
-
-		b = realloc(ctx->build, a->cap_features * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		ctx->build = b;
-	}
-	err = hashmap__find_or_insert(&ctx->feature_map, (uintptr_t)name, 0, a->nr_features, NULL);
-	if (err < 0)
-		return err;
-	memset(&a->features[a->nr_features], 0, sizeof(*a->features));
-	memset(&ctx->build[a->nr_features], 0, sizeof(*ctx->build));
-	a->features[a->nr_features].name = name;
-	*out = a->nr_features++;
-	return 0;
+	if (!err)
+		ctx->a->features[*out].name = name;
+	return err < 0 ? err : 0;
 }
 
 /* The instance `inst` (NULL: no instance) of feature f, created when new. */
@@ -107,25 +87,19 @@ static struct attrib_instance *attrib__instance(struct attrib_ctx *ctx, size_t f
 						int *errp)
 {
 	struct attrib_build *b = &ctx->build[f];
-	uint64_t idx;
+	struct rowtab t = ROWTAB(&ctx->instance_map, b->inst, b->nr_inst, b->cap_inst);
+	size_t idx;
 	int err;
 
 	if (inst && !strcmp(inst, ATTRIB_NO_INSTANCE))
 		inst = NULL;
-	/* Room first: a failure must not leave a mapped index without an entry. */
-	err = fsp_grow((void **)&b->inst, &b->cap_inst, b->nr_inst + 1, sizeof(*b->inst));
-	if (!err)
-		err = hashmap__find_or_insert(&ctx->instance_map, f, (uintptr_t)inst, b->nr_inst,
-					      &idx);
+	err = rowtab__find_or_add(&t, f, (uintptr_t)inst, &idx);
 	if (err < 0) {
 		*errp = err;
 		return NULL;
 	}
-	if (!err) {
-		memset(&b->inst[idx], 0, sizeof(b->inst[idx]));
+	if (!err)
 		b->inst[idx].name = inst ? inst : ATTRIB_NO_INSTANCE;
-		b->nr_inst++;
-	}
 	return &b->inst[idx];
 }
 
@@ -250,33 +224,21 @@ static int attrib__events(struct attrib_ctx *ctx, const struct profile *p,
 	return 0;
 }
 
-struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts *opts)
+/* Sums the selected samples per distinct stack (per_stack, per_off), so
+ * that the rule runs once per stack; the totals and the samples without a
+ * mark stack go to a directly. */
+static int attrib__sum_samples(struct attrib *a, const struct profile *p,
+			       const struct attrib_opts *opts, uint64_t *per_stack,
+			       uint64_t *per_off)
 {
-	struct attrib_ctx ctx = {};
 	struct profile_sample s;
-	struct profile_stack st;
-	uint64_t *per_stack = NULL, *per_off = NULL;
-	size_t i, nr_stacks;
-	struct attrib *a;
-	int err = 0;
+	size_t i;
+	int err;
 
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return NULL;
-	ctx.a = a;
-	nr_stacks = profile__nr_stacks(p);
-	per_stack = calloc(nr_stacks ? nr_stacks : 1, sizeof(*per_stack));
-	per_off = calloc(nr_stacks ? nr_stacks : 1, sizeof(*per_off));
-	if (!per_stack || !per_off) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-
-	/* Sum the selected samples per distinct stack: the rule runs once per stack. */
 	for (i = 0; i < profile__nr_samples(p); i++) {
 		err = profile__sample(p, i, &s);
 		if (err)
-			goto cleanup;
+			return err;
 		if (opts && opts->pid && (s.pid != opts->pid || s.source != opts->source))
 			continue;
 		if (opts && opts->tid && s.tid != opts->tid)
@@ -291,7 +253,35 @@ struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts
 			per_off[s.stack] = sat_add(per_off[s.stack], s.offcpu_ns);
 		}
 	}
+	return 0;
+}
 
+struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts *opts)
+{
+	struct attrib_ctx ctx = {};
+	struct profile_stack st;
+	uint64_t *per_stack = NULL, *per_off = NULL;
+	size_t i, nr_stacks;
+	struct attrib *a;
+	int err = 0;
+
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	ctx.a = a;
+	ctx.features = (struct rowtab)ROWTAB_SIDE(&ctx.feature_map, a->features, a->nr_features,
+						  a->cap_features, ctx.build, ctx.cap_build);
+	nr_stacks = profile__nr_stacks(p);
+	per_stack = calloc(nr_stacks ? nr_stacks : 1, sizeof(*per_stack));
+	per_off = calloc(nr_stacks ? nr_stacks : 1, sizeof(*per_off));
+	if (!per_stack || !per_off) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+
+	err = attrib__sum_samples(a, p, opts, per_stack, per_off);
+	if (err)
+		goto cleanup;
 	for (i = 0; i < nr_stacks; i++) {
 		if (!per_stack[i] && !per_off[i])
 			continue;

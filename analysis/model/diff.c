@@ -9,6 +9,7 @@
 #include "diff.h"
 #include "hashmap.h"
 #include "report_util.h"
+#include "rowtab.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -30,8 +31,10 @@ struct diff {
 
 struct diff_ctx {
 	struct diff *d;
-	struct diff_build *build; /* capacity d->cap_features */
+	struct diff_build *build; /* parallel to d->features */
+	size_t cap_build;
 	struct hashmap feature_map; /* (interned name, 0) -> feature index */
+	struct rowtab features; /* d->features and build, by feature_map */
 	struct hashmap instance_map; /* (feature index, interned name) -> instance index */
 };
 
@@ -54,54 +57,25 @@ static int diff__copy_meta(struct diff *d, struct profile_meta *dst, const struc
 /* The row of feature `name` (interned), created empty when new. */
 static int diff__feature_index(struct diff_ctx *ctx, const char *name, size_t *out)
 {
-	struct diff *d = ctx->d;
-	size_t cap = d->cap_features;
-	uint64_t idx;
-	int err;
+	int err = rowtab__find_or_add(&ctx->features, (uintptr_t)name, 0, out);
 
-	if (hashmap__find(&ctx->feature_map, (uintptr_t)name, 0, &idx)) {
-		*out = idx;
-		return 0;
-	}
-	err = fsp_grow((void **)&d->features, &d->cap_features, d->nr_features + 1,
-		       sizeof(*d->features));
-	if (err)
-		return err;
-	if (d->cap_features != cap) {
-		struct diff_build *b;
-
-		b = realloc(ctx->build, d->cap_features * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		ctx->build = b;
-	}
-	err = hashmap__find_or_insert(&ctx->feature_map, (uintptr_t)name, 0, d->nr_features, NULL);
-	if (err < 0)
-		return err;
-	memset(&d->features[d->nr_features], 0, sizeof(*d->features));
-	memset(&ctx->build[d->nr_features], 0, sizeof(*ctx->build));
-	d->features[d->nr_features].row.name = name;
-	*out = d->nr_features++;
-	return 0;
+	if (!err)
+		ctx->d->features[*out].row.name = name;
+	return err < 0 ? err : 0;
 }
 
 /* The row of instance `name` (interned) of feature f, created empty when new. */
 static struct diff_row *diff__instance(struct diff_ctx *ctx, size_t f, const char *name, int *err)
 {
 	struct diff_build *b = &ctx->build[f];
-	uint64_t idx;
+	struct rowtab t = ROWTAB(&ctx->instance_map, b->inst, b->nr_inst, b->cap_inst);
+	size_t idx;
 
-	*err = hashmap__find_or_insert(&ctx->instance_map, f, (uintptr_t)name, b->nr_inst, &idx);
+	*err = rowtab__find_or_add(&t, f, (uintptr_t)name, &idx);
 	if (*err < 0)
 		return NULL;
-	if (!*err) {
-		*err = fsp_grow((void **)&b->inst, &b->cap_inst, b->nr_inst + 1, sizeof(*b->inst));
-		if (*err)
-			return NULL;
-		memset(&b->inst[idx], 0, sizeof(*b->inst));
+	if (!*err)
 		b->inst[idx].name = name;
-		b->nr_inst++;
-	}
 	*err = 0;
 	return &b->inst[idx];
 }
@@ -254,6 +228,8 @@ struct diff *diff__compute(const struct profile *base, const struct profile *new
 		goto cleanup;
 	}
 	ctx.d = d;
+	ctx.features = (struct rowtab)ROWTAB_SIDE(&ctx.feature_map, d->features, d->nr_features,
+						  d->cap_features, ctx.build, ctx.cap_build);
 	d->scale = scale == 0 ? 1 : scale;
 	d->strs = strtab__new();
 	ab = attrib__compute(base, NULL);

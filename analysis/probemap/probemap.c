@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Probe maps (probemap.h, docs/probe-maps.md): the parser of map files, the
- * feature selection of --feature, and the template formatter.
+ * Probe maps (probemap.h, docs/probe-maps.md): the parser of map files, its
+ * checks of the whole text, the directives, the file. Words, names and
+ * messages are in probemap_lex.c, instance templates in probemap_template.c,
+ * lookups and the selection of --feature in probemap_select.c.
  *
  * The parser reads line by line. Each line is a directive word and its
  * argument; "#" starts a comment (except inside the quotes of a quoted
@@ -11,7 +13,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,140 +23,7 @@
 #include "probemap.h"
 #include "utf8.h"
 #include "util.h"
-
-#define PROBEMAP_MAX_FILE (1U << 20) /* bytes of a map file */
-#define SHOW_LEN 40 /* bytes of the file's text quoted in a message */
-
-enum directive {
-	D_MAP,
-	D_PROVIDER,
-	D_DESCRIPTION,
-	D_FEATURE,
-	D_ENTER,
-	D_LEAVE,
-	D_INSTANCE,
-	D_KIND,
-	D_PAYLOAD,
-	D_MATCH,
-	D_DEFAULT,
-	D_FRAME,
-	D__COUNT,
-};
-
-static const char *const directive_names[D__COUNT] = {
-	[D_MAP] = "map",	   [D_PROVIDER] = "provider", [D_DESCRIPTION] = "description",
-	[D_FEATURE] = "feature",   [D_ENTER] = "enter",	      [D_LEAVE] = "leave",
-	[D_INSTANCE] = "instance", [D_KIND] = "kind",	      [D_PAYLOAD] = "payload",
-	[D_MATCH] = "match",	   [D_DEFAULT] = "default",   [D_FRAME] = "frame",
-};
-
-/* A piece of the text: not NUL-terminated. */
-struct slice {
-	const char *s;
-	size_t n;
-};
-
-/* What the parser remembers of a feature block besides the feature. */
-struct block {
-	unsigned int lines[D__COUNT]; /* line of each directive seen in the block, 0: not seen */
-	char outer[PROBEMAP_NAME_LEN]; /* {outer:F}: F, resolved at the end */
-};
-
-struct parser {
-	const char *path;
-	char *err;
-	size_t err_size;
-	unsigned int line; /* the current line, 1-based */
-	struct probemap *m;
-	struct block *blocks; /* one per feature */
-	unsigned int header_lines[D__COUNT]; /* map, provider, description */
-	int cur; /* the open feature block, -1 before the first */
-};
-
-static int fail(struct parser *p, unsigned int line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct parser *p, unsigned int line, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fsp_set_err(p->err, p->err_size, "%s:%u: %s", p->path, line, msg);
-	return -EINVAL;
-}
-
-/* Text of the file for a message: at most SHOW_LEN bytes (cut at a UTF-8
- * character boundary, "..." appended), control characters as '?'. */
-static const char *show(char *buf, size_t size, struct slice t)
-{
-	size_t n = t.n, i, o = 0;
-	bool cut = false;
-
-	if (n > SHOW_LEN) {
-		n = SHOW_LEN;
-		while (n > 0 && ((unsigned char)t.s[n] & 0xc0) == 0x80)
-			n--;
-		cut = true;
-	}
-	for (i = 0; i < n && o + 4 < size; i++) {
-		unsigned char c = t.s[i];
-
-		buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	if (cut && o + 4 <= size) {
-		memcpy(buf + o, "...", 3);
-		o += 3;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static struct slice trim(struct slice t)
-{
-	while (t.n && is_space(*t.s)) {
-		t.s++;
-		t.n--;
-	}
-	while (t.n && is_space(t.s[t.n - 1]))
-		t.n--;
-	return t;
-}
-
-/* t up to its first '#'. */
-static struct slice uncomment(struct slice t)
-{
-	const char *hash = memchr(t.s, '#', t.n);
-
-	if (hash)
-		t.n = hash - t.s;
-	return t;
-}
-
-/* Splits the first whitespace-delimited word off t (t is trimmed). */
-static struct slice first_word(struct slice *t)
-{
-	struct slice w = {t->s, 0};
-
-	while (w.n < t->n && !is_space(t->s[w.n]))
-		w.n++;
-	t->s += w.n;
-	t->n -= w.n;
-	*t = trim(*t);
-	return w;
-}
-
-static bool slice_is(struct slice t, const char *s)
-{
-	return t.n == strlen(s) && !memcmp(t.s, s, t.n);
-}
+#include "probemap_parse.h"
 
 /* ---- checks of the whole text ------------------------------------------------------------- */
 
@@ -166,232 +34,22 @@ static int check_text(struct parser *p, const char *text, size_t len)
 	size_t i = 0, n;
 
 	if (len > PROBEMAP_MAX_FILE)
-		return fail(p, 1, "file too large: %zu bytes (a map file is at most 1 MiB)", len);
+		return probemap_fail(
+			p, 1, "file too large: %zu bytes (a map file is at most 1 MiB)", len);
 	while (i < len && (is_space(text[i]) || text[i] == '\n'))
 		i++;
 	if (i == len)
-		return fail(p, 1, "empty file (a map file starts with \"map NAME\")");
+		return probemap_fail(p, 1, "empty file (a map file starts with \"map NAME\")");
 	i = 0;
 	while (i < len) {
 		if (s[i] == 0)
-			return fail(p, line, "NUL byte (a map file is UTF-8 text)");
+			return probemap_fail(p, line, "NUL byte (a map file is UTF-8 text)");
 		if (s[i] == '\n')
 			line++;
 		n = utf8__seq(s + i, len - i);
 		if (!n)
-			return fail(p, line, "invalid UTF-8 (a map file is UTF-8 text)");
+			return probemap_fail(p, line, "invalid UTF-8 (a map file is UTF-8 text)");
 		i += n;
-	}
-	return 0;
-}
-
-/* ---- names and numbers -------------------------------------------------------------------- */
-
-enum name_kind {
-	NAME_IDENT, /* map, provider, probe: [A-Za-z0-9_]+ */
-	NAME_FEATURE, /* [a-z0-9_-]+ */
-};
-
-static bool name_char(char c, enum name_kind kind)
-{
-	if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
-		return true;
-	if (kind == NAME_FEATURE)
-		return c == '-';
-	return c >= 'A' && c <= 'Z';
-}
-
-/* Copies a valid name into out (PROBEMAP_NAME_LEN bytes); what says what it
- * names ("map", "probe", ...) in messages. */
-static int take_name(struct parser *p, struct slice t, enum name_kind kind, const char *what,
-		     char *out)
-{
-	char q[64];
-	size_t i;
-
-	if (t.n == 0)
-		return fail(p, p->line, "%s name missing", what);
-	if (t.n >= PROBEMAP_NAME_LEN)
-		return fail(p, p->line, "%s name '%s' too long (at most %d characters)", what,
-			    show(q, sizeof(q), t), PROBEMAP_NAME_LEN - 1);
-	for (i = 0; i < t.n; i++) {
-		if (!name_char(t.s[i], kind)) {
-			if (kind == NAME_FEATURE)
-				return fail(p, p->line,
-					    "invalid %s name '%s' (lowercase letters, digits, '_' "
-					    "and '-' only)",
-					    what, show(q, sizeof(q), t));
-			return fail(p, p->line,
-				    "invalid %s name '%s' (letters, digits and '_' only)", what,
-				    show(q, sizeof(q), t));
-		}
-	}
-	memcpy(out, t.s, t.n);
-	out[t.n] = 0;
-	return 0;
-}
-
-/* An argument number 0..PROBEMAP_MAX_ARG in decimal, else -1. */
-static int arg_number(struct slice t)
-{
-	int v = 0;
-	size_t i;
-
-	if (t.n == 0 || t.n > 2)
-		return -1;
-	for (i = 0; i < t.n; i++) {
-		if (t.s[i] < '0' || t.s[i] > '9')
-			return -1;
-		v = v * 10 + (t.s[i] - '0');
-	}
-	return v <= PROBEMAP_MAX_ARG ? v : -1;
-}
-
-static int bad_arg(struct parser *p, struct slice t)
-{
-	char q[64];
-
-	return fail(p, p->line, "bad argument number '%s' (USDT arguments are numbered 0 to %d)",
-		    show(q, sizeof(q), t), PROBEMAP_MAX_ARG);
-}
-
-/* ---- instance templates ------------------------------------------------------------------- */
-
-static int too_many_parts(struct parser *p)
-{
-	return fail(p, p->line,
-		    "instance template has more than %d parts (each placeholder is a part, and "
-		    "each %d bytes of literal text; shorten the template)",
-		    PROBEMAP_MAX_PARTS, PROBEMAP_LIT_LEN);
-}
-
-static int add_lit(struct parser *p, struct probemap_feature *f, char c)
-{
-	struct probemap_part *last = f->nr_parts ? &f->parts[f->nr_parts - 1] : NULL;
-
-	if (!last || last->type != PROBEMAP_PART_LIT || last->len == PROBEMAP_LIT_LEN) {
-		if (f->nr_parts == PROBEMAP_MAX_PARTS)
-			return too_many_parts(p);
-		last = &f->parts[f->nr_parts++];
-		memset(last, 0, sizeof(*last));
-		last->type = PROBEMAP_PART_LIT;
-	}
-	last->lit[last->len++] = c;
-	last->lit[last->len] = 0;
-	return 0;
-}
-
-/* The placeholder {body} at t.s[start..end] (end at its '}'). */
-static int add_placeholder(struct parser *p, struct probemap_feature *f, struct block *b,
-			   struct slice t, size_t start, size_t end)
-{
-	struct slice body = {t.s + start + 1, end - start - 1},
-		     whole = {t.s + start, end - start + 1};
-	const char *colon = memchr(body.s, ':', body.n);
-	struct slice key = body, val = {NULL, 0};
-	struct probemap_part *part;
-	char q[64];
-	int arg;
-
-	if (colon) {
-		key.n = colon - body.s;
-		val.s = colon + 1;
-		val.n = body.n - key.n - 1;
-	}
-	if (colon && slice_is(key, "outer")) {
-		if (start != 0 || end != t.n - 1)
-			return fail(p, p->line,
-				    "%s must be the whole template (an {outer:F} instance is F's "
-				    "instance; it cannot be mixed with text)",
-				    show(q, sizeof(q), whole));
-		return take_name(p, val, NAME_FEATURE, "outer feature", b->outer);
-	}
-	if (colon && slice_is(key, "global")) {
-		if (f->nr_parts == PROBEMAP_MAX_PARTS)
-			return too_many_parts(p);
-		part = &f->parts[f->nr_parts];
-		memset(part, 0, sizeof(*part));
-		part->type = PROBEMAP_PART_GLOBAL;
-		f->nr_parts++;
-		return take_name(p, val, NAME_IDENT, "global symbol", part->sym);
-	}
-	if (!colon || !(slice_is(key, "str") || slice_is(key, "int")))
-		return fail(p, p->line,
-			    "unknown placeholder '%s' (use {str:N}, {int:N}, {global:SYMBOL} or "
-			    "{outer:FEATURE}; '{{' for a literal brace)",
-			    show(q, sizeof(q), whole));
-	arg = arg_number(val);
-	if (arg < 0)
-		return bad_arg(p, val);
-	if (f->nr_parts == PROBEMAP_MAX_PARTS)
-		return too_many_parts(p);
-	part = &f->parts[f->nr_parts++];
-	memset(part, 0, sizeof(*part));
-	part->type = key.s[0] == 's' ? PROBEMAP_PART_STR : PROBEMAP_PART_INT;
-	part->arg = arg;
-	return 0;
-}
-
-/* The template of an instance line: t is the rest of the line after
- * "instance", comment included (a quoted template may hold '#'). */
-static int parse_template(struct parser *p, struct probemap_feature *f, struct block *b,
-			  struct slice t)
-{
-	char q[64];
-	size_t i;
-	int err;
-
-	t = trim(t);
-	if (t.n && t.s[0] == '"') {
-		const char *close = memchr(t.s + 1, '"', t.n - 1);
-		struct slice after;
-
-		if (!close)
-			return fail(p, p->line,
-				    "unterminated quote in instance template (end it with '\"')");
-		after.s = close + 1;
-		after.n = t.n - (after.s - t.s);
-		after = trim(uncomment(after));
-		if (after.n)
-			return fail(p, p->line,
-				    "unexpected text '%s' after the quoted template (a quoted "
-				    "template cannot hold '\"')",
-				    show(q, sizeof(q), after));
-		t.s++;
-		t.n = close - t.s;
-	} else {
-		t = trim(uncomment(t));
-	}
-	if (t.n == 0)
-		return fail(p, p->line,
-			    "empty instance template (remove the line for no instance)");
-	for (i = 0; i < t.n; i++) {
-		char c = t.s[i];
-
-		if (c == '{' && i + 1 < t.n && t.s[i + 1] == '{') {
-			err = add_lit(p, f, '{');
-			i++;
-		} else if (c == '}' && i + 1 < t.n && t.s[i + 1] == '}') {
-			err = add_lit(p, f, '}');
-			i++;
-		} else if (c == '{') {
-			const char *close = memchr(t.s + i, '}', t.n - i);
-
-			if (!close)
-				return fail(p, p->line,
-					    "unterminated '{' in instance template (close the "
-					    "placeholder with '}'; '{{' for a literal brace)");
-			err = add_placeholder(p, f, b, t, i, close - t.s);
-			i = close - t.s;
-		} else if (c == '}') {
-			return fail(
-				p, p->line,
-				"unmatched '}' in instance template ('}}' for a literal brace)");
-		} else {
-			err = add_lit(p, f, c);
-		}
-		if (err)
-			return err;
 	}
 	return 0;
 }
@@ -410,14 +68,16 @@ static int keyword_arg(struct parser *p, enum directive d, struct slice arg, str
 
 	*word = first_word(&arg);
 	if (word->n == 0)
-		return fail(p, p->line, "'%s' needs an argument (%s)", directive_names[d],
-			    d == D_KIND	   ? "kind mark or kind antimark"
-			    : d == D_MATCH ? "match instance"
-					   : "default off");
+		return probemap_fail(p, p->line, "'%s' needs an argument (%s)",
+				     probemap_directive_names[d],
+				     d == D_KIND    ? "kind mark or kind antimark"
+				     : d == D_MATCH ? "match instance"
+						    : "default off");
 	if (arg.n)
-		return fail(p, p->line, "unexpected text '%s' after '%s %s' (one per line)",
-			    show(q, sizeof(q), arg), directive_names[d],
-			    show(q2, sizeof(q2), *word));
+		return probemap_fail(p, p->line,
+				     "unexpected text '%s' after '%s %s' (one per line)",
+				     probemap_show(q, sizeof(q), arg), probemap_directive_names[d],
+				     probemap_show(q2, sizeof(q2), *word));
 	return 0;
 }
 
@@ -429,14 +89,15 @@ static int name_arg(struct parser *p, enum directive d, struct slice arg, enum n
 	char q[64];
 
 	if (w.n == 0)
-		return fail(p, p->line, "'%s' needs a name (%s NAME)", directive_names[d],
-			    directive_names[d]);
+		return probemap_fail(p, p->line, "'%s' needs a name (%s NAME)",
+				     probemap_directive_names[d], probemap_directive_names[d]);
 	if (arg.n)
-		return fail(p, p->line,
-			    "unexpected text '%s' after the %s name (one name per line)",
-			    show(q, sizeof(q), arg), directive_names[d]);
-	return take_name(p, w, kind, d == D_ENTER || d == D_LEAVE ? "probe" : directive_names[d],
-			 out);
+		return probemap_fail(p, p->line,
+				     "unexpected text '%s' after the %s name (one name per line)",
+				     probemap_show(q, sizeof(q), arg), probemap_directive_names[d]);
+	return probemap_take_name(
+		p, w, kind, d == D_ENTER || d == D_LEAVE ? "probe" : probemap_directive_names[d],
+		out);
 }
 
 /* Checks the open feature block once it is complete. */
@@ -450,36 +111,41 @@ static int end_block(struct parser *p)
 	f = cur_feature(p);
 	b = &p->blocks[p->cur];
 	if (!b->lines[D_ENTER])
-		return fail(p, f->line, "feature '%s' has no enter probe (add \"enter PROBE\")",
-			    f->name);
+		return probemap_fail(p, f->line,
+				     "feature '%s' has no enter probe (add \"enter PROBE\")",
+				     f->name);
 	if (!b->lines[D_LEAVE])
-		return fail(p, f->line, "feature '%s' has no leave probe (add \"leave PROBE\")",
-			    f->name);
+		return probemap_fail(p, f->line,
+				     "feature '%s' has no leave probe (add \"leave PROBE\")",
+				     f->name);
 	if (!strcmp(f->enter, f->leave))
-		return fail(p, b->lines[D_LEAVE],
-			    "feature '%s' enters and leaves at the same probe '%s' (a probe "
-			    "cannot both enter and leave)",
-			    f->name, f->leave);
+		return probemap_fail(
+			p, b->lines[D_LEAVE],
+			"feature '%s' enters and leaves at the same probe '%s' (a probe "
+			"cannot both enter and leave)",
+			f->name, f->leave);
 	if (f->kind == PROBEMAP_ANTIMARK) {
 		if (b->lines[D_INSTANCE])
-			return fail(p, b->lines[D_INSTANCE],
-				    "antimark feature '%s' cannot have an instance (remove it, or "
-				    "use \"kind mark\")",
-				    f->name);
+			return probemap_fail(
+				p, b->lines[D_INSTANCE],
+				"antimark feature '%s' cannot have an instance (remove it, or "
+				"use \"kind mark\")",
+				f->name);
 		if (b->lines[D_PAYLOAD])
-			return fail(p, b->lines[D_PAYLOAD],
-				    "antimark feature '%s' cannot have a payload (remove it, or "
-				    "use \"kind mark\")",
-				    f->name);
+			return probemap_fail(
+				p, b->lines[D_PAYLOAD],
+				"antimark feature '%s' cannot have a payload (remove it, or "
+				"use \"kind mark\")",
+				f->name);
 		if (b->lines[D_MATCH])
-			return fail(
+			return probemap_fail(
 				p, b->lines[D_MATCH],
 				"antimark feature '%s' has no instance to match (remove \"match "
 				"instance\", or use \"kind mark\")",
 				f->name);
 	}
 	if (b->lines[D_MATCH] && !f->nr_parts)
-		return fail(
+		return probemap_fail(
 			p, b->lines[D_MATCH],
 			"'match instance' in feature '%s' needs an instance template with "
 			"{str:N}, {int:N} or {global:SYMBOL} parts (not {outer:F}; add \"instance "
@@ -488,17 +154,87 @@ static int end_block(struct parser *p)
 	return 0;
 }
 
+/* "payload N". */
+static int payload_directive(struct parser *p, struct probemap_feature *f, struct slice arg)
+{
+	struct slice w = first_word(&arg);
+	char q[64];
+	int n;
+
+	if (w.n == 0)
+		return probemap_fail(p, p->line, "'payload' needs an argument number (payload N)");
+	if (arg.n)
+		return probemap_fail(
+			p, p->line,
+			"unexpected text '%s' after the payload argument (one per line)",
+			probemap_show(q, sizeof(q), arg));
+	n = probemap_arg_number(w);
+	if (n < 0)
+		return probemap_bad_arg(p, w);
+	f->payload_arg = n;
+	return 0;
+}
+
+/* The directives of one keyword: kind, match, default, frame. */
+static int keyword_directive(struct parser *p, struct probemap_feature *f, enum directive d,
+			     struct slice arg)
+{
+	struct slice w;
+	char q[64];
+	int err;
+
+	err = keyword_arg(p, d, arg, &w);
+	if (err)
+		return err;
+	switch (d) {
+	case D_KIND:
+		if (slice_is(w, "mark"))
+			f->kind = PROBEMAP_MARK;
+		else if (slice_is(w, "antimark"))
+			f->kind = PROBEMAP_ANTIMARK;
+		else
+			return probemap_fail(p, p->line,
+					     "unknown kind '%s' (kind mark or kind antimark)",
+					     probemap_show(q, sizeof(q), w));
+		return 0;
+	case D_MATCH:
+		if (!slice_is(w, "instance"))
+			return probemap_fail(
+				p, p->line,
+				"unknown match '%s' (the only form is \"match instance\")",
+				probemap_show(q, sizeof(q), w));
+		f->match_instance = true;
+		return 0;
+	case D_DEFAULT:
+		if (!slice_is(w, "off"))
+			return probemap_fail(
+				p, p->line,
+				"unknown default '%s' (the only form is \"default off\")",
+				probemap_show(q, sizeof(q), w));
+		f->default_off = true;
+		return 0;
+	default: /* D_FRAME */
+		if (slice_is(w, "caller"))
+			f->frame_caller = true;
+		else if (!slice_is(w, "probe"))
+			return probemap_fail(p, p->line,
+					     "unknown frame '%s' (expected \"frame probe\" or "
+					     "\"frame caller\")",
+					     probemap_show(q, sizeof(q), w));
+		return 0;
+	}
+}
+
+/* A directive of the open feature block. */
 static int block_directive(struct parser *p, enum directive d, struct slice arg)
 {
 	struct probemap_feature *f = cur_feature(p);
 	struct block *b = &p->blocks[p->cur];
-	struct slice w;
-	char q[64];
-	int err, n;
 
 	if (b->lines[d])
-		return fail(p, p->line, "second '%s' in feature '%s' (the first is at line %u)",
-			    directive_names[d], f->name, b->lines[d]);
+		return probemap_fail(p, p->line,
+				     "second '%s' in feature '%s' (the first is at line %u)",
+				     probemap_directive_names[d], f->name, b->lines[d]);
 	b->lines[d] = p->line;
 	switch (d) {
 	case D_ENTER:
@@ -506,65 +242,14 @@ static int block_directive(struct parser *p, enum directive d, struct slice arg)
 	case D_LEAVE:
 		return name_arg(p, d, arg, NAME_IDENT, f->leave);
 	case D_INSTANCE:
-		return parse_template(p, f, b, arg);
-	case D_KIND:
-		err = keyword_arg(p, d, arg, &w);
-		if (err)
-			return err;
-		if (slice_is(w, "mark"))
-			f->kind = PROBEMAP_MARK;
-		else if (slice_is(w, "antimark"))
-			f->kind = PROBEMAP_ANTIMARK;
-		else
-			return fail(p, p->line, "unknown kind '%s' (kind mark or kind antimark)",
-				    show(q, sizeof(q), w));
-		return 0;
+		return probemap_parse_template(p, f, b, arg);
 	case D_PAYLOAD:
-		w = first_word(&arg);
-		if (w.n == 0)
-			return fail(p, p->line, "'payload' needs an argument number (payload N)");
-		if (arg.n)
-			return fail(
-				p, p->line,
-				"unexpected text '%s' after the payload argument (one per line)",
-				show(q, sizeof(q), arg));
-		n = arg_number(w);
-		if (n < 0)
-			return bad_arg(p, w);
-		f->payload_arg = n;
-		return 0;
+		return payload_directive(p, f, arg);
+	case D_KIND:
 	case D_MATCH:
-		err = keyword_arg(p, d, arg, &w);
-		if (err)
-			return err;
-		if (!slice_is(w, "instance"))
-			return fail(p, p->line,
-				    "unknown match '%s' (the only form is \"match instance\")",
-				    show(q, sizeof(q), w));
-		f->match_instance = true;
-		return 0;
 	case D_DEFAULT:
-		err = keyword_arg(p, d, arg, &w);
-		if (err)
-			return err;
-		if (!slice_is(w, "off"))
-			return fail(p, p->line,
-				    "unknown default '%s' (the only form is \"default off\")",
-				    show(q, sizeof(q), w));
-		f->default_off = true;
-		return 0;
 	case D_FRAME:
-		err = keyword_arg(p, d, arg, &w);
-		if (err)
-			return err;
-		if (slice_is(w, "caller"))
-			f->frame_caller = true;
-		else if (!slice_is(w, "probe"))
-			return fail(p, p->line,
-				    "unknown frame '%s' (expected \"frame probe\" or "
-				    "\"frame caller\")",
-				    show(q, sizeof(q), w));
-		return 0;
+		return keyword_directive(p, f, d, arg);
 	default:
 		return -EINVAL; /* not reached */
 	}
@@ -582,19 +267,22 @@ static int feature_directive(struct parser *p, struct slice arg)
 	if (err)
 		return err;
 	if (!p->header_lines[D_PROVIDER])
-		return fail(p, p->line,
-			    "feature before 'provider' (add \"provider NAME\" after \"map\")");
+		return probemap_fail(
+			p, p->line,
+			"feature before 'provider' (add \"provider NAME\" after \"map\")");
 	err = name_arg(p, D_FEATURE, arg, NAME_FEATURE, name);
 	if (err)
 		return err;
 	for (i = 0; i < m->nr_features; i++)
 		if (!strcmp(m->features[i].name, name))
-			return fail(p, p->line,
-				    "duplicate feature '%s' (the first is at line %u; rename one)",
-				    name, m->features[i].line);
+			return probemap_fail(
+				p, p->line,
+				"duplicate feature '%s' (the first is at line %u; rename one)",
+				name, m->features[i].line);
 	if (m->nr_features == PROBEMAP_MAX_FEATURES)
-		return fail(p, p->line, "too many features (at most %d in a map; split the map)",
-			    PROBEMAP_MAX_FEATURES);
+		return probemap_fail(p, p->line,
+				     "too many features (at most %d in a map; split the map)",
+				     PROBEMAP_MAX_FEATURES);
 	p->cur = m->nr_features++;
 	f = cur_feature(p);
 	memcpy(f->name, name, sizeof(name));
@@ -611,11 +299,12 @@ static int header_directive(struct parser *p, enum directive d, struct slice arg
 	char q[64];
 
 	if (p->header_lines[d])
-		return fail(p, p->line, "second '%s' (the first is at line %u)", directive_names[d],
-			    p->header_lines[d]);
+		return probemap_fail(p, p->line, "second '%s' (the first is at line %u)",
+				     probemap_directive_names[d], p->header_lines[d]);
 	if (p->cur >= 0)
-		return fail(p, p->line, "'%s' after a feature (put it before the first feature)",
-			    directive_names[d]);
+		return probemap_fail(p, p->line,
+				     "'%s' after a feature (put it before the first feature)",
+				     probemap_directive_names[d]);
 	p->header_lines[d] = p->line;
 	switch (d) {
 	case D_MAP:
@@ -625,10 +314,12 @@ static int header_directive(struct parser *p, enum directive d, struct slice arg
 	default:
 		arg = trim(arg);
 		if (arg.n == 0)
-			return fail(p, p->line, "'description' needs text (description TEXT)");
+			return probemap_fail(p, p->line,
+					     "'description' needs text (description TEXT)");
 		if (arg.n >= PROBEMAP_DESC_LEN)
-			return fail(p, p->line, "description '%s' too long (at most %d bytes)",
-				    show(q, sizeof(q), arg), PROBEMAP_DESC_LEN - 1);
+			return probemap_fail(
+				p, p->line, "description '%s' too long (at most %d bytes)",
+				probemap_show(q, sizeof(q), arg), PROBEMAP_DESC_LEN - 1);
 		memcpy(m->description, arg.s, arg.n);
 		m->description[arg.n] = 0;
 		return 0;
@@ -651,16 +342,18 @@ static int parse_line(struct parser *p, struct slice line)
 	arg.s = line.s + word.n;
 	arg.n = line.n - word.n;
 	for (d = 0; d < D__COUNT; d++)
-		if (slice_is(word, directive_names[d]))
+		if (slice_is(word, probemap_directive_names[d]))
 			break;
 	if (d == D__COUNT)
-		return fail(p, p->line,
-			    "unknown directive '%s' (map, provider, description, feature, enter, "
-			    "leave, instance, kind, payload, match, default or frame)",
-			    show(q, sizeof(q), word));
+		return probemap_fail(
+			p, p->line,
+			"unknown directive '%s' (map, provider, description, feature, enter, "
+			"leave, instance, kind, payload, match, default or frame)",
+			probemap_show(q, sizeof(q), word));
 	if (d != D_MAP && !p->header_lines[D_MAP])
-		return fail(p, p->line, "'%s' before 'map' (a map file starts with \"map NAME\")",
-			    directive_names[d]);
+		return probemap_fail(p, p->line,
+				     "'%s' before 'map' (a map file starts with \"map NAME\")",
+				     probemap_directive_names[d]);
 	if (d != D_INSTANCE)
 		arg = trim(uncomment(arg));
 	switch (d) {
@@ -672,9 +365,10 @@ static int parse_line(struct parser *p, struct slice line)
 		return feature_directive(p, arg);
 	default:
 		if (p->cur < 0)
-			return fail(p, p->line,
-				    "'%s' outside a feature (start a block with \"feature NAME\")",
-				    directive_names[d]);
+			return probemap_fail(
+				p, p->line,
+				"'%s' outside a feature (start a block with \"feature NAME\")",
+				probemap_directive_names[d]);
 		return block_directive(p, d, arg);
 	}
 }
@@ -690,13 +384,16 @@ static int finish(struct parser *p)
 	if (err)
 		return err;
 	if (!p->header_lines[D_MAP])
-		return fail(p, p->line, "no 'map' directive (a map file starts with \"map NAME\")");
+		return probemap_fail(p, p->line,
+				     "no 'map' directive (a map file starts with \"map NAME\")");
 	if (!p->header_lines[D_PROVIDER])
-		return fail(p, p->line,
-			    "no 'provider' directive (add \"provider NAME\" after \"map\")");
+		return probemap_fail(
+			p, p->line,
+			"no 'provider' directive (add \"provider NAME\" after \"map\")");
 	if (!m->nr_features)
-		return fail(p, p->line, "map '%s' has no feature (add \"feature NAME\" blocks)",
-			    m->name);
+		return probemap_fail(p, p->line,
+				     "map '%s' has no feature (add \"feature NAME\" blocks)",
+				     m->name);
 	for (i = 0; i < m->nr_features; i++) {
 		struct probemap_feature *f = &m->features[i];
 		const struct block *b = &p->blocks[i];
@@ -706,18 +403,18 @@ static int finish(struct parser *p)
 			continue;
 		o = probemap__feature_index(m, b->outer);
 		if ((size_t)o == i)
-			return fail(
+			return probemap_fail(
 				p, b->lines[D_INSTANCE],
 				"feature '%s' is its own {outer:%s} (name an enclosing feature)",
 				f->name, b->outer);
 		if (o < 0)
-			return fail(
+			return probemap_fail(
 				p, b->lines[D_INSTANCE],
 				"{outer:%s} of feature '%s' names no feature of map '%s' (define "
 				"feature '%s' or fix the name)",
 				b->outer, f->name, m->name, b->outer);
 		if (m->features[o].kind != PROBEMAP_MARK)
-			return fail(
+			return probemap_fail(
 				p, b->lines[D_INSTANCE],
 				"{outer:%s} of feature '%s' names an antimark (an outer feature "
 				"must be a mark, which has instances)",
@@ -742,7 +439,7 @@ int probemap__parse(const char *text, size_t len, const char *path, struct probe
 
 	*out = NULL;
 	if (!text && len)
-		return fail(&p, 1, "no text");
+		return probemap_fail(&p, 1, "no text");
 	ret = check_text(&p, text, len);
 	if (ret)
 		return ret;
@@ -849,183 +546,4 @@ void probemap__free(struct probemap *m)
 	free(m->features);
 	free(m->path);
 	free(m);
-}
-
-int probemap__feature_index(const struct probemap *m, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < m->nr_features; i++)
-		if (!strcmp(m->features[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-const struct probemap_feature *probemap__feature(const struct probemap *m, const char *name)
-{
-	int i = probemap__feature_index(m, name);
-
-	return i < 0 ? NULL : &m->features[i];
-}
-
-int probemap__full_name(const struct probemap *m, const struct probemap_feature *f, char *buf,
-			size_t size)
-{
-	return snprintf(buf, size, "%s:%s", m->name, f->name);
-}
-
-/* The index of the feature an entry of a --feature list names, -1 if none
- * of this map: "NAME" or "MAP:NAME". */
-static int select_entry(const struct probemap *m, struct slice e)
-{
-	const char *colon = memchr(e.s, ':', e.n);
-	char name[PROBEMAP_NAME_LEN];
-
-	if (colon) {
-		struct slice map = {e.s, colon - e.s};
-
-		if (!slice_is(map, m->name))
-			return -1;
-		e.n -= colon + 1 - e.s;
-		e.s = colon + 1;
-	}
-	if (e.n >= sizeof(name))
-		return -1;
-	memcpy(name, e.s, e.n);
-	name[e.n] = 0;
-	return probemap__feature_index(m, name);
-}
-
-int probemap__select(const struct probemap *m, const char *list, bool *enabled, int *unknown)
-{
-	struct slice rest = {list ? list : "", list ? strlen(list) : 0};
-	int nr = 0, bad = 0;
-	size_t i;
-
-	for (i = 0; i < m->nr_features; i++)
-		enabled[i] = false;
-	rest = trim(rest);
-	if (rest.n == 0) {
-		for (i = 0; i < m->nr_features; i++) {
-			enabled[i] = !m->features[i].default_off;
-			nr += enabled[i];
-		}
-		if (unknown)
-			*unknown = 0;
-		return nr;
-	}
-	while (rest.s) {
-		const char *comma = memchr(rest.s, ',', rest.n);
-		struct slice e = {rest.s, comma ? (size_t)(comma - rest.s) : rest.n};
-		int idx;
-
-		if (comma) {
-			rest.n -= comma + 1 - rest.s;
-			rest.s = comma + 1;
-		} else {
-			rest.s = NULL;
-		}
-		e = trim(e);
-		if (e.n == 0)
-			continue; /* "a,,b", a trailing comma */
-		idx = select_entry(m, e);
-		if (idx < 0) {
-			bad++;
-			continue;
-		}
-		if (!enabled[idx])
-			nr++;
-		enabled[idx] = true;
-	}
-	if (unknown)
-		*unknown = bad;
-	return nr;
-}
-
-/* snprintf-like appending. */
-struct outbuf {
-	char *buf;
-	size_t size, len;
-};
-
-static void put(struct outbuf *o, char c)
-{
-	if (o->len + 1 < o->size)
-		o->buf[o->len] = c;
-	o->len++;
-}
-
-static void puts_(struct outbuf *o, const char *s)
-{
-	while (*s)
-		put(o, *s++);
-}
-
-int probemap__format_template(const struct probemap *m, const struct probemap_feature *f, char *buf,
-			      size_t size)
-{
-	struct outbuf o = {buf, size, 0};
-	bool quote_char = false, hash = false, edge_space = false, quoted;
-	unsigned int i, j;
-	char num[16];
-
-	if (f->outer >= 0 && (size_t)f->outer < m->nr_features) {
-		puts_(&o, "{outer:");
-		puts_(&o, m->features[f->outer].name);
-		put(&o, '}');
-		goto out;
-	}
-	for (i = 0; i < f->nr_parts; i++) {
-		const struct probemap_part *part = &f->parts[i];
-
-		if (part->type != PROBEMAP_PART_LIT || !part->len)
-			continue;
-		quote_char |= memchr(part->lit, '"', part->len) != NULL;
-		hash |= memchr(part->lit, '#', part->len) != NULL;
-		if ((i == 0 && is_space(part->lit[0])) ||
-		    (i == f->nr_parts - 1 && is_space(part->lit[part->len - 1])))
-			edge_space = true;
-	}
-	quoted = hash || edge_space;
-	/* a quoted template cannot hold '"'; an unquoted one cannot start with
-	 * it, hold '#' or begin or end with white space */
-	if (quote_char && (quoted || (f->nr_parts && f->parts[0].type == PROBEMAP_PART_LIT &&
-				      f->parts[0].lit[0] == '"'))) {
-		if (size)
-			buf[0] = 0;
-		return -EINVAL;
-	}
-	if (quoted)
-		put(&o, '"');
-	for (i = 0; i < f->nr_parts; i++) {
-		const struct probemap_part *part = &f->parts[i];
-
-		switch (part->type) {
-		case PROBEMAP_PART_LIT:
-			for (j = 0; j < part->len; j++) {
-				if (part->lit[j] == '{' || part->lit[j] == '}')
-					put(&o, part->lit[j]);
-				put(&o, part->lit[j]);
-			}
-			break;
-		case PROBEMAP_PART_STR:
-		case PROBEMAP_PART_INT:
-			snprintf(num, sizeof(num), "%u", part->arg);
-			puts_(&o, part->type == PROBEMAP_PART_STR ? "{str:" : "{int:");
-			puts_(&o, num);
-			put(&o, '}');
-			break;
-		case PROBEMAP_PART_GLOBAL:
-			puts_(&o, "{global:");
-			puts_(&o, part->sym);
-			put(&o, '}');
-			break;
-		}
-	}
-	if (quoted)
-		put(&o, '"');
-out:
-	if (size)
-		buf[o.len < size ? o.len : size - 1] = 0;
-	return (int)o.len;
 }

@@ -18,34 +18,6 @@
 #define NAME_MIN_WIDTH 18
 #define NAME_MAX_WIDTH 48
 
-/* Runs the renderers in the C locale: '.' decimal points whatever the caller's. */
-struct c_locale {
-	locale_t c, old;
-};
-
-static int c_locale__enter(struct c_locale *l)
-{
-	l->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-	if (!l->c)
-		return -ENOMEM;
-	l->old = uselocale(l->c);
-	return 0;
-}
-
-static void c_locale__leave(struct c_locale *l)
-{
-	uselocale(l->old);
-	freelocale(l->c);
-}
-
-/* 0 when everything written to out reached it, else -errno. */
-static int flush_status(FILE *out)
-{
-	if (fflush(out) || ferror(out))
-		return errno ? -errno : -EIO;
-	return 0;
-}
-
 /* ---- text ---------------------------------------------------------------- */
 
 struct text_ctx {

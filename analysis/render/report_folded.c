@@ -47,7 +47,7 @@ struct folded_ctx {
 	uint64_t period; /* ns per sample */
 	bool skip_zero; /* leave out lines of value 0 */
 	const char *feature; /* --feature, NULL for all */
-	struct report_features feat; /* the features it names */
+	const struct report_features *feat; /* the features it names */
 	struct report_charges charges;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
 	char **prefixes; /* per thread: its process (and thread) frames and ';' */
@@ -290,27 +290,6 @@ static int folded_fold(struct folded_ctx *c, double min_pct)
 	return 0;
 }
 
-/* The comm of each process's main thread, by (source, pid). */
-static int folded_proc_comms(const struct profile *p, struct hashmap *map)
-{
-	struct profile_thread t;
-	size_t i;
-	int err;
-
-	for (i = 0; i < profile__nr_threads(p); i++) {
-		err = profile__thread(p, i, &t);
-		if (err)
-			return err;
-		if (t.tid != t.pid || !*t.comm)
-			continue;
-		err = hashmap__find_or_insert(map, (uint64_t)t.source << 32 | t.pid, 0,
-					      (uint64_t)(uintptr_t)t.comm, NULL);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
 static int folded_collect(struct folded_ctx *c)
 {
 	struct hashmap proc_comms = HASHMAP_INIT, comms = HASHMAP_INIT;
@@ -322,7 +301,7 @@ static int folded_collect(struct folded_ctx *c)
 	uint64_t v, value;
 	int err;
 
-	err = folded_proc_comms(c->p, &proc_comms);
+	err = report_process_comms(c->p, &proc_comms);
 	if (err)
 		goto cleanup;
 	for (i = 0; c->by != REPORT_BY_FEATURE && i < profile__nr_threads(c->p); i++) {
@@ -346,7 +325,7 @@ static int folded_collect(struct folded_ctx *c)
 			const char *pc = "", *tc = "";
 			uint64_t pkey = (uint64_t)s.source << 32 | s.pid;
 
-			if (hashmap__find(&proc_comms, pkey, 0, &v))
+			if (hashmap__find(&proc_comms, s.source, s.pid, &v))
 				pc = (const char *)(uintptr_t)v;
 			if (hashmap__find(&comms, pkey, s.tid, &v))
 				tc = (const char *)(uintptr_t)v;
@@ -363,7 +342,7 @@ static int folded_collect(struct folded_ctx *c)
 				goto cleanup;
 		}
 		for (j = 0; j < n; j++) {
-			if (!report_features__has(&c->feat, ch[j].feature))
+			if (!report_features__has(c->feat, ch[j].feature))
 				continue;
 			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, value);
 			if (err)
@@ -376,11 +355,26 @@ cleanup:
 	return err;
 }
 
+static void folded_ctx_fini(struct folded_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_lines; i++)
+		free(c->lines[i].stack);
+	free(c->lines);
+	free(c->raw);
+	for (i = 0; i < c->nr_prefixes; i++)
+		free(c->prefixes[i]);
+	free(c->prefixes);
+	hashmap__fini(&c->thread_map);
+	report_charges__fini(&c->charges);
+}
+
 int report__folded(FILE *out, const struct profile *p, const struct report_opts *opts)
 {
 	struct folded_ctx c = {.thread_map = HASHMAP_INIT};
 	double min_pct = opts && opts->min_pct > 0 ? opts->min_pct : 0;
-	struct profile *filtered = NULL;
+	struct report_scope scope;
 	size_t i;
 	int err;
 
@@ -390,26 +384,21 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 		     (unsigned int)opts->folded_value > REPORT_VALUE_WALL))
 		return -EINVAL;
 	/* A process filter: the lines of the filtered profile (--min-pct of its total). */
-	err = report__filter(p, opts, &filtered);
+	err = report_scope__init(&scope, p, opts);
 	if (err)
 		return err;
-	if (filtered)
-		p = filtered;
-	c.p = p;
+	c.p = scope.p;
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
 	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
-	c.period = report_period_ns(profile__meta(p));
+	c.period = report_period_ns(profile__meta(c.p));
 	/* Records of off-CPU time alone have no sample: no "STACK 0" lines.
 	 * (A profile without off-CPU time keeps its lines as they always were.) */
-	c.skip_zero = c.value != REPORT_VALUE_SAMPLES || profile__total_offcpu_ns(p);
-	c.feature = opts ? opts->feature : NULL;
-	err = report_features__init(&c.feat, p, c.feature);
-	if (err)
-		goto cleanup;
-	err = report_charges__init(&c.charges, p);
-	if (err)
-		goto cleanup;
-	err = folded_collect(&c);
+	c.skip_zero = c.value != REPORT_VALUE_SAMPLES || profile__total_offcpu_ns(c.p);
+	c.feature = scope.feature;
+	c.feat = &scope.feat;
+	err = report_charges__init(&c.charges, c.p);
+	if (!err)
+		err = folded_collect(&c);
 	if (!err)
 		err = folded_lines(&c);
 	if (err)
@@ -427,19 +416,9 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	errno = 0;
 	for (i = 0; i < c.nr_lines; i++)
 		fprintf(out, "%s %" PRIu64 "\n", c.lines[i].stack, c.lines[i].count);
-	if (fflush(out) || ferror(out))
-		err = errno ? -errno : -EIO;
+	err = flush_status(out);
 cleanup:
-	for (i = 0; i < c.nr_lines; i++)
-		free(c.lines[i].stack);
-	free(c.lines);
-	free(c.raw);
-	for (i = 0; i < c.nr_prefixes; i++)
-		free(c.prefixes[i]);
-	free(c.prefixes);
-	hashmap__fini(&c.thread_map);
-	report_charges__fini(&c.charges);
-	report_features__fini(&c.feat);
-	profile__free(filtered);
+	folded_ctx_fini(&c);
+	report_scope__fini(&scope);
 	return err;
 }

@@ -53,9 +53,9 @@ struct pprof_sample {
 };
 
 struct pprof_ctx {
-	const struct profile *p;
+	const struct profile *p; /* with a process filter, the filtered profile */
 	const char *feature; /* --feature, NULL for all */
-	struct report_features feat; /* the features it names */
+	const struct report_features *feat; /* the features it names */
 	const struct profile *whole; /* before a process filter, NULL without */
 	const struct report_opts *opts;
 	uint64_t period; /* ns per sample */
@@ -77,8 +77,8 @@ struct pprof_ctx {
 	struct pprof_labels *labels;
 	size_t nr_labels, cap_labels;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> labels index */
-	struct hashmap pcomms; /* (source << 32 | pid, 0) -> main thread's comm */
-	struct hashmap nspids; /* (source << 32 | pid, 0) -> its PID in its namespace */
+	struct hashmap pcomms; /* (source, pid) -> main thread's comm */
+	struct hashmap nspids; /* (source, pid) -> its PID in its namespace */
 
 	struct pprof_sample *samples;
 	size_t nr_samples, cap_samples;
@@ -222,7 +222,7 @@ static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, 
 	l = &c->labels[c->nr_labels];
 	l->n = 0;
 	err = pprof_label(c, l, "pid", NULL, pid);
-	if (!err && hashmap__find(&c->nspids, (uint64_t)source << 32 | pid, 0, &nspid))
+	if (!err && hashmap__find(&c->nspids, source, pid, &nspid))
 		err = pprof_label(c, l, "nspid", NULL, (int64_t)nspid);
 	if (!err && tid != PPROF_PROCESS_LABELS)
 		err = pprof_label(c, l, "tid", NULL, (int64_t)tid);
@@ -248,7 +248,7 @@ static const char *pprof_pcomm(const struct pprof_ctx *c, uint32_t source, uint3
 {
 	uint64_t v;
 
-	if (hashmap__find(&c->pcomms, (uint64_t)source << 32 | pid, 0, &v))
+	if (hashmap__find(&c->pcomms, source, pid, &v))
 		return (const char *)(uintptr_t)v;
 	return "";
 }
@@ -256,36 +256,16 @@ static const char *pprof_pcomm(const struct pprof_ctx *c, uint32_t source, uint3
 /* Label sets of every thread of the profile, in its thread order. */
 static int pprof_threads(struct pprof_ctx *c)
 {
-	struct profile_process pp;
 	struct profile_thread t;
 	int64_t idx;
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < profile__nr_pids(c->p); i++) {
-		err = profile__process(c->p, i, &pp);
-		if (err)
-			return err;
-		if (!pp.nspid)
-			continue;
-		err = hashmap__find_or_insert(&c->nspids, (uint64_t)pp.source << 32 | pp.pid, 0,
-					      pp.nspid, NULL);
-		if (err < 0)
-			return err;
-		err = 0;
-	}
-	for (i = 0; i < profile__nr_threads(c->p); i++) {
-		err = profile__thread(c->p, i, &t);
-		if (err)
-			return err;
-		if (t.tid != t.pid || !*t.comm)
-			continue;
-		err = hashmap__find_or_insert(&c->pcomms, (uint64_t)t.source << 32 | t.pid, 0,
-					      (uint64_t)(uintptr_t)t.comm, NULL);
-		if (err < 0)
-			return err;
-		err = 0;
-	}
+	err = report_process_nspids(c->p, &c->nspids);
+	if (!err)
+		err = report_process_comms(c->p, &c->pcomms);
+	if (err)
+		return err;
 	for (i = 0; i < profile__nr_threads(c->p); i++) {
 		err = profile__thread(c->p, i, &t);
 		if (err)
@@ -345,7 +325,7 @@ static int pprof_events(struct pprof_ctx *c)
 		err = profile__event(c->p, i, &ev);
 		if (err)
 			return err;
-		if (!report_features__has(&c->feat, ev.feature))
+		if (!report_features__has(c->feat, ev.feature))
 			continue;
 		labels = pprof_thread(c, ev.source, ev.pid, PPROF_PROCESS_LABELS, "",
 				      pprof_pcomm(c, ev.source, ev.pid));
@@ -397,7 +377,7 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 				return err;
 		}
 		for (j = 0; j < n; j++) {
-			if (!report_features__has(&c->feat, ch[j].feature))
+			if (!report_features__has(c->feat, ch[j].feature))
 				continue;
 			err = pprof_charge_locs(c, &ch[j], locs);
 			if (!err)
@@ -442,49 +422,57 @@ static int64_t pprof_filter_comment(struct pprof_ctx *c)
 	return idx;
 }
 
-static int pprof_comments(struct pprof_ctx *c, int64_t *comment, size_t *n)
+/* "fsp-bpf VERSION: feature profile of TARGET". The string's index or
+ * -ENOMEM. */
+static int64_t pprof_title_comment(struct pprof_ctx *c)
 {
 	const struct profile_meta *m = profile__meta(c->p);
 	char *line = NULL;
 	int64_t idx;
 
-	*n = 0;
 	if (asprintf(&line, "fsp-bpf %s: feature profile of %s",
 		     m->tool_version ? m->tool_version : FSP_VERSION,
 		     m->target ? m->target : "an unnamed target") < 0)
 		return -ENOMEM;
 	idx = pprof_str(c, line);
 	free(line);
+	return idx;
+}
+
+/* Appends the comment of string idx (< 0: its error) to comment[*n]. */
+static int pprof_comment(int64_t *comment, size_t *n, int64_t idx)
+{
 	if (idx < 0)
 		return (int)idx;
 	comment[(*n)++] = idx;
-	if (c->whole) {
-		idx = pprof_filter_comment(c);
-		if (idx < 0)
-			return (int)idx;
-		comment[(*n)++] = idx;
-	}
-	idx = pprof_str(c, "each sample is charged to every feature with a live mark: "
-			   "a sample in n nested features counts n times in the totals");
-	if (idx < 0)
-		return (int)idx;
-	comment[(*n)++] = idx;
-	if (c->offcpu) {
-		idx = pprof_str(c, "offcpu: off-CPU time (blocked, sleeping, waiting for a CPU), "
-				   "charged by the same rule as the samples");
-		if (idx < 0)
-			return (int)idx;
-		comment[(*n)++] = idx;
-	}
-	if (c->events) {
-		idx = pprof_str(c,
-				"calls, event_time: exact counts and durations of the calls, from "
-				"the probes, in samples of their own");
-		if (idx < 0)
-			return (int)idx;
-		comment[(*n)++] = idx;
-	}
 	return 0;
+}
+
+static int pprof_comments(struct pprof_ctx *c, int64_t *comment, size_t *n)
+{
+	int err;
+
+	*n = 0;
+	err = pprof_comment(comment, n, pprof_title_comment(c));
+	if (!err && c->whole)
+		err = pprof_comment(comment, n, pprof_filter_comment(c));
+	if (!err)
+		err = pprof_comment(comment, n,
+				    pprof_str(c,
+					      "each sample is charged to every feature with a "
+					      "live mark: a sample in n nested features counts n "
+					      "times in the totals"));
+	if (!err && c->offcpu)
+		err = pprof_comment(
+			comment, n,
+			pprof_str(c, "offcpu: off-CPU time (blocked, sleeping, waiting "
+				     "for a CPU), charged by the same rule as the samples"));
+	if (!err && c->events)
+		err = pprof_comment(
+			comment, n,
+			pprof_str(c, "calls, event_time: exact counts and durations of "
+				     "the calls, from the probes, in samples of their own"));
+	return err;
 }
 
 /* Deflates buf into out as one gzip member (mtime 0: the same profile gives
@@ -524,23 +512,26 @@ static int pprof_gzip(FILE *out, const uint8_t *buf, size_t len)
 	return err;
 }
 
-/* Packs the collected profile and writes it compressed. */
-static int pprof_write(struct pprof_ctx *c, FILE *out)
-{
-	const struct profile_meta *m = profile__meta(c->p);
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+/* The protobuf-c view of the collected profile: the message and the arrays
+ * of structures and pointers it wants, over the tables of pprof_ctx. */
+struct pprof_pack {
+	Perftools__Profiles__Profile prof;
 	Perftools__Profiles__ValueType types[PPROF_MAX_TYPES + 1], *type_ptrs[PPROF_MAX_TYPES];
-	Perftools__Profiles__Sample *samples = NULL, **sample_ptrs = NULL;
-	Perftools__Profiles__Location *locs = NULL, **loc_ptrs = NULL;
-	Perftools__Profiles__Line *lines = NULL, **line_ptrs = NULL;
-	Perftools__Profiles__Function **func_ptrs = NULL;
-	Perftools__Profiles__Mapping map = PERFTOOLS__PROFILES__MAPPING__INIT, *map_ptr = &map;
-	int64_t comment[5], v[10];
-	uint8_t *buf = NULL;
-	size_t i, n, len;
-	int err;
+	Perftools__Profiles__Mapping map, *map_ptr;
+	int64_t comment[5];
+	Perftools__Profiles__Sample *samples, **sample_ptrs;
+	Perftools__Profiles__Location *locs, **loc_ptrs;
+	Perftools__Profiles__Line *lines, **line_ptrs;
+	Perftools__Profiles__Function **func_ptrs;
+};
 
-	/* Every string first: the table must not grow after it is shared. */
+/* The sample types (and the period type after them); *cpu the string of
+ * "cpu". Strings are added here, in this order, before the comments'. */
+static int pprof_pack_types(struct pprof_ctx *c, struct pprof_pack *pk, int64_t *cpu)
+{
+	int64_t v[10];
+	size_t i, n;
+
 	v[0] = pprof_str(c, "samples");
 	v[1] = pprof_str(c, "count");
 	v[2] = pprof_str(c, "cpu");
@@ -562,47 +553,70 @@ static int pprof_write(struct pprof_ctx *c, FILE *out)
 	}
 	c->nr_types = n / 2;
 	for (i = 0; i <= c->nr_types; i++)
-		perftools__profiles__value_type__init(&types[i]);
+		perftools__profiles__value_type__init(&pk->types[i]);
 	for (i = 0; i < c->nr_types; i++) {
-		types[i].type = v[2 * i];
-		types[i].unit = v[2 * i + 1];
-		type_ptrs[i] = &types[i];
+		pk->types[i].type = v[2 * i];
+		pk->types[i].unit = v[2 * i + 1];
+		pk->type_ptrs[i] = &pk->types[i];
 	}
-	types[c->nr_types] = types[1]; /* the period type */
-	err = pprof_comments(c, comment, &n);
+	pk->types[c->nr_types] = pk->types[1]; /* the period type */
+	*cpu = v[2];
+	return 0;
+}
+
+/* Everything of the message but its samples and locations. */
+static int pprof_pack_header(struct pprof_ctx *c, struct pprof_pack *pk)
+{
+	const struct profile_meta *m = profile__meta(c->p);
+	Perftools__Profiles__Profile *prof = &pk->prof;
+	int64_t cpu = 0;
+	size_t n;
+	int err;
+
+	/* Every string first: the table must not grow after it is shared. */
+	err = pprof_pack_types(c, pk, &cpu);
+	if (!err)
+		err = pprof_comments(c, pk->comment, &n);
 	if (err)
 		return err;
-	prof.n_sample_type = c->nr_types;
-	prof.sample_type = type_ptrs;
+	prof->n_sample_type = c->nr_types;
+	prof->sample_type = pk->type_ptrs;
 	/* Readers show the last type unless told: cpu stays the default. */
 	if (c->nr_types > 2)
-		prof.default_sample_type = v[2];
-	prof.period_type = &types[c->nr_types];
-	prof.period = clamp_i64(c->period);
-	prof.time_nanos = pprof_nanos(m->start_time);
-	prof.duration_nanos = pprof_nanos(m->duration_s);
-	prof.n_comment = n;
-	prof.comment = comment;
+		prof->default_sample_type = cpu;
+	prof->period_type = &pk->types[c->nr_types];
+	prof->period = clamp_i64(c->period);
+	prof->time_nanos = pprof_nanos(m->start_time);
+	prof->duration_nanos = pprof_nanos(m->duration_s);
+	prof->n_comment = n;
+	prof->comment = pk->comment;
 	/* One mapping for all locations, marked symbolized: without it pprof
 	 * makes one up and warns that its binary is unknown. */
-	map.id = 1;
-	map.has_functions = 1;
-	prof.n_mapping = 1;
-	prof.mapping = &map_ptr;
-	prof.n_string_table = c->nr_strs;
-	prof.string_table = c->strs;
+	pk->map.id = 1;
+	pk->map.has_functions = 1;
+	pk->map_ptr = &pk->map;
+	prof->n_mapping = 1;
+	prof->mapping = &pk->map_ptr;
+	prof->n_string_table = c->nr_strs;
+	prof->string_table = c->strs;
+	return 0;
+}
 
-	samples = calloc(c->nr_samples + 1, sizeof(*samples));
-	sample_ptrs = calloc(c->nr_samples + 1, sizeof(*sample_ptrs));
-	locs = calloc(c->nr_funcs + 1, sizeof(*locs));
-	loc_ptrs = calloc(c->nr_funcs + 1, sizeof(*loc_ptrs));
-	lines = calloc(c->nr_funcs + 1, sizeof(*lines));
-	line_ptrs = calloc(c->nr_funcs + 1, sizeof(*line_ptrs));
-	func_ptrs = calloc(c->nr_funcs + 1, sizeof(*func_ptrs));
-	if (!samples || !sample_ptrs || !locs || !loc_ptrs || !lines || !line_ptrs || !func_ptrs) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+/* The samples, one location (of one line) per function, the functions. */
+static int pprof_pack_tables(struct pprof_ctx *c, struct pprof_pack *pk)
+{
+	size_t i, n;
+
+	pk->samples = calloc(c->nr_samples + 1, sizeof(*pk->samples));
+	pk->sample_ptrs = calloc(c->nr_samples + 1, sizeof(*pk->sample_ptrs));
+	pk->locs = calloc(c->nr_funcs + 1, sizeof(*pk->locs));
+	pk->loc_ptrs = calloc(c->nr_funcs + 1, sizeof(*pk->loc_ptrs));
+	pk->lines = calloc(c->nr_funcs + 1, sizeof(*pk->lines));
+	pk->line_ptrs = calloc(c->nr_funcs + 1, sizeof(*pk->line_ptrs));
+	pk->func_ptrs = calloc(c->nr_funcs + 1, sizeof(*pk->func_ptrs));
+	if (!pk->samples || !pk->sample_ptrs || !pk->locs || !pk->loc_ptrs || !pk->lines ||
+	    !pk->line_ptrs || !pk->func_ptrs)
+		return -ENOMEM;
 	for (i = 0; i < c->nr_labels; i++) {
 		for (n = 0; n < c->labels[i].n; n++)
 			c->labels[i].ptr[n] = &c->labels[i].label[n];
@@ -610,59 +624,100 @@ static int pprof_write(struct pprof_ctx *c, FILE *out)
 	for (i = 0; i < c->nr_samples; i++) {
 		struct pprof_sample *s = &c->samples[i];
 		struct pprof_labels *l = &c->labels[s->labels];
+		Perftools__Profiles__Sample *ps = &pk->samples[i];
 
-		perftools__profiles__sample__init(&samples[i]);
-		samples[i].n_location_id = s->n_loc;
-		samples[i].location_id = s->loc;
-		samples[i].n_value = c->nr_types;
-		samples[i].value = s->value;
-		samples[i].n_label = l->n;
-		samples[i].label = l->ptr;
-		sample_ptrs[i] = &samples[i];
+		perftools__profiles__sample__init(ps);
+		ps->n_location_id = s->n_loc;
+		ps->location_id = s->loc;
+		ps->n_value = c->nr_types;
+		ps->value = s->value;
+		ps->n_label = l->n;
+		ps->label = l->ptr;
+		pk->sample_ptrs[i] = ps;
 	}
 	for (i = 0; i < c->nr_funcs; i++) {
-		perftools__profiles__line__init(&lines[i]);
-		lines[i].function_id = c->funcs[i].id;
-		line_ptrs[i] = &lines[i];
-		perftools__profiles__location__init(&locs[i]);
-		locs[i].id = c->funcs[i].id;
-		locs[i].mapping_id = map.id;
-		locs[i].n_line = 1;
-		locs[i].line = &line_ptrs[i];
-		loc_ptrs[i] = &locs[i];
-		func_ptrs[i] = &c->funcs[i];
+		perftools__profiles__line__init(&pk->lines[i]);
+		pk->lines[i].function_id = c->funcs[i].id;
+		pk->line_ptrs[i] = &pk->lines[i];
+		perftools__profiles__location__init(&pk->locs[i]);
+		pk->locs[i].id = c->funcs[i].id;
+		pk->locs[i].mapping_id = pk->map.id;
+		pk->locs[i].n_line = 1;
+		pk->locs[i].line = &pk->line_ptrs[i];
+		pk->loc_ptrs[i] = &pk->locs[i];
+		pk->func_ptrs[i] = &c->funcs[i];
 	}
-	prof.n_sample = c->nr_samples;
-	prof.sample = sample_ptrs;
-	prof.n_location = c->nr_funcs;
-	prof.location = loc_ptrs;
-	prof.n_function = c->nr_funcs;
-	prof.function = func_ptrs;
+	pk->prof.n_sample = c->nr_samples;
+	pk->prof.sample = pk->sample_ptrs;
+	pk->prof.n_location = c->nr_funcs;
+	pk->prof.location = pk->loc_ptrs;
+	pk->prof.n_function = c->nr_funcs;
+	pk->prof.function = pk->func_ptrs;
+	return 0;
+}
 
-	len = perftools__profiles__profile__get_packed_size(&prof);
+static void pprof_pack_fini(struct pprof_pack *pk)
+{
+	free(pk->samples);
+	free(pk->sample_ptrs);
+	free(pk->locs);
+	free(pk->loc_ptrs);
+	free(pk->lines);
+	free(pk->line_ptrs);
+	free(pk->func_ptrs);
+}
+
+/* Packs the collected profile and writes it compressed. */
+static int pprof_write(struct pprof_ctx *c, FILE *out)
+{
+	struct pprof_pack pk = {
+		.prof = PERFTOOLS__PROFILES__PROFILE__INIT,
+		.map = PERFTOOLS__PROFILES__MAPPING__INIT,
+	};
+	uint8_t *buf = NULL;
+	size_t len;
+	int err;
+
+	err = pprof_pack_header(c, &pk);
+	if (!err)
+		err = pprof_pack_tables(c, &pk);
+	if (err)
+		goto cleanup;
+	len = perftools__profiles__profile__get_packed_size(&pk.prof);
 	buf = malloc(len ? len : 1);
 	if (!buf) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	if (perftools__profiles__profile__pack(&prof, buf) != len) {
+	if (perftools__profiles__profile__pack(&pk.prof, buf) != len) {
 		err = -EIO;
 		goto cleanup;
 	}
 	errno = 0;
 	err = pprof_gzip(out, buf, len);
-	if (!err && (fflush(out) || ferror(out)))
-		err = errno ? -errno : -EIO;
+	if (!err)
+		err = flush_status(out);
 cleanup:
 	free(buf);
-	free(samples);
-	free(sample_ptrs);
-	free(locs);
-	free(loc_ptrs);
-	free(lines);
-	free(line_ptrs);
-	free(func_ptrs);
+	pprof_pack_fini(&pk);
 	return err;
+}
+
+static void pprof_ctx_fini(struct pprof_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_strs; i++)
+		free(c->strs[i]);
+	free(c->strs);
+	hashmap__fini(&c->str_map);
+	free(c->funcs);
+	hashmap__fini(&c->func_map);
+	free(c->labels);
+	hashmap__fini(&c->thread_map);
+	hashmap__fini(&c->pcomms);
+	hashmap__fini(&c->nspids);
+	free(c->samples);
 }
 
 int report__pprof(FILE *out, const struct profile *p, const struct report_opts *opts)
@@ -675,66 +730,38 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 		.nspids = HASHMAP_INIT,
 	};
 	struct report_charges charges = {};
-	struct profile *filtered = NULL;
+	struct report_scope scope;
 	int64_t empty;
-	size_t i;
 	int err;
 
 	if (!out || !p)
 		return -EINVAL;
 	/* A process filter: the samples and events of the filtered profile. */
-	err = report__filter(p, opts, &filtered);
+	err = report_scope__init(&scope, p, opts);
 	if (err)
 		return err;
-	if (filtered) {
-		c.whole = p;
-		p = filtered;
-	}
-	c.p = p;
+	c.p = scope.p;
+	c.whole = scope.whole;
 	c.opts = opts;
-	c.feature = opts ? opts->feature : NULL;
-	err = report_features__init(&c.feat, p, c.feature);
-	if (err)
-		goto cleanup;
-	c.period = report_period_ns(profile__meta(p));
-	c.offcpu = profile__total_offcpu_ns(p) > 0;
-	c.events = profile__nr_events(p) > 0;
+	c.feature = scope.feature;
+	c.feat = &scope.feat;
+	c.period = report_period_ns(profile__meta(c.p));
+	c.offcpu = profile__total_offcpu_ns(c.p) > 0;
+	c.events = profile__nr_events(c.p) > 0;
 	empty = pprof_str(&c, ""); /* string_table[0] must be "" */
-	if (empty < 0) {
-		err = (int)empty;
-		goto cleanup;
-	}
-	err = report_charges__init(&charges, p);
-	if (err)
-		goto cleanup;
-	err = pprof_threads(&c);
-	if (err)
-		goto cleanup;
-	err = pprof_samples(&c, &charges);
-	if (err)
-		goto cleanup;
-	err = pprof_events(&c);
-	if (err)
-		goto cleanup;
-	if (c.feature && !c.nr_samples) {
+	err = empty < 0 ? (int)empty : report_charges__init(&charges, c.p);
+	if (!err)
+		err = pprof_threads(&c);
+	if (!err)
+		err = pprof_samples(&c, &charges);
+	if (!err)
+		err = pprof_events(&c);
+	if (!err && c.feature && !c.nr_samples)
 		err = -ENOENT; /* nothing written: the caller says why */
-		goto cleanup;
-	}
-	err = pprof_write(&c, out);
-cleanup:
+	if (!err)
+		err = pprof_write(&c, out);
 	report_charges__fini(&charges);
-	for (i = 0; i < c.nr_strs; i++)
-		free(c.strs[i]);
-	free(c.strs);
-	hashmap__fini(&c.str_map);
-	free(c.funcs);
-	hashmap__fini(&c.func_map);
-	free(c.labels);
-	hashmap__fini(&c.thread_map);
-	hashmap__fini(&c.pcomms);
-	hashmap__fini(&c.nspids);
-	free(c.samples);
-	report_features__fini(&c.feat);
-	profile__free(filtered);
+	pprof_ctx_fini(&c);
+	report_scope__fini(&scope);
 	return err;
 }

@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Views of a profile shared by the renderers: words, orders, names, charges. */
+/*
+ * Views of a profile shared by the renderers (report_view.h): the words of
+ * the view options, the order of entries, threads and processes with their
+ * charged time, the names of sources and processes. The charges of stacks
+ * are in report_charges.c, --feature in report_features.c, the process
+ * filter in report_filter.c.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,8 +178,7 @@ cleanup:
 	return err;
 }
 
-/* (source, pid) -> nspid of the processes of p that have one. 0 or -errno. */
-static int process_nspids(const struct profile *p, struct hashmap *map)
+int report_process_nspids(const struct profile *p, struct hashmap *map)
 {
 	struct profile_process pp;
 	size_t i;
@@ -186,6 +191,26 @@ static int process_nspids(const struct profile *p, struct hashmap *map)
 		if (!pp.nspid)
 			continue;
 		err = hashmap__find_or_insert(map, pp.source, pp.pid, pp.nspid, NULL);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int report_process_comms(const struct profile *p, struct hashmap *map)
+{
+	struct profile_thread t;
+	size_t i;
+	int err;
+
+	for (i = 0; i < profile__nr_threads(p); i++) {
+		err = profile__thread(p, i, &t);
+		if (err)
+			return err;
+		if (t.tid != t.pid || !*t.comm)
+			continue;
+		err = hashmap__find_or_insert(map, t.source, t.pid, (uint64_t)(uintptr_t)t.comm,
+					      NULL);
 		if (err < 0)
 			return err;
 	}
@@ -217,7 +242,7 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 	}
 	err = thread_offcpu(p, off);
 	if (!err)
-		err = process_nspids(p, &nspids);
+		err = report_process_nspids(p, &nspids);
 	if (err)
 		goto cleanup;
 	for (i = 0; i < n; i++) {
@@ -250,6 +275,77 @@ cleanup:
 	return err;
 }
 
+/* Registers the processes of p in s and index ((source, pid) -> index in
+ * s), then those known only by their event records; *n of them. 0 or
+ * -errno. */
+static int processes_register(const struct profile *p, enum report_order o, struct sort_process *s,
+			      struct hashmap *index, size_t *n)
+{
+	struct profile_process pp;
+	struct profile_event ev;
+	size_t i;
+	int err;
+
+	*n = 0;
+	for (i = 0; i < profile__nr_pids(p); i++) {
+		err = profile__process(p, i, &pp);
+		if (err)
+			return err;
+		err = hashmap__find_or_insert(index, pp.source, pp.pid, i, NULL);
+		if (err < 0)
+			return err;
+		s[i].o = o;
+		s[i].pr.source = pp.source;
+		s[i].pr.pid = pp.pid;
+		s[i].pr.nspid = pp.nspid;
+		s[i].pr.comm = "";
+	}
+	*n = i;
+	for (i = 0; i < profile__nr_events(p); i++) {
+		err = profile__event(p, i, &ev);
+		if (err)
+			return err;
+		err = hashmap__find_or_insert(index, ev.source, ev.pid, *n, NULL);
+		if (err < 0)
+			return err;
+		if (!err) {
+			s[*n].o = o;
+			s[*n].pr.source = ev.source;
+			s[*n].pr.pid = ev.pid;
+			s[*n].pr.comm = "";
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+/* Adds each thread of p (its samples, off-CPU time off[]) to its process
+ * in s, whose comm is its main thread's. 0 or -errno. */
+static int processes_add_threads(const struct profile *p, struct sort_process *s,
+				 const struct hashmap *index, const uint64_t *off)
+{
+	struct report_process *r;
+	struct profile_thread pt;
+	uint64_t idx;
+	size_t i;
+	int err;
+
+	for (i = 0; i < profile__nr_threads(p); i++) {
+		err = profile__thread(p, i, &pt);
+		if (err)
+			return err;
+		if (!hashmap__find(index, pt.source, pt.pid, &idx))
+			continue; /* every thread's process is registered */
+		r = &s[idx].pr;
+		r->key.samples += pt.samples;
+		r->offcpu_ns = report_sat_add(r->offcpu_ns, off[i]);
+		r->nr_threads++;
+		if (pt.tid == pt.pid)
+			r->comm = pt.comm;
+	}
+	return 0;
+}
+
 int report_processes(const struct profile *p, enum report_order o, struct report_process **out,
 		     size_t *nr)
 {
@@ -259,10 +355,7 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 	uint64_t period = report_period_ns(profile__meta(p));
 	struct report_process *pr = NULL;
 	struct sort_process *s = NULL;
-	struct profile_process pp;
-	struct profile_thread pt;
-	struct profile_event ev;
-	uint64_t idx, *off = NULL;
+	uint64_t *off = NULL;
 	int err = 0;
 
 	*out = NULL;
@@ -278,53 +371,12 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 		goto cleanup;
 	}
 	err = thread_offcpu(p, off);
+	if (!err)
+		err = processes_register(p, o, s, &index, &n);
+	if (!err)
+		err = processes_add_threads(p, s, &index, off);
 	if (err)
 		goto cleanup;
-	for (i = 0; i < n; i++) {
-		err = profile__process(p, i, &pp);
-		if (err)
-			goto cleanup;
-		err = hashmap__find_or_insert(&index, pp.source, pp.pid, i, NULL);
-		if (err < 0)
-			goto cleanup;
-		err = 0;
-		s[i].o = o;
-		s[i].pr.source = pp.source;
-		s[i].pr.pid = pp.pid;
-		s[i].pr.nspid = pp.nspid;
-		s[i].pr.comm = "";
-	}
-	for (i = 0; i < ne; i++) {
-		err = profile__event(p, i, &ev);
-		if (err)
-			goto cleanup;
-		err = hashmap__find_or_insert(&index, ev.source, ev.pid, n, NULL);
-		if (err < 0)
-			goto cleanup;
-		if (!err) {
-			s[n].o = o;
-			s[n].pr.source = ev.source;
-			s[n].pr.pid = ev.pid;
-			s[n].pr.comm = "";
-			n++;
-		}
-		err = 0;
-	}
-	for (i = 0; i < nt; i++) {
-		struct report_process *r;
-
-		err = profile__thread(p, i, &pt);
-		if (err)
-			goto cleanup;
-		if (!hashmap__find(&index, pt.source, pt.pid, &idx))
-			continue; /* every thread's process is registered */
-		r = &s[idx].pr;
-		r->key.samples += pt.samples;
-		r->offcpu_ns = report_sat_add(r->offcpu_ns, off[i]);
-		r->nr_threads++;
-		if (pt.tid == pt.pid)
-			r->comm = pt.comm;
-	}
 	for (i = 0; i < n; i++) {
 		s[i].pr.key.cost_ns =
 			report_charged_ns(s[i].pr.key.samples, s[i].pr.offcpu_ns, period);
@@ -376,478 +428,4 @@ void report_pid_name(const struct profile *p, uint32_t source, uint32_t pid, cha
 	}
 	report_source_name(p, source, src, sizeof(src));
 	snprintf(buf, size, "%s:%u", src, pid);
-}
-
-void report_charges__fini(struct report_charges *c)
-{
-	if (!c)
-		return;
-	free(c->first);
-	free(c->charges);
-	memset(c, 0, sizeof(*c));
-}
-
-int report_charges__init(struct report_charges *c, const struct profile *p)
-{
-	size_t i, j, k, n = profile__nr_stacks(p), nr = 0, cap = 0;
-	struct profile_stack st;
-	int err = 0;
-
-	memset(c, 0, sizeof(*c));
-	c->first = calloc(n + 1, sizeof(*c->first));
-	if (!c->first)
-		return -ENOMEM;
-	c->nr_stacks = n;
-	for (i = 0; i < n; i++) {
-		err = profile__stack(p, i, &st);
-		if (err)
-			goto cleanup;
-		c->first[i] = nr;
-		err = fsp_grow((void **)&c->charges, &cap, nr + st.depth, sizeof(*c->charges));
-		if (err)
-			goto cleanup;
-		/* Top-down: the first frame seen of a feature decides for it.
-		 * Feature names are interned by the profile: equal names are
-		 * equal pointers. */
-		for (j = st.depth; j-- > 0;) {
-			const struct profile_frame *fr = &st.frames[j];
-			bool decided = false;
-
-			for (k = j + 1; k < st.depth && !decided; k++)
-				decided = st.frames[k].feature == fr->feature;
-			if (decided || fr->kind != PROFILE_MARK)
-				continue;
-			c->charges[nr].feature = fr->feature;
-			/* As attrib.c: the label "(no instance)" is the NULL instance. */
-			c->charges[nr].instance =
-				fr->instance && strcmp(fr->instance, ATTRIB_NO_INSTANCE)
-					? fr->instance
-					: ATTRIB_NO_INSTANCE;
-			nr++;
-		}
-	}
-	c->first[n] = nr;
-cleanup:
-	if (err)
-		report_charges__fini(c);
-	return err;
-}
-
-const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
-					       size_t *n)
-{
-	*n = 0;
-	if (stack == PROFILE_NO_STACK || stack >= c->nr_stacks)
-		return NULL;
-	*n = c->first[stack + 1] - c->first[stack];
-	return *n ? c->charges + c->first[stack] : NULL;
-}
-
-bool report_feature_matches(const char *filter, const char *name)
-{
-	const char *colon;
-
-	if (!strcmp(filter, name))
-		return true;
-	/* "plan" also names a mapped feature "postgresql:plan". */
-	colon = strchr(name, ':');
-	return colon && !strchr(filter, ':') && !strcmp(colon + 1, filter);
-}
-
-const struct attrib_feature *report_find_feature(const struct attrib *a, const char *name)
-{
-	const struct attrib_feature *f;
-	size_t i;
-
-	for (i = 0; i < attrib__nr_features(a); i++) {
-		f = attrib__feature(a, i);
-		if (report_feature_matches(name, f->name))
-			return f;
-	}
-	return NULL;
-}
-
-/* ---- lists of the view options: --feature, --comm, --pid ------------------------ */
-
-/* The non-empty elements of the comma-separated list s, each once, in order,
- * into names (pointers into *buf, which the caller frees with names). 0 or
- * -ENOMEM. */
-static int split_list(const char *s, char **buf, const char ***names, size_t *nr)
-{
-	size_t i, n = 0, cap = 1;
-	char *b, *tok, *save = NULL;
-	const char **v;
-
-	*buf = NULL;
-	*names = NULL;
-	*nr = 0;
-	for (i = 0; s[i]; i++)
-		cap += s[i] == ',';
-	b = strdup(s);
-	v = calloc(cap, sizeof(*v));
-	if (!b || !v) {
-		free(b);
-		free(v);
-		return -ENOMEM;
-	}
-	for (tok = strtok_r(b, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < n && strcmp(v[i], tok); i++)
-			;
-		if (i == n)
-			v[n++] = tok;
-	}
-	*buf = b;
-	*names = v;
-	*nr = n;
-	return 0;
-}
-
-int report_pids__parse(const char *s, uint32_t *out, size_t max)
-{
-	uint64_t v = 0;
-	size_t n = 0;
-	bool digits = false;
-
-	if (!s)
-		return -EINVAL;
-	for (;; s++) {
-		if (*s >= '0' && *s <= '9') {
-			v = v * 10 + (uint64_t)(*s - '0');
-			if (v > REPORT_PID_MAX)
-				return -EINVAL;
-			digits = true;
-			continue;
-		}
-		if (*s && *s != ',')
-			return -EINVAL;
-		if (digits) {
-			if (!v || n >= INT32_MAX)
-				return -EINVAL;
-			if (n < max)
-				out[n] = (uint32_t)v;
-			n++;
-		}
-		if (!*s)
-			break;
-		v = 0;
-		digits = false;
-	}
-	return n ? (int)n : -EINVAL;
-}
-
-/* Whether a frame or an event record of p names feature `name`. */
-static bool profile_has_feature(const struct profile *p, const char *name)
-{
-	struct profile_stack st;
-	struct profile_event ev;
-	size_t i, j;
-
-	for (i = 0; i < profile__nr_stacks(p); i++) {
-		if (profile__stack(p, i, &st))
-			continue;
-		for (j = 0; j < st.depth; j++) {
-			if (!strcmp(st.frames[j].feature, name))
-				return true;
-		}
-	}
-	for (i = 0; i < profile__nr_events(p); i++) {
-		if (!profile__event(p, i, &ev) && !strcmp(ev.feature, name))
-			return true;
-	}
-	return false;
-}
-
-int report_features__init(struct report_features *s, const struct profile *p, const char *arg)
-{
-	memset(s, 0, sizeof(*s));
-	if (!arg) {
-		s->all = true;
-		return 0;
-	}
-	if (strchr(arg, ',') && profile_has_feature(p, arg)) {
-		/* a name with a comma, not a list */
-		s->buf = strdup(arg);
-		s->names = calloc(1, sizeof(*s->names));
-		if (!s->buf || !s->names) {
-			report_features__fini(s);
-			return -ENOMEM;
-		}
-		s->names[0] = s->buf;
-		s->nr = 1;
-		return 0;
-	}
-	return split_list(arg, &s->buf, &s->names, &s->nr);
-}
-
-void report_features__fini(struct report_features *s)
-{
-	if (!s)
-		return;
-	free(s->buf);
-	free(s->names);
-	memset(s, 0, sizeof(*s));
-}
-
-bool report_features__has(const struct report_features *s, const char *name)
-{
-	size_t i;
-
-	if (s->all)
-		return true;
-	for (i = 0; i < s->nr; i++) {
-		if (report_feature_matches(s->names[i], name))
-			return true;
-	}
-	return false;
-}
-
-/* ---- process filters: report__filter -------------------------------------------- */
-
-/* The kernel keeps comms of at most 15 bytes (TASK_COMM_LEN - 1). */
-#define REPORT_COMM_LEN 15
-
-struct report_procsel {
-	const struct profile *p;
-	const char **comms; /* NULL: no comm filter */
-	size_t nr_comms;
-	char *comm_buf;
-	uint32_t *pids; /* NULL: no pid filter */
-	size_t nr_pids;
-	struct hashmap pcomms; /* (source, pid) -> main thread's comm (pointer) */
-	struct hashmap nspids; /* (source, pid) -> nspid, when it has one */
-	struct hashmap decided; /* (source, pid) -> 1 kept, 2 not */
-};
-
-static void procsel__fini(struct report_procsel *ps)
-{
-	free(ps->comm_buf);
-	free(ps->comms);
-	free(ps->pids);
-	hashmap__fini(&ps->pcomms);
-	hashmap__fini(&ps->nspids);
-	hashmap__fini(&ps->decided);
-}
-
-static int procsel__init(struct report_procsel *ps, const struct profile *p,
-			 const struct report_opts *o)
-{
-	struct profile_thread t;
-	size_t i;
-	int n, err;
-
-	memset(ps, 0, sizeof(*ps));
-	ps->p = p;
-	if (o->comm) {
-		err = split_list(o->comm, &ps->comm_buf, &ps->comms, &ps->nr_comms);
-		if (err)
-			return err;
-		if (!ps->nr_comms)
-			return -EINVAL;
-	}
-	if (o->pid) {
-		n = report_pids__parse(o->pid, NULL, 0);
-		if (n < 0)
-			return n;
-		ps->pids = calloc((size_t)n, sizeof(*ps->pids));
-		if (!ps->pids)
-			return -ENOMEM;
-		ps->nr_pids = (size_t)report_pids__parse(o->pid, ps->pids, (size_t)n);
-	}
-	for (i = 0; i < profile__nr_threads(p); i++) {
-		err = profile__thread(p, i, &t);
-		if (err)
-			return err;
-		if (t.tid != t.pid || !*t.comm)
-			continue;
-		err = hashmap__find_or_insert(&ps->pcomms, t.source, t.pid,
-					      (uint64_t)(uintptr_t)t.comm, NULL);
-		if (err < 0)
-			return err;
-	}
-	return process_nspids(p, &ps->nspids);
-}
-
-static bool procsel__comm_matches(const struct report_procsel *ps, const char *comm)
-{
-	size_t i, len;
-
-	for (i = 0; i < ps->nr_comms; i++) {
-		if (!strcmp(ps->comms[i], comm))
-			return true;
-		/* "my-long-program-name" was named "my-long-program" */
-		len = strlen(ps->comms[i]);
-		if (len > REPORT_COMM_LEN && strlen(comm) == REPORT_COMM_LEN &&
-		    !strncmp(ps->comms[i], comm, REPORT_COMM_LEN))
-			return true;
-	}
-	return false;
-}
-
-static bool procsel__pid_matches(const struct report_procsel *ps, uint32_t pid, uint32_t nspid)
-{
-	size_t i;
-
-	for (i = 0; i < ps->nr_pids; i++) {
-		if (ps->pids[i] == pid || (nspid && ps->pids[i] == nspid))
-			return true;
-	}
-	return false;
-}
-
-/* Whether process (source, pid) is kept: 1, 0, or -ENOMEM. */
-static int procsel__keep(struct report_procsel *ps, uint32_t source, uint32_t pid)
-{
-	const char *comm = "";
-	uint64_t v, nspid = 0;
-	bool keep = true;
-	int err;
-
-	if (hashmap__find(&ps->decided, source, pid, &v))
-		return v == 1;
-	if (ps->comms) {
-		if (hashmap__find(&ps->pcomms, source, pid, &v))
-			comm = (const char *)(uintptr_t)v;
-		keep = procsel__comm_matches(ps, comm);
-	}
-	if (keep && ps->pids) {
-		hashmap__find(&ps->nspids, source, pid, &nspid);
-		keep = procsel__pid_matches(ps, pid, (uint32_t)nspid);
-	}
-	err = hashmap__find_or_insert(&ps->decided, source, pid, keep ? 1 : 2, NULL);
-	return err < 0 ? err : keep;
-}
-
-/* Copies p's metadata, sources and diagnostics to f. */
-static int filter_meta(struct profile *f, const struct profile *p)
-{
-	struct profile_source src;
-	size_t i;
-	int d, err;
-
-	err = profile__set_meta(f, profile__meta(p));
-	if (err)
-		return err;
-	for (d = 0; d < DIAG__COUNT; d++)
-		profile__set_diag(f, d, profile__diag(p, d));
-	for (i = 0; i < profile__nr_sources(p); i++) {
-		err = profile__source(p, i, &src);
-		if (err)
-			return err;
-		err = profile__add_source(f, src.meta, src.diag);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
-/* Copies the records of p's kept processes to f (report__filter). */
-static int filter_records(struct profile *f, const struct profile *p, struct report_procsel *ps)
-{
-	struct profile_process pp;
-	struct profile_thread t;
-	struct profile_stack st;
-	struct profile_sample s;
-	struct profile_event ev;
-	size_t i;
-	int keep, err = 0;
-
-	for (i = 0; i < profile__nr_pids(p) && !err; i++) {
-		err = profile__process(p, i, &pp);
-		keep = err ? 0 : procsel__keep(ps, pp.source, pp.pid);
-		if (keep <= 0) {
-			err = err ? err : keep;
-			continue;
-		}
-		err = profile__use_source(f, pp.source);
-		if (!err)
-			err = profile__add_pid(f, pp.pid);
-		if (!err && pp.nspid)
-			err = profile__set_process_nspid(f, pp.pid, pp.nspid);
-	}
-	for (i = 0; i < profile__nr_threads(p) && !err; i++) {
-		err = profile__thread(p, i, &t);
-		keep = err ? 0 : procsel__keep(ps, t.source, t.pid);
-		if (keep <= 0) {
-			err = err ? err : keep;
-			continue;
-		}
-		err = profile__use_source(f, t.source);
-		if (!err)
-			err = profile__add_thread(f, t.pid, t.tid, t.comm);
-	}
-	for (i = 0; i < profile__nr_stacks(p) && !err; i++) {
-		err = profile__stack(p, i, &st);
-		keep = err ? 0 : procsel__keep(ps, st.source, st.pid);
-		if (keep <= 0) {
-			err = err ? err : keep;
-			continue;
-		}
-		err = profile__use_source(f, st.source);
-		if (!err)
-			err = profile__add_stack(f, st.pid, st.key, st.frames, st.depth);
-	}
-	for (i = 0; i < profile__nr_samples(p) && !err; i++) {
-		err = profile__sample(p, i, &s);
-		keep = err ? 0 : procsel__keep(ps, s.source, s.pid);
-		if (keep <= 0) {
-			err = err ? err : keep;
-			continue;
-		}
-		err = profile__use_source(f, s.source);
-		if (!err)
-			err = profile__add_samples(f, s.pid, s.tid, s.key, s.count);
-		if (!err || (err == -ENOENT && !s.known))
-			err = profile__add_offcpu(f, s.pid, s.tid, s.key, s.offcpu_ns);
-		/* samples of a stack p never stored stay unknown, and counted */
-		if (err == -ENOENT && !s.known)
-			err = 0;
-	}
-	for (i = 0; i < profile__nr_events(p) && !err; i++) {
-		err = profile__event(p, i, &ev);
-		keep = err ? 0 : procsel__keep(ps, ev.source, ev.pid);
-		if (keep <= 0) {
-			err = err ? err : keep;
-			continue;
-		}
-		err = profile__use_source(f, ev.source);
-		if (!err)
-			err = profile__add_events(f, ev.pid, ev.feature, ev.instance, ev.stats);
-	}
-	if (!err)
-		err = profile__use_source(f, 0);
-	return err;
-}
-
-int report__filter(const struct profile *p, const struct report_opts *opts, struct profile **out)
-{
-	struct report_procsel ps;
-	struct profile *f = NULL;
-	int err;
-
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (!p)
-		return -EINVAL;
-	if (!opts || (!opts->comm && !opts->pid))
-		return 0;
-	err = procsel__init(&ps, p, opts);
-	if (err)
-		goto cleanup;
-	f = profile__new();
-	if (!f) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = filter_meta(f, p);
-	if (!err)
-		err = filter_records(f, p, &ps);
-cleanup:
-	procsel__fini(&ps);
-	if (err) {
-		profile__free(f);
-		return err;
-	}
-	*out = f;
-	return 0;
 }

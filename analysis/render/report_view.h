@@ -2,7 +2,10 @@
 /*
  * Internal: what the renderers share to present views of a profile
  * (report.h): the order of entries, the names of sources, processes and
- * threads, and the attribution rule applied to each distinct mark stack.
+ * threads (report_view.c), the attribution rule applied to each distinct
+ * mark stack (report_charges.c), the features --feature selects
+ * (report_features.c), the process filter and what every renderer starts
+ * from (report_filter.c).
  */
 #ifndef FSP_ANALYSIS_REPORT_VIEW_H
 #define FSP_ANALYSIS_REPORT_VIEW_H
@@ -12,6 +15,7 @@
 #include <stdint.h>
 
 #include "attrib.h"
+#include "hashmap.h"
 #include "profile.h"
 #include "report.h"
 
@@ -71,6 +75,13 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 int report_processes(const struct profile *p, enum report_order o, struct report_process **out,
 		     size_t *nr);
 
+/* (source, pid) -> nspid of the processes of p that have one, into map. 0
+ * or -errno. */
+int report_process_nspids(const struct profile *p, struct hashmap *map);
+/* (source, pid) -> the comm of the process's main thread (tid == pid; a
+ * pointer into p) of the processes whose main thread has one. 0 or -errno. */
+int report_process_comms(const struct profile *p, struct hashmap *map);
+
 /* A source's name in a merged profile: its host when no other source has
  * that host, "HOST#N" when another has, "source N" when it has no host.
  * Returns true when the name holds the host (a label from the target). */
@@ -100,12 +111,9 @@ void report_charges__fini(struct report_charges *c); /* NULL-safe, idempotent */
 const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
 					       size_t *n);
 
-/* Does a --feature name select the feature `name`? The same name, or the
- * part after "MAP:" of a mapped feature ("plan" selects "postgresql:plan"). */
-bool report_feature_matches(const char *filter, const char *name);
-
-/* The feature of attribution a that `name` selects (report_feature_matches),
- * NULL when none was charged. */
+/* The feature of attribution a that `name` (a --feature name) selects: the
+ * same name, or the part after "MAP:" of a mapped feature ("plan" selects
+ * "postgresql:plan"). NULL when none was charged. */
 const struct attrib_feature *report_find_feature(const struct attrib *a, const char *name);
 
 /* The features report_opts.feature selects. */
@@ -122,5 +130,26 @@ struct report_features {
 int report_features__init(struct report_features *s, const struct profile *p, const char *arg);
 void report_features__fini(struct report_features *s); /* NULL-safe, idempotent */
 bool report_features__has(const struct report_features *s, const char *name);
+
+/* The non-empty elements of the comma-separated list s, each once, in
+ * order, into names (pointers into *buf, which the caller frees with
+ * names). 0 or -ENOMEM. */
+int report_split_list(const char *s, char **buf, const char ***names, size_t *nr);
+
+/* What a renderer shows: the profile after the process filter of its
+ * options (report__filter) and the features of --feature in it. */
+struct report_scope {
+	const struct profile *p; /* the filtered profile, else the caller's */
+	const struct profile *whole; /* the caller's when a filter is in effect, else NULL */
+	const char *feature; /* report_opts.feature, NULL for all */
+	struct report_features feat; /* the features it names */
+	struct profile *filtered; /* owned */
+};
+
+/* Filters p by opts (may be NULL) and splits its --feature list. 0, or
+ * -EINVAL / -ENOMEM as report__filter (s then holds nothing). */
+int report_scope__init(struct report_scope *s, const struct profile *p,
+		       const struct report_opts *opts);
+void report_scope__fini(struct report_scope *s); /* NULL-safe, idempotent */
 
 #endif /* FSP_ANALYSIS_REPORT_VIEW_H */

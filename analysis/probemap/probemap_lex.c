@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The words of a probe map (probemap_parse.h): directive names, names and
+ * argument numbers checked, and the one-line error messages that quote the
+ * file's text.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probemap_parse.h"
+#include "util.h"
+
+#define SHOW_LEN 40 /* bytes of the file's text quoted in a message */
+
+const char *const probemap_directive_names[D__COUNT] = {
+	[D_MAP] = "map",	   [D_PROVIDER] = "provider", [D_DESCRIPTION] = "description",
+	[D_FEATURE] = "feature",   [D_ENTER] = "enter",	      [D_LEAVE] = "leave",
+	[D_INSTANCE] = "instance", [D_KIND] = "kind",	      [D_PAYLOAD] = "payload",
+	[D_MATCH] = "match",	   [D_DEFAULT] = "default",   [D_FRAME] = "frame",
+};
+
+int probemap_fail(struct parser *p, unsigned int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fsp_set_err(p->err, p->err_size, "%s:%u: %s", p->path, line, msg);
+	return -EINVAL;
+}
+
+const char *probemap_show(char *buf, size_t size, struct slice t)
+{
+	size_t n = t.n, i, o = 0;
+	bool cut = false;
+
+	if (n > SHOW_LEN) {
+		n = SHOW_LEN;
+		while (n > 0 && ((unsigned char)t.s[n] & 0xc0) == 0x80)
+			n--;
+		cut = true;
+	}
+	for (i = 0; i < n && o + 4 < size; i++) {
+		unsigned char c = t.s[i];
+
+		buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	if (cut && o + 4 <= size) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static bool name_char(char c, enum name_kind kind)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
+		return true;
+	if (kind == NAME_FEATURE)
+		return c == '-';
+	return c >= 'A' && c <= 'Z';
+}
+
+int probemap_take_name(struct parser *p, struct slice t, enum name_kind kind, const char *what,
+		       char *out)
+{
+	char q[64];
+	size_t i;
+
+	if (t.n == 0)
+		return probemap_fail(p, p->line, "%s name missing", what);
+	if (t.n >= PROBEMAP_NAME_LEN)
+		return probemap_fail(p, p->line, "%s name '%s' too long (at most %d characters)",
+				     what, probemap_show(q, sizeof(q), t), PROBEMAP_NAME_LEN - 1);
+	for (i = 0; i < t.n; i++) {
+		if (!name_char(t.s[i], kind)) {
+			if (kind == NAME_FEATURE)
+				return probemap_fail(
+					p, p->line,
+					"invalid %s name '%s' (lowercase letters, digits, '_' "
+					"and '-' only)",
+					what, probemap_show(q, sizeof(q), t));
+			return probemap_fail(p, p->line,
+					     "invalid %s name '%s' (letters, digits and '_' only)",
+					     what, probemap_show(q, sizeof(q), t));
+		}
+	}
+	memcpy(out, t.s, t.n);
+	out[t.n] = 0;
+	return 0;
+}
+
+int probemap_arg_number(struct slice t)
+{
+	int v = 0;
+	size_t i;
+
+	if (t.n == 0 || t.n > 2)
+		return -1;
+	for (i = 0; i < t.n; i++) {
+		if (t.s[i] < '0' || t.s[i] > '9')
+			return -1;
+		v = v * 10 + (t.s[i] - '0');
+	}
+	return v <= PROBEMAP_MAX_ARG ? v : -1;
+}
+
+int probemap_bad_arg(struct parser *p, struct slice t)
+{
+	char q[64];
+
+	return probemap_fail(p, p->line,
+			     "bad argument number '%s' (USDT arguments are numbered 0 to %d)",
+			     probemap_show(q, sizeof(q), t), PROBEMAP_MAX_ARG);
+}

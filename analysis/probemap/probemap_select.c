@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The features of a parsed probe map by name, and the selection of --feature. */
+#include <stdio.h>
+#include <string.h>
+
+#include "probemap_parse.h"
+
+int probemap__feature_index(const struct probemap *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_features; i++)
+		if (!strcmp(m->features[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+const struct probemap_feature *probemap__feature(const struct probemap *m, const char *name)
+{
+	int i = probemap__feature_index(m, name);
+
+	return i < 0 ? NULL : &m->features[i];
+}
+
+int probemap__full_name(const struct probemap *m, const struct probemap_feature *f, char *buf,
+			size_t size)
+{
+	return snprintf(buf, size, "%s:%s", m->name, f->name);
+}
+
+/* The index of the feature an entry of a --feature list names, -1 if none
+ * of this map: "NAME" or "MAP:NAME". */
+static int select_entry(const struct probemap *m, struct slice e)
+{
+	const char *colon = memchr(e.s, ':', e.n);
+	char name[PROBEMAP_NAME_LEN];
+
+	if (colon) {
+		struct slice map = {e.s, colon - e.s};
+
+		if (!slice_is(map, m->name))
+			return -1;
+		e.n -= colon + 1 - e.s;
+		e.s = colon + 1;
+	}
+	if (e.n >= sizeof(name))
+		return -1;
+	memcpy(name, e.s, e.n);
+	name[e.n] = 0;
+	return probemap__feature_index(m, name);
+}
+
+int probemap__select(const struct probemap *m, const char *list, bool *enabled, int *unknown)
+{
+	struct slice rest = {list ? list : "", list ? strlen(list) : 0};
+	int nr = 0, bad = 0;
+	size_t i;
+
+	for (i = 0; i < m->nr_features; i++)
+		enabled[i] = false;
+	rest = trim(rest);
+	if (rest.n == 0) {
+		for (i = 0; i < m->nr_features; i++) {
+			enabled[i] = !m->features[i].default_off;
+			nr += enabled[i];
+		}
+		if (unknown)
+			*unknown = 0;
+		return nr;
+	}
+	while (rest.s) {
+		const char *comma = memchr(rest.s, ',', rest.n);
+		struct slice e = {rest.s, comma ? (size_t)(comma - rest.s) : rest.n};
+		int idx;
+
+		if (comma) {
+			rest.n -= comma + 1 - rest.s;
+			rest.s = comma + 1;
+		} else {
+			rest.s = NULL;
+		}
+		e = trim(e);
+		if (e.n == 0)
+			continue; /* "a,,b", a trailing comma */
+		idx = select_entry(m, e);
+		if (idx < 0) {
+			bad++;
+			continue;
+		}
+		if (!enabled[idx])
+			nr++;
+		enabled[idx] = true;
+	}
+	if (unknown)
+		*unknown = bad;
+	return nr;
+}

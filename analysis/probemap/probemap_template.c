@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Instance templates of probe maps both ways: the parser of "instance
+ * TEMPLATE" lines into parts (probemap_parse.h), and the formatter of the
+ * parts back to text (probemap__format_template).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probemap_parse.h"
+
+static int too_many_parts(struct parser *p)
+{
+	return probemap_fail(
+		p, p->line,
+		"instance template has more than %d parts (each placeholder is a part, and "
+		"each %d bytes of literal text; shorten the template)",
+		PROBEMAP_MAX_PARTS, PROBEMAP_LIT_LEN);
+}
+
+static int add_lit(struct parser *p, struct probemap_feature *f, char c)
+{
+	struct probemap_part *last = f->nr_parts ? &f->parts[f->nr_parts - 1] : NULL;
+
+	if (!last || last->type != PROBEMAP_PART_LIT || last->len == PROBEMAP_LIT_LEN) {
+		if (f->nr_parts == PROBEMAP_MAX_PARTS)
+			return too_many_parts(p);
+		last = &f->parts[f->nr_parts++];
+		memset(last, 0, sizeof(*last));
+		last->type = PROBEMAP_PART_LIT;
+	}
+	last->lit[last->len++] = c;
+	last->lit[last->len] = 0;
+	return 0;
+}
+
+/* The placeholder {body} at t.s[start..end] (end at its '}'). */
+static int add_placeholder(struct parser *p, struct probemap_feature *f, struct block *b,
+			   struct slice t, size_t start, size_t end)
+{
+	struct slice body = {t.s + start + 1, end - start - 1},
+		     whole = {t.s + start, end - start + 1};
+	const char *colon = memchr(body.s, ':', body.n);
+	struct slice key = body, val = {NULL, 0};
+	struct probemap_part *part;
+	char q[64];
+	int arg;
+
+	if (colon) {
+		key.n = colon - body.s;
+		val.s = colon + 1;
+		val.n = body.n - key.n - 1;
+	}
+	if (colon && slice_is(key, "outer")) {
+		if (start != 0 || end != t.n - 1)
+			return probemap_fail(
+				p, p->line,
+				"%s must be the whole template (an {outer:F} instance is F's "
+				"instance; it cannot be mixed with text)",
+				probemap_show(q, sizeof(q), whole));
+		return probemap_take_name(p, val, NAME_FEATURE, "outer feature", b->outer);
+	}
+	if (colon && slice_is(key, "global")) {
+		if (f->nr_parts == PROBEMAP_MAX_PARTS)
+			return too_many_parts(p);
+		part = &f->parts[f->nr_parts];
+		memset(part, 0, sizeof(*part));
+		part->type = PROBEMAP_PART_GLOBAL;
+		f->nr_parts++;
+		return probemap_take_name(p, val, NAME_IDENT, "global symbol", part->sym);
+	}
+	if (!colon || !(slice_is(key, "str") || slice_is(key, "int")))
+		return probemap_fail(
+			p, p->line,
+			"unknown placeholder '%s' (use {str:N}, {int:N}, {global:SYMBOL} or "
+			"{outer:FEATURE}; '{{' for a literal brace)",
+			probemap_show(q, sizeof(q), whole));
+	arg = probemap_arg_number(val);
+	if (arg < 0)
+		return probemap_bad_arg(p, val);
+	if (f->nr_parts == PROBEMAP_MAX_PARTS)
+		return too_many_parts(p);
+	part = &f->parts[f->nr_parts++];
+	memset(part, 0, sizeof(*part));
+	part->type = key.s[0] == 's' ? PROBEMAP_PART_STR : PROBEMAP_PART_INT;
+	part->arg = arg;
+	return 0;
+}
+
+int probemap_parse_template(struct parser *p, struct probemap_feature *f, struct block *b,
+			    struct slice t)
+{
+	char q[64];
+	size_t i;
+	int err;
+
+	t = trim(t);
+	if (t.n && t.s[0] == '"') {
+		const char *close = memchr(t.s + 1, '"', t.n - 1);
+		struct slice after;
+
+		if (!close)
+			return probemap_fail(
+				p, p->line,
+				"unterminated quote in instance template (end it with '\"')");
+		after.s = close + 1;
+		after.n = t.n - (after.s - t.s);
+		after = trim(uncomment(after));
+		if (after.n)
+			return probemap_fail(
+				p, p->line,
+				"unexpected text '%s' after the quoted template (a quoted "
+				"template cannot hold '\"')",
+				probemap_show(q, sizeof(q), after));
+		t.s++;
+		t.n = close - t.s;
+	} else {
+		t = trim(uncomment(t));
+	}
+	if (t.n == 0)
+		return probemap_fail(p, p->line,
+				     "empty instance template (remove the line for no instance)");
+	for (i = 0; i < t.n; i++) {
+		char c = t.s[i];
+
+		if (c == '{' && i + 1 < t.n && t.s[i + 1] == '{') {
+			err = add_lit(p, f, '{');
+			i++;
+		} else if (c == '}' && i + 1 < t.n && t.s[i + 1] == '}') {
+			err = add_lit(p, f, '}');
+			i++;
+		} else if (c == '{') {
+			const char *close = memchr(t.s + i, '}', t.n - i);
+
+			if (!close)
+				return probemap_fail(
+					p, p->line,
+					"unterminated '{' in instance template (close the "
+					"placeholder with '}'; '{{' for a literal brace)");
+			err = add_placeholder(p, f, b, t, i, close - t.s);
+			i = close - t.s;
+		} else if (c == '}') {
+			return probemap_fail(
+				p, p->line,
+				"unmatched '}' in instance template ('}}' for a literal brace)");
+		} else {
+			err = add_lit(p, f, c);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* snprintf-like appending. */
+struct outbuf {
+	char *buf;
+	size_t size, len;
+};
+
+static void put(struct outbuf *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void puts_(struct outbuf *o, const char *s)
+{
+	while (*s)
+		put(o, *s++);
+}
+
+int probemap__format_template(const struct probemap *m, const struct probemap_feature *f, char *buf,
+			      size_t size)
+{
+	struct outbuf o = {buf, size, 0};
+	bool quote_char = false, hash = false, edge_space = false, quoted;
+	unsigned int i, j;
+	char num[16];
+
+	if (f->outer >= 0 && (size_t)f->outer < m->nr_features) {
+		puts_(&o, "{outer:");
+		puts_(&o, m->features[f->outer].name);
+		put(&o, '}');
+		goto out;
+	}
+	for (i = 0; i < f->nr_parts; i++) {
+		const struct probemap_part *part = &f->parts[i];
+
+		if (part->type != PROBEMAP_PART_LIT || !part->len)
+			continue;
+		quote_char |= memchr(part->lit, '"', part->len) != NULL;
+		hash |= memchr(part->lit, '#', part->len) != NULL;
+		if ((i == 0 && is_space(part->lit[0])) ||
+		    (i == f->nr_parts - 1 && is_space(part->lit[part->len - 1])))
+			edge_space = true;
+	}
+	quoted = hash || edge_space;
+	/* a quoted template cannot hold '"'; an unquoted one cannot start with
+	 * it, hold '#' or begin or end with white space */
+	if (quote_char && (quoted || (f->nr_parts && f->parts[0].type == PROBEMAP_PART_LIT &&
+				      f->parts[0].lit[0] == '"'))) {
+		if (size)
+			buf[0] = 0;
+		return -EINVAL;
+	}
+	if (quoted)
+		put(&o, '"');
+	for (i = 0; i < f->nr_parts; i++) {
+		const struct probemap_part *part = &f->parts[i];
+
+		switch (part->type) {
+		case PROBEMAP_PART_LIT:
+			for (j = 0; j < part->len; j++) {
+				if (part->lit[j] == '{' || part->lit[j] == '}')
+					put(&o, part->lit[j]);
+				put(&o, part->lit[j]);
+			}
+			break;
+		case PROBEMAP_PART_STR:
+		case PROBEMAP_PART_INT:
+			snprintf(num, sizeof(num), "%u", part->arg);
+			puts_(&o, part->type == PROBEMAP_PART_STR ? "{str:" : "{int:");
+			puts_(&o, num);
+			put(&o, '}');
+			break;
+		case PROBEMAP_PART_GLOBAL:
+			puts_(&o, "{global:");
+			puts_(&o, part->sym);
+			put(&o, '}');
+			break;
+		}
+	}
+	if (quoted)
+		put(&o, '"');
+out:
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = 0;
+	return (int)o.len;
+}
