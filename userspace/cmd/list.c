@@ -14,7 +14,7 @@
 #include "log.h"
 #include "mapdir.h"
 #include "maps.h"
-#include "probes.h"
+#include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
 
@@ -209,7 +209,7 @@ static int list_pid(pid_t pid)
 	}
 	procscan__comm(pid, comm, sizeof(comm));
 	printf("pid %d (%s): USDT probes by file\n", pid, comm);
-	err = probes__for_each_mapped_file(pid, file_cb, &c);
+	err = procmaps__for_each_mapped_file(pid, file_cb, &c);
 	if (err) {
 		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));
 		goto cleanup;

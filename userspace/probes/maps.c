@@ -8,7 +8,7 @@
 #include "log.h"
 #include "mapdir.h"
 #include "maps.h"
-#include "probes.h"
+#include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
 
@@ -65,7 +65,7 @@ int maps__for_each_provider(pid_t pid, const char *path, maps_provider_cb cb, vo
 
 	if (!pid)
 		return file_providers(path, path, cb, ctx);
-	return probes__for_each_mapped_file(pid, mapped_cb, &c);
+	return procmaps__for_each_mapped_file(pid, mapped_cb, &c);
 }
 
 static int add_map(struct maps *m, const char *name)
@@ -249,9 +249,4 @@ const struct session_map *maps__session_maps(const struct maps *m)
 size_t maps__nr(const struct maps *m)
 {
 	return m->nr;
-}
-
-const char *maps__names(const struct maps *m)
-{
-	return m->names;
 }

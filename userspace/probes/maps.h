@@ -30,8 +30,6 @@ void maps__free(struct maps *m); /* NULL-safe */
 
 const struct session_map *maps__session_maps(const struct maps *m);
 size_t maps__nr(const struct maps *m);
-/* "postgresql, python" for messages. */
-const char *maps__names(const struct maps *m);
 
 /*
  * Calls cb once per distinct (file, provider) in the files pid maps (paths

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
@@ -24,9 +25,11 @@
 #include "profiler.skel.h"
 #include "log.h"
 #include "mapsites.h"
-#include "probes.h"
+#include "fsp_probes.h"
+#include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
+#include "util.h"
 #include "session.h"
 
 _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
@@ -70,8 +73,8 @@ struct target {
 	struct file_id *files; /* files already scanned (with or without probes) */
 	size_t nr_files;
 	size_t cap_files;
-	struct probe_mapping *maps; /* as of the last scan: labels of a gone process */
-	size_t nr_maps;
+	struct mapping *mappings; /* as of the last scan: labels of a gone process */
+	size_t nr_mappings;
 };
 
 struct session {
@@ -116,7 +119,6 @@ struct session {
 	uint64_t attach_errors;
 	int child_status;
 	bool stop;
-	const char *end_reason;
 	double start_mono, end_mono;
 	double start_wall, end_wall;
 	bool collected;
@@ -141,15 +143,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static int add_attachment(struct session *s, struct bpf_link *link, int fd)
 {
-	if (s->nr_links == s->cap_links) {
-		size_t cap = s->cap_links ? 2 * s->cap_links : 32;
-		struct attachment *n = realloc(s->links, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->links = n;
-		s->cap_links = cap;
-	}
+	if (fsp_grow((void **)&s->links, &s->cap_links, s->nr_links + 1, sizeof(*s->links)))
+		return -ENOMEM;
 	s->links[s->nr_links].link = link;
 	s->links[s->nr_links++].fd = fd;
 	return 0;
@@ -178,15 +173,8 @@ static bool target_has_file(struct target *t, dev_t dev, ino_t ino)
 
 static int target_add_file(struct target *t, dev_t dev, ino_t ino)
 {
-	if (t->nr_files == t->cap_files) {
-		size_t cap = t->cap_files ? 2 * t->cap_files : 16;
-		struct file_id *n = realloc(t->files, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->files = n;
-		t->cap_files = cap;
-	}
+	if (fsp_grow((void **)&t->files, &t->cap_files, t->nr_files + 1, sizeof(*t->files)))
+		return -ENOMEM;
 	t->files[t->nr_files].dev = dev;
 	t->files[t->nr_files++].ino = ino;
 	return 0;
@@ -527,7 +515,7 @@ static int hook_dl(struct session *s, struct target *t, const char *exe)
 
 	if (t->dl_hooked)
 		return 0;
-	err = probes__elf_interp(exe, interp, sizeof(interp));
+	err = usdt__elf_interp(exe, interp, sizeof(interp));
 	if (err || !interp[0])
 		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
 	/* The interpreter as the target sees it (its mount namespace). */
@@ -623,15 +611,9 @@ static int sw_file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen)
 		}
 	}
 	*seen = false;
-	if (s->nr_sw_files == s->cap_sw_files) {
-		size_t cap = s->cap_sw_files ? 2 * s->cap_sw_files : 256;
-		struct file_id *n = realloc(s->sw_files, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->sw_files = n;
-		s->cap_sw_files = cap;
-	}
+	if (fsp_grow((void **)&s->sw_files, &s->cap_sw_files, s->nr_sw_files + 1,
+		     sizeof(*s->sw_files)))
+		return -ENOMEM;
 	s->sw_files[s->nr_sw_files].dev = dev;
 	s->sw_files[s->nr_sw_files++].ino = ino;
 	return 0;
@@ -671,7 +653,9 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 static int rescan(struct session *s, struct target *t)
 {
 	struct scan_ctx c = {.s = s, .t = t};
+	struct mapping *m;
 	char exe[64];
+	size_t n;
 	int err;
 
 	if (!t->dl_hooked && !s->opts.system_wide) {
@@ -680,18 +664,20 @@ static int rescan(struct session *s, struct target *t)
 		if (err)
 			return err;
 	}
-	err = probes__for_each_mapped_file(t->pid, scan_cb, &c);
-	if (!err) {
-		struct probe_mapping *m;
-		size_t n;
-
-		if (!probes__read_mappings(t->pid, &m, &n)) {
-			probes__free_mappings(t->maps, t->nr_maps);
-			t->maps = m;
-			t->nr_maps = n;
-		}
+	/* One read of /proc/PID/maps: the files to attach, and the mappings
+	 * kept for the labels of a process that is gone by the end. */
+	err = procmaps__read(t->pid, &m, &n);
+	if (err)
+		return err;
+	err = procmaps__for_each_file(m, n, scan_cb, &c);
+	if (err) {
+		procmaps__free(m, n);
+		return err;
 	}
-	return err ? err : c.sites;
+	procmaps__free(t->mappings, t->nr_mappings);
+	t->mappings = m;
+	t->nr_mappings = n;
+	return c.sites;
 }
 
 static int pidfd_open(pid_t pid)
@@ -707,15 +693,9 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 	int err, sites = 0;
 
 	if (!t) {
-		if (s->nr_targets == s->cap_targets) {
-			size_t cap = s->cap_targets ? 2 * s->cap_targets : 8;
-			struct target *n = realloc(s->targets, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			s->targets = n;
-			s->cap_targets = cap;
-		}
+		if (fsp_grow((void **)&s->targets, &s->cap_targets, s->nr_targets + 1,
+			     sizeof(*s->targets)))
+			return -ENOMEM;
 		t = &s->targets[s->nr_targets];
 		memset(t, 0, sizeof(*t));
 		t->pid = pid;
@@ -766,15 +746,8 @@ static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
 		}
 	}
 	*seen = false;
-	if (s->nr_sw_seen == s->cap_sw_seen) {
-		size_t cap = s->cap_sw_seen ? 2 * s->cap_sw_seen : 512;
-		pid_t *n = realloc(s->sw_seen, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		s->sw_seen = n;
-		s->cap_sw_seen = cap;
-	}
+	if (fsp_grow((void **)&s->sw_seen, &s->cap_sw_seen, s->nr_sw_seen + 1, sizeof(*s->sw_seen)))
+		return -ENOMEM;
 	s->sw_seen[s->nr_sw_seen++] = pid;
 	return 0;
 }
@@ -843,15 +816,9 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	}
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
 	relevant = file_relevant(c->s, host);
-	if (c->s->nr_verdicts == c->s->cap_verdicts) {
-		size_t cap = c->s->cap_verdicts ? 2 * c->s->cap_verdicts : 256;
-		struct sw_verdict *n = realloc(c->s->verdicts, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		c->s->verdicts = n;
-		c->s->cap_verdicts = cap;
-	}
+	if (fsp_grow((void **)&c->s->verdicts, &c->s->cap_verdicts, c->s->nr_verdicts + 1,
+		     sizeof(*c->s->verdicts)))
+		return -ENOMEM;
 	c->s->verdicts[c->s->nr_verdicts++] = (struct sw_verdict){{dev, ino}, relevant};
 	c->relevant |= relevant;
 	return c->relevant ? 1 : 0;
@@ -869,7 +836,7 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 	err = sw_pid_seen(s, pid, &seen);
 	if (err || seen)
 		return err;
-	err = probes__for_each_mapped_file(pid, sw_file_cb, &c);
+	err = procmaps__for_each_mapped_file(pid, sw_file_cb, &c);
 	if (err < 0 || !c.relevant || !sw_admitted(s, pid))
 		return err == -ENOMEM ? err : 0;
 	err = session__add_target(s, pid, NULL);
@@ -992,7 +959,6 @@ static void handle_signal(struct session *s)
 			on_sigchld(s);
 		} else {
 			s->stop = true;
-			s->end_reason = "signal";
 		}
 	}
 }
@@ -1020,14 +986,10 @@ int session__run(struct session *s)
 		if (next_tick && next_tick - t < wait_s)
 			wait_s = next_tick - t;
 
-		if (!s->opts.system_wide && !any_alive(s)) {
-			s->end_reason = "exit";
+		if (!s->opts.system_wide && !any_alive(s))
 			break;
-		}
-		if (deadline && t >= deadline) {
-			s->end_reason = "duration";
+		if (deadline && t >= deadline)
 			break;
-		}
 		if (deadline && deadline - t < wait_s)
 			wait_s = deadline - t;
 		n = epoll_wait(s->epfd, evs, 16, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0);
@@ -1339,7 +1301,6 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->opts = *opts;
 	s->epfd = s->sigfd = -1;
 	s->child_status = -1;
-	s->end_reason = "exit";
 	s->period_ns = (1000000000ULL + opts->frequency_hz / 2) / opts->frequency_hz;
 	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
@@ -1446,7 +1407,7 @@ void session__free(struct session *s)
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		close(s->targets[i].pidfd);
 		free(s->targets[i].files);
-		probes__free_mappings(s->targets[i].maps, s->targets[i].nr_maps);
+		procmaps__free(s->targets[i].mappings, s->targets[i].nr_mappings);
 	}
 	free(s->targets);
 	ring_buffer__free(s->rb);
@@ -1476,11 +1437,6 @@ const char *session__providers(const struct session *s)
 	return s->providers;
 }
 
-size_t session__nr_targets(const struct session *s)
-{
-	return s->nr_targets;
-}
-
 int session__child_status(const struct session *s)
 {
 	return s->child_status;
@@ -1504,11 +1460,6 @@ double session__start_time(const struct session *s)
 double session__end_time(const struct session *s)
 {
 	return s->end_wall ? s->end_wall : now(CLOCK_REALTIME);
-}
-
-const char *session__end_reason(const struct session *s)
-{
-	return s->end_reason;
 }
 
 /* ---- draining the maps --------------------------------------------------- */
@@ -1573,7 +1524,7 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 		const struct target *t = &s->targets[i];
 
 		if (t->pid == (pid_t)tgid &&
-		    probes__read_mapped_string(t->maps, t->nr_maps, addr, buf, size) >= 0)
+		    procmaps__read_string(t->mappings, t->nr_mappings, addr, buf, size) >= 0)
 			return buf;
 	}
 	(*errors)++;
@@ -1646,18 +1597,13 @@ static int collect_counts(struct session *s, struct profile *p)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
 	struct fsp_count_key key, *prev = NULL;
-	struct count_entry *ents = NULL, *tmp;
+	struct count_entry *ents = NULL;
 	size_t n = 0, cap = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			tmp = realloc(ents, cap * sizeof(*ents));
-			if (!tmp) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			ents = tmp;
+		if (fsp_grow((void **)&ents, &cap, n + 1, sizeof(*ents))) {
+			err = -ENOMEM;
+			goto cleanup;
 		}
 		ents[n].key = key;
 		prev = &ents[n].key;

@@ -84,8 +84,6 @@ const struct session_map *session__maps(const struct session *s, size_t *nr);
 bool session__map_found(const struct session *s, size_t i);
 /* The USDT providers seen in the targets' files, comma-separated ("" if none). */
 const char *session__providers(const struct session *s);
-/* Processes profiled so far. */
-size_t session__nr_targets(const struct session *s);
 
 /* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM, the
  * duration, or when every target has exited. */
@@ -98,8 +96,6 @@ unsigned int session__nr_sites(const struct session *s);
 double session__duration(const struct session *s);
 double session__start_time(const struct session *s);
 double session__end_time(const struct session *s);
-/* Why the session ended: "duration", "signal", "exit". */
-const char *session__end_reason(const struct session *s);
 
 /* Stops sampling and adds everything collected to p. */
 int session__collect(struct session *s, struct profile *p);
