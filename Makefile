@@ -107,6 +107,15 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 # ---- analysis library (no libbpf) -------------------------------------------
 
+# Where an installed fsp-bpf finds the shipped probe maps (also found next to
+# the binary, in ./maps, when run from the source tree); the unit test of the
+# search path checks it.
+MAP_DIR_FLAG := -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
+$(OUTPUT)/analysis/probemap/probemap_dir.o $(OUTPUT)/asan/analysis/probemap/probemap_dir.o: \
+	BASE_CFLAGS += $(MAP_DIR_FLAG)
+$(OUTPUT)/tests/unit/test_probemap $(OUTPUT)/asan/tests/unit/test_probemap: \
+	BASE_CFLAGS += $(MAP_DIR_FLAG)
+
 # Both generated files come from one protoc-c run (a grouped pattern rule).
 $(OUTPUT)/analysis/proto/%.pb-c.c $(OUTPUT)/analysis/proto/%.pb-c.h: analysis/proto/%.proto
 	$(call msg,PROTOC,$@)
@@ -146,9 +155,6 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 
 # ---- the CLI ------------------------------------------------------------------
 
-# Where an installed fsp-bpf finds the shipped probe maps (also found next to
-# the binary, in ./maps, when run from the source tree).
-$(OUTPUT)/userspace/probes/mapdir.o: BASE_CFLAGS += -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
 
 $(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
 	$(call msg,CC,$@)

@@ -12,8 +12,8 @@
 
 #include "commands.h"
 #include "log.h"
-#include "mapdir.h"
-#include "maps.h"
+#include "probemap_dir.h"
+#include "probemap_select.h"
 #include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
@@ -217,7 +217,7 @@ static int list_pid(pid_t pid)
 	if (!c.providers[0])
 		printf("  (none: no file it maps has USDT probes)\n");
 	printf("Probe maps that apply (fsp-bpf --map NAME -p %d, or --map auto):\n", pid);
-	err = mapdir__list(applies_cb, &c);
+	err = probemap_dir__list(applies_cb, &c);
 	if (!err && !c.applied)
 		printf("  (none of the shipped maps: write one, see docs/probe-maps.md)\n");
 cleanup:
@@ -235,19 +235,19 @@ int command__list(const struct fsp_options *o)
 			err = list_pid(o->pids[i]);
 		return err;
 	}
-	if (o->maps) {
+	if (o->probemaps) {
 		char path[PATH_MAX];
 
-		err = mapdir__find(o->maps, path, sizeof(path));
+		err = probemap_dir__find(o->probemaps, path, sizeof(path));
 		if (err) {
-			log__err("%s: no such map (see fsp-bpf list)", o->maps);
+			log__err("%s: no such map (see fsp-bpf list)", o->probemaps);
 			return err;
 		}
 		list_map_cb(&c, path);
 		return c.err;
 	}
 	printf("Shipped probe maps (fsp-bpf --map NAME):\n\n");
-	err = mapdir__list(list_map_cb, &c);
+	err = probemap_dir__list(list_map_cb, &c);
 	if (!err && !c.n)
 		printf("(none found: set FSP_MAP_PATH or install with make install)\n");
 	return err;

@@ -344,7 +344,7 @@ static void check_end(struct argp_state *state, const struct fsp_options *o)
 		if (o->nr_inputs)
 			argp_error(state, "list takes no operands (got '%s'): -p PID or --map NAME",
 				   o->inputs[0]);
-		if (o->nr_pids && o->maps)
+		if (o->nr_pids && o->probemaps)
 			argp_error(state, "give -p PID or --map NAME, not both");
 		break;
 	}
@@ -370,7 +370,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_MAP:
 		if (!*arg)
 			argp_error(state, "--map needs a map name, a file, or auto");
-		add_list(state, &o->maps, arg);
+		add_list(state, &o->probemaps, arg);
 		break;
 	case 'F':
 		if (parse_u64(arg, 1, 100000, &o->frequency_hz))

@@ -51,7 +51,7 @@ struct fsp_options {
 	uint32_t max_events;
 	double interval_s; /* --interval: live re-render period, 0 = off */
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
-	const char *maps;
+	const char *probemaps;
 	bool system_wide; /* record -a */
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;

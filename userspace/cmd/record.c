@@ -13,14 +13,15 @@
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
-#include "maps.h"
+#include "probemap_select.h"
 #include "profile.h"
 #include "procscan.h"
 #include "profile_io.h"
 #include "render.h"
 #include "session.h"
 
-#define TARGET_LEN 512
+/* What was profiled, in words ("pid 42 (app)"): the profile's meta.target. */
+#define DESC_LEN 512
 
 /* Checks that pid names a live user process; returns its tgid or -errno. */
 static pid_t check_pid(pid_t pid)
@@ -59,20 +60,20 @@ static pid_t check_pid(pid_t pid)
 	return pid;
 }
 
-/* Every map must fit some target: a map whose provider no target carries is
- * a mistake (wrong PID, wrong map), not an empty profile. */
-static int check_maps(struct session *s, const struct fsp_options *o)
+/* Every probe map must fit some target: a map whose provider no target
+ * carries is a mistake (wrong PID, wrong map), not an empty profile. */
+static int check_probemaps(struct session *s, const struct fsp_options *o)
 {
 	size_t nr;
-	const struct session_map *sm = session__maps(s, &nr);
+	const struct session_probemap *sm = session__probemaps(s, &nr);
 	const char *prov = session__providers(s);
 
 	for (size_t i = 0; i < nr; i++) {
-		if (session__map_found(s, i))
+		if (session__probemap_found(s, i))
 			continue;
 		log__err("map %s needs USDT provider %s, which %s does not carry (%s%s); see "
 			 "fsp-bpf list -p PID",
-			 sm[i].map->name, sm[i].map->provider,
+			 sm[i].probemap->name, sm[i].probemap->provider,
 			 o->cmd		  ? "the command"
 			 : o->nr_pids > 1 ? "none of the processes"
 					  : "the process",
@@ -82,7 +83,7 @@ static int check_maps(struct session *s, const struct fsp_options *o)
 	return 0;
 }
 
-static int add_pids(struct session *s, const struct fsp_options *o, char *target, size_t size)
+static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
 {
 	int i, err, sites = 0, with_probes = 0, without[FSP_MAX_PIDS];
 	size_t len = 0;
@@ -110,13 +111,13 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 		without[i] = err == 0 ? pid : 0;
 		with_probes += err > 0;
 		sites += err;
-		len += snprintf(target + len, len < size ? size - len : 0, "%spid %d (%s)",
+		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
 				i ? ", " : "", pid, comm);
 	}
-	err = check_maps(s, o);
+	err = check_probemaps(s, o);
 	if (err)
 		return err;
-	if (!with_probes && !o->maps) {
+	if (!with_probes && !o->probemaps) {
 		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
 			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
 			 "usdt/README.md), or check the PID",
@@ -129,13 +130,12 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 				"fsp-bpf: process %d has no fsp probes loaded yet; sampling "
 				"it anyway (probes it loads later are attached)\n",
 				without[i]);
-	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", target,
+	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", desc,
 		sites, (unsigned long long)o->frequency_hz);
 	return 0;
 }
 
-static int add_system_wide(struct session *s, const struct fsp_options *o, char *target,
-			   size_t size)
+static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
 {
 	int n = session__add_system_wide(s);
 
@@ -145,18 +145,18 @@ static int add_system_wide(struct session *s, const struct fsp_options *o, char 
 		log__err("cannot scan the processes: %s", strerror(-n));
 		return n;
 	}
-	snprintf(target, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
+	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
 		 o->view.ropts.comm ? o->view.ropts.comm : "");
 	fprintf(stderr,
 		"fsp-bpf: profiling system-wide: %d processes with %s so far, %u probe sites, "
 		"%llu Hz. Ctrl-C to stop.\n",
-		n, o->maps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
+		n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
 		(unsigned long long)o->frequency_hz);
 	return 0;
 }
 
 static int start_command(struct session *s, struct launch *l, const struct fsp_options *o,
-			 char *target, size_t size)
+			 char *desc, size_t size)
 {
 	size_t len = 0;
 	int err;
@@ -167,7 +167,7 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 		return err;
 	}
 	for (int i = 0; o->cmd[i] && len < size; i++)
-		len += snprintf(target + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
+		len += snprintf(desc + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
 	err = launch__start(l);
 	if (err)
 		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
@@ -175,12 +175,12 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 }
 
 static int set_meta(struct profile *p, struct session *s, const struct fsp_options *o,
-		    const char *target, const char *cmdline)
+		    const char *desc, const char *cmdline)
 {
 	char host[256] = "";
 	struct utsname u;
 	struct profile_meta m = {
-		.target = target,
+		.target = desc,
 		.command_line = cmdline,
 		.host = host,
 		.tool_version = FSP_VERSION,
@@ -199,7 +199,7 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 
 /* Saves the profile (-o) and renders the view to stdout (unless the profile
  * itself went to stdout). A failed save still shows the report. */
-static int report(struct profile *p, const struct fsp_options *o)
+static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
 	char msg[512];
 	int err = 0, rerr = 0;
@@ -217,7 +217,7 @@ static int report(struct profile *p, const struct fsp_options *o)
 
 struct live_ctx {
 	const struct fsp_options *o;
-	const char *target, *cmdline;
+	const char *desc, *cmdline;
 	bool tty;
 	unsigned int n;
 };
@@ -234,7 +234,7 @@ static void live_report(struct session *s, void *arg)
 	if (!err)
 		err = session__snapshot(s, p);
 	if (!err)
-		err = set_meta(p, s, c->o, c->target, c->cmdline);
+		err = set_meta(p, s, c->o, c->desc, c->cmdline);
 	if (err) {
 		log__err("live view: cannot take a snapshot: %s", strerror(-err));
 		profile__free(p);
@@ -253,13 +253,13 @@ static void live_report(struct session *s, void *arg)
 
 int command__record(const struct fsp_options *o, const char *cmdline)
 {
-	char target[TARGET_LEN] = "";
-	struct live_ctx live = {.o = o, .target = target, .cmdline = cmdline};
+	char desc[DESC_LEN] = "";
+	struct live_ctx live = {.o = o, .desc = desc, .cmdline = cmdline};
 	struct session_opts so;
 	struct session *s = NULL;
 	struct launch *l = NULL;
 	struct profile *p = NULL;
-	struct maps *maps = NULL;
+	struct probemap_selection *sel = NULL;
 	int err, status;
 
 	live.tty = isatty(STDOUT_FILENO);
@@ -276,9 +276,9 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 			goto cleanup;
 		}
 	}
-	if (o->maps) {
-		struct maps_opts mo = {
-			.list = o->maps,
+	if (o->probemaps) {
+		struct probemap_selection_opts po = {
+			.list = o->probemaps,
 			.features = o->view.ropts.feature,
 			.pids = o->pids,
 			.nr_pids = o->nr_pids,
@@ -286,8 +286,8 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 			.system_wide = o->system_wide,
 		};
 
-		maps = maps__new(&mo, &err);
-		if (!maps)
+		sel = probemap_selection__new(&po, &err);
+		if (!sel)
 			goto cleanup;
 	}
 	so = (struct session_opts){
@@ -304,8 +304,8 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 		.on_interval = o->interval_s > 0 ? live_report : NULL,
 		.interval_ctx = &live,
 		.sync_pid = l ? launch__pid(l) : 0,
-		.maps = maps ? maps__session_maps(maps) : NULL,
-		.nr_maps = maps ? maps__nr(maps) : 0,
+		.probemaps = sel ? probemap_selection__probemaps(sel) : NULL,
+		.nr_probemaps = sel ? probemap_selection__nr(sel) : 0,
 		.system_wide = o->system_wide,
 		.comm_filter = o->view.ropts.comm,
 	};
@@ -313,11 +313,11 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 	if (!s)
 		goto cleanup;
 	if (l)
-		err = start_command(s, l, o, target, sizeof(target));
+		err = start_command(s, l, o, desc, sizeof(desc));
 	else if (o->system_wide)
-		err = add_system_wide(s, o, target, sizeof(target));
+		err = add_system_wide(s, o, desc, sizeof(desc));
 	else
-		err = add_pids(s, o, target, sizeof(target));
+		err = add_pids(s, o, desc, sizeof(desc));
 	if (err)
 		goto cleanup;
 	err = session__run(s);
@@ -331,19 +331,19 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 	}
 	err = session__collect(s, p);
 	if (!err)
-		err = set_meta(p, s, o, target, cmdline);
+		err = set_meta(p, s, o, desc, cmdline);
 	if (err) {
 		log__err("cannot collect the profile: %s", strerror(-err));
 		goto cleanup;
 	}
-	if (l && !maps && !session__nr_sites(s))
+	if (l && !sel && !session__nr_sites(s))
 		fprintf(stderr,
 			"fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
 			"nothing could be charged to features\n",
 			o->cmd[0]);
-	err = report(p, o);
-	if (!err && l && maps)
-		err = check_maps(s, o); /* after the report: what was collected is shown */
+	err = save_and_render(p, o);
+	if (!err && l && sel)
+		err = check_probemaps(s, o); /* after the report: what was collected is shown */
 	status = l ? session__child_status(s) : -1;
 	if (status > 0 && WIFEXITED(status))
 		fprintf(stderr, "fsp-bpf: the command exited with status %d\n",
@@ -355,6 +355,6 @@ cleanup:
 	profile__free(p);
 	session__free(s);
 	launch__free(l);
-	maps__free(maps);
+	probemap_selection__free(sel);
 	return err;
 }

@@ -24,7 +24,7 @@
 #include "profiler.h"
 #include "profiler.skel.h"
 #include "log.h"
-#include "mapsites.h"
+#include "probemap_sites.h"
 #include "fsp_probes.h"
 #include "procmaps.h"
 #include "procscan.h"
@@ -37,7 +37,7 @@ _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
 
 #define RESCAN_INTERVAL_S 1.0
 #define FSP_MAX_SPECS 4096
-#define FSP_MAX_MAP_SITES 1024
+#define MAX_PROBEMAP_SITES 1024
 /* Off-CPU records of threads whose array slot is taken (allocated on use). */
 #define FSP_OFFCPU_SPILL 65536
 #define FSP_PROVIDERS_LEN 1024
@@ -95,12 +95,12 @@ struct session {
 	size_t nr_targets;
 	size_t cap_targets;
 	/* Probe maps: feature numbers, names, and what the BPF side runs. */
-	uint32_t *map_base; /* first feature number of each map */
-	char (*fnames)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
-	size_t nr_fnames;
-	bool *map_found; /* a file carried the map's provider */
-	struct fsp_map_site *msites; /* mirror of the map_sites map */
-	size_t nr_msites;
+	uint32_t *feature_base; /* first feature number of each probe map */
+	char (*feature_names)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
+	size_t nr_feature_names;
+	bool *probemap_found; /* a file carried the probe map's provider */
+	struct fsp_map_site *probemap_sites; /* mirror of the map_sites map */
+	size_t nr_probemap_sites;
 	char providers[FSP_PROVIDERS_LEN]; /* providers seen, comma-separated */
 	/* System-wide mode: files scanned (attached when relevant) and the
 	 * processes looked at, so that each is read once. */
@@ -273,19 +273,19 @@ static void note_provider(struct session *s, const char *provider)
 }
 
 /* The index of ms in the map_sites map, adding it if new. */
-static int map_site_id(struct session *s, const struct fsp_map_site *ms)
+static int probemap_site_id(struct session *s, const struct fsp_map_site *ms)
 {
 	__u32 id;
 
-	for (size_t i = 0; i < s->nr_msites; i++)
-		if (!memcmp(&s->msites[i], ms, sizeof(*ms)))
+	for (size_t i = 0; i < s->nr_probemap_sites; i++)
+		if (!memcmp(&s->probemap_sites[i], ms, sizeof(*ms)))
 			return i;
-	if (s->nr_msites == FSP_MAX_MAP_SITES)
+	if (s->nr_probemap_sites == MAX_PROBEMAP_SITES)
 		return -E2BIG;
-	id = s->nr_msites;
+	id = s->nr_probemap_sites;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.map_sites), &id, ms, BPF_ANY))
 		return -errno;
-	s->msites[s->nr_msites++] = *ms;
+	s->probemap_sites[s->nr_probemap_sites++] = *ms;
 	return id;
 }
 
@@ -330,17 +330,17 @@ static const char *shown_path(const char *path)
 	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
 }
 
-/* Checks that the file has both probes of every enabled feature of map m. */
-static int check_map_probes(struct session *s, size_t m, const char *path,
-			    const struct usdt_site *sites, size_t nr)
+/* Checks that the file has both probes of every enabled feature of probe map m. */
+static int check_probemap_probes(struct session *s, size_t m, const char *path,
+				 const struct usdt_site *sites, size_t nr)
 {
-	const struct probemap *pm = s->opts.maps[m].map;
+	const struct probemap *pm = s->opts.probemaps[m].probemap;
 
 	for (size_t f = 0; f < pm->nr_features; f++) {
 		const struct probemap_feature *pf = &pm->features[f];
 		const char *missing = NULL;
 
-		if (!s->opts.maps[m].enabled[f])
+		if (!s->opts.probemaps[m].enabled[f])
 			continue;
 		if (!has_probe(sites, nr, pm->provider, pf->enter))
 			missing = pf->enter;
@@ -358,11 +358,12 @@ static int check_map_probes(struct session *s, size_t m, const char *path,
 	return 0;
 }
 
-/* Adds the sites of map m's enabled features to the enter and leave batches. */
-static int batch_map(struct session *s, size_t m, const char *path, const struct usdt_site *sites,
-		     size_t nr, struct site_batch *enter, struct site_batch *leave)
+/* Adds the sites of probe map m's enabled features to the enter and leave batches. */
+static int batch_probemap(struct session *s, size_t m, const char *path,
+			  const struct usdt_site *sites, size_t nr, struct site_batch *enter,
+			  struct site_batch *leave)
 {
-	const struct probemap *pm = s->opts.maps[m].map;
+	const struct probemap *pm = s->opts.probemaps[m].probemap;
 	struct fsp_map_site ms;
 	char why[512];
 
@@ -371,26 +372,26 @@ static int batch_map(struct session *s, size_t m, const char *path, const struct
 			continue;
 		for (size_t f = 0; f < pm->nr_features; f++) {
 			const struct probemap_feature *pf = &pm->features[f];
-			uint32_t n = s->map_base[m] + f;
+			uint32_t n = s->feature_base[m] + f;
 			int is_leave, id;
 
-			if (!s->opts.maps[m].enabled[f])
+			if (!s->opts.probemaps[m].enabled[f])
 				continue;
-			uint64_t outer = mapsites__feature_id(s->map_base[m] +
-							      (pf->outer >= 0 ? pf->outer : 0));
+			uint64_t outer = probemap_sites__feature_id(
+				s->feature_base[m] + (pf->outer >= 0 ? pf->outer : 0));
 
 			for (is_leave = 0; is_leave < 2; is_leave++) {
 				struct site_batch *b = is_leave ? leave : enter;
 
 				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter))
 					continue;
-				if (mapsites__build(pm, pf, is_leave, path, &sites[i],
-						    mapsites__feature_id(n), outer, &ms, why,
-						    sizeof(why))) {
+				if (probemap_sites__build(pm, pf, is_leave, path, &sites[i],
+							  probemap_sites__feature_id(n), outer, &ms,
+							  why, sizeof(why))) {
 					log__err("%s", why);
 					return -ENOMSG;
 				}
-				id = map_site_id(s, &ms);
+				id = probemap_site_id(s, &ms);
 				if (id < 0)
 					return id;
 				b->offs[b->cnt] = sites[i].offset;
@@ -402,11 +403,11 @@ static int batch_map(struct session *s, size_t m, const char *path, const struct
 	return 0;
 }
 
-/* Attaches the enabled features of every map whose provider the file
- * carries. Returns the sites attached or -errno (-ENOMSG: the map does not
+/* Attaches the enabled features of every probe map whose provider the file
+ * carries. Returns the sites attached or -errno (-ENOMSG: the probe map does not
  * fit the file, already reported). */
-static int attach_maps(struct session *s, pid_t pid, const char *path,
-		       const struct usdt_site *sites, size_t nr)
+static int attach_probemaps(struct session *s, pid_t pid, const char *path,
+			    const struct usdt_site *sites, size_t nr)
 {
 	/* A site may enter one feature and leave another: room for both. */
 	size_t cap = 2 * nr * PROBEMAP_MAX_FEATURES;
@@ -422,13 +423,13 @@ static int attach_maps(struct session *s, pid_t pid, const char *path,
 			goto cleanup;
 		}
 	}
-	for (size_t m = 0; m < s->opts.nr_maps; m++) {
-		if (!has_probe(sites, nr, s->opts.maps[m].map->provider, NULL))
+	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
+		if (!has_probe(sites, nr, s->opts.probemaps[m].probemap->provider, NULL))
 			continue;
-		s->map_found[m] = true;
-		err = check_map_probes(s, m, path, sites, nr);
+		s->probemap_found[m] = true;
+		err = check_probemap_probes(s, m, path, sites, nr);
 		if (!err)
-			err = batch_map(s, m, path, sites, nr, &b[0], &b[1]);
+			err = batch_probemap(s, m, path, sites, nr, &b[0], &b[1]);
 		if (err)
 			goto cleanup;
 	}
@@ -452,7 +453,7 @@ cleanup:
 /*
  * Attaches the fsp probes and the mapped probes of one file, for process pid
  * (0: for every process that maps the file, system-wide). Returns the sites
- * attached or -errno (-ENOMSG: a map does not fit the file).
+ * attached or -errno (-ENOMSG: a probe map does not fit the file).
  */
 static int attach_file(struct session *s, pid_t pid, const char *path)
 {
@@ -483,8 +484,8 @@ static int attach_file(struct session *s, pid_t pid, const char *path)
 		}
 		total += err;
 	}
-	if (s->opts.nr_maps && nr) {
-		err = attach_maps(s, pid, path, sites, nr);
+	if (s->opts.nr_probemaps && nr) {
+		err = attach_probemaps(s, pid, path, sites, nr);
 		if (err == -ESRCH || err == -ENOENT || err == -ENOMSG)
 			goto cleanup;
 		if (err < 0) {
@@ -778,7 +779,7 @@ static bool sw_admitted(struct session *s, pid_t pid)
 	return false;
 }
 
-/* Does the file at path carry fsp probes or the provider of a map? */
+/* Does the file at path carry fsp probes or the provider of a probe map? */
 static bool file_relevant(struct session *s, const char *path)
 {
 	struct usdt_site *sites = NULL;
@@ -789,8 +790,9 @@ static bool file_relevant(struct session *s, const char *path)
 		return false;
 	for (size_t i = 0; i < nr && !relevant; i++) {
 		relevant = !strcmp(sites[i].provider, FSP_PROVIDER);
-		for (size_t m = 0; m < s->opts.nr_maps && !relevant; m++)
-			relevant = !strcmp(sites[i].provider, s->opts.maps[m].map->provider);
+		for (size_t m = 0; m < s->opts.nr_probemaps && !relevant; m++)
+			relevant =
+				!strcmp(sites[i].provider, s->opts.probemaps[m].probemap->provider);
 	}
 	free(sites);
 	return relevant;
@@ -1245,14 +1247,14 @@ static int load(struct session *s)
 	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
-	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_maps ? FSP_MAX_MAP_SITES : 1);
+	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);
 	/* The mapped-probe programs take the verifier a while: only with --map. */
-	bpf_program__set_autoload(skel->progs.map_enter, o->nr_maps > 0);
-	bpf_program__set_autoload(skel->progs.map_leave, o->nr_maps > 0);
+	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);
+	bpf_program__set_autoload(skel->progs.map_leave, o->nr_probemaps > 0);
 	s->max_specs = FSP_MAX_SPECS;
 	s->specs = calloc(FSP_MAX_SPECS, sizeof(*s->specs));
-	s->msites = calloc(FSP_MAX_MAP_SITES, sizeof(*s->msites));
-	if (!s->specs || !s->msites)
+	s->probemap_sites = calloc(MAX_PROBEMAP_SITES, sizeof(*s->probemap_sites));
+	if (!s->specs || !s->probemap_sites)
 		return -ENOMEM;
 	err = profiler_bpf__load(skel);
 	if (err) {
@@ -1267,25 +1269,26 @@ static int load(struct session *s)
 	return err;
 }
 
-/* Numbers the features of the maps and names them "map:feature". */
+/* Numbers the features of the probe maps and names them "map:feature". */
 static int number_features(struct session *s)
 {
 	size_t n = 0;
 
-	s->map_base = calloc(s->opts.nr_maps + 1, sizeof(*s->map_base));
-	s->map_found = calloc(s->opts.nr_maps + 1, sizeof(*s->map_found));
-	for (size_t m = 0; m < s->opts.nr_maps; m++)
-		n += s->opts.maps[m].map->nr_features;
-	s->fnames = calloc(n + 1, sizeof(*s->fnames));
-	if (!s->map_base || !s->map_found || !s->fnames)
+	s->feature_base = calloc(s->opts.nr_probemaps + 1, sizeof(*s->feature_base));
+	s->probemap_found = calloc(s->opts.nr_probemaps + 1, sizeof(*s->probemap_found));
+	for (size_t m = 0; m < s->opts.nr_probemaps; m++)
+		n += s->opts.probemaps[m].probemap->nr_features;
+	s->feature_names = calloc(n + 1, sizeof(*s->feature_names));
+	if (!s->feature_base || !s->probemap_found || !s->feature_names)
 		return -ENOMEM;
-	for (size_t m = 0; m < s->opts.nr_maps; m++) {
-		const struct probemap *pm = s->opts.maps[m].map;
+	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
+		const struct probemap *pm = s->opts.probemaps[m].probemap;
 
-		s->map_base[m] = s->nr_fnames;
+		s->feature_base[m] = s->nr_feature_names;
 		for (size_t f = 0; f < pm->nr_features; f++)
-			probemap__full_name(pm, &pm->features[f], s->fnames[s->nr_fnames++],
-					    sizeof(s->fnames[0]));
+			probemap__full_name(pm, &pm->features[f],
+					    s->feature_names[s->nr_feature_names++],
+					    sizeof(s->feature_names[0]));
 	}
 	return 0;
 }
@@ -1397,10 +1400,10 @@ void session__free(struct session *s)
 	destroy_links(s->links, s->nr_links);
 	free(s->links);
 	free(s->specs);
-	free(s->msites);
-	free(s->map_base);
-	free(s->map_found);
-	free(s->fnames);
+	free(s->probemap_sites);
+	free(s->feature_base);
+	free(s->probemap_found);
+	free(s->feature_names);
 	free(s->sw_files);
 	free(s->sw_seen);
 	free(s->verdicts);
@@ -1421,15 +1424,15 @@ void session__free(struct session *s)
 	free(s);
 }
 
-const struct session_map *session__maps(const struct session *s, size_t *nr)
+const struct session_probemap *session__probemaps(const struct session *s, size_t *nr)
 {
-	*nr = s->opts.nr_maps;
-	return s->opts.maps;
+	*nr = s->opts.nr_probemaps;
+	return s->opts.probemaps;
 }
 
-bool session__map_found(const struct session *s, size_t i)
+bool session__probemap_found(const struct session *s, size_t i)
 {
-	return i < s->opts.nr_maps && s->map_found[i];
+	return i < s->opts.nr_probemaps && s->probemap_found[i];
 }
 
 const char *session__providers(const struct session *s)
@@ -1487,16 +1490,16 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	ssize_t n;
 	int fd;
 
-	if (mapsites__is_feature_id(addr)) {
+	if (probemap_sites__is_feature_id(addr)) {
 		uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
 
-		if (i < s->nr_fnames)
-			return s->fnames[i];
+		if (i < s->nr_feature_names)
+			return s->feature_names[i];
 		(*errors)++;
 		snprintf(buf, size, "<mapped feature %llu>", (unsigned long long)i);
 		return buf;
 	}
-	if (mapsites__is_label_id(addr)) {
+	if (probemap_sites__is_label_id(addr)) {
 		/* Interned by a mapped probe, for all processes. */
 		key.tgid = 0;
 		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l)) {

@@ -18,8 +18,8 @@
 struct session;
 
 /* A probe map (--map) and which of its features are attached. */
-struct session_map {
-	const struct probemap *map;
+struct session_probemap {
+	const struct probemap *probemap;
 	bool enabled[PROBEMAP_MAX_FEATURES];
 };
 
@@ -46,10 +46,10 @@ struct session_opts {
 	void (*on_interval)(struct session *s, void *ctx);
 	void *interval_ctx;
 	/* Probe maps: the enabled features' probes are attached in every file
-	 * of a target that carries the map's provider. */
-	const struct session_map *maps;
-	size_t nr_maps;
-	/* -a: every process whose files carry fsp probes or a map's provider,
+	 * of a target that carries the probe map's provider. */
+	const struct session_probemap *probemaps;
+	size_t nr_probemaps;
+	/* -a: every process whose files carry fsp probes or a probe map's provider,
 	 * found in /proc at the start and every second, and by its first probe
 	 * (probes are attached per file, for every process mapping it). */
 	bool system_wide;
@@ -72,16 +72,16 @@ int session__add_target(struct session *s, pid_t pid, const char *exe);
 
 /*
  * System-wide mode: scans /proc, attaches the probes of every file that
- * carries fsp probes or a map's provider (for all processes) and profiles the
+ * carries fsp probes or a probe map's provider (for all processes) and profiles the
  * processes mapping them. Returns the number of processes profiled (>= 0) or
  * -errno. New processes are picked up while the session runs.
  */
 int session__add_system_wide(struct session *s);
 
-/* The maps of the session's options (*nr of them). */
-const struct session_map *session__maps(const struct session *s, size_t *nr);
-/* Did any attached file carry the provider of map i (opts.maps[i])? */
-bool session__map_found(const struct session *s, size_t i);
+/* The probe maps of the session's options (*nr of them). */
+const struct session_probemap *session__probemaps(const struct session *s, size_t *nr);
+/* Did any attached file carry the provider of probe map i (opts.probemaps[i])? */
+bool session__probemap_found(const struct session *s, size_t i);
 /* The USDT providers seen in the targets' files, comma-separated ("" if none). */
 const char *session__providers(const struct session *s);
 
