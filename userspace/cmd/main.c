@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "log.h"
 #include "options.h"
 
 static void join_argv(int argc, char **argv, char *buf, size_t size)
@@ -22,6 +23,7 @@ int main(int argc, char **argv)
 
 	join_argv(argc, argv, cmdline, sizeof(cmdline));
 	options__parse(argc, argv, &opts);
+	log__set_level(opts.verbose ? LOG_VERBOSE : LOG_INFO);
 	switch (opts.command) {
 	case FSP_CMD_RECORD:
 		err = command__record(&opts, cmdline);

@@ -53,8 +53,7 @@ static pid_t check_pid(pid_t pid)
 		return -EINVAL;
 	}
 	if (tgid && tgid != pid) {
-		fprintf(stderr, "fsp-bpf: %d is a thread of process %d; profiling process %d\n",
-			pid, tgid, tgid);
+		log__info("%d is a thread of process %d; profiling process %d", pid, tgid, tgid);
 		return tgid;
 	}
 	return pid;
@@ -126,12 +125,11 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *desc, 
 	}
 	for (i = 0; i < o->nr_pids; i++)
 		if (without[i])
-			fprintf(stderr,
-				"fsp-bpf: process %d has no fsp probes loaded yet; sampling "
-				"it anyway (probes it loads later are attached)\n",
-				without[i]);
-	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", desc,
-		sites, (unsigned long long)o->frequency_hz);
+			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
+				  "(probes it loads later are attached)",
+				  without[i]);
+	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
+		  (unsigned long long)o->frequency_hz);
 	return 0;
 }
 
@@ -147,11 +145,10 @@ static int add_system_wide(struct session *s, const struct fsp_options *o, char 
 	}
 	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
 		 o->view.ropts.comm ? o->view.ropts.comm : "");
-	fprintf(stderr,
-		"fsp-bpf: profiling system-wide: %d processes with %s so far, %u probe sites, "
-		"%llu Hz. Ctrl-C to stop.\n",
-		n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		(unsigned long long)o->frequency_hz);
+	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
+		  "%llu Hz. Ctrl-C to stop.",
+		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
+		  (unsigned long long)o->frequency_hz);
 	return 0;
 }
 
@@ -296,7 +293,6 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 		.max_depth = o->max_depth,
 		.max_stacks = o->max_stacks,
 		.follow_forks = o->follow_forks,
-		.verbose = o->verbose,
 		.events = o->events,
 		.offcpu = o->offcpu,
 		.max_events = o->max_events,
@@ -337,20 +333,18 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 		goto cleanup;
 	}
 	if (l && !sel && !session__nr_sites(s))
-		fprintf(stderr,
-			"fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
-			"nothing could be charged to features\n",
-			o->cmd[0]);
+		log__info("'%s' had no fsp probes in its executable or libraries; nothing could be "
+			  "charged to features",
+			  o->cmd[0]);
 	err = save_and_render(p, o);
 	if (!err && l && sel)
 		err = check_probemaps(s, o); /* after the report: what was collected is shown */
 	status = l ? session__child_status(s) : -1;
 	if (status > 0 && WIFEXITED(status))
-		fprintf(stderr, "fsp-bpf: the command exited with status %d\n",
-			WEXITSTATUS(status));
+		log__info("the command exited with status %d", WEXITSTATUS(status));
 	else if (status > 0 && WIFSIGNALED(status))
-		fprintf(stderr, "fsp-bpf: the command was killed by signal %d (%s)\n",
-			WTERMSIG(status), strsignal(WTERMSIG(status)));
+		log__info("the command was killed by signal %d (%s)", WTERMSIG(status),
+			  strsignal(WTERMSIG(status)));
 cleanup:
 	profile__free(p);
 	session__free(s);

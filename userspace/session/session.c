@@ -132,11 +132,10 @@ static double now(clockid_t clk)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static bool verbose_libbpf;
-
+/* libbpf's warnings and information with -v (its own "libbpf: " prefix). */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG || !verbose_libbpf)
+	if (level == LIBBPF_DEBUG || !log__enabled(LOG_VERBOSE))
 		return 0;
 	return vfprintf(stderr, fmt, ap);
 }
@@ -497,9 +496,9 @@ static int attach_file(struct session *s, pid_t pid, const char *path)
 		}
 	}
 	err = total;
-	if (total && s->opts.verbose)
-		fprintf(stderr, "fsp-bpf: %s%.0d: %u probe sites in %s\n",
-			pid ? "pid " : "every process", pid, total, path);
+	if (total)
+		log__verbose("%s%.0d: %u probe sites in %s", pid ? "pid " : "every process", pid,
+			     total, path);
 	s->nr_sites += total;
 cleanup:
 	free(sites);
@@ -562,11 +561,9 @@ static void hook_unwind(struct session *s, pid_t pid, const char *path)
 		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
 		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
 		if (!link) {
-			if (s->opts.verbose)
-				log__err("cannot hook %s in %s (pid %d): %s; marks unwound through "
-					 "it "
-					 "are dropped at the thread's next probe instead",
-					 hooks[i].func, path, pid, strerror(errno));
+			log__verbose("cannot hook %s in %s (pid %d): %s; marks unwound through it "
+				     "are dropped at the thread's next probe instead",
+				     hooks[i].func, path, pid, strerror(errno));
 			continue;
 		}
 		if (add_link(s, link))
@@ -844,8 +841,8 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 	err = session__add_target(s, pid, NULL);
 	if (err == -ENOMSG)
 		return err;
-	if (err < 0 && err != -ESRCH && s->opts.verbose)
-		log__err("cannot profile process %d: %s", pid, strerror(-err));
+	if (err < 0 && err != -ESRCH)
+		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
 	return 0;
 }
 
@@ -868,9 +865,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	switch (e->type) {
 	case FSP_EVENT_FORK:
 		err = session__add_target(s, e->pid, NULL);
-		if (err < 0 && err != -ESRCH && s->opts.verbose)
-			log__err("cannot follow child %d of %d: %s", e->pid, e->ppid,
-				 strerror(-err));
+		if (err < 0 && err != -ESRCH)
+			log__verbose("cannot follow child %d of %d: %s", e->pid, e->ppid,
+				     strerror(-err));
 		break;
 	case FSP_EVENT_EXEC:
 		t = find_target(s, e->pid);
@@ -902,8 +899,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (sw_pid_seen(s, e->pid, &seen) || !sw_admitted(s, e->pid))
 			break;
 		err = session__add_target(s, e->pid, NULL);
-		if (err < 0 && err != -ESRCH && s->opts.verbose)
-			log__err("cannot profile process %d: %s", e->pid, strerror(-err));
+		if (err < 0 && err != -ESRCH)
+			log__verbose("cannot profile process %d: %s", e->pid, strerror(-err));
 		break;
 	}
 	}
@@ -1260,7 +1257,8 @@ static int load(struct session *s)
 	if (err) {
 		log__err("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
 			 "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
-			 strerror(-err), o->verbose ? "" : "; run with -v for the verifier's log");
+			 strerror(-err),
+			 log__enabled(LOG_VERBOSE) ? "" : "; run with -v for the verifier's log");
 		return err;
 	}
 	err = attach_tracepoints(s);
@@ -1305,7 +1303,6 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->epfd = s->sigfd = -1;
 	s->child_status = -1;
 	s->period_ns = (1000000000ULL + opts->frequency_hz / 2) / opts->frequency_hz;
-	verbose_libbpf = opts->verbose;
 	libbpf_set_print(libbpf_print);
 	*err = number_features(s);
 	if (*err)
@@ -1795,10 +1792,9 @@ int session__collect(struct session *s, struct profile *p)
 	err = collect_into(s, p);
 	if (err)
 		return err;
-	if (s->opts.verbose)
-		fprintf(stderr, "fsp-bpf: %llu probe hits, %llu samples of the targets\n",
-			(unsigned long long)stat_sum(s, FSP_STAT_PROBE_HITS),
-			(unsigned long long)stat_sum(s, FSP_STAT_SAMPLES));
+	log__verbose("%llu probe hits, %llu samples of the targets",
+		     (unsigned long long)stat_sum(s, FSP_STAT_PROBE_HITS),
+		     (unsigned long long)stat_sum(s, FSP_STAT_SAMPLES));
 	if (stat_sum(s, FSP_STAT_OFFCPU_DROPS))
 		log__err("%llu off-CPU intervals were not recorded: the counts map was full "
 			 "(raise --max-stacks)",

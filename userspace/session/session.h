@@ -29,7 +29,6 @@ struct session_opts {
 	uint32_t max_depth;
 	uint32_t max_stacks;
 	bool follow_forks;
-	bool verbose;
 	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
 	/* The event view: exact enter/leave counts and durations per (process,
 	 * feature, instance), counted by the probes themselves. */
