@@ -12,13 +12,15 @@
 
 const struct fsp_options fsp_default_options = {
 	.command = FSP_CMD_RECORD,
-	.frequency_hz = 999,
-	.duration_s = 0,
-	.max_depth = FSP_MAX_DEPTH,
-	.max_stacks = 8192,
-	.follow_forks = true,
-	.events = true,
-	.max_events = 16384,
+	.session =
+		{
+			.frequency_hz = 999,
+			.max_depth = FSP_MAX_DEPTH,
+			.max_stacks = FSP_DEFAULT_MAX_STACKS,
+			.follow_forks = true,
+			.events = true,
+			.max_events = FSP_DEFAULT_MAX_EVENTS,
+		},
 	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = 0.5}},
 	.scale = 1,
 };
@@ -315,12 +317,12 @@ static void check_end(struct argp_state *state, const struct fsp_options *o)
 {
 	switch (o->command) {
 	case FSP_CMD_RECORD:
-		if (!o->cmd && !o->nr_pids && !o->system_wide)
+		if (!o->cmd && !o->nr_pids && !o->session.system_wide)
 			argp_error(state,
 				   "nothing to profile: give -p PID, a command to run, or -a");
-		if (!!o->cmd + !!o->nr_pids + o->system_wide > 1)
+		if (!!o->cmd + !!o->nr_pids + o->session.system_wide > 1)
 			argp_error(state, "give one of -p PID, a command or -a, not several");
-		if (o->interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
+		if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
 			argp_error(state, "--interval prints reports to stdout: save the profile "
 					  "with -o FILE, not -o -");
 		break;
@@ -365,7 +367,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		parse_pids(state, o, arg);
 		break;
 	case 'a':
-		o->system_wide = true;
+		o->session.system_wide = true;
 		break;
 	case OPT_MAP:
 		if (!*arg)
@@ -373,14 +375,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		add_list(state, &o->probemaps, arg);
 		break;
 	case 'F':
-		if (parse_u64(arg, 1, 100000, &o->frequency_hz))
+		if (parse_u64(arg, 1, 100000, &o->session.frequency_hz))
 			argp_error(state,
 				   "invalid frequency '%s': expected an integer from 1 to 100000 "
 				   "(Hz)",
 				   arg);
 		break;
 	case 'd':
-		if (parse_double(arg, 0.001, 31536000, &o->duration_s))
+		if (parse_double(arg, 0.001, 31536000, &o->session.duration_s))
 			argp_error(state,
 				   "invalid duration '%s': expected seconds, a number greater "
 				   "than 0 (e.g. 10 or 0.5)",
@@ -446,31 +448,31 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, 1, FSP_MAX_DEPTH, &u))
 			argp_error(state, "invalid --max-depth '%s': expected 1 to %d", arg,
 				   FSP_MAX_DEPTH);
-		o->max_depth = u;
+		o->session.max_depth = u;
 		break;
 	case OPT_MAX_STACKS:
 		if (parse_u64(arg, 16, 1 << 20, &u))
 			argp_error(state, "invalid --max-stacks '%s': expected 16 to %d", arg,
 				   1 << 20);
-		o->max_stacks = u;
+		o->session.max_stacks = u;
 		break;
 	case OPT_NO_FOLLOW:
-		o->follow_forks = false;
+		o->session.follow_forks = false;
 		break;
 	case OPT_OFFCPU:
-		o->offcpu = true;
+		o->session.offcpu = true;
 		break;
 	case OPT_NO_EVENTS:
-		o->events = false;
+		o->session.events = false;
 		break;
 	case OPT_MAX_EVENTS:
 		if (parse_u64(arg, 16, 1 << 20, &u))
 			argp_error(state, "invalid --max-events '%s': expected 16 to %d", arg,
 				   1 << 20);
-		o->max_events = u;
+		o->session.max_events = u;
 		break;
 	case OPT_INTERVAL:
-		if (parse_double(arg, 0.1, 86400, &o->interval_s))
+		if (parse_double(arg, 0.1, 86400, &o->session.interval_s))
 			argp_error(state,
 				   "invalid --interval '%s': expected seconds, at least 0.1 "
 				   "(e.g. 1 or 2.5)",

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "report.h"
+#include "session.h"
 
 #define FSP_MAX_PIDS 256
 #define FSP_MAX_INPUTS 1024
@@ -36,23 +37,16 @@ struct fsp_view {
 
 struct fsp_options {
 	enum fsp_command command;
-	/* record */
+	/* record: -p PID (list: too), -- CMD or -a (session.system_wide) */
 	pid_t pids[FSP_MAX_PIDS];
 	int nr_pids;
 	char **cmd; /* NULL-terminated argv of -- CMD, or NULL */
-	uint64_t frequency_hz;
-	double duration_s;
-	uint32_t max_depth;
-	uint32_t max_stacks;
-	bool follow_forks;
+	/* record: -F, -d, --max-depth, --max-stacks, --no-follow-forks,
+	 * --no-events, --off-cpu, --max-events, --interval, -a */
+	struct session_opts session;
 	bool verbose;
-	bool events; /* the event view: counts and durations from the probes */
-	bool offcpu; /* --off-cpu */
-	uint32_t max_events;
-	double interval_s; /* --interval: live re-render period, 0 = off */
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
-	bool system_wide; /* record -a */
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
 	struct fsp_view view;

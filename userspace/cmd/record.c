@@ -129,7 +129,7 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *desc, 
 				  "(probes it loads later are attached)",
 				  without[i]);
 	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
-		  (unsigned long long)o->frequency_hz);
+		  (unsigned long long)o->session.frequency_hz);
 	return 0;
 }
 
@@ -148,7 +148,7 @@ static int add_system_wide(struct session *s, const struct fsp_options *o, char 
 	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
 		  "%llu Hz. Ctrl-C to stop.",
 		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		  (unsigned long long)o->frequency_hz);
+		  (unsigned long long)o->session.frequency_hz);
 	return 0;
 }
 
@@ -181,8 +181,8 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 		.command_line = cmdline,
 		.host = host,
 		.tool_version = FSP_VERSION,
-		.frequency_hz = o->frequency_hz,
-		.period_ns = (1000000000ULL + o->frequency_hz / 2) / o->frequency_hz,
+		.frequency_hz = o->session.frequency_hz,
+		.period_ns = session__period_ns(s),
 		.start_time = session__start_time(s),
 		.end_time = session__end_time(s),
 		.duration_s = session__duration(s),
@@ -280,37 +280,26 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 			.pids = o->pids,
 			.nr_pids = o->nr_pids,
 			.exe = l ? launch__path(l) : NULL,
-			.system_wide = o->system_wide,
+			.system_wide = o->session.system_wide,
 		};
 
 		sel = probemap_selection__new(&po, &err);
 		if (!sel)
 			goto cleanup;
 	}
-	so = (struct session_opts){
-		.frequency_hz = o->frequency_hz,
-		.duration_s = o->duration_s,
-		.max_depth = o->max_depth,
-		.max_stacks = o->max_stacks,
-		.follow_forks = o->follow_forks,
-		.events = o->events,
-		.offcpu = o->offcpu,
-		.max_events = o->max_events,
-		.interval_s = o->interval_s,
-		.on_interval = o->interval_s > 0 ? live_report : NULL,
-		.interval_ctx = &live,
-		.sync_pid = l ? launch__pid(l) : 0,
-		.probemaps = sel ? probemap_selection__probemaps(sel) : NULL,
-		.nr_probemaps = sel ? probemap_selection__nr(sel) : 0,
-		.system_wide = o->system_wide,
-		.comm_filter = o->view.ropts.comm,
-	};
+	so = o->session;
+	so.on_interval = so.interval_s > 0 ? live_report : NULL;
+	so.interval_ctx = &live;
+	so.sync_pid = l ? launch__pid(l) : 0;
+	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
+	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
+	so.comm_filter = o->view.ropts.comm;
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
 	if (l)
 		err = start_command(s, l, o, desc, sizeof(desc));
-	else if (o->system_wide)
+	else if (o->session.system_wide)
 		err = add_system_wide(s, o, desc, sizeof(desc));
 	else
 		err = add_pids(s, o, desc, sizeof(desc));

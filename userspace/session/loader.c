@@ -16,8 +16,6 @@
 #include "usdt.h"
 #include "session_int.h"
 
-#define FSP_DEFAULT_MAX_EVENTS 16384
-
 /* libbpf's warnings and information with -v (its own "libbpf: " prefix). */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {

@@ -134,6 +134,11 @@ unsigned int session__nr_sites(const struct session *s)
 	return s->nr_sites;
 }
 
+uint64_t session__period_ns(const struct session *s)
+{
+	return s->period_ns;
+}
+
 double session__duration(const struct session *s)
 {
 	return (s->end_mono ? s->end_mono : now(CLOCK_MONOTONIC)) - s->start_mono;

@@ -23,35 +23,42 @@ struct session_probemap {
 	bool enabled[PROBEMAP_MAX_FEATURES];
 };
 
+/*
+ * The first part is what record's command line sets (cmd/options.c fills it
+ * in struct fsp_options, defaults included); the second, what the caller
+ * sets up around it.
+ */
 struct session_opts {
 	uint64_t frequency_hz;
 	double duration_s; /* 0: until the targets exit or a signal */
 	uint32_t max_depth;
 	uint32_t max_stacks;
 	bool follow_forks;
-	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
 	/* The event view: exact enter/leave counts and durations per (process,
 	 * feature, instance), counted by the probes themselves. */
 	bool events;
 	/* Off-CPU time: a sched_switch hook charges the time a target thread is
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
-	/* Distinct (process, feature, instance) the event view can count; 0: 16384.
-	 * Kernel memory: about 360 bytes per key and possible CPU. */
+	/* Distinct (process, feature, instance) the event view can count; 0:
+	 * FSP_DEFAULT_MAX_EVENTS. Kernel memory: about 360 bytes per key and
+	 * possible CPU. */
 	uint32_t max_events;
 	/* The live view: on_interval(s, interval_ctx) is called every interval_s
-	 * seconds from session__run (not at all when NULL). */
+	 * seconds from session__run (not at all when on_interval is NULL). */
 	double interval_s;
+	/* -a: every process whose files carry fsp probes or a probe map's provider,
+	 * found in /proc at the start and every second, and by its first probe
+	 * (probes are attached per file, for every process mapping it). */
+	bool system_wide;
+
+	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
 	void (*on_interval)(struct session *s, void *ctx);
 	void *interval_ctx;
 	/* Probe maps: the enabled features' probes are attached in every file
 	 * of a target that carries the probe map's provider. */
 	const struct session_probemap *probemaps;
 	size_t nr_probemaps;
-	/* -a: every process whose files carry fsp probes or a probe map's provider,
-	 * found in /proc at the start and every second, and by its first probe
-	 * (probes are attached per file, for every process mapping it). */
-	bool system_wide;
 	/* -a: only processes whose comm is in this comma-separated list. */
 	const char *comm_filter;
 };
@@ -92,6 +99,8 @@ int session__run(struct session *s);
 int session__child_status(const struct session *s);
 /* Probe sites attached over the whole session. */
 unsigned int session__nr_sites(const struct session *s);
+/* The sampling period, 1e9 / frequency_hz rounded (ns). */
+uint64_t session__period_ns(const struct session *s);
 double session__duration(const struct session *s);
 double session__start_time(const struct session *s);
 double session__end_time(const struct session *s);
