@@ -225,11 +225,12 @@ cleanup:
 	return err;
 }
 
-int command__list(const struct fsp_options *o)
+static int list_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct maplist_ctx c = {0};
 	int err = 0;
 
+	(void)cmdline;
 	if (o->nr_pids) {
 		for (int i = 0; i < o->nr_pids && !err; i++)
 			err = list_pid(o->pids[i]);
@@ -252,3 +253,52 @@ int command__list(const struct fsp_options *o)
 		printf("(none found: set FSP_MAP_PATH or install with make install)\n");
 	return err;
 }
+
+/* ---- the command line ---- */
+
+static const char list_doc[] =
+	"Lists the shipped probe maps and their features; with -p, the USDT providers "
+	"and probes a process's executable and libraries carry, and which maps apply; "
+	"with --map, one map (a file's path checks it).\n\n"
+	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE]"
+	"\v"
+	"EXAMPLES:\n"
+	"  fsp-bpf list                          the shipped maps\n"
+	"  sudo fsp-bpf list -p 1234             what process 1234 carries\n"
+	"  fsp-bpf list --map ./my.map           check a map file you wrote";
+
+static const struct argp_option list_options[] = {
+	{"pid", 'p', "PID[,PID...]", 0, "Show the probes these processes carry", 0},
+	{"map", OPT_MAP, "NAME|FILE", 0, "Show one map (a file: check it)", 0},
+	{},
+};
+
+static error_t parse_list(int key, char *arg, struct argp_state *state)
+{
+	struct fsp_options *o = state->input;
+
+	switch (key) {
+	case 'p':
+		return options__pids(state, o, arg);
+	case OPT_MAP:
+		return options__probemaps(state, o, arg);
+	case ARGP_KEY_ARG:
+		return options__input(state, o, arg);
+	case ARGP_KEY_END:
+		if (o->nr_inputs)
+			return options__error(
+				state, "list takes no operands (got '%s'): -p PID or --map NAME",
+				o->inputs[0]);
+		if (o->nr_pids && o->probemaps)
+			return options__error(state, "give -p PID or --map NAME, not both");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp list_argp = {
+	list_options, parse_list, NULL, list_doc, NULL, NULL, NULL,
+};
+
+const struct fsp_command cmd_list = {"list", &list_argp, list_run};

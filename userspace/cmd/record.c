@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* fsp-bpf record: profile running processes or a command, report, save. */
+/* fsp-bpf record: profile running processes or a command, report, save;
+ * its options. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,10 +11,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/types.h>
+
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
 #include "probemap_select.h"
+#include "profiler.h"
 #include "profile.h"
 #include "procscan.h"
 #include "profile_io.h"
@@ -248,7 +252,35 @@ static void live_report(struct session *s, void *arg)
 	profile__free(p);
 }
 
-int command__record(const struct fsp_options *o, const char *cmdline)
+/* --map: the probe maps and the features enabled in each (*sel NULL without). */
+static int select_probemaps(const struct fsp_options *o, const struct launch *l,
+			    struct probemap_selection **sel)
+{
+	struct probemap_selection_opts po = {
+		.list = o->probemaps,
+		.features = o->view.ropts.feature,
+		.pids = o->pids,
+		.nr_pids = o->nr_pids,
+		.exe = l ? launch__path(l) : NULL,
+		.system_wide = o->session.system_wide,
+	};
+	int err = 0;
+
+	*sel = o->probemaps ? probemap_selection__new(&po, &err) : NULL;
+	return err;
+}
+
+/* How the launched command ended (status as from waitpid; -1: unknown). */
+static void print_child_status(int status)
+{
+	if (status > 0 && WIFEXITED(status))
+		log__info("the command exited with status %d", WEXITSTATUS(status));
+	else if (status > 0 && WIFSIGNALED(status))
+		log__info("the command was killed by signal %d (%s)", WTERMSIG(status),
+			  strsignal(WTERMSIG(status)));
+}
+
+static int record_run(const struct fsp_options *o, const char *cmdline)
 {
 	char desc[DESC_LEN] = "";
 	struct live_ctx live = {.o = o, .desc = desc, .cmdline = cmdline};
@@ -257,7 +289,7 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 	struct launch *l = NULL;
 	struct profile *p = NULL;
 	struct probemap_selection *sel = NULL;
-	int err, status;
+	int err;
 
 	live.tty = isatty(STDOUT_FILENO);
 	if (geteuid() != 0) {
@@ -273,20 +305,9 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 			goto cleanup;
 		}
 	}
-	if (o->probemaps) {
-		struct probemap_selection_opts po = {
-			.list = o->probemaps,
-			.features = o->view.ropts.feature,
-			.pids = o->pids,
-			.nr_pids = o->nr_pids,
-			.exe = l ? launch__path(l) : NULL,
-			.system_wide = o->session.system_wide,
-		};
-
-		sel = probemap_selection__new(&po, &err);
-		if (!sel)
-			goto cleanup;
-	}
+	err = select_probemaps(o, l, &sel);
+	if (err)
+		goto cleanup;
 	so = o->session;
 	so.on_interval = so.interval_s > 0 ? live_report : NULL;
 	so.interval_ctx = &live;
@@ -328,12 +349,8 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 	err = save_and_render(p, o);
 	if (!err && l && sel)
 		err = check_probemaps(s, o); /* after the report: what was collected is shown */
-	status = l ? session__child_status(s) : -1;
-	if (status > 0 && WIFEXITED(status))
-		log__info("the command exited with status %d", WEXITSTATUS(status));
-	else if (status > 0 && WIFSIGNALED(status))
-		log__info("the command was killed by signal %d (%s)", WTERMSIG(status),
-			  strsignal(WTERMSIG(status)));
+	if (l)
+		print_child_status(session__child_status(s));
 cleanup:
 	profile__free(p);
 	session__free(s);
@@ -341,3 +358,211 @@ cleanup:
 	probemap_selection__free(sel);
 	return err;
 }
+
+/* ---- the command line ---- */
+
+static const char record_doc[] =
+	"fsp-bpf -- a feature-specific profiler.\n\n"
+	"Charges CPU time to the features that libraries mark with fsp USDT probes "
+	"(usdt/fsp.h) and to their instances, by sampling every thread's mark stack.\n\n"
+	"USAGE: fsp-bpf [record] [OPTIONS] -p PID[,PID...]\n"
+	"       fsp-bpf [record] [OPTIONS] [--] CMD [ARGS...]\n"
+	"       fsp-bpf [record] [OPTIONS] -a          every process with probes\n"
+	"       fsp-bpf list [-p PID] [--map NAME]   probe maps, a process's probes\n"
+	"       fsp-bpf report [OPTIONS] FILE        render a saved profile\n"
+	"       fsp-bpf merge -o OUT FILE FILE...    sum profiles of several runs\n"
+	"       fsp-bpf diff [OPTIONS] BASE NEW      compare two profiles\n"
+	"(fsp-bpf SUBCOMMAND --help for each; run a program called record, report, "
+	"merge, diff or list with fsp-bpf -- NAME ...)"
+	"\v"
+	"EXAMPLES:\n"
+	"  sudo fsp-bpf -p 1234                  profile a running process until Ctrl-C\n"
+	"  sudo fsp-bpf -p 1234,1240 -d 30       two processes for 30 seconds\n"
+	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
+	"  sudo fsp-bpf record -o prof.json -p 1234\n"
+	"                                        also save the profile to prof.json\n"
+	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
+	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
+	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
+	"  sudo fsp-bpf --comm worker -p 1234    report only the processes named worker\n"
+	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n"
+	"  sudo fsp-bpf --map postgresql -p $(pgrep -f 'postgres: .* idle' | head -1)\n"
+	"                                        PostgreSQL's query phases as features\n"
+	"  sudo fsp-bpf --map python --feature gc,import -- python3 app.py\n"
+	"                                        CPython's collections and imports\n"
+	"  sudo fsp-bpf --map auto -p 1234       the shipped maps that fit the process\n"
+	"  sudo fsp-bpf -a --map postgresql -d 30 --by process\n"
+	"                                        every PostgreSQL process, new ones too\n"
+	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n\n"
+	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
+	"has exited; the report is printed in every case. Needs root.";
+
+static const struct argp_option record_options[] = {
+	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
+	{"all-processes", 'a', NULL, 0,
+	 "System-wide: every process whose executable or libraries carry fsp probes (or "
+	 "the --map providers), also those started during the session; --comm restricts it",
+	 0},
+	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
+	 "Also profile an existing USDT provider's probes as features, by a probe map "
+	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
+	 "whose provider the target carries. --feature selects the map's features",
+	 0},
+	{"frequency", 'F', "HZ", 0,
+	 "Samples per second on each CPU (default " FSP_STR(FSP_DEFAULT_FREQUENCY_HZ) ", 1-100000)",
+	 0},
+	{"duration", 'd', "SECONDS", 0,
+	 "Stop after this many seconds (default: until Ctrl-C or "
+	 "the targets exit)",
+	 0},
+	{"output", 'o', "FILE", 0,
+	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
+	 "replaces the report)",
+	 0},
+	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
+	{"max-depth", OPT_MAX_DEPTH, "N", 0,
+	 "Deepest mark stack tracked per thread (default and "
+	 "maximum " FSP_STR(FSP_MAX_DEPTH) "); deeper enters are counted as overflows",
+	 0},
+	{"max-stacks", OPT_MAX_STACKS, "N", 0,
+	 "Distinct mark stacks kept (default " FSP_STR(
+		 FSP_DEFAULT_MAX_STACKS) "); more "
+					 "are reported as unknown stacks",
+	 0},
+	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
+	{"off-cpu", OPT_OFFCPU, NULL, 0,
+	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
+	 "(sched_switch)",
+	 0},
+	{"no-events", OPT_NO_EVENTS, NULL, 0,
+	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "
+	 "histograms)",
+	 0},
+	{"max-events", OPT_MAX_EVENTS, "N", 0,
+	 "Distinct (process, feature, instance) the event view counts (default " FSP_STR(
+		 FSP_DEFAULT_MAX_EVENTS) ")",
+	 0},
+	{"interval", OPT_INTERVAL, "SECONDS", 0,
+	 "Re-render the report every SECONDS while profiling (a live view on a terminal)", 0},
+	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
+	{},
+};
+
+/* The options that take a number. */
+static error_t parse_record_number(int key, char *arg, struct argp_state *state)
+{
+	struct session_opts *so = &((struct fsp_options *)state->input)->session;
+	uint64_t u;
+
+	switch (key) {
+	case 'F':
+		if (options__u64(arg, 1, 100000, &so->frequency_hz))
+			return options__error(
+				state,
+				"invalid frequency '%s': expected an integer from 1 to "
+				"100000 (Hz)",
+				arg);
+		return 0;
+	case 'd':
+		if (options__double(arg, 0.001, 31536000, &so->duration_s))
+			return options__error(state,
+					      "invalid duration '%s': expected seconds, a number "
+					      "greater than 0 (e.g. 10 or 0.5)",
+					      arg);
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (options__u64(arg, 1, FSP_MAX_DEPTH, &u))
+			return options__error(state, "invalid --max-depth '%s': expected 1 to %d",
+					      arg, FSP_MAX_DEPTH);
+		so->max_depth = u;
+		return 0;
+	case OPT_MAX_STACKS:
+		if (options__u64(arg, 16, 1 << 20, &u))
+			return options__error(state, "invalid --max-stacks '%s': expected 16 to %d",
+					      arg, 1 << 20);
+		so->max_stacks = u;
+		return 0;
+	case OPT_MAX_EVENTS:
+		if (options__u64(arg, 16, 1 << 20, &u))
+			return options__error(state, "invalid --max-events '%s': expected 16 to %d",
+					      arg, 1 << 20);
+		so->max_events = u;
+		return 0;
+	case OPT_INTERVAL:
+		if (options__double(arg, 0.1, 86400, &so->interval_s))
+			return options__error(
+				state,
+				"invalid --interval '%s': expected seconds, at least 0.1 "
+				"(e.g. 1 or 2.5)",
+				arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static error_t check_record(struct argp_state *state, const struct fsp_options *o)
+{
+	if (!o->cmd && !o->nr_pids && !o->session.system_wide)
+		return options__error(state,
+				      "nothing to profile: give -p PID, a command to run, or -a");
+	if (!!o->cmd + !!o->nr_pids + o->session.system_wide > 1)
+		return options__error(state, "give one of -p PID, a command or -a, not several");
+	if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
+		return options__error(state, "--interval prints reports to stdout: save the "
+					     "profile with -o FILE, not -o -");
+	return 0;
+}
+
+static error_t parse_record(int key, char *arg, struct argp_state *state)
+{
+	struct fsp_options *o = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = o; /* the report options */
+		return 0;
+	case 'p':
+		return options__pids(state, o, arg);
+	case 'a':
+		o->session.system_wide = true;
+		return 0;
+	case OPT_MAP:
+		return options__probemaps(state, o, arg);
+	case 'o':
+	case OPT_JSON:
+		return options__output(state, o, key == 'o' ? "-o" : "--json", arg);
+	case OPT_NO_FOLLOW:
+		o->session.follow_forks = false;
+		return 0;
+	case OPT_OFFCPU:
+		o->session.offcpu = true;
+		return 0;
+	case OPT_NO_EVENTS:
+		o->session.events = false;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* The first operand starts the command; the rest are its arguments. */
+		o->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		return check_record(state, o);
+	default:
+		return parse_record_number(key, arg, state);
+	}
+}
+
+static const struct argp_child record_children[] = {
+	{&options_view_argp, 0, "Report options:", 1},
+	{},
+};
+
+static const struct argp record_argp = {
+	record_options, parse_record, "[--] CMD [ARGS...]", record_doc, record_children, NULL, NULL,
+};
+
+const struct fsp_command cmd_record = {"record", &record_argp, record_run};
