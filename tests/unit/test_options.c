@@ -260,8 +260,8 @@ static void test_subcommands(void **state)
 /* Numbers are decimal digits only, within their range. */
 static void test_strict_numbers(void **state)
 {
-	static const char *const bad_freq[] = {"0", "100001", "12x", " 5", "+5", "-5", "", "1e3",
-					       "0x10"};
+	static const char *const bad_freq[] = {"0",  "100001", "12x", " 5",  "+5",
+					       "-5", "",       "1e3", "0x10"};
 	char msg[256];
 	struct parse p;
 
@@ -314,11 +314,13 @@ static void test_ranges(void **state)
 		{"--max-depth", "0", "invalid --max-depth '0': expected 1 to 64"},
 		{"--max-depth", "65", "invalid --max-depth '65': expected 1 to 64"},
 		{"--max-stacks", "15", "invalid --max-stacks '15': expected 16 to 1048576"},
-		{"--max-stacks", "1048577", "invalid --max-stacks '1048577': expected 16 to 1048576"},
+		{"--max-stacks", "1048577",
+		 "invalid --max-stacks '1048577': expected 16 to 1048576"},
 		{"--max-events", "15", "invalid --max-events '15': expected 16 to 1048576"},
 		{"--interval", "0.05",
 		 "invalid --interval '0.05': expected seconds, at least 0.1 (e.g. 1 or 2.5)"},
-		{"--min-pct", "101", "invalid --min-pct '101': expected a percentage from 0 to 100"},
+		{"--min-pct", "101",
+		 "invalid --min-pct '101': expected a percentage from 0 to 100"},
 		{"--min-pct", "-1", "invalid --min-pct '-1': expected a percentage from 0 to 100"},
 		{"--format", "xml", "invalid --format 'xml': expected text, json, folded or pprof"},
 		{"--by", "cpu", "invalid --by 'cpu': expected feature, thread or process"},
@@ -360,7 +362,8 @@ static void test_conflicts(void **state)
 
 	(void)state;
 	PARSE(&p, "-v");
-	assert_usage_error(&p, "fsp-bpf", "nothing to profile: give -p PID, a command to run, or -a");
+	assert_usage_error(&p, "fsp-bpf",
+			   "nothing to profile: give -p PID, a command to run, or -a");
 	done(&p);
 	PARSE(&p, "-p", "1", "-a");
 	assert_usage_error(&p, "fsp-bpf", "give one of -p PID, a command or -a, not several");
@@ -400,7 +403,8 @@ static void test_operands(void **state)
 	assert_usage_error(&p, "fsp-bpf merge", "merge needs the profile files to merge");
 	done(&p);
 	PARSE(&p, "diff", "a");
-	assert_usage_error(&p, "fsp-bpf diff", "diff needs two profile files, BASE and NEW (got 1)");
+	assert_usage_error(&p, "fsp-bpf diff",
+			   "diff needs two profile files, BASE and NEW (got 1)");
 	done(&p);
 	PARSE(&p, "list", "x");
 	assert_usage_error(&p, "fsp-bpf list",

@@ -1142,7 +1142,7 @@ static int stop_cb(void *ctx, const char *path)
 	return ++*(int *)ctx == 2 ? -7 : 0;
 }
 
-static void test_mapdir(void **state)
+static void test_probemap_dir(void **state)
 {
 	char top[] = "/tmp/fsp-mapdir-XXXXXX", d1[64], d2[64], env[256], path[PATH_MAX + 128],
 	     exe[PATH_MAX];
@@ -1276,7 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shipped_postgresql),
 		cmocka_unit_test(test_shipped_python),
-		cmocka_unit_test(test_mapdir),
+		cmocka_unit_test(test_probemap_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,10 +117,13 @@ static void test_rip_relative_refused(void **state)
 static void test_garbage_refused(void **state)
 {
 	static const char *const bad[] = {
-		"",	     "8",	 "8@",	      "@%rax",	   "x@%rax",	"8%rax",
-		"8@%",	     "8@%xyz",	 "8@%rax ",   "8@%raxx",   "8@(%rax",	"8@(%rax)x",
-		"8@(rax)",   "8@-8%rbp", "8@-8(%)",   "8@-8()",	   "8@$",	"8@$12x",
-		"8@abc",	 "8@1+(%rax)", "8@(%rax,%rbx)",
+		"",	   "8",		 "8@",
+		"@%rax",   "x@%rax",	 "8%rax",
+		"8@%",	   "8@%xyz",	 "8@%rax ",
+		"8@%raxx", "8@(%rax",	 "8@(%rax)x",
+		"8@(rax)", "8@-8%rbp",	 "8@-8(%)",
+		"8@-8()",  "8@$",	 "8@$12x",
+		"8@abc",   "8@1+(%rax)", "8@(%rax,%rbx)",
 	};
 	struct fsp_usdt_arg a;
 
@@ -218,8 +221,8 @@ static void test_read_own_sites(void **state)
 			 0);
 	assert_true(nr >= 3);
 	free(sites);
-	assert_int_equal(usdt__read_sites("/proc/self/exe", "nosuch", &sites, &nr, &skipped, NULL, 0),
-			 0);
+	assert_int_equal(
+		usdt__read_sites("/proc/self/exe", "nosuch", &sites, &nr, &skipped, NULL, 0), 0);
 	assert_int_equal(nr, 0);
 	free(sites);
 }
