@@ -13,7 +13,7 @@
 #include "commands.h"
 #include "log.h"
 #include "probemap_dir.h"
-#include "probemap_select.h"
+#include "probemap.h"
 #include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
