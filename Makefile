@@ -62,6 +62,10 @@ ANALYSIS_ASAN_LIB := $(OUTPUT)/asan/libfspanalysis.a
 
 USER_SRCS := $(shell find userspace -name '*.c')
 USER_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(USER_SRCS))
+# The CLI without main(), for unit tests of its pure parts (libbpf and all).
+USER_LIB_SRCS := $(filter-out userspace/cmd/main.c,$(USER_SRCS))
+USER_LIB := $(OUTPUT)/libfspcli.a
+USER_ASAN_LIB := $(OUTPUT)/asan/libfspcli.a
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/unit/%,$(UNIT_SRCS))
@@ -109,6 +113,15 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 
 # ---- analysis library (no libbpf) -------------------------------------------
 
+# Where an installed fsp-bpf finds the shipped probe maps (also found next to
+# the binary, in ./maps, when run from the source tree); the unit test of the
+# search path checks it.
+MAP_DIR_FLAG := -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
+$(OUTPUT)/analysis/probemap/probemap_dir.o $(OUTPUT)/asan/analysis/probemap/probemap_dir.o: \
+	BASE_CFLAGS += $(MAP_DIR_FLAG)
+$(OUTPUT)/tests/unit/test_probemap $(OUTPUT)/asan/tests/unit/test_probemap: \
+	BASE_CFLAGS += $(MAP_DIR_FLAG)
+
 # Both generated files come from one protoc-c run (a grouped pattern rule).
 $(OUTPUT)/analysis/proto/%.pb-c.c $(OUTPUT)/analysis/proto/%.pb-c.h: analysis/proto/%.proto
 	$(call msg,PROTOC,$@)
@@ -148,9 +161,6 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 
 # ---- the CLI ------------------------------------------------------------------
 
-# Where an installed fsp-bpf finds the shipped probe maps (also found next to
-# the binary, in ./maps, when run from the source tree).
-$(OUTPUT)/userspace/probes/mapdir.o: BASE_CFLAGS += -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
 
 $(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
 	$(call msg,CC,$@)
@@ -161,18 +171,34 @@ $(APP): $(USER_OBJS) $(ANALYSIS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
+$(USER_LIB): $(patsubst %.c,$(OUTPUT)/%.o,$(USER_LIB_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/asan/userspace/%.o: userspace/%.c $(SKELS)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -c $< -o $@
+
+$(USER_ASAN_LIB): $(patsubst %.c,$(OUTPUT)/asan/%.o,$(USER_LIB_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
 # ---- unit tests ---------------------------------------------------------------
 
-$(OUTPUT)/tests/unit/%: tests/unit/%.c $(ANALYSIS_LIB)
+# Each test is one program, linked with the analysis library and the CLI's
+# (a test of the analysis library pulls nothing from the latter).
+$(OUTPUT)/tests/unit/%: tests/unit/%.c $(USER_LIB) $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) -Itests/unit $< \
-		$(ANALYSIS_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
+		$(USER_LIB) $(ANALYSIS_LIB) -lcmocka $(LDLIBS) -o $@
 
-$(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(ANALYSIS_ASAN_LIB)
+$(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB)
 	$(call msg,CC-SAN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -Itests/unit $< $(ANALYSIS_ASAN_LIB) -lcmocka -ljson-c -lelf -lprotobuf-c -lz -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -Itests/unit $< \
+		$(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB) -lcmocka $(LDLIBS) -o $@
 
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 

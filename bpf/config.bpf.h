@@ -23,7 +23,7 @@ const volatile bool follow_forks = true;
 /* The event view: count enters/leaves and durations per mark instance. */
 const volatile bool events_enabled = true;
 /* Slots of mark_stats (= its max_entries). */
-const volatile __u32 max_events = 16384;
+const volatile __u32 max_events = FSP_DEFAULT_MAX_EVENTS;
 
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;

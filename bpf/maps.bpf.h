@@ -106,7 +106,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
+	__uint(max_entries, FSP_DEFAULT_MAX_STACKS);
 	__type(key, struct fsp_stack_key);
 	__type(value, struct fsp_stack);
 } stacks SEC(".maps");
@@ -148,7 +148,7 @@ struct {
 /* The event view: (tgid, feature, instance) -> slot of mark_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, FSP_DEFAULT_MAX_EVENTS);
 	__type(key, struct fsp_mark_key);
 	__type(value, __u32);
 } mark_ids SEC(".maps");
@@ -157,7 +157,7 @@ struct {
  * cache lines; userspace sums the CPUs. Sized max_events. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 16384);
+	__uint(max_entries, FSP_DEFAULT_MAX_EVENTS);
 	__type(key, __u32);
 	__type(value, struct fsp_mark_stats);
 } mark_stats SEC(".maps");

@@ -13,6 +13,14 @@
  */
 #define FSP_MAX_DEPTH 64
 
+/*
+ * Defaults of the options that size kernel maps: the BPF side declares its
+ * maps with them, userspace resizes them before load from --max-stacks and
+ * --max-events.
+ */
+#define FSP_DEFAULT_MAX_STACKS 8192 /* distinct mark stacks kept */
+#define FSP_DEFAULT_MAX_EVENTS 16384 /* distinct (process, feature, instance) counted */
+
 /* Bytes of a feature or instance label copied from the target, NUL included. */
 #define FSP_LABEL_LEN 256
 

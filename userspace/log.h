@@ -1,8 +1,27 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* One-line messages to stderr, prefixed "fsp-bpf: ". */
+/*
+ * One-line messages to stderr, prefixed "fsp-bpf: ", at three levels: errors
+ * (what went wrong and what to do), information (what fsp-bpf is doing, and
+ * warnings that do not stop it) and verbose details (-v). Errors and
+ * information are always printed, verbose details only at LOG_VERBOSE.
+ */
 #ifndef FSP_LOG_H
 #define FSP_LOG_H
 
+#include <stdbool.h>
+
+enum log_level {
+	LOG_ERR,
+	LOG_INFO,
+	LOG_VERBOSE,
+};
+
+/* The most detailed level printed (LOG_INFO until set). */
+void log__set_level(enum log_level level);
+bool log__enabled(enum log_level level);
+
 void log__err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log__info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log__verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* FSP_LOG_H */

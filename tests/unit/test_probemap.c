@@ -5,17 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "probemap.h"
+#include "probemap_dir.h"
 #include "unit_helpers.h"
-
-/* The map search path (userspace/probes/mapdir.c) is plain C without libbpf: it is
- * compiled into this test. */
-#include "mapdir.c"
 
 #define PATH "t.map"
 #define HEAD "map pg\nprovider postgresql\n"
@@ -1100,7 +1098,7 @@ static void test_shipped_python(void **state)
 	probemap__free(m);
 }
 
-/* ---- the map search path (userspace/probes/mapdir.c) ---------------------------------------------- */
+/* ---- the map search path (analysis/probemap/probemap_dir.c) --------------------------------------- */
 
 struct dirs {
 	char v[8][PATH_MAX + 64];
@@ -1144,7 +1142,7 @@ static int stop_cb(void *ctx, const char *path)
 	return ++*(int *)ctx == 2 ? -7 : 0;
 }
 
-static void test_mapdir(void **state)
+static void test_probemap_dir(void **state)
 {
 	char top[] = "/tmp/fsp-mapdir-XXXXXX", d1[64], d2[64], env[256], path[PATH_MAX + 128],
 	     exe[PATH_MAX];
@@ -1180,7 +1178,7 @@ static void test_mapdir(void **state)
 	 * executable, its ../share/fsp-bpf/maps, FSP_MAP_DIR */
 	snprintf(env, sizeof(env), ":%s::%s/missing:%s:", d1, top, d2);
 	assert_int_equal(setenv("FSP_MAP_PATH", env, 1), 0);
-	assert_int_equal(mapdir__for_each_dir(dir_cb, &dirs), 0);
+	assert_int_equal(probemap_dir__for_each_dir(dir_cb, &dirs), 0);
 	assert_int_equal(dirs.n, 6);
 	assert_string_equal(dirs.v[0], d1);
 	assert_string_equal(dirs.v[2], d2);
@@ -1195,29 +1193,29 @@ static void test_mapdir(void **state)
 	assert_string_equal(dirs.v[5], FSP_MAP_DIR);
 	dirs.n = 0;
 	dirs.stop_at = 2;
-	assert_int_equal(mapdir__for_each_dir(dir_cb, &dirs), 42);
+	assert_int_equal(probemap_dir__for_each_dir(dir_cb, &dirs), 42);
 	assert_int_equal(dirs.n, 2);
 
 	/* find: the first directory that has NAME.map */
-	assert_int_equal(mapdir__find("zz-fsp-test-b", path, sizeof(path)), 0);
+	assert_int_equal(probemap_dir__find("zz-fsp-test-b", path, sizeof(path)), 0);
 	assert_int_equal(strncmp(path, d1, strlen(d1)), 0);
-	assert_int_equal(mapdir__find("zz-fsp-test-c", path, sizeof(path)), 0);
+	assert_int_equal(probemap_dir__find("zz-fsp-test-c", path, sizeof(path)), 0);
 	snprintf(exe, sizeof(exe), "%s/zz-fsp-test-c.map", d2);
 	assert_string_equal(path, exe);
-	assert_int_equal(mapdir__find("zz-fsp-test-d", path, sizeof(path)), -ENOENT);
-	assert_int_equal(mapdir__find("zz-fsp-test-f", path, sizeof(path)), -ENOENT);
-	assert_int_equal(mapdir__find("", path, sizeof(path)), -EINVAL);
-	assert_int_equal(mapdir__find(NULL, path, sizeof(path)), -EINVAL);
-	assert_int_equal(mapdir__find("zz-fsp-test-c", path, 8), -ENAMETOOLONG);
+	assert_int_equal(probemap_dir__find("zz-fsp-test-d", path, sizeof(path)), -ENOENT);
+	assert_int_equal(probemap_dir__find("zz-fsp-test-f", path, sizeof(path)), -ENOENT);
+	assert_int_equal(probemap_dir__find("", path, sizeof(path)), -EINVAL);
+	assert_int_equal(probemap_dir__find(NULL, path, sizeof(path)), -EINVAL);
+	assert_int_equal(probemap_dir__find("zz-fsp-test-c", path, 8), -ENAMETOOLONG);
 	/* a file name: as it is, if it exists */
-	assert_int_equal(mapdir__find(exe, path, sizeof(path)), 0);
+	assert_int_equal(probemap_dir__find(exe, path, sizeof(path)), 0);
 	assert_string_equal(path, exe);
-	assert_int_equal(mapdir__find("zz-fsp-test-none.map", path, sizeof(path)), -ENOENT);
-	assert_int_equal(mapdir__find("./zz-fsp-test-a", path, sizeof(path)), -ENOENT);
-	assert_int_equal(mapdir__find(exe, path, 8), -ENAMETOOLONG);
+	assert_int_equal(probemap_dir__find("zz-fsp-test-none.map", path, sizeof(path)), -ENOENT);
+	assert_int_equal(probemap_dir__find("./zz-fsp-test-a", path, sizeof(path)), -ENOENT);
+	assert_int_equal(probemap_dir__find(exe, path, 8), -ENAMETOOLONG);
 
 	/* list: each name once (the first found), sorted */
-	assert_int_equal(mapdir__list(list_cb, &l), 0);
+	assert_int_equal(probemap_dir__list(list_cb, &l), 0);
 	assert_int_equal(l.n, 3);
 	snprintf(path, sizeof(path), "%s/zz-fsp-test-a.map", d1);
 	assert_string_equal(l.path[0], path);
@@ -1225,7 +1223,7 @@ static void test_mapdir(void **state)
 	assert_string_equal(l.path[1], path);
 	snprintf(path, sizeof(path), "%s/zz-fsp-test-c.map", d2);
 	assert_string_equal(l.path[2], path);
-	assert_int_equal(mapdir__list(stop_cb, &count), -7);
+	assert_int_equal(probemap_dir__list(stop_cb, &count), -7);
 	assert_int_equal(count, 2);
 
 	/* the repository's own maps, through FSP_MAP_PATH */
@@ -1237,7 +1235,7 @@ static void test_mapdir(void **state)
 		snprintf(src, sizeof(src), "%s", __FILE__);
 		snprintf(maps, sizeof(maps), "%s/../../maps", dirname(src));
 		assert_int_equal(setenv("FSP_MAP_PATH", maps, 1), 0);
-		assert_int_equal(mapdir__find("python", path, sizeof(path)), 0);
+		assert_int_equal(probemap_dir__find("python", path, sizeof(path)), 0);
 		assert_int_equal(probemap__load(path, &m, err, sizeof(err)), 0);
 		assert_string_equal(m->name, "python");
 		probemap__free(m);
@@ -1278,7 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shipped_postgresql),
 		cmocka_unit_test(test_shipped_python),
-		cmocka_unit_test(test_mapdir),
+		cmocka_unit_test(test_probemap_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

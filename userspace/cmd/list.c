@@ -12,9 +12,9 @@
 
 #include "commands.h"
 #include "log.h"
-#include "mapdir.h"
-#include "maps.h"
-#include "probes.h"
+#include "probemap_dir.h"
+#include "probemap.h"
+#include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
 
@@ -209,7 +209,7 @@ static int list_pid(pid_t pid)
 	}
 	procscan__comm(pid, comm, sizeof(comm));
 	printf("pid %d (%s): USDT probes by file\n", pid, comm);
-	err = probes__for_each_mapped_file(pid, file_cb, &c);
+	err = procmaps__for_each_mapped_file(pid, file_cb, &c);
 	if (err) {
 		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));
 		goto cleanup;
@@ -217,7 +217,7 @@ static int list_pid(pid_t pid)
 	if (!c.providers[0])
 		printf("  (none: no file it maps has USDT probes)\n");
 	printf("Probe maps that apply (fsp-bpf --map NAME -p %d, or --map auto):\n", pid);
-	err = mapdir__list(applies_cb, &c);
+	err = probemap_dir__list(applies_cb, &c);
 	if (!err && !c.applied)
 		printf("  (none of the shipped maps: write one, see docs/probe-maps.md)\n");
 cleanup:
@@ -225,30 +225,80 @@ cleanup:
 	return err;
 }
 
-int command__list(const struct fsp_options *o)
+static int list_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct maplist_ctx c = {0};
 	int err = 0;
 
+	(void)cmdline;
 	if (o->nr_pids) {
 		for (int i = 0; i < o->nr_pids && !err; i++)
 			err = list_pid(o->pids[i]);
 		return err;
 	}
-	if (o->maps) {
+	if (o->probemaps) {
 		char path[PATH_MAX];
 
-		err = mapdir__find(o->maps, path, sizeof(path));
+		err = probemap_dir__find(o->probemaps, path, sizeof(path));
 		if (err) {
-			log__err("%s: no such map (see fsp-bpf list)", o->maps);
+			log__err("%s: no such map (see fsp-bpf list)", o->probemaps);
 			return err;
 		}
 		list_map_cb(&c, path);
 		return c.err;
 	}
 	printf("Shipped probe maps (fsp-bpf --map NAME):\n\n");
-	err = mapdir__list(list_map_cb, &c);
+	err = probemap_dir__list(list_map_cb, &c);
 	if (!err && !c.n)
 		printf("(none found: set FSP_MAP_PATH or install with make install)\n");
 	return err;
 }
+
+/* ---- the command line ---- */
+
+static const char list_doc[] =
+	"Lists the shipped probe maps and their features; with -p, the USDT providers "
+	"and probes a process's executable and libraries carry, and which maps apply; "
+	"with --map, one map (a file's path checks it).\n\n"
+	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE]"
+	"\v"
+	"EXAMPLES:\n"
+	"  fsp-bpf list                          the shipped maps\n"
+	"  sudo fsp-bpf list -p 1234             what process 1234 carries\n"
+	"  fsp-bpf list --map ./my.map           check a map file you wrote";
+
+static const struct argp_option list_options[] = {
+	{"pid", 'p', "PID[,PID...]", 0, "Show the probes these processes carry", 0},
+	{"map", OPT_MAP, "NAME|FILE", 0, "Show one map (a file: check it)", 0},
+	{},
+};
+
+static error_t parse_list(int key, char *arg, struct argp_state *state)
+{
+	struct fsp_options *o = state->input;
+
+	switch (key) {
+	case 'p':
+		return options__pids(state, o, arg);
+	case OPT_MAP:
+		return options__probemaps(state, o, arg);
+	case ARGP_KEY_ARG:
+		return options__input(state, o, arg);
+	case ARGP_KEY_END:
+		if (o->nr_inputs)
+			return options__error(
+				state, "list takes no operands (got '%s'): -p PID or --map NAME",
+				o->inputs[0]);
+		if (o->nr_pids && o->probemaps)
+			return options__error(state, "give -p PID or --map NAME, not both");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp list_argp = {
+	list_options, parse_list, NULL, list_doc, NULL, NULL, NULL,
+};
+
+const struct fsp_command cmd_list = {"list", &list_argp, list_run};

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* fsp-bpf: main() only orchestrates; see commands.h and the files it names. */
+/* fsp-bpf: main() only orchestrates: the command line (options.c), then the
+ * subcommand it names (commands.h). */
 #include <stdio.h>
 
 #include "commands.h"
+#include "log.h"
 #include "options.h"
 
 static void join_argv(int argc, char **argv, char *buf, size_t size)
@@ -18,26 +20,15 @@ int main(int argc, char **argv)
 {
 	static char cmdline[4096];
 	struct fsp_options opts;
-	int err = 0;
+	int status, err;
 
 	join_argv(argc, argv, cmdline, sizeof(cmdline));
-	options__parse(argc, argv, &opts);
-	switch (opts.command) {
-	case FSP_CMD_RECORD:
-		err = command__record(&opts, cmdline);
-		break;
-	case FSP_CMD_REPORT:
-		err = command__report(&opts);
-		break;
-	case FSP_CMD_MERGE:
-		err = command__merge(&opts, cmdline);
-		break;
-	case FSP_CMD_DIFF:
-		err = command__diff(&opts);
-		break;
-	case FSP_CMD_LIST:
-		err = command__list(&opts);
-		break;
+	if (!options__parse(argc, argv, &opts, &status)) {
+		options__free(&opts);
+		return status;
 	}
+	log__set_level(opts.verbose ? LOG_VERBOSE : LOG_INFO);
+	err = opts.command->run(&opts, cmdline);
+	options__free(&opts);
 	return err ? 1 : 0;
 }

@@ -1,25 +1,32 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Command-line options of fsp-bpf's subcommands, their defaults in one place,
- * argp parsing. */
+/*
+ * The command line of fsp-bpf: struct fsp_options, which every subcommand's
+ * argp parser fills, the defaults (in one place, options.c), and the parts
+ * the subcommands share: number and list parsing, the report options (a
+ * child parser of record and report), their errors. Each subcommand's own
+ * options and parser live in its file (record.c, report.c, ...).
+ */
 #ifndef FSP_OPTIONS_H
 #define FSP_OPTIONS_H
 
+#include <argp.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "report.h"
+#include "session.h"
 
 #define FSP_MAX_PIDS 256
 #define FSP_MAX_INPUTS 1024
+#define FSP_DEFAULT_FREQUENCY_HZ 999
+#define FSP_DEFAULT_MIN_PCT 0.5
 
-enum fsp_command {
-	FSP_CMD_RECORD, /* the default: fsp-bpf [record] -p PID | CMD */
-	FSP_CMD_REPORT,
-	FSP_CMD_MERGE,
-	FSP_CMD_DIFF,
-	FSP_CMD_LIST,
-};
+/* A macro's value as a string literal, for --help texts. */
+#define FSP_STR(x) FSP_STR_(x)
+#define FSP_STR_(x) #x
+
+struct fsp_command;
 
 enum fsp_format {
 	FSP_FMT_TEXT,
@@ -34,25 +41,27 @@ struct fsp_view {
 	struct report_opts ropts; /* min_pct, by, order, feature, comm, pid */
 };
 
+/* The lists a repeated option adds to (--map, --feature, --comm, --pid). */
+enum fsp_list {
+	FSP_LIST_PROBEMAPS,
+	FSP_LIST_FEATURES,
+	FSP_LIST_COMMS,
+	FSP_LIST_PIDS,
+	FSP_LIST__COUNT,
+};
+
 struct fsp_options {
-	enum fsp_command command;
-	/* record */
+	const struct fsp_command *command; /* the subcommand to run */
+	/* record: -p PID (list: too), -- CMD or -a (session.system_wide) */
 	pid_t pids[FSP_MAX_PIDS];
 	int nr_pids;
 	char **cmd; /* NULL-terminated argv of -- CMD, or NULL */
-	uint64_t frequency_hz;
-	double duration_s;
-	uint32_t max_depth;
-	uint32_t max_stacks;
-	bool follow_forks;
+	/* record: -F, -d, --max-depth, --max-stacks, --no-follow-forks,
+	 * --no-events, --off-cpu, --max-events, --interval, -a */
+	struct session_opts session;
 	bool verbose;
-	bool events; /* the event view: counts and durations from the probes */
-	bool offcpu; /* --off-cpu */
-	uint32_t max_events;
-	double interval_s; /* --interval: live re-render period, 0 = off */
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
-	const char *maps;
-	bool system_wide; /* record -a */
+	const char *probemaps;
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
 	struct fsp_view view;
@@ -60,13 +69,79 @@ struct fsp_options {
 	const char *inputs[FSP_MAX_INPUTS];
 	int nr_inputs;
 	double scale; /* diff --scale */
+	/* Owned: the argv the subcommand parsed (cmd points into it), its
+	 * program name ("fsp-bpf report") and the joined lists. */
+	char **argv;
+	char prog_name[64];
+	char *joined[FSP_LIST__COUNT];
 };
 
-extern const struct fsp_options fsp_default_options;
+/*
+ * Parses argv into o (the defaults first): the subcommand argv[1] names
+ * (one of fsp_commands; else record, whose options then start at argv[1])
+ * and its options. Returns true when o->command should run; false when the
+ * parse ended the program: exit with *status, 0 after --help, --usage or
+ * --version, argp_err_exit_status (64) after a usage error and 1 out of
+ * memory, with the message printed. Either way, free o with options__free.
+ */
+bool options__parse(int argc, char **argv, struct fsp_options *o, int *status);
+void options__free(struct fsp_options *o);
 
-/* Parses argv into opts (initialised from the defaults), picking the
- * subcommand from argv[1]. Exits with a usage error on bad options, as argp
- * does. */
-void options__parse(int argc, char **argv, struct fsp_options *opts);
+/* ---- for the subcommands' parsers (their input is the fsp_options) ---- */
+
+/* Option keys without a short option, unique across the subcommands. */
+enum {
+	OPT_JSON = 0x100,
+	OPT_MIN_PCT,
+	OPT_MAX_DEPTH,
+	OPT_MAX_STACKS,
+	OPT_NO_FOLLOW,
+	OPT_FORMAT,
+	OPT_BY,
+	OPT_ORDER,
+	OPT_FEATURE,
+	OPT_SCALE,
+	OPT_OFFCPU,
+	OPT_NO_EVENTS,
+	OPT_MAX_EVENTS,
+	OPT_INTERVAL,
+	OPT_VALUE,
+	OPT_COMM,
+	OPT_VIEW_PID,
+	OPT_MAP,
+	OPT_USAGE,
+};
+
+/* The report options (--format, --by, --order, --min-pct, --feature, --comm,
+ * --value): a child of record's and report's parsers. */
+extern const struct argp options_view_argp;
+
+/* Prints a usage error (argp_error: "PROG: message", then where to find
+ * help) and returns the error that ends the parse. */
+int options__error(struct argp_state *state, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Strict numbers: decimal digits only (no sign, no blank), within [min, max].
+ * 0 or -EINVAL. */
+int options__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A finite number within [min, max], nothing after it. 0 or -EINVAL. */
+int options__double(const char *s, double min, double max, double *out);
+/* The name of a format (text, json, folded, pprof). 0 or -EINVAL. */
+int options__format(const char *s, enum fsp_format *out);
+
+/* -p PID[,PID...] into o->pids. */
+int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* --map NAME|FILE[,...] into o->probemaps. */
+int options__probemaps(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* -o FILE (option: "-o" or "--json", for the message). */
+int options__output(struct argp_state *state, struct fsp_options *o, const char *option,
+		    const char *arg);
+/* --min-pct PCT into o->view.ropts.min_pct. */
+int options__min_pct(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* A file operand (report, merge, diff; list, to say it takes none). */
+int options__input(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* A repeatable list option: a repetition adds to the list. */
+int options__add_list(struct argp_state *state, struct fsp_options *o, enum fsp_list list,
+		      const char *arg);
 
 #endif /* FSP_OPTIONS_H */

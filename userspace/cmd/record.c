@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* fsp-bpf record: profile running processes or a command, report, save. */
+/* fsp-bpf record: profile running processes or a command, report, save;
+ * its options. */
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -10,17 +11,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/types.h>
+
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
-#include "maps.h"
+#include "probemap_select.h"
+#include "profiler.h"
 #include "profile.h"
 #include "procscan.h"
 #include "profile_io.h"
 #include "render.h"
 #include "session.h"
 
-#define TARGET_LEN 512
+/* What was profiled, in words ("pid 42 (app)"): the profile's meta.target. */
+#define DESC_LEN 512
 
 /* Checks that pid names a live user process; returns its tgid or -errno. */
 static pid_t check_pid(pid_t pid)
@@ -52,27 +57,26 @@ static pid_t check_pid(pid_t pid)
 		return -EINVAL;
 	}
 	if (tgid && tgid != pid) {
-		fprintf(stderr, "fsp-bpf: %d is a thread of process %d; profiling process %d\n",
-			pid, tgid, tgid);
+		log__info("%d is a thread of process %d; profiling process %d", pid, tgid, tgid);
 		return tgid;
 	}
 	return pid;
 }
 
-/* Every map must fit some target: a map whose provider no target carries is
- * a mistake (wrong PID, wrong map), not an empty profile. */
-static int check_maps(struct session *s, const struct fsp_options *o)
+/* Every probe map must fit some target: a map whose provider no target
+ * carries is a mistake (wrong PID, wrong map), not an empty profile. */
+static int check_probemaps(struct session *s, const struct fsp_options *o)
 {
 	size_t nr;
-	const struct session_map *sm = session__maps(s, &nr);
+	const struct session_probemap *sm = session__probemaps(s, &nr);
 	const char *prov = session__providers(s);
 
 	for (size_t i = 0; i < nr; i++) {
-		if (session__map_found(s, i))
+		if (session__probemap_found(s, i))
 			continue;
 		log__err("map %s needs USDT provider %s, which %s does not carry (%s%s); see "
 			 "fsp-bpf list -p PID",
-			 sm[i].map->name, sm[i].map->provider,
+			 sm[i].probemap->name, sm[i].probemap->provider,
 			 o->cmd		  ? "the command"
 			 : o->nr_pids > 1 ? "none of the processes"
 					  : "the process",
@@ -82,7 +86,7 @@ static int check_maps(struct session *s, const struct fsp_options *o)
 	return 0;
 }
 
-static int add_pids(struct session *s, const struct fsp_options *o, char *target, size_t size)
+static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
 {
 	int i, err, sites = 0, with_probes = 0, without[FSP_MAX_PIDS];
 	size_t len = 0;
@@ -110,13 +114,13 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 		without[i] = err == 0 ? pid : 0;
 		with_probes += err > 0;
 		sites += err;
-		len += snprintf(target + len, len < size ? size - len : 0, "%spid %d (%s)",
+		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
 				i ? ", " : "", pid, comm);
 	}
-	err = check_maps(s, o);
+	err = check_probemaps(s, o);
 	if (err)
 		return err;
-	if (!with_probes && !o->maps) {
+	if (!with_probes && !o->probemaps) {
 		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
 			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
 			 "usdt/README.md), or check the PID",
@@ -125,17 +129,15 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *target
 	}
 	for (i = 0; i < o->nr_pids; i++)
 		if (without[i])
-			fprintf(stderr,
-				"fsp-bpf: process %d has no fsp probes loaded yet; sampling "
-				"it anyway (probes it loads later are attached)\n",
-				without[i]);
-	fprintf(stderr, "fsp-bpf: profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.\n", target,
-		sites, (unsigned long long)o->frequency_hz);
+			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
+				  "(probes it loads later are attached)",
+				  without[i]);
+	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
+		  (unsigned long long)o->session.frequency_hz);
 	return 0;
 }
 
-static int add_system_wide(struct session *s, const struct fsp_options *o, char *target,
-			   size_t size)
+static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
 {
 	int n = session__add_system_wide(s);
 
@@ -145,18 +147,17 @@ static int add_system_wide(struct session *s, const struct fsp_options *o, char 
 		log__err("cannot scan the processes: %s", strerror(-n));
 		return n;
 	}
-	snprintf(target, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
+	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
 		 o->view.ropts.comm ? o->view.ropts.comm : "");
-	fprintf(stderr,
-		"fsp-bpf: profiling system-wide: %d processes with %s so far, %u probe sites, "
-		"%llu Hz. Ctrl-C to stop.\n",
-		n, o->maps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		(unsigned long long)o->frequency_hz);
+	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
+		  "%llu Hz. Ctrl-C to stop.",
+		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
+		  (unsigned long long)o->session.frequency_hz);
 	return 0;
 }
 
 static int start_command(struct session *s, struct launch *l, const struct fsp_options *o,
-			 char *target, size_t size)
+			 char *desc, size_t size)
 {
 	size_t len = 0;
 	int err;
@@ -167,7 +168,7 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 		return err;
 	}
 	for (int i = 0; o->cmd[i] && len < size; i++)
-		len += snprintf(target + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
+		len += snprintf(desc + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
 	err = launch__start(l);
 	if (err)
 		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
@@ -175,17 +176,17 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 }
 
 static int set_meta(struct profile *p, struct session *s, const struct fsp_options *o,
-		    const char *target, const char *cmdline)
+		    const char *desc, const char *cmdline)
 {
 	char host[256] = "";
 	struct utsname u;
 	struct profile_meta m = {
-		.target = target,
+		.target = desc,
 		.command_line = cmdline,
 		.host = host,
 		.tool_version = FSP_VERSION,
-		.frequency_hz = o->frequency_hz,
-		.period_ns = (1000000000ULL + o->frequency_hz / 2) / o->frequency_hz,
+		.frequency_hz = o->session.frequency_hz,
+		.period_ns = session__period_ns(s),
 		.start_time = session__start_time(s),
 		.end_time = session__end_time(s),
 		.duration_s = session__duration(s),
@@ -199,7 +200,7 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 
 /* Saves the profile (-o) and renders the view to stdout (unless the profile
  * itself went to stdout). A failed save still shows the report. */
-static int report(struct profile *p, const struct fsp_options *o)
+static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
 	char msg[512];
 	int err = 0, rerr = 0;
@@ -217,7 +218,7 @@ static int report(struct profile *p, const struct fsp_options *o)
 
 struct live_ctx {
 	const struct fsp_options *o;
-	const char *target, *cmdline;
+	const char *desc, *cmdline;
 	bool tty;
 	unsigned int n;
 };
@@ -234,7 +235,7 @@ static void live_report(struct session *s, void *arg)
 	if (!err)
 		err = session__snapshot(s, p);
 	if (!err)
-		err = set_meta(p, s, c->o, c->target, c->cmdline);
+		err = set_meta(p, s, c->o, c->desc, c->cmdline);
 	if (err) {
 		log__err("live view: cannot take a snapshot: %s", strerror(-err));
 		profile__free(p);
@@ -251,16 +252,44 @@ static void live_report(struct session *s, void *arg)
 	profile__free(p);
 }
 
-int command__record(const struct fsp_options *o, const char *cmdline)
+/* --map: the probe maps and the features enabled in each (*sel NULL without). */
+static int select_probemaps(const struct fsp_options *o, const struct launch *l,
+			    struct probemap_selection **sel)
 {
-	char target[TARGET_LEN] = "";
-	struct live_ctx live = {.o = o, .target = target, .cmdline = cmdline};
+	struct probemap_selection_opts po = {
+		.list = o->probemaps,
+		.features = o->view.ropts.feature,
+		.pids = o->pids,
+		.nr_pids = o->nr_pids,
+		.exe = l ? launch__path(l) : NULL,
+		.system_wide = o->session.system_wide,
+	};
+	int err = 0;
+
+	*sel = o->probemaps ? probemap_selection__new(&po, &err) : NULL;
+	return err;
+}
+
+/* How the launched command ended (status as from waitpid; -1: unknown). */
+static void print_child_status(int status)
+{
+	if (status > 0 && WIFEXITED(status))
+		log__info("the command exited with status %d", WEXITSTATUS(status));
+	else if (status > 0 && WIFSIGNALED(status))
+		log__info("the command was killed by signal %d (%s)", WTERMSIG(status),
+			  strsignal(WTERMSIG(status)));
+}
+
+static int record_run(const struct fsp_options *o, const char *cmdline)
+{
+	char desc[DESC_LEN] = "";
+	struct live_ctx live = {.o = o, .desc = desc, .cmdline = cmdline};
 	struct session_opts so;
 	struct session *s = NULL;
 	struct launch *l = NULL;
 	struct profile *p = NULL;
-	struct maps *maps = NULL;
-	int err, status;
+	struct probemap_selection *sel = NULL;
+	int err;
 
 	live.tty = isatty(STDOUT_FILENO);
 	if (geteuid() != 0) {
@@ -276,48 +305,25 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 			goto cleanup;
 		}
 	}
-	if (o->maps) {
-		struct maps_opts mo = {
-			.list = o->maps,
-			.features = o->view.ropts.feature,
-			.pids = o->pids,
-			.nr_pids = o->nr_pids,
-			.exe = l ? launch__path(l) : NULL,
-			.system_wide = o->system_wide,
-		};
-
-		maps = maps__new(&mo, &err);
-		if (!maps)
-			goto cleanup;
-	}
-	so = (struct session_opts){
-		.frequency_hz = o->frequency_hz,
-		.duration_s = o->duration_s,
-		.max_depth = o->max_depth,
-		.max_stacks = o->max_stacks,
-		.follow_forks = o->follow_forks,
-		.verbose = o->verbose,
-		.events = o->events,
-		.offcpu = o->offcpu,
-		.max_events = o->max_events,
-		.interval_s = o->interval_s,
-		.on_interval = o->interval_s > 0 ? live_report : NULL,
-		.interval_ctx = &live,
-		.sync_pid = l ? launch__pid(l) : 0,
-		.maps = maps ? maps__session_maps(maps) : NULL,
-		.nr_maps = maps ? maps__nr(maps) : 0,
-		.system_wide = o->system_wide,
-		.comm_filter = o->view.ropts.comm,
-	};
+	err = select_probemaps(o, l, &sel);
+	if (err)
+		goto cleanup;
+	so = o->session;
+	so.on_interval = so.interval_s > 0 ? live_report : NULL;
+	so.interval_ctx = &live;
+	so.sync_pid = l ? launch__pid(l) : 0;
+	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
+	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
+	so.comm_filter = o->view.ropts.comm;
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
 	if (l)
-		err = start_command(s, l, o, target, sizeof(target));
-	else if (o->system_wide)
-		err = add_system_wide(s, o, target, sizeof(target));
+		err = start_command(s, l, o, desc, sizeof(desc));
+	else if (o->session.system_wide)
+		err = add_system_wide(s, o, desc, sizeof(desc));
 	else
-		err = add_pids(s, o, target, sizeof(target));
+		err = add_pids(s, o, desc, sizeof(desc));
 	if (err)
 		goto cleanup;
 	err = session__run(s);
@@ -331,30 +337,232 @@ int command__record(const struct fsp_options *o, const char *cmdline)
 	}
 	err = session__collect(s, p);
 	if (!err)
-		err = set_meta(p, s, o, target, cmdline);
+		err = set_meta(p, s, o, desc, cmdline);
 	if (err) {
 		log__err("cannot collect the profile: %s", strerror(-err));
 		goto cleanup;
 	}
-	if (l && !maps && !session__nr_sites(s))
-		fprintf(stderr,
-			"fsp-bpf: '%s' had no fsp probes in its executable or libraries; "
-			"nothing could be charged to features\n",
-			o->cmd[0]);
-	err = report(p, o);
-	if (!err && l && maps)
-		err = check_maps(s, o); /* after the report: what was collected is shown */
-	status = l ? session__child_status(s) : -1;
-	if (status > 0 && WIFEXITED(status))
-		fprintf(stderr, "fsp-bpf: the command exited with status %d\n",
-			WEXITSTATUS(status));
-	else if (status > 0 && WIFSIGNALED(status))
-		fprintf(stderr, "fsp-bpf: the command was killed by signal %d (%s)\n",
-			WTERMSIG(status), strsignal(WTERMSIG(status)));
+	if (l && !sel && !session__nr_sites(s))
+		log__info("'%s' had no fsp probes in its executable or libraries; nothing could be "
+			  "charged to features",
+			  o->cmd[0]);
+	err = save_and_render(p, o);
+	if (!err && l && sel)
+		err = check_probemaps(s, o); /* after the report: what was collected is shown */
+	if (l)
+		print_child_status(session__child_status(s));
 cleanup:
 	profile__free(p);
 	session__free(s);
 	launch__free(l);
-	maps__free(maps);
+	probemap_selection__free(sel);
 	return err;
 }
+
+/* ---- the command line ---- */
+
+static const char record_doc[] =
+	"fsp-bpf -- a feature-specific profiler.\n\n"
+	"Charges CPU time to the features that libraries mark with fsp USDT probes "
+	"(usdt/fsp.h) and to their instances, by sampling every thread's mark stack.\n\n"
+	"USAGE: fsp-bpf [record] [OPTIONS] -p PID[,PID...]\n"
+	"       fsp-bpf [record] [OPTIONS] [--] CMD [ARGS...]\n"
+	"       fsp-bpf [record] [OPTIONS] -a          every process with probes\n"
+	"       fsp-bpf list [-p PID] [--map NAME]   probe maps, a process's probes\n"
+	"       fsp-bpf report [OPTIONS] FILE        render a saved profile\n"
+	"       fsp-bpf merge -o OUT FILE FILE...    sum profiles of several runs\n"
+	"       fsp-bpf diff [OPTIONS] BASE NEW      compare two profiles\n"
+	"(fsp-bpf SUBCOMMAND --help for each; run a program called record, report, "
+	"merge, diff or list with fsp-bpf -- NAME ...)"
+	"\v"
+	"EXAMPLES:\n"
+	"  sudo fsp-bpf -p 1234                  profile a running process until Ctrl-C\n"
+	"  sudo fsp-bpf -p 1234,1240 -d 30       two processes for 30 seconds\n"
+	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
+	"  sudo fsp-bpf record -o prof.json -p 1234\n"
+	"                                        also save the profile to prof.json\n"
+	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
+	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
+	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
+	"  sudo fsp-bpf --comm worker -p 1234    report only the processes named worker\n"
+	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n"
+	"  sudo fsp-bpf --map postgresql -p $(pgrep -f 'postgres: .* idle' | head -1)\n"
+	"                                        PostgreSQL's query phases as features\n"
+	"  sudo fsp-bpf --map python --feature gc,import -- python3 app.py\n"
+	"                                        CPython's collections and imports\n"
+	"  sudo fsp-bpf --map auto -p 1234       the shipped maps that fit the process\n"
+	"  sudo fsp-bpf -a --map postgresql -d 30 --by process\n"
+	"                                        every PostgreSQL process, new ones too\n"
+	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n\n"
+	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
+	"has exited; the report is printed in every case. Needs root.";
+
+static const struct argp_option record_options[] = {
+	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
+	{"all-processes", 'a', NULL, 0,
+	 "System-wide: every process whose executable or libraries carry fsp probes (or "
+	 "the --map providers), also those started during the session; --comm restricts it",
+	 0},
+	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
+	 "Also profile an existing USDT provider's probes as features, by a probe map "
+	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
+	 "whose provider the target carries. --feature selects the map's features",
+	 0},
+	{"frequency", 'F', "HZ", 0,
+	 "Samples per second on each CPU (default " FSP_STR(FSP_DEFAULT_FREQUENCY_HZ) ", 1-100000)",
+	 0},
+	{"duration", 'd', "SECONDS", 0,
+	 "Stop after this many seconds (default: until Ctrl-C or "
+	 "the targets exit)",
+	 0},
+	{"output", 'o', "FILE", 0,
+	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
+	 "replaces the report)",
+	 0},
+	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
+	{"max-depth", OPT_MAX_DEPTH, "N", 0,
+	 "Deepest mark stack tracked per thread (default and "
+	 "maximum " FSP_STR(FSP_MAX_DEPTH) "); deeper enters are counted as overflows",
+	 0},
+	{"max-stacks", OPT_MAX_STACKS, "N", 0,
+	 "Distinct mark stacks kept (default " FSP_STR(
+		 FSP_DEFAULT_MAX_STACKS) "); more "
+					 "are reported as unknown stacks",
+	 0},
+	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
+	{"off-cpu", OPT_OFFCPU, NULL, 0,
+	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
+	 "(sched_switch)",
+	 0},
+	{"no-events", OPT_NO_EVENTS, NULL, 0,
+	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "
+	 "histograms)",
+	 0},
+	{"max-events", OPT_MAX_EVENTS, "N", 0,
+	 "Distinct (process, feature, instance) the event view counts (default " FSP_STR(
+		 FSP_DEFAULT_MAX_EVENTS) ")",
+	 0},
+	{"interval", OPT_INTERVAL, "SECONDS", 0,
+	 "Re-render the report every SECONDS while profiling (a live view on a terminal)", 0},
+	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
+	{},
+};
+
+/* The options that take a number. */
+static error_t parse_record_number(int key, char *arg, struct argp_state *state)
+{
+	struct session_opts *so = &((struct fsp_options *)state->input)->session;
+	uint64_t u;
+
+	switch (key) {
+	case 'F':
+		if (options__u64(arg, 1, 100000, &so->frequency_hz))
+			return options__error(
+				state,
+				"invalid frequency '%s': expected an integer from 1 to "
+				"100000 (Hz)",
+				arg);
+		return 0;
+	case 'd':
+		if (options__double(arg, 0.001, 31536000, &so->duration_s))
+			return options__error(state,
+					      "invalid duration '%s': expected seconds, a number "
+					      "greater than 0 (e.g. 10 or 0.5)",
+					      arg);
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (options__u64(arg, 1, FSP_MAX_DEPTH, &u))
+			return options__error(state, "invalid --max-depth '%s': expected 1 to %d",
+					      arg, FSP_MAX_DEPTH);
+		so->max_depth = u;
+		return 0;
+	case OPT_MAX_STACKS:
+		if (options__u64(arg, 16, 1 << 20, &u))
+			return options__error(state, "invalid --max-stacks '%s': expected 16 to %d",
+					      arg, 1 << 20);
+		so->max_stacks = u;
+		return 0;
+	case OPT_MAX_EVENTS:
+		if (options__u64(arg, 16, 1 << 20, &u))
+			return options__error(state, "invalid --max-events '%s': expected 16 to %d",
+					      arg, 1 << 20);
+		so->max_events = u;
+		return 0;
+	case OPT_INTERVAL:
+		if (options__double(arg, 0.1, 86400, &so->interval_s))
+			return options__error(
+				state,
+				"invalid --interval '%s': expected seconds, at least 0.1 "
+				"(e.g. 1 or 2.5)",
+				arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static error_t check_record(struct argp_state *state, const struct fsp_options *o)
+{
+	if (!o->cmd && !o->nr_pids && !o->session.system_wide)
+		return options__error(state,
+				      "nothing to profile: give -p PID, a command to run, or -a");
+	if (!!o->cmd + !!o->nr_pids + o->session.system_wide > 1)
+		return options__error(state, "give one of -p PID, a command or -a, not several");
+	if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
+		return options__error(state, "--interval prints reports to stdout: save the "
+					     "profile with -o FILE, not -o -");
+	return 0;
+}
+
+static error_t parse_record(int key, char *arg, struct argp_state *state)
+{
+	struct fsp_options *o = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = o; /* the report options */
+		return 0;
+	case 'p':
+		return options__pids(state, o, arg);
+	case 'a':
+		o->session.system_wide = true;
+		return 0;
+	case OPT_MAP:
+		return options__probemaps(state, o, arg);
+	case 'o':
+	case OPT_JSON:
+		return options__output(state, o, key == 'o' ? "-o" : "--json", arg);
+	case OPT_NO_FOLLOW:
+		o->session.follow_forks = false;
+		return 0;
+	case OPT_OFFCPU:
+		o->session.offcpu = true;
+		return 0;
+	case OPT_NO_EVENTS:
+		o->session.events = false;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* The first operand starts the command; the rest are its arguments. */
+		o->cmd = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		return check_record(state, o);
+	default:
+		return parse_record_number(key, arg, state);
+	}
+}
+
+static const struct argp_child record_children[] = {
+	{&options_view_argp, 0, "Report options:", 1},
+	{},
+};
+
+static const struct argp record_argp = {
+	record_options, parse_record, "[--] CMD [ARGS...]", record_doc, record_children, NULL, NULL,
+};
+
+const struct fsp_command cmd_record = {"record", &record_argp, record_run};

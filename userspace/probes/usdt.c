@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "usdt.h"
+#include "util.h"
 
 /* Offsets in the x86-64 struct pt_regs the BPF program sees. */
 struct reg_name {
@@ -205,15 +206,8 @@ struct site_vec {
 
 static int site_push(struct site_vec *sv, const struct usdt_site *s)
 {
-	if (sv->nr == sv->cap) {
-		size_t cap = sv->cap ? 2 * sv->cap : 16;
-		struct usdt_site *n = realloc(sv->v, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		sv->v = n;
-		sv->cap = cap;
-	}
+	if (fsp_grow((void **)&sv->v, &sv->cap, sv->nr + 1, sizeof(*sv->v)))
+		return -ENOMEM;
 	sv->v[sv->nr++] = *s;
 	return 0;
 }
@@ -317,6 +311,31 @@ cleanup:
 	*sites = sv.v;
 	*nr = sv.nr;
 	return 0;
+}
+
+int usdt__elf_interp(const char *path, char *buf, size_t size)
+{
+	struct elf_file f;
+	int err;
+
+	buf[0] = 0;
+	err = elf_file_open(path, &f);
+	for (size_t i = 0; !err && i < f.nr_phdrs; i++) {
+		const GElf_Phdr *ph = &f.phdrs[i];
+
+		if (ph->p_type != PT_INTERP)
+			continue;
+		if (ph->p_filesz == 0 || ph->p_filesz >= size ||
+		    pread(f.fd, buf, ph->p_filesz, ph->p_offset) != (ssize_t)ph->p_filesz) {
+			err = -EINVAL;
+			buf[0] = 0;
+			break;
+		}
+		buf[ph->p_filesz] = 0;
+		break;
+	}
+	elf_file_close(&f);
+	return err;
 }
 
 #define DWARF_REG_RSP 7

@@ -42,6 +42,10 @@ int usdt__parse_arg(const char *s, struct fsp_usdt_arg *arg);
 /* Parses a note's whole argument string into spec. 0 or -EINVAL. */
 int usdt__parse_args(const char *args, struct fsp_usdt_spec *spec);
 
+/* The program interpreter (PT_INTERP) of an ELF executable, "" if static.
+ * 0 or -errno (-ENOEXEC: not a 64-bit ELF file). */
+int usdt__elf_interp(const char *path, char *buf, size_t size);
+
 /* The offset from the stack pointer to the canonical frame address (the
  * caller's stack pointer) at address vaddr of path, from its .eh_frame or
  * .debug_frame. -ENOENT when unknown or not rsp-based. */

@@ -18,41 +18,47 @@
 struct session;
 
 /* A probe map (--map) and which of its features are attached. */
-struct session_map {
-	const struct probemap *map;
+struct session_probemap {
+	const struct probemap *probemap;
 	bool enabled[PROBEMAP_MAX_FEATURES];
 };
 
+/*
+ * The first part is what record's command line sets (cmd/options.c fills it
+ * in struct fsp_options, defaults included); the second, what the caller
+ * sets up around it.
+ */
 struct session_opts {
 	uint64_t frequency_hz;
 	double duration_s; /* 0: until the targets exit or a signal */
 	uint32_t max_depth;
 	uint32_t max_stacks;
 	bool follow_forks;
-	bool verbose;
-	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
 	/* The event view: exact enter/leave counts and durations per (process,
 	 * feature, instance), counted by the probes themselves. */
 	bool events;
 	/* Off-CPU time: a sched_switch hook charges the time a target thread is
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
-	/* Distinct (process, feature, instance) the event view can count; 0: 16384.
-	 * Kernel memory: about 360 bytes per key and possible CPU. */
+	/* Distinct (process, feature, instance) the event view can count; 0:
+	 * FSP_DEFAULT_MAX_EVENTS. Kernel memory: about 360 bytes per key and
+	 * possible CPU. */
 	uint32_t max_events;
 	/* The live view: on_interval(s, interval_ctx) is called every interval_s
-	 * seconds from session__run (not at all when NULL). */
+	 * seconds from session__run (not at all when on_interval is NULL). */
 	double interval_s;
-	void (*on_interval)(struct session *s, void *ctx);
-	void *interval_ctx;
-	/* Probe maps: the enabled features' probes are attached in every file
-	 * of a target that carries the map's provider. */
-	const struct session_map *maps;
-	size_t nr_maps;
-	/* -a: every process whose files carry fsp probes or a map's provider,
+	/* -a: every process whose files carry fsp probes or a probe map's provider,
 	 * found in /proc at the start and every second, and by its first probe
 	 * (probes are attached per file, for every process mapping it). */
 	bool system_wide;
+
+	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
+	void (*on_interval)(struct session *s, void *ctx);
+	void *interval_ctx;
+	/* Probe maps: the enabled features' probes are attached in every file
+	 * of a target that carries the probe map's provider. */
+	const struct session_probemap *probemaps;
+	size_t nr_probemaps;
 	/* -a: only processes whose comm is in this comma-separated list. */
 	const char *comm_filter;
 };
@@ -72,20 +78,18 @@ int session__add_target(struct session *s, pid_t pid, const char *exe);
 
 /*
  * System-wide mode: scans /proc, attaches the probes of every file that
- * carries fsp probes or a map's provider (for all processes) and profiles the
+ * carries fsp probes or a probe map's provider (for all processes) and profiles the
  * processes mapping them. Returns the number of processes profiled (>= 0) or
  * -errno. New processes are picked up while the session runs.
  */
 int session__add_system_wide(struct session *s);
 
-/* The maps of the session's options (*nr of them). */
-const struct session_map *session__maps(const struct session *s, size_t *nr);
-/* Did any attached file carry the provider of map i (opts.maps[i])? */
-bool session__map_found(const struct session *s, size_t i);
+/* The probe maps of the session's options (*nr of them). */
+const struct session_probemap *session__probemaps(const struct session *s, size_t *nr);
+/* Did any attached file carry the provider of probe map i (opts.probemaps[i])? */
+bool session__probemap_found(const struct session *s, size_t i);
 /* The USDT providers seen in the targets' files, comma-separated ("" if none). */
 const char *session__providers(const struct session *s);
-/* Processes profiled so far. */
-size_t session__nr_targets(const struct session *s);
 
 /* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM, the
  * duration, or when every target has exited. */
@@ -95,11 +99,11 @@ int session__run(struct session *s);
 int session__child_status(const struct session *s);
 /* Probe sites attached over the whole session. */
 unsigned int session__nr_sites(const struct session *s);
+/* The sampling period, 1e9 / frequency_hz rounded (ns). */
+uint64_t session__period_ns(const struct session *s);
 double session__duration(const struct session *s);
 double session__start_time(const struct session *s);
 double session__end_time(const struct session *s);
-/* Why the session ended: "duration", "signal", "exit". */
-const char *session__end_reason(const struct session *s);
 
 /* Stops sampling and adds everything collected to p. */
 int session__collect(struct session *s, struct profile *p);

@@ -4,8 +4,8 @@
  * enter or leave probe to what the BPF side runs at that site (struct
  * fsp_map_site, bpf/profiler.h).
  */
-#ifndef FSP_MAPSITES_H
-#define FSP_MAPSITES_H
+#ifndef FSP_PROBEMAP_SITES_H
+#define FSP_PROBEMAP_SITES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,18 +18,18 @@
 #include "usdt.h"
 
 /* The identifier of the session's mapped feature number n. */
-static inline uint64_t mapsites__feature_id(uint32_t n)
+static inline uint64_t probemap_sites__feature_id(uint32_t n)
 {
 	return FSP_ID_SYNTH | FSP_ID_FEATURE | n;
 }
 
-static inline bool mapsites__is_feature_id(uint64_t id)
+static inline bool probemap_sites__is_feature_id(uint64_t id)
 {
 	return (id & (FSP_ID_SYNTH | FSP_ID_FEATURE)) == (FSP_ID_SYNTH | FSP_ID_FEATURE);
 }
 
 /* A label interned by a mapped probe (in the labels map under tgid 0). */
-static inline bool mapsites__is_label_id(uint64_t id)
+static inline bool probemap_sites__is_label_id(uint64_t id)
 {
 	return (id & (FSP_ID_SYNTH | FSP_ID_FEATURE)) == FSP_ID_SYNTH;
 }
@@ -42,8 +42,8 @@ static inline bool mapsites__is_label_id(uint64_t id)
  * an argument the feature reads or the file lacks a global, with "why"
  * saying which.
  */
-int mapsites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
-		    const char *path, const struct usdt_site *site, uint64_t feature_id,
-		    uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size);
+int probemap_sites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
+			  const char *path, const struct usdt_site *site, uint64_t feature_id,
+			  uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size);
 
-#endif /* FSP_MAPSITES_H */
+#endif /* FSP_PROBEMAP_SITES_H */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mapsites.h"
+#include "probemap_sites.h"
 
 _Static_assert(FSP_MAP_MAX_PARTS == PROBEMAP_MAX_PARTS, "profiler.h and probemap.h disagree");
 _Static_assert(PROBEMAP_LIT_LEN < FSP_MAP_LIT_LEN, "a literal part must fit the BPF side");
@@ -46,9 +46,9 @@ static int global_part(const struct probemap *m, const struct probemap_feature *
 	return 0;
 }
 
-int mapsites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
-		    const char *path, const struct usdt_site *site, uint64_t feature_id,
-		    uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size)
+int probemap_sites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
+			  const char *path, const struct usdt_site *site, uint64_t feature_id,
+			  uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size)
 {
 	/* A leave reads the template only to match instances. */
 	bool template = f->outer < 0 && (!leave || f->match_instance);

@@ -9,10 +9,15 @@
  *	3. <directory of the fsp-bpf executable>/../share/fsp-bpf/maps
  *	4. FSP_MAP_DIR, fixed at build time (/usr/local/share/fsp-bpf/maps)
  */
-#ifndef FSP_MAPDIR_H
-#define FSP_MAPDIR_H
+#ifndef FSP_PROBEMAP_DIR_H
+#define FSP_PROBEMAP_DIR_H
 
 #include <stddef.h>
+
+/* Set by the Makefile from PREFIX. */
+#ifndef FSP_MAP_DIR
+#define FSP_MAP_DIR "/usr/local/share/fsp-bpf/maps"
+#endif
 
 /*
  * The file of map `name` into path[size]. A name with a '/' or ending in
@@ -20,20 +25,20 @@
  * up along the search path. Returns 0, -ENOENT (no such map or file),
  * -ENAMETOOLONG (path too small), -EINVAL (empty name).
  */
-int mapdir__find(const char *name, char *path, size_t size);
+int probemap_dir__find(const char *name, char *path, size_t size);
 
 /*
  * Calls cb(ctx, path) for every map along the search path, sorted by name;
  * a name found in several directories counts once, in the first. Stops at
  * the first nonzero return of cb and returns it; else 0 (or -ENOMEM).
  */
-int mapdir__list(int (*cb)(void *ctx, const char *path), void *ctx);
+int probemap_dir__list(int (*cb)(void *ctx, const char *path), void *ctx);
 
 /*
  * Calls cb(ctx, dir) for each directory of the search path, in order
  * (whether it exists or not), for messages and --help. Stops at the first
  * nonzero return of cb and returns it; else 0.
  */
-int mapdir__for_each_dir(int (*cb)(void *ctx, const char *dir), void *ctx);
+int probemap_dir__for_each_dir(int (*cb)(void *ctx, const char *dir), void *ctx);
 
-#endif /* FSP_MAPDIR_H */
+#endif /* FSP_PROBEMAP_DIR_H */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Locating probe map files along the search path (mapdir.h). */
+/* Locating probe map files along the search path (probemap_dir.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -10,11 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mapdir.h"
-
-#ifndef FSP_MAP_DIR
-#define FSP_MAP_DIR "/usr/local/share/fsp-bpf/maps"
-#endif
+#include "probemap_dir.h"
+#include "util.h"
 
 #define MAP_SUFFIX ".map"
 
@@ -40,7 +37,7 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int mapdir__for_each_dir(int (*cb)(void *ctx, const char *dir), void *ctx)
+int probemap_dir__for_each_dir(int (*cb)(void *ctx, const char *dir), void *ctx)
 {
 	char exe[PATH_MAX], dir[PATH_MAX + 64];
 	const char *env = getenv("FSP_MAP_PATH");
@@ -101,7 +98,7 @@ static int find_in(void *ctx, const char *dir)
 	return 1;
 }
 
-int mapdir__find(const char *name, char *path, size_t size)
+int probemap_dir__find(const char *name, char *path, size_t size)
 {
 	struct find_ctx c = {name, path, size, -ENOENT};
 	struct stat st;
@@ -113,7 +110,7 @@ int mapdir__find(const char *name, char *path, size_t size)
 			return -errno;
 		return copy_path(path, size, name);
 	}
-	mapdir__for_each_dir(find_in, &c);
+	probemap_dir__for_each_dir(find_in, &c);
 	return c.err;
 }
 
@@ -155,16 +152,9 @@ static int list_in(void *ctx, const char *dir)
 			    sizeof(path) ||
 		    !is_file(path))
 			continue;
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? 2 * c->cap : 16;
-			void *tmp = realloc(c->v, cap * sizeof(*c->v));
-
-			if (!tmp) {
-				c->err = -ENOMEM;
-				break;
-			}
-			c->v = tmp;
-			c->cap = cap;
+		if (fsp_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v))) {
+			c->err = -ENOMEM;
+			break;
 		}
 		e = &c->v[c->n];
 		e->name = strndup(de->d_name, len);
@@ -188,13 +178,13 @@ static int cmp_entry(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int mapdir__list(int (*cb)(void *ctx, const char *path), void *ctx)
+int probemap_dir__list(int (*cb)(void *ctx, const char *path), void *ctx)
 {
 	struct list_ctx c = {0};
 	size_t i;
 	int ret;
 
-	ret = mapdir__for_each_dir(list_in, &c);
+	ret = probemap_dir__for_each_dir(list_in, &c);
 	if (!ret && c.n)
 		qsort(c.v, c.n, sizeof(*c.v), cmp_entry);
 	for (i = 0; !ret && i < c.n; i++)

@@ -6,29 +6,31 @@
 #include <string.h>
 
 #include "log.h"
-#include "mapdir.h"
-#include "maps.h"
-#include "probes.h"
+#include "probemap_dir.h"
+#include "probemap_select.h"
+#include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
 
-#define MAPS_MAX 32
+#define MAX_PROBEMAPS 32
 
-struct maps {
-	struct probemap *maps[MAPS_MAX];
-	struct session_map sm[MAPS_MAX];
+struct probemap_selection {
+	struct probemap *probemaps[MAX_PROBEMAPS];
+	struct session_probemap selected[MAX_PROBEMAPS];
 	size_t nr;
-	char names[MAPS_MAX * (PROBEMAP_NAME_LEN + 2)];
+	char names[MAX_PROBEMAPS * (PROBEMAP_NAME_LEN + 2)]; /* for messages */
 };
+
+typedef int (*provider_cb)(void *ctx, const char *path, const char *provider);
 
 struct provider_ctx {
 	pid_t pid;
-	maps_provider_cb cb;
+	provider_cb cb;
 	void *ctx;
 };
 
 /* The distinct providers of one file, in note order. */
-static int file_providers(const char *host, const char *shown, maps_provider_cb cb, void *ctx)
+static int file_providers(const char *host, const char *shown, provider_cb cb, void *ctx)
 {
 	struct usdt_site *sites = NULL;
 	size_t nr = 0, skipped;
@@ -59,26 +61,29 @@ static int mapped_cb(void *arg, const char *path, dev_t dev, ino_t ino)
 	return file_providers(host, path, c->cb, c->ctx);
 }
 
-int maps__for_each_provider(pid_t pid, const char *path, maps_provider_cb cb, void *ctx)
+/* Calls cb once per distinct (file, provider) in the files pid maps (paths
+ * as pid sees them; read through /proc/PID/root). pid 0: path is a file.
+ * Returns 0, cb's first non-zero result, or -errno. */
+static int for_each_provider(pid_t pid, const char *path, provider_cb cb, void *ctx)
 {
 	struct provider_ctx c = {.pid = pid, .cb = cb, .ctx = ctx};
 
 	if (!pid)
 		return file_providers(path, path, cb, ctx);
-	return probes__for_each_mapped_file(pid, mapped_cb, &c);
+	return procmaps__for_each_mapped_file(pid, mapped_cb, &c);
 }
 
-static int add_map(struct maps *m, const char *name)
+static int add_probemap(struct probemap_selection *sel, const char *name)
 {
 	char path[PATH_MAX], err[512];
 	struct probemap *pm;
 	int ret;
 
-	if (m->nr == MAPS_MAX) {
-		log__err("--map: at most %d maps", MAPS_MAX);
+	if (sel->nr == MAX_PROBEMAPS) {
+		log__err("--map: at most %d maps", MAX_PROBEMAPS);
 		return -E2BIG;
 	}
-	ret = mapdir__find(name, path, sizeof(path));
+	ret = probemap_dir__find(name, path, sizeof(path));
 	if (ret) {
 		if (strchr(name, '/') || strstr(name, ".map"))
 			log__err("--map %s: %s", name, strerror(-ret));
@@ -93,21 +98,21 @@ static int add_map(struct maps *m, const char *name)
 		log__err("%s", err);
 		return ret;
 	}
-	for (size_t i = 0; i < m->nr; i++) {
-		if (!strcmp(m->maps[i]->name, pm->name)) {
+	for (size_t i = 0; i < sel->nr; i++) {
+		if (!strcmp(sel->probemaps[i]->name, pm->name)) {
 			probemap__free(pm);
 			return 0; /* named twice */
 		}
 	}
-	m->maps[m->nr] = pm;
-	m->sm[m->nr].map = pm;
-	m->nr++;
+	sel->probemaps[sel->nr] = pm;
+	sel->selected[sel->nr].probemap = pm;
+	sel->nr++;
 	return 0;
 }
 
 /* --map auto: every shipped map whose provider the targets carry. */
 struct auto_ctx {
-	struct maps *m;
+	struct probemap_selection *sel;
 	const char *providers; /* comma-separated */
 	int err;
 };
@@ -135,32 +140,32 @@ static int auto_cb(void *arg, const char *path)
 		probemap__free(pm);
 		return 0;
 	}
-	if (c->m->nr == MAPS_MAX) {
+	if (c->sel->nr == MAX_PROBEMAPS) {
 		probemap__free(pm);
 		return 0;
 	}
-	c->m->maps[c->m->nr] = pm;
-	c->m->sm[c->m->nr++].map = pm;
+	c->sel->probemaps[c->sel->nr] = pm;
+	c->sel->selected[c->sel->nr++].probemap = pm;
 	return 0;
 }
 
-static int add_auto(struct maps *m, const struct maps_opts *o)
+static int add_auto(struct probemap_selection *sel, const struct probemap_selection_opts *o)
 {
 	char providers[1024] = "";
-	struct auto_ctx c = {.m = m, .providers = providers};
-	size_t before = m->nr;
+	struct auto_ctx c = {.sel = sel, .providers = providers};
+	size_t before = sel->nr;
 	int err;
 
 	if (o->system_wide)
 		c.providers = NULL;
 	for (int i = 0; i < o->nr_pids; i++)
-		maps__for_each_provider(o->pids[i], NULL, provider_list_cb, providers);
+		for_each_provider(o->pids[i], NULL, provider_list_cb, providers);
 	if (o->exe)
-		maps__for_each_provider(0, o->exe, provider_list_cb, providers);
-	err = mapdir__list(auto_cb, &c);
+		for_each_provider(0, o->exe, provider_list_cb, providers);
+	err = probemap_dir__list(auto_cb, &c);
 	if (err)
 		return err;
-	if (m->nr == before) {
+	if (sel->nr == before) {
 		log__err("--map auto: no shipped map fits the target, whose USDT providers are: %s "
 			 "(see fsp-bpf list)",
 			 providers[0] ? providers : "none");
@@ -170,12 +175,13 @@ static int add_auto(struct maps *m, const struct maps_opts *o)
 }
 
 /* --feature against the maps: names of no map are left to the report. */
-static int select_features(struct maps *m, const char *features)
+static int select_features(struct probemap_selection *sel, const char *features)
 {
 	int enabled = 0;
 
-	for (size_t i = 0; i < m->nr; i++) {
-		int n = probemap__select(m->maps[i], features, m->sm[i].enabled, NULL);
+	for (size_t i = 0; i < sel->nr; i++) {
+		int n = probemap__select(sel->probemaps[i], features, sel->selected[i].enabled,
+					 NULL);
 
 		if (n < 0)
 			return n;
@@ -185,23 +191,24 @@ static int select_features(struct maps *m, const char *features)
 		if (features && *features)
 			log__err("--feature %s: no feature of the map%s %s has such a name (see "
 				 "fsp-bpf list --map NAME)",
-				 features, m->nr > 1 ? "s" : "", m->names);
+				 features, sel->nr > 1 ? "s" : "", sel->names);
 		else
 			log__err("the map%s %s enable%s no feature by default: name some with "
 				 "--feature",
-				 m->nr > 1 ? "s" : "", m->names, m->nr > 1 ? "" : "s");
+				 sel->nr > 1 ? "s" : "", sel->names, sel->nr > 1 ? "" : "s");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-struct maps *maps__new(const struct maps_opts *o, int *err)
+struct probemap_selection *probemap_selection__new(const struct probemap_selection_opts *o,
+						   int *err)
 {
-	struct maps *m = calloc(1, sizeof(*m));
+	struct probemap_selection *sel = calloc(1, sizeof(*sel));
 	char *list = NULL, *tok, *save = NULL;
 	size_t len = 0;
 
-	*err = m ? 0 : -ENOMEM;
+	*err = sel ? 0 : -ENOMEM;
 	if (*err)
 		goto cleanup;
 	list = strdup(o->list ? o->list : "");
@@ -214,44 +221,39 @@ struct maps *maps__new(const struct maps_opts *o, int *err)
 			tok++;
 		if (!*tok)
 			continue;
-		*err = !strcmp(tok, "auto") ? add_auto(m, o) : add_map(m, tok);
+		*err = !strcmp(tok, "auto") ? add_auto(sel, o) : add_probemap(sel, tok);
 	}
 	if (*err)
 		goto cleanup;
-	for (size_t i = 0; i < m->nr; i++)
-		len += snprintf(m->names + len, sizeof(m->names) - len, "%s%s", i ? ", " : "",
-				m->maps[i]->name);
-	if (m->nr)
-		*err = select_features(m, o->features);
+	for (size_t i = 0; i < sel->nr; i++)
+		len += snprintf(sel->names + len, sizeof(sel->names) - len, "%s%s", i ? ", " : "",
+				sel->probemaps[i]->name);
+	if (sel->nr)
+		*err = select_features(sel, o->features);
 cleanup:
 	free(list);
 	if (*err) {
-		maps__free(m);
+		probemap_selection__free(sel);
 		return NULL;
 	}
-	return m;
+	return sel;
 }
 
-void maps__free(struct maps *m)
+void probemap_selection__free(struct probemap_selection *sel)
 {
-	if (!m)
+	if (!sel)
 		return;
-	for (size_t i = 0; i < m->nr; i++)
-		probemap__free(m->maps[i]);
-	free(m);
+	for (size_t i = 0; i < sel->nr; i++)
+		probemap__free(sel->probemaps[i]);
+	free(sel);
 }
 
-const struct session_map *maps__session_maps(const struct maps *m)
+const struct session_probemap *probemap_selection__probemaps(const struct probemap_selection *sel)
 {
-	return m->sm;
+	return sel->selected;
 }
 
-size_t maps__nr(const struct maps *m)
+size_t probemap_selection__nr(const struct probemap_selection *sel)
 {
-	return m->nr;
-}
-
-const char *maps__names(const struct maps *m)
-{
-	return m->names;
+	return sel->nr;
 }

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the command line (userspace/cmd/options.c and each
+ * subcommand's parser): which subcommand runs, the defaults, every option's
+ * value, strict numbers and ranges, conflicting options, the exit status and
+ * the exact message of each error, --help, --usage and --version. */
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+
+#include "commands.h"
+#include "options.h"
+#include "profiler.h"
+#include "unit_helpers.h"
+
+#define MAX_ARGS 64
+#define USAGE_ERROR 64 /* argp_err_exit_status */
+
+struct parse {
+	char *argv[MAX_ARGS];
+	int argc;
+	bool run;
+	int status;
+	struct fsp_options o;
+	char out[16384], err[4096]; /* what it printed */
+};
+
+static void slurp(FILE *f, char *buf, size_t size)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+/* Parses "fsp-bpf ARGS..." (NULL-terminated), capturing stdout and stderr. */
+static void parse_args(struct parse *p, const char *arg, ...)
+{
+	FILE *out = tmpfile(), *err = tmpfile();
+	int saved_out = dup(1), saved_err = dup(2), status = -1;
+	va_list ap;
+
+	memset(p, 0, sizeof(*p));
+	p->argv[p->argc++] = (char *)"fsp-bpf";
+	va_start(ap, arg);
+	for (; arg; arg = va_arg(ap, const char *)) {
+		assert_true(p->argc < MAX_ARGS - 1);
+		p->argv[p->argc++] = (char *)arg;
+	}
+	va_end(ap);
+	assert_non_null(out);
+	assert_non_null(err);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(out), 1);
+	dup2(fileno(err), 2);
+	p->run = options__parse(p->argc, p->argv, &p->o, &status);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	p->status = p->run ? -1 : status;
+	slurp(out, p->out, sizeof(p->out));
+	slurp(err, p->err, sizeof(p->err));
+}
+
+#define PARSE(p, ...) parse_args((p), __VA_ARGS__, NULL)
+
+static void done(struct parse *p)
+{
+	options__free(&p->o);
+}
+
+/* The parse succeeded: o->command is name. */
+static void assert_runs(struct parse *p, const struct fsp_command *cmd)
+{
+	if (!p->run)
+		fail_msg("did not parse (status %d): %s", p->status, p->err);
+	assert_ptr_equal(p->o.command, cmd);
+	assert_string_equal(p->err, "");
+}
+
+/* A usage error: status 64, "PROG: message" then where help is. */
+static void assert_usage_error(struct parse *p, const char *prog, const char *msg)
+{
+	char want[2048];
+
+	assert_false(p->run);
+	assert_int_equal(p->status, USAGE_ERROR);
+	snprintf(want, sizeof(want),
+		 "%s: %s\nTry `%s --help' or `%s --usage' for more information.\n", prog, msg, prog,
+		 prog);
+	assert_string_equal(p->err, want);
+	assert_string_equal(p->out, "");
+}
+
+static void test_record_defaults(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "-p", "42");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.nr_pids, 1);
+	assert_int_equal(p.o.pids[0], 42);
+	assert_null(p.o.cmd);
+	assert_int_equal(p.o.session.frequency_hz, FSP_DEFAULT_FREQUENCY_HZ);
+	assert_int_equal(p.o.session.frequency_hz, 999);
+	assert_true(p.o.session.duration_s == 0);
+	assert_int_equal(p.o.session.max_depth, FSP_MAX_DEPTH);
+	assert_int_equal(p.o.session.max_stacks, FSP_DEFAULT_MAX_STACKS);
+	assert_int_equal(p.o.session.max_events, FSP_DEFAULT_MAX_EVENTS);
+	assert_true(p.o.session.follow_forks);
+	assert_true(p.o.session.events);
+	assert_false(p.o.session.offcpu);
+	assert_false(p.o.session.system_wide);
+	assert_false(p.o.verbose);
+	assert_null(p.o.out_path);
+	assert_null(p.o.probemaps);
+	assert_int_equal(p.o.view.format, FSP_FMT_TEXT);
+	assert_true(p.o.view.ropts.min_pct == FSP_DEFAULT_MIN_PCT);
+	done(&p);
+}
+
+static void test_record_options(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "record", "-p", "1,2", "-p", "3", "-F", "4999", "-d", "0.5", "--max-depth", "3",
+	      "--max-stacks", "16", "--max-events", "1048576", "--no-follow-forks", "--off-cpu",
+	      "--no-events", "--interval", "2.5", "-v", "-o", "prof.json", "--map", "python",
+	      "--map", "auto", "--format", "folded", "--by", "thread", "--order", "name",
+	      "--min-pct", "0", "--feature", "gc", "--feature", "import,parse", "--comm", "worker",
+	      "--value", "wall");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.nr_pids, 3);
+	assert_int_equal(p.o.pids[2], 3);
+	assert_int_equal(p.o.session.frequency_hz, 4999);
+	assert_true(p.o.session.duration_s == 0.5);
+	assert_int_equal(p.o.session.max_depth, 3);
+	assert_int_equal(p.o.session.max_stacks, 16);
+	assert_int_equal(p.o.session.max_events, 1 << 20);
+	assert_false(p.o.session.follow_forks);
+	assert_true(p.o.session.offcpu);
+	assert_false(p.o.session.events);
+	assert_true(p.o.session.interval_s == 2.5);
+	assert_true(p.o.verbose);
+	assert_string_equal(p.o.out_path, "prof.json");
+	/* Repeated list options add to the list. */
+	assert_string_equal(p.o.probemaps, "python,auto");
+	assert_string_equal(p.o.view.ropts.feature, "gc,import,parse");
+	assert_string_equal(p.o.view.ropts.comm, "worker");
+	assert_int_equal(p.o.view.format, FSP_FMT_FOLDED);
+	assert_int_equal(p.o.view.ropts.by, REPORT_BY_THREAD);
+	assert_int_equal(p.o.view.ropts.order, REPORT_ORDER_NAME);
+	assert_int_equal(p.o.view.ropts.folded_value, REPORT_VALUE_WALL);
+	assert_true(p.o.view.ropts.min_pct == 0);
+	done(&p);
+	PARSE(&p, "--json", "x.json", "-a", "--comm", "a", "--comm", "b", "--comm", "c");
+	assert_runs(&p, &cmd_record);
+	assert_string_equal(p.o.out_path, "x.json");
+	assert_true(p.o.session.system_wide);
+	assert_string_equal(p.o.view.ropts.comm, "a,b,c");
+	done(&p);
+}
+
+/* The first operand starts the command: options after it are its own. */
+static void test_record_command(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "-F", "99", "--", "./app", "-p", "1", "--help");
+	assert_runs(&p, &cmd_record);
+	assert_string_equal(p.o.cmd[0], "./app");
+	assert_string_equal(p.o.cmd[1], "-p");
+	assert_string_equal(p.o.cmd[3], "--help");
+	assert_null(p.o.cmd[4]);
+	assert_int_equal(p.o.nr_pids, 0);
+	done(&p);
+	PARSE(&p, "record", "ls", "-l");
+	assert_runs(&p, &cmd_record);
+	assert_string_equal(p.o.cmd[0], "ls");
+	assert_string_equal(p.o.cmd[1], "-l");
+	done(&p);
+	/* A name that is no subcommand is a command to run, and -- runs a
+	 * program named like a subcommand. */
+	PARSE(&p, "bogus", "x");
+	assert_runs(&p, &cmd_record);
+	assert_string_equal(p.o.cmd[0], "bogus");
+	done(&p);
+	PARSE(&p, "--", "report", "x");
+	assert_runs(&p, &cmd_record);
+	assert_string_equal(p.o.cmd[0], "report");
+	done(&p);
+}
+
+static void test_argv_untouched(void **state)
+{
+	struct parse p;
+	char *before[MAX_ARGS];
+
+	(void)state;
+	PARSE(&p, "report", "--by", "process", "prof.json");
+	memcpy(before, p.argv, sizeof(before));
+	assert_runs(&p, &cmd_report);
+	assert_memory_equal(before, p.argv, sizeof(before));
+	assert_string_equal(p.argv[1], "report");
+	done(&p);
+}
+
+static void test_subcommands(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "report", "--pid", "7", "--pid", "1234,9", "-o", "out.txt", "prof.json");
+	assert_runs(&p, &cmd_report);
+	assert_int_equal(p.o.nr_inputs, 1);
+	assert_string_equal(p.o.inputs[0], "prof.json");
+	assert_string_equal(p.o.view.ropts.pid, "7,1234,9");
+	assert_string_equal(p.o.out_path, "out.txt");
+	done(&p);
+	PARSE(&p, "merge", "a.json", "-o", "all.json", "b.json");
+	assert_runs(&p, &cmd_merge);
+	assert_int_equal(p.o.nr_inputs, 2);
+	assert_string_equal(p.o.inputs[1], "b.json");
+	assert_string_equal(p.o.out_path, "all.json");
+	done(&p);
+	PARSE(&p, "diff", "--scale", "4", "--format", "json", "--min-pct", "1", "a", "b");
+	assert_runs(&p, &cmd_diff);
+	assert_true(p.o.scale == 4);
+	assert_int_equal(p.o.view.format, FSP_FMT_JSON);
+	assert_true(p.o.view.ropts.min_pct == 1);
+	assert_string_equal(p.o.inputs[1], "b");
+	done(&p);
+	PARSE(&p, "diff", "a", "b");
+	assert_runs(&p, &cmd_diff);
+	assert_true(p.o.scale == 1);
+	done(&p);
+	PARSE(&p, "list", "-p", "1");
+	assert_runs(&p, &cmd_list);
+	assert_int_equal(p.o.pids[0], 1);
+	done(&p);
+	PARSE(&p, "list", "--map", "python");
+	assert_runs(&p, &cmd_list);
+	assert_string_equal(p.o.probemaps, "python");
+	done(&p);
+	PARSE(&p, "list");
+	assert_runs(&p, &cmd_list);
+	done(&p);
+}
+
+/* Numbers are decimal digits only, within their range. */
+static void test_strict_numbers(void **state)
+{
+	static const char *const bad_freq[] = {"0",  "100001", "12x", " 5",  "+5",
+					       "-5", "",       "1e3", "0x10"};
+	char msg[256];
+	struct parse p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_freq) / sizeof(bad_freq[0]); i++) {
+		PARSE(&p, "-F", bad_freq[i], "-p", "1");
+		snprintf(msg, sizeof(msg),
+			 "invalid frequency '%s': expected an integer from 1 to 100000 (Hz)",
+			 bad_freq[i]);
+		assert_usage_error(&p, "fsp-bpf", msg);
+		done(&p);
+	}
+	PARSE(&p, "-F", "100000", "-p", "1");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.session.frequency_hz, 100000);
+	done(&p);
+	PARSE(&p, "-p", "0");
+	assert_usage_error(&p, "fsp-bpf",
+			   "invalid PID '0': expected a process id (a positive integer)");
+	done(&p);
+	PARSE(&p, "-p", "1,x");
+	assert_usage_error(&p, "fsp-bpf",
+			   "invalid PID 'x': expected a process id (a positive integer)");
+	done(&p);
+	PARSE(&p, "-p", "4194305");
+	assert_usage_error(&p, "fsp-bpf",
+			   "invalid PID '4194305': expected a process id (a positive integer)");
+	done(&p);
+	PARSE(&p, "-p", ",");
+	assert_usage_error(&p, "fsp-bpf", "-p needs at least one PID");
+	done(&p);
+	PARSE(&p, "-d", "nan", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "invalid duration 'nan': expected seconds, a number greater than 0 "
+			   "(e.g. 10 or 0.5)");
+	done(&p);
+}
+
+static void test_ranges(void **state)
+{
+	static const struct {
+		const char *opt, *value, *msg;
+	} cases[] = {
+		{"-d", "0",
+		 "invalid duration '0': expected seconds, a number greater than 0 (e.g. 10 or "
+		 "0.5)"},
+		{"-d", "inf",
+		 "invalid duration 'inf': expected seconds, a number greater than 0 (e.g. 10 or "
+		 "0.5)"},
+		{"--max-depth", "0", "invalid --max-depth '0': expected 1 to 64"},
+		{"--max-depth", "65", "invalid --max-depth '65': expected 1 to 64"},
+		{"--max-stacks", "15", "invalid --max-stacks '15': expected 16 to 1048576"},
+		{"--max-stacks", "1048577",
+		 "invalid --max-stacks '1048577': expected 16 to 1048576"},
+		{"--max-events", "15", "invalid --max-events '15': expected 16 to 1048576"},
+		{"--interval", "0.05",
+		 "invalid --interval '0.05': expected seconds, at least 0.1 (e.g. 1 or 2.5)"},
+		{"--min-pct", "101",
+		 "invalid --min-pct '101': expected a percentage from 0 to 100"},
+		{"--min-pct", "-1", "invalid --min-pct '-1': expected a percentage from 0 to 100"},
+		{"--format", "xml", "invalid --format 'xml': expected text, json, folded or pprof"},
+		{"--by", "cpu", "invalid --by 'cpu': expected feature, thread or process"},
+		{"--order", "x", "invalid --order 'x': expected cost, samples or name"},
+		{"--value", "x", "invalid --value 'x': expected samples, offcpu or wall"},
+		{"--feature", ",", "--feature needs a feature name"},
+		{"--comm", ",,", "--comm needs a process name"},
+		{"--map", "", "--map needs a map name, a file, or auto"},
+		{"-o", "", "-o needs a file name (or - for stdout)"},
+		{"--json", "", "--json needs a file name (or - for stdout)"},
+	};
+	struct parse p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		PARSE(&p, cases[i].opt, cases[i].value, "-p", "1");
+		assert_usage_error(&p, "fsp-bpf", cases[i].msg);
+		done(&p);
+	}
+	PARSE(&p, "diff", "--scale", "0", "a", "b");
+	assert_usage_error(&p, "fsp-bpf diff",
+			   "invalid --scale '0': expected a positive number, the ratio of NEW's "
+			   "input size to BASE's");
+	done(&p);
+	PARSE(&p, "diff", "--format", "folded", "a", "b");
+	assert_usage_error(&p, "fsp-bpf diff",
+			   "invalid --format 'folded' for diff: expected text or json");
+	done(&p);
+	PARSE(&p, "report", "--pid", "0", "x");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "invalid --pid '0': expected process ids (1 to 4194304) separated by "
+			   "commas");
+	done(&p);
+}
+
+static void test_conflicts(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "-v");
+	assert_usage_error(&p, "fsp-bpf",
+			   "nothing to profile: give -p PID, a command to run, or -a");
+	done(&p);
+	PARSE(&p, "-p", "1", "-a");
+	assert_usage_error(&p, "fsp-bpf", "give one of -p PID, a command or -a, not several");
+	done(&p);
+	PARSE(&p, "-a", "--", "ls");
+	assert_usage_error(&p, "fsp-bpf", "give one of -p PID, a command or -a, not several");
+	done(&p);
+	PARSE(&p, "record", "-p", "1", "ls");
+	assert_usage_error(&p, "fsp-bpf record",
+			   "give one of -p PID, a command or -a, not several");
+	done(&p);
+	PARSE(&p, "--interval", "1", "-o", "-", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--interval prints reports to stdout: save the profile with -o FILE, "
+			   "not -o -");
+	done(&p);
+	PARSE(&p, "list", "-p", "1", "--map", "python");
+	assert_usage_error(&p, "fsp-bpf list", "give -p PID or --map NAME, not both");
+	done(&p);
+}
+
+static void test_operands(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "report");
+	assert_usage_error(&p, "fsp-bpf report", "report needs exactly one profile file (got 0)");
+	done(&p);
+	PARSE(&p, "report", "a", "b");
+	assert_usage_error(&p, "fsp-bpf report", "report needs exactly one profile file (got 2)");
+	done(&p);
+	PARSE(&p, "merge", "a", "b");
+	assert_usage_error(&p, "fsp-bpf merge", "merge needs -o OUT, the file to write");
+	done(&p);
+	PARSE(&p, "merge", "-o", "out");
+	assert_usage_error(&p, "fsp-bpf merge", "merge needs the profile files to merge");
+	done(&p);
+	PARSE(&p, "diff", "a");
+	assert_usage_error(&p, "fsp-bpf diff",
+			   "diff needs two profile files, BASE and NEW (got 1)");
+	done(&p);
+	PARSE(&p, "list", "x");
+	assert_usage_error(&p, "fsp-bpf list",
+			   "list takes no operands (got 'x'): -p PID or --map NAME");
+	done(&p);
+}
+
+/* Options a subcommand does not have, and argp's own errors. */
+static void test_unknown_options(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "report", "--scale", "2", "x");
+	assert_false(p.run);
+	assert_int_equal(p.status, USAGE_ERROR);
+	assert_non_null(strstr(p.err, "fsp-bpf report: unrecognized option '--scale'"));
+	assert_non_null(strstr(p.err, "Try `fsp-bpf report --help'"));
+	done(&p);
+	PARSE(&p, "report", "-p", "1", "x");
+	assert_false(p.run);
+	assert_int_equal(p.status, USAGE_ERROR);
+	assert_non_null(strstr(p.err, "invalid option -- 'p'"));
+	done(&p);
+	PARSE(&p, "--pid");
+	assert_false(p.run);
+	assert_int_equal(p.status, USAGE_ERROR);
+	assert_non_null(strstr(p.err, "option '--pid' requires an argument"));
+	done(&p);
+	PARSE(&p, "list", "-a");
+	assert_false(p.run);
+	assert_int_equal(p.status, USAGE_ERROR);
+	done(&p);
+}
+
+static void test_help_usage_version(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "--help");
+	assert_false(p.run);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.err, "");
+	assert_true(!strncmp(p.out, "Usage: fsp-bpf [OPTION...] [--] CMD [ARGS...]\n", 46));
+	/* The defaults in the help come from their macros. */
+	assert_non_null(strstr(p.out, "Samples per second on each CPU (default 999,\n"));
+	assert_non_null(strstr(p.out, "Distinct mark stacks kept (default 8192)"));
+	assert_non_null(strstr(p.out, "view counts (default 16384)"));
+	assert_non_null(strstr(p.out, "maximum 64); deeper enters"));
+	assert_non_null(strstr(p.out, "time (default 0.5; 0 shows all)"));
+	assert_non_null(strstr(p.out, " Report options:\n"));
+	assert_non_null(strstr(p.out, "  -?, --help                 Give this help list\n"));
+	assert_non_null(strstr(p.out, "  -V, --version              Print program version\n"));
+	assert_non_null(strstr(p.out, "Report bugs to the fsp-bpf issue tracker.\n"));
+	done(&p);
+	/* --help ends the parse: what follows is not looked at. */
+	PARSE(&p, "report", "--help", "--bogus");
+	assert_false(p.run);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.err, "");
+	assert_true(!strncmp(p.out, "Usage: fsp-bpf report [OPTION...] FILE\n", 39));
+	assert_non_null(strstr(p.out, "      --pid=PID[,...]        Show only these processes"));
+	done(&p);
+	PARSE(&p, "diff", "-?");
+	assert_int_equal(p.status, 0);
+	assert_non_null(strstr(p.out, "(default 0.5; 0 shows all)"));
+	done(&p);
+	PARSE(&p, "merge", "--usage");
+	assert_false(p.run);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, "Usage: fsp-bpf merge [-?V] [-o FILE] [--output=FILE] [--help] "
+				   "[--usage]\n            [--version] FILE FILE...\n");
+	done(&p);
+	PARSE(&p, "-p", "1", "-V", "-F", "0");
+	assert_false(p.run);
+	assert_int_equal(p.status, 0);
+	assert_string_equal(p.out, "fsp-bpf " FSP_VERSION "\n");
+	assert_string_equal(p.err, "");
+	done(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_defaults),
+		cmocka_unit_test(test_record_options),
+		cmocka_unit_test(test_record_command),
+		cmocka_unit_test(test_argv_untouched),
+		cmocka_unit_test(test_subcommands),
+		cmocka_unit_test(test_strict_numbers),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_operands),
+		cmocka_unit_test(test_unknown_options),
+		cmocka_unit_test(test_help_usage_version),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

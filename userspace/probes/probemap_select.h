@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The probe maps of a recording (--map NAME|FILE[,...], --map auto) and the
+ * features enabled in each (--feature), ready for session_opts.probemaps.
+ */
+#ifndef FSP_PROBEMAP_SELECT_H
+#define FSP_PROBEMAP_SELECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "session.h"
+
+struct probemap_selection;
+
+struct probemap_selection_opts {
+	const char *list; /* --map: comma-separated names or files, "auto" */
+	const char *features; /* --feature: NULL for every feature not "default off" */
+	const pid_t *pids; /* --map auto: the maps whose provider these carry */
+	int nr_pids;
+	const char *exe; /* or the command's executable */
+	bool system_wide; /* or every shipped map */
+};
+
+/* NULL with *err (the reason already printed) on error. */
+struct probemap_selection *probemap_selection__new(const struct probemap_selection_opts *opts,
+						   int *err);
+void probemap_selection__free(struct probemap_selection *sel); /* NULL-safe */
+
+const struct session_probemap *probemap_selection__probemaps(const struct probemap_selection *sel);
+size_t probemap_selection__nr(const struct probemap_selection *sel);
+
+#endif /* FSP_PROBEMAP_SELECT_H */

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Uprobes on runtime functions, not on probes: ld.so's _dl_debug_state
+ * (dlopen), longjmp and __cxa_begin_catch (a thread resuming higher up its
+ * stack). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "usdt.h"
+#include "session_int.h"
+
+/* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
+int hooks__dl(struct session *s, struct target *t, const char *exe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	char interp[PATH_MAX], path[PATH_MAX + 64];
+	struct bpf_link *link;
+	int err;
+
+	if (t->dl_hooked)
+		return 0;
+	err = usdt__elf_interp(exe, interp, sizeof(interp));
+	if (err || !interp[0])
+		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
+	/* The interpreter as the target sees it (its mount namespace). */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", t->pid, interp);
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, path, 0,
+					       &uo);
+	if (!link) {
+		err = -errno;
+		if (err == -ESRCH)
+			return err;
+		log__err("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
+			 "found within %.0f s instead",
+			 path, t->pid, strerror(-err), RESCAN_INTERVAL_S);
+		return 0;
+	}
+	t->dl_hooked = true;
+	return attach__link(s, link);
+}
+
+/* Hooks the points where a thread resumes higher up its stack (longjmp, a
+ * C++ catch) in the runtime libraries the target maps. Best effort. */
+void hooks__unwind(struct session *s, pid_t pid, const char *path)
+{
+	static const struct {
+		const char *lib;
+		const char *func;
+		bool cxx;
+	} hooks[] = {
+		{"libc.so.", "longjmp", false},
+		{"libc.so.", "__longjmp_chk", false},
+		{"libstdc++.so.", "__cxa_begin_catch", true},
+	};
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = hooks[i].func);
+		struct bpf_program *prog;
+		struct bpf_link *link;
+
+		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
+			continue;
+		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
+		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
+		if (!link) {
+			log__verbose("cannot hook %s in %s (pid %d): %s; marks unwound through it "
+				     "are dropped at the thread's next probe instead",
+				     hooks[i].func, path, pid, strerror(errno));
+			continue;
+		}
+		if (attach__link(s, link))
+			bpf_link__destroy(link);
+	}
+}
+
+/* System-wide: hooks _dl_debug_state in a dynamic loader for every process
+ * (the BPF side reports targets' link-map changes only). */
+void hooks__dl_file(struct session *s, const char *path)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	const char *base = strrchr(path, '/');
+	struct bpf_link *link;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
+		return;
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, path, 0, &uo);
+	if (!link) {
+		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
+			 "within %.0f s instead",
+			 path, strerror(errno), RESCAN_INTERVAL_S);
+		return;
+	}
+	if (attach__link(s, link))
+		bpf_link__destroy(link);
+}

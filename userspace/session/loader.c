@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Loading the BPF programs: the skeleton sized and configured from the
+ * options, the fork/exec (and off-CPU) tracepoints, the per-CPU sampler. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "usdt.h"
+#include "session_int.h"
+
+/* libbpf's warnings and information with -v (its own "libbpf: " prefix). */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG || !log__enabled(LOG_VERBOSE))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int attach_tracepoints(struct session *s)
+{
+	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_link *link = bpf_program__attach(progs[i]);
+		int err;
+
+		if (!link)
+			return -errno;
+		err = attach__link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+	}
+	if (s->opts.offcpu) {
+		/* on_exit first: a thread's off-CPU time must not die with it. */
+		struct bpf_link *link = bpf_program__attach(s->skel->progs.on_exit);
+		int err;
+
+		if (!link) {
+			err = -errno;
+			log__err("cannot hook thread exits for --off-cpu: %s", strerror(-err));
+			return err;
+		}
+		err = attach__link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
+		if (!s->switch_link) {
+			err = -errno;
+			log__err("cannot hook the scheduler for --off-cpu: %s", strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* -a --comm: the kernel side refuses other processes at their first probe
+ * (more names than it holds: userspace alone excludes, after that probe). */
+static void set_comms(struct profiler_bpf *skel, const char *list)
+{
+	char *copy = list ? strdup(list) : NULL, *tok, *save = NULL;
+	__u32 n = 0;
+
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			continue;
+		if (n == FSP_MAX_COMMS) {
+			n = 0;
+			break;
+		}
+		/* The kernel keeps FSP_COMM_LEN - 1 bytes of a name. */
+		snprintf((char *)skel->rodata->comms[n++], FSP_COMM_LEN, "%s", tok);
+	}
+	skel->rodata->nr_comms = n;
+	free(copy);
+}
+
+/*
+ * Slots of the off-CPU record array (a power of two): one per possible thread
+ * id up to pid_max, at most 4096 for -p (a few processes) and 65536 for -a;
+ * threads whose slot is taken go to the spill hash. FSP_OFFCPU_SLOTS (a power
+ * of two) overrides it: the tests use 1 to send every thread but one there.
+ */
+static __u32 offcpu_slots(bool system_wide)
+{
+	unsigned long want = system_wide ? 65536 : 4096, pid_max = 0;
+	const char *env = getenv("FSP_OFFCPU_SLOTS");
+	__u32 n = 1;
+	FILE *f;
+
+	if (env && *env) {
+		char *end;
+		unsigned long v = strtoul(env, &end, 10);
+
+		if (!*end && v && v <= 65536 && !(v & (v - 1)))
+			return v;
+		log__err("FSP_OFFCPU_SLOTS=%s is not a power of two from 1 to 65536: ignored", env);
+	}
+	f = fopen("/proc/sys/kernel/pid_max", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pid_max) != 1)
+			pid_max = 0;
+		fclose(f);
+	}
+	if (pid_max && pid_max < want)
+		want = pid_max;
+	while (n < want)
+		n <<= 1;
+	return n;
+}
+
+int loader__load(struct session *s)
+{
+	const struct session_opts *o = &s->opts;
+	__u32 max_events = o->max_events ? o->max_events : FSP_DEFAULT_MAX_EVENTS;
+	struct profiler_bpf *skel;
+	int err;
+
+	libbpf_set_print(libbpf_print);
+	skel = profiler_bpf__open();
+	if (!skel) {
+		err = -errno;
+		log__err("cannot open the BPF object: %s", strerror(-err));
+		return err;
+	}
+	s->skel = skel;
+	skel->rodata->max_depth = o->max_depth;
+	skel->rodata->sync_tgid = o->sync_pid;
+	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->events_enabled = o->events;
+	skel->rodata->max_events = max_events;
+	/* With the event view off, its maps are never touched: keep them tiny. */
+	bpf_map__set_max_entries(skel->maps.mark_ids, o->events ? max_events : 1);
+	bpf_map__set_max_entries(skel->maps.mark_stats, o->events ? max_events : 1);
+	/* The scheduler hook costs every context switch of the machine: only
+	 * with --off-cpu. */
+	skel->rodata->offcpu_enabled = o->offcpu;
+	if (o->offcpu) {
+		__u32 slots = offcpu_slots(o->system_wide);
+
+		skel->rodata->offcpu_mask = slots - 1;
+		bpf_map__set_max_entries(skel->maps.offcpu_recs, slots);
+		bpf_map__set_max_entries(skel->maps.offcpu_spill, OFFCPU_SPILL);
+	}
+	skel->rodata->system_wide = o->system_wide;
+	set_comms(skel, o->comm_filter);
+	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
+	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu);
+	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
+	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+	bpf_map__set_max_entries(skel->maps.counts, o->max_stacks * 8);
+	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
+	bpf_map__set_max_entries(skel->maps.targets, 4096);
+	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
+	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);
+	/* The mapped-probe programs take the verifier a while: only with --map. */
+	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);
+	bpf_program__set_autoload(skel->progs.map_leave, o->nr_probemaps > 0);
+	s->max_specs = MAX_SPECS;
+	s->specs = calloc(MAX_SPECS, sizeof(*s->specs));
+	s->probemap_sites = calloc(MAX_PROBEMAP_SITES, sizeof(*s->probemap_sites));
+	if (!s->specs || !s->probemap_sites)
+		return -ENOMEM;
+	err = profiler_bpf__load(skel);
+	if (err) {
+		log__err("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
+			 "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
+			 strerror(-err),
+			 log__enabled(LOG_VERBOSE) ? "" : "; run with -v for the verifier's log");
+		return err;
+	}
+	err = attach_tracepoints(s);
+	if (err)
+		log__err("cannot follow forks and execs: %s", strerror(-err));
+	return err;
+}
+
+int loader__open_sampler(struct session *s)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = s->period_ns,
+	};
+	int cpu, opened = 0, err;
+
+	s->nr_cpus = libbpf_num_possible_cpus();
+	if (s->nr_cpus <= 0)
+		return -EINVAL;
+	s->perf_fds = calloc(s->nr_cpus, sizeof(*s->perf_fds));
+	s->perf_links = calloc(s->nr_cpus, sizeof(*s->perf_links));
+	if (!s->perf_fds || !s->perf_links)
+		return -ENOMEM;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		s->perf_fds[cpu] = fd;
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue; /* offline CPU */
+			err = -errno;
+			log__err("cannot open the cpu-clock sampler on CPU %d: %s", cpu,
+				 strerror(-err));
+			return err;
+		}
+		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
+		if (!s->perf_links[cpu]) {
+			err = -errno;
+			log__err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
+			return err;
+		}
+		opened++;
+	}
+	return opened ? 0 : -ENODEV;
+}
+
+void loader__stop_sampler(struct session *s)
+{
+	if (!s->perf_fds)
+		return;
+	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		bpf_link__destroy(s->perf_links[cpu]);
+		s->perf_links[cpu] = NULL;
+		if (s->perf_fds[cpu] >= 0)
+			close(s->perf_fds[cpu]);
+		s->perf_fds[cpu] = -1;
+	}
+}

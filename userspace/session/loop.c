@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The event loop (session__run): fork, exec, dlopen and new-process events
+ * from the ring buffer, signals, targets' exits (pidfds), the launched
+ * command's stops, the live view's ticks and the rescan every second. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "session_int.h"
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	const struct fsp_event *e = data;
+	struct session *s = ctx;
+	struct target *t;
+	int err;
+
+	if (size < sizeof(*e))
+		return 0;
+	switch (e->type) {
+	case FSP_EVENT_FORK:
+		err = session__add_target(s, e->pid, NULL);
+		if (err < 0 && err != -ESRCH)
+			log__verbose("cannot follow child %d of %d: %s", e->pid, e->ppid,
+				     strerror(-err));
+		break;
+	case FSP_EVENT_EXEC:
+		t = targets__find(s, e->pid);
+		/* System-wide: a process seen before may run a program with
+		 * probes now; the next scan looks at it again. */
+		if (!t && s->opts.system_wide)
+			syswide__exec(s, e->pid);
+		/* Links are per task and file: they stay armed across exec for the
+		 * files the new image maps again; only new files need attaching. */
+		if (t)
+			targets__rescan(s, t);
+		break;
+	case FSP_EVENT_DLOPEN:
+		t = targets__find(s, e->pid);
+		if (t)
+			targets__rescan(s, t);
+		break;
+	case FSP_EVENT_NEW_PROC:
+		syswide__new_process(s, e->pid);
+		break;
+	}
+	return 0;
+}
+
+/* The launched command stopped itself at a link-map change (sync_pid): attach
+ * what it mapped, then let it go on. Or it exited: keep its status. */
+static void on_sigchld(struct session *s)
+{
+	pid_t pid = s->opts.sync_pid;
+	int status;
+
+	if (!pid)
+		return;
+	while (waitpid(pid, &status, WNOHANG | WUNTRACED) == pid) {
+		struct target *t;
+
+		if (WIFSTOPPED(status)) {
+			ring_buffer__consume(s->rb);
+			/* Found after the events: a fork among them may have
+			 * moved the targets. */
+			t = targets__find(s, pid);
+			if (t)
+				targets__rescan(s, t);
+			kill(pid, SIGCONT);
+			continue;
+		}
+		s->child_status = status;
+		t = targets__find(s, pid);
+		if (t)
+			targets__gone(s, t);
+		break;
+	}
+}
+
+static bool any_alive(const struct session *s)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].alive)
+			return true;
+	return false;
+}
+
+static void handle_signal(struct session *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			on_sigchld(s);
+		} else {
+			s->stop = true;
+		}
+	}
+}
+
+int session__run(struct session *s)
+{
+	double deadline = s->opts.duration_s > 0 ? now(CLOCK_MONOTONIC) + s->opts.duration_s : 0;
+	double next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
+	double interval = s->opts.on_interval ? s->opts.interval_s : 0;
+	double next_tick = interval > 0 ? now(CLOCK_MONOTONIC) + interval : 0;
+	struct epoll_event evs[16];
+	int err = 0;
+
+	while (!s->stop) {
+		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t;
+		int n, i;
+
+		if (next_tick && t >= next_tick) {
+			/* The live view: its errors are its own, the session goes on. */
+			s->opts.on_interval(s, s->opts.interval_ctx);
+			while (next_tick <= now(CLOCK_MONOTONIC))
+				next_tick += interval;
+			continue;
+		}
+		if (next_tick && next_tick - t < wait_s)
+			wait_s = next_tick - t;
+
+		if (!s->opts.system_wide && !any_alive(s))
+			break;
+		if (deadline && t >= deadline)
+			break;
+		if (deadline && deadline - t < wait_s)
+			wait_s = deadline - t;
+		n = epoll_wait(s->epfd, evs, 16, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			__u64 tag = evs[i].data.u64;
+
+			if (tag == TAG_RINGBUF)
+				ring_buffer__consume(s->rb);
+			else if (tag == TAG_SIGNAL)
+				handle_signal(s);
+			else if (tag & TAG_PIDFD)
+				targets__gone(s, &s->targets[tag & 0xffffffffULL]);
+		}
+		if (now(CLOCK_MONOTONIC) >= next_rescan) {
+			/* Catch what the events missed (ring buffer full, no ld.so hook). */
+			for (size_t j = 0; j < s->nr_targets; j++)
+				if (s->targets[j].alive &&
+				    targets__rescan(s, &s->targets[j]) == -ESRCH)
+					targets__gone(s, &s->targets[j]);
+			/* System-wide: processes started since (their probes may not
+			 * have fired yet, or be in files not seen before). */
+			if (s->opts.system_wide)
+				syswide__rescan(s);
+			next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
+		}
+	}
+	/* Events that arrived last, and a final look at the launched child. */
+	ring_buffer__consume(s->rb);
+	s->end_mono = now(CLOCK_MONOTONIC);
+	s->end_wall = now(CLOCK_REALTIME);
+	return err;
+}
+
+int loop__setup(struct session *s)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	sigset_t mask;
+
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0)
+		return -errno;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &mask, &s->old_mask))
+		return -errno;
+	s->mask_set = true;
+	s->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (s->sigfd < 0)
+		return -errno;
+	ev.data.u64 = TAG_SIGNAL;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->sigfd, &ev))
+		return -errno;
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
+	if (!s->rb)
+		return -errno;
+	ev.data.u64 = TAG_RINGBUF;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Inside a session (session.h): its state, shared by the files that make
+ * it up, and their internal functions. Each file is one concern:
+ *
+ *	session.c	lifecycle and accessors
+ *	loader.c	the skeleton, tracepoints and the sampler
+ *	attach.c	the probes of one file; links and their teardown
+ *	hooks.c		dlopen (ld.so) and unwinding (longjmp, catch) hooks
+ *	targets.c	the processes profiled, their files, rescans
+ *	syswide.c	system-wide mode (-a)
+ *	loop.c		the event loop
+ *	collect.c	draining the maps into a profile
+ */
+#ifndef FSP_SESSION_INT_H
+#define FSP_SESSION_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "profiler.h"
+#include "profiler.skel.h"
+#include "session.h"
+
+#define RESCAN_INTERVAL_S 1.0
+#define MAX_SPECS 4096
+#define MAX_PROBEMAP_SITES 1024
+/* Off-CPU records of threads whose array slot is taken (allocated on use). */
+#define OFFCPU_SPILL 65536
+#define PROVIDERS_LEN 1024
+/* What an epoll event is: the ring buffer, the signalfd, or a target's
+ * pidfd (TAG_PIDFD | its index in targets). */
+#define TAG_RINGBUF 1ULL
+#define TAG_SIGNAL 2ULL
+#define TAG_PIDFD (1ULL << 32)
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* System-wide: whether a file carries probes fsp-bpf attaches, cached by
+ * file. */
+struct sw_verdict {
+	struct file_id id;
+	bool relevant;
+};
+
+/* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
+struct attachment {
+	struct bpf_link *link;
+	int fd;
+};
+
+/* A process profiled. */
+struct target {
+	pid_t pid;
+	pid_t nspid; /* its PID in its own PID namespace (== pid outside containers) */
+	int pidfd;
+	bool alive;
+	bool dl_hooked;
+	struct file_id *files; /* files already scanned (with or without probes) */
+	size_t nr_files;
+	size_t cap_files;
+	struct mapping *mappings; /* as of the last scan: labels of a gone process */
+	size_t nr_mappings;
+};
+
+struct session {
+	struct session_opts opts;
+	struct profiler_bpf *skel;
+	uint64_t period_ns;
+	int nr_cpus;
+	int *perf_fds;
+	struct bpf_link **perf_links;
+	struct attachment *links; /* probes, hooks, tracepoints */
+	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
+	size_t nr_links;
+	size_t cap_links;
+	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
+	size_t nr_specs;
+	size_t max_specs;
+	struct target *targets;
+	size_t nr_targets;
+	size_t cap_targets;
+	/* Probe maps: feature numbers, names, and what the BPF side runs. */
+	uint32_t *feature_base; /* first feature number of each probe map */
+	char (*feature_names)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
+	size_t nr_feature_names;
+	bool *probemap_found; /* a file carried the probe map's provider */
+	struct fsp_map_site *probemap_sites; /* mirror of the map_sites map */
+	size_t nr_probemap_sites;
+	char providers[PROVIDERS_LEN]; /* providers seen, comma-separated */
+	/* System-wide mode: files scanned (attached when relevant) and the
+	 * processes looked at, so that each is read once. */
+	struct file_id *sw_files;
+	size_t nr_sw_files, cap_sw_files;
+	pid_t *sw_seen;
+	size_t nr_sw_seen, cap_sw_seen;
+	struct sw_verdict *verdicts;
+	size_t nr_verdicts, cap_verdicts;
+	struct ring_buffer *rb;
+	int epfd;
+	int sigfd;
+	sigset_t old_mask;
+	bool mask_set;
+	unsigned int nr_sites;
+	uint64_t attach_errors;
+	int child_status;
+	bool stop;
+	double start_mono, end_mono;
+	double start_wall, end_wall;
+	bool collected;
+};
+
+static inline double now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* loader.c */
+/* Opens, sizes, configures and loads the skeleton; attaches the tracepoints. */
+int loader__load(struct session *s);
+/* A cpu-clock perf event per CPU running the sample program. */
+int loader__open_sampler(struct session *s);
+void loader__stop_sampler(struct session *s); /* idempotent */
+
+/* attach.c */
+/* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:
+ * every process mapping it). Returns the sites attached or -errno (-ENOMSG: a
+ * probe map does not fit the file, already reported). */
+int attach__file(struct session *s, pid_t pid, const char *path);
+/* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
+int attach__link(struct session *s, struct bpf_link *link);
+/* Destroys every link kept (in threads: each waits for an RCU grace period). */
+void attach__destroy_all(struct session *s);
+
+/* hooks.c */
+int hooks__dl(struct session *s, struct target *t, const char *exe);
+void hooks__unwind(struct session *s, pid_t pid, const char *path);
+void hooks__dl_file(struct session *s, const char *path);
+
+/* targets.c */
+struct target *targets__find(struct session *s, pid_t pid);
+/* Attaches the files the target maps that were not seen yet. Returns the
+ * sites attached or -errno (-ESRCH: the process is gone). */
+int targets__rescan(struct session *s, struct target *t);
+/* The target exited: no longer waited for. */
+void targets__gone(struct session *s, struct target *t);
+
+/* syswide.c */
+/* Has the file been scanned already? Else records it. 0 or -ENOMEM. */
+int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen);
+/* Looks at every process in /proc not looked at yet. */
+int syswide__rescan(struct session *s);
+/* A process fired its first probe. */
+void syswide__new_process(struct session *s, pid_t pid);
+/* A process that is no target exec'd: look at it again. */
+void syswide__exec(struct session *s, pid_t pid);
+
+/* loop.c */
+/* The epoll set: the signals, the ring buffer (pidfds join as targets come). */
+int loop__setup(struct session *s);
+
+#endif /* FSP_SESSION_INT_H */

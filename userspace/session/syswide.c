@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* System-wide mode (-a): every process whose files carry fsp probes or a
+ * probe map's provider, found in /proc at the start and every second, and by
+ * its first probe; probes are attached per file, for every process. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "fsp_probes.h"
+#include "log.h"
+#include "procmaps.h"
+#include "procscan.h"
+#include "usdt.h"
+#include "util.h"
+#include "session_int.h"
+
+/* System-wide: has the file been scanned already? Else records it. */
+int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen)
+{
+	for (size_t i = 0; i < s->nr_sw_files; i++) {
+		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino) {
+			*seen = true;
+			return 0;
+		}
+	}
+	*seen = false;
+	if (fsp_grow((void **)&s->sw_files, &s->cap_sw_files, s->nr_sw_files + 1,
+		     sizeof(*s->sw_files)))
+		return -ENOMEM;
+	s->sw_files[s->nr_sw_files].dev = dev;
+	s->sw_files[s->nr_sw_files++].ino = ino;
+	return 0;
+}
+
+/* System-wide: has pid been looked at? Else records it. */
+static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
+{
+	for (size_t i = 0; i < s->nr_sw_seen; i++) {
+		if (s->sw_seen[i] == pid) {
+			*seen = true;
+			return 0;
+		}
+	}
+	*seen = false;
+	if (fsp_grow((void **)&s->sw_seen, &s->cap_sw_seen, s->nr_sw_seen + 1, sizeof(*s->sw_seen)))
+		return -ENOMEM;
+	s->sw_seen[s->nr_sw_seen++] = pid;
+	return 0;
+}
+
+static void sw_forget(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_sw_seen; i++) {
+		if (s->sw_seen[i] == pid) {
+			s->sw_seen[i] = s->sw_seen[--s->nr_sw_seen];
+			return;
+		}
+	}
+}
+
+/* System-wide: does the comm filter let pid in? An excluded process is
+ * marked 0 in the targets map: its probes then return at once. */
+static bool sw_admitted(struct session *s, pid_t pid)
+{
+	char comm[64] = "";
+	__u32 key = pid, zero = 0;
+
+	if (!s->opts.comm_filter)
+		return true;
+	procscan__comm(pid, comm, sizeof(comm));
+	if (procscan__in_list(s->opts.comm_filter, comm))
+		return true;
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &zero, BPF_ANY);
+	return false;
+}
+
+/* Does the file at path carry fsp probes or the provider of a probe map? */
+static bool file_relevant(struct session *s, const char *path)
+{
+	struct usdt_site *sites = NULL;
+	size_t nr = 0, skipped;
+	bool relevant = false;
+
+	if (usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0))
+		return false;
+	for (size_t i = 0; i < nr && !relevant; i++) {
+		relevant = !strcmp(sites[i].provider, FSP_PROVIDER);
+		for (size_t m = 0; m < s->opts.nr_probemaps && !relevant; m++)
+			relevant =
+				!strcmp(sites[i].provider, s->opts.probemaps[m].probemap->provider);
+	}
+	free(sites);
+	return relevant;
+}
+
+struct sw_scan_ctx {
+	struct session *s;
+	pid_t pid;
+	bool relevant;
+};
+
+static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+{
+	struct sw_scan_ctx *c = ctx;
+	char host[PATH_MAX + 64];
+	bool relevant;
+
+	for (size_t i = 0; i < c->s->nr_verdicts; i++) {
+		if (c->s->verdicts[i].id.dev == dev && c->s->verdicts[i].id.ino == ino) {
+			c->relevant |= c->s->verdicts[i].relevant;
+			return c->relevant ? 1 : 0;
+		}
+	}
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
+	relevant = file_relevant(c->s, host);
+	if (fsp_grow((void **)&c->s->verdicts, &c->s->cap_verdicts, c->s->nr_verdicts + 1,
+		     sizeof(*c->s->verdicts)))
+		return -ENOMEM;
+	c->s->verdicts[c->s->nr_verdicts++] = (struct sw_verdict){{dev, ino}, relevant};
+	c->relevant |= relevant;
+	return c->relevant ? 1 : 0;
+}
+
+static int sw_pid_cb(void *ctx, pid_t pid)
+{
+	struct session *s = ctx;
+	struct sw_scan_ctx c = {.s = s, .pid = pid};
+	bool seen;
+	int err;
+
+	if (pid == getpid())
+		return 0;
+	err = sw_pid_seen(s, pid, &seen);
+	if (err || seen)
+		return err;
+	err = procmaps__for_each_mapped_file(pid, sw_file_cb, &c);
+	if (err < 0 || !c.relevant || !sw_admitted(s, pid))
+		return err == -ENOMEM ? err : 0;
+	err = session__add_target(s, pid, NULL);
+	if (err == -ENOMSG)
+		return err;
+	if (err < 0 && err != -ESRCH)
+		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
+	return 0;
+}
+
+int syswide__rescan(struct session *s)
+{
+	return procscan__for_each_pid(sw_pid_cb, s);
+}
+
+int session__add_system_wide(struct session *s)
+{
+	int err = syswide__rescan(s);
+
+	return err < 0 ? err : (int)s->nr_targets;
+}
+
+void syswide__new_process(struct session *s, pid_t pid)
+{
+	bool seen;
+	int err;
+
+	if (targets__find(s, pid))
+		return;
+	if (sw_pid_seen(s, pid, &seen) || !sw_admitted(s, pid))
+		return;
+	err = session__add_target(s, pid, NULL);
+	if (err < 0 && err != -ESRCH)
+		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
+}
+
+void syswide__exec(struct session *s, pid_t pid)
+{
+	__u32 key = pid;
+
+	sw_forget(s, pid);
+	/* An exclusion (--comm) was of the old program. */
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+}

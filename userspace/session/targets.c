@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The processes profiled: adding one, and attaching the files it maps,
+ * once each, at the start and at every rescan (dlopen, exec, each second). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "procmaps.h"
+#include "procscan.h"
+#include "util.h"
+#include "session_int.h"
+
+struct target *targets__find(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].pid == pid)
+			return &s->targets[i];
+	return NULL;
+}
+
+static bool target_has_file(struct target *t, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < t->nr_files; i++)
+		if (t->files[i].dev == dev && t->files[i].ino == ino)
+			return true;
+	return false;
+}
+
+static int target_add_file(struct target *t, dev_t dev, ino_t ino)
+{
+	if (fsp_grow((void **)&t->files, &t->cap_files, t->nr_files + 1, sizeof(*t->files)))
+		return -ENOMEM;
+	t->files[t->nr_files].dev = dev;
+	t->files[t->nr_files++].ino = ino;
+	return 0;
+}
+
+struct scan_ctx {
+	struct session *s;
+	struct target *t;
+	int sites;
+};
+
+static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+{
+	struct scan_ctx *c = ctx;
+	/* The file as the target sees it, also in another mount namespace. */
+	char host[PATH_MAX + 64];
+	bool sw = c->s->opts.system_wide, seen;
+	int err;
+
+	if (target_has_file(c->t, dev, ino))
+		return 0;
+	err = target_add_file(c->t, dev, ino);
+	if (!err && sw)
+		err = syswide__file_seen(c->s, dev, ino, &seen);
+	if (err)
+		return err;
+	if (sw && seen)
+		return 0; /* attached for every process when first seen */
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
+	hooks__unwind(c->s, sw ? -1 : c->t->pid, host);
+	if (sw)
+		hooks__dl_file(c->s, host);
+	err = attach__file(c->s, sw ? 0 : c->t->pid, host);
+	if (err == -ENOMSG)
+		return err;
+	if (err < 0)
+		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
+	c->sites += err;
+	return 0;
+}
+
+/* Attaches every not yet seen file mapped by the target. */
+int targets__rescan(struct session *s, struct target *t)
+{
+	struct scan_ctx c = {.s = s, .t = t};
+	struct mapping *m;
+	char exe[64];
+	size_t n;
+	int err;
+
+	if (!t->dl_hooked && !s->opts.system_wide) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", t->pid);
+		err = hooks__dl(s, t, exe);
+		if (err)
+			return err;
+	}
+	/* One read of /proc/PID/maps: the files to attach, and the mappings
+	 * kept for the labels of a process that is gone by the end. */
+	err = procmaps__read(t->pid, &m, &n);
+	if (err)
+		return err;
+	err = procmaps__for_each_file(m, n, scan_cb, &c);
+	if (err) {
+		procmaps__free(m, n);
+		return err;
+	}
+	procmaps__free(t->mappings, t->nr_mappings);
+	t->mappings = m;
+	t->nr_mappings = n;
+	return c.sites;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return syscall(SYS_pidfd_open, pid, 0);
+}
+
+int session__add_target(struct session *s, pid_t pid, const char *exe)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct target *t = targets__find(s, pid);
+	__u32 key = pid, one = 1;
+	int err, sites = 0;
+
+	if (!t) {
+		if (fsp_grow((void **)&s->targets, &s->cap_targets, s->nr_targets + 1,
+			     sizeof(*s->targets)))
+			return -ENOMEM;
+		t = &s->targets[s->nr_targets];
+		memset(t, 0, sizeof(*t));
+		t->pid = pid;
+		t->pidfd = pidfd_open(pid);
+		if (t->pidfd < 0)
+			return -errno;
+		ev.data.u64 = TAG_PIDFD | s->nr_targets;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
+			err = -errno;
+			close(t->pidfd);
+			return err;
+		}
+		t->alive = true;
+		if (procscan__nspid(pid, &t->nspid))
+			t->nspid = pid;
+		s->nr_targets++;
+	}
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+		return -errno;
+	if (exe) {
+		struct stat st;
+
+		/* Not exec'd yet: its probes are armed when the kernel maps the file. */
+		err = hooks__dl(s, t, exe);
+		if (err)
+			return err;
+		if (stat(exe, &st))
+			return -errno;
+		err = target_add_file(t, st.st_dev, st.st_ino);
+		if (err)
+			return err;
+		return attach__file(s, pid, exe);
+	}
+	err = targets__rescan(s, t);
+	if (err < 0)
+		return err;
+	sites += err;
+	return sites;
+}
+
+void targets__gone(struct session *s, struct target *t)
+{
+	if (!t->alive)
+		return;
+	t->alive = false;
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+}
