@@ -84,104 +84,188 @@ static void period_err(char *err, size_t errlen, const char *target, uint64_t go
 		    target, a, b);
 }
 
-/* Copies processes (with their namespace PIDs), threads, stacks and samples
- * of src, source s to map[s]. */
-static int merge_records(struct profile *dst, const struct profile *src, const uint32_t *map,
-			 size_t nr_map, char *err, size_t errlen)
+/* Source index s of src, mapped into dst (and made dst's current source). */
+static int use_source(struct profile *dst, const uint32_t *map, size_t nr_map, uint32_t s)
+{
+	if (s >= nr_map)
+		return -EINVAL;
+	return profile__use_source(dst, map[s]);
+}
+
+/* Says which record of src could not be copied. */
+static int copy_err(int ret, const char *what, size_t i, const struct profile *src, char *err,
+		    size_t errlen)
+{
+	fsp_set_err(err, errlen, "cannot copy %s %zu of %s: %s", what, i,
+		    target_name(profile__meta(src)), strerror(-ret));
+	return ret;
+}
+
+/* Processes, with their namespace PIDs. */
+static int merge_processes(struct profile *dst, const struct profile *src, const uint32_t *map,
+			   size_t nr_map, char *err, size_t errlen)
 {
 	struct profile_process proc;
-	struct profile_thread th;
-	struct profile_stack st;
-	struct profile_sample s;
-	size_t i;
 	int ret;
 
-	for (i = 0; i < profile__nr_pids(src); i++) {
+	for (size_t i = 0; i < profile__nr_pids(src); i++) {
 		ret = profile__process(src, i, &proc);
-		if (!ret && proc.source >= nr_map)
-			ret = -EINVAL;
 		if (!ret)
-			ret = profile__use_source(dst, map[proc.source]);
+			ret = use_source(dst, map, nr_map, proc.source);
 		if (!ret)
 			ret = profile__add_pid(dst, proc.pid);
 		if (!ret && proc.nspid)
 			ret = profile__set_process_nspid(dst, proc.pid, proc.nspid);
-		if (ret) {
-			fsp_set_err(err, errlen, "cannot copy process %zu of %s: %s", i,
-				    target_name(profile__meta(src)), strerror(-ret));
-			return ret;
-		}
+		if (ret)
+			return copy_err(ret, "process", i, src, err, errlen);
 	}
-	for (i = 0; i < profile__nr_threads(src); i++) {
+	return 0;
+}
+
+static int merge_threads(struct profile *dst, const struct profile *src, const uint32_t *map,
+			 size_t nr_map, char *err, size_t errlen)
+{
+	struct profile_thread th;
+	int ret;
+
+	for (size_t i = 0; i < profile__nr_threads(src); i++) {
 		ret = profile__thread(src, i, &th);
-		if (!ret && th.source >= nr_map)
-			ret = -EINVAL;
 		if (!ret)
-			ret = profile__use_source(dst, map[th.source]);
+			ret = use_source(dst, map, nr_map, th.source);
 		if (!ret)
 			ret = profile__add_thread(dst, th.pid, th.tid, th.comm);
-		if (ret) {
-			fsp_set_err(err, errlen, "cannot copy thread %zu of %s: %s", i,
-				    target_name(profile__meta(src)), strerror(-ret));
-			return ret;
-		}
+		if (ret)
+			return copy_err(ret, "thread", i, src, err, errlen);
 	}
-	for (i = 0; i < profile__nr_stacks(src); i++) {
+	return 0;
+}
+
+static int merge_stacks(struct profile *dst, const struct profile *src, const uint32_t *map,
+			size_t nr_map, char *err, size_t errlen)
+{
+	struct profile_stack st;
+	int ret;
+
+	for (size_t i = 0; i < profile__nr_stacks(src); i++) {
 		ret = profile__stack(src, i, &st);
-		if (!ret && st.source >= nr_map)
-			ret = -EINVAL;
 		if (!ret)
-			ret = profile__use_source(dst, map[st.source]);
+			ret = use_source(dst, map, nr_map, st.source);
 		if (!ret)
 			ret = profile__add_stack(dst, st.pid, st.key, st.frames, st.depth);
-		if (ret) {
-			fsp_set_err(err, errlen, "cannot copy stack %zu of %s: %s", i,
-				    target_name(profile__meta(src)), strerror(-ret));
-			return ret;
-		}
+		if (ret)
+			return copy_err(ret, "stack", i, src, err, errlen);
 	}
-	for (i = 0; i < profile__nr_samples(src); i++) {
+	return 0;
+}
+
+/* Samples and off-CPU time; samples of a stack src never stored stay
+ * unknown, and counted. */
+static int merge_samples(struct profile *dst, const struct profile *src, const uint32_t *map,
+			 size_t nr_map, char *err, size_t errlen)
+{
+	struct profile_sample s;
+	int ret;
+
+	for (size_t i = 0; i < profile__nr_samples(src); i++) {
 		ret = profile__sample(src, i, &s);
-		if (!ret && s.source >= nr_map)
-			ret = -EINVAL;
 		if (!ret)
-			ret = profile__use_source(dst, map[s.source]);
+			ret = use_source(dst, map, nr_map, s.source);
 		if (!ret && (s.count || !s.offcpu_ns))
 			ret = profile__add_samples(dst, s.pid, s.tid, s.key, s.count);
 		if ((!ret || (ret == -ENOENT && !s.known)) && s.offcpu_ns)
 			ret = profile__add_offcpu(dst, s.pid, s.tid, s.key, s.offcpu_ns);
-		/* samples of a stack src never stored stay unknown, and counted */
 		if (ret == -ENOENT && !s.known)
 			ret = 0;
-		if (ret) {
-			fsp_set_err(err, errlen, "cannot copy samples %zu of %s: %s", i,
-				    target_name(profile__meta(src)), strerror(-ret));
-			return ret;
-		}
+		if (ret)
+			return copy_err(ret, "samples", i, src, err, errlen);
 	}
-	for (i = 0; i < profile__nr_events(src); i++) {
-		struct profile_event ev;
+	return 0;
+}
 
+/* The event view's calls. */
+static int merge_events(struct profile *dst, const struct profile *src, const uint32_t *map,
+			size_t nr_map, char *err, size_t errlen)
+{
+	struct profile_event ev;
+	int ret;
+
+	for (size_t i = 0; i < profile__nr_events(src); i++) {
 		ret = profile__event(src, i, &ev);
-		if (!ret && ev.source >= nr_map)
-			ret = -EINVAL;
 		if (!ret)
-			ret = profile__use_source(dst, map[ev.source]);
+			ret = use_source(dst, map, nr_map, ev.source);
 		if (!ret)
 			ret = profile__add_events(dst, ev.pid, ev.feature, ev.instance, ev.stats);
-		if (ret) {
-			fsp_set_err(err, errlen, "cannot copy the calls %zu of %s: %s", i,
-				    target_name(profile__meta(src)), strerror(-ret));
-			return ret;
+		if (ret)
+			return copy_err(ret, "the calls", i, src, err, errlen);
+	}
+	return 0;
+}
+
+/* Copies the records of src, source s to map[s]. */
+static int merge_records(struct profile *dst, const struct profile *src, const uint32_t *map,
+			 size_t nr_map, char *err, size_t errlen)
+{
+	int ret = merge_processes(dst, src, map, nr_map, err, errlen);
+
+	if (!ret)
+		ret = merge_threads(dst, src, map, nr_map, err, errlen);
+	if (!ret)
+		ret = merge_stacks(dst, src, map, nr_map, err, errlen);
+	if (!ret)
+		ret = merge_samples(dst, src, map, nr_map, err, errlen);
+	if (!ret)
+		ret = merge_events(dst, src, map, nr_map, err, errlen);
+	if (ret)
+		return ret;
+	return profile__use_source(dst, 0);
+}
+
+/* Every source of src was sampled at the period want (set by the first when
+ * !have_want). */
+static int check_periods(const struct merge_source *srcs, size_t nr_srcs, bool have_want,
+			 uint64_t want, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < nr_srcs; i++) {
+		uint64_t got = report_period_ns(srcs[i].meta);
+
+		if (!have_want) {
+			want = got; /* the first source sets the period */
+			have_want = true;
+		}
+		if (got != want) {
+			period_err(err, errlen, target_name(srcs[i].meta), got, want);
+			return -EINVAL;
 		}
 	}
-	return profile__use_source(dst, 0);
+	return 0;
+}
+
+/* dst can take src's samples and nr_new more sources. Every count of dst is
+ * bounded by its total: checking it suffices. */
+static int check_limits(const struct profile *dst, const struct profile *src, size_t nr_new,
+			char *err, size_t errlen)
+{
+	uint64_t dst_total = profile__total_samples(dst), src_total = profile__total_samples(src);
+
+	if (dst_total > UINT64_MAX - src_total) {
+		fsp_set_err(err, errlen,
+			    "merging %s would overflow the sample count: %" PRIu64 " + %" PRIu64
+			    " samples exceed %" PRIu64,
+			    target_name(profile__meta(src)), dst_total, src_total, UINT64_MAX);
+		return -EOVERFLOW;
+	}
+	if (profile__nr_sources(dst) + nr_new > INT32_MAX) {
+		fsp_set_err(err, errlen, "merging %s: too many sources",
+			    target_name(profile__meta(src)));
+		return -E2BIG;
+	}
+	return 0;
 }
 
 int profile__merge(struct profile *dst, const struct profile *src, char *err, size_t errlen)
 {
 	struct merge_source *srcs = NULL, *olds = NULL;
-	uint64_t want = 0, got, dst_total, src_total;
+	uint64_t want = 0;
 	size_t i, nr_srcs, nr_olds;
 	uint32_t *map = NULL;
 	bool have_want, convert;
@@ -211,36 +295,11 @@ int profile__merge(struct profile *dst, const struct profile *src, char *err, si
 		}
 		want = report_period_ns(olds[0].meta);
 	}
-	for (i = 0; i < nr_srcs; i++) {
-		got = report_period_ns(srcs[i].meta);
-		if (!have_want) {
-			want = got; /* the first source sets the period */
-			have_want = true;
-		}
-		if (got != want) {
-			ret = -EINVAL;
-			period_err(err, errlen, target_name(srcs[i].meta), got, want);
-			goto cleanup;
-		}
-	}
-
-	/* Every count of dst is bounded by its total: checking it suffices. */
-	dst_total = profile__total_samples(dst);
-	src_total = profile__total_samples(src);
-	if (dst_total > UINT64_MAX - src_total) {
-		ret = -EOVERFLOW;
-		fsp_set_err(err, errlen,
-			    "merging %s would overflow the sample count: %" PRIu64 " + %" PRIu64
-			    " samples exceed %" PRIu64,
-			    target_name(profile__meta(src)), dst_total, src_total, UINT64_MAX);
+	ret = check_periods(srcs, nr_srcs, have_want, want, err, errlen);
+	if (!ret)
+		ret = check_limits(dst, src, convert + nr_srcs, err, errlen);
+	if (ret)
 		goto cleanup;
-	}
-	if (profile__nr_sources(dst) + convert + nr_srcs > INT32_MAX) {
-		ret = -E2BIG;
-		fsp_set_err(err, errlen, "merging %s: too many sources",
-			    target_name(profile__meta(src)));
-		goto cleanup;
-	}
 
 	map = calloc(nr_srcs, sizeof(*map));
 	if (!map) {
