@@ -83,7 +83,9 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
 EXAMPLE_LIBS := $(patsubst examples/lib%.c,$(OUTPUT)/examples/lib%.so,$(wildcard examples/lib*.c))
 
 WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/wl_common.c,$(wildcard tests/workloads/*.c))
-WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C))
+WORKLOAD_CXX := $(wildcard tests/workloads/*.cc)
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C)) \
+	$(patsubst tests/workloads/%.cc,$(OUTPUT)/workloads/%,$(WORKLOAD_CXX))
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 
@@ -229,6 +231,18 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildc
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ -ldl -lm
+
+# C++ workloads link wl_common compiled as C.
+$(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -c $< -o $@
+
+$(OUTPUT)/workloads/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -Itests/workloads -pthread $< \
+		$(OUTPUT)/workloads/wl_common.o -o $@ -lm
 
 # Synthetic profile files and their load/attribute/write timing (bench/files.sh):
 # an analysis-library program, not a probe one.
