@@ -90,7 +90,8 @@ WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 
 BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
-BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C))
+BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
+	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 
 all: $(APP)
 
@@ -256,6 +257,11 @@ $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
 
+$(OUTPUT)/bench/%: bench/%.cc usdt/fsp.h
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@ -ldl
+
 # The probe-cost baseline: an empty BPF program on the same fsp sites (bench/run.sh).
 BENCH_TOOLS := $(OUTPUT)/bench/tools/empty.bpf.o $(OUTPUT)/bench/tools/empty_attach
 
@@ -319,6 +325,7 @@ bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
 bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
 	$(Q)bench/events.sh
+	$(Q)bench/unwind.sh
 	$(Q)bench/files.sh
 	$(Q)bench/pg.sh
 
