@@ -83,12 +83,15 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
 EXAMPLE_LIBS := $(patsubst examples/lib%.c,$(OUTPUT)/examples/lib%.so,$(wildcard examples/lib*.c))
 
 WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/wl_common.c,$(wildcard tests/workloads/*.c))
-WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C))
+WORKLOAD_CXX := $(wildcard tests/workloads/*.cc)
+WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C)) \
+	$(patsubst tests/workloads/%.cc,$(OUTPUT)/workloads/%,$(WORKLOAD_CXX))
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 
 BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
-BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C))
+BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
+	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 
 all: $(APP)
 
@@ -230,6 +233,18 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildc
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ -ldl -lm
 
+# C++ workloads link wl_common compiled as C.
+$(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -c $< -o $@
+
+$(OUTPUT)/workloads/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -Itests/workloads -pthread $< \
+		$(OUTPUT)/workloads/wl_common.o -o $@ -lm
+
 # Synthetic profile files and their load/attribute/write timing (bench/files.sh):
 # an analysis-library program, not a probe one.
 $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
@@ -241,6 +256,11 @@ $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
+
+$(OUTPUT)/bench/%: bench/%.cc usdt/fsp.h
+	$(call msg,CXX,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@ -ldl
 
 # The probe-cost baseline: an empty BPF program on the same fsp sites (bench/run.sh).
 BENCH_TOOLS := $(OUTPUT)/bench/tools/empty.bpf.o $(OUTPUT)/bench/tools/empty_attach
@@ -305,6 +325,7 @@ bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
 bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
 	$(Q)bench/events.sh
+	$(Q)bench/unwind.sh
 	$(Q)bench/files.sh
 	$(Q)bench/pg.sh
 

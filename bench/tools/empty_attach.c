@@ -4,7 +4,7 @@
  * for one process, the way fsp-bpf attaches its own programs, and hold the
  * attachment until SIGINT or SIGTERM or the process is gone.
  *
- *   empty_attach [-b] [-s] [-U] EMPTY_BPF_O BINARY PID [HZ]
+ *   empty_attach [-b] [-s] [-U] [-f|-F FILE:FUNC]... EMPTY_BPF_O BINARY PID [HZ]
  *
  * Like fsp-bpf it parses the .note.stapsdt notes itself (userspace/probes/usdt.c) and
  * creates one uprobe_multi link (BPF_TRACE_UPROBE_MULTI) per probe name per
@@ -20,6 +20,12 @@
  *   -s  also attach an empty tp_btf program to sched_switch, as --off-cpu
  *       does (the floor of any off-CPU profiler)
  *   -U  no uprobes: only the sampler and/or the sched_switch program
+ *   -f FILE:FUNC  also attach an empty perf-event uprobe to function FUNC of
+ *       FILE where fsp-bpf hooks a function (usdt__func_probe(): past a
+ *       leading endbr64 when the next instruction is emulated), as it hooks
+ *       __cxa_begin_catch and longjmp
+ *   -F FILE:FUNC  the same at the function's first instruction (libbpf's
+ *       func_name), where fsp-bpf hooked before it skipped endbr64
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +45,15 @@
 static const char *const probe_names[] = {"mark_enter", "mark_leave", "antimark_enter",
 					  "antimark_leave"};
 #define NR_PROBES (sizeof(probe_names) / sizeof(probe_names[0]))
+#define MAX_HOOKS 8
+
+/* A function to hook (-f, -F). */
+struct hook {
+	char *file;
+	const char *func;
+	bool entry; /* -F: at the first instruction */
+	struct bpf_link *link;
+};
 
 static volatile sig_atomic_t stop;
 
@@ -110,16 +125,60 @@ static int open_samplers(struct bpf_program *prog, unsigned long hz)
 	return 0;
 }
 
+/* Parses "FILE:FUNC" of -f or -F into h; 0 or -EINVAL. */
+static int parse_hook(char *arg, bool entry, struct hook *h)
+{
+	char *colon = strrchr(arg, ':');
+
+	if (!colon || colon == arg || !colon[1])
+		return -EINVAL;
+	*colon = 0;
+	h->file = arg;
+	h->func = colon + 1;
+	h->entry = entry;
+	return 0;
+}
+
+/* Attaches prog to each hook for pid; 0 or -errno. */
+static int attach_hooks(struct bpf_program *prog, struct hook *hooks, size_t nr, pid_t pid)
+{
+	for (size_t i = 0; i < nr; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = hooks[i].func);
+		uint64_t off = 0;
+		bool emulated = false;
+		int err;
+
+		if (!hooks[i].entry) {
+			err = usdt__func_probe(hooks[i].file, hooks[i].func, &off, &emulated);
+			if (err)
+				return err;
+			uo.func_name = NULL;
+		}
+		hooks[i].link = bpf_program__attach_uprobe_opts(prog, pid, hooks[i].file, off, &uo);
+		if (!hooks[i].link)
+			return -errno;
+		printf("empty_attach: hooked %s in %s at %s (%s)\n", hooks[i].func, hooks[i].file,
+		       hooks[i].entry ? "its entry" : "fsp-bpf's place",
+		       hooks[i].entry ? "as libbpf resolves it"
+				      : (emulated ? "emulated" : "single-stepped"));
+	}
+	return 0;
+}
+
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-b] [-s] [-U] EMPTY_BPF_O BINARY PID [HZ]\n", prog);
+	fprintf(stderr,
+		"usage: %s [-b] [-s] [-U] [-f|-F FILE:FUNC]... EMPTY_BPF_O BINARY PID [HZ]\n",
+		prog);
 }
 
 int main(int argc, char **argv)
 {
 	struct usdt_site *sites = NULL;
 	struct bpf_object *obj;
-	struct bpf_program *prog, *sample_prog, *switch_prog;
+	struct bpf_program *prog, *sample_prog, *switch_prog, *hook_prog;
+	struct hook hooks[MAX_HOOKS] = {};
+	size_t nr_hooks = 0;
 	struct bpf_link *switch_link = NULL;
 	unsigned long hz = 0;
 	int link_fds[NR_PROBES] = {};
@@ -132,8 +191,18 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int opt, err, ret = 1;
 
-	while ((opt = getopt(argc, argv, "bsU")) != -1) {
+	while ((opt = getopt(argc, argv, "bsUf:F:")) != -1) {
 		switch (opt) {
+		case 'f':
+		case 'F':
+			if (nr_hooks == MAX_HOOKS ||
+			    parse_hook(optarg, opt == 'F', &hooks[nr_hooks])) {
+				fprintf(stderr, "empty_attach: -%c FILE:FUNC, at most %d\n", opt,
+					MAX_HOOKS);
+				return 2;
+			}
+			nr_hooks++;
+			break;
 		case 'b':
 			bare = true;
 			break;
@@ -165,8 +234,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	err = usdt__read_sites(bin, "fsp", &sites, &nr, &skipped, why, sizeof(why));
-	if (err || !nr) {
+	err = uprobes ? usdt__read_sites(bin, "fsp", &sites, &nr, &skipped, why, sizeof(why)) : 0;
+	if (uprobes && (err || !nr)) {
 		fprintf(stderr, "empty_attach: %s: no fsp sites (%s)\n", bin,
 			err ? strerror(-err) : "none found");
 		return 1;
@@ -182,16 +251,18 @@ int main(int argc, char **argv)
 	prog = bpf_object__find_program_by_name(obj, "empty");
 	sample_prog = bpf_object__find_program_by_name(obj, "empty_sample");
 	switch_prog = bpf_object__find_program_by_name(obj, "empty_switch");
-	if (!prog || !sample_prog || !switch_prog) {
+	hook_prog = bpf_object__find_program_by_name(obj, "empty_hook");
+	if (!prog || !sample_prog || !switch_prog || !hook_prog) {
 		fprintf(stderr,
-			"empty_attach: no program 'empty', 'empty_sample' or 'empty_switch' in "
-			"%s\n",
+			"empty_attach: no program 'empty', 'empty_sample', 'empty_switch' or "
+			"'empty_hook' in %s\n",
 			obj_path);
 		goto out_obj;
 	}
 	bpf_program__set_expected_attach_type(prog, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_autoattach(prog, false);
 	bpf_program__set_autoload(switch_prog, on_switch);
+	bpf_program__set_autoattach(hook_prog, false);
 	err = bpf_object__load(obj);
 	if (err) {
 		fprintf(stderr, "empty_attach: cannot load %s: %s\n", obj_path, strerror(-err));
@@ -207,6 +278,12 @@ int main(int argc, char **argv)
 			goto out_links;
 		}
 		link_fds[i] = fd;
+	}
+	err = attach_hooks(hook_prog, hooks, nr_hooks, pid);
+	if (err) {
+		fprintf(stderr, "empty_attach: cannot hook a function for pid %d: %s\n", (int)pid,
+			strerror(-err));
+		goto out_links;
 	}
 	if (hz) {
 		err = open_samplers(bare ? NULL : sample_prog, hz);
@@ -233,6 +310,8 @@ int main(int argc, char **argv)
 	ret = 0;
 out_links:
 	bpf_link__destroy(switch_link);
+	for (size_t i = 0; i < nr_hooks; i++)
+		bpf_link__destroy(hooks[i].link);
 	for (size_t i = 0; i < NR_PROBES; i++)
 		if (link_fds[i] > 0)
 			close(link_fds[i]);

@@ -9,6 +9,9 @@
  *                     dead mark's stack frame
  *   longjmp_deep      the same, but the code after the longjmp calls deeper
  *                     than the dead mark's frame was
+ *   exception_shallow,
+ *   exception_deep    the same with a C++ exception (wl_exc) instead of a
+ *                     longjmp: a C-style mark that a throw unwinds
  */
 #include <math.h>
 #include <stdio.h>
@@ -171,16 +174,20 @@ static void test_threads(void **state)
 	json_object_put(prof);
 }
 
-static void longjmp_case(const char *mode)
+/* A mark left by an unwinding (wl_jmp: longjmp, wl_exc: a C++ exception)
+ * inside the feature outer; after is the truth key of the work done after it. */
+static void unwound_case(const char *workload, const char *outer, const char *after,
+			 const char *mode)
 {
 	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
 	struct itest_truth *t;
 	json_object *prof;
 	uint64_t n, inner, cycles, stale;
+	char key[64];
 	double C, dw;
 	bool ok = true;
 
-	prof = launch("wl_jmp", json, truth_path, "1500", mode);
+	prof = launch(workload, json, truth_path, "1500", mode);
 	t = itest_truth_load(truth_path);
 	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
 	n = itest_total_samples(prof);
@@ -190,16 +197,15 @@ static void longjmp_case(const char *mode)
 	assert_true(n >= 1000);
 
 	inner = itest_feature_samples(prof, "inner");
-	ok &= itest_truth_share_ok("jumpy", itest_feature_samples(prof, "jumpy"), n, t,
-				   "feature.jumpy", C, dw);
-	ok &= itest_truth_share_ok("inner (left by longjmp)", inner, n, t, "feature.inner", C, dw);
+	snprintf(key, sizeof(key), "feature.%s", outer);
+	ok &= itest_truth_share_ok(outer, itest_feature_samples(prof, outer), n, t, key, C, dw);
+	ok &= itest_truth_share_ok("inner (left by the unwinding)", inner, n, t, "feature.inner", C,
+				   dw);
 	/* A profiler that keeps charging the dead mark until something prunes it
-	 * adds the time after the longjmp: that must be clearly rejected. */
+	 * adds the time after the unwinding: that must be clearly rejected. */
 	ok &= itest_share_rejects(
 		"inner if still charged", inner, n,
-		(itest_truth_u64(t, "feature.inner.ns") + itest_truth_u64(t, "after_longjmp.ns")) /
-			C,
-		dw);
+		(itest_truth_u64(t, "feature.inner.ns") + itest_truth_u64(t, after)) / C, dw);
 	/* Every cycle leaves one "inner" mark behind: each is dropped once. */
 	stale = itest_diag(prof, "stale_marks");
 	print_message("  stale_marks %llu, cycles %llu\n", (unsigned long long)stale,
@@ -210,6 +216,16 @@ static void longjmp_case(const char *mode)
 			 (unsigned long long)stale, (unsigned long long)cycles);
 	itest_truth_free(t);
 	json_object_put(prof);
+}
+
+static void longjmp_case(const char *mode)
+{
+	unwound_case("wl_jmp", "jumpy", "after_longjmp.ns", mode);
+}
+
+static void exception_case(const char *mode)
+{
+	unwound_case("wl_exc", "catchy", "after_catch.ns", mode);
 }
 
 static void test_longjmp_shallow(void **state)
@@ -224,13 +240,24 @@ static void test_longjmp_deep(void **state)
 	longjmp_case("deep");
 }
 
+static void test_exception_shallow(void **state)
+{
+	(void)state;
+	exception_case("shallow");
+}
+
+static void test_exception_deep(void **state)
+{
+	(void)state;
+	exception_case("deep");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_launch_mix),
-		ITEST(test_threads),
-		ITEST(test_longjmp_shallow),
-		ITEST(test_longjmp_deep),
+		ITEST(test_launch_mix),	       ITEST(test_threads),
+		ITEST(test_longjmp_shallow),   ITEST(test_longjmp_deep),
+		ITEST(test_exception_shallow), ITEST(test_exception_deep),
 	};
 
 	return ITEST_MAIN("accuracy", tests);

@@ -8,6 +8,9 @@
  *                   measured once armed
  *   fork            -- CMD whose child runs a feature: the child is profiled
  *   short_lived     -- CMD over in ~50 ms: labels resolved after it exited
+ *   hooks_no_probes -- CMD, a C++ program without probes: its __cxa_begin_catch
+ *                   and longjmp are not hooked (each hook costs every call a
+ *                   trap); once it dlopen()s a library with probes they are
  */
 #include <signal.h>
 #include <stdio.h>
@@ -193,13 +196,52 @@ static void test_short_lived(void **state)
 	json_object_put(prof);
 }
 
+/* What wl_hooks saw of fsp-bpf's unwinding hooks in itself (a uprobe's int3). */
+static struct itest_truth *run_hooks(const char *mode)
+{
+	const char *truth = itest_tmp("truth");
+	struct itest_proc p;
+	struct itest_truth *t;
+
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--", itest_workload("wl_hooks"),
+		      truth, mode, NULL);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	print_message("  %s: exception %llu ns; hooked catch %llu longjmp %llu, after dlopen "
+		      "catch %llu longjmp %llu\n",
+		      mode ? mode : "no dlopen",
+		      (unsigned long long)itest_truth_u64(t, "exception_ns"),
+		      (unsigned long long)itest_truth_u64(t, "hooked_catch"),
+		      (unsigned long long)itest_truth_u64(t, "hooked_longjmp"),
+		      (unsigned long long)itest_truth_u64(t, "dl_hooked_catch"),
+		      (unsigned long long)itest_truth_u64(t, "dl_hooked_longjmp"));
+	return t;
+}
+
+static void test_hooks_no_probes(void **state)
+{
+	struct itest_truth *t;
+
+	(void)state;
+	t = run_hooks(NULL);
+	assert_int_equal(itest_truth_u64(t, "hooked_catch"), 0);
+	assert_int_equal(itest_truth_u64(t, "hooked_longjmp"), 0);
+	itest_truth_free(t);
+	/* A launched command stops at the dlopen until fsp-bpf has attached
+	 * the library's probes and, with them, the hooks. */
+	t = run_hooks("dlopen");
+	assert_int_equal(itest_truth_u64(t, "hooked_catch"), 0);
+	assert_int_equal(itest_truth_u64(t, "hooked_longjmp"), 0);
+	assert_int_equal(itest_truth_u64(t, "dl_hooked_catch"), 1);
+	assert_int_equal(itest_truth_u64(t, "dl_hooked_longjmp"), 1);
+	itest_truth_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_dlopen_launch),
-		ITEST(test_dlopen_attach),
-		ITEST(test_fork),
-		ITEST(test_short_lived),
+		ITEST(test_dlopen_launch), ITEST(test_dlopen_attach),	ITEST(test_fork),
+		ITEST(test_short_lived),   ITEST(test_hooks_no_probes),
 	};
 
 	return ITEST_MAIN("dynamic", tests);

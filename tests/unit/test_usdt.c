@@ -264,6 +264,76 @@ static void test_elf_interp(void **state)
 	unlink(path);
 }
 
+/* A data symbol (usdt__func_probe() must not take it for a function). */
+int unit_data_symbol = 1;
+
+/* Function entries for usdt__func_probe(): one whose endbr64 is followed by
+ * an instruction the kernel emulates (push), one whose is not (sub). */
+void unit_endbr_push(void);
+void unit_endbr_sub(void);
+__asm__(".text\n"
+	".globl unit_endbr_push\n.type unit_endbr_push,@function\n"
+	"unit_endbr_push:\nendbr64\npush %rbx\npop %rbx\nret\n"
+	".size unit_endbr_push,.-unit_endbr_push\n"
+	".globl unit_endbr_sub\n.type unit_endbr_sub,@function\n"
+	"unit_endbr_sub:\nendbr64\nsub $8,%rsp\nadd $8,%rsp\nret\n"
+	".size unit_endbr_sub,.-unit_endbr_sub\n");
+
+static void assert_entry(const uint8_t *code, size_t len, size_t off, bool emulated)
+{
+	bool em = !emulated;
+
+	assert_int_equal(usdt__entry_probe(code, len, &em), off);
+	assert_int_equal(em, emulated);
+}
+
+static void test_entry_probe(void **state)
+{
+	static const uint8_t push_rbp[] = {0x55, 0x48, 0x89, 0xe5};
+	static const uint8_t endbr_push[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x53};
+	static const uint8_t endbr_push_r12[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x41, 0x54};
+	static const uint8_t endbr_sub[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x48, 0x83, 0xec, 0x08};
+	static const uint8_t endbr_call[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xe8, 0, 0, 0, 0};
+	static const uint8_t sub[] = {0x48, 0x83, 0xec, 0x08};
+	static const uint8_t rex_not_push[] = {0xf3, 0x0f, 0x1e, 0xfa, 0x41, 0x89};
+
+	(void)state;
+	assert_entry(push_rbp, sizeof(push_rbp), 0, true); /* glibc's longjmp */
+	assert_entry(endbr_push, sizeof(endbr_push), 4, true); /* __cxa_begin_catch */
+	assert_entry(endbr_push_r12, sizeof(endbr_push_r12), 4, true);
+	assert_entry(endbr_call, sizeof(endbr_call), 4, true);
+	assert_entry(endbr_sub, sizeof(endbr_sub), 0, false);
+	assert_entry(rex_not_push, sizeof(rex_not_push), 0, false);
+	assert_entry(sub, sizeof(sub), 0, false);
+	/* Truncated code (a function shorter than its read): nothing past it. */
+	assert_entry(endbr_push, 4, 0, false);
+	assert_entry(endbr_push_r12, 5, 0, false);
+	assert_entry(push_rbp, 0, 0, false);
+}
+
+static void test_func_probe(void **state)
+{
+	uint64_t push_off, sub_off;
+	bool em;
+
+	(void)state;
+	assert_int_equal(usdt__func_probe("/proc/self/exe", "unit_endbr_push", &push_off, &em), 0);
+	assert_true(em);
+	assert_int_equal(usdt__func_probe("/proc/self/exe", "unit_endbr_sub", &sub_off, &em), 0);
+	assert_false(em);
+	/* Both in one segment: file offsets differ as the addresses do, and
+	 * the first probe is past its endbr64. */
+	assert_int_equal((int64_t)(push_off - sub_off),
+			 (intptr_t)unit_endbr_push + 4 - (intptr_t)unit_endbr_sub);
+	assert_int_equal(usdt__func_probe("/proc/self/exe", "no_such_function", &push_off, &em),
+			 -ENOENT);
+	/* A data symbol is no function. */
+	assert_int_equal(usdt__func_probe("/proc/self/exe", "unit_data_symbol", &push_off, &em),
+			 -ENOENT);
+	assert_int_equal(usdt__func_probe("/nonexistent", "unit_endbr_push", &push_off, &em),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +347,8 @@ int main(void)
 		cmocka_unit_test(test_read_own_sites),
 		cmocka_unit_test(test_read_sites_errors),
 		cmocka_unit_test(test_elf_interp),
+		cmocka_unit_test(test_entry_probe),
+		cmocka_unit_test(test_func_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

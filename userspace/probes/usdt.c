@@ -373,17 +373,12 @@ cleanup:
 	return err;
 }
 
-int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+/* The defined symbol name of type type (.dynsym or .symtab) in f. 0 or -ENOENT. */
+static int find_symbol(const struct elf_file *f, const char *name, int type, GElf_Sym *out)
 {
-	struct elf_file f;
 	Elf_Scn *scn = NULL;
-	int err;
 
-	err = elf_file_open(path, &f);
-	if (err)
-		goto cleanup;
-	err = -ENOENT;
-	while (err && (scn = elf_nextscn(f.elf, scn))) {
+	while ((scn = elf_nextscn(f->elf, scn))) {
 		Elf_Data *data;
 		GElf_Shdr sh;
 
@@ -395,17 +390,82 @@ int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
 			const char *sname;
 			GElf_Sym sym;
 
-			if (!gelf_getsym(data, i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF)
+			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != type ||
+			    sym.st_shndx == SHN_UNDEF)
 				continue;
-			sname = elf_strptr(f.elf, sh.sh_link, sym.st_name);
+			sname = elf_strptr(f->elf, sh.sh_link, sym.st_name);
 			if (sname && !strcmp(sname, name)) {
-				*vaddr = sym.st_value;
-				err = 0;
-				break;
+				*out = sym;
+				return 0;
 			}
 		}
 	}
+	return -ENOENT;
+}
+
+int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+{
+	struct elf_file f;
+	GElf_Sym sym;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err)
+		err = find_symbol(&f, name, STT_OBJECT, &sym);
+	if (!err)
+		*vaddr = sym.st_value;
+	elf_file_close(&f);
+	return err;
+}
+
+/* Is the instruction at code (len bytes) one the x86 uprobe code emulates
+ * (push of a register, nop, call or jmp rel) rather than single-steps? */
+static bool insn_emulated(const uint8_t *code, size_t len)
+{
+	if (len >= 1 && ((code[0] >= 0x50 && code[0] <= 0x57) || code[0] == 0x90 ||
+			 code[0] == 0xe8 || code[0] == 0xe9 || code[0] == 0xeb))
+		return true;
+	/* REX.B push: %r8..%r15 */
+	return len >= 2 && code[0] == 0x41 && code[1] >= 0x50 && code[1] <= 0x57;
+}
+
+size_t usdt__entry_probe(const uint8_t *code, size_t len, bool *emulated)
+{
+	static const uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+
+	*emulated = insn_emulated(code, len);
+	if (*emulated || len < sizeof(endbr64) || memcmp(code, endbr64, sizeof(endbr64)))
+		return 0;
+	/* endbr64 changes no register: past it the function sees its entry state. */
+	if (!insn_emulated(code + sizeof(endbr64), len - sizeof(endbr64)))
+		return 0;
+	*emulated = true;
+	return sizeof(endbr64);
+}
+
+int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *emulated)
+{
+	uint8_t code[16];
+	struct elf_file f;
+	GElf_Sym sym;
+	ssize_t n;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err)
+		err = find_symbol(&f, name, STT_FUNC, &sym);
+	if (!err)
+		err = addr_to_offset(&f, sym.st_value, off);
+	if (err)
+		goto cleanup;
+	n = pread(f.fd, code, sizeof(code), (off_t)*off);
+	if (n < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	if (sym.st_size && (uint64_t)n > sym.st_size)
+		n = (ssize_t)sym.st_size;
+	*off += usdt__entry_probe(code, (size_t)n, emulated);
 cleanup:
 	elf_file_close(&f);
 	return err;

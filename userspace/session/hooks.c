@@ -43,6 +43,31 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 	return attach__link(s, link);
 }
 
+/* Attaches prog to function func of path for pid, at the cheapest place
+ * to probe its entry (usdt__func_probe()). 0 or -errno. */
+static int hook_func(struct session *s, struct bpf_program *prog, pid_t pid, const char *path,
+		     const char *func)
+{
+	struct bpf_link *link;
+	bool emulated;
+	uint64_t off;
+	int err;
+
+	err = usdt__func_probe(path, func, &off, &emulated);
+	if (err)
+		return err;
+	if (!emulated)
+		log__verbose("%s in %s starts with an instruction the kernel single-steps: "
+			     "each call costs a second trap",
+			     func, path);
+	link = bpf_program__attach_uprobe_opts(prog, pid, path, off, NULL);
+	if (!link)
+		return -errno;
+	if (attach__link(s, link))
+		bpf_link__destroy(link);
+	return 0;
+}
+
 /* Hooks the points where a thread resumes higher up its stack (longjmp, a
  * C++ catch) in the runtime libraries the target maps. Best effort. */
 void hooks__unwind(struct session *s, pid_t pid, const char *path)
@@ -60,22 +85,17 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = hooks[i].func);
 		struct bpf_program *prog;
-		struct bpf_link *link;
+		int err;
 
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
 		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
-		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
-		if (!link) {
+		err = hook_func(s, prog, pid, path, hooks[i].func);
+		if (err)
 			log__verbose("cannot hook %s in %s (pid %d): %s; marks unwound through it "
 				     "are dropped at the thread's next probe instead",
-				     hooks[i].func, path, pid, strerror(errno));
-			continue;
-		}
-		if (attach__link(s, link))
-			bpf_link__destroy(link);
+				     hooks[i].func, path, pid, strerror(-err));
 	}
 }
 

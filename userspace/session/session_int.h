@@ -62,6 +62,10 @@ struct target {
 	int pidfd;
 	bool alive;
 	bool dl_hooked;
+	/* Has fsp probes (sites attached): only then are longjmp and catch
+	 * hooked, each hook costs every call a uprobe hit. */
+	bool probed;
+	bool unwind_hooked; /* the runtime libraries it maps are hooked */
 	struct file_id *files; /* files already scanned (with or without probes) */
 	size_t nr_files;
 	size_t cap_files;

@@ -67,7 +67,8 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	if (sw && seen)
 		return 0; /* attached for every process when first seen */
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
-	hooks__unwind(c->s, sw ? -1 : c->t->pid, host);
+	if (sw || c->t->unwind_hooked)
+		hooks__unwind(c->s, sw ? -1 : c->t->pid, host);
 	if (sw)
 		hooks__dl_file(c->s, host);
 	err = attach__file(c->s, sw ? 0 : c->t->pid, host);
@@ -76,6 +77,18 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	if (err < 0)
 		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
 	c->sites += err;
+	return 0;
+}
+
+static int hook_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+{
+	struct scan_ctx *c = ctx;
+	char host[PATH_MAX + 64];
+
+	(void)dev;
+	(void)ino;
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
+	hooks__unwind(c->s, c->t->pid, host);
 	return 0;
 }
 
@@ -103,6 +116,16 @@ int targets__rescan(struct session *s, struct target *t)
 	if (err) {
 		procmaps__free(m, n);
 		return err;
+	}
+	/* The first probes of a target (-p, --): hook the runtime libraries it
+	 * maps, scanned before or after the file with the probes; later
+	 * files are hooked as they are scanned. A process without probes has
+	 * no marks to prune, so its longjmps and exceptions run unhooked.
+	 * System-wide, the hooks are per file, for every process. */
+	t->probed |= c.sites > 0;
+	if (t->probed && !t->unwind_hooked && !s->opts.system_wide) {
+		procmaps__for_each_file(m, n, hook_cb, &c);
+		t->unwind_hooked = true;
 	}
 	procmaps__free(t->mappings, t->nr_mappings);
 	t->mappings = m;
@@ -157,7 +180,9 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		err = target_add_file(t, st.st_dev, st.st_ino);
 		if (err)
 			return err;
-		return attach__file(s, pid, exe);
+		sites = attach__file(s, pid, exe);
+		t->probed |= sites > 0;
+		return sites;
 	}
 	err = targets__rescan(s, t);
 	if (err < 0)
