@@ -74,6 +74,8 @@ struct offcpu_rec {
 	__u64 owner; /* the thread holding it: tgid << 32 | tid; 0: free */
 	__u64 off_ts; /* when the thread was switched out; 0 while it runs */
 	__u64 off_hash; /* hash of its live mark stack then (0: empty) */
+	__u64 at_ts; /* when its latest switch-out or switch-in was seen */
+	__u64 at_cpu; /* its CPU time then (se.sum_exec_runtime, ns) */
 	__u64 off_stored; /* latest hash known to be in the stacks map */
 	__u32 spill; /* array slots: a thread with this index is in offcpu_spill */
 	__u32 acc_next; /* acc_entry()'s next victim */

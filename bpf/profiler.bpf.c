@@ -36,7 +36,7 @@
  *   markstack.bpf.h  the mark stack: liveness, enter/leave, fork copy, store
  *   usdt_arg.bpf.h   USDT argument decoding (read_reg, usdt_arg)
  *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark
- *   offcpu.bpf.h     off-CPU records, accumulation, charge and switch_out()
+ *   offcpu.bpf.h     off-CPU records, accumulation, charge, switch_out/in()
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -230,19 +230,18 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	struct offcpu_rec *out = offcpu_thread(prev, prev_state);
 	struct offcpu_rec *in = next->tgid ? rec_find(next->pid, next->tgid) : NULL;
-	__u64 now;
+	__u64 now = 0;
 
-	/* Most switches of the machine concern no target. */
-	if (!out && !(in && in->off_ts))
-		return 0;
-	/* This CPU's clock, read through a target task's run queue (prev and
-	 * next are both on it): the idle task's se.cfs_rq need not be this
+	/* Most switches of the machine concern no target (no clock read).
+	 * This CPU's clock is read through a target task's run queue (prev
+	 * and next are both on it): the idle task's se.cfs_rq need not be this
 	 * CPU's, and another CPU's clock can be a whole idle period old. */
-	now = sched_now(out ? prev : next);
-	if (out)
+	if (out) {
+		now = sched_now(prev);
 		switch_out(prev, out, now);
-	if (in && in->off_ts)
-		offcpu_end(next, in, now);
+	}
+	if (in)
+		switch_in(next, in, now ? now : sched_now(next));
 	return 0;
 }
 
@@ -252,10 +251,8 @@ int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 {
 	struct offcpu_rec *r = rec_find(p->pid, p->tgid);
 
-	if (r) {
-		flush_acc(p, r);
-		rec_release(r, p->pid);
-	}
+	if (r)
+		rec_retire(p, r, p->pid);
 	return 0;
 }
 
@@ -275,10 +272,10 @@ int flush_offcpu(struct bpf_iter__task *ctx)
 	r = rec_find(task->pid, task->tgid);
 	if (!r)
 		return 0;
-	if (r->off_ts)
-		/* This CPU's clock, current within a tick (userspace yields the
-		 * CPU right before, which updates it). */
-		offcpu_end(task, r, sched_now(bpf_get_current_task_btf()));
+	/* This CPU's clock, current within a tick (userspace yields the CPU
+	 * right before, which updates it). Not counted as recovered: a thread
+	 * may have run since on_switch was detached. */
+	offcpu_close(task, r, sched_now(bpf_get_current_task_btf()));
 	flush_acc(task, r);
 	return 0;
 }
@@ -332,10 +329,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		 * the leader's exit). */
 		struct offcpu_rec *r = rec_find(old_pid, tgid);
 
-		if (r && (__u32)old_pid != (__u32)p->pid) {
-			flush_acc(p, r);
-			rec_release(r, old_pid);
-		}
+		if (r && (__u32)old_pid != (__u32)p->pid)
+			rec_retire(p, r, old_pid);
 	}
 	emit(FSP_EVENT_EXEC, tgid, 0);
 	return 0;

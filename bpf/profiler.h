@@ -49,6 +49,10 @@ enum fsp_stat {
 	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
 	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
 	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not read or kept (labels map full) */
+	FSP_STAT_OFFCPU_RECOVERED, /* off-CPU intervals whose end or start sched_switch did not
+				    * report, recovered from the thread's CPU clock */
+	FSP_STAT_OFFCPU_NOREC, /* off-CPU intervals not recorded: no record for the thread
+				* (spill hash full, or its entry not allocated) */
 	FSP_STAT__COUNT,
 };
 

@@ -115,6 +115,12 @@ static const struct {
 				"probe sites or processes fsp-bpf failed to attach to"},
 	[DIAG_EVENT_DROPS] = {"event_drops",
 			      "enters and leaves not counted because the event map was full"},
+	[DIAG_OFFCPU_RECOVERED] =
+		{"offcpu_recovered",
+		 "off-CPU intervals whose end (or start) the kernel's sched_switch "
+		 "tracepoint did not report, recovered from the thread's CPU clock"},
+	[DIAG_OFFCPU_LOST] = {"offcpu_lost", "off-CPU intervals not recorded: the counts map was "
+					     "full or their thread had no off-CPU record"},
 };
 
 const char *profile_diag__name(enum profile_diag d)

@@ -886,6 +886,38 @@ static void test_unknown_fields_ignored(void **state)
 	profile__free(p);
 }
 
+/* The off-CPU diagnostics (--off-cpu) are written last, under their names,
+ * and read back; a file of an older writer without them reads them as 0. */
+static void test_offcpu_diagnostics(void **state)
+{
+	static const char old[] =
+		HEAD "\"samples\":[],\"diagnostics\":{\"lost_samples\":1,\"event_drops\":2}}";
+	struct profile *p = profile__new(), *q;
+	char *text;
+
+	(void)state;
+	assert_non_null(p);
+	assert_string_equal(profile_diag__name(DIAG_OFFCPU_RECOVERED), "offcpu_recovered");
+	assert_string_equal(profile_diag__name(DIAG_OFFCPU_LOST), "offcpu_lost");
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, 4);
+	profile__set_diag(p, DIAG_OFFCPU_LOST, 2);
+	text = write_str(p, NULL);
+	assert_non_null(strstr(text, "\n    \"event_drops\": 0,\n    \"offcpu_recovered\": 4,\n"
+				     "    \"offcpu_lost\": 2\n  }\n}\n"));
+	q = parse_ok(text, strlen(text));
+	assert_true(profile__diag(q, DIAG_OFFCPU_RECOVERED) == 4);
+	assert_true(profile__diag(q, DIAG_OFFCPU_LOST) == 2);
+	free(text);
+	profile__free(q);
+	profile__free(p);
+
+	p = parse_ok(old, strlen(old));
+	assert_true(profile__diag(p, DIAG_EVENT_DROPS) == 2);
+	assert_true(profile__diag(p, DIAG_OFFCPU_RECOVERED) == 0);
+	assert_true(profile__diag(p, DIAG_OFFCPU_LOST) == 0);
+	profile__free(p);
+}
+
 /*
  * The forms a writer other than fsp-bpf may use: white space anywhere, any
  * member order within a stack, integer and upper-case keys, a mark without
@@ -1620,6 +1652,7 @@ int main(void)
 		cmocka_unit_test(test_doc_example),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_unknown_fields_ignored),
+		cmocka_unit_test(test_offcpu_diagnostics),
 		cmocka_unit_test(test_other_forms),
 		cmocka_unit_test(test_member_order),
 		cmocka_unit_test(test_load_chunked),

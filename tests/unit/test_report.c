@@ -451,6 +451,20 @@ static void test_text_diagnostics(void **state)
 	assert_null(strstr(text, "all counters are zero"));
 	free(text);
 
+	/* --off-cpu's: intervals recovered after a missed sched_switch, and lost */
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, 2);
+	profile__set_diag(p, DIAG_OFFCPU_LOST, 1);
+	text = render_text(p, NULL, 0);
+	assert_non_null(strstr(text,
+			       "  attach_errors: 1 (probe sites or processes fsp-bpf failed to "
+			       "attach to)\n"
+			       "  offcpu_recovered: 2 (off-CPU intervals whose end (or start) "
+			       "the kernel's sched_switch tracepoint did not report, recovered "
+			       "from the thread's CPU clock)\n"
+			       "  offcpu_lost: 1 (off-CPU intervals not recorded: the counts map "
+			       "was full or their thread had no off-CPU record)\n"));
+	free(text);
+
 	/* every counter gets its line with its description */
 	for (d = 0; d < DIAG__COUNT; d++)
 		profile__set_diag(p, d, 1000 + d);

@@ -263,6 +263,8 @@ static void flush_offcpu(struct session *s)
 	ssize_t n;
 	int fd;
 
+	/* From here a pending interval may end unseen: not a missed event. */
+	s->skel->bss->offcpu_detaching = true;
 	bpf_link__destroy(s->switch_link);
 	s->switch_link = NULL;
 	/* The iterator measures up to this CPU's run-queue clock, which the
@@ -323,6 +325,9 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_EVENTS_LOST, stat_sum(s, FSP_STAT_EVENTS_LOST));
 	profile__set_diag(p, DIAG_ATTACH_ERRORS, s->attach_errors);
 	profile__set_diag(p, DIAG_EVENT_DROPS, stat_sum(s, FSP_STAT_EVENT_DROPS));
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, stat_sum(s, FSP_STAT_OFFCPU_RECOVERED));
+	profile__set_diag(p, DIAG_OFFCPU_LOST,
+			  stat_sum(s, FSP_STAT_OFFCPU_DROPS) + stat_sum(s, FSP_STAT_OFFCPU_NOREC));
 	return 0;
 }
 
@@ -354,6 +359,10 @@ int session__collect(struct session *s, struct profile *p)
 		log__err("%llu off-CPU intervals were not recorded: the counts map was full "
 			 "(raise --max-stacks)",
 			 (unsigned long long)stat_sum(s, FSP_STAT_OFFCPU_DROPS));
+	if (stat_sum(s, FSP_STAT_OFFCPU_NOREC))
+		log__err("%llu off-CPU intervals were not recorded: no off-CPU record could be "
+			 "allocated for their thread (more than %u threads, or out of memory)",
+			 (unsigned long long)stat_sum(s, FSP_STAT_OFFCPU_NOREC), OFFCPU_SPILL);
 	s->collected = true;
 	return 0;
 }
