@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests of the escaping of outside text in human-readable output
  * (analysis/common/escape.c). */
+#include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "escape.h"
+#include "log.h"
+#include "probemap.h"
 #include "unit_helpers.h"
 #include "utf8.h"
 
@@ -145,8 +149,7 @@ static void test_ascii(void **state)
 	assert_esc("fizzbuzz.c:8", "fizzbuzz.c:8");
 	assert_esc("Generic sequences (no feature) a;b%c", "Generic sequences (no feature) a;b%c");
 	assert_esc("C:\\x1b", "C:\\\\x1b"); /* a label that reads like an escape */
-	assert_esc("\x1b]0;owned\x07\x1b[2J\x1b[31mRED",
-		   "\\x1b]0;owned\\x07\\x1b[2J\\x1b[31mRED");
+	assert_esc("\x1b]0;owned\x07\x1b[2J\x1b[31mRED", "\\x1b]0;owned\\x07\\x1b[2J\\x1b[31mRED");
 }
 
 static void test_invalid_bytes(void **state)
@@ -188,15 +191,15 @@ static void test_invalid_bytes(void **state)
 static void test_c1_and_format(void **state)
 {
 	static const uint32_t escaped[] = {
-		0x061c, 0x200b, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c,
-		0x202d, 0x202e, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x2065, 0x2066,
-		0x2067, 0x2068, 0x2069, 0x206a, 0x206f, 0xfeff, 0xfff9, 0xfffa, 0xfffb,
-		0xfdd0, 0xfdef, 0xfffe, 0xffff,
+		0x061c, 0x200b, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b,
+		0x202c, 0x202d, 0x202e, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064,
+		0x2065, 0x2066, 0x2067, 0x2068, 0x2069, 0x206a, 0x206f, 0xfeff,
+		0xfff9, 0xfffa, 0xfffb, 0xfdd0, 0xfdef, 0xfffe, 0xffff,
 	};
 	static const uint32_t kept[] = {
-		0xa0,	0xad,	0xe9,	0x061b, 0x061d, 0x200a, 0x200c, 0x200d, 0x2010, 0x2027,
-		0x202f, 0x205f, 0x2070, 0x2192, 0xfdcf, 0xfdf0, 0xfe0f, 0xfef0, 0xfff8, 0xfffc,
-		0xfffd, 0xe000, 0x1f600, 0xe0041, 0xe0001, 0x10fffd,
+		0xa0,	0xad,	0xe9,	0x061b, 0x061d,	 0x200a,  0x200c,  0x200d,   0x2010,
+		0x2027, 0x202f, 0x205f, 0x2070, 0x2192,	 0xfdcf,  0xfdf0,  0xfe0f,   0xfef0,
+		0xfff8, 0xfffc, 0xfffd, 0xe000, 0x1f600, 0xe0041, 0xe0001, 0x10fffd,
 	};
 	char s[8], want[16];
 
@@ -291,7 +294,8 @@ static void test_round_trip(void **state)
 		e = esc(s);
 		assert_int_equal(utf8__valid_len(e, strlen(e)), strlen(e));
 		for (i = 0; e[i]; i += len)
-			assert_int_equal(escape__unit(e + i, strlen(e + i), &len, &cp), ESCAPE_KEEP);
+			assert_int_equal(escape__unit(e + i, strlen(e + i), &len, &cp),
+					 ESCAPE_KEEP);
 		assert_int_equal(unescape(e, back), n);
 		assert_memory_equal(back, s, n);
 		free(e);
@@ -389,17 +393,108 @@ static void test_fwrite_and_needed(void **state)
 	assert_false(escape__needed("\xe2\x80\xae", 0));
 }
 
+/* ---- messages (userspace/log.c) ----------------------------------------------- */
+
+/* What fn wrote to stderr. */
+static char *capture_stderr(void (*fn)(void))
+{
+	char path[] = "/tmp/fsp-test-escape-XXXXXX";
+	int fd = mkstemp(path), saved;
+	char *text;
+	FILE *f;
+	long n;
+
+	assert_true(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	assert_true(saved >= 0);
+	assert_true(dup2(fd, 2) >= 0);
+	fn();
+	fflush(stderr);
+	assert_true(dup2(saved, 2) >= 0);
+	close(saved);
+	close(fd);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)n + 1);
+	assert_non_null(text);
+	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	unlink(path);
+	return text;
+}
+
+static void log_hostile(void)
+{
+	char long_label[3000];
+
+	log__err("cannot attach fsp:%s in %s (pid %d): %s", "mark_enter",
+		 "/tmp/\x1b]0;owned\x07\x1b[2J\n\t\xff\xe2\x80\xae.so", 42, "no");
+	log__info("profiling %s", "pid 7 (a\\b)");
+	/* longer than the message buffer: still whole, still escaped */
+	memset(long_label, 'x', sizeof(long_label) - 2);
+	long_label[sizeof(long_label) - 2] = 0x1b;
+	long_label[sizeof(long_label) - 1] = 0;
+	log__err("%s", long_label);
+}
+
+static void log_lines(void)
+{
+	log__lines("libbpf: failed to open '/a\x1b[31m'\nsecond\tline\n");
+}
+
+/* A map file's text quoted by the parser, then printed by log__err. */
+static void log_probemap(void)
+{
+	static const char text[] = "map m\nprovider p\n\x01\x1b[31m\xe2\x80\xae x\n";
+	struct probemap *pm = NULL;
+	char err[512];
+
+	assert_int_equal(probemap__parse(text, sizeof(text) - 1, "m.map", &pm, err, sizeof(err)),
+			 -EINVAL);
+	assert_null(pm);
+	log__err("%s", err);
+}
+
+static void test_log(void **state)
+{
+	char *text, want[3100];
+
+	(void)state;
+	text = capture_stderr(log_hostile);
+	memset(want, 'x', 2998);
+	want[2998] = 0;
+	assert_non_null(strstr(
+		text, "fsp-bpf: cannot attach fsp:mark_enter in "
+		      "/tmp/\\x1b]0;owned\\x07\\x1b[2J\\x0a\\x09\\xff\\u202e.so (pid 42): no\n"
+		      "fsp-bpf: profiling pid 7 (a\\\\b)\n"
+		      "fsp-bpf: xxxx"));
+	assert_non_null(strstr(text, want));
+	assert_non_null(strstr(text, "xx\\x1b\n"));
+	assert_null(strchr(text, 0x1b));
+	free(text);
+	text = capture_stderr(log_lines);
+	assert_string_equal(text, "libbpf: failed to open '/a\\x1b[31m'\nsecond\\x09line\n");
+	free(text);
+	text = capture_stderr(log_probemap);
+	assert_string_equal(text,
+			    "fsp-bpf: m.map:3: unknown directive "
+			    "'\\x01\\x1b[31m\\u202e' (map, provider, description, feature, "
+			    "enter, leave, instance, kind, payload, match, default or frame)\n");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ascii),
-		cmocka_unit_test(test_invalid_bytes),
-		cmocka_unit_test(test_c1_and_format),
-		cmocka_unit_test(test_every_code_point),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_str_cut),
-		cmocka_unit_test(test_width_and_pad),
-		cmocka_unit_test(test_fwrite_and_needed),
+		cmocka_unit_test(test_ascii),	      cmocka_unit_test(test_invalid_bytes),
+		cmocka_unit_test(test_c1_and_format), cmocka_unit_test(test_every_code_point),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_str_cut),
+		cmocka_unit_test(test_width_and_pad), cmocka_unit_test(test_fwrite_and_needed),
+		cmocka_unit_test(test_log),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
