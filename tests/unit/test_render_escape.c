@@ -29,7 +29,9 @@
 #define BAD_E "bad\\xff\\xfe"
 #define BIDI "evil\xe2\x80\xaetxt.c" /* U+202E RIGHT-TO-LEFT OVERRIDE */
 #define BIDI_E "evil\\u202etxt.c"
-#define C1 "c1\xc2\x9b" "31m" /* U+009B, CSI */
+#define C1                                                                                         \
+	"c1\xc2\x9b"                                                                               \
+	"31m" /* U+009B, CSI */
 #define C1_E "c1\\u009b31m"
 #define COMM "\x1b[31mcomm\x7f"
 #define COMM_E "\\x1b[31mcomm\\x7f"
@@ -52,7 +54,8 @@ static const struct profile_meta hostile_meta = {
  */
 static struct profile *hostile_profile(void)
 {
-	struct profile_event_stats st = {.enters = 3, .leaves = 3, .total_ns = 3000, .max_ns = 1500};
+	struct profile_event_stats st = {
+		.enters = 3, .leaves = 3, .total_ns = 3000, .max_ns = 1500};
 	struct profile *p = profile__new();
 
 	assert_non_null(p);
