@@ -97,22 +97,6 @@ static size_t unit_text(const char *s, size_t n, size_t *len, char *out)
 	return o;
 }
 
-bool escape__needed(const char *s, size_t n)
-{
-	size_t i, len;
-	uint32_t cp;
-
-	for (i = 0; i < n; i += len) {
-		if (plain((unsigned char)s[i])) {
-			len = 1;
-			continue;
-		}
-		if (s[i] == '\\' || escape__unit(s + i, n - i, &len, &cp) != ESCAPE_KEEP)
-			return true;
-	}
-	return false;
-}
-
 size_t escape__str(char *buf, size_t size, const char *s)
 {
 	size_t n = s ? strlen(s) : 0, i, len, ulen, o = 0;
@@ -133,11 +117,6 @@ size_t escape__str(char *buf, size_t size, const char *s)
 	if (!full)
 		buf[o] = 0;
 	return o;
-}
-
-size_t escape__len(const char *s)
-{
-	return escape__str(NULL, 0, s);
 }
 
 size_t escape__width(const char *s)

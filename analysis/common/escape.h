@@ -60,19 +60,14 @@ enum escape_kind {
  * ESCAPE_BYTE the byte). */
 enum escape_kind escape__unit(const char *s, size_t n, size_t *len, uint32_t *cp);
 
-/* Whether the rule changes any byte of s[0..n). */
-bool escape__needed(const char *s, size_t n);
-
-/* The length in bytes of the escaped s (NUL-terminated; NULL is ""). */
-size_t escape__len(const char *s);
-
 /* The columns the escaped s takes: one per character (escapes are ASCII,
  * a kept UTF-8 character counts one). What aligns escaped text. */
 size_t escape__width(const char *s);
 
-/* The escaped s into buf (size bytes, NUL-terminated when size > 0; cut
- * before an escape that does not fit whole, and never inside a UTF-8
- * character). Returns escape__len(s): the output was cut when >= size. */
+/* The escaped s (NULL: "") into buf (size bytes, NUL-terminated when size
+ * > 0; cut before an escape that does not fit whole, and never inside a
+ * UTF-8 character). Returns the length of the whole escaped text: the
+ * output was cut when it is >= size (size 0 measures it). */
 size_t escape__str(char *buf, size_t size, const char *s);
 
 /* The escaped s[0..n) to out. */

@@ -124,8 +124,8 @@ static const char *hostile_exe(void)
 {
 	const char *path = itest_tmp("%s", EXE_NAME);
 
-	assert_true(shell("cp '%s' '%s' && chmod 755 '%s'", itest_workload("wl_hostile"), path,
-			  path));
+	assert_true(
+		shell("cp '%s' '%s' && chmod 755 '%s'", itest_workload("wl_hostile"), path, path));
 	return path;
 }
 
@@ -239,7 +239,8 @@ static void test_tty(void **state)
 
 	(void)state;
 	if (system("command -v tmux >/dev/null 2>&1")) {
-		fprintf(stderr, "SKIP: tmux is not installed (scripts/install-deps.sh installs it)\n");
+		fprintf(stderr,
+			"SKIP: tmux is not installed (scripts/install-deps.sh installs it)\n");
 		skip();
 	}
 	tty_control(sock);
@@ -355,8 +356,8 @@ static void test_formats(void **state)
 	free(p.err);
 	check_json(json);
 	/* live pprof (the raw labels) and pprof of the file */
-	itest_run_fsp(&p, "pprof", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--format", "pprof", "--",
-		      exe, itest_tmp("ready2"), "500", NULL);
+	itest_run_fsp(&p, "pprof", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--format", "pprof", "--", exe,
+		      itest_tmp("ready2"), "500", NULL);
 	itest_assert_exit(&p, 0);
 	check_pprof(p.out_path);
 	free(p.out);
