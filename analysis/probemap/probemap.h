@@ -95,7 +95,8 @@ struct probemap {
 
 /*
  * Parses a map from text[0..len). On error returns -EINVAL and writes one
- * line "PATH:LINE: what is wrong" to err (path is used for messages only).
+ * line "PATH:LINE: what is wrong" to err (path is used for messages only);
+ * it quotes the file's text as it is: escape it to print it (escape.h).
  * Every feature has an enter and a leave; names are checked; {outer:F} must
  * name another feature of the map; argument numbers are at most
  * PROBEMAP_MAX_ARG; a literal longer than PROBEMAP_LIT_LEN is split into

@@ -44,11 +44,9 @@ const char *probemap_show(char *buf, size_t size, struct slice t)
 			n--;
 		cut = true;
 	}
-	for (i = 0; i < n && o + 4 < size; i++) {
-		unsigned char c = t.s[i];
-
-		buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
+	/* as it is: whoever prints the message escapes it (escape.h) */
+	for (i = 0; i < n && o + 4 < size; i++)
+		buf[o++] = t.s[i];
 	if (cut && o + 4 <= size) {
 		memcpy(buf + o, "...", 3);
 		o += 3;

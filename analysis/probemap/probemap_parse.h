@@ -63,7 +63,8 @@ int probemap_fail(struct parser *p, unsigned int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Text of the file for a message: at most 40 bytes (cut at a UTF-8
- * character boundary, "..." appended), control characters as '?'. */
+ * character boundary, "..." appended), as it is: messages are escaped
+ * where they are printed (log.h, escape.h). */
 const char *probemap_show(char *buf, size_t size, struct slice t);
 
 static inline bool is_space(char c)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "escape.h"
 #include "report_text.h"
 #include "report_util.h"
 
@@ -43,10 +44,14 @@ static void text_filter(struct text_ctx *c)
 	uint64_t ks = profile__total_samples(c->p), ws = profile__total_samples(c->whole);
 
 	fputs("  filter:", c->out);
-	if (o->comm)
-		fprintf(c->out, " comm %s", o->comm);
-	if (o->pid)
-		fprintf(c->out, "%s pid %s", o->comm ? " and" : "", o->pid);
+	if (o->comm) {
+		fputs(" comm ", c->out);
+		escape__fputs(o->comm, c->out);
+	}
+	if (o->pid) {
+		fprintf(c->out, "%s pid ", o->comm ? " and" : "");
+		escape__fputs(o->pid, c->out);
+	}
 	fprintf(c->out, ": %zu of %zu %s, %" PRIu64 " of %" PRIu64 " %s (%.2f%%)", kept, all,
 		plural(all, "process", "processes"), ks, ws, plural(ws, "sample", "samples"),
 		report_pct(ks, ws));
@@ -61,9 +66,12 @@ static void text_header(struct text_ctx *c)
 	uint64_t samples = profile__total_samples(c->p);
 	size_t nr_pids = profile__nr_pids(c->p), nr_threads = profile__nr_threads(c->p);
 
-	fprintf(c->out, "fsp-bpf %s: feature profile of %s\n",
-		m->tool_version ? m->tool_version : FSP_VERSION,
-		m->target ? m->target : "an unnamed target");
+	/* Both come from the profile: a file is anyone's text. */
+	fputs("fsp-bpf ", c->out);
+	escape__fputs(m->tool_version ? m->tool_version : FSP_VERSION, c->out);
+	fputs(": feature profile of ", c->out);
+	escape__fputs(m->target ? m->target : "an unnamed target", c->out);
+	fputc('\n', c->out);
 	if (c->whole)
 		text_filter(c);
 	fprintf(c->out,
@@ -101,7 +109,8 @@ void text_names(struct text_ctx *c, bool found)
 	for (i = 0; i < c->feat->nr; i++) {
 		if ((report_find_feature(c->a, c->feat->names[i]) != NULL) != found)
 			continue;
-		fprintf(c->out, "%s%s", n++ ? " or " : "", c->feat->names[i]);
+		fputs(n++ ? " or " : "", c->out);
+		escape__fputs(c->feat->names[i], c->out);
 	}
 }
 
@@ -127,8 +136,10 @@ int text_missing(struct text_ctx *c)
 		return -ENOMEM;
 	if (n) {
 		fputs("its features are: ", c->out);
-		for (i = 0; i < n; i++)
-			fprintf(c->out, "%s%s", i ? ", " : "", items[i].key.name);
+		for (i = 0; i < n; i++) {
+			fputs(i ? ", " : "", c->out);
+			escape__fputs(items[i].key.name, c->out);
+		}
 		fputc('\n', c->out);
 	}
 	free(items);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_text.h"
 #include "report_util.h"
 
@@ -184,7 +185,8 @@ static void text_instance(struct text_ctx *c, const struct text_block *b,
 	}
 	if (c->offcpu)
 		fprintf(c->out, "off-CPU %9.1f ms  ", ms_of_ns(in->offcpu_ns));
-	fprintf(c->out, "%s\n", in->name);
+	escape__fputs(in->name, c->out);
+	fputc('\n', c->out);
 	if (c->feature && b->events && in->events)
 		text_hist(c, b, in->events);
 }
@@ -196,9 +198,11 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 	struct text_item *items;
 	size_t i, n, shown = 0;
 
-	fprintf(c->out, "%s%s accounts for %.2f%% of %s (%.1f / %.1f ms, %" PRIu64 " %s)",
-		b->indent, f->name, report_pct(f->samples, b->total), b->of,
-		report_ms(f->samples, c->period), report_ms(b->total, c->period), f->samples,
+	fputs(b->indent, c->out);
+	escape__fputs(f->name, c->out);
+	fprintf(c->out, " accounts for %.2f%% of %s (%.1f / %.1f ms, %" PRIu64 " %s)",
+		report_pct(f->samples, b->total), b->of, report_ms(f->samples, c->period),
+		report_ms(b->total, c->period), f->samples,
 		plural(f->samples, "sample", "samples"));
 	text_feature_extra(c, b, f);
 	fputc('\n', c->out);
@@ -331,9 +335,11 @@ static void text_wall_row(struct text_ctx *c, uint64_t samples, uint64_t offcpu_
 {
 	uint64_t wall = report_charged_ns(samples, offcpu_ns, c->period);
 
-	fprintf(c->out, "%10.1f ms + %10.1f ms = %10.1f ms %6.2f%%  %s%s\n",
+	fprintf(c->out, "%10.1f ms + %10.1f ms = %10.1f ms %6.2f%%  %s",
 		report_ms(samples, c->period), ms_of_ns(offcpu_ns), ms_of_ns(wall),
-		report_pct(wall, wall_total), indent, name);
+		report_pct(wall, wall_total), indent);
+	escape__fputs(name, c->out);
+	fputc('\n', c->out);
 }
 
 /* Rows of the wall-clock view: the features (f NULL, then the time charged

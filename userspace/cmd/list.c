@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "log.h"
 #include "probemap_dir.h"
 #include "probemap.h"
@@ -18,20 +19,46 @@
 #include "procscan.h"
 #include "usdt.h"
 
+/*
+ * Text of map files, of the process's files and of its ELF notes (paths,
+ * provider and probe names, comm) is written escaped (escape.h): any
+ * process chooses its own.
+ */
+static void put(const char *s)
+{
+	escape__fputs(s, stdout);
+}
+
 static void print_map(const struct probemap *pm, const char *path)
 {
 	char tmpl[512];
 
-	printf("%s  (provider %s, %s)\n", pm->name, pm->provider, path);
-	if (pm->description[0])
-		printf("  %s\n", pm->description);
+	put(pm->name);
+	fputs("  (provider ", stdout);
+	put(pm->provider);
+	fputs(", ", stdout);
+	put(path);
+	fputs(")\n", stdout);
+	if (pm->description[0]) {
+		fputs("  ", stdout);
+		put(pm->description);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < pm->nr_features; i++) {
 		const struct probemap_feature *f = &pm->features[i];
 
 		probemap__format_template(pm, f, tmpl, sizeof(tmpl));
-		printf("  %-14s %s -> %s%s%s%s%s\n", f->name, f->enter, f->leave,
-		       tmpl[0] ? "  instance " : "", tmpl,
-		       f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		fputs("  ", stdout);
+		escape__fpad(f->name, 14, stdout);
+		putchar(' ');
+		put(f->enter);
+		fputs(" -> ", stdout);
+		put(f->leave);
+		if (tmpl[0]) {
+			fputs("  instance ", stdout);
+			put(tmpl);
+		}
+		printf("%s%s\n", f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
 		       f->default_off ? "  (default off: name it with --feature)" : "");
 	}
 }
@@ -115,11 +142,15 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 		pc[j].semaphore |= sites[i].ref_ctr_offset != 0;
 	}
 	qsort(pc, n, sizeof(*pc), cmp_probe);
-	printf("  %s\n", shown);
+	fputs("  ", stdout);
+	put(shown);
+	putchar('\n');
 	for (size_t j = 0; j < n; j++) {
 		if (strcmp(prov, pc[j].provider)) {
 			prov = pc[j].provider;
-			printf("    provider %s\n", prov);
+			fputs("    provider ", stdout);
+			put(prov);
+			putchar('\n');
 			if (!procscan__in_list(c->providers, prov)) {
 				size_t len = strlen(c->providers);
 
@@ -127,8 +158,10 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 					 len ? "," : "", prov);
 			}
 		}
-		printf("      %-36s %u site%s%s\n", pc[j].name, pc[j].sites,
-		       pc[j].sites == 1 ? "" : "s", pc[j].semaphore ? ", semaphore" : "");
+		fputs("      ", stdout);
+		escape__fpad(pc[j].name, 36, stdout);
+		printf(" %u site%s%s\n", pc[j].sites, pc[j].sites == 1 ? "" : "s",
+		       pc[j].semaphore ? ", semaphore" : "");
 	}
 	{
 		struct usdt_site *all = realloc(c->all, (c->nr_all + nr) * sizeof(*all));
@@ -177,7 +210,11 @@ static int applies_cb(void *arg, const char *path)
 		probemap__free(pm);
 		return 0;
 	}
-	printf("  %s (%s):", pm->name, path);
+	fputs("  ", stdout);
+	put(pm->name);
+	fputs(" (", stdout);
+	put(path);
+	fputs("):", stdout);
 	for (size_t i = 0; i < pm->nr_features; i++) {
 		const struct probemap_feature *f = &pm->features[i];
 
@@ -188,9 +225,15 @@ static int applies_cb(void *arg, const char *path)
 	for (size_t i = 0; i < pm->nr_features; i++) {
 		const struct probemap_feature *f = &pm->features[i];
 
-		if (!has_probe(c, pm->provider, f->enter) || !has_probe(c, pm->provider, f->leave))
-			printf("    %s: missing %s:%s\n", f->name, pm->provider,
-			       has_probe(c, pm->provider, f->enter) ? f->leave : f->enter);
+		if (has_probe(c, pm->provider, f->enter) && has_probe(c, pm->provider, f->leave))
+			continue;
+		fputs("    ", stdout);
+		put(f->name);
+		fputs(": missing ", stdout);
+		put(pm->provider);
+		putchar(':');
+		put(has_probe(c, pm->provider, f->enter) ? f->leave : f->enter);
+		putchar('\n');
 	}
 	c->applied++;
 	probemap__free(pm);
@@ -208,7 +251,9 @@ static int list_pid(pid_t pid)
 		return -ESRCH;
 	}
 	procscan__comm(pid, comm, sizeof(comm));
-	printf("pid %d (%s): USDT probes by file\n", pid, comm);
+	printf("pid %d (", pid);
+	put(comm);
+	fputs("): USDT probes by file\n", stdout);
 	err = procmaps__for_each_mapped_file(pid, file_cb, &c);
 	if (err) {
 		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));

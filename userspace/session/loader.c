@@ -16,12 +16,21 @@
 #include "usdt.h"
 #include "session_int.h"
 
-/* libbpf's warnings and information with -v (its own "libbpf: " prefix). */
+/* libbpf's warnings and information with -v (its own "libbpf: " prefix),
+ * escaped: they quote paths of the target's files. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *text = NULL;
+	int n;
+
 	if (level == LIBBPF_DEBUG || !log__enabled(LOG_VERBOSE))
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	n = vasprintf(&text, fmt, ap);
+	if (n < 0)
+		return fputs("libbpf: (a message that did not fit in memory)\n", stderr);
+	log__lines(text);
+	free(text);
+	return n;
 }
 
 static int attach_tracepoints(struct session *s)
