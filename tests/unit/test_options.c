@@ -322,7 +322,8 @@ static void test_ranges(void **state)
 		{"--min-pct", "101",
 		 "invalid --min-pct '101': expected a percentage from 0 to 100"},
 		{"--min-pct", "-1", "invalid --min-pct '-1': expected a percentage from 0 to 100"},
-		{"--format", "xml", "invalid --format 'xml': expected text, json, folded or pprof"},
+		{"--format", "xml",
+		 "invalid --format 'xml': expected text, json, folded, pprof or html"},
 		{"--by", "cpu", "invalid --by 'cpu': expected feature, thread or process"},
 		{"--order", "x", "invalid --order 'x': expected cost, samples or name"},
 		{"--value", "x", "invalid --value 'x': expected samples, offcpu or wall"},
@@ -347,7 +348,7 @@ static void test_ranges(void **state)
 	done(&p);
 	PARSE(&p, "diff", "--format", "folded", "a", "b");
 	assert_usage_error(&p, "fsp-bpf diff",
-			   "invalid --format 'folded' for diff: expected text or json");
+			   "invalid --format 'folded' for diff: expected text, json or html");
 	done(&p);
 	PARSE(&p, "report", "--pid", "0", "x");
 	assert_usage_error(&p, "fsp-bpf report",
