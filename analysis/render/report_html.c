@@ -52,29 +52,48 @@ static ssize_t esc_write(void *cookie, const char *buf, size_t n)
 typedef int (*html_data_fn)(FILE *out, const void *arg, const struct report_opts *opts,
 			    const struct report_html_opts *h);
 
-/* The template up to the marker, the data (escaped), the rest. */
+/* The bytes at buf through the escaping stream into out. */
+static int write_escaped(FILE *out, const char *buf, size_t len)
+{
+	static const cookie_io_functions_t esc_io = {.write = esc_write};
+	FILE *esc = fopencookie(out, "w", esc_io);
+	int err = 0;
+
+	if (!esc)
+		return -ENOMEM;
+	errno = 0;
+	if (fwrite(buf, 1, len, esc) != len)
+		err = errno ? -errno : -EIO;
+	if (fclose(esc) && !err)
+		err = errno ? -errno : -EIO;
+	return err;
+}
+
+/* The template up to the marker, the data (escaped), the rest. The data is
+ * made first: a renderer that fails (--feature names nothing) writes nothing. */
 static int html_page(FILE *out, html_data_fn data, const void *arg, const struct report_opts *opts,
 		     const struct report_html_opts *h)
 {
-	static const cookie_io_functions_t esc_io = {.write = esc_write};
-	size_t len;
+	size_t len, dlen = 0;
 	const char *page = report_html__page(&len), *mark;
-	FILE *esc;
+	char *dbuf = NULL;
+	FILE *mem;
 	int err;
 
 	mark = page ? memmem(page, len, PAGE_MARKER, strlen(PAGE_MARKER)) : NULL;
 	if (!mark)
 		return -EINVAL; /* the build checks that the template has it */
-	esc = fopencookie(out, "w", esc_io);
-	if (!esc)
+	mem = open_memstream(&dbuf, &dlen);
+	if (!mem)
 		return -ENOMEM;
-	if (fwrite(page, 1, (size_t)(mark - page), out) != (size_t)(mark - page)) {
-		fclose(esc);
-		return errno ? -errno : -EIO;
-	}
-	err = data(esc, arg, opts, h);
-	if (fclose(esc) && !err)
+	err = data(mem, arg, opts, h);
+	if (fclose(mem) && !err)
+		err = -ENOMEM;
+	if (!err && fwrite(page, 1, (size_t)(mark - page), out) != (size_t)(mark - page))
 		err = errno ? -errno : -EIO;
+	if (!err)
+		err = write_escaped(out, dbuf, dlen);
+	free(dbuf);
 	if (err)
 		return err;
 	mark += strlen(PAGE_MARKER);

@@ -134,8 +134,8 @@ static int hd_threads(struct hd *d)
 		d->threads[i].samples = t.samples;
 		err = hd_str(d, t.comm, &d->threads[i].comm);
 		if (!err)
-			err = hashmap__find_or_insert(&d->thread_map, (uint64_t)t.source << 32 | t.pid,
-						      t.tid, i, NULL);
+			err = hashmap__find_or_insert(
+				&d->thread_map, (uint64_t)t.source << 32 | t.pid, t.tid, i, NULL);
 		if (err < 0)
 			return err;
 	}
@@ -182,7 +182,8 @@ static int hd_samples(struct hd *d)
 		err = profile__sample(d->p, i, &s);
 		if (err)
 			return err;
-		if (!hashmap__find(&d->thread_map, (uint64_t)s.source << 32 | s.pid, s.tid, &thread))
+		if (!hashmap__find(&d->thread_map, (uint64_t)s.source << 32 | s.pid, s.tid,
+				   &thread))
 			return -EINVAL;
 		t = &d->threads[thread];
 		t->offcpu_ns = report_sat_add(t->offcpu_ns, s.offcpu_ns);
@@ -196,7 +197,8 @@ static int hd_samples(struct hd *d)
 		}
 		if (!n) {
 			t->uncharged = report_sat_add(t->uncharged, s.count);
-			t->uncharged_offcpu_ns = report_sat_add(t->uncharged_offcpu_ns, s.offcpu_ns);
+			t->uncharged_offcpu_ns =
+				report_sat_add(t->uncharged_offcpu_ns, s.offcpu_ns);
 		}
 	}
 	return 0;
@@ -223,7 +225,8 @@ static int hd_events(struct hd *d)
 	int r;
 
 	for (i = 0; i < profile__nr_events(d->p); i++) {
-		if (profile__event(d->p, i, &ev) || !report_features__has(&d->scope->feat, ev.feature))
+		if (profile__event(d->p, i, &ev) ||
+		    !report_features__has(&d->scope->feat, ev.feature))
 			continue;
 		if (!hashmap__find(&d->proc_map, ev.source, ev.pid, &proc))
 			return -EINVAL;
@@ -344,8 +347,12 @@ static void hd_rows(struct json_out *w, const struct hd *d)
 	json_out__begin_array(w, "threads");
 	for (i = 0; i < d->nr_threads; i++) {
 		const struct hd_thread *t = &d->threads[i];
-		const uint64_t v[] = {t->process, t->tid,	t->comm,
-				      t->samples, t->offcpu_ns, t->uncharged,
+		const uint64_t v[] = {t->process,
+				      t->tid,
+				      t->comm,
+				      t->samples,
+				      t->offcpu_ns,
+				      t->uncharged,
 				      t->uncharged_offcpu_ns};
 
 		json_out__row_lit(w, "[");
@@ -387,8 +394,8 @@ static void hd_events_write(struct json_out *w, const struct hd *d)
 	json_out__begin_array(w, "events");
 	for (size_t i = 0; i < d->nr_events && !w->err; i++) {
 		const struct hd_event *e = &d->events[i];
-		const uint64_t v[] = {e->process,     e->feature,   e->instance, e->st.enters,
-				      e->st.leaves,   e->st.total_ns, e->st.max_ns};
+		const uint64_t v[] = {e->process,   e->feature,	    e->instance, e->st.enters,
+				      e->st.leaves, e->st.total_ns, e->st.max_ns};
 		int last = PROFILE_HIST_BUCKETS;
 
 		json_out__row_lit(w, "[");

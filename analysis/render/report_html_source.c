@@ -77,8 +77,8 @@ static int src_read(struct src_file *f, const char *path, size_t *budget)
 			 "%s is not readable by every user (mode %04o): not embedded", path,
 			 (unsigned int)(st.st_mode & 07777));
 	else if ((uint64_t)st.st_size > REPORT_HTML_MAX_SOURCE_FILE)
-		snprintf(f->error, sizeof(f->error), "%s is larger than %u MiB: not embedded",
-			 path, REPORT_HTML_MAX_SOURCE_FILE >> 20);
+		snprintf(f->error, sizeof(f->error), "%s is larger than %u MiB: not embedded", path,
+			 REPORT_HTML_MAX_SOURCE_FILE >> 20);
 	else if ((uint64_t)st.st_size > *budget)
 		snprintf(f->error, sizeof(f->error),
 			 "not embedded: the report's %u MiB of source files are used up",
