@@ -333,7 +333,8 @@ unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests.sh unit-asan $(UNIT_ASAN_BINS)
 
-integration: $(APP) examples workloads $(ITEST_BINS)
+# test_html makes a 1M-sample profile with gen_profile.
+integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) \
 		scripts/run-tests.sh integration $(ITEST_BINS)
 

@@ -297,9 +297,10 @@ static void test_data_roundtrip(void **state)
 	assert_int_equal(json_object_array_length(threads),
 			 json_object_array_length(get(pj, "threads")));
 	for (i = 0; i < json_object_array_length(threads); i++)
-		assert_int_equal(u64_at(json_object_array_get_idx(threads, i), 3),
-				 json_object_get_uint64(get(
-					 json_object_array_get_idx(get(pj, "threads"), i), "samples")));
+		assert_int_equal(
+			u64_at(json_object_array_get_idx(threads, i), 3),
+			json_object_get_uint64(
+				get(json_object_array_get_idx(get(pj, "threads"), i), "samples")));
 	uint64_t uncharged = 0;
 	for (i = 0; i < json_object_array_length(threads); i++)
 		uncharged += u64_at(json_object_array_get_idx(threads, i), 5);
@@ -318,7 +319,8 @@ static void test_data_roundtrip(void **state)
 static void test_page_escaping(void **state)
 {
 	struct profile *p = rich_profile();
-	struct captured page = capture_page(p, NULL, NULL, NULL), data = capture_data(p, NULL, NULL);
+	struct captured page = capture_page(p, NULL, NULL, NULL),
+			data = capture_data(p, NULL, NULL);
 	const char *open = "<script type=\"application/json\" id=\"fsp-data\">", *s, *e;
 	struct json_object *d, *strs;
 	size_t i, n = 0;
@@ -358,14 +360,14 @@ static void test_page_escaping(void **state)
 		struct json_object *insts = get(f, "instances");
 
 		for (size_t k = 0; k <= json_object_array_length(insts); k++) {
-			const char *want = json_object_get_string(get(
-				k ? json_object_array_get_idx(insts, k - 1) : f, "name"));
+			const char *want = json_object_get_string(
+				get(k ? json_object_array_get_idx(insts, k - 1) : f, "name"));
 			bool found = false;
 
 			for (size_t m = 0; m < json_object_array_length(strs) && !found; m++)
-				found = !strcmp(json_object_get_string(
-							json_object_array_get_idx(strs, m)),
-						want);
+				found = !strcmp(
+					json_object_get_string(json_object_array_get_idx(strs, m)),
+					want);
 			if (!found)
 				fail_msg("label \"%s\" is not in the data", want);
 			n += strstr(want, "</script><script>") != NULL;
@@ -456,7 +458,8 @@ static void test_sources(void **state)
 	assert_null(get(s, "error"));
 	s = source_of(d, "secret.c");
 	assert_null(get(s, "text"));
-	assert_non_null(strstr(json_object_get_string(get(s, "error")), "not readable by every user"));
+	assert_non_null(
+		strstr(json_object_get_string(get(s, "error")), "not readable by every user"));
 	s = source_of(d, "missing.c");
 	assert_null(get(s, "text"));
 	assert_non_null(strstr(json_object_get_string(get(s, "error")), "not found"));
@@ -538,8 +541,8 @@ static void test_plugins(void **state)
 		{.title = "Summary", .text = "line 1\n<b>not bold</b>"},
 		{.title = "Pairs", .nr_columns = 2, .nr_rows = 2, .columns = cols, .cells = cells},
 	};
-	const struct report_html_plugin pl = {.name = "contracts", .nr_sections = 2,
-					       .sections = secs};
+	const struct report_html_plugin pl = {
+		.name = "contracts", .nr_sections = 2, .sections = secs};
 	struct report_html_opts h = {.plugins = &pl, .nr_plugins = 1};
 	struct profile *p = rich_profile();
 	struct captured c = capture_data(p, NULL, &h);

@@ -280,6 +280,9 @@ export function facts(pairs) {
   return dl;
 }
 
+// "1 thread", "2 threads"
+export const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
 export function when(t) {
   if (!t) return 'an unknown time';
   return new Date(t * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');

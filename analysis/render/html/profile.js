@@ -2,7 +2,7 @@
 // The page of a profile: header, the summary table with the process and
 // thread filters, the source and event views of the chosen instance, the
 // flame graph, the plug-in sections.
-import { el, ms, pct, dur, cfixed, td, bar, heat, fileLine, sourceView, pluginSections, tabs, facts, when, SortTable } from './common.js';
+import { el, ms, pct, dur, cfixed, td, bar, heat, fileLine, sourceView, pluginSections, tabs, facts, when, plural, SortTable } from './common.js';
 import { summarize, procName, threadName } from './model.js';
 import { Flame } from './flame.js';
 import { histogram } from './events.js';
@@ -23,7 +23,7 @@ function header(D) {
       ['samples', `${t.samples} = ${ms(t.samples * period)} ms on CPU`],
       ['off CPU', t.offcpu_ns ? `${ms(t.offcpu_ns)} ms (blocked, sleeping or waiting for a CPU); ${ms(t.samples * period + t.offcpu_ns)} ms on + off CPU` : null],
       ['events', D.events.length ? `${calls} calls counted by the probes, ${returned} returned` : null],
-      ['processes', `${t.processes} processes, ${t.threads} threads`],
+      ['processes', `${plural(t.processes, 'process', 'processes')}, ${plural(t.threads, 'thread', 'threads')}`],
       ['host', m.host ? `${m.host}${m.kernel ? ', Linux ' + m.kernel : ''}` : null],
       ['sessions', m.sources > 1 ? `${m.sources} (a merged profile)` : null],
       ['command', m.command_line],
@@ -65,7 +65,7 @@ class Summary {
 
   filters() {
     const D = this.D;
-    const proc = el('select', { id: 'filter-process' }, el('option', { value: -1 }, `all ${D.processes.length} processes`),
+    const proc = el('select', { id: 'filter-process' }, el('option', { value: -1 }, D.processes.length === 1 ? 'its 1 process' : `all ${D.processes.length} processes`),
       D.processes.map((p, i) => el('option', { value: i }, procName(D, i))));
     const thr = el('select', { id: 'filter-thread' });
     const fillThreads = () => {
