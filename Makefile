@@ -357,6 +357,7 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/files.sh
+	$(Q)bench/html.sh
 	$(Q)bench/pg.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
