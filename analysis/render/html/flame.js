@@ -39,12 +39,17 @@ export function buildTree(D, sel, by, what) {
   const threads = selectedThreads(D, sel);
   const inSel = new Set(threads);
   // the path of a thread's boxes above its features: [root, process?, thread?]
+  const tops = new Map();
   const top = (ti) => {
-    const t = D.threads[ti];
-    const path = [root];
-    if (by !== 'feature') path.push(child(root, procName(D, t[0]), 'process'));
-    if (by === 'thread') path.push(child(path[1], threadName(D, ti), 'thread'));
-    return path;
+    let boxes = tops.get(ti);
+    if (!boxes) {
+      const t = D.threads[ti];
+      boxes = [root];
+      if (by !== 'feature') boxes.push(child(root, procName(D, t[0]), 'process'));
+      if (by === 'thread') boxes.push(child(boxes[1], threadName(D, ti), 'thread'));
+      tops.set(ti, boxes);
+    }
+    return [...boxes];
   };
   const add = (path, v) => {
     for (const n of path) n.value += v;
