@@ -162,6 +162,35 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# ---- the HTML report's page (analysis/render/html, docs/output-formats.md) -------
+# npm ci installs the libraries the page bundles, pinned by the committed lock
+# file, into .output/html; build.mjs bundles them with the page's script
+# (esbuild) into one template, which html_assets.c puts into the binary.
+
+NPM ?= npm
+NODE ?= node
+HTML_SRC := analysis/render/html
+HTML_OUT := $(OUTPUT)/html
+HTML_NODE := $(HTML_OUT)/node_modules
+HTML_PAGE := $(HTML_OUT)/page.html
+HTML_PAGE_FLAG := -DFSP_HTML_PAGE='"$(abspath $(HTML_PAGE))"'
+
+$(HTML_NODE)/.stamp: $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json
+	$(call msg,NPM-CI,$(HTML_OUT))
+	$(Q)mkdir -p $(HTML_OUT)
+	$(Q)cp $^ $(HTML_OUT)/
+	$(Q)cd $(HTML_OUT) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+	$(Q)touch $@
+
+$(HTML_PAGE): $(HTML_SRC)/build.mjs $(wildcard $(HTML_SRC)/*.js $(HTML_SRC)/*.css $(HTML_SRC)/*.html) \
+		$(HTML_NODE)/.stamp
+	$(call msg,PAGE,$@)
+	$(Q)$(NODE) $(HTML_SRC)/build.mjs $(HTML_SRC) $(HTML_NODE) $@ >/dev/null
+
+$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: $(HTML_PAGE)
+$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: \
+	BASE_CFLAGS += $(HTML_PAGE_FLAG)
+
 # ---- the CLI ------------------------------------------------------------------
 
 
@@ -304,7 +333,8 @@ unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests.sh unit-asan $(UNIT_ASAN_BINS)
 
-integration: $(APP) examples workloads $(ITEST_BINS)
+# test_html makes a 1M-sample profile with gen_profile.
+integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) \
 		scripts/run-tests.sh integration $(ITEST_BINS)
 
@@ -327,6 +357,7 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/files.sh
+	$(Q)bench/html.sh
 	$(Q)bench/pg.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
@@ -351,10 +382,10 @@ FUZZ_SRCS := bench/fuzz/fuzz_profile.c $(ANALYSIS_SRCS) $(filter %.c,$(PROTO_GEN
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
 	-DFSP_VERSION='"$(VERSION)"' -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow \
-	$(ANALYSIS_INC)
+	$(ANALYSIS_INC) $(HTML_PAGE_FLAG)
 
 .PHONY: fuzz
-$(FUZZ_BIN): $(FUZZ_SRCS) $(shell find analysis -name '*.h') | $(PROTO_GEN)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(shell find analysis -name '*.h') $(HTML_PAGE) | $(PROTO_GEN)
 	$(call msg,CLANG,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) $(LDLIBS) -lm -o $@

@@ -244,6 +244,19 @@ static void test_subcommands(void **state)
 	assert_runs(&p, &cmd_diff);
 	assert_true(p.o.scale == 1);
 	done(&p);
+	/* the HTML report: --format html, --source-dir repeated, in order */
+	PARSE(&p, "diff", "--format", "html", "--source-dir", "src", "-o", "d.html", "a", "b");
+	assert_runs(&p, &cmd_diff);
+	assert_int_equal(p.o.view.format, FSP_FMT_HTML);
+	assert_int_equal(p.o.view.nr_source_dirs, 1);
+	assert_string_equal(p.o.view.source_dirs[0], "src");
+	done(&p);
+	PARSE(&p, "report", "--format", "html", "--source-dir", "a", "--source-dir", "b/c", "x");
+	assert_runs(&p, &cmd_report);
+	assert_int_equal(p.o.view.format, FSP_FMT_HTML);
+	assert_int_equal(p.o.view.nr_source_dirs, 2);
+	assert_string_equal(p.o.view.source_dirs[1], "b/c");
+	done(&p);
 	PARSE(&p, "list", "-p", "1");
 	assert_runs(&p, &cmd_list);
 	assert_int_equal(p.o.pids[0], 1);
@@ -322,7 +335,8 @@ static void test_ranges(void **state)
 		{"--min-pct", "101",
 		 "invalid --min-pct '101': expected a percentage from 0 to 100"},
 		{"--min-pct", "-1", "invalid --min-pct '-1': expected a percentage from 0 to 100"},
-		{"--format", "xml", "invalid --format 'xml': expected text, json, folded or pprof"},
+		{"--format", "xml",
+		 "invalid --format 'xml': expected text, json, folded, pprof or html"},
 		{"--by", "cpu", "invalid --by 'cpu': expected feature, thread or process"},
 		{"--order", "x", "invalid --order 'x': expected cost, samples or name"},
 		{"--value", "x", "invalid --value 'x': expected samples, offcpu or wall"},
@@ -331,6 +345,7 @@ static void test_ranges(void **state)
 		{"--map", "", "--map needs a map name, a file, or auto"},
 		{"-o", "", "-o needs a file name (or - for stdout)"},
 		{"--json", "", "--json needs a file name (or - for stdout)"},
+		{"--source-dir", "", "--source-dir needs a directory"},
 	};
 	struct parse p;
 
@@ -347,7 +362,12 @@ static void test_ranges(void **state)
 	done(&p);
 	PARSE(&p, "diff", "--format", "folded", "a", "b");
 	assert_usage_error(&p, "fsp-bpf diff",
-			   "invalid --format 'folded' for diff: expected text or json");
+			   "invalid --format 'folded' for diff: expected text, json or html");
+	done(&p);
+	PARSE(&p, "--format", "html", "--interval", "1", "-o", "x.html", "-p", "1");
+	assert_usage_error(
+		&p, "fsp-bpf",
+		"--interval re-renders a report on the terminal: not with --format html");
 	done(&p);
 	PARSE(&p, "report", "--pid", "0", "x");
 	assert_usage_error(&p, "fsp-bpf report",

@@ -88,10 +88,8 @@ int options__double(const char *s, double min, double max, double *out)
 int options__format(const char *s, enum fsp_format *out)
 {
 	static const char *const names[] = {
-		[FSP_FMT_TEXT] = "text",
-		[FSP_FMT_JSON] = "json",
-		[FSP_FMT_FOLDED] = "folded",
-		[FSP_FMT_PPROF] = "pprof",
+		[FSP_FMT_TEXT] = "text",   [FSP_FMT_JSON] = "json", [FSP_FMT_FOLDED] = "folded",
+		[FSP_FMT_PPROF] = "pprof", [FSP_FMT_HTML] = "html",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -177,6 +175,17 @@ int options__min_pct(struct argp_state *state, struct fsp_options *o, const char
 	return 0;
 }
 
+int options__source_dir(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	if (!*arg)
+		return options__error(state, "--source-dir needs a directory");
+	if (o->view.nr_source_dirs == FSP_MAX_SOURCE_DIRS)
+		return options__error(state, "too many --source-dir: at most %d",
+				      FSP_MAX_SOURCE_DIRS);
+	o->view.source_dirs[o->view.nr_source_dirs++] = arg;
+	return 0;
+}
+
 int options__input(struct argp_state *state, struct fsp_options *o, const char *arg)
 {
 	/* Operands are files, options may follow them. */
@@ -191,7 +200,8 @@ int options__input(struct argp_state *state, struct fsp_options *o, const char *
 static const struct argp_option view_options[] = {
 	{"format", OPT_FORMAT, "FMT", 0,
 	 "text (default), json (the profile file), folded (flame graph stacks), "
-	 "pprof (gzipped profile.proto; binary: redirect it or use -o)",
+	 "pprof (gzipped profile.proto; binary: redirect it or use -o), "
+	 "html (one self-contained page: tables, source, flame graph; use -o)",
 	 1},
 	{"by", OPT_BY, "WHAT", 0, "feature (default), thread or process", 1},
 	{"order", OPT_ORDER, "KEY", 0, "cost (default), samples or name", 1},
@@ -207,6 +217,8 @@ static const struct argp_option view_options[] = {
 	 1},
 	{"value", OPT_VALUE, "WHAT", 0,
 	 "What folded lines count: samples (default), offcpu (ns) or wall (ns, on + off CPU)", 1},
+	{"source-dir", OPT_SOURCE_DIR, "DIR", 0,
+	 "HTML: look for the source files of FILE:LINE instances in DIR first (repeatable)", 1},
 	{},
 };
 
@@ -220,7 +232,8 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 		if (options__format(arg, &o->view.format))
 			return options__error(
 				state,
-				"invalid --format '%s': expected text, json, folded or pprof", arg);
+				"invalid --format '%s': expected text, json, folded, pprof or html",
+				arg);
 		return 0;
 	case OPT_BY:
 		if (report_by__parse(arg, &r->by))
@@ -241,6 +254,8 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_MIN_PCT:
 		return options__min_pct(state, o, arg);
+	case OPT_SOURCE_DIR:
+		return options__source_dir(state, o, arg);
 	case OPT_FEATURE:
 		if (!arg[strspn(arg, ",")])
 			return options__error(state, "--feature needs a feature name");

@@ -21,6 +21,7 @@
 #define FSP_MAX_INPUTS 1024
 #define FSP_DEFAULT_FREQUENCY_HZ 999
 #define FSP_DEFAULT_MIN_PCT 0.5
+#define FSP_MAX_SOURCE_DIRS 16
 
 /* A macro's value as a string literal, for --help texts. */
 #define FSP_STR(x) FSP_STR_(x)
@@ -33,12 +34,16 @@ enum fsp_format {
 	FSP_FMT_JSON, /* the profile file format */
 	FSP_FMT_FOLDED,
 	FSP_FMT_PPROF,
+	FSP_FMT_HTML, /* one self-contained page (report_html.h) */
 };
 
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
 	enum fsp_format format;
 	struct report_opts ropts; /* min_pct, by, order, feature, comm, pid */
+	/* --source-dir: where the HTML report's source view finds files */
+	const char *source_dirs[FSP_MAX_SOURCE_DIRS];
+	size_t nr_source_dirs;
 };
 
 /* The lists a repeated option adds to (--map, --feature, --comm, --pid). */
@@ -110,10 +115,11 @@ enum {
 	OPT_VIEW_PID,
 	OPT_MAP,
 	OPT_USAGE,
+	OPT_SOURCE_DIR,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,
- * --value): a child of record's and report's parsers. */
+ * --value, --source-dir): a child of record's and report's parsers. */
 extern const struct argp options_view_argp;
 
 /* Prints a usage error (argp_error: "PROG: message", then where to find
@@ -126,7 +132,7 @@ int options__error(struct argp_state *state, const char *fmt, ...)
 int options__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A finite number within [min, max], nothing after it. 0 or -EINVAL. */
 int options__double(const char *s, double min, double max, double *out);
-/* The name of a format (text, json, folded, pprof). 0 or -EINVAL. */
+/* The name of a format (text, json, folded, pprof, html). 0 or -EINVAL. */
 int options__format(const char *s, enum fsp_format *out);
 
 /* -p PID[,PID...] into o->pids. */
@@ -138,6 +144,8 @@ int options__output(struct argp_state *state, struct fsp_options *o, const char 
 		    const char *arg);
 /* --min-pct PCT into o->view.ropts.min_pct. */
 int options__min_pct(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* --source-dir DIR (repeatable) into o->view.source_dirs. */
+int options__source_dir(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* A file operand (report, merge, diff; list, to say it takes none). */
 int options__input(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* A repeatable list option: a repetition adds to the list. */

@@ -198,6 +198,24 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 	return profile__set_meta(p, &m);
 }
 
+/* --format html: the page goes to -o FILE (stdout without -o, or with -o -),
+ * and the text report to stdout when the page went to a file. The profile
+ * file itself is not saved: record -o prof.json, then report --format html. */
+static int render_html(struct profile *p, const struct fsp_options *o)
+{
+	struct fsp_view text = o->view;
+	int err;
+
+	err = render__profile(p, &o->view, o->out_path);
+	if (!err && o->out_path && strcmp(o->out_path, "-")) {
+		log__info("wrote the HTML report to %s", o->out_path);
+		text.format = FSP_FMT_TEXT;
+		err = render__profile(p, &text, NULL);
+	}
+	fflush(stdout);
+	return err;
+}
+
 /* Saves the profile (-o) and renders the view to stdout (unless the profile
  * itself went to stdout). A failed save still shows the report. */
 static int save_and_render(struct profile *p, const struct fsp_options *o)
@@ -205,6 +223,8 @@ static int save_and_render(struct profile *p, const struct fsp_options *o)
 	char msg[512];
 	int err = 0, rerr = 0;
 
+	if (o->view.format == FSP_FMT_HTML)
+		return render_html(p, o);
 	if (o->out_path) {
 		err = profile__save(o->out_path, p, msg, sizeof(msg));
 		if (err)
@@ -297,6 +317,12 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 			 "processes (try: sudo %s)",
 			 cmdline);
 		return -EPERM;
+	}
+	/* before profiling, not after: a page is not for a terminal */
+	if (o->view.format == FSP_FMT_HTML) {
+		err = render__to_terminal_check(o->view.format, o->out_path);
+		if (err)
+			return err;
 	}
 	if (o->cmd) {
 		l = launch__new(o->cmd, &err);
@@ -417,7 +443,7 @@ static const struct argp_option record_options[] = {
 	 0},
 	{"output", 'o', "FILE", 0,
 	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
-	 "replaces the report)",
+	 "replaces the report); with --format html, write the HTML report to FILE instead",
 	 0},
 	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
 	{"max-depth", OPT_MAX_DEPTH, "N", 0,
@@ -508,6 +534,9 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 				      "nothing to profile: give -p PID, a command to run, or -a");
 	if (!!o->cmd + !!o->nr_pids + o->session.system_wide > 1)
 		return options__error(state, "give one of -p PID, a command or -a, not several");
+	if (o->session.interval_s > 0 && o->view.format == FSP_FMT_HTML)
+		return options__error(state, "--interval re-renders a report on the terminal: not "
+					     "with --format html");
 	if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
 		return options__error(state, "--interval prints reports to stdout: save the "
 					     "profile with -o FILE, not -o -");

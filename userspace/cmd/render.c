@@ -8,9 +8,14 @@
 #include "outfile.h"
 #include "profile_io.h"
 #include "render.h"
+#include "report_html.h"
 
 static int render_to(FILE *out, const struct profile *p, const struct fsp_view *v)
 {
+	struct report_html_opts h = {
+		.source_dirs = v->source_dirs,
+		.nr_source_dirs = v->nr_source_dirs,
+	};
 	struct attrib *a;
 	int err;
 
@@ -21,6 +26,8 @@ static int render_to(FILE *out, const struct profile *p, const struct fsp_view *
 		return report__folded(out, p, &v->ropts);
 	case FSP_FMT_PPROF:
 		return report__pprof(out, p, &v->ropts);
+	case FSP_FMT_HTML:
+		return report__html(out, p, &v->ropts, &h);
 	case FSP_FMT_TEXT:
 		break;
 	}
@@ -32,16 +39,31 @@ static int render_to(FILE *out, const struct profile *p, const struct fsp_view *
 	return err;
 }
 
+int render__to_terminal_check(enum fsp_format format, const char *path)
+{
+	if ((path && strcmp(path, "-")) || !isatty(STDOUT_FILENO))
+		return 0;
+	if (format == FSP_FMT_PPROF) {
+		log__err("pprof output is binary (gzipped protobuf): redirect it to a file or "
+			 "use -o FILE");
+		return -EINVAL;
+	}
+	if (format == FSP_FMT_HTML) {
+		log__err("html output is a page for a browser: write it to a file with -o FILE "
+			 "(or redirect it)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int render__profile(const struct profile *p, const struct fsp_view *v, const char *path)
 {
 	struct outfile *f;
 	int err;
 
-	if (v->format == FSP_FMT_PPROF && (!path || !strcmp(path, "-")) && isatty(STDOUT_FILENO)) {
-		log__err("pprof output is binary (gzipped protobuf): redirect it to a file or "
-			 "use -o FILE");
-		return -EINVAL;
-	}
+	err = render__to_terminal_check(v->format, path);
+	if (err)
+		return err;
 	f = outfile__open(path, &err);
 	if (!f) {
 		log__err("cannot write %s: %s", path, strerror(-err));

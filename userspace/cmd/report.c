@@ -37,6 +37,7 @@ static const char report_doc[] =
 	"  fsp-bpf report --pid 1234,7 prof.json         host or in-container PIDs\n"
 	"  fsp-bpf report --format folded prof.json | flamegraph.pl > fg.svg\n"
 	"  fsp-bpf report --format pprof -o prof.pb.gz prof.json\n"
+	"  fsp-bpf report --format html -o prof.html prof.json   a page for a browser\n"
 	"  go tool pprof -top prof.pb.gz\n\n"
 	"Needs no privileges. Output formats: docs/output-formats.md; the file format: "
 	"docs/profile-format.md.";
