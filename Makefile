@@ -347,7 +347,8 @@ fuzz: $(FUZZ_BIN)
 
 # The probe-map parser (analysis/probemap/, files root reads with --map FILE):
 # seeds are the shipped maps and bench/fuzz/probemap_corpus; findings go to
-# $(OUTPUT)/fuzz-probemap/ and, fixed, to tests/unit/probemap_crashes/.
+# $(OUTPUT)/fuzz-probemap/ and, fixed, become tests in tests/unit/test_probemap.c
+# (docs/probe-maps.md "Testing the parser").
 FUZZ_PM_BIN := $(OUTPUT)/fuzz/fuzz_probemap
 FUZZ_PM_SRCS := bench/fuzz/fuzz_probemap.c $(wildcard analysis/probemap/*.c) analysis/common/utf8.c
 

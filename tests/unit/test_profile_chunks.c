@@ -19,7 +19,7 @@
 
 #define HEAD_V2 "{\"version\":2,\"tool\":\"fsp-bpf\","
 #define TAIL                                                                                       \
-	"\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"key\":\"0x7\",\"frames\":[[\"m\",0]]}],"    \
+	"\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"key\":\"0x7\",\"frames\":[[\"m\",0]]}],"     \
 	"\"samples\":[[0,5,5,0,2]]}"
 
 /* One character of each length, and text mixing them. */
