@@ -47,8 +47,8 @@ static void write_text(const char *path, const char *text)
 }
 
 /* Starts wl_plugin TRUTH MS LIB MODE READY and waits until it is ready. */
-static void start_plugin(struct itest_proc *w, const char *truth, const char *ms,
-			 const char *lib, const char *mode)
+static void start_plugin(struct itest_proc *w, const char *truth, const char *ms, const char *lib,
+			 const char *mode)
 {
 	const char *ready = itest_tmp("ready.%s", mode);
 	char *argv[] = {(char *)itest_workload("wl_plugin"),

@@ -274,8 +274,12 @@ static void test_high_frequency(void **state)
 static void test_pid_twice(void **state)
 {
 	const char *truth = itest_tmp("truth"), *ready = itest_tmp("ready");
-	char *wargv[] = {(char *)itest_workload("wl_dlopen"), (char *)truth, "300", "wait",
-			 (char *)ready, NULL};
+	char *wargv[] = {(char *)itest_workload("wl_dlopen"),
+			 (char *)truth,
+			 "300",
+			 "wait",
+			 (char *)ready,
+			 NULL};
 	char pids[64], one[48];
 	struct itest_proc w, p;
 

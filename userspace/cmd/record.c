@@ -510,6 +510,13 @@ static const char record_doc[] =
 	"0600 (they hold strings read from the target), under sudo owned by the invoking "
 	"user. Needs root.";
 
+/* clang-format off */
+#define FREQUENCY_DOC                                                                      \
+	"Samples per second on each CPU (default " FSP_STR(FSP_DEFAULT_FREQUENCY_HZ)       \
+	", 1-100000; above " FSP_STR(FSP_HIGH_FREQUENCY_HZ) " the samples slow the target " \
+	"markedly, and it says so)"
+/* clang-format on */
+
 static const struct argp_option record_options[] = {
 	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
 	{"wait-probes", OPT_WAIT_PROBES, "SECONDS", OPTION_ARG_OPTIONAL,
@@ -526,30 +533,7 @@ static const struct argp_option record_options[] = {
 	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
 	 "whose provider the target carries. --feature selects the map's features",
 	 0},
-	{"frequency", 'F', "HZ", 0,
-	 "Samples per second on each CPU (default " FSP_STR(
-		 FSP_DEFAULT_FREQUENCY_HZ) ", 1-100000; above " FSP_STR(FSP_HIGH_FREQUENCY_HZ) " th"
-											       "e "
-											       "sam"
-											       "ple"
-											       "s "
-											       "slo"
-											       "w "
-											       "the"
-											       " ta"
-											       "rge"
-											       "t "
-											       "mar"
-											       "ked"
-											       "ly,"
-											       " an"
-											       "d "
-											       "it "
-											       "say"
-											       "s "
-											       "so"
-											       ")",
-	 0},
+	{"frequency", 'F', "HZ", 0, FREQUENCY_DOC, 0},
 	{"duration", 'd', "SECONDS", 0,
 	 "Stop after this many seconds (default: until Ctrl-C or "
 	 "the targets exit)",

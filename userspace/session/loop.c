@@ -88,8 +88,8 @@ static void on_sigchld(struct session *s)
 
 int loop__check(struct session *s, int err)
 {
-	/* -a has its own rule: a map error at the start ends it, one in a
-	 * process found later skips that file (session__add_system_wide). */
+	/* -a keeps its own rule: a map error at the start ends it
+	 * (session__add_system_wide), one found later does not. */
 	if (err == -ENOMSG && !s->fatal && !s->opts.system_wide) {
 		s->fatal = err;
 		s->stop = true;
