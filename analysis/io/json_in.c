@@ -307,6 +307,9 @@ static int ns_scan(struct json_in *in, const char *s, size_t n, uint64_t off)
 		}
 		c = s[i];
 		if (ns->in_num) {
+			if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+			    c == '+' || c == '-')
+				ns->last = c;
 			if (c >= '0' && c <= '9') {
 				if (!ns->frac && ns->nd < sizeof(ns->digits) - 1)
 					ns->digits[ns->nd] = c;
@@ -326,6 +329,7 @@ static int ns_scan(struct json_in *in, const char *s, size_t n, uint64_t off)
 			ns->in_str = true;
 		} else if (c == '-' || (c >= '0' && c <= '9')) {
 			ns->in_num = true;
+			ns->last = c;
 			ns->neg = c == '-';
 			ns->frac = false;
 			ns->nd = 0;
@@ -358,6 +362,32 @@ static json_tokener *in_tok(struct json_in *in)
 }
 
 /*
+ * One json-c call on the n bytes at pos; *used: the bytes of them it used.
+ * json-c 0.16 resumes a number cut by the end of its previous call as if it
+ * could take a sign ("12", then "-4]", reads the number "12-4"), where in one
+ * call the number ends at the '-' (and the '-' is an error). So when the
+ * previous slice ended inside a number literal, not right after its 'e',
+ * and a '-' comes next, json-c is given a blank instead: that ends the
+ * number as one call does, and uses nothing of the input (*fake).
+ */
+static struct json_object *in_parse(struct json_in *in, json_tokener *tok, size_t n, size_t *used,
+				    bool *fake)
+{
+	const struct json_numscan *ns = &in->ns;
+	struct json_object *o;
+
+	*fake = ns->in_num && ns->last != 'e' && ns->last != 'E' && in->data[in->pos] == '-';
+	if (*fake) {
+		o = json_tokener_parse_ex(tok, " ", 1);
+		*used = 0;
+		return o;
+	}
+	o = json_tokener_parse_ex(tok, in->data + in->pos, (int)n);
+	*used = json_tokener_get_parse_end(tok);
+	return o;
+}
+
+/*
  * Parses the JSON value at the current position with json-c. *out is the
  * value (NULL for null); 0 or -1 (message set). what names it in messages.
  */
@@ -370,6 +400,7 @@ int json_in__value(struct json_in *in, const char *what, struct json_object **ou
 	size_t n, used;
 	uint64_t fed = 0;
 	ssize_t slice;
+	bool fake;
 
 	*out = NULL;
 	tok = in_tok(in);
@@ -383,9 +414,8 @@ int json_in__value(struct json_in *in, const char *what, struct json_object **ou
 		if (!slice)
 			return in_truncated(in);
 		n = (size_t)slice;
-		o = json_tokener_parse_ex(tok, in->data + in->pos, (int)n);
+		o = in_parse(in, tok, n, &used, &fake);
 		jerr = json_tokener_get_error(tok);
-		used = json_tokener_get_parse_end(tok);
 		if (jerr == json_tokener_success && fed + used > PROFILE_IO_MAX_VALUE) {
 			json_object_put(o);
 			return json_in__fail(in,
@@ -410,6 +440,11 @@ int json_in__value(struct json_in *in, const char *what, struct json_object **ou
 						     PROFILE_IO_MAX_DEPTH, json_in__off(in));
 			return json_in__fail(in, "invalid JSON at byte %llu: %s", json_in__off(in),
 					     json_tokener_error_desc(jerr));
+		}
+		if (fake) { /* the number ended, the input is where it was */
+			if (ns_end(in))
+				return -1;
+			continue;
 		}
 		if (ns_scan(in, in->data + in->pos, n, json_in__off(in)))
 			return -1;

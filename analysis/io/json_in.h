@@ -41,6 +41,7 @@
 struct json_numscan {
 	bool in_str, esc;
 	bool in_num, neg, frac;
+	char last; /* the literal's last byte so far */
 	unsigned int nd; /* digits of the integer part */
 	char digits[24]; /* the first of them */
 	uint64_t start; /* offset of the literal */

@@ -299,6 +299,47 @@ static void test_utf8_errors_any_chunk(void **state)
 	}
 }
 
+/*
+ * json-c resumes a number cut by the end of a call as if a sign could follow
+ * ("12", then "-4", one number "12-4"): the same bytes read whole end the
+ * number at the '-', an error. Whatever the chunk and window, the reader
+ * says the same; signs that do belong to a number (an exponent's, a
+ * negative value's) still read at every cut.
+ */
+static void test_number_cut_before_sign(void **state)
+{
+	static const char bad[] = HEAD_V2 "\"pids\":[12-4,77]," TAIL;
+	static const char good[] = HEAD_V2 "\"duration_s\":1.5e-3,\"start_time\":-2.25E+2,"
+					   "\"end_time\":-0.5e-1," TAIL;
+	struct profile *want, *p;
+	char ref[512], err[512], *w;
+
+	(void)state;
+	assert_null(profile__parse_json(bad, strlen(bad), "t.json", ref, sizeof(ref)));
+	assert_non_null(strstr(ref, "'-' where ',' or ']' was expected"));
+	want = profile__parse_json(good, strlen(good), "t.json", err, sizeof(err));
+	if (!want)
+		fail_msg("%s", err);
+	assert_true(profile__meta(want)->duration_s == 1.5e-3);
+	assert_true(profile__meta(want)->start_time == -225);
+	w = write_str(want, &(size_t){0});
+	for (size_t c = 1; c <= 40; c++) {
+		struct profile_read_opts o = {.window = c + 3};
+
+		p = read_sized(bad, strlen(bad), c, 0, err, sizeof(err));
+		if (p)
+			fail_msg("12-4 read as a number with chunks of %zu", c);
+		assert_string_equal(err, ref);
+		p = profile__parse_json_opts(bad, strlen(bad), "t.json", &o, err, sizeof(err));
+		if (p)
+			fail_msg("12-4 read as a number with a window of %zu", o.window);
+		assert_string_equal(err, ref);
+		read_same(good, strlen(good), c, c + 3, w);
+	}
+	free(w);
+	profile__free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_at_chunk_boundary),
 		cmocka_unit_test(test_utf8_at_window_boundary),
 		cmocka_unit_test(test_utf8_errors_any_chunk),
+		cmocka_unit_test(test_number_cut_before_sign),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
