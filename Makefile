@@ -397,6 +397,27 @@ fuzz: $(FUZZ_BIN)
 		-max_len=65536 -dict=bench/fuzz/profile.dict -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus bench/fuzz/corpus
 
+# The probe-map parser (analysis/probemap/, files root reads with --map FILE):
+# seeds are the shipped maps and bench/fuzz/probemap_corpus; findings go to
+# $(OUTPUT)/fuzz-probemap/ and, fixed, become tests in tests/unit/test_probemap.c
+# (docs/probe-maps.md "Testing the parser").
+FUZZ_PM_BIN := $(OUTPUT)/fuzz/fuzz_probemap
+FUZZ_PM_SRCS := bench/fuzz/fuzz_probemap.c $(wildcard analysis/probemap/*.c) analysis/common/utf8.c
+
+.PHONY: fuzz-probemap
+$(FUZZ_PM_BIN): $(FUZZ_PM_SRCS) $(wildcard analysis/probemap/*.h analysis/common/*.h)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_PM_SRCS) -o $@
+
+fuzz-probemap: $(FUZZ_PM_BIN)
+	$(Q)mkdir -p $(OUTPUT)/fuzz-probemap/corpus
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=bench/fuzz/ubsan.supp \
+	$(FUZZ_PM_BIN) -max_total_time=$(FUZZ_SECS) -timeout=10 -rss_limit_mb=2048 \
+		-max_len=8192 -dict=bench/fuzz/probemap.dict -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz-probemap/ $(OUTPUT)/fuzz-probemap/corpus \
+		bench/fuzz/probemap_corpus maps
+
 # Tracked sources that exist: one deleted but not yet committed is skipped.
 FORMAT_FILES = $(wildcard $(shell git ls-files '*.c' '*.h' '*.cc' 2>/dev/null))
 format:

@@ -114,7 +114,8 @@ static const struct {
 	[DIAG_ATTACH_ERRORS] = {"attach_errors",
 				"probe sites or processes fsp-bpf failed to attach to"},
 	[DIAG_EVENT_DROPS] = {"event_drops",
-			      "enters and leaves not counted because the event map was full"},
+			      "enters not counted, nor then their leaves, because the event map "
+			      "was full; raise --max-events"},
 	[DIAG_OFFCPU_RECOVERED] =
 		{"offcpu_recovered",
 		 "off-CPU intervals whose end (or start) the kernel's sched_switch "

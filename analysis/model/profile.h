@@ -36,7 +36,7 @@ enum profile_diag {
 	DIAG_ARG_ERRORS, /* probe arguments that could not be read */
 	DIAG_EVENTS_LOST, /* fork/exec/dlopen notifications lost */
 	DIAG_ATTACH_ERRORS, /* probe sites or processes fsp-bpf failed to attach to */
-	DIAG_EVENT_DROPS, /* enters/leaves not counted: the event map was full */
+	DIAG_EVENT_DROPS, /* enters (and so their leaves) not counted: the event map was full */
 	DIAG_OFFCPU_RECOVERED, /* off-CPU intervals sched_switch reported one end of */
 	DIAG_OFFCPU_LOST, /* off-CPU intervals not recorded (--off-cpu) */
 	DIAG__COUNT,

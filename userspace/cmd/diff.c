@@ -91,6 +91,7 @@ static const struct argp_option diff_options[] = {
 		 FSP_DEFAULT_MIN_PCT) "; 0 shows all)",
 	 0},
 	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
+	OPTIONS_FILE_MODE,
 	{},
 };
 
@@ -122,6 +123,8 @@ static error_t parse_diff(int key, char *arg, struct argp_state *state)
 		return options__source_dir(state, o, arg);
 	case 'o':
 		return options__output(state, o, "-o", arg);
+	case OPT_FILE_MODE:
+		return options__file_mode(state, o, arg);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

@@ -33,6 +33,7 @@ static const struct fsp_options default_options = {
 		},
 	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = FSP_DEFAULT_MIN_PCT}},
 	.scale = 1,
+	.file_mode = -1,
 };
 
 const char *argp_program_bug_address = "the fsp-bpf issue tracker";
@@ -101,29 +102,47 @@ int options__format(const char *s, enum fsp_format *out)
 	return -EINVAL;
 }
 
+/* Adds pid to o->pids unless it is there already (a PID named twice is one
+ * target). */
+static int add_pid(struct argp_state *state, struct fsp_options *o, pid_t pid)
+{
+	for (int i = 0; i < o->nr_pids; i++)
+		if (o->pids[i] == pid)
+			return 0;
+	if (o->nr_pids == FSP_MAX_PIDS)
+		return options__error(state, "too many PIDs: at most %d", FSP_MAX_PIDS);
+	o->pids[o->nr_pids++] = pid;
+	return 0;
+}
+
 int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg)
 {
-	char *copy = strdup(arg), *tok, *save = NULL;
+	const char *tok = arg;
 	int err = 0;
 
-	if (!copy)
-		return out_of_memory(state);
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+	if (!*arg)
+		return options__error(state, "-p needs at least one PID");
+	while (tok && !err) {
+		const char *comma = strchr(tok, ',');
+		size_t len = comma ? (size_t)(comma - tok) : strlen(tok);
+		char num[16];
 		uint64_t pid;
 
-		if (options__u64(tok, 1, 4194304, &pid))
-			err = options__error(
+		/* "1,,2", ",1", "1,": an empty element is a mistake, not nothing */
+		if (!len)
+			return options__error(state,
+					      "invalid PID list '%s': an empty element (PIDs are "
+					      "separated by single commas)",
+					      arg);
+		snprintf(num, sizeof(num), "%.*s", (int)len, tok);
+		if (len >= sizeof(num) || options__u64(num, 1, 4194304, &pid))
+			return options__error(
 				state,
-				"invalid PID '%s': expected a process id (a positive integer)",
-				tok);
-		else if (o->nr_pids == FSP_MAX_PIDS)
-			err = options__error(state, "too many PIDs: at most %d", FSP_MAX_PIDS);
-		else
-			o->pids[o->nr_pids++] = pid;
+				"invalid PID '%.*s': expected a process id (a positive integer)",
+				(int)len, tok);
+		err = add_pid(state, o, (pid_t)pid);
+		tok = comma ? comma + 1 : NULL;
 	}
-	free(copy);
-	if (!err && !o->nr_pids)
-		err = options__error(state, "-p needs at least one PID");
 	return err;
 }
 
@@ -164,6 +183,20 @@ int options__output(struct argp_state *state, struct fsp_options *o, const char 
 	if (!*arg)
 		return options__error(state, "%s needs a file name (or - for stdout)", option);
 	o->out_path = arg;
+	return 0;
+}
+
+int options__file_mode(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	size_t n = strspn(arg, "01234567");
+	unsigned long mode;
+
+	if (!n || arg[n] || n > 4 || (mode = strtoul(arg, NULL, 8)) > 0777)
+		return options__error(state,
+				      "invalid --file-mode '%s': expected octal permissions from 0 "
+				      "to 777 (e.g. 600 or 644)",
+				      arg);
+	o->file_mode = (int)mode;
 	return 0;
 }
 

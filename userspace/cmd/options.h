@@ -20,6 +20,8 @@
 #define FSP_MAX_PIDS 256
 #define FSP_MAX_INPUTS 1024
 #define FSP_DEFAULT_FREQUENCY_HZ 999
+/* Above it record says what sampling costs the target (record.c). */
+#define FSP_HIGH_FREQUENCY_HZ 10000
 #define FSP_DEFAULT_MIN_PCT 0.5
 #define FSP_MAX_SOURCE_DIRS 16
 
@@ -64,11 +66,16 @@ struct fsp_options {
 	/* record: -F, -d, --max-depth, --max-stacks, --no-follow-forks,
 	 * --no-events, --off-cpu, --max-events, --interval, -a */
 	struct session_opts session;
+	/* record -p --wait-probes[=S]: accept processes without probes yet
+	 * (session.probe_timeout_s: S, 0 without) */
+	bool wait_probes;
 	bool verbose;
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
+	/* --file-mode: permissions of new output files, -1: private (outfile.h) */
+	int file_mode;
 	struct fsp_view view;
 	/* report FILE, merge FILE..., diff BASE NEW */
 	const char *inputs[FSP_MAX_INPUTS];
@@ -116,6 +123,8 @@ enum {
 	OPT_MAP,
 	OPT_USAGE,
 	OPT_SOURCE_DIR,
+	OPT_FILE_MODE,
+	OPT_WAIT_PROBES,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,
@@ -142,6 +151,17 @@ int options__probemaps(struct argp_state *state, struct fsp_options *o, const ch
 /* -o FILE (option: "-o" or "--json", for the message). */
 int options__output(struct argp_state *state, struct fsp_options *o, const char *option,
 		    const char *arg);
+/* --file-mode MODE (octal permissions) into o->file_mode. */
+int options__file_mode(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* The --file-mode entry of an option table (each subcommand that writes -o). */
+#define OPTIONS_FILE_MODE                                                                          \
+	{                                                                                          \
+		"file-mode", OPT_FILE_MODE, "MODE", 0,                                             \
+			"Permissions of a new output file, in octal (default 600: only you can "   \
+			"read it; "                                                                \
+			"644 lets everyone); a replaced file keeps its own",                       \
+			0                                                                          \
+	}
 /* --min-pct PCT into o->view.ropts.min_pct. */
 int options__min_pct(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* --source-dir DIR (repeatable) into o->view.source_dirs. */

@@ -44,6 +44,7 @@ static const char report_doc[] =
 
 static const struct argp_option report_options[] = {
 	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
+	OPTIONS_FILE_MODE,
 	{},
 };
 
@@ -96,6 +97,8 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'o':
 		return options__output(state, o, "-o", arg);
+	case OPT_FILE_MODE:
+		return options__file_mode(state, o, arg);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

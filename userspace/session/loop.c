@@ -26,8 +26,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	switch (e->type) {
 	case FSP_EVENT_FORK:
-		err = session__add_target(s, e->pid, NULL);
-		if (err < 0 && err != -ESRCH)
+		err = loop__check(s, session__add_target(s, e->pid, NULL));
+		if (err < 0 && err != -ESRCH && err != -ENOMSG)
 			log__verbose("cannot follow child %d of %d: %s", e->pid, e->ppid,
 				     strerror(-err));
 		break;
@@ -40,12 +40,12 @@ static int on_event(void *ctx, void *data, size_t size)
 		/* Links are per task and file: they stay armed across exec for the
 		 * files the new image maps again; only new files need attaching. */
 		if (t)
-			targets__rescan(s, t);
+			loop__check(s, targets__rescan(s, t));
 		break;
 	case FSP_EVENT_DLOPEN:
 		t = targets__find(s, e->pid);
 		if (t)
-			targets__rescan(s, t);
+			loop__check(s, targets__rescan(s, t));
 		break;
 	case FSP_EVENT_NEW_PROC:
 		syswide__new_process(s, e->pid);
@@ -72,7 +72,9 @@ static void on_sigchld(struct session *s)
 			 * moved the targets. */
 			t = targets__find(s, pid);
 			if (t)
-				targets__rescan(s, t);
+				loop__check(s, targets__rescan(s, t));
+			if (s->fatal)
+				return; /* held stopped: killed at the end of the loop */
 			kill(pid, SIGCONT);
 			continue;
 		}
@@ -82,6 +84,34 @@ static void on_sigchld(struct session *s)
 			targets__gone(s, t);
 		break;
 	}
+}
+
+int loop__check(struct session *s, int err)
+{
+	/* -a keeps its own rule: a map error at the start ends it
+	 * (session__add_system_wide), one found later does not. */
+	if (err == -ENOMSG && !s->fatal && !s->opts.system_wide) {
+		s->fatal = err;
+		s->stop = true;
+	}
+	return err;
+}
+
+/* The session ends on an error with a launched command (a probe map that
+ * does not fit a library it loaded): the command, held stopped before
+ * that library ran, and the processes it started are killed rather than
+ * left to run unprofiled. */
+static void kill_launched(struct session *s)
+{
+	int status;
+
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].alive)
+			kill(s->targets[i].pid, SIGKILL);
+	if (waitpid(s->opts.sync_pid, &status, 0) == s->opts.sync_pid)
+		s->child_status = status;
+	log__err("killed the command before it ran that file's code (fix the map, or leave the "
+		 "feature out with --feature)");
 }
 
 static bool any_alive(const struct session *s)
@@ -111,6 +141,8 @@ int session__run(struct session *s)
 	double next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
 	double interval = s->opts.on_interval ? s->opts.interval_s : 0;
 	double next_tick = interval > 0 ? now(CLOCK_MONOTONIC) + interval : 0;
+	double probe_deadline =
+		s->opts.probe_timeout_s > 0 ? now(CLOCK_MONOTONIC) + s->opts.probe_timeout_s : 0;
 	struct epoll_event evs[16];
 	int err = 0;
 
@@ -134,6 +166,15 @@ int session__run(struct session *s)
 			break;
 		if (deadline && deadline - t < wait_s)
 			wait_s = deadline - t;
+		/* --wait-probes=S: no probe came within S seconds. */
+		if (probe_deadline && s->nr_sites)
+			probe_deadline = 0;
+		if (probe_deadline && t >= probe_deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (probe_deadline && probe_deadline - t < wait_s)
+			wait_s = probe_deadline - t;
 		n = epoll_wait(s->epfd, evs, 16, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -153,9 +194,9 @@ int session__run(struct session *s)
 		}
 		if (now(CLOCK_MONOTONIC) >= next_rescan) {
 			/* Catch what the events missed (ring buffer full, no ld.so hook). */
-			for (size_t j = 0; j < s->nr_targets; j++)
+			for (size_t j = 0; j < s->nr_targets && !s->fatal; j++)
 				if (s->targets[j].alive &&
-				    targets__rescan(s, &s->targets[j]) == -ESRCH)
+				    loop__check(s, targets__rescan(s, &s->targets[j])) == -ESRCH)
 					targets__gone(s, &s->targets[j]);
 			/* System-wide: processes started since (their probes may not
 			 * have fired yet, or be in files not seen before). */
@@ -165,10 +206,13 @@ int session__run(struct session *s)
 		}
 	}
 	/* Events that arrived last, and a final look at the launched child. */
-	ring_buffer__consume(s->rb);
+	if (!s->fatal)
+		ring_buffer__consume(s->rb);
+	if (s->fatal && s->opts.sync_pid)
+		kill_launched(s);
 	s->end_mono = now(CLOCK_MONOTONIC);
 	s->end_wall = now(CLOCK_REALTIME);
-	return err;
+	return s->fatal ? s->fatal : err;
 }
 
 int loop__setup(struct session *s)

@@ -115,6 +115,7 @@ struct session {
 	uint64_t attach_errors;
 	int child_status;
 	bool stop;
+	int fatal; /* -errno that ends the session (a probe map that does not fit) */
 	double start_mono, end_mono;
 	double start_wall, end_wall;
 	bool collected;
@@ -171,5 +172,8 @@ void syswide__exec(struct session *s, pid_t pid);
 /* loop.c */
 /* The epoll set: the signals, the ring buffer (pidfds join as targets come). */
 int loop__setup(struct session *s);
+/* err of adding or rescanning a target: -ENOMSG (a probe map does not fit
+ * a file, reported) ends the session. Returns err. */
+int loop__check(struct session *s, int err);
 
 #endif /* FSP_SESSION_INT_H */
