@@ -86,6 +86,23 @@ struct tstack {
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	/* The alternate signal stack a probe of the thread last saw (size 0:
+	 * none), for handlers that run with the task's cleared (SS_AUTODISARM). */
+	__u64 alt_sp;
+	__u64 alt_size;
+	struct tframe f[FSP_MAX_DEPTH];
+};
+
+/* A suspended coroutine's frames (the parked map). */
+struct park_key {
+	__u64 tgid;
+	__u64 ctx; /* address of the ucontext_t the frames were saved with */
+};
+
+struct parked {
+	__u32 depth;
+	__u32 overflow;
+	__u64 overflow_sp;
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -174,6 +191,7 @@ struct label_buf {
 };
 
 union scratch {
+	struct parked parked;
 	struct fsp_stack stack;
 	struct fsp_label label;
 	struct label_buf lb;
@@ -214,6 +232,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_rec);
 } offcpu_spill SEC(".maps");
+
+/*
+ * The marks of suspended coroutines: when a thread switches stacks with
+ * swapcontext(oucp, ucp), the frames it had are parked under (process, oucp)
+ * and those parked under (process, ucp) become its own (coro.bpf.h). Only
+ * contexts suspended inside a mark take an entry; userspace sizes the map.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, FSP_DEFAULT_MAX_PARKED);
+	__type(key, struct park_key);
+	__type(value, struct parked);
+} parked SEC(".maps");
 
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {

@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "profiler.h"
+#include "framelive.h"
 #include "config.bpf.h"
 #include "maps.bpf.h"
 #include "util.bpf.h"
@@ -20,14 +21,33 @@
 
 /* ---- liveness ------------------------------------------------------------ */
 
-static __always_inline bool is_stale(__u64 frame_sp, __u64 sp)
+/*
+ * The current thread's stack bounds for fsp_frame_dead() (framelive.h). The
+ * alternate signal stack is the task's; a handler installed with
+ * SS_AUTODISARM runs with the task's cleared, so the last ones a probe of the
+ * thread saw (st) stand in for them.
+ */
+static __always_inline void cur_bounds(const struct tstack *st, struct fsp_stack_bounds *b)
 {
-	return frame_sp < sp && sp - frame_sp < stack_window;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 alt_sp = task->sas_ss_sp, alt_size = task->sas_ss_size;
+
+	/* Keeps the compiler from merging the task's and st's loads into one
+	 * instruction on two kinds of pointer, which the verifier rejects. */
+	barrier_var(alt_size);
+	if (!alt_size && st) {
+		alt_sp = st->alt_sp;
+		alt_size = st->alt_size;
+	}
+	b->alt_sp = alt_sp;
+	b->alt_size = alt_size;
+	b->window = stack_window;
 }
 
 struct live_ctx {
 	const struct tstack *st;
 	__u64 sp;
+	struct fsp_stack_bounds b;
 	__u32 depth;
 };
 
@@ -36,7 +56,7 @@ static long live_cb(__u64 n, void *data)
 	struct live_ctx *c = data;
 	__u32 d = c->depth;
 
-	if (d == 0 || d > FSP_MAX_DEPTH || !is_stale(c->st->f[slot(d - 1)].sp, c->sp))
+	if (d == 0 || d > FSP_MAX_DEPTH || !fsp_frame_dead(c->st->f[slot(d - 1)].sp, c->sp, &c->b))
 		return 1;
 	c->depth = d - 1;
 	return 0;
@@ -48,21 +68,39 @@ static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
 {
 	struct live_ctx c = {.st = st, .sp = sp, .depth = st->depth};
 
-	if (c.depth && c.depth <= FSP_MAX_DEPTH && is_stale(st->f[slot(c.depth - 1)].sp, sp))
+	cur_bounds(st, &c.b);
+	if (c.depth && c.depth <= FSP_MAX_DEPTH &&
+	    fsp_frame_dead(st->f[slot(c.depth - 1)].sp, sp, &c.b))
 		bpf_loop(c.depth, live_cb, &c, 0);
 	return c.depth;
+}
+
+/* Remembers the thread's alternate stack (see cur_bounds). */
+static __always_inline void note_alt_stack(struct tstack *st)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 size = task->sas_ss_size;
+
+	if (size) {
+		st->alt_sp = task->sas_ss_sp;
+		st->alt_size = size;
+	}
 }
 
 /* Drops the frames whose stack frame is gone; called on every probe. */
 static __always_inline void prune(struct tstack *st, __u64 sp)
 {
-	__u32 d = live_depth(st, sp);
+	struct fsp_stack_bounds b;
+	__u32 d;
 
+	note_alt_stack(st);
+	d = live_depth(st, sp);
 	if (d != st->depth) {
 		stat_add(FSP_STAT_STALE_MARKS, st->depth - d);
 		st->depth = d;
 	}
-	if (st->overflow && is_stale(st->overflow_sp, sp)) {
+	cur_bounds(st, &b);
+	if (st->overflow && fsp_frame_dead(st->overflow_sp, sp, &b)) {
 		stat_inc(FSP_STAT_STALE_MARKS);
 		st->overflow = 0;
 	}

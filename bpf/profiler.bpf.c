@@ -37,6 +37,7 @@
  *   usdt_arg.bpf.h   USDT argument decoding (read_reg, usdt_arg)
  *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark
  *   offcpu.bpf.h     off-CPU records, accumulation, charge and switch_out()
+ *   coro.bpf.h       coroutines: marks parked with the context they belong to
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,6 +53,7 @@
 #include "usdt_arg.bpf.h"
 #include "mapped.bpf.h"
 #include "offcpu.bpf.h"
+#include "coro.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
@@ -326,6 +328,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	/* The old image's marks mean nothing in the new one. */
 	bpf_task_storage_delete(&tstacks, p);
+	forget_contexts(tgid);
 	if (offcpu_enabled) {
 		/* A thread other than the leader that execs takes the leader's
 		 * id: its record under the old id goes (the leader's went with
@@ -384,6 +387,22 @@ int BPF_KPROBE(on_catch)
 
 	if (st && (st->depth || st->overflow))
 		prune(st, PT_REGS_SP(ctx) + 8);
+	return 0;
+}
+
+/* Coroutines (coro.bpf.h): glibc's swapcontext(oucp, ucp) saves the running
+ * context in oucp and resumes ucp; setcontext(ucp) resumes ucp. */
+SEC("uprobe")
+int BPF_KPROBE(on_swapcontext, void *oucp, void *ucp)
+{
+	switch_context((__u64)oucp, (__u64)ucp, PT_REGS_SP(ctx));
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_setcontext, void *ucp)
+{
+	switch_context(0, (__u64)ucp, PT_REGS_SP(ctx));
 	return 0;
 }
 

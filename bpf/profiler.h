@@ -20,6 +20,7 @@
  */
 #define FSP_DEFAULT_MAX_STACKS 8192 /* distinct mark stacks kept */
 #define FSP_DEFAULT_MAX_EVENTS 16384 /* distinct (process, feature, instance) counted */
+#define FSP_DEFAULT_MAX_PARKED 4096 /* coroutines suspended inside a mark (swapcontext) */
 
 /* Bytes of a feature or instance label copied from the target, NUL included. */
 #define FSP_LABEL_LEN 256

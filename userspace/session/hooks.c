@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Uprobes on runtime functions, not on probes: ld.so's _dl_debug_state
  * (dlopen), longjmp and __cxa_begin_catch (a thread resuming higher up its
- * stack). */
+ * stack), swapcontext and setcontext (a thread switching coroutines). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -43,18 +43,37 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 	return attach__link(s, link);
 }
 
+enum unwind_hook { HOOK_LONGJMP, HOOK_CATCH, HOOK_SWAPCONTEXT, HOOK_SETCONTEXT };
+
+static struct bpf_program *unwind_prog(struct session *s, enum unwind_hook h)
+{
+	switch (h) {
+	case HOOK_LONGJMP:
+		return s->skel->progs.on_longjmp;
+	case HOOK_CATCH:
+		return s->skel->progs.on_catch;
+	case HOOK_SWAPCONTEXT:
+		return s->skel->progs.on_swapcontext;
+	default:
+		return s->skel->progs.on_setcontext;
+	}
+}
+
 /* Hooks the points where a thread resumes higher up its stack (longjmp, a
- * C++ catch) in the runtime libraries the target maps. Best effort. */
+ * C++ catch) or switches stacks (coroutines) in the runtime libraries the
+ * target maps. Best effort. */
 void hooks__unwind(struct session *s, pid_t pid, const char *path)
 {
 	static const struct {
 		const char *lib;
 		const char *func;
-		bool cxx;
+		enum unwind_hook hook;
 	} hooks[] = {
-		{"libc.so.", "longjmp", false},
-		{"libc.so.", "__longjmp_chk", false},
-		{"libstdc++.so.", "__cxa_begin_catch", true},
+		{"libc.so.", "longjmp", HOOK_LONGJMP},
+		{"libc.so.", "__longjmp_chk", HOOK_LONGJMP},
+		{"libc.so.", "swapcontext", HOOK_SWAPCONTEXT},
+		{"libc.so.", "setcontext", HOOK_SETCONTEXT},
+		{"libstdc++.so.", "__cxa_begin_catch", HOOK_CATCH},
 	};
 	const char *base = strrchr(path, '/');
 
@@ -66,11 +85,11 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
-		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
+		prog = unwind_prog(s, hooks[i].hook);
 		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
 		if (!link) {
-			log__verbose("cannot hook %s in %s (pid %d): %s; marks unwound through it "
-				     "are dropped at the thread's next probe instead",
+			log__verbose("cannot hook %s in %s (pid %d): %s; the marks of threads "
+				     "passing through it are judged by their stack pointers alone",
 				     hooks[i].func, path, pid, strerror(errno));
 			continue;
 		}
