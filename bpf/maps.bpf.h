@@ -28,7 +28,7 @@ struct tframe {
 	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
 	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
 	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
-	__u32 pad;
+	__u32 has_payload; /* a frame of [0..this] has a non-zero payload */
 };
 
 /* Labels this thread already saw stored in the labels map, direct-mapped by
@@ -162,6 +162,13 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/* The payloads of sampled stacks (struct fsp_payload_rec, depth payloads),
+ * aggregated by userspace: stacks are identified without them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FSP_PAYLOAD_RB_SIZE);
+} payload_rb SEC(".maps");
+
 /* The event view: (tgid, feature, instance) -> slot of mark_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -192,6 +199,7 @@ struct label_buf {
 
 union scratch {
 	struct parked parked;
+	struct fsp_payload_rec payload;
 	struct fsp_stack stack;
 	struct fsp_label label;
 	struct label_buf lb;
@@ -246,6 +254,14 @@ struct {
 	__type(key, struct park_key);
 	__type(value, struct parked);
 } parked SEC(".maps");
+
+/* The r_state of each process's link map at its last _dl_debug_state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} dl_state SEC(".maps");
 
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {

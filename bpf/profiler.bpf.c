@@ -174,7 +174,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct fsp_count *c, fresh = {};
 	struct task_struct *task;
 	struct tstack *st;
-	bool truncated = false;
+	bool truncated = false, payload = false;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
@@ -193,6 +193,10 @@ int sample(struct bpf_perf_event_data *ctx)
 			skey.hash = ckey.hash;
 			if (!store_stack(st, d, &skey, SCRATCH_SAMPLE))
 				stat_inc(FSP_STAT_STACK_DROPS);
+			if (st->f[slot(d - 1)].has_payload) {
+				payload = true;
+				send_payloads(st, d, ckey.tgid, ckey.tid, ckey.hash);
+			}
 		}
 		truncated = st->overflow && d == st->depth;
 	}
@@ -202,6 +206,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {
 		__sync_fetch_and_add(&c->samples, 1);
+		if (payload)
+			__sync_fetch_and_add(&c->payload_samples, 1);
 		if (truncated)
 			__sync_fetch_and_add(&c->truncated, 1);
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
@@ -211,14 +217,17 @@ int sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	fresh.samples = 1;
+	fresh.payload_samples = payload;
 	fresh.truncated = truncated;
 	fresh.seen_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);
-		if (c)
+		if (c) {
 			__sync_fetch_and_add(&c->samples, 1);
-		else
+			if (payload)
+				__sync_fetch_and_add(&c->payload_samples, 1);
+		} else
 			stat_inc(FSP_STAT_LOST_SAMPLES);
 	}
 	return 0;
@@ -408,14 +417,45 @@ int BPF_KPROBE(on_setcontext, void *ucp)
 
 #define SIGSTOP 19
 
+/* struct r_debug (link.h): r_version (int, padded), r_map, r_brk, r_state. */
+#define R_STATE_OFF 24
+enum { RT_CONSISTENT, RT_ADD, RT_DELETE };
+
+/*
+ * Did this call of _dl_debug_state finish adding objects to the link map?
+ * ld.so calls it with r_state RT_ADD before mapping a dlopen()ed library and
+ * RT_CONSISTENT once it is mapped (before any of its code runs); a dlclose
+ * with RT_DELETE and RT_CONSISTENT once unmapped. The cookie places r_debug
+ * relative to the hook (0: unknown). Unknown or unexpected sequences (a
+ * dlmopen namespace, whose r_debug is not _r_debug) count as a dlopen.
+ */
+static __always_inline bool dlopen_done(struct pt_regs *ctx, __u32 tgid)
+{
+	__u64 delta = bpf_get_attach_cookie(ctx);
+	__u32 state, *prev, was;
+
+	if (!delta || bpf_probe_read_user(&state, sizeof(state),
+					  (void *)(PT_REGS_IP(ctx) + delta + R_STATE_OFF)))
+		return true;
+	prev = bpf_map_lookup_elem(&dl_state, &tgid);
+	was = prev ? *prev : RT_ADD;
+	bpf_map_update_elem(&dl_state, &tgid, &state, BPF_ANY);
+	if (state != RT_CONSISTENT)
+		return state == was;
+	return was != RT_DELETE;
+}
+
 /* ld.so calls _dl_debug_state() (the debugger's hook) around every change of
- * the link map: dlopen, dlclose, and once after the startup libraries. */
+ * the link map: dlopen, dlclose, and once after the startup libraries. Only
+ * a completed dlopen needs its new files attached (a library opened again
+ * after a dlclose has its probes still attached: the kernel arms them when it
+ * maps the file), so only that reports and, for a launched command, stops. */
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!is_target(tgid))
+	if (!is_target(tgid) || !dlopen_done(ctx, tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

@@ -134,6 +134,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 			ret = profile__use_source(dst, map[st.source]);
 		if (!ret)
 			ret = profile__add_stack(dst, st.pid, st.key, st.frames, st.depth);
+		if (!ret && st.flags)
+			ret = profile__set_stack_flags(dst, profile__nr_stacks(dst) - 1, st.flags);
 		if (ret) {
 			fsp_set_err(err, errlen, "cannot copy stack %zu of %s: %s", i,
 				    target_name(profile__meta(src)), strerror(-ret));

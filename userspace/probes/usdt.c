@@ -373,7 +373,8 @@ cleanup:
 	return err;
 }
 
-int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+/* The link-time address of symbol name of type (STT_OBJECT, STT_FUNC). */
+static int find_symbol(const char *path, const char *name, int type, uint64_t *vaddr)
 {
 	struct elf_file f;
 	Elf_Scn *scn = NULL;
@@ -395,8 +396,8 @@ int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
 			const char *sname;
 			GElf_Sym sym;
 
-			if (!gelf_getsym(data, i, &sym) ||
-			    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF)
+			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != type ||
+			    sym.st_shndx == SHN_UNDEF)
 				continue;
 			sname = elf_strptr(f.elf, sh.sh_link, sym.st_name);
 			if (sname && !strcmp(sname, name)) {
@@ -409,6 +410,16 @@ int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
 cleanup:
 	elf_file_close(&f);
 	return err;
+}
+
+int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+{
+	return find_symbol(path, name, STT_OBJECT, vaddr);
+}
+
+int usdt__func(const char *path, const char *name, uint64_t *vaddr)
+{
+	return find_symbol(path, name, STT_FUNC, vaddr);
 }
 
 /*

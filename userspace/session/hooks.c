@@ -13,6 +13,22 @@
 #include "usdt.h"
 #include "session_int.h"
 
+/*
+ * The BPF cookie of the _dl_debug_state hook of the ld.so at path: where
+ * ld.so's r_debug (_r_debug) is relative to _dl_debug_state, so that the BPF
+ * side reads the link map's state (RT_ADD, RT_CONSISTENT, RT_DELETE) and stops
+ * and rescans only when a dlopen completed. 0 when unknown: it then does so at
+ * every call.
+ */
+static __u64 dl_state_cookie(const char *path)
+{
+	uint64_t r_debug, hook;
+
+	if (usdt__symbol(path, "_r_debug", &r_debug) || usdt__func(path, "_dl_debug_state", &hook))
+		return 0;
+	return r_debug - hook;
+}
+
 /* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
 int hooks__dl(struct session *s, struct target *t, const char *exe)
 {
@@ -28,6 +44,7 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
 	/* The interpreter as the target sees it (its mount namespace). */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", t->pid, interp);
+	uo.bpf_cookie = dl_state_cookie(path);
 	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, path, 0,
 					       &uo);
 	if (!link) {
@@ -109,6 +126,7 @@ void hooks__dl_file(struct session *s, const char *path)
 	base = base ? base + 1 : path;
 	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
 		return;
+	uo.bpf_cookie = dl_state_cookie(path);
 	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, path, 0, &uo);
 	if (!link) {
 		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
