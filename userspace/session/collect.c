@@ -191,11 +191,11 @@ static uint64_t payload_key(uint64_t hash, uint64_t phash)
 	return k ? k : 1;
 }
 
-/* Stack `key` of pid with the frames of stack `hash` and the payloads given
- * (NULL: 0, and flagged as not kept). Its id in *id. 0 or -errno (-ENOENT:
- * stack hash is not known). */
+/* Stack `key` of pid with the frames of stack `hash` and the depth payloads
+ * given (NULL: 0, and flagged as not kept). Its id in *id. 0 or -errno
+ * (-ENOENT: stack hash is not known, or not of that depth). */
 static int payload_stack(struct profile *p, __u32 pid, uint64_t hash, uint64_t key,
-			 const uint64_t *payloads, size_t *id)
+			 const uint64_t *payloads, size_t depth, size_t *id)
 {
 	struct profile_frame frames[FSP_MAX_DEPTH];
 	struct profile_stack st;
@@ -209,8 +209,8 @@ static int payload_stack(struct profile *p, __u32 pid, uint64_t hash, uint64_t k
 		err = profile__stack(p, i, &st);
 	if (err)
 		return err;
-	if (st.depth > FSP_MAX_DEPTH)
-		return -EINVAL;
+	if (st.depth > FSP_MAX_DEPTH || (payloads && depth != st.depth))
+		return -ENOENT;
 	memcpy(frames, st.frames, st.depth * sizeof(*frames));
 	for (i = 0; i < st.depth; i++)
 		frames[i].payload = payloads ? payloads[i] : 0;
@@ -243,7 +243,7 @@ static int add_samples(struct session *s, struct profile *p, const struct count_
 	kept = payloads__kept(s->payloads, pid, tid, e->key.hash);
 	if (kept >= with)
 		return 0;
-	err = payload_stack(p, pid, e->key.hash, payload_key(e->key.hash, 0), NULL, &id);
+	err = payload_stack(p, pid, e->key.hash, payload_key(e->key.hash, 0), NULL, 0, &id);
 	return err ? err
 		   : profile__add_samples(p, pid, tid, payload_key(e->key.hash, 0), with - kept);
 }
@@ -258,7 +258,8 @@ static int collect_payloads(struct session *s, struct profile *p)
 		size_t id;
 		int err;
 
-		err = payload_stack(p, pid, r->hash, key, payloads__values(s->payloads, r), &id);
+		err = payload_stack(p, pid, r->hash, key, payloads__values(s->payloads, r),
+				    r->depth, &id);
 		if (err == -ENOENT)
 			continue; /* its stack was not stored: counted as unknown */
 		if (!err)
