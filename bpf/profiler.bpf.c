@@ -5,13 +5,16 @@
  * Four USDT programs keep a mark stack per thread (task-local storage, freed
  * with the thread). A perf-event program on every CPU samples the targeted
  * processes: it takes the live part of the current thread's mark stack and
- * counts (tgid, tid, stack hash), storing each new stack's frames once. All
- * attribution happens in userspace (analysis/).
+ * counts (tgid, tid, stack hash), storing each new stack's frames once; a
+ * stack is identified without its payloads, which go to userspace with each
+ * sample (payload_rb). All attribution happens in userspace (analysis/).
  *
  * Marks are frame-bound: each frame remembers the user stack pointer at its
- * enter. Once the thread's stack pointer is above it (the entering function
- * returned or was unwound by longjmp/an exception without its leave), the
- * frame is dead: the sampler ignores it and the next probe drops it.
+ * enter. Once the thread's stack pointer is above it on the same stack (the
+ * entering function returned or was unwound by longjmp/an exception without
+ * its leave), the frame is dead: the sampler ignores it and the next probe
+ * drops it (framelive.h: a signal handler's alternate stack is told apart;
+ * coro.bpf.h: swapcontext coroutines park their frames).
  *
  * The event view (rodata events_enabled) counts every mark's enter and leave
  * and the duration between them, per (process, feature, instance), in a
