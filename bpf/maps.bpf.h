@@ -28,7 +28,7 @@ struct tframe {
 	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
 	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
 	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
-	__u32 pad;
+	__u32 has_payload; /* a frame of [0..this] has a non-zero payload */
 };
 
 /* Labels this thread already saw stored in the labels map, direct-mapped by
@@ -88,6 +88,23 @@ struct tstack {
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	/* The alternate signal stack a probe of the thread last saw (size 0:
+	 * none), for handlers that run with the task's cleared (SS_AUTODISARM). */
+	__u64 alt_sp;
+	__u64 alt_size;
+	struct tframe f[FSP_MAX_DEPTH];
+};
+
+/* A suspended coroutine's frames (the parked map). */
+struct park_key {
+	__u64 tgid;
+	__u64 ctx; /* address of the ucontext_t the frames were saved with */
+};
+
+struct parked {
+	__u32 depth;
+	__u32 overflow;
+	__u64 overflow_sp;
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -147,6 +164,13 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/* The payloads of sampled stacks (struct fsp_payload_rec, depth payloads),
+ * aggregated by userspace: stacks are identified without them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FSP_PAYLOAD_RB_SIZE);
+} payload_rb SEC(".maps");
+
 /* The event view: (tgid, feature, instance) -> slot of mark_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -176,6 +200,8 @@ struct label_buf {
 };
 
 union scratch {
+	struct parked parked;
+	struct fsp_payload_rec payload;
 	struct fsp_stack stack;
 	struct fsp_label label;
 	struct label_buf lb;
@@ -216,6 +242,28 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_rec);
 } offcpu_spill SEC(".maps");
+
+/*
+ * The marks of suspended coroutines: when a thread switches stacks with
+ * swapcontext(oucp, ucp), the frames it had are parked under (process, oucp)
+ * and those parked under (process, ucp) become its own (coro.bpf.h). Only
+ * contexts suspended inside a mark take an entry; userspace sizes the map.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, FSP_DEFAULT_MAX_PARKED);
+	__type(key, struct park_key);
+	__type(value, struct parked);
+} parked SEC(".maps");
+
+/* The r_state of each process's link map at its last _dl_debug_state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} dl_state SEC(".maps");
 
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {

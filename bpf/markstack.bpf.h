@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "profiler.h"
+#include "framelive.h"
 #include "config.bpf.h"
 #include "maps.bpf.h"
 #include "util.bpf.h"
@@ -20,14 +21,33 @@
 
 /* ---- liveness ------------------------------------------------------------ */
 
-static __always_inline bool is_stale(__u64 frame_sp, __u64 sp)
+/*
+ * The current thread's stack bounds for fsp_frame_dead() (framelive.h). The
+ * alternate signal stack is the task's; a handler installed with
+ * SS_AUTODISARM runs with the task's cleared, so the last ones a probe of the
+ * thread saw (st) stand in for them.
+ */
+static __always_inline void cur_bounds(const struct tstack *st, struct fsp_stack_bounds *b)
 {
-	return frame_sp < sp && sp - frame_sp < stack_window;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 alt_sp = task->sas_ss_sp, alt_size = task->sas_ss_size;
+
+	/* Keeps the compiler from merging the task's and st's loads into one
+	 * instruction on two kinds of pointer, which the verifier rejects. */
+	barrier_var(alt_size);
+	if (!alt_size && st) {
+		alt_sp = st->alt_sp;
+		alt_size = st->alt_size;
+	}
+	b->alt_sp = alt_sp;
+	b->alt_size = alt_size;
+	b->window = stack_window;
 }
 
 struct live_ctx {
 	const struct tstack *st;
 	__u64 sp;
+	struct fsp_stack_bounds b;
 	__u32 depth;
 };
 
@@ -36,7 +56,7 @@ static long live_cb(__u64 n, void *data)
 	struct live_ctx *c = data;
 	__u32 d = c->depth;
 
-	if (d == 0 || d > FSP_MAX_DEPTH || !is_stale(c->st->f[slot(d - 1)].sp, c->sp))
+	if (d == 0 || d > FSP_MAX_DEPTH || !fsp_frame_dead(c->st->f[slot(d - 1)].sp, c->sp, &c->b))
 		return 1;
 	c->depth = d - 1;
 	return 0;
@@ -48,21 +68,39 @@ static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
 {
 	struct live_ctx c = {.st = st, .sp = sp, .depth = st->depth};
 
-	if (c.depth && c.depth <= FSP_MAX_DEPTH && is_stale(st->f[slot(c.depth - 1)].sp, sp))
+	cur_bounds(st, &c.b);
+	if (c.depth && c.depth <= FSP_MAX_DEPTH &&
+	    fsp_frame_dead(st->f[slot(c.depth - 1)].sp, sp, &c.b))
 		bpf_loop(c.depth, live_cb, &c, 0);
 	return c.depth;
+}
+
+/* Remembers the thread's alternate stack (see cur_bounds). */
+static __always_inline void note_alt_stack(struct tstack *st)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 size = task->sas_ss_size;
+
+	if (size) {
+		st->alt_sp = task->sas_ss_sp;
+		st->alt_size = size;
+	}
 }
 
 /* Drops the frames whose stack frame is gone; called on every probe. */
 static __always_inline void prune(struct tstack *st, __u64 sp)
 {
-	__u32 d = live_depth(st, sp);
+	struct fsp_stack_bounds b;
+	__u32 d;
 
+	note_alt_stack(st);
+	d = live_depth(st, sp);
 	if (d != st->depth) {
 		stat_add(FSP_STAT_STALE_MARKS, st->depth - d);
 		st->depth = d;
 	}
-	if (st->overflow && is_stale(st->overflow_sp, sp)) {
+	cur_bounds(st, &b);
+	if (st->overflow && fsp_frame_dead(st->overflow_sp, sp, &b)) {
 		stat_inc(FSP_STAT_STALE_MARKS);
 		st->overflow = 0;
 	}
@@ -70,14 +108,30 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 
 /* ---- enter and leave ----------------------------------------------------- */
 
+/* The stack's identity up to f: features, instances and kinds, not payloads
+ * (they go with each sample, see struct fsp_payload_rec). */
 static __always_inline __u64 frame_hash(__u64 prev, const struct tframe *f)
 {
 	__u64 h = mix64(prev + f->feature);
 
 	h = mix64(h + f->instance);
-	h = mix64(h + f->payload);
 	h = mix64(h + f->kind);
 	return h ? h : 1;
+}
+
+/* Sets the hash and payload flag of frame i of f from the frame below it. */
+static __always_inline void frame_link(struct tframe *f, __u32 i)
+{
+	struct tframe *t = &f[slot(i)];
+	__u64 prev_hash = 0;
+	__u32 prev_payload = 0;
+
+	if (i) {
+		prev_hash = f[slot(i - 1)].hash;
+		prev_payload = f[slot(i - 1)].has_payload;
+	}
+	t->hash = frame_hash(prev_hash, t);
+	t->has_payload = t->payload || prev_payload;
 }
 
 static __always_inline struct tstack *tstack_get(bool create)
@@ -122,7 +176,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);
-	f->hash = frame_hash(d ? st->f[slot(d - 1)].hash : 0, f);
+	frame_link(st->f, d);
 	if (events_enabled) {
 		f->slot = id;
 		f->anti_ns = 0;
@@ -180,7 +234,7 @@ static long shift_cb(__u64 n, void *data)
 		return 1;
 	dst = &c->st->f[slot(j)];
 	*dst = c->st->f[slot(j + 1)];
-	dst->hash = frame_hash(j ? c->st->f[slot(j - 1)].hash : 0, dst);
+	frame_link(c->st->f, j);
 	return 0;
 }
 
@@ -280,12 +334,58 @@ static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 			break;
 		s->frames[i].feature = st->f[i].feature;
 		s->frames[i].instance = st->f[i].instance;
-		s->frames[i].payload = st->f[i].payload;
+		s->frames[i].payload = 0; /* per sample: send_payloads() */
 		s->frames[i].kind = st->f[i].kind;
 	}
 	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
+}
+
+_Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
+	       "send_payloads() may read 127 payloads from its scratch buffer");
+
+struct payload_ctx {
+	struct fsp_payload_rec *r;
+	const struct tstack *st;
+};
+
+/* bpf_loop callback: copies the payload of frame i into the record. */
+static long payload_cb(__u64 i, void *data)
+{
+	struct payload_ctx *c = data;
+
+	if (i >= c->r->depth)
+		return 1;
+	c->r->payload[slot(i)] = c->st->f[slot(i)].payload;
+	return 0;
+}
+
+/* Sends the payloads of the live stack (depth frames, whose hash is hash) to
+ * userspace. Wakes it only when the ring is half full: it also reads it
+ * every second. Returns false when the ring is full (the record is lost). */
+static __always_inline bool send_payloads(const struct tstack *st, __u32 depth, __u32 tgid,
+					  __u32 tid, __u64 hash)
+{
+	struct fsp_payload_rec *r = scratch_get(SCRATCH_SAMPLE);
+	struct payload_ctx c = {.r = r, .st = st};
+	__u64 size, flags = BPF_RB_NO_WAKEUP;
+
+	if (!r || depth > FSP_MAX_DEPTH)
+		return false;
+	r->tgid = tgid;
+	r->tid = tid;
+	r->hash = hash;
+	r->depth = depth;
+	bpf_loop(FSP_MAX_DEPTH, payload_cb, &c, 0);
+	size = depth;
+	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
+	 * larger than any record). */
+	asm volatile("%0 &= 127" : "+r"(size));
+	size = 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
+	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
+		flags = BPF_RB_FORCE_WAKEUP;
+	return !bpf_ringbuf_output(&payload_rb, r, size, flags);
 }
 
 #endif /* FSP_MARKSTACK_BPF_H */

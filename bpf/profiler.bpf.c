@@ -5,13 +5,16 @@
  * Four USDT programs keep a mark stack per thread (task-local storage, freed
  * with the thread). A perf-event program on every CPU samples the targeted
  * processes: it takes the live part of the current thread's mark stack and
- * counts (tgid, tid, stack hash), storing each new stack's frames once. All
- * attribution happens in userspace (analysis/).
+ * counts (tgid, tid, stack hash), storing each new stack's frames once; a
+ * stack is identified without its payloads, which go to userspace with each
+ * sample (payload_rb). All attribution happens in userspace (analysis/).
  *
  * Marks are frame-bound: each frame remembers the user stack pointer at its
- * enter. Once the thread's stack pointer is above it (the entering function
- * returned or was unwound by longjmp/an exception without its leave), the
- * frame is dead: the sampler ignores it and the next probe drops it.
+ * enter. Once the thread's stack pointer is above it on the same stack (the
+ * entering function returned or was unwound by longjmp/an exception without
+ * its leave), the frame is dead: the sampler ignores it and the next probe
+ * drops it (framelive.h: a signal handler's alternate stack is told apart;
+ * coro.bpf.h: swapcontext coroutines park their frames).
  *
  * The event view (rodata events_enabled) counts every mark's enter and leave
  * and the duration between them, per (process, feature, instance), in a
@@ -37,6 +40,7 @@
  *   usdt_arg.bpf.h   USDT argument decoding (read_reg, usdt_arg)
  *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark
  *   offcpu.bpf.h     off-CPU records, accumulation, charge, switch_out/in()
+ *   coro.bpf.h       coroutines: marks parked with the context they belong to
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,6 +56,7 @@
 #include "usdt_arg.bpf.h"
 #include "mapped.bpf.h"
 #include "offcpu.bpf.h"
+#include "coro.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
@@ -172,7 +177,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct fsp_count *c, fresh = {};
 	struct task_struct *task;
 	struct tstack *st;
-	bool truncated = false;
+	bool truncated = false, payload = false;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
@@ -191,6 +196,10 @@ int sample(struct bpf_perf_event_data *ctx)
 			skey.hash = ckey.hash;
 			if (!store_stack(st, d, &skey, SCRATCH_SAMPLE))
 				stat_inc(FSP_STAT_STACK_DROPS);
+			if (st->f[slot(d - 1)].has_payload) {
+				payload = true;
+				send_payloads(st, d, ckey.tgid, ckey.tid, ckey.hash);
+			}
 		}
 		truncated = st->overflow && d == st->depth;
 	}
@@ -200,6 +209,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {
 		__sync_fetch_and_add(&c->samples, 1);
+		if (payload)
+			__sync_fetch_and_add(&c->payload_samples, 1);
 		if (truncated)
 			__sync_fetch_and_add(&c->truncated, 1);
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
@@ -209,14 +220,17 @@ int sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	fresh.samples = 1;
+	fresh.payload_samples = payload;
 	fresh.truncated = truncated;
 	fresh.seen_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);
-		if (c)
+		if (c) {
 			__sync_fetch_and_add(&c->samples, 1);
-		else
+			if (payload)
+				__sync_fetch_and_add(&c->payload_samples, 1);
+		} else
 			stat_inc(FSP_STAT_LOST_SAMPLES);
 	}
 	return 0;
@@ -323,6 +337,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	/* The old image's marks mean nothing in the new one. */
 	bpf_task_storage_delete(&tstacks, p);
+	forget_contexts(tgid);
 	if (offcpu_enabled) {
 		/* A thread other than the leader that execs takes the leader's
 		 * id: its record under the old id goes (the leader's went with
@@ -382,16 +397,63 @@ int BPF_KPROBE(on_catch)
 	return 0;
 }
 
+/* Coroutines (coro.bpf.h): glibc's swapcontext(oucp, ucp) saves the running
+ * context in oucp and resumes ucp; setcontext(ucp) resumes ucp. */
+SEC("uprobe")
+int BPF_KPROBE(on_swapcontext, void *oucp, void *ucp)
+{
+	switch_context((__u64)oucp, (__u64)ucp, PT_REGS_SP(ctx));
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_setcontext, void *ucp)
+{
+	switch_context(0, (__u64)ucp, PT_REGS_SP(ctx));
+	return 0;
+}
+
 #define SIGSTOP 19
 
+/* struct r_debug (link.h): r_version (int, padded), r_map, r_brk, r_state. */
+#define R_STATE_OFF 24
+enum { RT_CONSISTENT, RT_ADD, RT_DELETE };
+
+/*
+ * Did this call of _dl_debug_state finish adding objects to the link map?
+ * ld.so calls it with r_state RT_ADD before mapping a dlopen()ed library and
+ * RT_CONSISTENT once it is mapped (before any of its code runs); a dlclose
+ * with RT_DELETE and RT_CONSISTENT once unmapped. The cookie places r_debug
+ * relative to the hook (0: unknown). Unknown or unexpected sequences (a
+ * dlmopen namespace, whose r_debug is not _r_debug) count as a dlopen.
+ */
+static __always_inline bool dlopen_done(struct pt_regs *ctx, __u32 tgid)
+{
+	__u64 delta = bpf_get_attach_cookie(ctx);
+	__u32 state, *prev, was;
+
+	if (!delta || bpf_probe_read_user(&state, sizeof(state),
+					  (void *)(PT_REGS_IP(ctx) + delta + R_STATE_OFF)))
+		return true;
+	prev = bpf_map_lookup_elem(&dl_state, &tgid);
+	was = prev ? *prev : RT_ADD;
+	bpf_map_update_elem(&dl_state, &tgid, &state, BPF_ANY);
+	if (state != RT_CONSISTENT)
+		return state == was;
+	return was != RT_DELETE;
+}
+
 /* ld.so calls _dl_debug_state() (the debugger's hook) around every change of
- * the link map: dlopen, dlclose, and once after the startup libraries. */
+ * the link map: dlopen, dlclose, and once after the startup libraries. Only
+ * a completed dlopen needs its new files attached (a library opened again
+ * after a dlclose has its probes still attached: the kernel arms them when it
+ * maps the file), so only that reports and, for a launched command, stops. */
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!is_target(tgid))
+	if (!is_target(tgid) || !dlopen_done(ctx, tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

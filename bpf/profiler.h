@@ -20,6 +20,7 @@
  */
 #define FSP_DEFAULT_MAX_STACKS 8192 /* distinct mark stacks kept */
 #define FSP_DEFAULT_MAX_EVENTS 16384 /* distinct (process, feature, instance) counted */
+#define FSP_DEFAULT_MAX_PARKED 4096 /* coroutines suspended inside a mark (swapcontext) */
 
 /* Bytes of a feature or instance label copied from the target, NUL included. */
 #define FSP_LABEL_LEN 256
@@ -75,6 +76,23 @@ struct fsp_stack {
 	struct fsp_frame frames[FSP_MAX_DEPTH];
 };
 
+/*
+ * A sample's payloads, bottom frame first, sent through the payload_rb ring
+ * buffer (depth of them) when a frame of its stack has a non-zero payload:
+ * stacks are identified by their features, instances and kinds only, so that
+ * a payload that changes at every call (an input offset) does not make every
+ * sample a new stack; userspace keeps these records, within a bound.
+ */
+struct fsp_payload_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 hash; /* the stack's */
+	__u64 depth;
+	__u64 payload[FSP_MAX_DEPTH];
+};
+
+#define FSP_PAYLOAD_RB_SIZE (1024 * 1024)
+
 /* Key of the counts map: samples of one thread with one mark stack. */
 struct fsp_count_key {
 	__u32 tgid;
@@ -84,6 +102,7 @@ struct fsp_count_key {
 
 struct fsp_count {
 	__u64 samples;
+	__u64 payload_samples; /* of which with a payload: sent to payload_rb */
 	__u64 truncated; /* of which taken while the stack had overflowed */
 	__u64 offcpu_ns; /* time switched out with this stack (--off-cpu) */
 	__u64 seen_ns; /* when comm was last refreshed (bpf_ktime_get_ns) */
@@ -207,6 +226,7 @@ enum fsp_event_type {
 	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
 	FSP_EVENT_EXIT = 4, /* a target's last thread exited */
 	FSP_EVENT_NEW_PROC = 5, /* system-wide: a probe fired in a process not yet known */
+	FSP_EVENT_LABEL = 6, /* a label at addr could not be read (not paged in) */
 };
 
 struct fsp_event {
@@ -214,6 +234,7 @@ struct fsp_event {
 	__u32 pid;
 	__u32 ppid;
 	__u32 pad;
+	__u64 addr; /* FSP_EVENT_LABEL: the label's address in pid */
 };
 
 #endif /* FSP_PROFILER_H */

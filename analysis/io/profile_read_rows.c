@@ -18,6 +18,7 @@ struct stack_in {
 	uint32_t source, pid;
 	uint64_t key;
 	bool has_key;
+	bool payloads_lost; /* "payloads_kept": false */
 	size_t depth;
 };
 
@@ -236,6 +237,11 @@ static int rd_stack_json(struct rd *rd, size_t i, struct stack_in *in, struct js
 		v = jf__get(*o, "key", &in->has_key);
 		if (in->has_key && jv__key(&rd->js, &w, "key", v, &in->key))
 			return -1;
+		v = jf__get(*o, "payloads_kept", &present);
+		if (present && !json_object_is_type(v, json_type_boolean))
+			return jv__fail(&rd->js, &w, "payloads_kept", "expected a boolean, got %s",
+					jv__type(v));
+		in->payloads_lost = present && !json_object_get_boolean(v);
 	}
 	frames = jf__get(*o, "frames", &present);
 	if (!present)
@@ -282,6 +288,9 @@ static int rd_add_stack(struct rd *rd, size_t i, const struct stack_in *in)
 			&rd->js,
 			"stacks[%zu]: a second stack of source %u, pid %u with key 0x%" PRIx64, i,
 			in->source, in->pid, key);
+	if (!r && in->payloads_lost)
+		r = profile__set_stack_flags(rd->p, profile__nr_stacks(rd->p) - 1,
+					     PROFILE_STACK_PAYLOADS_LOST);
 	if (r)
 		return rd__add_err(rd, &w, r);
 	/* From now on the strings this stack used are given to the profile as

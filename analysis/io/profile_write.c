@@ -311,7 +311,10 @@ static void pw_stacks(struct json_out *w, const struct profile *p, struct pw_str
 				json_out__row_lit(w, ",");
 			pw_frame(w, t, &st.frames[j]);
 		}
-		json_out__row_lit(w, "]}");
+		json_out__row_lit(w, "]");
+		if (st.flags & PROFILE_STACK_PAYLOADS_LOST)
+			json_out__row_lit(w, ",\"payloads_kept\":false");
+		json_out__row_lit(w, "}");
 		json_out__row_end(w);
 	}
 	json_out__end_array(w);

@@ -30,6 +30,7 @@ struct profile_stack_rec {
 	uint64_t key;
 	size_t first; /* index of the bottom frame in profile.frames */
 	size_t depth;
+	unsigned int flags; /* enum profile_stack_flags */
 };
 
 struct profile_sample_rec {
@@ -458,7 +459,27 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 	st->key = key;
 	st->first = p->nr_frames;
 	st->depth = depth;
+	st->flags = 0;
 	p->nr_frames += depth;
+	return 0;
+}
+
+int profile__find_stack(const struct profile *p, uint32_t pid, uint64_t key, size_t *i)
+{
+	uint64_t v;
+
+	if (!p || !key || !hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, &v))
+		return -ENOENT;
+	if (i)
+		*i = v;
+	return 0;
+}
+
+int profile__set_stack_flags(struct profile *p, size_t i, unsigned int flags)
+{
+	if (!p || i >= p->nr_stacks || (flags & ~PROFILE_STACK_PAYLOADS_LOST))
+		return -EINVAL;
+	p->stacks[i].flags = flags;
 	return 0;
 }
 
@@ -479,6 +500,7 @@ int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
 	out->key = st->key;
 	out->depth = st->depth;
 	out->frames = st->depth ? p->frames + st->first : NULL;
+	out->flags = st->flags;
 	return 0;
 }
 

@@ -153,7 +153,23 @@ struct profile_stack {
 	uint64_t key;
 	const struct profile_frame *frames; /* NULL when depth is 0 */
 	size_t depth;
+	unsigned int flags; /* enum profile_stack_flags */
 };
+
+enum profile_stack_flags {
+	/* The samples of this stack had payloads that the recorder did not
+	 * keep (it keeps a bounded sample of the distinct payload vectors):
+	 * its frames' payloads are 0 here, not as sampled. Attribution does
+	 * not look at payloads; a plug-in that does scales by the stack's
+	 * samples kept with payloads (the other stacks of the same frames). */
+	PROFILE_STACK_PAYLOADS_LOST = 1,
+};
+
+/* The id of stack key of process pid (of the current source, see
+ * profile__use_source) in *i (may be NULL). 0 or -ENOENT. */
+int profile__find_stack(const struct profile *p, uint32_t pid, uint64_t key, size_t *i);
+/* Sets the flags of stack i. 0 or -EINVAL (no such stack, unknown flags). */
+int profile__set_stack_flags(struct profile *p, size_t i, unsigned int flags);
 
 size_t profile__nr_stacks(const struct profile *p);
 int profile__stack(const struct profile *p, size_t i, struct profile_stack *out);

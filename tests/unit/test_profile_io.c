@@ -17,6 +17,7 @@
 #include "attrib.h"
 #include "profile_io.h"
 #include "report.h"
+#include "merge.h"
 #include "unit_helpers.h"
 
 /* ---- fixtures and helpers -------------------------------------------------------------- */
@@ -290,6 +291,7 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 		assert_int_equal(sa.pid, sb.pid);
 		assert_true(sa.key == sb.key);
 		assert_int_equal(sa.depth, sb.depth);
+		assert_int_equal(sa.flags, sb.flags);
 		assert_frames_equal(sa.frames, sb.frames, sa.depth);
 	}
 	assert_int_equal(profile__nr_samples(a), profile__nr_samples(b));
@@ -438,6 +440,59 @@ static void test_round_trip_nspid(void **state)
 		  "processes[0].nspid: expected a non-negative integer, got a string", NULL);
 	parse_bad(HEAD_V2 "\"processes\":[{\"pid\":7,\"nspid\":4294967296}]}",
 		  "processes[0].nspid: 4294967296 is out of range", NULL);
+}
+
+/* A stack whose payloads were not kept: the flag, written only when set,
+ * read back, kept by a merge; anything but a boolean is rejected. */
+static void test_round_trip_payloads_lost(void **state)
+{
+	struct profile *p = profile__new(), *q, *m;
+	struct profile_stack st;
+	char *text, err[256];
+	size_t id;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &rich_meta), 0);
+	ADD_STACK(p, 7, 0x11, MARKP("pay", "loop", 42));
+	ADD_STACK(p, 7, 0x12, MARK("pay", "loop"));
+	assert_int_equal(profile__find_stack(p, 7, 0x12, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(profile__find_stack(p, 7, 0x13, &id), -ENOENT);
+	assert_int_equal(profile__find_stack(p, 8, 0x12, &id), -ENOENT);
+	assert_int_equal(profile__set_stack_flags(p, 1, PROFILE_STACK_PAYLOADS_LOST), 0);
+	assert_int_equal(profile__set_stack_flags(p, 2, PROFILE_STACK_PAYLOADS_LOST), -EINVAL);
+	assert_int_equal(profile__set_stack_flags(p, 0, 2), -EINVAL);
+	ADD_SAMPLES(p, 7, 7, 0x11, 3);
+	ADD_SAMPLES(p, 7, 7, 0x12, 5);
+	text = write_str(p, NULL);
+	assert_non_null(strstr(text, "\"frames\":[[\"m\",0,1,42]]}"));
+	assert_non_null(strstr(text, "\"frames\":[[\"m\",0,1]],\"payloads_kept\":false}"));
+	free(text);
+	q = round_trip(p);
+	assert_int_equal(profile__stack(q, 0, &st), 0);
+	assert_int_equal(st.flags, 0);
+	assert_int_equal(profile__stack(q, 1, &st), 0);
+	assert_int_equal(st.flags, PROFILE_STACK_PAYLOADS_LOST);
+	m = profile__new();
+	assert_non_null(m);
+	assert_int_equal(profile__merge(m, q, err, sizeof(err)), 0);
+	assert_int_equal(profile__stack(m, 1, &st), 0);
+	assert_int_equal(st.flags, PROFILE_STACK_PAYLOADS_LOST);
+	profile__free(m);
+	profile__free(q);
+	profile__free(p);
+	/* true is the default, written by nobody but accepted */
+	p = parse_ok(HEAD_V2 "\"strings\":[\"f\"],\"stacks\":[{\"pid\":1,\"key\":\"0x1\","
+			     "\"frames\":[[\"m\",0]],\"payloads_kept\":true}]}",
+		     strlen(HEAD_V2 "\"strings\":[\"f\"],\"stacks\":[{\"pid\":1,\"key\":\"0x1\","
+				    "\"frames\":[[\"m\",0]],\"payloads_kept\":true}]}"));
+	assert_int_equal(profile__stack(p, 0, &st), 0);
+	assert_int_equal(st.flags, 0);
+	profile__free(p);
+	parse_bad(HEAD_V2 "\"strings\":[\"f\"],\"stacks\":[{\"pid\":1,\"key\":\"0x1\","
+			  "\"frames\":[[\"m\",0]],\"payloads_kept\":0}]}",
+		  "stacks[0].payloads_kept: expected a boolean, got", NULL);
 }
 
 static void test_round_trip_empty(void **state)
@@ -1657,6 +1712,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_rich),
 		cmocka_unit_test(test_round_trip_sources),
 		cmocka_unit_test(test_round_trip_nspid),
+		cmocka_unit_test(test_round_trip_payloads_lost),
 		cmocka_unit_test(test_round_trip_empty),
 		cmocka_unit_test(test_write_deterministic_and_save),
 		cmocka_unit_test(test_save_errors),

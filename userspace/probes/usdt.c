@@ -403,21 +403,6 @@ static int find_symbol(const struct elf_file *f, const char *name, int type, GEl
 	return -ENOENT;
 }
 
-int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
-{
-	struct elf_file f;
-	GElf_Sym sym;
-	int err;
-
-	err = elf_file_open(path, &f);
-	if (!err)
-		err = find_symbol(&f, name, STT_OBJECT, &sym);
-	if (!err)
-		*vaddr = sym.st_value;
-	elf_file_close(&f);
-	return err;
-}
-
 /* Is the instruction at code (len bytes) one the x86 uprobe code emulates
  * (push of a register, nop, call or jmp rel) rather than single-steps? */
 static bool insn_emulated(const uint8_t *code, size_t len)
@@ -469,6 +454,32 @@ int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *em
 cleanup:
 	elf_file_close(&f);
 	return err;
+}
+
+/* The link-time address of symbol name of type type (STT_OBJECT, STT_FUNC). */
+static int symbol_vaddr(const char *path, const char *name, int type, uint64_t *vaddr)
+{
+	struct elf_file f;
+	GElf_Sym sym;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err)
+		err = find_symbol(&f, name, type, &sym);
+	if (!err)
+		*vaddr = sym.st_value;
+	elf_file_close(&f);
+	return err;
+}
+
+int usdt__func(const char *path, const char *name, uint64_t *vaddr)
+{
+	return symbol_vaddr(path, name, STT_FUNC, vaddr);
+}
+
+int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+{
+	return symbol_vaddr(path, name, STT_OBJECT, vaddr);
 }
 
 /*

@@ -54,6 +54,8 @@ int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off);
 /* The link-time address of the data symbol name (.dynsym or .symtab) in
  * path. 0 or -ENOENT/-errno. */
 int usdt__symbol(const char *path, const char *name, uint64_t *vaddr);
+/* The same for the function name. */
+int usdt__func(const char *path, const char *name, uint64_t *vaddr);
 
 /*
  * Where a uprobe on a function whose code starts with code[0..len) costs

@@ -32,15 +32,61 @@ static uint64_t stat_sum(struct session *s, __u32 stat)
 	return sum;
 }
 
-/* A label from the labels map, else from the live process, else a placeholder. */
+/* The string at addr in process tgid, from /proc/PID/mem (which faults the
+ * page in), cut to size - 1 bytes. 0 or -1. */
+static int read_mem_string(__u32 tgid, __u64 addr, char *buf, size_t size)
+{
+	char mem[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(mem, sizeof(mem), "/proc/%u/mem", tgid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, size - 1, (off_t)addr);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return memchr(buf, 0, n) || n == (ssize_t)size - 1 ? 0 : -1;
+}
+
+/* The label hash of the BPF side (labels.bpf.h): FNV-1a of the string. */
+static __u64 label_fnv(const char *str)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * A label the BPF side saw first but could not read (its page was not mapped
+ * in): read it now, while the library holding it is surely mapped, and store
+ * it as the BPF side would have. Best effort: at the end, a label still
+ * missing is read from the process or the file (resolve_label).
+ */
+void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
+{
+	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	struct fsp_label l = {0};
+
+	if (read_mem_string(tgid, addr, l.str, sizeof(l.str)))
+		return;
+	l.len = strlen(l.str);
+	l.hash = label_fnv(l.str);
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.labels), &key, &l, BPF_ANY);
+}
+
+/* A label from the labels map, else from the live process, else from the
+ * file mapped there (also an unloaded library's), else a placeholder. */
 static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf, size_t size,
 				 uint64_t *errors)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	struct fsp_label l;
-	char mem[64];
-	ssize_t n;
-	int fd;
 
 	if (probemap_sites__is_feature_id(addr)) {
 		uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
@@ -64,17 +110,8 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 		snprintf(buf, size, "%.*s", (int)l.len, l.str);
 		return buf;
 	}
-	snprintf(mem, sizeof(mem), "/proc/%u/mem", tgid);
-	fd = open(mem, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = pread(fd, buf, size - 1, (off_t)addr);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			if (memchr(buf, 0, n) || n == (ssize_t)size - 1)
-				return buf;
-		}
-	}
+	if (!read_mem_string(tgid, addr, buf, size))
+		return buf;
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		const struct target *t = &s->targets[i];
 
@@ -144,6 +181,95 @@ static int cmp_seen(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The key of the stack of frames `hash` with the payloads of phash (a
+ * payloads record), or with payloads not kept (phash 0): never 0, and apart
+ * from the BPF side's keys in practice. */
+static uint64_t payload_key(uint64_t hash, uint64_t phash)
+{
+	uint64_t k = hash ^ (phash ? phash : 0x5bd1e9955bd1e995ULL) * 0x9e3779b97f4a7c15ULL;
+
+	return k ? k : 1;
+}
+
+/* Stack `key` of pid with the frames of stack `hash` and the depth payloads
+ * given (NULL: 0, and flagged as not kept). Its id in *id. 0 or -errno
+ * (-ENOENT: stack hash is not known, or not of that depth). */
+static int payload_stack(struct profile *p, __u32 pid, uint64_t hash, uint64_t key,
+			 const uint64_t *payloads, size_t depth, size_t *id)
+{
+	struct profile_frame frames[FSP_MAX_DEPTH];
+	struct profile_stack st;
+	size_t i;
+	int err;
+
+	if (!profile__find_stack(p, pid, key, id))
+		return 0;
+	err = profile__find_stack(p, pid, hash, &i);
+	if (!err)
+		err = profile__stack(p, i, &st);
+	if (err)
+		return err;
+	if (st.depth > FSP_MAX_DEPTH || (payloads && depth != st.depth))
+		return -ENOENT;
+	memcpy(frames, st.frames, st.depth * sizeof(*frames));
+	for (i = 0; i < st.depth; i++)
+		frames[i].payload = payloads ? payloads[i] : 0;
+	err = profile__add_stack(p, pid, key, frames, st.depth);
+	if (err)
+		return err;
+	*id = profile__nr_stacks(p) - 1;
+	return payloads ? 0 : profile__set_stack_flags(p, *id, PROFILE_STACK_PAYLOADS_LOST);
+}
+
+/*
+ * The samples of one counts entry: those without payloads with their stack;
+ * of those with payloads, the ones not kept (payloads.c) with a copy of the
+ * stack flagged so; the kept ones come with their records (collect_payloads).
+ */
+static int add_samples(struct session *s, struct profile *p, const struct count_entry *e)
+{
+	uint64_t with = e->c.payload_samples, kept;
+	__u32 pid = e->key.tgid, tid = e->key.tid;
+	size_t id;
+	int err;
+
+	if (with > e->c.samples || profile__find_stack(p, pid, e->key.hash, NULL))
+		with = 0; /* an unknown stack: all its samples are charged to nothing */
+	if (e->c.samples > with) {
+		err = profile__add_samples(p, pid, tid, e->key.hash, e->c.samples - with);
+		if (err)
+			return err;
+	}
+	kept = payloads__kept(s->payloads, pid, tid, e->key.hash);
+	if (kept >= with)
+		return 0;
+	err = payload_stack(p, pid, e->key.hash, payload_key(e->key.hash, 0), NULL, 0, &id);
+	return err ? err
+		   : profile__add_samples(p, pid, tid, payload_key(e->key.hash, 0), with - kept);
+}
+
+/* The samples kept with their payloads: each record a stack of its own. */
+static int collect_payloads(struct session *s, struct profile *p)
+{
+	for (size_t i = 0; i < payloads__nr(s->payloads); i++) {
+		const struct payload_rec *r = payloads__rec(s->payloads, i);
+		__u32 pid = r->a >> 32, tid = (__u32)r->a;
+		uint64_t key = payload_key(r->hash, r->phash);
+		size_t id;
+		int err;
+
+		err = payload_stack(p, pid, r->hash, key, payloads__values(s->payloads, r),
+				    r->depth, &id);
+		if (err == -ENOENT)
+			continue; /* its stack was not stored: counted as unknown */
+		if (!err)
+			err = profile__add_samples(p, pid, tid, key, r->count);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Samples and off-CPU time per (thread, stack). Threads are named in the
  * order their entries were last updated, so each ends with its latest name (a
  * launched command is sampled as "fsp-bpf" until its exec, a worker before
@@ -178,12 +304,9 @@ static int collect_counts(struct session *s, struct profile *p)
 			goto cleanup;
 		/* Entries of off-CPU time only have no samples. -ENOENT: the
 		 * stack could not be stored; the time still counts in the total. */
-		if (e->c.samples) {
-			err = profile__add_samples(p, e->key.tgid, e->key.tid, e->key.hash,
-						   e->c.samples);
-			if (err && err != -ENOENT)
-				goto cleanup;
-		}
+		err = add_samples(s, p, e);
+		if (err && err != -ENOENT)
+			goto cleanup;
 		if (e->c.offcpu_ns) {
 			err = profile__add_offcpu(p, e->key.tgid, e->key.tid, e->key.hash,
 						  e->c.offcpu_ns);
@@ -306,9 +429,13 @@ static int collect_into(struct session *s, struct profile *p)
 		if (err)
 			return err;
 	}
+	/* The payloads still in their ring (the sampler may still run). */
+	ring_buffer__consume(s->rb);
 	err = collect_stacks(s, p, &label_errors);
 	if (!err)
 		err = collect_counts(s, p);
+	if (!err)
+		err = collect_payloads(s, p);
 	if (!err && s->opts.events)
 		err = collect_events(s, p, &label_errors);
 	if (err)

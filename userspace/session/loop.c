@@ -43,6 +43,10 @@ static int on_event(void *ctx, void *data, size_t size)
 			loop__check(s, targets__rescan(s, t));
 		break;
 	case FSP_EVENT_DLOPEN:
+		/* The launched command also stopped itself: on_sigchld rescans
+		 * (once, not twice per dlopen). */
+		if ((pid_t)e->pid == s->opts.sync_pid)
+			break;
 		t = targets__find(s, e->pid);
 		if (t)
 			loop__check(s, targets__rescan(s, t));
@@ -50,7 +54,21 @@ static int on_event(void *ctx, void *data, size_t size)
 	case FSP_EVENT_NEW_PROC:
 		syswide__new_process(s, e->pid);
 		break;
+	case FSP_EVENT_LABEL:
+		collect__label_now(s, e->pid, e->addr);
+		break;
 	}
+	return 0;
+}
+
+/* A sample's payloads (the sampler wakes us when its ring is half full; the
+ * loop also reads it every second). Out of memory: the record is lost, and
+ * its sample counted as one whose payloads were not kept. */
+static int on_payload(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	payloads__add(s->payloads, data, size);
 	return 0;
 }
 
@@ -193,6 +211,8 @@ int session__run(struct session *s)
 				targets__gone(s, &s->targets[tag & 0xffffffffULL]);
 		}
 		if (now(CLOCK_MONOTONIC) >= next_rescan) {
+			/* The payloads, which do not wake us up. */
+			ring_buffer__consume(s->rb);
 			/* Catch what the events missed (ring buffer full, no ld.so hook). */
 			for (size_t j = 0; j < s->nr_targets && !s->fatal; j++)
 				if (s->targets[j].alive &&
@@ -238,6 +258,11 @@ int loop__setup(struct session *s)
 		return -errno;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
 	if (!s->rb)
+		return -errno;
+	s->payloads = payloads__new(MAX_PAYLOADS);
+	if (!s->payloads)
+		return -ENOMEM;
+	if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.payload_rb), on_payload, s))
 		return -errno;
 	ev.data.u64 = TAG_RINGBUF;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))

@@ -98,6 +98,7 @@ void session__free(struct session *s)
 	}
 	free(s->targets);
 	ring_buffer__free(s->rb);
+	payloads__free(s->payloads);
 	profiler_bpf__destroy(s->skel);
 	if (s->sigfd >= 0)
 		close(s->sigfd);

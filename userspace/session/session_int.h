@@ -11,6 +11,7 @@
  *	syswide.c	system-wide mode (-a)
  *	loop.c		the event loop
  *	collect.c	draining the maps into a profile
+ *	payloads.c	the sampled stacks' payloads (kept within a bound)
  */
 #ifndef FSP_SESSION_INT_H
 #define FSP_SESSION_INT_H
@@ -23,6 +24,7 @@
 
 #include "profiler.h"
 #include "profiler.skel.h"
+#include "payloads.h"
 #include "session.h"
 
 #define RESCAN_INTERVAL_S 1.0
@@ -31,6 +33,8 @@
 /* Off-CPU records of threads whose array slot is taken (allocated on use). */
 #define OFFCPU_SPILL 65536
 #define PROVIDERS_LEN 1024
+/* Distinct payload vectors of sampled stacks kept (thinned beyond: payloads.c). */
+#define MAX_PAYLOADS 16384
 /* What an epoll event is: the ring buffer, the signalfd, or a target's
  * pidfd (TAG_PIDFD | its index in targets). */
 #define TAG_RINGBUF 1ULL
@@ -106,7 +110,8 @@ struct session {
 	size_t nr_sw_seen, cap_sw_seen;
 	struct sw_verdict *verdicts;
 	size_t nr_verdicts, cap_verdicts;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb; /* events, and payload_rb into payloads */
+	struct payloads *payloads;
 	int epfd;
 	int sigfd;
 	sigset_t old_mask;
@@ -168,6 +173,11 @@ int syswide__rescan(struct session *s);
 void syswide__new_process(struct session *s, pid_t pid);
 /* A process that is no target exec'd: look at it again. */
 void syswide__exec(struct session *s, pid_t pid);
+
+/* collect.c */
+/* Reads the label at addr of tgid, which the BPF side could not, into the
+ * labels map (FSP_EVENT_LABEL). Best effort. */
+void collect__label_now(struct session *s, __u32 tgid, __u64 addr);
 
 /* loop.c */
 /* The epoll set: the signals, the ring buffer (pidfds join as targets come). */

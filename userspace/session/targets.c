@@ -108,7 +108,7 @@ int targets__rescan(struct session *s, struct target *t)
 			return err;
 	}
 	/* One read of /proc/PID/maps: the files to attach, and the mappings
-	 * kept for the labels of a process that is gone by the end. */
+	 * kept for the labels of a process or library that is gone by the end. */
 	err = procmaps__read(t->pid, &m, &n);
 	if (err)
 		return err;
@@ -127,9 +127,13 @@ int targets__rescan(struct session *s, struct target *t)
 		procmaps__for_each_file(m, n, hook_cb, &c);
 		t->unwind_hooked = true;
 	}
-	procmaps__free(t->mappings, t->nr_mappings);
+	/* The mappings gone since the last scan (a dlclose()d library) stay
+	 * known: their labels may be read from their files at the end. */
+	err = procmaps__keep_gone(&m, &n, t->mappings, t->nr_mappings);
 	t->mappings = m;
 	t->nr_mappings = n;
+	if (err)
+		return err;
 	return c.sites;
 }
 
