@@ -22,8 +22,8 @@ int probemap_text_arg(struct parser *p, struct slice t, const char *what, struct
 		struct slice after;
 
 		if (!close)
-			return probemap_fail(p, p->line, "unterminated quote in %s (end it with '\"')",
-					     what);
+			return probemap_fail(p, p->line,
+					     "unterminated quote in %s (end it with '\"')", what);
 		after.s = close + 1;
 		after.n = t.n - (after.s - t.s);
 		after = trim(uncomment(after));
@@ -153,20 +153,17 @@ int probemap_parse_when(struct parser *p, struct probemap_feature *f, struct blo
 		c->is_string = true;
 	cmp = parse_cmp(op);
 	if (cmp < 0)
-		return probemap_fail(p, p->line,
-				     "unknown comparison '%s' (==, !=, <, <=, > or >=)",
+		return probemap_fail(p, p->line, "unknown comparison '%s' (==, !=, <, <=, > or >=)",
 				     probemap_show(q, sizeof(q), op));
 	c->op = cmp;
 	err = probemap_text_arg(p, t, "'when' value", &value);
 	if (err)
 		return err;
 	if (!value.n && !c->is_string)
-		return probemap_fail(p, p->line, "'when' needs a value after '%s'",
-				     cmp_names[cmp]);
+		return probemap_fail(p, p->line, "'when' needs a value after '%s'", cmp_names[cmp]);
 	if (c->is_string) {
 		if (cmp != PROBEMAP_EQ && cmp != PROBEMAP_NE)
-			return probemap_fail(p, p->line,
-					     "'%s' compares a string (use == or !=)",
+			return probemap_fail(p, p->line, "'%s' compares a string (use == or !=)",
 					     cmp_names[cmp]);
 		if (value.n >= PROBEMAP_WHEN_TEXT)
 			return probemap_fail(p, p->line,

@@ -106,9 +106,10 @@ static void test_providers(void **state)
 
 static void test_template_refs(void **state)
 {
-	struct probemap *m = parse(HEAD "feature jit\n  enter a\n  leave b\n"
-					"  instance {str:2,len:3}.{str:4,len:5}\n"
-					"feature exc\n  event hotspot:x\n  instance {str:1[8]} {int:0[0x10][4]}\n");
+	struct probemap *m = parse(
+		HEAD "feature jit\n  enter a\n  leave b\n"
+		     "  instance {str:2,len:3}.{str:4,len:5}\n"
+		     "feature exc\n  event hotspot:x\n  instance {str:1[8]} {int:0[0x10][4]}\n");
 	const struct probemap_feature *f = feat(m, "jit");
 
 	(void)state;
@@ -132,7 +133,7 @@ static void test_template_refs(void **state)
 	assert_string_equal(tmpl(m, f), "{str:1[8]} {int:0[16][4]}");
 	probemap__free(m);
 
-#define BAD_INSTANCE(line, want)                                                               \
+#define BAD_INSTANCE(line, want)                                                                   \
 	bad(HEAD "feature a\nenter b\nleave c\ninstance " line "\n", 6, want)
 	BAD_INSTANCE("{int:0,len:1}", "unknown option 'len:1'");
 	BAD_INSTANCE("{str:0,size:1}", "unknown option 'size:1'");
@@ -169,8 +170,7 @@ static void test_frame_none_and_events(void **state)
 
 	bad(HEAD "feature a\nevent b\nleave c\n", 5, "has both 'event' and 'leave'");
 	bad(HEAD "feature a\nenter b\nevent c\n", 5, "has both 'event' and 'enter'");
-	bad(HEAD "feature a\nevent b\nkind antimark\n", 5,
-	    "point event 'a' cannot have 'kind'");
+	bad(HEAD "feature a\nevent b\nkind antimark\n", 5, "point event 'a' cannot have 'kind'");
 	bad(HEAD "feature a\nevent b\nframe none\n", 5, "point event 'a' cannot have 'frame'");
 	bad(HEAD "feature a\nevent b\ncharge threads *\n", 5,
 	    "point event 'a' cannot have 'charge'");
@@ -185,13 +185,13 @@ static void test_frame_none_and_events(void **state)
 
 static void test_when(void **state)
 {
-	struct probemap *m = parse(
-		HEAD "feature vm-op\n  enter a\n  leave b\n  instance {str:0,len:1}\n"
-		     "feature gc\n  enter c\n  leave d\n"
-		     "  when {outer:vm-op} != G1PauseRemark   # a comment\n"
-		     "  when {outer:vm-op} != \"G1 # Cleanup \"\n"
-		     "  when arg0 >= -0x10\n  when {int:1[8]} < 18446744073709551615\n"
-		     "feature full\n  enter c\n  leave d\n  when {str:0,len:1} == \"\"\n");
+	struct probemap *m =
+		parse(HEAD "feature vm-op\n  enter a\n  leave b\n  instance {str:0,len:1}\n"
+			   "feature gc\n  enter c\n  leave d\n"
+			   "  when {outer:vm-op} != G1PauseRemark   # a comment\n"
+			   "  when {outer:vm-op} != \"G1 # Cleanup \"\n"
+			   "  when arg0 >= -0x10\n  when {int:1[8]} < 18446744073709551615\n"
+			   "feature full\n  enter c\n  leave d\n  when {str:0,len:1} == \"\"\n");
 	const struct probemap_feature *f = feat(m, "gc");
 
 	(void)state;
@@ -247,10 +247,11 @@ static void test_when(void **state)
 
 static void test_charge(void **state)
 {
-	struct probemap *m = parse(HEAD "feature gc\n  enter a\n  leave b\n"
-					"  charge threads \"GC Thread#*\"  # the workers\n"
-					"feature all\n  enter a\n  leave b\n  charge threads *\n"
-					"feature one\n  enter a\n  leave b\n  charge threads VM Thread\n");
+	struct probemap *m =
+		parse(HEAD "feature gc\n  enter a\n  leave b\n"
+			   "  charge threads \"GC Thread#*\"  # the workers\n"
+			   "feature all\n  enter a\n  leave b\n  charge threads *\n"
+			   "feature one\n  enter a\n  leave b\n  charge threads VM Thread\n");
 
 	(void)state;
 	assert_string_equal(feat(m, "gc")->charge, "GC Thread#*");
