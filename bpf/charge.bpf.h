@@ -36,8 +36,7 @@
 
 /* Claims a free slot of process tgid for the top frame of st (just
  * entered by site ms with instance). */
-static __noinline void charge_open(struct tstack *st, const struct fsp_map_site *ms,
-				   __u64 instance)
+static __noinline void charge_open(struct tstack *st, const struct fsp_map_site *ms, __u64 instance)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, d, i;
@@ -146,8 +145,7 @@ static __always_inline void charge_exit(struct task_struct *task)
 }
 
 /* Does the thread name comm match slot s's pattern? */
-static __always_inline bool charge_match(const char *comm, const char *pat, __u64 len,
-					 __u64 prefix)
+static __always_inline bool charge_match(const char *comm, const char *pat, __u64 len, __u64 prefix)
 {
 	__u32 j;
 
@@ -204,8 +202,8 @@ static __always_inline bool charge_store(const struct tstack *st, __u32 d, const
  * its own live stack (st's d frames, hash `hash`) with the marks other threads
  * charge it appended; `hash` when there are none.
  */
-static __always_inline __u64 charge_sample(__u32 tgid, __u32 tid, const struct tstack *st,
-					   __u32 d, __u64 hash)
+static __always_inline __u64 charge_sample(__u32 tgid, __u32 tid, const struct tstack *st, __u32 d,
+					   __u64 hash)
 {
 	struct charge_proc *e = bpf_map_lookup_elem(&charges, &tgid);
 	struct fsp_stack_key key = {.tgid = tgid};

@@ -127,6 +127,10 @@ static void pw_features(struct json_out *w, const struct attrib *a, uint64_t per
 		json_out__value(w, json_out__real(w, report_ms(f->samples, period)));
 		json_out__puts(w, ",\"pct\":");
 		json_out__value(w, json_out__real(w, report_pct(f->samples, total)));
+		if (f->other_samples) {
+			json_out__puts(w, ",\"other_samples\":");
+			json_out__value(w, json_out__u64(w, f->other_samples));
+		}
 		json_out__puts(w, ",\"instances\":[");
 		for (j = 0; j < f->nr_instances && !w->err; j++) {
 			const struct attrib_instance *in = &f->instances[j];
@@ -138,6 +142,9 @@ static void pw_features(struct json_out *w, const struct attrib *a, uint64_t per
 				      json_out__real(w, report_ms(in->samples, period)));
 			json_out__add(w, o, "pct",
 				      json_out__real(w, report_pct(in->samples, total)));
+			if (in->other_samples)
+				json_out__add(w, o, "other_samples",
+					      json_out__u64(w, in->other_samples));
 			json_out__puts(w, j ? ",\n      " : "\n      ");
 			json_out__value(w, o);
 		}

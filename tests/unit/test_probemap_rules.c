@@ -317,8 +317,12 @@ static void test_shipped_jvm(void **state)
 	assert_true(f->unframed);
 	assert_true(feat(m, "class-load")->point);
 	assert_non_null(feat(m, "vm-op"));
-	assert_non_null(feat(m, "monitor-wait"));
-	assert_true(feat(m, "method")->default_off);
+	assert_non_null(feat(m, "monitor-contended"));
+	assert_true(feat(m, "class-init")->parts[0].len_arg == 1);
+	f = feat(m, "method");
+	assert_true(f->default_off);
+	assert_true(f->unframed);
+	assert_true(f->match_instance);
 	probemap__free(m);
 }
 
@@ -338,6 +342,25 @@ static void test_shipped_ruby(void **state)
 	probemap__free(m);
 }
 
+static void test_shipped_libstdcxx(void **state)
+{
+	struct probemap *m = load_shipped("libstdcxx");
+	const struct probemap_feature *f;
+
+	(void)state;
+	f = feat(m, "throw");
+	assert_true(f->point);
+	assert_int_equal(f->parts[0].type, PROBEMAP_PART_STR);
+	assert_int_equal(f->parts[0].arg, 1);
+	assert_int_equal(f->parts[0].nr_deref, 1);
+	assert_int_equal(f->parts[0].deref[0], 8);
+	f = feat(m, "unwind");
+	assert_string_equal(f->leave, "catch");
+	assert_true(f->unframed);
+	assert_true(f->match_instance);
+	probemap__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_charge),
 		cmocka_unit_test(test_shipped_jvm),
 		cmocka_unit_test(test_shipped_ruby),
+		cmocka_unit_test(test_shipped_libstdcxx),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
