@@ -27,8 +27,7 @@ struct app_error {
 	int code;
 };
 
-static unsigned long n_runtime, n_range, n_app, n_int, n_rethrow, c_runtime, c_range, c_app,
-	c_int;
+static unsigned long n_runtime, n_range, n_app, n_int, n_rethrow, c_runtime, c_range, c_app, c_int;
 static volatile int depth_sink;
 
 template <typename T> [[gnu::noinline]] static void thrower(int depth, T value)
