@@ -92,8 +92,9 @@ static const char *classes(void)
 /* fsp-bpf --map jvm -F ITEST_HZ -o JSON -- java GC_FLAGS... WlJvm TRUTH 3 3 */
 static void record(const char *json, const char *truth, const char *gc_flag, const char *extra)
 {
-	char *argv[32] = {NULL, "--map", "jvm", "-F", ITEST_HZ, "-o", (char *)json, "--min-pct",
-			  "0", "--", JAVA, (char *)gc_flag, "-Xms256m", "-Xmx256m"};
+	char *argv[32] = {NULL, "--map",	 "jvm",	      "-F",	 ITEST_HZ,
+			  "-o", (char *)json,	 "--min-pct", "0",	 "--",
+			  JAVA, (char *)gc_flag, "-Xms256m",  "-Xmx256m"};
 	int n = 14;
 	struct itest_proc p;
 
@@ -160,7 +161,8 @@ static void assert_clean(const struct profile *p)
 static void check_gc_counts(const struct attrib *a, const struct itest_truth *t)
 {
 	const struct profile_event_stats *gc = events_of(a, "jvm:gc");
-	uint64_t young = itest_truth_u64(t, "gc.young.count"), old = itest_truth_u64(t, "gc.old.count");
+	uint64_t young = itest_truth_u64(t, "gc.young.count"),
+		 old = itest_truth_u64(t, "gc.old.count");
 	uint64_t ms = itest_truth_u64(t, "gc.young.ms") + itest_truth_u64(t, "gc.old.ms");
 
 	printf("  jvm:gc calls %llu left %llu  beans: young %llu + old %llu\n",
@@ -177,8 +179,7 @@ static void check_jit(const struct attrib *a, const struct itest_truth *t)
 	const struct profile_event_stats *sp = events_of(a, "jvm:safepoint");
 
 	printf("  jvm:jit calls %llu left %llu; safepoints %.1f ms\n",
-	       (unsigned long long)jit->enters, (unsigned long long)jit->leaves,
-	       sp->total_ns / MS);
+	       (unsigned long long)jit->enters, (unsigned long long)jit->leaves, sp->total_ns / MS);
 	assert_true(jit->enters > 0);
 	assert_contains("jvm:jit time", jit->total_ns, itest_truth_u64(t, "jit.ms"),
 			jit->enters * PER_GC_NS + (double)sp->total_ns + PREEMPT_NS);
@@ -252,8 +253,8 @@ static void test_jvm_g1(void **state)
 	for (size_t i = 0; i < itest_feature(a, "jvm:vm-op")->nr_instances; i++) {
 		const struct attrib_instance *in = &itest_feature(a, "jvm:vm-op")->instances[i];
 
-		if (in->events && (!strcmp(in->name, "G1PauseRemark") ||
-				   !strcmp(in->name, "G1PauseCleanup")))
+		if (in->events &&
+		    (!strcmp(in->name, "G1PauseRemark") || !strcmp(in->name, "G1PauseCleanup")))
 			muted_ns += in->events->total_ns;
 	}
 	/* The workers' samples, charged while the VM thread's mark is open. */

@@ -339,6 +339,9 @@ static void test_shipped_ruby(void **state)
 	assert_non_null(feat(m, "load"));
 	assert_true(feat(m, "method")->default_off);
 	assert_true(feat(m, "cmethod")->default_off);
+	/* '#' inside the quotes is text, not a comment */
+	assert_string_equal(tmpl(m, feat(m, "method")), "\"{str:0}#{str:1}\"");
+	assert_int_equal(feat(m, "cmethod")->nr_parts, 3);
 	probemap__free(m);
 }
 

@@ -5,7 +5,9 @@
 #   ruby wl_ruby.rb TRUTH SECONDS CALLS
 #
 # requires 'set' (a feature not loaded at start), calls Wl#hot CALLS times
-# (an empty method) and Wl#outer CALLS / 10 times (each calls hot twice),
+# (an empty method) and Wl#outer CALLS / 10 times (each calls hot twice)
+# under a TracePoint for :call and :return (Ruby 3.1 fires its method probes
+# only then),
 # then allocates short-lived strings for SECONDS of CPU time, keeping a
 # small live set, so that almost every collection is a minor one. Writes
 # what Ruby measured itself, "key value" lines, to TRUTH:
@@ -26,8 +28,11 @@ end
 truth, seconds, calls = ARGV[0], ARGV[1].to_f, ARGV[2].to_i
 require 'set'
 w = Wl.new
+tp = TracePoint.new(:call, :return) {}
+tp.enable
 calls.times { w.hot }
 (calls / 10).times { w.outer }
+tp.disable
 keep = Array.new(1000)
 clock = Process::CLOCK_PROCESS_CPUTIME_ID
 deadline = Process.clock_gettime(clock) + seconds
