@@ -42,8 +42,8 @@ static void test_cxx_throw_counts(void **state)
 	uint64_t rethrows;
 
 	(void)state;
-	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--map", "libstdcxx", "-F", ITEST_HZ, "-o",
-		      json, "--min-pct", "0", "--", itest_workload("wl_throw"), tp, "20000", NULL);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--map", "libstdcxx", "-F", ITEST_HZ, "-o", json,
+		      "--min-pct", "0", "--", itest_workload("wl_throw"), tp, "20000", NULL);
 	itest_assert_exit(&p, 0);
 	free(p.out);
 	free(p.err);

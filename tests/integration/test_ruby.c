@@ -80,10 +80,10 @@ static void counts(const char *what, const struct profile_event_stats *e, uint64
 static void test_ruby_gc_calls(void **state)
 {
 	const char *json = itest_tmp("ruby.json"), *tp = itest_tmp("ruby.truth");
-	char *argv[] = {NULL,	       "--map", "ruby", "--feature", "gc-mark,gc-sweep,require,method",
-			"-F",	       ITEST_HZ, "-o",	 (char *)json, "--min-pct",
-			"0",	       "--",	 RUBY,	 (char *)script(), (char *)tp,
-			"2",	       "100000", NULL};
+	char *argv[] = {NULL, "--map",	"ruby", "--feature",	  "gc-mark,gc-sweep,require,method",
+			"-F", ITEST_HZ, "-o",	(char *)json,	  "--min-pct",
+			"0",  "--",	RUBY,	(char *)script(), (char *)tp,
+			"2",  "100000", NULL};
 	const struct attrib_feature *mark, *sweep;
 	uint64_t gc_samples = 0, n;
 	struct itest_truth *t;
