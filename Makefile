@@ -307,7 +307,17 @@ $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspa
 		$(LDLIBS) -o $@
 
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
-workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS)
+# The JVM workload, when a JDK is installed (scripts/install-deps.sh installs
+# openjdk-17-jdk-headless; without it tests/integration/test_jvm skips).
+JAVAC ?= $(shell command -v javac 2>/dev/null)
+JAVA_WORKLOADS := $(if $(JAVAC),$(patsubst tests/workloads/java/%.java,$(OUTPUT)/workloads/java/%.class,$(wildcard tests/workloads/java/*.java)))
+
+$(OUTPUT)/workloads/java/%.class: tests/workloads/java/%.java
+	$(call msg,JAVAC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(JAVAC) -d $(@D) $<
+
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(JAVA_WORKLOADS)
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 

@@ -26,6 +26,9 @@ const volatile bool events_enabled = true;
 /* Slots of mark_stats (= its max_entries). */
 const volatile __u32 max_events = FSP_DEFAULT_MAX_EVENTS;
 
+/* Some mapped feature has "charge threads" (charge.bpf.h). */
+const volatile bool charge_enabled = false;
+
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;
 /* offcpu_recs has offcpu_mask + 1 slots; a thread's is tid & offcpu_mask. */

@@ -28,8 +28,19 @@ struct tframe {
 	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
 	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
 	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
-	__u32 has_payload; /* a frame of [0..this] has a non-zero payload */
+	__u32 flags; /* TF_* */
 };
+
+/* tframe.flags */
+#define TF_MUTED 1 /* an enter a "when" muted: kind ANTIMARK, closed by the feature's leave */
+#define TF_HAS_PAYLOAD 2 /* a frame of [0..this] has a non-zero payload */
+#define TF_CHARGE_SHIFT 8 /* bits 8..11: the charges slots this frame holds (charge.bpf.h) */
+
+/* do_enter()'s kind for a muted enter (stored as an antimark with TF_MUTED). */
+#define KIND_MUTED 4
+/* do_enter()'s sp_off for a mark bound to no stack frame ("frame none"): its
+ * sp is the highest address, never below a thread's stack pointer. */
+#define SP_UNFRAMED (~0ULL)
 
 /* Labels this thread already saw stored in the labels map, direct-mapped by
  * address: saves the map lookups on most enters. */
@@ -92,6 +103,8 @@ struct tstack {
 	 * none), for handlers that run with the task's cleared (SS_AUTODISARM). */
 	__u64 alt_sp;
 	__u64 alt_size;
+	__u32 charging; /* the charges slots this thread holds (a bit each) */
+	__u32 pad;
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -264,6 +277,30 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } dl_state SEC(".maps");
+/* "charge threads": the marks of each process that charge other threads'
+ * samples (charge.bpf.h), by tgid. Userspace sizes it (1 without charges). */
+#define CHARGE_SLOTS 4
+
+struct charge_slot {
+	__u64 tid; /* the thread whose mark it is; 0: free (64 bits: clang's BPF atomics) */
+	__u64 seq; /* odd while its owner writes it */
+	__u64 feature;
+	__u64 instance;
+	__u64 len; /* bytes of pat a thread's name must start with */
+	__u64 prefix; /* 0: and nothing more */
+	char pat[FSP_CHARGE_PAT_LEN];
+};
+
+struct charge_proc {
+	struct charge_slot s[CHARGE_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct charge_proc);
+} charges SEC(".maps");
 
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {

@@ -128,10 +128,10 @@ static __always_inline void frame_link(struct tframe *f, __u32 i)
 
 	if (i) {
 		prev_hash = f[slot(i - 1)].hash;
-		prev_payload = f[slot(i - 1)].has_payload;
+		prev_payload = f[slot(i - 1)].flags & TF_HAS_PAYLOAD;
 	}
 	t->hash = frame_hash(prev_hash, t);
-	t->has_payload = t->payload || prev_payload;
+	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
 }
 
 static __always_inline struct tstack *tstack_get(bool create)
@@ -146,6 +146,8 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 				    __u64 payload, __u64 sp_off)
 {
 	__u64 sp = PT_REGS_SP(ctx);
+	/* the stack pointer the frame is bound to (never below any sp: unbound) */
+	__u64 fsp = sp_off == SP_UNFRAMED ? SP_UNFRAMED : sp + sp_off;
 	struct tstack *st;
 	struct tframe *f;
 	__u32 d, id = SLOT_NONE;
@@ -162,7 +164,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	d = st->depth;
 	if (d >= max_depth || d >= FSP_MAX_DEPTH || st->overflow) {
 		if (!st->overflow)
-			st->overflow_sp = sp + sp_off;
+			st->overflow_sp = fsp;
 		st->overflow++;
 		stat_inc(FSP_STAT_OVERFLOWS);
 		return 0;
@@ -171,8 +173,9 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->feature = feature;
 	f->instance = instance;
 	f->payload = payload;
-	f->kind = kind;
-	f->sp = sp + sp_off;
+	f->kind = kind == KIND_MUTED ? FSP_FRAME_ANTIMARK : kind;
+	f->flags = kind == KIND_MUTED ? TF_MUTED : 0;
+	f->sp = fsp;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);
@@ -203,6 +206,13 @@ static __always_inline bool same_feature(const struct tframe *f, __u64 feature, 
 	return f->feature == feature || f->fhash == fhash;
 }
 
+/* Does a leave of this kind close frame f? A muted enter's frame (an
+ * antimark) is closed by its feature's mark leave. */
+static __always_inline bool kind_matches(const struct tframe *f, __u64 kind)
+{
+	return f->kind == kind || (kind == FSP_FRAME_MARK && (f->flags & TF_MUTED));
+}
+
 /* bpf_loop callback: visits frames top-down, stops at the first frame of the
  * same kind whose feature is the same pointer or the same name (and, when
  * matching instances, whose instance is the leave's). */
@@ -215,7 +225,7 @@ static long find_cb(__u64 n, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->kind == c->kind && same_feature(f, c->feature, c->fhash) &&
+	if (kind_matches(f, c->kind) && same_feature(f, c->feature, c->fhash) &&
 	    (!c->match || f->instance == c->instance)) {
 		c->found = i;
 		return 1;
@@ -263,7 +273,7 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	if (d > FSP_MAX_DEPTH)
 		return 0;
 	/* Fast path: the top frame, same pointer. */
-	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind &&
+	if (d && st->f[slot(d - 1)].feature == feature && kind_matches(&st->f[slot(d - 1)], kind) &&
 	    (!match || st->f[slot(d - 1)].instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);

@@ -38,7 +38,9 @@
  *   eventview.bpf.h  the event view: per-instance counts, durations, histogram
  *   markstack.bpf.h  the mark stack: liveness, enter/leave, fork copy, store
  *   usdt_arg.bpf.h   USDT argument decoding (read_reg, usdt_arg)
- *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark
+ *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark,
+ *                    "when" conditions, point events
+ *   charge.bpf.h     "charge threads": marks charged to other threads' samples
  *   offcpu.bpf.h     off-CPU records, accumulation, charge, switch_out/in()
  *   coro.bpf.h       coroutines: marks parked with the context they belong to
  */
@@ -55,6 +57,7 @@
 #include "markstack.bpf.h"
 #include "usdt_arg.bpf.h"
 #include "mapped.bpf.h"
+#include "charge.bpf.h"
 #include "offcpu.bpf.h"
 #include "coro.bpf.h"
 
@@ -131,7 +134,8 @@ SEC("uprobe")
 int map_enter(struct pt_regs *ctx)
 {
 	const struct fsp_map_site *ms = map_site(ctx);
-	__u64 instance = 0, payload = 0;
+	__u64 instance = 0, payload = 0, kind, sp_off;
+	bool on;
 
 	if (!admit(true))
 		return 0;
@@ -139,13 +143,29 @@ int map_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	/* "when": an enter that fails a condition is muted (a frame that
+	 * charges and counts nothing, closed by the feature's leave). */
+	on = !ms->nr_conds || map_conds(ctx, ms);
+	if (ms->flags & FSP_MAP_POINT)
+		return on ? map_point(ctx, ms) : 0;
 	if (ms->flags & FSP_MAP_OUTER)
 		instance = outer_instance(ctx, ms->outer);
 	else if (ms->nr_parts)
-		instance = map_label(ctx, ms, true);
-	if ((ms->flags & FSP_MAP_PAYLOAD) && usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
+		instance = map_label(ctx, ms, ms->parts, ms->nr_parts, on);
+	if (on && (ms->flags & FSP_MAP_PAYLOAD) &&
+	    usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
 		stat_inc(FSP_STAT_ARG_ERRORS);
-	return do_enter(ctx, ms->kind, ms->feature, instance, payload, ms->sp_off);
+	kind = on ? ms->kind : KIND_MUTED;
+	sp_off = (ms->flags & FSP_MAP_UNFRAMED) ? SP_UNFRAMED : ms->sp_off;
+	do_enter(ctx, kind, ms->feature, instance, payload, sp_off);
+	if (charge_enabled) {
+		struct tstack *st = tstack_get(false);
+
+		if (on && (ms->flags & FSP_MAP_CHARGE))
+			charge_open(st, ms, instance);
+		charge_sync(st);
+	}
+	return 0;
 }
 
 SEC("uprobe")
@@ -163,8 +183,11 @@ int map_leave(struct pt_regs *ctx)
 	}
 	match = (ms->flags & FSP_MAP_MATCH_INSTANCE) && ms->nr_parts;
 	if (match)
-		instance = map_label(ctx, ms, false);
-	return do_leave(ctx, ms->kind, ms->feature, instance, match);
+		instance = map_label(ctx, ms, ms->parts, ms->nr_parts, false);
+	do_leave(ctx, ms->kind, ms->feature, instance, match);
+	if (charge_enabled)
+		charge_sync(tstack_get(false));
+	return 0;
 }
 
 /* ---- the sampler ------------------------------------------------------------ */
@@ -178,6 +201,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct tstack *st;
 	bool truncated = false, payload = false;
+	__u32 d = 0;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
@@ -187,7 +211,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
 	if (st) {
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		__u32 d = live_depth(st, BPF_CORE_READ(regs, sp));
+
+		d = live_depth(st, BPF_CORE_READ(regs, sp));
 
 		if (d && d <= FSP_MAX_DEPTH) {
 			struct fsp_stack_key skey = {.tgid = ckey.tgid};
@@ -196,7 +221,7 @@ int sample(struct bpf_perf_event_data *ctx)
 			skey.hash = ckey.hash;
 			if (!store_stack(st, d, &skey, SCRATCH_SAMPLE))
 				stat_inc(FSP_STAT_STACK_DROPS);
-			if (st->f[slot(d - 1)].has_payload) {
+			if (st->f[slot(d - 1)].flags & TF_HAS_PAYLOAD) {
 				payload = true;
 				send_payloads(st, d, ckey.tgid, ckey.tid, ckey.hash);
 			}
@@ -205,6 +230,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	}
 	if (truncated)
 		stat_inc(FSP_STAT_TRUNCATED);
+	if (charge_enabled)
+		ckey.hash = charge_sample(ckey.tgid, ckey.tid, st, d <= FSP_MAX_DEPTH ? d : 0,
+					  ckey.hash);
 
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {
@@ -267,6 +295,14 @@ int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 
 	if (r)
 		rec_retire(p, r, p->pid);
+	return 0;
+}
+
+/* "charge threads": a thread that exits releases the marks it published. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(charge_on_exit, struct task_struct *p, bool group_dead)
+{
+	charge_exit(p);
 	return 0;
 }
 
@@ -336,6 +372,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	}
 	/* The old image's marks mean nothing in the new one. */
+	if (charge_enabled)
+		charge_exit(p);
 	bpf_task_storage_delete(&tstacks, p);
 	forget_contexts(tgid);
 	if (offcpu_enabled) {

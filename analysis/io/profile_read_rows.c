@@ -203,9 +203,11 @@ static int rd_frame_v2(struct rd *rd, size_t i, size_t j, struct json_object *a)
 		fr->kind = PROFILE_MARK;
 	else if (!strcmp(kind, "a"))
 		fr->kind = PROFILE_ANTIMARK;
+	else if (!strcmp(kind, "c"))
+		fr->kind = PROFILE_CHARGED;
 	else
 		return jv__fail(&rd->js, &w, "kind",
-				"unknown frame kind \"%s\" (expected \"m\" or \"a\")",
+				"unknown frame kind \"%s\" (expected \"m\", \"a\" or \"c\")",
 				json_in__msg_str(kind, buf, sizeof(buf)));
 	fr->feature = rd->strs[x->feature];
 	fr->instance = x->instance == NO_IDX ? NULL : rd->strs[x->instance];
@@ -547,6 +549,15 @@ int rd__event(struct rd *rd, size_t i)
 				    &st.hist[b]))
 				goto cleanup;
 		}
+	}
+	h = jf__get(o, "point", &present);
+	if (present) {
+		if (!json_object_is_type(h, json_type_boolean)) {
+			jv__fail(&rd->js, &w, "point", "expected true or false, got %s",
+				 jv__type(h));
+			goto cleanup;
+		}
+		st.point = json_object_get_boolean(h);
 	}
 	if (rd__add_pids(rd) || rd__use_source(rd, &w, src))
 		goto cleanup;

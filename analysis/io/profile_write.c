@@ -127,6 +127,10 @@ static void pw_features(struct json_out *w, const struct attrib *a, uint64_t per
 		json_out__value(w, json_out__real(w, report_ms(f->samples, period)));
 		json_out__puts(w, ",\"pct\":");
 		json_out__value(w, json_out__real(w, report_pct(f->samples, total)));
+		if (f->other_samples) {
+			json_out__puts(w, ",\"other_samples\":");
+			json_out__value(w, json_out__u64(w, f->other_samples));
+		}
 		json_out__puts(w, ",\"instances\":[");
 		for (j = 0; j < f->nr_instances && !w->err; j++) {
 			const struct attrib_instance *in = &f->instances[j];
@@ -138,6 +142,9 @@ static void pw_features(struct json_out *w, const struct attrib *a, uint64_t per
 				      json_out__real(w, report_ms(in->samples, period)));
 			json_out__add(w, o, "pct",
 				      json_out__real(w, report_pct(in->samples, total)));
+			if (in->other_samples)
+				json_out__add(w, o, "other_samples",
+					      json_out__u64(w, in->other_samples));
 			json_out__puts(w, j ? ",\n      " : "\n      ");
 			json_out__value(w, o);
 		}
@@ -263,14 +270,17 @@ static void pw_strings(struct json_out *w, const struct pw_strings *t)
 	json_out__end_array(w);
 }
 
-/* A frame: ["m", feature, instance] for a mark, ["a", feature] for an
- * antimark (with its instance when it has one), then the payload when not 0. */
+/* A frame: ["m", feature, instance] for a mark (["c", ...] for a mark of
+ * another thread charged to this one), ["a", feature] for an antimark (with
+ * its instance when it has one), then the payload when not 0. */
 static void pw_frame(struct json_out *w, struct pw_strings *t, const struct profile_frame *fr)
 {
-	bool mark = fr->kind == PROFILE_MARK;
+	bool mark = fr->kind == PROFILE_MARK || fr->kind == PROFILE_CHARGED;
 
-	if (mark)
+	if (fr->kind == PROFILE_MARK)
 		json_out__row_lit(w, "[\"m\",");
+	else if (fr->kind == PROFILE_CHARGED)
+		json_out__row_lit(w, "[\"c\",");
 	else
 		json_out__row_lit(w, "[\"a\",");
 	json_out__row_u64(w, pw_string(w, t, fr->feature));
@@ -387,6 +397,8 @@ static void pw_events(struct json_out *w, const struct profile *p, struct pw_str
 		for (b = 0; b < n && !w->err; b++)
 			json_out__append(w, h, json_out__u64(w, st->hist[b]));
 		json_out__add(w, o, "hist", h);
+		if (st->point)
+			json_out__add(w, o, "point", json_out__bool(w, true));
 		json_out__record(w, o, "    ");
 	}
 	json_out__end_array(w);

@@ -123,6 +123,9 @@ static const struct {
 		 "tracepoint did not report, recovered from the thread's CPU clock"},
 	[DIAG_OFFCPU_LOST] = {"offcpu_lost", "off-CPU intervals not recorded: the counts map was "
 					     "full or their thread had no off-CPU record"},
+	[DIAG_CHARGE_DROPS] = {"charge_drops",
+			       "marks of \"charge threads\" features that charged only their own "
+			       "thread: more were open in one process than the kernel side holds"},
 };
 
 const char *profile_diag__name(enum profile_diag d)
@@ -418,7 +421,8 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 	if (!p || !key || (depth && !frames))
 		return -EINVAL;
 	for (i = 0; i < depth; i++) {
-		if (frames[i].kind != PROFILE_MARK && frames[i].kind != PROFILE_ANTIMARK)
+		if (frames[i].kind != PROFILE_MARK && frames[i].kind != PROFILE_ANTIMARK &&
+		    frames[i].kind != PROFILE_CHARGED)
 			return -EINVAL;
 		if (!frames[i].feature)
 			return -EINVAL;
@@ -653,6 +657,7 @@ int profile__add_events(struct profile *p, uint32_t pid, const char *feature, co
 		e->st.max_ns = st->max_ns;
 	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
 		e->st.hist[i] = sat_add(e->st.hist[i], st->hist[i]);
+	e->st.point |= st->point;
 	return 0;
 }
 

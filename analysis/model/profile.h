@@ -14,6 +14,10 @@
 enum profile_frame_kind {
 	PROFILE_MARK = 1,
 	PROFILE_ANTIMARK = 2,
+	/* A mark of another thread of the process that charges this thread's
+	 * samples ("charge threads" in a probe map): charged like a mark, and
+	 * reported as charged from another thread. Top of the stack. */
+	PROFILE_CHARGED = 3,
 };
 
 /* One frame of a mark stack, bottom..top order in arrays. */
@@ -39,6 +43,7 @@ enum profile_diag {
 	DIAG_EVENT_DROPS, /* enters (and so their leaves) not counted: the event map was full */
 	DIAG_OFFCPU_RECOVERED, /* off-CPU intervals sched_switch reported one end of */
 	DIAG_OFFCPU_LOST, /* off-CPU intervals not recorded (--off-cpu) */
+	DIAG_CHARGE_DROPS, /* "charge threads" marks that charged no other thread: no slot */
 	DIAG__COUNT,
 };
 
@@ -238,6 +243,9 @@ struct profile_event_stats {
 	uint64_t total_ns; /* sum of (leave - enter - time under the feature's antimarks) */
 	uint64_t max_ns;
 	uint64_t hist[PROFILE_HIST_BUCKETS]; /* the leaves' durations */
+	/* 1: a point event ("event" in a probe map): enters counts the hits of
+	 * its probe, which has no extent (no leaves, no durations). */
+	int point;
 };
 
 /*

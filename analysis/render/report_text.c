@@ -18,21 +18,30 @@
 #include "report_text.h"
 #include "report_util.h"
 
-/* "events: N calls counted by the probes, M returned" over the profile. */
+/* "events: N calls counted by the probes, M returned[, P point events]"
+ * over the profile. */
 static void text_header_events(struct text_ctx *c)
 {
-	uint64_t enters = 0, leaves = 0;
+	uint64_t enters = 0, leaves = 0, points = 0;
 	struct profile_event ev;
 	size_t i;
 
 	for (i = 0; i < profile__nr_events(c->p); i++) {
 		if (profile__event(c->p, i, &ev))
 			continue;
+		if (ev.stats->point) {
+			points = report_sat_add(points, ev.stats->enters);
+			continue;
+		}
 		enters = report_sat_add(enters, ev.stats->enters);
 		leaves = report_sat_add(leaves, ev.stats->leaves);
 	}
-	fprintf(c->out, "  events: %" PRIu64 " %s counted by the probes, %" PRIu64 " returned\n",
+	fprintf(c->out, "  events: %" PRIu64 " %s counted by the probes, %" PRIu64 " returned",
 		enters, plural(enters, "call", "calls"), leaves);
+	if (points)
+		fprintf(c->out, ", %" PRIu64 " point %s", points,
+			plural(points, "event", "events"));
+	fputc('\n', c->out);
 }
 
 /* "filter: comm X and pid Y: N of M processes, S of T samples (P%); shares
@@ -173,6 +182,11 @@ void text_note(struct text_ctx *c, bool events)
 	if (c->offcpu)
 		fputs("Off-CPU time is charged by the same rule as samples, but is not in the "
 		      "shares above:\nthe wall-clock view adds it.\n",
+		      c->out);
+	if (text_charges_others(c->a))
+		fputs("Features whose probe map says \"charge threads\" are also charged the "
+		      "samples of other threads\nof their process while one of their marks is "
+		      "open (\"on other threads\" above).\n",
 		      c->out);
 }
 

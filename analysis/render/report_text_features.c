@@ -127,7 +127,10 @@ static void text_feature_extra(struct text_ctx *c, const struct text_block *b,
 {
 	struct text_cells t;
 
-	if (b->events && f->events) {
+	if (b->events && f->events && f->events->point) {
+		fprintf(c->out, "; %" PRIu64 " %s", f->events->enters,
+			plural(f->events->enters, "event", "events"));
+	} else if (b->events && f->events) {
 		text_cells(&t, f->events);
 		fprintf(c->out, "; %s %s", t.calls, plural(f->events->enters, "call", "calls"));
 		if (f->events->leaves)
@@ -206,6 +209,13 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 		plural(f->samples, "sample", "samples"));
 	text_feature_extra(c, b, f);
 	fputc('\n', c->out);
+	if (f->other_samples)
+		fprintf(c->out,
+			"%s    of which %.1f ms (%.2f%% of %s, %" PRIu64
+			" %s) on other threads of the process (charge threads)\n",
+			b->indent, report_ms(f->other_samples, c->period),
+			report_pct(f->other_samples, b->total), b->of, f->other_samples,
+			plural(f->other_samples, "sample", "samples"));
 	items = text_sorted(c, NULL, f, &n);
 	if (!items)
 		return -ENOMEM;
@@ -235,6 +245,15 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 	}
 	free(items);
 	return 0;
+}
+
+/* Does a feature of a charge samples of other threads ("charge threads")? */
+bool text_charges_others(const struct attrib *a)
+{
+	for (size_t i = 0; i < attrib__nr_features(a); i++)
+		if (attrib__feature(a, i)->other_samples)
+			return true;
+	return false;
 }
 
 /* The features of --feature that b->a has (the caller made sure it has one),

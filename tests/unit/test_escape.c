@@ -474,7 +474,8 @@ static void test_log(void **state)
 	assert_string_equal(text,
 			    "fsp-bpf: m.map:3: unknown directive "
 			    "'\\x01\\x1b[31m\\u202e' (map, provider, description, feature, "
-			    "enter, leave, instance, kind, payload, match, default or frame)\n");
+			    "enter, leave, event, instance, kind, payload, match, default, frame, "
+			    "when or charge)\n");
 	free(text);
 }
 

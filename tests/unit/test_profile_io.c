@@ -973,7 +973,7 @@ static void test_offcpu_diagnostics(void **state)
 	profile__set_diag(p, DIAG_OFFCPU_LOST, 2);
 	text = write_str(p, NULL);
 	assert_non_null(strstr(text, "\n    \"event_drops\": 0,\n    \"offcpu_recovered\": 4,\n"
-				     "    \"offcpu_lost\": 2\n  }\n}\n"));
+				     "    \"offcpu_lost\": 2,\n    \"charge_drops\": 0\n  }\n}\n"));
 	q = parse_ok(text, strlen(text));
 	assert_true(profile__diag(q, DIAG_OFFCPU_RECOVERED) == 4);
 	assert_true(profile__diag(q, DIAG_OFFCPU_LOST) == 2);
@@ -1430,7 +1430,7 @@ static void test_bad_frames(void **state)
 	parse_bad(HEAD "\"strings\":[\"F\"],"
 		       "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0],[\"push\",0]]}]}",
 		  "stacks[0].frames[1].kind: unknown frame kind \"push\"",
-		  "(expected \"m\" or \"a\")");
+		  "(expected \"m\", \"a\" or \"c\")");
 	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"mark\",0]]}]}",
 		  "stacks[0].frames[0].kind: unknown frame kind \"mark\"", NULL);
 	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[1,0]]}]}",

@@ -29,13 +29,45 @@ static void put(const char *s)
 	escape__fputs(s, stdout);
 }
 
+/* "PROVIDER:PROBE" when the map has several providers, else "PROBE". */
+static void put_probe(const struct probemap *pm, unsigned int provider, const char *probe)
+{
+	if (pm->nr_providers > 1) {
+		put(pm->providers[provider]);
+		putchar(':');
+	}
+	put(probe);
+}
+
+/* A feature's rules beyond its probes and template, on one line each. */
+static void print_rules(const struct probemap *pm, const struct probemap_feature *f)
+{
+	char buf[512];
+
+	for (unsigned int k = 0; k < f->nr_when; k++) {
+		probemap__format_when(pm, &f->when[k], buf, sizeof(buf));
+		fputs("                 when ", stdout);
+		put(buf);
+		putchar('\n');
+	}
+	if (f->charge[0]) {
+		fputs("                 charge threads ", stdout);
+		put(f->charge);
+		putchar('\n');
+	}
+}
+
 static void print_map(const struct probemap *pm, const char *path)
 {
 	char tmpl[512];
 
 	put(pm->name);
-	fputs("  (provider ", stdout);
-	put(pm->provider);
+	fputs(pm->nr_providers > 1 ? "  (providers " : "  (provider ", stdout);
+	for (unsigned int k = 0; k < pm->nr_providers; k++) {
+		if (k)
+			putchar(' ');
+		put(pm->providers[k]);
+	}
 	fputs(", ", stdout);
 	put(path);
 	fputs(")\n", stdout);
@@ -51,15 +83,21 @@ static void print_map(const struct probemap *pm, const char *path)
 		fputs("  ", stdout);
 		escape__fpad(f->name, 14, stdout);
 		putchar(' ');
-		put(f->enter);
-		fputs(" -> ", stdout);
-		put(f->leave);
+		if (f->point)
+			fputs("event ", stdout);
+		put_probe(pm, f->enter_provider, f->enter);
+		if (!f->point) {
+			fputs(" -> ", stdout);
+			put_probe(pm, f->leave_provider, f->leave);
+		}
 		if (tmpl[0]) {
 			fputs("  instance ", stdout);
 			put(tmpl);
 		}
-		printf("%s%s\n", f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		printf("%s%s%s\n", f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		       f->unframed ? "  (frame none)" : "",
 		       f->default_off ? "  (default off: name it with --feature)" : "");
+		print_rules(pm, f);
 	}
 }
 
@@ -196,17 +234,34 @@ static bool has_probe(const struct list_ctx *c, const char *provider, const char
 	return false;
 }
 
+/* The probe of feature f that the process lacks, NULL if it has both. */
+static const char *missing_probe(const struct list_ctx *c, const struct probemap *pm,
+				 const struct probemap_feature *f, unsigned int *provider)
+{
+	*provider = f->enter_provider;
+	if (!has_probe(c, pm->providers[f->enter_provider], f->enter))
+		return f->enter;
+	*provider = f->leave_provider;
+	if (!f->point && !has_probe(c, pm->providers[f->leave_provider], f->leave))
+		return f->leave;
+	return NULL;
+}
+
 /* Whether a shipped map applies to the process, and which features fit. */
 static int applies_cb(void *arg, const char *path)
 {
 	struct list_ctx *c = arg;
 	struct probemap *pm;
+	unsigned int prov;
 	char err[512];
 	size_t ok = 0;
+	bool any = false;
 
 	if (probemap__load(path, &pm, err, sizeof(err)))
 		return 0;
-	if (!procscan__in_list(c->providers, pm->provider)) {
+	for (unsigned int k = 0; k < pm->nr_providers; k++)
+		any |= procscan__in_list(c->providers, pm->providers[k]);
+	if (!any) {
 		probemap__free(pm);
 		return 0;
 	}
@@ -215,24 +270,21 @@ static int applies_cb(void *arg, const char *path)
 	fputs(" (", stdout);
 	put(path);
 	fputs("):", stdout);
-	for (size_t i = 0; i < pm->nr_features; i++) {
-		const struct probemap_feature *f = &pm->features[i];
-
-		if (has_probe(c, pm->provider, f->enter) && has_probe(c, pm->provider, f->leave))
-			ok++;
-	}
+	for (size_t i = 0; i < pm->nr_features; i++)
+		ok += !missing_probe(c, pm, &pm->features[i], &prov);
 	printf(" %zu of %zu features have their probes here\n", ok, pm->nr_features);
 	for (size_t i = 0; i < pm->nr_features; i++) {
 		const struct probemap_feature *f = &pm->features[i];
+		const char *miss = missing_probe(c, pm, f, &prov);
 
-		if (has_probe(c, pm->provider, f->enter) && has_probe(c, pm->provider, f->leave))
+		if (!miss)
 			continue;
 		fputs("    ", stdout);
 		put(f->name);
 		fputs(": missing ", stdout);
-		put(pm->provider);
+		put(pm->providers[prov]);
 		putchar(':');
-		put(has_probe(c, pm->provider, f->enter) ? f->leave : f->enter);
+		put(miss);
 		putchar('\n');
 	}
 	c->applied++;

@@ -198,9 +198,15 @@ static int auto_cb(void *arg, const char *path)
 
 	if (probemap__load(path, &pm, err, sizeof(err)))
 		return 0; /* a broken shipped map is reported by fsp-bpf list */
-	if (c->providers && !procscan__in_list(c->providers, pm->provider)) {
-		probemap__free(pm);
-		return 0;
+	if (c->providers) {
+		bool any = false;
+
+		for (unsigned int k = 0; k < pm->nr_providers; k++)
+			any |= procscan__in_list(c->providers, pm->providers[k]);
+		if (!any) {
+			probemap__free(pm);
+			return 0;
+		}
 	}
 	c->fits++;
 	switch (auto_duplicate(c->sel, pm)) {

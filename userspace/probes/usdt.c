@@ -373,6 +373,32 @@ cleanup:
 	return err;
 }
 
+int usdt__func_range(const char *path, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi = NULL;
+	Dwarf_Addr lo, hi;
+	struct elf_file f;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (err)
+		return err;
+	err = -ENOENT;
+	cfi = dwarf_getcfi_elf(f.elf);
+	if (cfi && !dwarf_cfi_addrframe(cfi, vaddr, &frame) &&
+	    dwarf_frame_info(frame, &lo, &hi, NULL) >= 0) {
+		*start = lo;
+		*end = hi;
+		err = 0;
+	}
+	free(frame);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	elf_file_close(&f);
+	return err;
+}
+
 /* The defined symbol name of type type (.dynsym or .symtab) in f. 0 or -ENOENT. */
 static int find_symbol(const struct elf_file *f, const char *name, int type, GElf_Sym *out)
 {

@@ -188,6 +188,51 @@ static const char *shown_path(const char *path)
 	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
 }
 
+/* The call-frame range of the first site of provider:name in the file. */
+static bool site_range(const char *path, const struct usdt_site *sites, size_t nr,
+		       const char *provider, const char *name, uint64_t *lo, uint64_t *hi,
+		       uint64_t *vaddr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (strcmp(sites[i].provider, provider) || strcmp(sites[i].name, name))
+			continue;
+		*vaddr = sites[i].vaddr;
+		return !usdt__func_range(path, sites[i].vaddr, lo, hi);
+	}
+	return false;
+}
+
+/*
+ * A frame-bound feature whose enter and leave fire in different functions
+ * (different call-frame entries) is cut short when the enter's function
+ * returns, unless the leave's function is one it calls: worth a warning,
+ * once per feature, when the map is attached. Unknown ranges say nothing.
+ */
+static void probemap_warn_frames(struct session *s, size_t m, size_t f, const char *path,
+				 const struct usdt_site *sites, size_t nr)
+{
+	const struct probemap *pm = s->opts.probemaps[m].probemap;
+	const struct probemap_feature *pf = &pm->features[f];
+	uint64_t elo, ehi, llo, lhi, ev, lv;
+	bool *warned = &s->frames_warned[s->feature_base[m] + f];
+
+	if (*warned || pf->frame_caller ||
+	    !site_range(path, sites, nr, pm->providers[pf->enter_provider], pf->enter, &elo, &ehi,
+			&ev) ||
+	    !site_range(path, sites, nr, pm->providers[pf->leave_provider], pf->leave, &llo, &lhi,
+			&lv) ||
+	    (elo == llo && ehi == lhi))
+		return;
+	*warned = true;
+	log__err("warning: %s:%u: feature %s enters at %s (0x%llx, in the function at 0x%llx) "
+		 "and leaves at %s (0x%llx, in the function at 0x%llx): a frame-bound mark is "
+		 "cut short when the enter's function returns; if the leave does not fire "
+		 "in a function it calls, use \"frame none\" (docs/probe-maps.md)",
+		 pm->path ? pm->path : pm->name, pf->line, pf->name, pf->enter,
+		 (unsigned long long)ev, (unsigned long long)elo, pf->leave, (unsigned long long)lv,
+		 (unsigned long long)llo);
+}
+
 /* Checks that the file has both probes of every enabled feature of probe map m. */
 static int check_probemap_probes(struct session *s, size_t m, const char *path,
 				 const struct usdt_site *sites, size_t nr)
@@ -196,22 +241,28 @@ static int check_probemap_probes(struct session *s, size_t m, const char *path,
 
 	for (size_t f = 0; f < pm->nr_features; f++) {
 		const struct probemap_feature *pf = &pm->features[f];
-		const char *missing = NULL;
+		const char *missing = NULL, *prov = NULL;
 
 		if (!s->opts.probemaps[m].enabled[f])
 			continue;
-		if (!has_probe(sites, nr, pm->provider, pf->enter))
+		if (!has_probe(sites, nr, pm->providers[pf->enter_provider], pf->enter)) {
 			missing = pf->enter;
-		else if (!has_probe(sites, nr, pm->provider, pf->leave))
+			prov = pm->providers[pf->enter_provider];
+		} else if (!pf->point &&
+			   !has_probe(sites, nr, pm->providers[pf->leave_provider], pf->leave)) {
 			missing = pf->leave;
+			prov = pm->providers[pf->leave_provider];
+		}
 		if (missing) {
 			log__err("%s:%u: feature %s needs probe %s:%s, which %s does not have "
 				 "(see its probes with fsp-bpf list; leave the feature out with "
 				 "--feature)",
-				 pm->path ? pm->path : pm->name, pf->line, pf->name, pm->provider,
-				 missing, shown_path(path));
+				 pm->path ? pm->path : pm->name, pf->line, pf->name, prov, missing,
+				 shown_path(path));
 			return -ENOMSG;
 		}
+		if (!pf->point && !pf->unframed)
+			probemap_warn_frames(s, m, f, path, sites, nr);
 	}
 	return 0;
 }
@@ -226,7 +277,7 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 	char why[512];
 
 	for (size_t i = 0; i < nr; i++) {
-		if (strcmp(sites[i].provider, pm->provider))
+		if (!probemap__has_provider(pm, sites[i].provider))
 			continue;
 		for (size_t f = 0; f < pm->nr_features; f++) {
 			const struct probemap_feature *pf = &pm->features[f];
@@ -241,7 +292,11 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 			for (is_leave = 0; is_leave < 2; is_leave++) {
 				struct site_batch *b = is_leave ? leave : enter;
 
-				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter))
+				unsigned int prov =
+					is_leave ? pf->leave_provider : pf->enter_provider;
+
+				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter) ||
+				    strcmp(sites[i].provider, pm->providers[prov]))
 					continue;
 				if (probemap_sites__build(pm, pf, is_leave, path, &sites[i],
 							  probemap_sites__feature_id(n), outer, &ms,
@@ -282,7 +337,12 @@ static int attach_probemaps(struct session *s, pid_t pid, const char *path,
 		}
 	}
 	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
-		if (!has_probe(sites, nr, s->opts.probemaps[m].probemap->provider, NULL))
+		const struct probemap *pm = s->opts.probemaps[m].probemap;
+		bool any = false;
+
+		for (unsigned int k = 0; k < pm->nr_providers && !any; k++)
+			any = has_probe(sites, nr, pm->providers[k], NULL);
+		if (!any)
 			continue;
 		s->probemap_found[m] = true;
 		err = check_probemap_probes(s, m, path, sites, nr);

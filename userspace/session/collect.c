@@ -80,6 +80,22 @@ void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
 	bpf_map_update_elem(bpf_map__fd(s->skel->maps.labels), &key, &l, BPF_ANY);
 }
 
+/* Is addr a mapped feature that is a point event ("event PROBE")? */
+static bool is_point_event(const struct session *s, __u64 addr)
+{
+	uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
+
+	if (!probemap_sites__is_feature_id(addr))
+		return false;
+	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
+		const struct probemap *pm = s->opts.probemaps[m].probemap;
+
+		if (i >= s->feature_base[m] && i - s->feature_base[m] < pm->nr_features)
+			return pm->features[i - s->feature_base[m]].point;
+	}
+	return false;
+}
+
 /* A label from the labels map, else from the live process, else from the
  * file mapped there (also an unloaded library's), else a placeholder. */
 static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf, size_t size,
@@ -146,8 +162,9 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 		for (__u64 i = 0; i < st->depth; i++) {
 			const struct fsp_frame *f = &st->frames[i];
 
-			frames[i].kind =
-				f->kind == FSP_FRAME_ANTIMARK ? PROFILE_ANTIMARK : PROFILE_MARK;
+			frames[i].kind = f->kind == FSP_FRAME_ANTIMARK	? PROFILE_ANTIMARK
+					 : f->kind == FSP_FRAME_CHARGED ? PROFILE_CHARGED
+									: PROFILE_MARK;
 			frames[i].payload = f->payload;
 			frames[i].feature = resolve_label(s, key.tgid, f->feature, bufs[i][0],
 							  sizeof(bufs[i][0]), label_errors);
@@ -361,6 +378,7 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 		}
 		if (!st.enters && !st.leaves)
 			continue;
+		st.point = is_point_event(s, key.feature);
 		feature = resolve_label(s, key.tgid, key.feature, fbuf, sizeof(fbuf), label_errors);
 		instance = key.instance ? resolve_label(s, key.tgid, key.instance, ibuf,
 							sizeof(ibuf), label_errors)
@@ -455,6 +473,7 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, stat_sum(s, FSP_STAT_OFFCPU_RECOVERED));
 	profile__set_diag(p, DIAG_OFFCPU_LOST,
 			  stat_sum(s, FSP_STAT_OFFCPU_DROPS) + stat_sum(s, FSP_STAT_OFFCPU_NOREC));
+	profile__set_diag(p, DIAG_CHARGE_DROPS, stat_sum(s, FSP_STAT_CHARGE_DROPS));
 	return 0;
 }
 

@@ -33,12 +33,35 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return n;
 }
 
+/* Does an enabled feature of a probe map charge other threads? */
+static bool uses_charges(const struct session_opts *o)
+{
+	for (size_t m = 0; m < o->nr_probemaps; m++)
+		for (size_t f = 0; f < o->probemaps[m].probemap->nr_features; f++)
+			if (o->probemaps[m].enabled[f] &&
+			    o->probemaps[m].probemap->features[f].charge[0])
+				return true;
+	return false;
+}
+
 static int attach_tracepoints(struct session *s)
 {
 	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_link *link = bpf_program__attach(progs[i]);
+		int err;
+
+		if (!link)
+			return -errno;
+		err = attach__link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+	}
+	if (uses_charges(&s->opts)) {
+		struct bpf_link *link = bpf_program__attach(s->skel->progs.charge_on_exit);
 		int err;
 
 		if (!link)
@@ -182,6 +205,11 @@ int loader__load(struct session *s)
 	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);
+	/* "charge threads": the sampler looks up the charging marks of the
+	 * sampled process, and thread exits release them. */
+	skel->rodata->charge_enabled = uses_charges(o);
+	bpf_map__set_max_entries(skel->maps.charges, uses_charges(o) ? 4096 : 1);
+	bpf_program__set_autoload(skel->progs.charge_on_exit, uses_charges(o));
 	/* The mapped-probe programs take the verifier a while: only with --map. */
 	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);
 	bpf_program__set_autoload(skel->progs.map_leave, o->nr_probemaps > 0);

@@ -25,7 +25,8 @@ static int number_features(struct session *s)
 	for (size_t m = 0; m < s->opts.nr_probemaps; m++)
 		n += s->opts.probemaps[m].probemap->nr_features;
 	s->feature_names = calloc(n + 1, sizeof(*s->feature_names));
-	if (!s->feature_base || !s->probemap_found || !s->feature_names)
+	s->frames_warned = calloc(n + 1, sizeof(*s->frames_warned));
+	if (!s->feature_base || !s->probemap_found || !s->feature_names || !s->frames_warned)
 		return -ENOMEM;
 	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
 		const struct probemap *pm = s->opts.probemaps[m].probemap;
@@ -87,6 +88,7 @@ void session__free(struct session *s)
 	free(s->probemap_sites);
 	free(s->feature_base);
 	free(s->probemap_found);
+	free(s->frames_warned);
 	free(s->feature_names);
 	free(s->sw_files);
 	free(s->sw_seen);

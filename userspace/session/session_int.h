@@ -99,6 +99,7 @@ struct session {
 	char (*feature_names)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
 	size_t nr_feature_names;
 	bool *probemap_found; /* a file carried the probe map's provider */
+	bool *frames_warned; /* per mapped feature: its enter and leave functions differ, said */
 	struct fsp_map_site *probemap_sites; /* mirror of the map_sites map */
 	size_t nr_probemap_sites;
 	char providers[PROVIDERS_LEN]; /* providers seen, comma-separated */

@@ -92,8 +92,8 @@ static bool file_relevant(struct session *s, const char *path)
 	for (size_t i = 0; i < nr && !relevant; i++) {
 		relevant = !strcmp(sites[i].provider, FSP_PROVIDER);
 		for (size_t m = 0; m < s->opts.nr_probemaps && !relevant; m++)
-			relevant =
-				!strcmp(sites[i].provider, s->opts.probemaps[m].probemap->provider);
+			relevant = probemap__has_provider(s->opts.probemaps[m].probemap,
+							  sites[i].provider);
 	}
 	free(sites);
 	return relevant;
