@@ -325,13 +325,33 @@ static long copy_cb(__u64 i, void *data)
 	return 0;
 }
 
+struct store_ctx {
+	struct fsp_stack *s;
+	const struct tstack *st;
+};
+
+/* bpf_loop callback: copies frame i of the live stack into the stored one
+ * (its payload is sent per sample: send_payloads()). */
+static long store_cb(__u64 i, void *data)
+{
+	struct store_ctx *c = data;
+	const struct tframe *f = &c->st->f[slot(i)];
+	struct fsp_frame *o = &c->s->frames[slot(i)];
+
+	o->feature = f->feature;
+	o->instance = f->instance;
+	o->payload = 0;
+	o->kind = f->kind;
+	return 0;
+}
+
 /* Stores the frames of a live stack the first time it is sampled (or seen
  * switched out); user is the caller's scratch buffer. */
 static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 					const struct fsp_stack_key *key, __u32 user)
 {
+	struct store_ctx c;
 	struct fsp_stack *s;
-	__u32 i;
 
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
@@ -339,14 +359,11 @@ static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 	if (!s)
 		return false;
 	s->depth = depth;
-	for (i = 0; i < FSP_MAX_DEPTH; i++) {
-		if (i >= depth)
-			break;
-		s->frames[i].feature = st->f[i].feature;
-		s->frames[i].instance = st->f[i].instance;
-		s->frames[i].payload = 0; /* per sample: send_payloads() */
-		s->frames[i].kind = st->f[i].kind;
-	}
+	c.s = s;
+	c.st = st;
+	/* A callback, not an unrolled loop: the sampler's other branches
+	 * (payloads, charges) times 64 copies exceeded the verifier's budget. */
+	bpf_loop(depth < FSP_MAX_DEPTH ? depth : FSP_MAX_DEPTH, store_cb, &c, 0);
 	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
