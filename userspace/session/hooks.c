@@ -44,8 +44,9 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 }
 
 /* Hooks the points where a thread resumes higher up its stack (longjmp, a
- * C++ catch) in the runtime libraries the target maps. Best effort. */
-void hooks__unwind(struct session *s, pid_t pid, const char *path)
+ * C++ catch) in the runtime libraries the target maps. Best effort. path
+ * names the file, kpath reaches it (attach__file). */
+void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath)
 {
 	static const struct {
 		const char *lib;
@@ -67,7 +68,7 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
 		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
-		link = bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
+		link = bpf_program__attach_uprobe_opts(prog, pid, kpath, 0, &uo);
 		if (!link) {
 			log__verbose("cannot hook %s in %s (pid %d): %s; marks unwound through it "
 				     "are dropped at the thread's next probe instead",
@@ -79,9 +80,8 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 	}
 }
 
-/* System-wide: hooks _dl_debug_state in a dynamic loader for every process
- * (the BPF side reports targets' link-map changes only). */
-void hooks__dl_file(struct session *s, const char *path)
+/* System-wide: hooks _dl_debug_state in a dynamic loader for every process. */
+void hooks__dl_file(struct session *s, const char *path, const char *kpath)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	const char *base = strrchr(path, '/');
@@ -90,7 +90,7 @@ void hooks__dl_file(struct session *s, const char *path)
 	base = base ? base + 1 : path;
 	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
 		return;
-	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, path, 0, &uo);
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, kpath, 0, &uo);
 	if (!link) {
 		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
 			 "within %.0f s instead",

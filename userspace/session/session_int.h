@@ -133,9 +133,13 @@ void loader__stop_sampler(struct session *s); /* idempotent */
 
 /* attach.c */
 /* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:
- * every process mapping it). Returns the sites attached or -errno (-ENOMSG: a
- * probe map does not fit the file, already reported). */
-int attach__file(struct session *s, pid_t pid, const char *path);
+ * every process mapping it), all or none, leaves first. path names the file;
+ * fd, if not -1, is the file open (else path is opened). Returns the sites
+ * attached or -errno (-ENOENT, -ESRCH: not reached; -ENOMSG: a probe map
+ * does not fit the file; other errors are reported and counted). */
+int attach__file(struct session *s, pid_t pid, const char *path, int fd);
+/* "/proc/self/fd/FD": a path the kernel and libbpf resolve to the open file. */
+void attach__fd_path(int fd, char *buf, size_t size);
 /* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
 int attach__link(struct session *s, struct bpf_link *link);
 /* Destroys every link kept (in threads: each waits for an RCU grace period). */
@@ -143,8 +147,8 @@ void attach__destroy_all(struct session *s);
 
 /* hooks.c */
 int hooks__dl(struct session *s, struct target *t, const char *exe);
-void hooks__unwind(struct session *s, pid_t pid, const char *path);
-void hooks__dl_file(struct session *s, const char *path);
+void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath);
+void hooks__dl_file(struct session *s, const char *path, const char *kpath);
 
 /* targets.c */
 struct target *targets__find(struct session *s, pid_t pid);
@@ -155,8 +159,10 @@ int targets__rescan(struct session *s, struct target *t);
 void targets__gone(struct session *s, struct target *t);
 
 /* syswide.c */
-/* Has the file been scanned already? Else records it. 0 or -ENOMEM. */
-int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen);
+/* Have the file's probes been attached for every process (or failed)? */
+bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino);
+/* Records that they have. 0 or -ENOMEM. */
+int syswide__file_add(struct session *s, dev_t dev, ino_t ino);
 /* Looks at every process in /proc not looked at yet. */
 int syswide__rescan(struct session *s);
 /* A process fired its first probe. */

@@ -20,16 +20,16 @@
 #include "util.h"
 #include "session_int.h"
 
-/* System-wide: has the file been scanned already? Else records it. */
-int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen)
+bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < s->nr_sw_files; i++) {
-		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino) {
-			*seen = true;
-			return 0;
-		}
-	}
-	*seen = false;
+	for (size_t i = 0; i < s->nr_sw_files; i++)
+		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino)
+			return true;
+	return false;
+}
+
+int syswide__file_add(struct session *s, dev_t dev, ino_t ino)
+{
 	if (fsp_grow((void **)&s->sw_files, &s->cap_sw_files, s->nr_sw_files + 1,
 		     sizeof(*s->sw_files)))
 		return -ENOMEM;

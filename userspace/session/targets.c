@@ -2,7 +2,9 @@
 /* The processes profiled: adding one, and attaching the files it maps,
  * once each, at the start and at every rescan (dlopen, exec, each second). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -53,29 +55,39 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct scan_ctx *c = ctx;
 	/* The file as the target sees it, also in another mount namespace. */
-	char host[PATH_MAX + 64];
-	bool sw = c->s->opts.system_wide, seen;
-	int err;
+	char host[PATH_MAX + 64], kpath[64];
+	bool sw = c->s->opts.system_wide;
+	int err, fd;
 
 	if (target_has_file(c->t, dev, ino))
 		return 0;
 	err = target_add_file(c->t, dev, ino);
-	if (!err && sw)
-		err = syswide__file_seen(c->s, dev, ino, &seen);
 	if (err)
 		return err;
-	if (sw && seen)
+	if (sw && syswide__file_known(c->s, dev, ino))
 		return 0; /* attached for every process when first seen */
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
-	hooks__unwind(c->s, sw ? -1 : c->t->pid, host);
-	if (sw)
-		hooks__dl_file(c->s, host);
-	err = attach__file(c->s, sw ? 0 : c->t->pid, host);
+	fd = open(host, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		attach__fd_path(fd, kpath, sizeof(kpath));
+		hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
+		if (sw)
+			hooks__dl_file(c->s, host, kpath);
+	}
+	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
+	if (fd >= 0)
+		close(fd);
+	if (err == -ESRCH || err == -ENOENT) {
+		/* Not reached: the next process mapping the file attaches it.
+		 * The process is gone, or the file is (a deleted file). */
+		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
+	}
+	/* Attached, or failed and reported: not tried again for each process. */
+	if (sw && syswide__file_add(c->s, dev, ino))
+		return -ENOMEM;
 	if (err == -ENOMSG)
 		return err;
-	if (err < 0)
-		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
-	c->sites += err;
+	c->sites += err > 0 ? err : 0;
 	return 0;
 }
 
@@ -157,7 +169,7 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		err = target_add_file(t, st.st_dev, st.st_ino);
 		if (err)
 			return err;
-		return attach__file(s, pid, exe);
+		return attach__file(s, pid, exe, -1);
 	}
 	err = targets__rescan(s, t);
 	if (err < 0)
