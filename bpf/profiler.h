@@ -49,6 +49,7 @@ enum fsp_stat {
 	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
 	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
 	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not read or kept (labels map full) */
+	FSP_STAT_UNTRACKED, /* probes of processes not admitted: the targets map was full */
 	FSP_STAT__COUNT,
 };
 

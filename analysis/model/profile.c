@@ -115,6 +115,13 @@ static const struct {
 				"probe sites or processes fsp-bpf failed to attach to"},
 	[DIAG_EVENT_DROPS] = {"event_drops",
 			      "enters and leaves not counted because the event map was full"},
+	[DIAG_UNTRACKED] = {"untracked",
+			    "probe hits of processes not profiled because more processes with "
+			    "probes ran at once than fsp-bpf tracks"},
+	[DIAG_FOLDED_PROCESSES] = {"folded_processes",
+				   "processes that exited after the first 1000 of a system-wide "
+				   "session: their records are added to an earlier process of the "
+				   "same name"},
 };
 
 const char *profile_diag__name(enum profile_diag d)

@@ -37,6 +37,8 @@ enum profile_diag {
 	DIAG_EVENTS_LOST, /* fork/exec/dlopen notifications lost */
 	DIAG_ATTACH_ERRORS, /* probe sites or processes fsp-bpf failed to attach to */
 	DIAG_EVENT_DROPS, /* enters/leaves not counted: the event map was full */
+	DIAG_UNTRACKED, /* probe hits of processes not tracked: too many at once */
+	DIAG_FOLDED_PROCESSES, /* exited processes folded into one of the same name (-a) */
 	DIAG__COUNT,
 };
 

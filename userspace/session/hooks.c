@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "usdt.h"
+#include "util.h"
 #include "session_int.h"
 
 /* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
@@ -80,15 +81,32 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *k
 	}
 }
 
-/* System-wide: hooks _dl_debug_state in a dynamic loader for every process. */
-void hooks__dl_file(struct session *s, const char *path, const char *kpath)
+bool hooks__is_dl(const char *path)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	const char *base = strrchr(path, '/');
-	struct bpf_link *link;
 
 	base = base ? base + 1 : path;
-	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-2.", 5);
+}
+
+/*
+ * System-wide: hooks _dl_debug_state in a dynamic loader, once per file, for
+ * every process: the BPF side reports the link-map changes of any process
+ * but an excluded one, so that a library with probes that a process loads
+ * is found at once. path names the file, kpath reaches it.
+ */
+void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	struct bpf_link *link;
+
+	if (!hooks__is_dl(path))
+		return;
+	for (size_t i = 0; i < s->nr_dl_files; i++)
+		if (s->dl_files[i].dev == dev && s->dl_files[i].ino == ino)
+			return;
+	if (fsp_grow((void **)&s->dl_files, &s->cap_dl_files, s->nr_dl_files + 1,
+		     sizeof(*s->dl_files)))
 		return;
 	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, kpath, 0, &uo);
 	if (!link) {
@@ -97,6 +115,9 @@ void hooks__dl_file(struct session *s, const char *path, const char *kpath)
 			 path, strerror(errno), RESCAN_INTERVAL_S);
 		return;
 	}
-	if (attach__link(s, link))
+	if (attach__link(s, link)) {
 		bpf_link__destroy(link);
+		return;
+	}
+	s->dl_files[s->nr_dl_files++] = (struct file_id){dev, ino};
 }

@@ -3,6 +3,7 @@
  * probe map's provider, found in /proc at the start and every second, and by
  * its first probe; probes are attached per file, for every process. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +39,13 @@ int syswide__file_add(struct session *s, dev_t dev, ino_t ino)
 	return 0;
 }
 
-/* System-wide: has pid been looked at? Else records it. */
+/* System-wide: has pid been looked at? Else records it. Either way it is
+ * marked as seen by the scan under way. */
 static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
 {
 	for (size_t i = 0; i < s->nr_sw_seen; i++) {
-		if (s->sw_seen[i] == pid) {
+		if (s->sw_seen[i].pid == pid) {
+			s->sw_seen[i].gen = s->sw_scan_gen;
 			*seen = true;
 			return 0;
 		}
@@ -50,18 +53,29 @@ static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
 	*seen = false;
 	if (fsp_grow((void **)&s->sw_seen, &s->cap_sw_seen, s->nr_sw_seen + 1, sizeof(*s->sw_seen)))
 		return -ENOMEM;
-	s->sw_seen[s->nr_sw_seen++] = pid;
+	s->sw_seen[s->nr_sw_seen++] = (struct sw_seen){pid, s->sw_scan_gen};
 	return 0;
 }
 
 static void sw_forget(struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_sw_seen; i++) {
-		if (s->sw_seen[i] == pid) {
+		if (s->sw_seen[i].pid == pid) {
 			s->sw_seen[i] = s->sw_seen[--s->nr_sw_seen];
 			return;
 		}
 	}
+}
+
+/* Forgets the processes the last scan did not see: they have exited. */
+static void sw_prune(struct session *s)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->nr_sw_seen; i++)
+		if (s->sw_seen[i].gen == s->sw_scan_gen)
+			s->sw_seen[j++] = s->sw_seen[i];
+	s->nr_sw_seen = j;
 }
 
 /* System-wide: does the comm filter let pid in? An excluded process is
@@ -99,6 +113,22 @@ static bool file_relevant(struct session *s, const char *path)
 	return relevant;
 }
 
+/* A dynamic loader any process maps: hooked, for the libraries it loads. */
+static void sw_hook_dl(struct session *s, const char *path, dev_t dev, ino_t ino)
+{
+	char kpath[64];
+	int fd;
+
+	if (!hooks__is_dl(path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	attach__fd_path(fd, kpath, sizeof(kpath));
+	hooks__dl_file(s, path, kpath, dev, ino);
+	close(fd);
+}
+
 struct sw_scan_ctx {
 	struct session *s;
 	pid_t pid;
@@ -119,6 +149,7 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	}
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
 	relevant = file_relevant(c->s, host);
+	sw_hook_dl(c->s, host, dev, ino);
 	if (fsp_grow((void **)&c->s->verdicts, &c->s->cap_verdicts, c->s->nr_verdicts + 1,
 		     sizeof(*c->s->verdicts)))
 		return -ENOMEM;
@@ -152,7 +183,13 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 
 int syswide__rescan(struct session *s)
 {
-	return procscan__for_each_pid(sw_pid_cb, s);
+	int err;
+
+	s->sw_scan_gen++;
+	err = procscan__for_each_pid(sw_pid_cb, s);
+	if (!err)
+		sw_prune(s);
+	return err;
 }
 
 int session__add_system_wide(struct session *s)
@@ -178,9 +215,29 @@ void syswide__new_process(struct session *s, pid_t pid)
 
 void syswide__exec(struct session *s, pid_t pid)
 {
-	__u32 key = pid;
-
+	/* The kernel side dropped an exclusion (--comm) of the old program. */
 	sw_forget(s, pid);
-	/* An exclusion (--comm) was of the old program. */
-	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+}
+
+void syswide__exit(struct session *s, pid_t pid)
+{
+	struct target *t = targets__find(s, pid);
+
+	/* The kernel side deleted it from the targets map at the exit. */
+	sw_forget(s, pid);
+	if (t)
+		targets__gone(s, t);
+}
+
+/*
+ * A process that is no target changed its link map: it may have loaded a
+ * library with probes that no process mapped before, whose probes nobody
+ * attached yet. Looked at right away (it goes on running meanwhile: what it
+ * runs of the library before the probes are armed is not profiled; the
+ * semaphores stay down until then, so nothing is half counted).
+ */
+void syswide__dlopen(struct session *s, pid_t pid)
+{
+	sw_forget(s, pid);
+	sw_pid_cb(s, pid);
 }

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "log.h"
 #include "procmaps.h"
 #include "procscan.h"
 #include "util.h"
@@ -72,7 +73,7 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 		attach__fd_path(fd, kpath, sizeof(kpath));
 		hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
 		if (sw)
-			hooks__dl_file(c->s, host, kpath);
+			hooks__dl_file(c->s, host, kpath, dev, ino);
 	}
 	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
 	if (fd >= 0)
@@ -127,11 +128,56 @@ static int pidfd_open(pid_t pid)
 	return syscall(SYS_pidfd_open, pid, 0);
 }
 
+/*
+ * -p: a pidfd per target tells its exit (closed then). System-wide, the
+ * kernel side reports exits instead: no descriptor per process, whose limit
+ * a busy host would reach.
+ */
+static int watch_exit(struct session *s, struct target *t)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_PIDFD | s->nr_targets};
+	int err;
+
+	if (s->opts.system_wide)
+		return 0;
+	t->pidfd = pidfd_open(t->pid);
+	if (t->pidfd < 0) {
+		err = -errno;
+		if (err != -ESRCH)
+			log__err("cannot watch process %d for its exit: %s; it is not profiled",
+				 t->pid, strerror(-err));
+		return err;
+	}
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
+		err = -errno;
+		log__err("cannot watch process %d for its exit: %s; it is not profiled", t->pid,
+			 strerror(-err));
+		close(t->pidfd);
+		t->pidfd = -1;
+		return err;
+	}
+	return 0;
+}
+
+/* Admits pid in the kernel side's targets map; a full map is reported. */
+static int admit(struct session *s, pid_t pid)
+{
+	__u32 key = pid, one = 1;
+	int err;
+
+	if (!bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+		return 0;
+	err = -errno;
+	if (!s->untracked++)
+		log__err("cannot profile process %d: %s (more processes with probes at once than "
+			 "fsp-bpf tracks); such processes are counted as untracked",
+			 pid, strerror(-err));
+	return err;
+}
+
 int session__add_target(struct session *s, pid_t pid, const char *exe)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
 	struct target *t = targets__find(s, pid);
-	__u32 key = pid, one = 1;
 	int err, sites = 0;
 
 	if (!t) {
@@ -141,22 +187,18 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		t = &s->targets[s->nr_targets];
 		memset(t, 0, sizeof(*t));
 		t->pid = pid;
-		t->pidfd = pidfd_open(pid);
-		if (t->pidfd < 0)
-			return -errno;
-		ev.data.u64 = TAG_PIDFD | s->nr_targets;
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
-			err = -errno;
-			close(t->pidfd);
+		t->pidfd = -1;
+		err = watch_exit(s, t);
+		if (err)
 			return err;
-		}
 		t->alive = true;
 		if (procscan__nspid(pid, &t->nspid))
 			t->nspid = pid;
 		s->nr_targets++;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
-		return -errno;
+	err = admit(s, pid);
+	if (err)
+		return err;
 	if (exe) {
 		struct stat st;
 
@@ -183,5 +225,10 @@ void targets__gone(struct session *s, struct target *t)
 	if (!t->alive)
 		return;
 	t->alive = false;
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+	t->gone_mono = now(CLOCK_MONOTONIC);
+	if (t->pidfd >= 0) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+		close(t->pidfd);
+		t->pidfd = -1;
+	}
 }
