@@ -38,8 +38,8 @@ struct sema_view {
 
 static struct sema_view sema_now(void)
 {
-	return (struct sema_view){FSP__ON(mark_enter), FSP__ON(mark_leave),
-				  FSP__ON(antimark_enter), FSP__ON(antimark_leave)};
+	return (struct sema_view){FSP__ON(mark_enter), FSP__ON(mark_leave), FSP__ON(antimark_enter),
+				  FSP__ON(antimark_leave)};
 }
 
 struct worker {

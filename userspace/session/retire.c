@@ -247,7 +247,23 @@ static int absorb(struct profile *dst, const struct profile *src, const struct p
 
 /* ---- retirement ------------------------------------------------------------ */
 
-/* Where each process of taken goes: kept while fewer than RETIRED_KEEP are. */
+/*
+ * Exited processes kept with records of their own: RETIRED_KEEP, or
+ * FSP_RETIRED_KEEP from the environment (the tests fold after a few).
+ */
+static size_t retired_keep(void)
+{
+	const char *env = getenv("FSP_RETIRED_KEEP");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return RETIRED_KEEP;
+	v = strtoul(env, &end, 10);
+	return *end ? RETIRED_KEEP : v;
+}
+
+/* Where each process of taken goes: kept while fewer than retired_keep() are. */
 static int plan_folds(struct session *s, const struct profile *taken, struct proc_map *pm,
 		      size_t *npm)
 {
@@ -258,7 +274,7 @@ static int plan_folds(struct session *s, const struct profile *taken, struct pro
 		uint32_t pid = profile__pid(taken, i);
 		struct fold_rep *rep = NULL;
 
-		if (f->kept < RETIRED_KEEP) {
+		if (f->kept < retired_keep()) {
 			f->kept++;
 		} else {
 			rep = fold_rep(f, process_comm(taken, pid), pid);
@@ -295,8 +311,7 @@ static int retire_pids(struct session *s, const pid_t *pids, size_t nr)
 		err = absorb(s->retired, taken, pm, npm);
 cleanup:
 	if (err)
-		log__err("cannot keep the records of %zu exited processes: %s", nr,
-			 strerror(-err));
+		log__err("cannot keep the records of %zu exited processes: %s", nr, strerror(-err));
 	free(pm);
 	profile__free(taken);
 	return err;
