@@ -7,7 +7,11 @@
  * end; libwl_dl (through wl_dlhost) counts its fired marks and the CPU time
  * until it first saw them armed. The event view must count exactly what
  * was fired, in every process, and a process's leaves must be armed no
- * later than its enters.
+ * later than its enters. One exception, of the kernel's making: while a
+ * file's links are made, each probe's semaphore is raised just before its
+ * breakpoint is written, so a thread running then may fire an enter unseen
+ * (at most once per thread; its leave is an unmatched leave); a process
+ * armed from its start has none (slip()).
  *
  *   sw_short_lived     120 wl_brief processes of 10 ms one after another
  *                      (every third with 3 threads), from a file no process
@@ -65,6 +69,7 @@
 /* One wl_brief run, from its truth. */
 struct brief {
 	pid_t pid;
+	unsigned threads;
 	uint64_t enters, leaves; /* marks fired */
 	bool enter_first, leave_first, enter_end, leave_end; /* semaphores raised */
 };
@@ -77,6 +82,7 @@ static void brief_load(struct brief *b, const char *path)
 	struct itest_truth *t = itest_truth_load(path);
 
 	b->pid = (pid_t)itest_truth_u64(t, "pid");
+	b->threads = itest_truth_u64(t, "threads");
 	b->enters = itest_truth_u64(t, "fired.enter");
 	b->leaves = itest_truth_u64(t, "fired.leave");
 	b->enter_first = itest_truth_u64(t, "sema.enter.first");
@@ -88,8 +94,8 @@ static void brief_load(struct brief *b, const char *path)
 
 /* Runs `exe TRUTH MS THREADS` n times, one after another; every third
  * process with 3 threads when threads is 0. */
-static void run_series(const char *path, const char *tag, unsigned n, unsigned ms,
-		       unsigned threads, struct brief *out, series_cb cb, void *ctx)
+static void run_series(const char *path, const char *tag, unsigned n, unsigned ms, unsigned threads,
+		       struct brief *out, series_cb cb, void *ctx)
 {
 	char exe[PATH_MAX];
 
@@ -153,7 +159,19 @@ static void assert_consistent(const struct brief *b, unsigned i)
 			 (unsigned long long)b->enters, (unsigned long long)b->leaves);
 }
 
-/* Each process is counted exactly as it fired; returns how many were
+/*
+ * Enters a process fired that no probe saw: when a link is made while the
+ * process runs, the kernel raises the probe's semaphore just before it
+ * writes the breakpoint, so each thread may fire the enter once in between
+ * (its leave is then an unmatched leave). Never for a process armed from
+ * its start (the breakpoints are in place before it runs).
+ */
+static uint64_t slip(const struct brief *b)
+{
+	return b->enter_first ? 0 : b->threads;
+}
+
+/* Each process is counted as it fired (less slip()); returns how many were
  * armed from their first cycle. With attached (the file's probes were
  * attached, not unwound after a failure), checks that after the first such
  * one, every later one is: the links are per file. */
@@ -167,7 +185,8 @@ static unsigned assert_exact(const struct profile *p, const struct brief *b, uns
 
 		assert_consistent(&b[i], i);
 		pid_events(p, b[i].pid, &e, &l);
-		if (e != b[i].enters || l != b[i].leaves)
+		if (e > b[i].enters || e + slip(&b[i]) < b[i].enters || l != e ||
+		    b[i].leaves != b[i].enters)
 			fail_msg("process %u (pid %d): %llu enters, %llu leaves counted; it fired "
 				 "%llu and %llu (semaphores at its start %d/%d)",
 				 i, b[i].pid, (unsigned long long)e, (unsigned long long)l,
@@ -176,7 +195,8 @@ static unsigned assert_exact(const struct profile *p, const struct brief *b, uns
 		if (b[i].enter_first && first_armed == n)
 			first_armed = i;
 		if (attached && i > first_armed && !b[i].enter_first)
-			fail_msg("process %u (pid %d) started unarmed after process %u started armed",
+			fail_msg("process %u (pid %d) started unarmed after process %u started "
+				 "armed",
 				 i, b[i].pid, first_armed);
 		armed += b[i].enter_first;
 	}
@@ -348,7 +368,7 @@ static void test_sw_descriptors(void **state)
 	char *argv[] = {NULL, "-v", "-a", "-F", "999", "-o", json, NULL};
 	static struct brief b[FD_N];
 	static struct fd_watch w;
-	uint64_t fired = 0, left = 0, e_sum = 0, l_sum = 0, e, l;
+	uint64_t fired = 0, left = 0, e_sum = 0, l_sum = 0, slipped = 0, e, l;
 	unsigned profiled = 0, present = 0;
 	struct itest_proc fsp;
 	struct fds end;
@@ -371,18 +391,21 @@ static void test_sw_descriptors(void **state)
 		assert_consistent(&b[i], i);
 		fired += b[i].enters;
 		left += b[i].leaves;
+		slipped += b[i].enters ? slip(&b[i]) : 0;
 		profiled += b[i].enters > 0;
 		present += has_process(p, b[i].pid);
 		pid_events(p, b[i].pid, &e, &l);
 		e_sum += e;
 		l_sum += l;
 	}
-	print_message("  fired %llu enters, %llu leaves; counted %llu, %llu; %u profiled, %u "
-		      "with records of their own\n",
+	print_message("  fired %llu enters, %llu leaves; counted %llu, %llu (slip allowed %llu); "
+		      "%u profiled, %u with records of their own\n",
 		      (unsigned long long)fired, (unsigned long long)left,
-		      (unsigned long long)e_sum, (unsigned long long)l_sum, profiled, present);
-	assert_int_equal(e_sum, fired);
-	assert_int_equal(l_sum, left);
+		      (unsigned long long)e_sum, (unsigned long long)l_sum,
+		      (unsigned long long)slipped, profiled, present);
+	assert_true(e_sum <= fired && e_sum + slipped >= fired);
+	assert_int_equal(l_sum, e_sum);
+	assert_int_equal(left, fired);
 	/* Kept: the first FD_KEEP exited processes (other processes may be among
 	 * them) and the record the later ones are folded into. */
 	assert_true(present <= FD_KEEP + 1);
@@ -502,10 +525,12 @@ static void wait_host(struct host *h)
 	h->t = itest_truth_load(h->truth);
 }
 
-/* The host's marks: counted exactly as fired, every one left. */
+/* The host's marks: counted as fired (less one that may slip through while
+ * the library's links are made, see slip()), every one left. */
 static void check_host(const struct profile *p, const struct host *h, const char *what)
 {
 	uint64_t fired = itest_truth_u64(h->t, "enters_fired"), e, l;
+	uint64_t slipped = itest_truth_u64(h->t, "cycles_unarmed") ? 1 : 0;
 
 	pid_events(p, h->p.pid, &e, &l);
 	print_message("  %s (pid %d): %llu of %llu cycles armed (armed after %.1f ms of CPU), "
@@ -519,8 +544,8 @@ static void check_host(const struct profile *p, const struct host *h, const char
 		      (unsigned long long)e, (unsigned long long)l);
 	assert_true(fired > 0);
 	assert_int_equal(itest_truth_u64(h->t, "leaves_fired"), fired);
-	assert_int_equal(e, fired);
-	assert_int_equal(l, fired);
+	assert_true(e <= fired && e + slipped >= fired);
+	assert_int_equal(l, e);
 }
 
 static void test_sw_dlopen_late(void **state)

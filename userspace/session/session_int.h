@@ -118,6 +118,7 @@ struct session {
 	struct sw_seen *sw_seen;
 	size_t nr_sw_seen, cap_sw_seen;
 	unsigned int sw_scan_gen; /* the /proc scan under way, or the last one */
+	uint64_t sw_reported[4]; /* errnos of failures already reported */
 	struct sw_verdict *verdicts;
 	size_t nr_verdicts, cap_verdicts;
 	struct file_id *dl_files; /* dynamic loaders hooked for every process */

@@ -94,15 +94,44 @@ static bool sw_admitted(struct session *s, pid_t pid)
 	return false;
 }
 
-/* Does the file at path carry fsp probes or the provider of a probe map? */
-static bool file_relevant(struct session *s, const char *path)
+/*
+ * A failure that makes system-wide mode miss processes for now (no
+ * descriptor left, no memory): reported at once, the first time for each
+ * error, and counted; what failed is tried again at the next scan.
+ */
+static void sw_report(struct session *s, const char *what, int err)
+{
+	unsigned int e = -err;
+
+	if (e < 256 && (s->sw_reported[e / 64] >> (e % 64)) & 1)
+		return;
+	if (e < 256)
+		s->sw_reported[e / 64] |= 1ULL << (e % 64);
+	log__err("cannot %s: %s; processes are looked at again at the next scan", what,
+		 strerror(e));
+	s->attach_errors++;
+}
+
+/* Errors that say the process or file is gone, not that we failed. */
+static bool gone_error(int err)
+{
+	return err == -ESRCH || err == -ENOENT;
+}
+
+/* Does the file at path carry fsp probes or the provider of a probe map?
+ * 1, 0 or -errno (the file could not be read: no verdict). */
+static int file_relevant(struct session *s, const char *path)
 {
 	struct usdt_site *sites = NULL;
 	size_t nr = 0, skipped;
 	bool relevant = false;
+	int err;
 
-	if (usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0))
-		return false;
+	err = usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0);
+	if (err == -ENOEXEC || err == -EACCES)
+		return 0; /* not an ELF file we can read: nothing to attach */
+	if (err)
+		return err;
 	for (size_t i = 0; i < nr && !relevant; i++) {
 		relevant = !strcmp(sites[i].provider, FSP_PROVIDER);
 		for (size_t m = 0; m < s->opts.nr_probemaps && !relevant; m++)
@@ -133,13 +162,14 @@ struct sw_scan_ctx {
 	struct session *s;
 	pid_t pid;
 	bool relevant;
+	int failed; /* a file could not be read: -errno */
 };
 
 static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct sw_scan_ctx *c = ctx;
 	char host[PATH_MAX + 64];
-	bool relevant;
+	int relevant;
 
 	for (size_t i = 0; i < c->s->nr_verdicts; i++) {
 		if (c->s->verdicts[i].id.dev == dev && c->s->verdicts[i].id.ino == ino) {
@@ -149,6 +179,10 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	}
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
 	relevant = file_relevant(c->s, host);
+	if (relevant < 0) {
+		c->failed = relevant;
+		return 0;
+	}
 	sw_hook_dl(c->s, host, dev, ino);
 	if (fsp_grow((void **)&c->s->verdicts, &c->s->cap_verdicts, c->s->nr_verdicts + 1,
 		     sizeof(*c->s->verdicts)))
@@ -157,6 +191,8 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	c->relevant |= relevant;
 	return c->relevant ? 1 : 0;
 }
+
+static int sw_add(struct session *s, pid_t pid);
 
 static int sw_pid_cb(void *ctx, pid_t pid)
 {
@@ -171,13 +207,35 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 	if (err || seen)
 		return err;
 	err = procmaps__for_each_mapped_file(pid, sw_file_cb, &c);
-	if (err < 0 || !c.relevant || !sw_admitted(s, pid))
-		return err == -ENOMEM ? err : 0;
-	err = session__add_target(s, pid, NULL);
+	if (!err && !c.relevant && c.failed && !gone_error(c.failed))
+		err = c.failed;
+	if (err < 0) {
+		if (gone_error(err))
+			return 0;
+		/* Not looked at: again at the next scan. EACCES: a process in
+		 * the middle of an exec (its mappings are not readable then). */
+		sw_forget(s, pid);
+		if (err != -EACCES)
+			sw_report(s, "read the mappings or files of a process", err);
+		return 0;
+	}
+	if (!c.relevant || !sw_admitted(s, pid))
+		return 0;
+	return sw_add(s, pid);
+}
+
+/* Profiles pid, a process with probes. 0 or -ENOMSG (a probe map does not
+ * fit, fatal). */
+static int sw_add(struct session *s, pid_t pid)
+{
+	int err = session__add_target(s, pid, NULL);
+
 	if (err == -ENOMSG)
 		return err;
-	if (err < 0 && err != -ESRCH)
-		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
+	/* Errors of attaching are reported where they happen; the target's
+	 * files are read again at the next scan. */
+	if (err < 0 && !gone_error(err))
+		sw_report(s, "read the mappings or files of a process with probes", err);
 	return 0;
 }
 
@@ -189,6 +247,8 @@ int syswide__rescan(struct session *s)
 	err = procscan__for_each_pid(sw_pid_cb, s);
 	if (!err)
 		sw_prune(s);
+	else if (err != -ENOMSG)
+		sw_report(s, "scan /proc", err);
 	return err;
 }
 
@@ -202,15 +262,12 @@ int session__add_system_wide(struct session *s)
 void syswide__new_process(struct session *s, pid_t pid)
 {
 	bool seen;
-	int err;
 
 	if (targets__find(s, pid))
 		return;
 	if (sw_pid_seen(s, pid, &seen) || !sw_admitted(s, pid))
 		return;
-	err = session__add_target(s, pid, NULL);
-	if (err < 0 && err != -ESRCH)
-		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
+	sw_add(s, pid);
 }
 
 void syswide__exec(struct session *s, pid_t pid)
