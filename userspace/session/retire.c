@@ -325,33 +325,39 @@ static void target_free(struct target *t)
 	procmaps__free(t->mappings, t->nr_mappings);
 }
 
+static bool due(const struct target *t, double now_s)
+{
+	return !t->alive && now_s - t->gone_mono >= RETIRE_DELAY_S;
+}
+
 void retire__due(struct session *s)
 {
 	double t = now(CLOCK_MONOTONIC);
-	pid_t *pids;
 	size_t nr = 0, j = 0;
+	pid_t *pids;
 
-	if (!s->opts.system_wide || !s->nr_targets)
-		return;
-	pids = calloc(s->nr_targets, sizeof(*pids));
-	if (!pids)
+	if (!s->opts.system_wide)
 		return;
 	for (size_t i = 0; i < s->nr_targets; i++)
-		if (!s->targets[i].alive && t - s->targets[i].gone_mono >= RETIRE_DELAY_S)
+		nr += due(&s->targets[i], t);
+	if (!nr)
+		return;
+	pids = calloc(nr, sizeof(*pids));
+	if (!pids)
+		return;
+	nr = 0;
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (due(&s->targets[i], t))
 			pids[nr++] = s->targets[i].pid;
-	/* On failure the records are lost, said once; the maps are freed anyway. */
-	if (nr)
-		retire_pids(s, pids, nr);
-	for (size_t i = 0; nr && i < s->nr_targets; i++) {
-		struct target *tg = &s->targets[i];
-
-		if (!tg->alive && t - tg->gone_mono >= RETIRE_DELAY_S)
-			target_free(tg);
+	/* On failure the records are lost, said at once; the maps are freed anyway. */
+	retire_pids(s, pids, nr);
+	for (size_t i = 0; i < s->nr_targets; i++) {
+		if (due(&s->targets[i], t))
+			target_free(&s->targets[i]);
 		else
-			s->targets[j++] = *tg;
+			s->targets[j++] = s->targets[i];
 	}
-	if (nr)
-		s->nr_targets = j;
+	s->nr_targets = j;
 	free(pids);
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,29 @@ static int sw_add(struct session *s, pid_t pid)
 	return 0;
 }
 
+/*
+ * Deletes the targets map's entries of processes that are gone. The kernel
+ * side deletes a process's entry at its exit, but userspace may write one
+ * for a process that has just exited (an admission or exclusion decided from
+ * an event or a scan that raced with the exit): without this, such entries
+ * would fill the map over the hours.
+ */
+static void sw_sweep(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.targets);
+	__u32 key, last, *prev = NULL, gone[256];
+	size_t n = 0;
+
+	while (n < sizeof(gone) / sizeof(gone[0]) && !bpf_map_get_next_key(fd, prev, &key)) {
+		last = key;
+		prev = &last;
+		if (kill((pid_t)key, 0) && errno == ESRCH)
+			gone[n++] = key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
+}
+
 int syswide__rescan(struct session *s)
 {
 	int err;
@@ -249,6 +273,7 @@ int syswide__rescan(struct session *s)
 		sw_prune(s);
 	else if (err != -ENOMSG)
 		sw_report(s, "scan /proc", err);
+	sw_sweep(s);
 	return err;
 }
 

@@ -196,7 +196,10 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 			t->nspid = pid;
 		s->nr_targets++;
 	}
-	err = admit(s, pid);
+	/* -a: admitted once its files are attached, so that the leaves it fires
+	 * while they are (entered before: unseen) are not counted as unmatched;
+	 * with its first enter the kernel side admits it anyway. */
+	err = s->opts.system_wide ? 0 : admit(s, pid);
 	if (err)
 		return err;
 	if (exe) {
@@ -217,6 +220,11 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 	if (err < 0)
 		return err;
 	sites += err;
+	if (s->opts.system_wide) {
+		err = admit(s, pid);
+		if (err)
+			return err;
+	}
 	return sites;
 }
 
