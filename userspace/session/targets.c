@@ -141,22 +141,18 @@ static int watch_exit(struct session *s, struct target *t)
 	if (s->opts.system_wide)
 		return 0;
 	t->pidfd = pidfd_open(t->pid);
-	if (t->pidfd < 0) {
+	err = t->pidfd < 0 ? -errno : 0;
+	if (!err && epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
 		err = -errno;
-		if (err != -ESRCH)
-			log__err("cannot watch process %d for its exit: %s; it is not profiled",
-				 t->pid, strerror(-err));
-		return err;
-	}
-	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
-		err = -errno;
-		log__err("cannot watch process %d for its exit: %s; it is not profiled", t->pid,
-			 strerror(-err));
 		close(t->pidfd);
 		t->pidfd = -1;
-		return err;
 	}
-	return 0;
+	if (err && err != -ESRCH) {
+		log__err("cannot watch process %d for its exit: %s; it is not profiled", t->pid,
+			 strerror(-err));
+		s->attach_errors++;
+	}
+	return err;
 }
 
 /* Admits pid in the kernel side's targets map; a full map is reported. */
