@@ -5,6 +5,7 @@
 #   make demo            install missing Debian packages, build, profile the demo
 #   make test            unit tests, sanitized unit tests, root integration tests
 #   make bench           benchmarks (root), results in bench/results/
+#   make soak            -a for 10 minutes while processes come and go (root)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make format | format-check
 
@@ -42,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean test unit unit-asan integration demo bench install format format-check \
+.PHONY: all clean test unit unit-asan integration demo bench soak install format format-check \
 	deps examples workloads
 
 APP := fsp-bpf
@@ -306,6 +307,12 @@ $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspa
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
 		$(LDLIBS) -o $@
 
+# The soak's watcher: occupancy of a process's BPF maps (bench/soak.sh).
+$(OUTPUT)/bench/tools/bpfmaps: bench/tools/bpfmaps.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< $(LDLIBS) -o $@
+
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
 # The JVM workload, when a JDK is installed (scripts/install-deps.sh installs
 # openjdk-17-jdk-headless; without it tests/integration/test_jvm skips).
@@ -369,6 +376,11 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/files.sh
 	$(Q)bench/html.sh
 	$(Q)bench/pg.sh
+
+# -a for SOAK_S seconds (600) while thousands of short processes come and go;
+# not part of make test (root; hold the integration lock, it is system-wide).
+soak: $(APP) workloads $(OUTPUT)/bench/tools/bpfmaps
+	$(Q)bench/soak.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
 	$(call msg,GEN,$@)

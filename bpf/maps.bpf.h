@@ -205,6 +205,14 @@ struct {
  * attempts count too). */
 __u64 nr_mark_slots;
 
+/* Slots of mark_stats given back: those of exited processes, zeroed by
+ * userspace when it retires them (-a), taken once none is left unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, FSP_DEFAULT_MAX_EVENTS);
+	__type(value, __u32);
+} free_slots SEC(".maps");
+
 /* A mapped probe's label being assembled: parts are written at offsets up
  * to FSP_LABEL_LEN - 1 and may run FSP_LABEL_LEN bytes past it (cut after). */
 struct label_buf {

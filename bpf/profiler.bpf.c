@@ -287,14 +287,25 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
-/* A target thread exits: its record goes, its off-CPU time not. */
+/* A thread exits: a target thread's off-CPU record goes, its off-CPU time
+ * not. System-wide, a process that was a target (or excluded) is reported
+ * when its last thread exits, so that userspace retires its records. Loaded
+ * with --off-cpu or -a. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 {
-	struct offcpu_rec *r = rec_find(p->pid, p->tgid);
+	__u32 tgid = p->tgid;
 
-	if (r)
-		rec_retire(p, r, p->pid);
+	if (offcpu_enabled) {
+		struct offcpu_rec *r = rec_find(p->pid, tgid);
+
+		if (r)
+			rec_retire(p, r, p->pid);
+	}
+	/* Deleted here, not by userspace when it hears of it: by then a new
+	 * process may have the PID. */
+	if (system_wide && group_dead && !bpf_map_delete_elem(&targets, &tgid))
+		emit(FSP_EVENT_EXIT, tgid, 0);
 	return 0;
 }
 
@@ -341,7 +352,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
 		return 0;
-	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY)) {
+		stat_inc(FSP_STAT_UNTRACKED);
+		return 0;
+	}
 	/* The child's thread is a copy of the forking thread, stack included:
 	 * the features live at the fork stay live in the child. */
 	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
@@ -363,10 +377,15 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	if (!is_target(tgid)) {
-		/* System-wide: the new program may carry probes; userspace looks. */
+	if (!v || !*v) {
+		/* System-wide: the new program may carry probes; userspace looks.
+		 * An exclusion (--comm) was of the old program: it goes here, at
+		 * the exec (userspace, later, could delete the new program's own
+		 * admission). */
+		if (v)
+			bpf_map_delete_elem(&targets, &tgid);
 		if (system_wide)
 			emit(FSP_EVENT_EXEC, tgid, 0);
 		return 0;
@@ -485,13 +504,17 @@ static __always_inline bool dlopen_done(struct pt_regs *ctx, __u32 tgid)
  * the link map: dlopen, dlclose, and once after the startup libraries. Only
  * a completed dlopen needs its new files attached (a library opened again
  * after a dlclose has its probes still attached: the kernel arms them when it
- * maps the file), so only that reports and, for a launched command, stops. */
+ * maps the file), so only that reports and, for a launched command, stops.
+ * Hooked per target with -p, per ld.so file (every process) with -a. */
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *v;
 
-	if (!is_target(tgid) || !dlopen_done(ctx, tgid))
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	/* System-wide, any process but an excluded one: a library it loads
+	 * may carry probes no process mapped before. */
+	if ((v ? !*v : !system_wide) || !dlopen_done(ctx, tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

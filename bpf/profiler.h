@@ -59,6 +59,7 @@ enum fsp_stat {
 				* (spill hash full, or its entry not allocated) */
 	FSP_STAT_CHARGE_DROPS, /* marks of "charge threads" that found no free slot:
 				* they charge their own thread only */
+	FSP_STAT_UNTRACKED, /* probes of processes not admitted: the targets map was full */
 	FSP_STAT__COUNT,
 };
 

@@ -126,6 +126,13 @@ static const struct {
 	[DIAG_CHARGE_DROPS] = {"charge_drops",
 			       "marks of \"charge threads\" features that charged only their own "
 			       "thread: more were open in one process than the kernel side holds"},
+	[DIAG_UNTRACKED] = {"untracked",
+			    "probe hits of processes not profiled because more processes with "
+			    "probes ran at once than fsp-bpf tracks"},
+	[DIAG_FOLDED_PROCESSES] = {"folded_processes",
+				   "processes that exited after the first 1000 of a system-wide "
+				   "session: their records are added to an earlier process of the "
+				   "same name"},
 };
 
 const char *profile_diag__name(enum profile_diag d)

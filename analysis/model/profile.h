@@ -44,6 +44,8 @@ enum profile_diag {
 	DIAG_OFFCPU_RECOVERED, /* off-CPU intervals sched_switch reported one end of */
 	DIAG_OFFCPU_LOST, /* off-CPU intervals not recorded (--off-cpu) */
 	DIAG_CHARGE_DROPS, /* "charge threads" marks that charged no other thread: no slot */
+	DIAG_UNTRACKED, /* probe hits of processes not tracked: too many at once */
+	DIAG_FOLDED_PROCESSES, /* exited processes folded into one of the same name (-a) */
 	DIAG__COUNT,
 };
 

@@ -552,7 +552,9 @@ static const struct argp_option record_options[] = {
 	 0},
 	{"all-processes", 'a', NULL, 0,
 	 "System-wide: every process whose executable or libraries carry fsp probes (or "
-	 "the --map providers), also those started during the session; --comm restricts it",
+	 "the --map providers), also those started or dlopen()ing them during the session; "
+	 "--comm restricts it. Exited processes leave the kernel maps; after the first "
+	 "1000, each is folded into an earlier one of the same name",
 	 0},
 	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
 	 "Also profile an existing USDT provider's probes as features, by a probe map "

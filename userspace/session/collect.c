@@ -140,7 +140,52 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	return buf;
 }
 
-static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_errors)
+/*
+ * Which processes' records a pass copies: all of them (the report), or
+ * those of exited processes, which it also deletes from the maps (their
+ * retirement, -a). Keys are deleted after the walk, not during it.
+ */
+struct drain {
+	const pid_t *pids; /* NULL: every process */
+	size_t nr;
+	bool take;
+	void *keys; /* keys to delete */
+	size_t nr_keys, cap_keys;
+};
+
+static bool drain_wants(const struct drain *d, __u32 tgid)
+{
+	if (!d->pids)
+		return true;
+	for (size_t i = 0; i < d->nr; i++)
+		if ((__u32)d->pids[i] == tgid)
+			return true;
+	return false;
+}
+
+/* Remembers key (size bytes) for drain_delete. 0 or -ENOMEM. */
+static int drain_keep(struct drain *d, const void *key, size_t size)
+{
+	if (!d->take)
+		return 0;
+	if (fsp_grow(&d->keys, &d->cap_keys, d->nr_keys + 1, size))
+		return -ENOMEM;
+	memcpy((char *)d->keys + d->nr_keys++ * size, key, size);
+	return 0;
+}
+
+/* Deletes the keys remembered from map fd, and forgets them. */
+static void drain_delete(struct drain *d, int fd, size_t size)
+{
+	for (size_t i = 0; i < d->nr_keys; i++)
+		bpf_map_delete_elem(fd, (char *)d->keys + i * size);
+	free(d->keys);
+	d->keys = NULL;
+	d->nr_keys = d->cap_keys = 0;
+}
+
+static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_errors,
+			  struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.stacks), err = 0;
 	struct fsp_stack_key key, next, *prev = NULL;
@@ -157,6 +202,11 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
+		if (!drain_wants(d, key.tgid))
+			continue;
+		err = drain_keep(d, &key, sizeof(key));
+		if (err)
+			break;
 		if (bpf_map_lookup_elem(fd, &key, st) || !st->depth || st->depth > FSP_MAX_DEPTH)
 			continue;
 		for (__u64 i = 0; i < st->depth; i++) {
@@ -180,6 +230,7 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 			break;
 	}
 cleanup:
+	drain_delete(d, fd, sizeof(key));
 	free(st);
 	free(bufs);
 	return err;
@@ -291,20 +342,24 @@ static int collect_payloads(struct session *s, struct profile *p)
  * order their entries were last updated, so each ends with its latest name (a
  * launched command is sampled as "fsp-bpf" until its exec, a worker before
  * pthread_setname_np). */
-static int collect_counts(struct session *s, struct profile *p)
+static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
-	struct fsp_count_key key, *prev = NULL;
+	struct fsp_count_key key, last, *prev = NULL;
 	struct count_entry *ents = NULL;
 	size_t n = 0, cap = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		if (fsp_grow((void **)&ents, &cap, n + 1, sizeof(*ents))) {
+		last = key;
+		prev = &last;
+		if (!drain_wants(d, key.tgid))
+			continue;
+		if (fsp_grow((void **)&ents, &cap, n + 1, sizeof(*ents)) ||
+		    drain_keep(d, &key, sizeof(key))) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
 		ents[n].key = key;
-		prev = &ents[n].key;
 		if (bpf_map_lookup_elem(fd, &key, &ents[n].c))
 			continue;
 		ents[n].c.comm[FSP_COMM_LEN - 1] = 0;
@@ -333,6 +388,7 @@ static int collect_counts(struct session *s, struct profile *p)
 		err = 0;
 	}
 cleanup:
+	drain_delete(d, fd, sizeof(key));
 	free(ents);
 	return err;
 }
@@ -341,7 +397,49 @@ cleanup:
  * The event view: per (process, feature, instance), the per-CPU statistics
  * of its mark_stats slot, summed, with the labels resolved as in stacks.
  */
-static int collect_events(struct session *s, struct profile *p, uint64_t *label_errors)
+/* Sums a mark_stats slot's per-CPU values (v: ncpu of them). */
+static void sum_stats(const struct fsp_mark_stats *v, int ncpu, struct profile_event_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (int c = 0; c < ncpu; c++) {
+		st->enters += v[c].enters;
+		st->leaves += v[c].leaves;
+		st->total_ns += v[c].total_ns;
+		if (v[c].max_ns > st->max_ns)
+			st->max_ns = v[c].max_ns;
+		for (int b = 0; b < FSP_HIST_BUCKETS; b++)
+			st->hist[b] += v[c].hist[b];
+	}
+}
+
+/* A retired process's mark_ids entry: deleted, its slot zeroed and given
+ * back for the BPF side to reuse (v: ncpu zeroed values to write). */
+struct taken_slot {
+	struct fsp_mark_key key;
+	__u32 id;
+};
+
+static void free_slots(struct session *s, struct taken_slot *t, size_t n, struct fsp_mark_stats *v,
+		       int ncpu)
+{
+	int ids = bpf_map__fd(s->skel->maps.mark_ids), vals = bpf_map__fd(s->skel->maps.mark_stats);
+	int q = bpf_map__fd(s->skel->maps.free_slots);
+
+	memset(v, 0, ncpu * sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		bpf_map_delete_elem(ids, &t[i].key);
+		/* Zeroed before it can be handed out again. */
+		if (!bpf_map_update_elem(vals, &t[i].id, v, BPF_ANY))
+			bpf_map_update_elem(q, NULL, &t[i].id, BPF_ANY);
+	}
+}
+
+/*
+ * The event view: per (process, feature, instance), the per-CPU statistics
+ * of its mark_stats slot, summed, with the labels resolved as in stacks.
+ */
+static int collect_events(struct session *s, struct profile *p, uint64_t *label_errors,
+			  const struct drain *d)
 {
 	int ids = bpf_map__fd(s->skel->maps.mark_ids), vals = bpf_map__fd(s->skel->maps.mark_stats);
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
@@ -349,6 +447,8 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 	char fbuf[FSP_LABEL_LEN + 32], ibuf[FSP_LABEL_LEN + 32];
 	struct fsp_mark_stats *v = NULL;
 	const char *feature, *instance;
+	struct taken_slot *taken = NULL;
+	size_t nr_taken = 0, cap_taken = 0;
 
 	if (ncpu <= 0) {
 		err = ncpu ? ncpu : -EINVAL;
@@ -361,21 +461,22 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 	}
 	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are laid out 8-byte aligned");
 	while (!bpf_map_get_next_key(ids, prev, &key)) {
-		struct profile_event_stats st = {0};
+		struct profile_event_stats st;
 		__u32 id;
 
 		prev = &key;
-		if (bpf_map_lookup_elem(ids, &key, &id) || bpf_map_lookup_elem(vals, &id, v))
+		if (!drain_wants(d, key.tgid) || bpf_map_lookup_elem(ids, &key, &id))
 			continue;
-		for (int c = 0; c < ncpu; c++) {
-			st.enters += v[c].enters;
-			st.leaves += v[c].leaves;
-			st.total_ns += v[c].total_ns;
-			if (v[c].max_ns > st.max_ns)
-				st.max_ns = v[c].max_ns;
-			for (int b = 0; b < FSP_HIST_BUCKETS; b++)
-				st.hist[b] += v[c].hist[b];
+		if (d->take) {
+			if (fsp_grow((void **)&taken, &cap_taken, nr_taken + 1, sizeof(*taken))) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			taken[nr_taken++] = (struct taken_slot){key, id};
 		}
+		if (bpf_map_lookup_elem(vals, &id, v))
+			continue;
+		sum_stats(v, ncpu, &st);
 		if (!st.enters && !st.leaves)
 			continue;
 		st.point = is_point_event(s, key.feature);
@@ -388,8 +489,26 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 			goto cleanup;
 	}
 cleanup:
+	if (v)
+		free_slots(s, taken, nr_taken, v, ncpu);
+	free(taken);
 	free(v);
 	return err;
+}
+
+/* Deletes the labels the processes of d copied (not the interned ones, tgid 0). */
+static void drop_labels(struct session *s, struct drain *d)
+{
+	int fd = bpf_map__fd(s->skel->maps.labels);
+	struct fsp_label_key key, last, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		last = key;
+		prev = &last;
+		if (key.tgid && drain_wants(d, key.tgid) && drain_keep(d, &key, sizeof(key)))
+			break;
+	}
+	drain_delete(d, fd, sizeof(key));
 }
 
 /*
@@ -432,14 +551,17 @@ cleanup:
 }
 
 /* Everything the maps hold so far into p; the sampler may still be running. */
-static int collect_into(struct session *s, struct profile *p)
+/* The process records of the targets (of pids, if not NULL), with their
+ * PIDs in their namespaces. */
+static int add_processes(struct session *s, struct profile *p, const struct drain *d)
 {
-	uint64_t label_errors = 0;
 	int err;
 
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		const struct target *t = &s->targets[i];
 
+		if (!drain_wants(d, t->pid))
+			continue;
 		err = profile__add_pid(p, t->pid);
 		/* In a container: its PID there too. */
 		if (!err && t->nspid && t->nspid != t->pid)
@@ -447,15 +569,49 @@ static int collect_into(struct session *s, struct profile *p)
 		if (err)
 			return err;
 	}
-	/* The payloads still in their ring (the sampler may still run). */
-	ring_buffer__consume(s->rb);
-	err = collect_stacks(s, p, &label_errors);
+	return 0;
+}
+
+/* The records of d's processes from the maps into p (taken out of them
+ * with d->take): labels are resolved before they go. */
+static int drain_into(struct session *s, struct profile *p, struct drain *d, uint64_t *label_errors)
+{
+	int err = add_processes(s, p, d);
+
 	if (!err)
-		err = collect_counts(s, p);
+		err = collect_stacks(s, p, label_errors, d);
 	if (!err)
-		err = collect_payloads(s, p);
+		err = collect_counts(s, p, d);
 	if (!err && s->opts.events)
-		err = collect_events(s, p, &label_errors);
+		err = collect_events(s, p, label_errors, d);
+	if (!err && d->take)
+		drop_labels(s, d);
+	return err;
+}
+
+int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr)
+{
+	struct drain d = {.pids = pids, .nr = nr, .take = true};
+
+	return drain_into(s, p, &d, &s->retired_label_errors);
+}
+
+/* Everything the maps hold so far into p, after the exited processes'
+ * records taken out of them earlier; the sampler may still be running. */
+static int collect_into(struct session *s, struct profile *p)
+{
+	uint64_t label_errors = s->retired_label_errors;
+	struct drain all = {0};
+	int err;
+
+	err = retire__replay(s, p);
+	if (!err)
+		err = drain_into(s, p, &all, &label_errors);
+	if (!err) {
+		/* The payloads still in their ring (the sampler may still run). */
+		ring_buffer__consume(s->rb);
+		err = collect_payloads(s, p);
+	}
 	if (err)
 		return err;
 	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
@@ -474,6 +630,8 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_OFFCPU_LOST,
 			  stat_sum(s, FSP_STAT_OFFCPU_DROPS) + stat_sum(s, FSP_STAT_OFFCPU_NOREC));
 	profile__set_diag(p, DIAG_CHARGE_DROPS, stat_sum(s, FSP_STAT_CHARGE_DROPS));
+	profile__set_diag(p, DIAG_UNTRACKED, s->untracked + stat_sum(s, FSP_STAT_UNTRACKED));
+	profile__set_diag(p, DIAG_FOLDED_PROCESSES, retire__folded(s));
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "usdt.h"
+#include "util.h"
 #include "session_int.h"
 
 /*
@@ -103,8 +104,9 @@ static struct bpf_program *unwind_prog(struct session *s, enum unwind_hook h)
 
 /* Hooks the points where a thread resumes higher up its stack (longjmp, a
  * C++ catch) or switches stacks (coroutines) in the runtime libraries the
- * target maps. Best effort. */
-void hooks__unwind(struct session *s, pid_t pid, const char *path)
+ * target maps. Best effort. path names the file, kpath reaches it
+ * (attach__file). */
+void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath)
 {
 	static const struct {
 		const char *lib;
@@ -127,7 +129,7 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
 		prog = unwind_prog(s, hooks[i].hook);
-		err = hook_func(s, prog, pid, path, hooks[i].func);
+		err = hook_func(s, prog, pid, kpath, hooks[i].func);
 		if (err)
 			log__verbose("cannot hook %s in %s (pid %d): %s; the marks of threads "
 				     "passing through it are judged by their stack pointers alone",
@@ -135,25 +137,44 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 	}
 }
 
-/* System-wide: hooks _dl_debug_state in a dynamic loader for every process
- * (the BPF side reports targets' link-map changes only). */
-void hooks__dl_file(struct session *s, const char *path)
+bool hooks__is_dl(const char *path)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	const char *base = strrchr(path, '/');
-	struct bpf_link *link;
 
 	base = base ? base + 1 : path;
-	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-2.", 5);
+}
+
+/*
+ * System-wide: hooks _dl_debug_state in a dynamic loader, once per file, for
+ * every process: the BPF side reports the link-map changes of any process
+ * but an excluded one, so that a library with probes that a process loads
+ * is found at once. path names the file, kpath reaches it.
+ */
+void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	struct bpf_link *link;
+
+	if (!hooks__is_dl(path))
 		return;
-	uo.bpf_cookie = dl_state_cookie(path);
-	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, path, 0, &uo);
+	for (size_t i = 0; i < s->nr_dl_files; i++)
+		if (s->dl_files[i].dev == dev && s->dl_files[i].ino == ino)
+			return;
+	if (fsp_grow((void **)&s->dl_files, &s->cap_dl_files, s->nr_dl_files + 1,
+		     sizeof(*s->dl_files)))
+		return;
+	uo.bpf_cookie = dl_state_cookie(kpath);
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, kpath, 0, &uo);
 	if (!link) {
 		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
 			 "within %.0f s instead",
 			 path, strerror(errno), RESCAN_INTERVAL_S);
 		return;
 	}
-	if (attach__link(s, link))
+	if (attach__link(s, link)) {
 		bpf_link__destroy(link);
+		return;
+	}
+	s->dl_files[s->nr_dl_files++] = (struct file_id){dev, ino};
 }

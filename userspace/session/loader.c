@@ -72,14 +72,14 @@ static int attach_tracepoints(struct session *s)
 			return err;
 		}
 	}
-	if (s->opts.offcpu) {
+	if (s->opts.offcpu || s->opts.system_wide) {
 		/* on_exit first: a thread's off-CPU time must not die with it. */
 		struct bpf_link *link = bpf_program__attach(s->skel->progs.on_exit);
 		int err;
 
 		if (!link) {
 			err = -errno;
-			log__err("cannot hook thread exits for --off-cpu: %s", strerror(-err));
+			log__err("cannot hook thread exits: %s", strerror(-err));
 			return err;
 		}
 		err = attach__link(s, link);
@@ -87,6 +87,10 @@ static int attach_tracepoints(struct session *s)
 			bpf_link__destroy(link);
 			return err;
 		}
+	}
+	if (s->opts.offcpu) {
+		int err;
+
 		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
 		if (!s->switch_link) {
 			err = -errno;
@@ -178,6 +182,7 @@ int loader__load(struct session *s)
 	/* With the event view off, its maps are never touched: keep them tiny. */
 	bpf_map__set_max_entries(skel->maps.mark_ids, o->events ? max_events : 1);
 	bpf_map__set_max_entries(skel->maps.mark_stats, o->events ? max_events : 1);
+	bpf_map__set_max_entries(skel->maps.free_slots, o->events ? max_events : 1);
 	/* The scheduler hook costs every context switch of the machine: only
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
@@ -191,12 +196,14 @@ int loader__load(struct session *s)
 	skel->rodata->system_wide = o->system_wide;
 	set_comms(skel, o->comm_filter);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
-	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu);
+	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu || o->system_wide);
 	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
 	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.counts, o->max_stacks * 8);
 	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
-	bpf_map__set_max_entries(skel->maps.targets, 4096);
+	/* Processes with probes at once (and, -a, excluded ones); -a retires
+	 * exited ones. A process beyond is not profiled, and counted. */
+	bpf_map__set_max_entries(skel->maps.targets, o->system_wide ? MAX_TARGETS_SW : MAX_TARGETS);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
 	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);

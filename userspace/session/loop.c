@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The event loop (session__run): fork, exec, dlopen and new-process events
  * from the ring buffer, signals, targets' exits (pidfds), the launched
- * command's stops, the live view's ticks and the rescan every second. */
+ * command's stops, the live view's ticks, the rescan every second and, -a,
+ * exits and the retirement of exited processes. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -50,12 +51,17 @@ static int on_event(void *ctx, void *data, size_t size)
 		t = targets__find(s, e->pid);
 		if (t)
 			loop__check(s, targets__rescan(s, t));
+		else if (s->opts.system_wide)
+			syswide__dlopen(s, e->pid);
 		break;
 	case FSP_EVENT_NEW_PROC:
 		syswide__new_process(s, e->pid);
 		break;
 	case FSP_EVENT_LABEL:
 		collect__label_now(s, e->pid, e->addr);
+		break;
+	case FSP_EVENT_EXIT:
+		syswide__exit(s, e->pid);
 		break;
 	}
 	return 0;
@@ -165,7 +171,7 @@ int session__run(struct session *s)
 	int err = 0;
 
 	while (!s->stop) {
-		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t;
+		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t, retire_s;
 		int n, i;
 
 		if (next_tick && t >= next_tick) {
@@ -177,6 +183,10 @@ int session__run(struct session *s)
 		}
 		if (next_tick && next_tick - t < wait_s)
 			wait_s = next_tick - t;
+		retire__due(s);
+		retire_s = retire__next(s);
+		if (retire_s >= 0 && retire_s < wait_s)
+			wait_s = retire_s;
 
 		if (!s->opts.system_wide && !any_alive(s))
 			break;

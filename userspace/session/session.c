@@ -93,8 +93,11 @@ void session__free(struct session *s)
 	free(s->sw_files);
 	free(s->sw_seen);
 	free(s->verdicts);
+	free(s->dl_files);
+	retire__free(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {
-		close(s->targets[i].pidfd);
+		if (s->targets[i].pidfd >= 0)
+			close(s->targets[i].pidfd);
 		free(s->targets[i].files);
 		procmaps__free(s->targets[i].mappings, s->targets[i].nr_mappings);
 	}

@@ -9,6 +9,7 @@
  *	hooks.c		dlopen (ld.so) and unwinding (longjmp, catch) hooks
  *	targets.c	the processes profiled, their files, rescans
  *	syswide.c	system-wide mode (-a)
+ *	retire.c	exited processes' records out of the maps (-a)
  *	loop.c		the event loop
  *	collect.c	draining the maps into a profile
  *	payloads.c	the sampled stacks' payloads (kept within a bound)
@@ -28,7 +29,16 @@
 #include "session.h"
 
 #define RESCAN_INTERVAL_S 1.0
+/* -a: an exited process's records leave the maps this long after its exit
+ * (its last samples, taken on the way out, are in by then). */
+#define RETIRE_DELAY_S 0.2
+/* -a: exited processes kept each with their own records; later ones are
+ * folded into an earlier process of the same name (profile.c says 1000). */
+#define RETIRED_KEEP 1000
 #define MAX_SPECS 4096
+/* Entries of the targets map: processes profiled at once. */
+#define MAX_TARGETS 4096
+#define MAX_TARGETS_SW 32768
 #define MAX_PROBEMAP_SITES 1024
 /* Off-CPU records of threads whose array slot is taken (allocated on use). */
 #define OFFCPU_SPILL 65536
@@ -53,6 +63,12 @@ struct sw_verdict {
 	bool relevant;
 };
 
+/* System-wide: a process looked at, and the last /proc scan that saw it. */
+struct sw_seen {
+	pid_t pid;
+	unsigned int gen;
+};
+
 /* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
 struct attachment {
 	struct bpf_link *link;
@@ -63,8 +79,9 @@ struct attachment {
 struct target {
 	pid_t pid;
 	pid_t nspid; /* its PID in its own PID namespace (== pid outside containers) */
-	int pidfd;
+	int pidfd; /* -1 system-wide: exits come as events */
 	bool alive;
+	double gone_mono; /* when it was seen gone (CLOCK_MONOTONIC) */
 	bool dl_hooked;
 	/* Has fsp probes (sites attached): only then are longjmp and catch
 	 * hooked, each hook costs every call a uprobe hit. */
@@ -107,10 +124,14 @@ struct session {
 	 * processes looked at, so that each is read once. */
 	struct file_id *sw_files;
 	size_t nr_sw_files, cap_sw_files;
-	pid_t *sw_seen;
+	struct sw_seen *sw_seen;
 	size_t nr_sw_seen, cap_sw_seen;
+	unsigned int sw_scan_gen; /* the /proc scan under way, or the last one */
+	uint64_t sw_reported[4]; /* errnos of failures already reported */
 	struct sw_verdict *verdicts;
 	size_t nr_verdicts, cap_verdicts;
+	struct file_id *dl_files; /* dynamic loaders hooked for every process */
+	size_t nr_dl_files, cap_dl_files;
 	struct ring_buffer *rb; /* events, and payload_rb into payloads */
 	struct payloads *payloads;
 	int epfd;
@@ -119,6 +140,12 @@ struct session {
 	bool mask_set;
 	unsigned int nr_sites;
 	uint64_t attach_errors;
+	uint64_t untracked; /* processes userspace could not add to the targets map */
+	/* System-wide: the records of exited processes, taken out of the maps
+	 * (retire.c), and how they were folded. */
+	struct profile *retired;
+	struct retire_fold *fold;
+	uint64_t retired_label_errors;
 	int child_status;
 	bool stop;
 	int fatal; /* -errno that ends the session (a probe map that does not fit) */
@@ -144,9 +171,13 @@ void loader__stop_sampler(struct session *s); /* idempotent */
 
 /* attach.c */
 /* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:
- * every process mapping it). Returns the sites attached or -errno (-ENOMSG: a
- * probe map does not fit the file, already reported). */
-int attach__file(struct session *s, pid_t pid, const char *path);
+ * every process mapping it), all or none, leaves first. path names the file;
+ * fd, if not -1, is the file open (else path is opened). Returns the sites
+ * attached or -errno (-ENOENT, -ESRCH: not reached; -ENOMSG: a probe map
+ * does not fit the file; other errors are reported and counted). */
+int attach__file(struct session *s, pid_t pid, const char *path, int fd);
+/* "/proc/self/fd/FD": a path the kernel and libbpf resolve to the open file. */
+void attach__fd_path(int fd, char *buf, size_t size);
 /* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
 int attach__link(struct session *s, struct bpf_link *link);
 /* Destroys every link kept (in threads: each waits for an RCU grace period). */
@@ -154,8 +185,10 @@ void attach__destroy_all(struct session *s);
 
 /* hooks.c */
 int hooks__dl(struct session *s, struct target *t, const char *exe);
-void hooks__unwind(struct session *s, pid_t pid, const char *path);
-void hooks__dl_file(struct session *s, const char *path);
+void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath);
+/* Is path a dynamic loader (ld.so)? */
+bool hooks__is_dl(const char *path);
+void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino);
 
 /* targets.c */
 struct target *targets__find(struct session *s, pid_t pid);
@@ -166,14 +199,36 @@ int targets__rescan(struct session *s, struct target *t);
 void targets__gone(struct session *s, struct target *t);
 
 /* syswide.c */
-/* Has the file been scanned already? Else records it. 0 or -ENOMEM. */
-int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen);
+/* Have the file's probes been attached for every process (or failed)? */
+bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino);
+/* Records that they have. 0 or -ENOMEM. */
+int syswide__file_add(struct session *s, dev_t dev, ino_t ino);
 /* Looks at every process in /proc not looked at yet. */
 int syswide__rescan(struct session *s);
 /* A process fired its first probe. */
 void syswide__new_process(struct session *s, pid_t pid);
 /* A process that is no target exec'd: look at it again. */
 void syswide__exec(struct session *s, pid_t pid);
+/* A process that was a target (or excluded) exited. */
+void syswide__exit(struct session *s, pid_t pid);
+/* A process that is no target changed its link map (dlopen): look at it now. */
+void syswide__dlopen(struct session *s, pid_t pid);
+
+/* collect.c */
+/* Adds the records of processes pids to p and deletes them from the maps
+ * (their mark_stats slots zeroed and freed). 0 or -errno. */
+int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr);
+
+/* retire.c */
+/* Retires the targets gone for RETIRE_DELAY_S: their records move from the
+ * maps to s->retired, folded after the first RETIRED_KEEP (DIAG_FOLDED_PROCESSES). */
+void retire__due(struct session *s);
+/* Seconds until the next target is due (< 0: none gone). */
+double retire__next(const struct session *s);
+/* Adds the retired records to p. 0 or -errno. */
+int retire__replay(struct session *s, struct profile *p);
+uint64_t retire__folded(const struct session *s);
+void retire__free(struct session *s);
 
 /* collect.c */
 /* Reads the label at addr of tgid, which the BPF side could not, into the
