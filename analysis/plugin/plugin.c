@@ -203,6 +203,12 @@ static int parse_spec(struct plugin_spec *sp, const char *s, size_t len, char *e
 			ret = -EINVAL;
 		}
 	}
+	if (!ret && !sp->feature && !sp->desc->feature) {
+		fsp_set_err(err, errlen,
+			    "plug-in %s reads the feature you name: --plugin %.*s=FEATURE",
+			    sp->desc->name, (int)nlen, s);
+		ret = -EINVAL;
+	}
 	free(name);
 	return ret;
 }
@@ -258,10 +264,11 @@ int plugin_set__new(const char *list, struct plugin_set **out, char *err, size_t
 
 /* For plugin_run.c: the i-th plug-in of s and the feature it was given. */
 const struct fsp_plugin *plugin_set__plugin(const struct plugin_set *s, size_t i,
-					    const char **feature)
+					    const char **feature, const char **spec)
 {
 	if (!s || i >= s->nr)
 		return NULL;
 	*feature = s->specs[i].feature;
+	*spec = s->specs[i].where ? s->specs[i].where : s->specs[i].desc->name;
 	return s->specs[i].desc;
 }

@@ -262,12 +262,12 @@ static int bt_text(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 			continue;
 		}
 		h->text_escape(site, sizeof(site), r->site ? r->site : "(no instance)");
-		pl_text_cost(out, r->abandoned.samples, &st->info);
-		pl_text_cost(out, r->in_branch.samples, &st->info);
+		pl_text_cost(out, "  ", r->abandoned.samples, &st->info);
+		pl_text_cost(out, " ", r->in_branch.samples, &st->info);
 		fprintf(out, " %7llu   %s\n", (unsigned long long)r->branch, site);
 	}
 	if (folded)
-		fprintf(out, "  %44s(%zu more branch%s below %g%%)\n", "", folded,
+		fprintf(out, "  %44s   (%zu more branch%s below %g%%)\n", "", folded,
 			folded == 1 ? "" : "es", st->min_pct);
 	return 0;
 }

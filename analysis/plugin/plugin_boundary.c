@@ -346,7 +346,7 @@ static int bnd_analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_
 static void text_row(FILE *out, const struct bnd_state *st, const struct pl_cost *c, uint64_t calls,
 		     uint64_t event_ns, const char *label, int indent)
 {
-	pl_text_cost(out, c->samples, &st->info);
+	pl_text_cost(out, "  ", c->samples, &st->info);
 	fprintf(out, " %9llu", (unsigned long long)c->samples);
 	if (st->info.total_offcpu_ns)
 		fprintf(out, " %10.1f", (double)c->offcpu_ns / 1e6);
@@ -368,12 +368,15 @@ static void text_header(FILE *out, const struct bnd_state *st, const char *what)
 	fprintf(out, "   %s\n", what);
 }
 
-static void text_folded(FILE *out, size_t n, const char *one, const char *many, double min_pct,
-			int indent)
+/* "(N more X below P%)" where the labels of text_row start. */
+static void text_folded(FILE *out, const struct bnd_state *st, size_t n, const char *one,
+			const char *many, int indent)
 {
+	int width = 18 + 10 + (st->info.total_offcpu_ns ? 11 : 0) + (st->has_events ? 20 : 0);
+
 	if (n)
-		fprintf(out, "  %*s(%zu more %s below %g%%)\n", 40 + indent, "", n,
-			n == 1 ? one : many, min_pct);
+		fprintf(out, "  %*s   %*s(%zu more %s below %g%%)\n", width, "", indent, "", n,
+			n == 1 ? one : many, st->min_pct);
 }
 
 static void text_edge(FILE *out, const struct fsp_plugin_host *h, const struct bnd_state *st,
@@ -399,7 +402,7 @@ static void text_edge(FILE *out, const struct fsp_plugin_host *h, const struct b
 		h->text_escape(a, sizeof(a), c->what ? c->what : "(no check named)");
 		text_row(out, st, &c->cost, c->calls, c->event_ns, a, 4);
 	}
-	text_folded(out, folded, "check", "checks", st->min_pct, 4);
+	text_folded(out, st, folded, "check", "checks", 4);
 }
 
 static void text_components(FILE *out, const struct fsp_plugin_host *h, const struct bnd_state *st)
@@ -413,8 +416,8 @@ static void text_components(FILE *out, const struct fsp_plugin_host *h, const st
 		const struct bnd_node *n = &st->nodes[i];
 
 		h->text_escape(name, sizeof(name), n->name);
-		pl_text_cost(out, n->as_server.samples, &st->info);
-		pl_text_cost(out, n->as_client.samples, &st->info);
+		pl_text_cost(out, "  ", n->as_server.samples, &st->info);
+		pl_text_cost(out, " ", n->as_client.samples, &st->info);
 		fprintf(out, "   %s\n", name);
 	}
 }
@@ -443,7 +446,7 @@ static int bnd_text(const struct fsp_plugin_host *h, const struct fsp_plugin_pro
 		else
 			text_edge(out, h, st, &st->edges[i]);
 	}
-	text_folded(out, folded, "boundary", "boundaries", st->min_pct, 0);
+	text_folded(out, st, folded, "boundary", "boundaries", 0);
 	if (st->nr_other) {
 		fprintf(out,
 			"\n  Marks whose label is not CLIENT->SERVER[:CHECK] (usdt/README.md):\n");
@@ -552,14 +555,31 @@ static size_t node_index(const struct bnd_state *st, const char *name)
 	return (size_t)i;
 }
 
+/* Node `name` of the graph, written the first time an edge draws it. */
+static void dot_node(const struct fsp_plugin_host *h, const struct bnd_state *st, FILE *out,
+		     const char *name, bool *drawn)
+{
+	size_t i = node_index(st, name);
+
+	if (drawn[i])
+		return;
+	drawn[i] = true;
+	fprintf(out, "  n%zu [label=\"", i);
+	h->dot_escape(out, name);
+	fprintf(out, "\"];\n");
+}
+
 static int bnd_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_profile *p, void *state,
 		   FILE *out)
 {
 	const struct bnd_state *st = state;
+	bool *drawn_nodes = calloc(st->nr_nodes + 1, sizeof(*drawn_nodes));
 	uint64_t max = 1;
 	size_t drawn = 0;
 
 	(void)p;
+	if (!drawn_nodes)
+		return -ENOMEM;
 	for (size_t i = 0; i < st->nr_edges; i++)
 		if (st->edges[i].cost.samples > max)
 			max = st->edges[i].cost.samples;
@@ -572,16 +592,13 @@ static int bnd_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 		"  edge [fontname=\"Helvetica\", fontsize=10];\n",
 		pl_pct(st->charged.samples, st->info.total_samples),
 		pl_ms(st->charged.samples, st->info.period_ns));
-	for (size_t i = 0; i < st->nr_nodes; i++) {
-		fprintf(out, "  n%zu [label=\"", i);
-		h->dot_escape(out, st->nodes[i].name);
-		fprintf(out, "\"];\n");
-	}
 	for (size_t i = 0; i < st->nr_edges; i++) {
 		const struct bnd_edge *e = &st->edges[i];
 
 		if (pl_below(e->cost.samples, st->info.total_samples, st->min_pct))
 			continue;
+		dot_node(h, st, out, e->client, drawn_nodes);
+		dot_node(h, st, out, e->server, drawn_nodes);
 		drawn++;
 		fprintf(out, "  n%zu -> n%zu [label=\"%.1f ms\\n%.2f%%\", penwidth=%.2f];\n",
 			node_index(st, e->client), node_index(st, e->server),
@@ -595,6 +612,7 @@ static int bnd_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 			"%g%% not drawn\"];\n",
 			st->nr_edges - drawn, st->nr_edges - drawn == 1 ? "y" : "ies", st->min_pct);
 	fprintf(out, "}\n");
+	free(drawn_nodes);
 	return 0;
 }
 

@@ -94,8 +94,9 @@ static inline bool pl_below(uint64_t samples, uint64_t total, double min_pct)
 void pl_json_cost(const struct fsp_plugin_host *h, struct fsp_plugin_json *j, const char *prefix,
 		  const struct pl_cost *c, const struct fsp_plugin_info *info);
 
-/* "   1234.5  12.34%" (ms and share of running time), the text columns of a
- * cost, 17 characters. */
-void pl_text_cost(FILE *out, uint64_t samples, const struct fsp_plugin_info *info);
+/* lead, then "    1234.5  12.34%": the text columns of a cost (ms and share
+ * of running time), 18 characters under the headers "%10s %7s". */
+void pl_text_cost(FILE *out, const char *lead, uint64_t samples,
+		  const struct fsp_plugin_info *info);
 
 #endif /* FSP_ANALYSIS_PLUGIN_BUILTIN_H */

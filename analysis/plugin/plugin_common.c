@@ -54,8 +54,8 @@ void pl_json_cost(const struct fsp_plugin_host *h, struct fsp_plugin_json *j, co
 	h->json_u64(j, c->offcpu_ns);
 }
 
-void pl_text_cost(FILE *out, uint64_t samples, const struct fsp_plugin_info *info)
+void pl_text_cost(FILE *out, const char *lead, uint64_t samples, const struct fsp_plugin_info *info)
 {
-	fprintf(out, "%10.1f %6.2f%%", pl_ms(samples, info->period_ns),
+	fprintf(out, "%s%10.1f %6.2f%%", lead, pl_ms(samples, info->period_ns),
 		pl_pct(samples, info->total_samples));
 }

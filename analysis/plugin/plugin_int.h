@@ -42,10 +42,11 @@ extern const struct fsp_plugin_host plugin_host;
 
 struct plugin_set;
 
-/* The i-th plug-in of s, and in *feature the feature --plugin gave it
- * (NULL: its own). NULL when i is out of range. */
+/* The i-th plug-in of s, in *feature the feature --plugin gave it (NULL:
+ * its own) and in *spec how it was named (its name, or its path). NULL when
+ * i is out of range. */
 const struct fsp_plugin *plugin_set__plugin(const struct plugin_set *s, size_t i,
-					    const char **feature);
+					    const char **feature, const char **spec);
 
 /* The profile handle over p (its threads map is built when needed). */
 void plugin_profile__init(struct fsp_plugin_profile *pp, const struct profile *p);

@@ -17,6 +17,7 @@
 
 struct plugin_one {
 	const struct fsp_plugin *desc;
+	const char *spec; /* how --plugin named it: a name or a path */
 	const char *feature; /* the profile's interned name */
 	struct fsp_plugin_profile pp;
 	void *state;
@@ -67,12 +68,6 @@ static int analyze_one(struct plugin_one *o, const struct profile *p, const char
 	struct c_locale loc;
 	int ret;
 
-	if (!name) {
-		fsp_set_err(err, errlen,
-			    "plug-in %s reads the feature you name: --plugin %s=FEATURE",
-			    o->desc->name, o->desc->name);
-		return -EINVAL;
-	}
 	args.feature = o->feature = find_feature(p, name);
 	if (!o->feature) {
 		fsp_set_err(
@@ -113,7 +108,7 @@ struct plugin_run *plugin_run__new(const struct plugin_set *s, const struct prof
 	for (size_t i = 0; !ret && i < n; i++) {
 		const char *given;
 
-		r->ones[i].desc = plugin_set__plugin(s, i, &given);
+		r->ones[i].desc = plugin_set__plugin(s, i, &given, &r->ones[i].spec);
 		r->nr++;
 		ret = analyze_one(&r->ones[i], r->p, given, opts ? opts->min_pct : 0, err, errlen);
 	}

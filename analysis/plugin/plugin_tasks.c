@@ -331,8 +331,8 @@ static void print_line(const struct tk_text *t, const struct tk_node *n, const s
 	char name[TK_LABEL_LEN + 96];
 
 	task_name(t->h, t->p, t->st, n, name, sizeof(name));
-	pl_text_cost(t->out, n->total.samples, &t->st->info);
-	pl_text_cost(t->out, n->self.samples, &t->st->info);
+	pl_text_cost(t->out, "  ", n->total.samples, &t->st->info);
+	pl_text_cost(t->out, " ", n->self.samples, &t->st->info);
 	fprintf(t->out, "   %*s%s%s", 2 * (level < TK_MAX_LEVEL ? level : TK_MAX_LEVEL), "", name,
 		note);
 	/* a task with several parents: what it cost under this one */
@@ -345,7 +345,7 @@ static void print_line(const struct tk_text *t, const struct tk_node *n, const s
 static void print_folded(const struct tk_text *t, size_t n, int level)
 {
 	if (n)
-		fprintf(t->out, "  %34s %*s(%zu more task%s below %g%%)\n", "",
+		fprintf(t->out, "  %37s   %*s(%zu more task%s below %g%%)\n", "",
 			2 * (level < TK_MAX_LEVEL ? level : TK_MAX_LEVEL), "", n, n == 1 ? "" : "s",
 			t->st->min_pct);
 }
@@ -391,8 +391,8 @@ static void print_kinds(const struct tk_text *t)
 		if (pl_below(k->total.samples, st->info.total_samples, st->min_pct))
 			continue;
 		t->h->text_escape(label, sizeof(label), k->label ? k->label : "(no label)");
-		pl_text_cost(t->out, k->total.samples, &st->info);
-		pl_text_cost(t->out, k->self.samples, &st->info);
+		pl_text_cost(t->out, "  ", k->total.samples, &st->info);
+		pl_text_cost(t->out, " ", k->self.samples, &st->info);
 		fprintf(t->out, " %8zu   %s\n", k->tasks, label);
 	}
 }
