@@ -230,7 +230,7 @@ $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 $(OUTPUT)/workloads/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -fPIC -shared $< -o $@
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -Ianalysis/plugin -fPIC -shared $< -o $@
 
 # A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
 $(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(WORKLOAD_LIBS) $(EXAMPLE_LIBS)

@@ -528,9 +528,9 @@ static void test_tasks_text(void **state)
 	ADD_SAMPLES(p, PID, PID, 9, 1);
 	text = text_of(p, "tasks", 1);
 	/* total then self, the tree indented */
-	assert_non_null(strstr(text, "     101.0  50.25%      10.0   4.98%   root#1\n"));
-	assert_non_null(strstr(text, "      50.0  24.88%      20.0   9.95%     worker#2\n"));
-	assert_non_null(strstr(text, "      30.0  14.93%      30.0  14.93%       leaf#4\n"));
+	assert_non_null(strstr(text, "       101.0  50.25%       10.0   4.98%   root#1\n"));
+	assert_non_null(strstr(text, "        50.0  24.88%       20.0   9.95%     worker#2\n"));
+	assert_non_null(strstr(text, "        30.0  14.93%       30.0  14.93%       leaf#4\n"));
 	assert_non_null(strstr(text, "(1 more task below 1%)"));
 	assert_non_null(strstr(text, "By kind"));
 	free(text);
@@ -656,8 +656,8 @@ static void test_backtrack_text(void **state)
 	text = text_of(p, "backtrack", 0.5);
 	assert_non_null(strstr(text, "Abandoned branches take 30.00% of running time (30.0 ms, 30 "
 				     "samples) of the 100.00% in choices"));
-	assert_non_null(strstr(text, "      30.0  30.00%      30.0  30.00%       0   list\n"));
-	assert_non_null(strstr(text, "       0.0   0.00%      70.0  70.00%       1   list\n"));
+	assert_non_null(strstr(text, "        30.0  30.00%       30.0  30.00%       0   list\n"));
+	assert_non_null(strstr(text, "         0.0   0.00%       70.0  70.00%       1   list\n"));
 	free(text);
 	profile__free(p);
 }

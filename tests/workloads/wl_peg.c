@@ -115,7 +115,8 @@ int main(int argc, char **argv)
 		wl_die("usage: wl_peg TRUTH MS");
 	ms = wl_arg_u64(argv[2], "MS");
 	item = peg_choice(g, "item", 2, peg_fn(g, number, NULL), peg_fn(g, word, NULL));
-	peg_define(list, peg_choice(g, "list", 2, peg_seq(g, 3, item, peg_lit(g, ","), list), item));
+	peg_define(list,
+		   peg_choice(g, "list", 2, peg_seq(g, 3, item, peg_lit(g, ","), list), item));
 	top = peg_seq(g, 2, list, peg_end(g));
 	if (!top)
 		wl_die("out of memory");
