@@ -35,7 +35,8 @@ struct state {
 
 static size_t slot_of(const struct state *st, const char *instance, uint64_t payload)
 {
-	uint64_t h = ((uintptr_t)instance ^ payload * 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+	uint64_t h =
+		((uintptr_t)instance ^ payload * 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
 
 	return (size_t)(h >> 17) & (st->cap - 1);
 }
@@ -152,9 +153,9 @@ static int render_text(const struct fsp_plugin_host *h, const struct fsp_plugin_
 		h->text_escape(label, sizeof(label), r->instance ? r->instance : "(no instance)");
 		fprintf(out, "  %10.1f %6.2f%%   0x%016llx   %s\n",
 			(double)r->samples * (double)st->info.period_ns / 1e6,
-			st->info.total_samples ? 100.0 * (double)r->samples /
-							 (double)st->info.total_samples
-					       : 0.0,
+			st->info.total_samples
+				? 100.0 * (double)r->samples / (double)st->info.total_samples
+				: 0.0,
 			(unsigned long long)r->payload, label);
 	}
 	return 0;

@@ -202,8 +202,7 @@ static long match_choice(const struct peg_node *n, const char *in, size_t len, s
 }
 
 /* Zero or more (at least `min`) repetitions of e. */
-static long match_repeat(const struct peg_node *e, const char *in, size_t len, size_t pos,
-			 int min)
+static long match_repeat(const struct peg_node *e, const char *in, size_t len, size_t pos, int min)
 {
 	size_t at = pos;
 	long r;
@@ -226,7 +225,8 @@ static long match(const struct peg_node *n, const char *in, size_t len, size_t p
 		return -1;
 	switch (n->kind) {
 	case LIT:
-		return len - pos >= n->len && !memcmp(in + pos, n->text, n->len) ? (long)n->len : -1;
+		return len - pos >= n->len && !memcmp(in + pos, n->text, n->len) ? (long)n->len
+										 : -1;
 	case CLASS:
 		return pos < len && in[pos] && strchr(n->text, in[pos]) ? 1 : -1;
 	case SEQ:

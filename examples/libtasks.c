@@ -53,8 +53,8 @@ uint64_t task_spawn(struct task *self, const char *kind, task_fn fn, void *arg)
 	struct task *c = calloc(1, sizeof(*c));
 
 	if (!c) { /* out of memory: run it now, which fork-join allows */
-		struct task now = {.id = new_id(), .kind = kind, .fn = fn, .arg = arg,
-				   .parent = self};
+		struct task now = {
+			.id = new_id(), .kind = kind, .fn = fn, .arg = arg, .parent = self};
 
 		task_exec(&now);
 		return now.id;

@@ -45,10 +45,10 @@ int main(int argc, char **argv)
 
 	factor = peg_choice(g, "factor", 2, number,
 			    peg_seq(g, 3, peg_lit(g, "("), expr, peg_lit(g, ")")));
-	peg_define(term, peg_choice(g, "term", 2, peg_seq(g, 3, factor, peg_lit(g, "*"), term),
-				    factor));
-	peg_define(expr, peg_choice(g, "expr", 2, peg_seq(g, 3, term, peg_lit(g, "+"), expr),
-				    term));
+	peg_define(term,
+		   peg_choice(g, "term", 2, peg_seq(g, 3, factor, peg_lit(g, "*"), term), factor));
+	peg_define(expr,
+		   peg_choice(g, "expr", 2, peg_seq(g, 3, term, peg_lit(g, "+"), expr), term));
 	top = peg_seq(g, 2, expr, peg_end(g));
 	if (!top)
 		return 1;

@@ -155,8 +155,8 @@ static bool far_from(const char *what, uint64_t k, uint64_t n, double p_wrong, d
 
 	print_message("  %-30s plug-in %6.2f%% vs broken plug-in %6.2f%%: |diff| %5.2f%% %s tol "
 		      "%5.2f%%  %s\n",
-		      what, 100 * ph, 100 * p_wrong, 100 * fabs(ph - p_wrong), ok ? ">" : "<=",
-		      100 * tol, ok ? "distinguishable" : "FAIL");
+		      what, 100 * ph, 100 * p_wrong, 100 * fabs(ph - p_wrong),
+		      ok ? ">" : "<=", 100 * tol, ok ? "distinguishable" : "FAIL");
 	return ok;
 }
 
@@ -227,9 +227,9 @@ static bool boundary_checks(json_object *res, uint64_t n, const struct itest_tru
 		assert_int_equal(samples_of(c, "calls"), itest_truth_u64(t, "cycles"));
 	}
 	/* the antimark around the server's work is what makes "mul" right */
-	c = find2(member(find2(member(res, "edges"), "client", "app", "server", "matrix"),
-			 "checks"),
-		  "name", "mul", NULL, NULL);
+	c = find2(
+		member(find2(member(res, "edges"), "client", "app", "server", "matrix"), "checks"),
+		"name", "mul", NULL, NULL);
 	ok &= far_from("mul if the antimark were ignored", samples_of(c, "samples"), n,
 		       itest_truth_u64(t, "mul_whole.ns") / C, dw);
 	return ok;
@@ -332,8 +332,8 @@ static void test_tasks(void **state)
 	nr = itest_truth_u64(t, "tasks");
 	assert_int_equal(json_object_array_length(member(res, "tasks")), nr);
 	for (uint64_t i = 0; i < nr; i++) {
-		json_object *e = task_of(res, itest_truth_u64(t, "task.%llu.id",
-							      (unsigned long long)i));
+		json_object *e =
+			task_of(res, itest_truth_u64(t, "task.%llu.id", (unsigned long long)i));
 		const char *kind = itest_truth_str(t, "task.%llu.kind", (unsigned long long)i);
 
 		assert_string_equal(str_member(e, "label"), kind);
@@ -348,11 +348,12 @@ static void test_tasks(void **state)
 			       itest_truth_u64(t, "task.%llu.total_ns", (unsigned long long)i) / C,
 			       d);
 	}
-	for (const char *const *kind = (const char *const[]){"server", "conn", "request", "split",
-							     NULL};
+	for (const char *const *kind =
+		     (const char *const[]){"server", "conn", "request", "split", NULL};
 	     *kind; kind++) {
 		k = find2(member(res, "kinds"), "label", *kind, NULL, NULL);
-		assert_int_equal(samples_of(k, "tasks"), itest_truth_u64(t, "kind.%s.tasks", *kind));
+		assert_int_equal(samples_of(k, "tasks"),
+				 itest_truth_u64(t, "kind.%s.tasks", *kind));
 		snprintf(what, sizeof(what), "kind %s inclusive", *kind);
 		ok &= close_to(what, samples_of(k, "samples"), n,
 			       itest_truth_u64(t, "kind.%s.total_ns", *kind) / C, d);
@@ -383,8 +384,8 @@ static void test_shared_object(void **state)
 	snprintf(so, sizeof(so), "%s/examples/libpayloads.so", getenv("FSP_OUT"));
 	snprintf(spec, sizeof(spec), "%s=task", so);
 	launch("wl_tasks", prof, truth, "600", NULL, NULL);
-	fsp("report", "report", "--plugin", spec, "--plugin", "tasks", "--format", "json", "-o", out,
-	       prof, NULL);
+	fsp("report", "report", "--plugin", spec, "--plugin", "tasks", "--format", "json", "-o",
+	    out, prof, NULL);
 	j = itest_json_load(out);
 	rows = plugin_result(j, "payloads");
 	tasks = plugin_result(j, "tasks");
@@ -444,9 +445,9 @@ static void test_backtrack(void **state)
 			ok &= close_to(what, samples_of(e, "samples"), n,
 				       itest_truth_u64(t, "branch.%s.%d.ns", *site, b) / C, d);
 			snprintf(what, sizeof(what), "%s branch %d abandoned", *site, b);
-			ok &= close_to(what, samples_of(e, "abandoned_samples"), n,
-				       itest_truth_u64(t, "branch.%s.%d.abandoned_ns", *site, b) / C,
-				       d);
+			ok &= close_to(
+				what, samples_of(e, "abandoned_samples"), n,
+				itest_truth_u64(t, "branch.%s.%d.abandoned_ns", *site, b) / C, d);
 			/* visits told apart by offset: else all of list 0 is abandoned */
 			if (!strcmp(*site, "list") && !b)
 				ok &= far_from("list 0 if offsets were ignored",
@@ -544,7 +545,7 @@ static void test_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_boundary),	   ITEST(test_tasks),	  ITEST(test_shared_object),
+		ITEST(test_boundary),  ITEST(test_tasks),     ITEST(test_shared_object),
 		ITEST(test_backtrack), ITEST(test_bad_input),
 	};
 

@@ -393,7 +393,8 @@ static const char record_doc[] =
 	"  sudo fsp-bpf --map auto -p 1234       the shipped maps that fit the process\n"
 	"  sudo fsp-bpf -a --map postgresql -d 30 --by process\n"
 	"                                        every PostgreSQL process, new ones too\n"
-	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n\n"
+	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n"
+	"  sudo fsp-bpf --plugin tasks -- ./app  and the tasks plug-in's tree of tasks\n\n"
 	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
 	"has exited; the report is printed in every case. Needs root.";
 
