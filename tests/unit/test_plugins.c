@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "fsp-plugin.h"
 #include "json_out.h"
@@ -17,6 +18,7 @@
 #include "plugin_int.h"
 #include "unit_helpers.h"
 
+#define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6" /* Debian's, x86-64 */
 #define PID 100
 #define TID2 101
 
@@ -730,8 +732,9 @@ static void test_set_parse(void **state)
 	assert_int_equal(plugin_set__new("./no/such/libx.so", &s, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "cannot load plug-in ./no/such/libx.so"));
 	/* a shared object that is not a plug-in: libc exports no entry point */
-	assert_int_equal(plugin_set__new("/lib/x86_64-linux-gnu/libc.so.6", &s, msg, sizeof(msg)),
-			 -EINVAL);
+	if (access(LIBC_PATH, R_OK))
+		return;
+	assert_int_equal(plugin_set__new(LIBC_PATH, &s, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "is not an fsp-bpf plug-in"));
 }
 
