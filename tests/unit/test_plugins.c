@@ -686,6 +686,36 @@ static void test_missing_feature(void **state)
 	profile__free(p);
 }
 
+/* Empty input, for each built-in plug-in: a profile with no stacks at all
+ * is refused; one whose feature is only under antimarks gives empty
+ * results, in every format. */
+static void test_empty_input(void **state)
+{
+	static const char *const names[][2] = {
+		{"boundary", "contract"}, {"tasks", "task"}, {"backtrack", "choice"}};
+	char msg[512], *text;
+	json_object *root, *res;
+	int err;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct profile *p = new_profile();
+
+		ADD_SAMPLES(p, PID, PID, 0, 10);
+		assert_null(run(p, names[i][0], &err, msg, sizeof(msg)));
+		assert_int_equal(err, -ENOENT);
+		ADD_STACK(p, PID, 1, ANTI(names[i][1]));
+		ADD_SAMPLES(p, PID, TID2, 1, 5);
+		res = result_of(p, names[i][0], &root);
+		assert_int_equal(u64_of(res, "samples"), 0);
+		json_object_put(root);
+		text = text_of(p, names[i][0], 0);
+		assert_non_null(strstr(text, "0.00% of running time"));
+		free(text);
+		profile__free(p);
+	}
+}
+
 /* A process filter: the plug-ins see the processes kept, with their totals. */
 static void test_process_filter(void **state)
 {
@@ -889,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_backtrack_antimarks),
 		cmocka_unit_test(test_backtrack_text),
 		cmocka_unit_test(test_missing_feature),
+		cmocka_unit_test(test_empty_input),
 		cmocka_unit_test(test_process_filter),
 		cmocka_unit_test(test_set_parse),
 		cmocka_unit_test(test_check),
