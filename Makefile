@@ -77,7 +77,7 @@ ITEST_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(I
 ITEST_LIB_SRCS := $(filter-out $(ITEST_SRCS),$(wildcard tests/integration/*.c))
 ITEST_LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ITEST_LIB_SRCS))
 
-EXAMPLE_C := $(wildcard examples/*.c)
+EXAMPLE_C := $(filter-out examples/lib%.c,$(wildcard examples/*.c))
 EXAMPLE_CXX := $(wildcard examples/*.cc)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
 	$(patsubst examples/%.cc,$(OUTPUT)/examples/%,$(EXAMPLE_CXX))
@@ -237,16 +237,20 @@ $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB
 
 PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
 
-$(OUTPUT)/examples/lib%.so: examples/lib%.c usdt/fsp.h
+# Example libraries (a plug-in among them: -Ianalysis/plugin for fsp-plugin.h).
+$(OUTPUT)/examples/lib%.so: examples/lib%.c usdt/fsp.h analysis/plugin/fsp-plugin.h $(wildcard examples/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -fPIC -shared $< -o $@
+	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -Ianalysis/plugin -fPIC -shared $< -o $@
 
+# A program NAME_*.c links examples/libNAME.c's library when there is one.
+example_lib = $(if $(wildcard examples/lib$(firstword $(subst _, ,$(1))).c),-l$(firstword $(subst _, ,$(1))))
 $(OUTPUT)/examples/%: examples/%.c usdt/fsp.h $(EXAMPLE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples $< -o $@ -L$(OUTPUT)/examples \
-		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) -ldl -lm
+		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) \
+		$(call example_lib,$*) -ldl -lm
 
 $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 	$(call msg,CXX,$@)
@@ -256,12 +260,15 @@ $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 $(OUTPUT)/workloads/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -fPIC -shared $< -o $@
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -Ianalysis/plugin -fPIC -shared $< -o $@
 
-$(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(WORKLOAD_LIBS)
+# A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
+$(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(WORKLOAD_LIBS) $(EXAMPLE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ -ldl -lm
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -Iexamples $< $(WORKLOAD_COMMON) -o $@ \
+		-L$(OUTPUT)/examples -Wl,-rpath,'$$ORIGIN/../examples' \
+		$(call example_lib,$(patsubst wl_%,%,$*)) -ldl -lm
 
 # C++ workloads link wl_common compiled as C.
 $(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
@@ -389,6 +396,7 @@ fsp-bpf.pc: scripts/fsp-bpf.pc.in
 install: $(APP) fsp-bpf.pc
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
 	install -D -m 0644 usdt/fsp.h $(DESTDIR)$(PREFIX)/include/fsp/fsp.h
+	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
 	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
 	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps
 	install -m 0644 maps/*.map $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps/

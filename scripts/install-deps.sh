@@ -8,7 +8,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libjson-c-dev
 	systemtap-sdt-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
 	golang-go libclang-rt-14-dev
-	bpftrace linux-perf procps util-linux tmux python3 time
+	bpftrace linux-perf procps util-linux tmux python3 time graphviz
 	postgresql-15 python3.11 openjdk-17-jdk-headless ruby
 	chromium
 )

@@ -39,6 +39,19 @@
  */
 int profile__write_json(FILE *out, const struct profile *p);
 
+struct json_out;
+
+/* More top-level members of a profile file (the plug-ins' "plugins"):
+ * members() writes them with json_out's framing, after "events" and before
+ * "diagnostics". It returns 0 or -errno, which fails the write. */
+struct profile_json_ext {
+	int (*members)(void *ctx, struct json_out *w);
+	void *ctx;
+};
+
+/* As profile__write_json, with ext's members (ext may be NULL). */
+int profile__write_json_ext(FILE *out, const struct profile *p, const struct profile_json_ext *ext);
+
 /*
  * Writes the profile file atomically: a temporary ".NAME.XXXXXX" in NAME's
  * directory is written, flushed, fsync'ed and renamed over NAME. On any error

@@ -404,8 +404,9 @@ static void pw_events(struct json_out *w, const struct profile *p, struct pw_str
 	json_out__end_array(w);
 }
 
-/* The profile file of p, with its attribution a, into w. */
-static void pw_profile(struct json_out *w, const struct profile *p, const struct attrib *a)
+/* The profile file of p, with its attribution a and ext's members, into w. */
+static void pw_profile(struct json_out *w, const struct profile *p, const struct attrib *a,
+		       const struct profile_json_ext *ext)
 {
 	const struct profile_meta *m = profile__meta(p);
 	uint64_t period = report_period_ns(m), diag[DIAG__COUNT];
@@ -435,6 +436,12 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 	pw_stacks(w, p, &strs);
 	pw_samples(w, p);
 	pw_events(w, p, &strs);
+	if (ext && ext->members && !w->err) {
+		int err = ext->members(ext->ctx, w);
+
+		if (err && !w->err)
+			w->err = err;
+	}
 
 	/* diagnostics: pretty, one counter per line */
 	for (d = 0; d < DIAG__COUNT; d++)
@@ -452,6 +459,11 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 
 int profile__write_json(FILE *out, const struct profile *p)
 {
+	return profile__write_json_ext(out, p, NULL);
+}
+
+int profile__write_json_ext(FILE *out, const struct profile *p, const struct profile_json_ext *ext)
+{
 	struct json_out w;
 	struct attrib *a;
 	int err;
@@ -463,7 +475,7 @@ int profile__write_json(FILE *out, const struct profile *p)
 		return -ENOMEM;
 	err = json_out__begin(&w, out);
 	if (!err) {
-		pw_profile(&w, p, a);
+		pw_profile(&w, p, a, ext);
 		err = json_out__end(&w);
 	}
 	attrib__free(a);

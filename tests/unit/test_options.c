@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "plugin.h"
 #include "profiler.h"
 #include "unit_helpers.h"
 
@@ -446,7 +447,7 @@ static void test_ranges(void **state)
 		 "invalid --min-pct '101': expected a percentage from 0 to 100"},
 		{"--min-pct", "-1", "invalid --min-pct '-1': expected a percentage from 0 to 100"},
 		{"--format", "xml",
-		 "invalid --format 'xml': expected text, json, folded, pprof or html"},
+		 "invalid --format 'xml': expected text, json, folded, pprof, html or dot"},
 		{"--by", "cpu", "invalid --by 'cpu': expected feature, thread or process"},
 		{"--order", "x", "invalid --order 'x': expected cost, samples or name"},
 		{"--value", "x", "invalid --value 'x': expected samples, offcpu or wall"},
@@ -512,6 +513,59 @@ static void test_conflicts(void **state)
 	done(&p);
 	PARSE(&p, "list", "-p", "1", "--map", "python");
 	assert_usage_error(&p, "fsp-bpf list", "give -p PID or --map NAME, not both");
+	done(&p);
+}
+
+/* --plugin: loaded at the end of the parse; formats that fit it. */
+static void test_plugins(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "report", "--plugin", "tasks", "--plugin", "boundary=check,tasks", "x.json");
+	assert_runs(&p, &cmd_report);
+	assert_string_equal(p.o.view.plugins, "tasks,boundary=check,tasks");
+	assert_non_null(p.o.view.pset);
+	assert_int_equal(plugin_set__nr(p.o.view.pset), 2);
+	done(&p);
+	PARSE(&p, "report", "--plugin", "backtrack", "--format", "json", "x.json");
+	assert_runs(&p, &cmd_report);
+	done(&p);
+	PARSE(&p, "report", "--plugin", "nosuch", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "unknown plug-in 'nosuch': the built-in ones are backtrack, boundary or "
+			   "tasks (fsp-bpf list --plugins); name a shared object by its path "
+			   "(./libnosuch.so)");
+	done(&p);
+	PARSE(&p, "report", "--plugin", ",", "x.json");
+	assert_usage_error(&p, "fsp-bpf report", "--plugin needs a plug-in name");
+	done(&p);
+	PARSE(&p, "report", "--format", "dot", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "--format dot draws the graph of a plug-in: name it with --plugin "
+			   "(boundary or tasks)");
+	done(&p);
+	PARSE(&p, "report", "--format", "dot", "--plugin", "backtrack", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "--format dot draws the graph of one plug-in: 0 of those given draw one "
+			   "(fsp-bpf list --plugins)");
+	done(&p);
+	PARSE(&p, "report", "--format", "dot", "--plugin", "tasks,boundary", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "--format dot draws the graph of one plug-in: 2 of those given draw one "
+			   "(fsp-bpf list --plugins)");
+	done(&p);
+	PARSE(&p, "--format", "folded", "--plugin", "tasks", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--plugin output is in --format text, json or dot, not folded or pprof");
+	done(&p);
+	PARSE(&p, "list", "--plugins");
+	assert_runs(&p, &cmd_list);
+	assert_true(p.o.list_plugins);
+	done(&p);
+	PARSE(&p, "list", "--plugins", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf list",
+			   "--plugins lists the plug-ins alone: give it without -p or --map");
 	done(&p);
 }
 
@@ -622,13 +676,14 @@ static void test_help_usage_version(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_defaults), cmocka_unit_test(test_record_options),
-		cmocka_unit_test(test_record_command),	cmocka_unit_test(test_argv_untouched),
-		cmocka_unit_test(test_subcommands),	cmocka_unit_test(test_strict_numbers),
-		cmocka_unit_test(test_pid_lists),	cmocka_unit_test(test_file_mode),
-		cmocka_unit_test(test_wait_probes),	cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_conflicts),	cmocka_unit_test(test_operands),
-		cmocka_unit_test(test_unknown_options), cmocka_unit_test(test_help_usage_version),
+		cmocka_unit_test(test_record_defaults),	   cmocka_unit_test(test_record_options),
+		cmocka_unit_test(test_record_command),	   cmocka_unit_test(test_argv_untouched),
+		cmocka_unit_test(test_subcommands),	   cmocka_unit_test(test_strict_numbers),
+		cmocka_unit_test(test_pid_lists),	   cmocka_unit_test(test_file_mode),
+		cmocka_unit_test(test_wait_probes),	   cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_conflicts),	   cmocka_unit_test(test_plugins),
+		cmocka_unit_test(test_operands),	   cmocka_unit_test(test_unknown_options),
+		cmocka_unit_test(test_help_usage_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "escape.h"
 #include "log.h"
+#include "plugin.h"
 #include "probemap_dir.h"
 #include "probemap.h"
 #include "procmaps.h"
@@ -322,12 +323,35 @@ cleanup:
 	return err;
 }
 
+/* The built-in analysis plug-ins: name, feature read, formats, summary. */
+static void list_plugins(void)
+{
+	printf("Built-in analysis plug-ins (fsp-bpf report --plugin NAME[=FEATURE] FILE, "
+	       "docs/plugins.md):\n\n");
+	for (size_t i = 0; i < plugin__nr_builtins(); i++) {
+		const struct fsp_plugin *d = plugin__builtin(i);
+		char fmts[64];
+
+		snprintf(fmts, sizeof(fmts), "text%s%s", d->render_json ? ", json" : "",
+			 d->render_dot ? ", dot" : "");
+		printf("  %-10s reads feature %-10s %s\n      %s\n", d->name,
+		       d->feature ? d->feature : "(named)", fmts, d->summary ? d->summary : "");
+	}
+	printf("\nOther plug-ins are shared objects, named by their path (--plugin ./libmine.so); "
+	       "they are built against <fsp/fsp-plugin.h> (ABI version %d).\n",
+	       FSP_PLUGIN_ABI_VERSION);
+}
+
 static int list_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct maplist_ctx c = {0};
 	int err = 0;
 
 	(void)cmdline;
+	if (o->list_plugins) {
+		list_plugins();
+		return 0;
+	}
 	if (o->nr_pids) {
 		for (int i = 0; i < o->nr_pids && !err; i++)
 			err = list_pid(o->pids[i]);
@@ -356,17 +380,20 @@ static int list_run(const struct fsp_options *o, const char *cmdline)
 static const char list_doc[] =
 	"Lists the shipped probe maps and their features; with -p, the USDT providers "
 	"and probes a process's executable and libraries carry, and which maps apply; "
-	"with --map, one map (a file's path checks it).\n\n"
-	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE]"
+	"with --map, one map (a file's path checks it); with --plugins, the analysis "
+	"plug-ins.\n\n"
+	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE | --plugins]"
 	"\v"
 	"EXAMPLES:\n"
 	"  fsp-bpf list                          the shipped maps\n"
 	"  sudo fsp-bpf list -p 1234             what process 1234 carries\n"
-	"  fsp-bpf list --map ./my.map           check a map file you wrote";
+	"  fsp-bpf list --map ./my.map           check a map file you wrote\n"
+	"  fsp-bpf list --plugins                the built-in analysis plug-ins";
 
 static const struct argp_option list_options[] = {
 	{"pid", 'p', "PID[,PID...]", 0, "Show the probes these processes carry", 0},
 	{"map", OPT_MAP, "NAME|FILE", 0, "Show one map (a file: check it)", 0},
+	{"plugins", OPT_PLUGINS, NULL, 0, "Show the built-in analysis plug-ins", 0},
 	{},
 };
 
@@ -379,6 +406,9 @@ static error_t parse_list(int key, char *arg, struct argp_state *state)
 		return options__pids(state, o, arg);
 	case OPT_MAP:
 		return options__probemaps(state, o, arg);
+	case OPT_PLUGINS:
+		o->list_plugins = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:
@@ -388,6 +418,9 @@ static error_t parse_list(int key, char *arg, struct argp_state *state)
 				o->inputs[0]);
 		if (o->nr_pids && o->probemaps)
 			return options__error(state, "give -p PID or --map NAME, not both");
+		if (o->list_plugins && (o->nr_pids || o->probemaps))
+			return options__error(state, "--plugins lists the plug-ins alone: give it "
+						     "without -p or --map");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

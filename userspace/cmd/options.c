@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "plugin.h"
 #include "profiler.h"
 
 /* The end of the parse after --help, --usage or --version: exit 0. */
@@ -90,7 +91,7 @@ int options__format(const char *s, enum fsp_format *out)
 {
 	static const char *const names[] = {
 		[FSP_FMT_TEXT] = "text",   [FSP_FMT_JSON] = "json", [FSP_FMT_FOLDED] = "folded",
-		[FSP_FMT_PPROF] = "pprof", [FSP_FMT_HTML] = "html",
+		[FSP_FMT_PPROF] = "pprof", [FSP_FMT_HTML] = "html", [FSP_FMT_DOT] = "dot",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -154,6 +155,7 @@ int options__add_list(struct argp_state *state, struct fsp_options *o, enum fsp_
 		[FSP_LIST_FEATURES] = &o->view.ropts.feature,
 		[FSP_LIST_COMMS] = &o->view.ropts.comm,
 		[FSP_LIST_PIDS] = &o->view.ropts.pid,
+		[FSP_LIST_PLUGINS] = &o->view.plugins,
 	};
 	const char **value = lists[list];
 	char *joined;
@@ -234,7 +236,8 @@ static const struct argp_option view_options[] = {
 	{"format", OPT_FORMAT, "FMT", 0,
 	 "text (default), json (the profile file), folded (flame graph stacks), "
 	 "pprof (gzipped profile.proto; binary: redirect it or use -o), "
-	 "html (one self-contained page: tables, source, flame graph; use -o)",
+	 "html (one self-contained page: tables, source, flame graph; use -o), "
+	 "dot (a plug-in's graph, for Graphviz)",
 	 1},
 	{"by", OPT_BY, "WHAT", 0, "feature (default), thread or process", 1},
 	{"order", OPT_ORDER, "KEY", 0, "cost (default), samples or name", 1},
@@ -252,8 +255,39 @@ static const struct argp_option view_options[] = {
 	 "What folded lines count: samples (default), offcpu (ns) or wall (ns, on + off CPU)", 1},
 	{"source-dir", OPT_SOURCE_DIR, "DIR", 0,
 	 "HTML: look for the source files of FILE:LINE instances in DIR first (repeatable)", 1},
+	{"plugin", OPT_PLUGIN, "NAME[=FEATURE][,...]", 0,
+	 "Analysis plug-ins whose sections the report adds (text, json) or whose graph it draws "
+	 "(dot): built-in (fsp-bpf list --plugins) or a shared object's path (./libx.so); "
+	 "=FEATURE: read that feature (repeatable)",
+	 1},
 	{},
 };
+
+/* At the end of the parse: the plug-ins loaded, the format fits them. */
+static int view_end(struct argp_state *state, struct fsp_options *o)
+{
+	enum fsp_format f = o->view.format;
+	char msg[1024];
+
+	if (f == FSP_FMT_DOT && !o->view.plugins)
+		return options__error(state, "--format dot draws the graph of a plug-in: name it "
+					     "with --plugin (boundary or tasks)");
+	if (o->view.plugins && (f == FSP_FMT_FOLDED || f == FSP_FMT_PPROF))
+		return options__error(state, "--plugin output is in --format text, json or dot, "
+					     "not folded or pprof");
+	if (!o->view.plugins)
+		return 0;
+	if (plugin_set__new(o->view.plugins, &o->view.pset, msg, sizeof(msg)))
+		return options__error(state, "%s", msg);
+	if (!o->view.pset)
+		return options__error(state, "--plugin needs a plug-in name");
+	if (f == FSP_FMT_DOT && plugin_set__nr_dot(o->view.pset) != 1)
+		return options__error(state,
+				      "--format dot draws the graph of one plug-in: %zu of those "
+				      "given draw one (fsp-bpf list --plugins)",
+				      plugin_set__nr_dot(o->view.pset));
+	return 0;
+}
 
 static error_t parse_view(int key, char *arg, struct argp_state *state)
 {
@@ -263,10 +297,10 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_FORMAT:
 		if (options__format(arg, &o->view.format))
-			return options__error(
-				state,
-				"invalid --format '%s': expected text, json, folded, pprof or html",
-				arg);
+			return options__error(state,
+					      "invalid --format '%s': expected text, json, folded, "
+					      "pprof, html or dot",
+					      arg);
 		return 0;
 	case OPT_BY:
 		if (report_by__parse(arg, &r->by))
@@ -297,6 +331,12 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 		if (!arg[strspn(arg, ",")])
 			return options__error(state, "--comm needs a process name");
 		return options__add_list(state, o, FSP_LIST_COMMS, arg);
+	case OPT_PLUGIN:
+		if (!arg[strspn(arg, ",")])
+			return options__error(state, "--plugin needs a plug-in name");
+		return options__add_list(state, o, FSP_LIST_PLUGINS, arg);
+	case ARGP_KEY_END:
+		return view_end(state, o);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -389,6 +429,8 @@ bool options__parse(int argc, char **argv, struct fsp_options *o, int *status)
 
 void options__free(struct fsp_options *o)
 {
+	plugin_set__free(o->view.pset);
+	o->view.pset = NULL;
 	free(o->argv);
 	o->argv = NULL;
 	for (int i = 0; i < FSP_LIST__COUNT; i++) {

@@ -37,7 +37,10 @@ enum fsp_format {
 	FSP_FMT_FOLDED,
 	FSP_FMT_PPROF,
 	FSP_FMT_HTML, /* one self-contained page (report_html.h) */
+	FSP_FMT_DOT, /* the graph of a plug-in (--plugin) */
 };
+
+struct plugin_set;
 
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
@@ -46,14 +49,18 @@ struct fsp_view {
 	/* --source-dir: where the HTML report's source view finds files */
 	const char *source_dirs[FSP_MAX_SOURCE_DIRS];
 	size_t nr_source_dirs;
+	const char *plugins; /* --plugin NAME[=FEATURE][,...], NULL: none */
+	struct plugin_set *pset; /* the plug-ins it names, loaded by the parser (owned) */
 };
 
-/* The lists a repeated option adds to (--map, --feature, --comm, --pid). */
+/* The lists a repeated option adds to (--map, --feature, --comm, --pid,
+ * --plugin). */
 enum fsp_list {
 	FSP_LIST_PROBEMAPS,
 	FSP_LIST_FEATURES,
 	FSP_LIST_COMMS,
 	FSP_LIST_PIDS,
+	FSP_LIST_PLUGINS,
 	FSP_LIST__COUNT,
 };
 
@@ -72,6 +79,7 @@ struct fsp_options {
 	bool verbose;
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
+	bool list_plugins; /* list --plugins */
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
 	/* --file-mode: permissions of new output files, -1: private (outfile.h) */
@@ -125,10 +133,13 @@ enum {
 	OPT_SOURCE_DIR,
 	OPT_FILE_MODE,
 	OPT_WAIT_PROBES,
+	OPT_PLUGIN,
+	OPT_PLUGINS,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,
- * --value, --source-dir): a child of record's and report's parsers. */
+ * --value, --source-dir, --plugin): a child of record's and report's parsers.
+ * It loads the plug-ins at the end of the parse (view.pset). */
 extern const struct argp options_view_argp;
 
 /* Prints a usage error (argp_error: "PROG: message", then where to find
@@ -141,7 +152,7 @@ int options__error(struct argp_state *state, const char *fmt, ...)
 int options__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A finite number within [min, max], nothing after it. 0 or -EINVAL. */
 int options__double(const char *s, double min, double max, double *out);
-/* The name of a format (text, json, folded, pprof, html). 0 or -EINVAL. */
+/* The name of a format (text, json, folded, pprof, html, dot). 0 or -EINVAL. */
 int options__format(const char *s, enum fsp_format *out);
 
 /* -p PID[,PID...] into o->pids. */
