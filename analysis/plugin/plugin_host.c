@@ -15,7 +15,6 @@
 #include "plugin_int.h"
 #include "report_view.h"
 #include "escape.h"
-#include "utf8.h"
 
 /* Samples and stacks hand the model's frames out as they are. */
 _Static_assert(sizeof(struct fsp_plugin_frame) == sizeof(struct profile_frame), "frame size");

@@ -306,6 +306,21 @@ static json_object *task_of(json_object *res, uint64_t id)
 	return NULL;
 }
 
+/* The HTML page of prof with plug-in name carries its text section (the
+ * page's data holds it as a JSON string: text, never markup). */
+static void check_html(const char *prof, const char *name, const char *text)
+{
+	const char *page = itest_tmp("%s.html", name);
+	char *html;
+
+	fsp("html", "report", "--plugin", name, "--format", "html", "-o", page, prof, NULL);
+	html = itest_slurp(page);
+	assert_non_null(html);
+	assert_non_null(strstr(html, "Plug-in sections"));
+	assert_non_null(strstr(html, text));
+	free(html);
+}
+
 static void test_tasks(void **state)
 {
 	const char *prof = itest_tmp("prof.json"), *truth = itest_tmp("truth");
@@ -368,6 +383,7 @@ static void test_tasks(void **state)
 	json_object_put(j);
 	ITEST_ASSERT_OK(ok);
 	check_dot(prof, "tasks");
+	check_html(prof, "tasks", "Tasks take ");
 	itest_truth_free(t);
 }
 
