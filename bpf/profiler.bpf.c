@@ -43,6 +43,8 @@
  *   charge.bpf.h     "charge threads": marks charged to other threads' samples
  *   offcpu.bpf.h     off-CPU records, accumulation, charge, switch_out/in()
  *   coro.bpf.h       coroutines: marks parked with the context they belong to
+ *   native.bpf.h     native stacks with each sample (--stacks): registers,
+ *                    frame-pointer stacks, a copy of the user stack
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -60,6 +62,7 @@
 #include "charge.bpf.h"
 #include "offcpu.bpf.h"
 #include "coro.bpf.h"
+#include "native.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
@@ -233,6 +236,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	if (charge_enabled)
 		ckey.hash = charge_sample(ckey.tgid, ckey.tid, st, d <= FSP_MAX_DEPTH ? d : 0,
 					  ckey.hash);
+	if (native_user || native_kernel)
+		native_sample(ctx, ckey.tgid, ckey.tid, ckey.hash);
 
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {

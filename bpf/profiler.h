@@ -60,6 +60,7 @@ enum fsp_stat {
 	FSP_STAT_CHARGE_DROPS, /* marks of "charge threads" that found no free slot:
 				* they charge their own thread only */
 	FSP_STAT_UNTRACKED, /* probes of processes not admitted: the targets map was full */
+	FSP_STAT_NATIVE_LOST, /* --stacks: native stack records lost, their ring buffer full */
 	FSP_STAT__COUNT,
 };
 
@@ -270,6 +271,41 @@ struct fsp_map_site {
 	__u64 charge_len;
 	__u64 charge_prefix;
 	char charge_pat[FSP_CHARGE_PAT_LEN];
+};
+
+/*
+ * Native stacks (record --stacks, bpf/native.bpf.h): one record per on-CPU
+ * sample of a target through the native_rb ring buffer, unwound by userspace
+ * (userspace/stacks/) while the process's mappings are still there: the user
+ * registers (DWARF numbering), the frame-pointer user stack, optionally the
+ * kernel stack, and a copy of the top of the user stack from sp (stack_size
+ * bytes reserved after the header, stack_len of them copied).
+ */
+#define FSP_NATIVE_NREGS 17 /* x86-64 DWARF registers 0-16: rax .. r15, rip */
+#define FSP_NATIVE_USER_FRAMES 127 /* kernel.perf_event_max_stack's default */
+#define FSP_NATIVE_KERNEL_FRAMES 64
+#define FSP_NATIVE_MIN_STACK 512 /* --stack-size bounds, bytes (multiples of 8) */
+#define FSP_NATIVE_MAX_STACK 65528
+#define FSP_NATIVE_DEFAULT_STACK 8192
+#define FSP_NATIVE_DEFAULT_RB (8 * 1024 * 1024)
+
+enum fsp_native_flags {
+	FSP_NATIVE_KERNEL = 1, /* kernel stacks were asked for (kernel_len is valid) */
+	FSP_NATIVE_USER = 2, /* user stacks were asked for */
+};
+
+struct fsp_native_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 key; /* the core sample's mark stack key (counts map), 0: none */
+	__u32 flags; /* enum fsp_native_flags */
+	__u32 user_len; /* bytes of ustack filled by bpf_get_stack (< 0: 0) */
+	__u32 kernel_len; /* bytes of kstack filled */
+	__u32 stack_len; /* bytes of stack[] copied from regs[7] (sp) up */
+	__u64 regs[FSP_NATIVE_NREGS]; /* the thread's user registers */
+	__u64 ustack[FSP_NATIVE_USER_FRAMES]; /* frame-pointer walk, leaf first */
+	__u64 kstack[FSP_NATIVE_KERNEL_FRAMES];
+	__u8 stack[]; /* stack_size bytes reserved */
 };
 
 enum fsp_event_type {

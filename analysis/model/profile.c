@@ -133,6 +133,15 @@ static const struct {
 				   "processes that exited after the first 1000 of a system-wide "
 				   "session: their records are added to an earlier process of the "
 				   "same name"},
+	[DIAG_NATIVE_LOST] = {"native_lost",
+			      "samples without a native stack because its ring buffer was full "
+			      "(fsp-bpf did not keep up; a smaller --stack-size helps)"},
+	[DIAG_NATIVE_EXITED] = {"native_exited",
+				"samples without a native stack because their process had exited "
+				"before fsp-bpf read its mappings"},
+	[DIAG_NATIVE_FAILED] = {"native_failed",
+				"samples without a native stack because not even their leaf frame "
+				"could be found"},
 };
 
 const char *profile_diag__name(enum profile_diag d)

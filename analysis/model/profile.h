@@ -46,6 +46,9 @@ enum profile_diag {
 	DIAG_CHARGE_DROPS, /* "charge threads" marks that charged no other thread: no slot */
 	DIAG_UNTRACKED, /* probe hits of processes not tracked: too many at once */
 	DIAG_FOLDED_PROCESSES, /* exited processes folded into one of the same name (-a) */
+	DIAG_NATIVE_LOST, /* --stacks: samples whose native stack record was lost (ring full) */
+	DIAG_NATIVE_EXITED, /* --stacks: samples of processes gone before their stack was unwound */
+	DIAG_NATIVE_FAILED, /* --stacks: samples of which no native frame could be found */
 	DIAG__COUNT,
 };
 

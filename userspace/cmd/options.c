@@ -31,6 +31,7 @@ static const struct fsp_options default_options = {
 			.follow_forks = true,
 			.events = true,
 			.max_events = FSP_DEFAULT_MAX_EVENTS,
+			.stack_size = FSP_NATIVE_DEFAULT_STACK,
 		},
 	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = FSP_DEFAULT_MIN_PCT}},
 	.scale = 1,

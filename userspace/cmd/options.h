@@ -71,11 +71,13 @@ struct fsp_options {
 	int nr_pids;
 	char **cmd; /* NULL-terminated argv of -- CMD, or NULL */
 	/* record: -F, -d, --max-depth, --max-stacks, --no-follow-forks,
-	 * --no-events, --off-cpu, --max-events, --interval, -a */
+	 * --no-events, --off-cpu, --max-events, --interval, -a, --stacks,
+	 * --stack-size */
 	struct session_opts session;
 	/* record -p --wait-probes[=S]: accept processes without probes yet
 	 * (session.probe_timeout_s: S, 0 without) */
 	bool wait_probes;
+	bool stack_size_set; /* --stack-size was given */
 	bool verbose;
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
@@ -135,6 +137,8 @@ enum {
 	OPT_WAIT_PROBES,
 	OPT_PLUGIN,
 	OPT_PLUGINS,
+	OPT_STACKS,
+	OPT_STACK_SIZE,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,

@@ -519,6 +519,10 @@ static const char record_doc[] =
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
 	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
+	"  sudo fsp-bpf --stacks -o prof.json -p 1234\n"
+	"                                        native call stacks inside each feature\n"
+	"  sudo fsp-bpf --stacks=all --stack-size 16384 -- ./app\n"
+	"                                        user and kernel stacks, deeper user stacks\n"
 	"  sudo fsp-bpf --comm worker -p 1234    report only the processes named worker\n"
 	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n"
 	"  sudo fsp-bpf --map postgresql -p $(pgrep -f 'postgres: .* idle' | head -1)\n"
@@ -542,6 +546,14 @@ static const char record_doc[] =
 	"Samples per second on each CPU (default " FSP_STR(FSP_DEFAULT_FREQUENCY_HZ)       \
 	", 1-100000; above " FSP_STR(FSP_HIGH_FREQUENCY_HZ) " the samples slow the target " \
 	"markedly, and it says so)"
+/* clang-format on */
+
+/* clang-format off */
+#define STACK_SIZE_DOC                                                                      \
+	"With --stacks: bytes of user stack copied with each sample (default "               \
+	FSP_STR(FSP_NATIVE_DEFAULT_STACK) ", a multiple of 8 from "                          \
+	FSP_STR(FSP_NATIVE_MIN_STACK) " to " FSP_STR(FSP_NATIVE_MAX_STACK) "); deeper "      \
+	"stacks are cut (flagged truncated) where the copy ends"
 /* clang-format on */
 
 static const struct argp_option record_options[] = {
@@ -587,6 +599,12 @@ static const struct argp_option record_options[] = {
 	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
 	 "(sched_switch)",
 	 0},
+	{"stacks", OPT_STACKS, "user|kernel|all", OPTION_ARG_OPTIONAL,
+	 "Also record the native call stack of every on-CPU sample (default: user): unwound "
+	 "from DWARF CFI over a copy of the top of the user stack, or by frame pointers, and "
+	 "symbolized at the end (README: what it costs). Off by default",
+	 0},
+	{"stack-size", OPT_STACK_SIZE, "BYTES", 0, STACK_SIZE_DOC, 0},
 	{"no-events", OPT_NO_EVENTS, NULL, 0,
 	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "
 	 "histograms)",
@@ -641,6 +659,15 @@ static error_t parse_record_number(int key, char *arg, struct argp_state *state)
 					      arg, 1 << 20);
 		so->max_events = u;
 		return 0;
+	case OPT_STACK_SIZE:
+		if (options__u64(arg, FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK, &u) || u % 8)
+			return options__error(state,
+					      "invalid --stack-size '%s': expected a multiple of 8 "
+					      "from %d to %d (bytes)",
+					      arg, FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK);
+		so->stack_size = u;
+		((struct fsp_options *)state->input)->stack_size_set = true;
+		return 0;
 	case OPT_WAIT_PROBES:
 		((struct fsp_options *)state->input)->wait_probes = true;
 		if (arg && options__double(arg, 0.001, 31536000, &so->probe_timeout_s))
@@ -662,6 +689,23 @@ static error_t parse_record_number(int key, char *arg, struct argp_state *state)
 	}
 }
 
+/* --stacks[=user|kernel|all] */
+static error_t parse_stacks(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	if (!arg || !strcmp(arg, "user"))
+		o->session.stacks = SESSION_STACKS_USER;
+	else if (!strcmp(arg, "kernel"))
+		o->session.stacks = SESSION_STACKS_KERNEL;
+	else if (!strcmp(arg, "all"))
+		o->session.stacks = SESSION_STACKS_USER | SESSION_STACKS_KERNEL;
+	else
+		return options__error(state,
+				      "invalid --stacks '%s': expected user, kernel or all "
+				      "(--stacks alone: user)",
+				      arg);
+	return 0;
+}
+
 static error_t check_record(struct argp_state *state, const struct fsp_options *o)
 {
 	if (!o->cmd && !o->nr_pids && !o->session.system_wide)
@@ -672,6 +716,9 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 	if (o->session.interval_s > 0 && o->view.format == FSP_FMT_HTML)
 		return options__error(state, "--interval re-renders a report on the terminal: not "
 					     "with --format html");
+	if (o->stack_size_set && !(o->session.stacks & SESSION_STACKS_USER))
+		return options__error(state, "--stack-size sizes the user stacks of --stacks "
+					     "(or --stacks=user, --stacks=all): give one of them");
 	if (o->wait_probes && !o->nr_pids)
 		return options__error(state, "--wait-probes goes with -p PID (a command's and -a's "
 					     "probes are attached whenever they come)");
@@ -707,6 +754,8 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 	case OPT_OFFCPU:
 		o->session.offcpu = true;
 		return 0;
+	case OPT_STACKS:
+		return parse_stacks(state, o, arg);
 	case OPT_NO_EVENTS:
 		o->session.events = false;
 		return 0;

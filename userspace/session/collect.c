@@ -632,6 +632,7 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_CHARGE_DROPS, stat_sum(s, FSP_STAT_CHARGE_DROPS));
 	profile__set_diag(p, DIAG_UNTRACKED, s->untracked + stat_sum(s, FSP_STAT_UNTRACKED));
 	profile__set_diag(p, DIAG_FOLDED_PROCESSES, retire__folded(s));
+	profile__set_diag(p, DIAG_NATIVE_LOST, stat_sum(s, FSP_STAT_NATIVE_LOST));
 	return 0;
 }
 
@@ -654,6 +655,10 @@ int session__collect(struct session *s, struct profile *p)
 	if (s->opts.offcpu)
 		flush_offcpu(s);
 	err = collect_into(s, p);
+	/* The native stacks (the ring was read last by collect_into), with
+	 * symbols: at the end only, not in the live view's snapshots. */
+	if (!err && s->stacks)
+		err = stacks__fill(s->stacks, p);
 	if (err)
 		return err;
 	log__verbose("%llu probe hits, %llu samples of the targets",

@@ -159,6 +159,19 @@ static __u32 offcpu_slots(bool system_wide)
 	return n;
 }
 
+/* --stacks: what the sampler records with each sample (bpf/native.bpf.h);
+ * without it, its ring is a page, never written. */
+static void set_native(struct profiler_bpf *skel, const struct session_opts *o)
+{
+	__u32 rb = o->stacks ? FSP_NATIVE_DEFAULT_RB : 4096;
+
+	skel->rodata->native_user = o->stacks & SESSION_STACKS_USER;
+	skel->rodata->native_kernel = o->stacks & SESSION_STACKS_KERNEL;
+	skel->rodata->native_stack_size = o->stack_size ? o->stack_size : FSP_NATIVE_DEFAULT_STACK;
+	skel->rodata->native_rb_size = rb;
+	bpf_map__set_max_entries(skel->maps.native_rb, rb);
+}
+
 int loader__load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
@@ -194,6 +207,7 @@ int loader__load(struct session *s)
 		bpf_map__set_max_entries(skel->maps.offcpu_spill, OFFCPU_SPILL);
 	}
 	skel->rodata->system_wide = o->system_wide;
+	set_native(skel, o);
 	set_comms(skel, o->comm_filter);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
 	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu || o->system_wide);

@@ -33,6 +33,7 @@ static int on_event(void *ctx, void *data, size_t size)
 				     strerror(-err));
 		break;
 	case FSP_EVENT_EXEC:
+		stacks__forget(s->stacks, e->pid);
 		t = targets__find(s, e->pid);
 		/* System-wide: a process seen before may run a program with
 		 * probes now; the next scan looks at it again. */
@@ -75,6 +76,16 @@ static int on_payload(void *ctx, void *data, size_t size)
 	struct session *s = ctx;
 
 	payloads__add(s->payloads, data, size);
+	return 0;
+}
+
+/* A sample's native stack: unwound now, while the process's mappings are
+ * still there. Out of memory: the sample has no native stack. */
+static int on_native(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	stacks__add(s->stacks, data, size);
 	return 0;
 }
 
@@ -183,6 +194,13 @@ int session__run(struct session *s)
 		}
 		if (next_tick && next_tick - t < wait_s)
 			wait_s = next_tick - t;
+		if (s->stacks) {
+			/* The native stacks, which wake us only when their ring
+			 * fills: unwound while their processes' mappings last. */
+			ring_buffer__consume(s->rb);
+			if (wait_s > NATIVE_POLL_S)
+				wait_s = NATIVE_POLL_S;
+		}
 		retire__due(s);
 		retire_s = retire__next(s);
 		if (retire_s >= 0 && retire_s < wait_s)
@@ -274,6 +292,15 @@ int loop__setup(struct session *s)
 		return -ENOMEM;
 	if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.payload_rb), on_payload, s))
 		return -errno;
+	if (s->opts.stacks) {
+		struct stacks_opts so = {.stack_size = s->opts.stack_size};
+
+		s->stacks = stacks__new(&so);
+		if (!s->stacks)
+			return -ENOMEM;
+		if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.native_rb), on_native, s))
+			return -errno;
+	}
 	ev.data.u64 = TAG_RINGBUF;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))
 		return -errno;

@@ -104,6 +104,7 @@ void session__free(struct session *s)
 	free(s->targets);
 	ring_buffer__free(s->rb);
 	payloads__free(s->payloads);
+	stacks__free(s->stacks);
 	profiler_bpf__destroy(s->skel);
 	if (s->sigfd >= 0)
 		close(s->sigfd);

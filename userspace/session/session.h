@@ -17,6 +17,11 @@
 
 struct session;
 
+enum session_stacks {
+	SESSION_STACKS_USER = 1,
+	SESSION_STACKS_KERNEL = 2,
+};
+
 /* A probe map (--map) and which of its features are attached. */
 struct session_probemap {
 	const struct probemap *probemap;
@@ -40,6 +45,10 @@ struct session_opts {
 	/* Off-CPU time: a sched_switch hook charges the time a target thread is
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
+	/* Native stacks with each on-CPU sample (--stacks): SESSION_STACKS_*
+	 * bits, 0: none; stack_size bytes of user stack copied per sample. */
+	unsigned int stacks;
+	uint32_t stack_size;
 	/* Distinct (process, feature, instance) the event view can count; 0:
 	 * FSP_DEFAULT_MAX_EVENTS. Kernel memory: about 360 bytes per key and
 	 * possible CPU. */

@@ -27,6 +27,7 @@
 #include "profiler.skel.h"
 #include "payloads.h"
 #include "session.h"
+#include "stacks.h"
 
 #define RESCAN_INTERVAL_S 1.0
 /* -a: an exited process's records leave the maps this long after its exit
@@ -47,6 +48,9 @@
 #define MAX_PAYLOADS 16384
 /* What an epoll event is: the ring buffer, the signalfd, or a target's
  * pidfd (TAG_PIDFD | its index in targets). */
+/* --stacks: the native stacks' ring is read at least this often, so that a
+ * short-lived process's mappings are read before it exits. */
+#define NATIVE_POLL_S 0.02
 #define TAG_RINGBUF 1ULL
 #define TAG_SIGNAL 2ULL
 #define TAG_PIDFD (1ULL << 32)
@@ -134,6 +138,7 @@ struct session {
 	size_t nr_dl_files, cap_dl_files;
 	struct ring_buffer *rb; /* events, and payload_rb into payloads */
 	struct payloads *payloads;
+	struct stacks *stacks; /* --stacks: the native stacks unwound so far */
 	int epfd;
 	int sigfd;
 	sigset_t old_mask;

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Native stacks (record --stacks): with each on-CPU sample of a target, one
+ * struct fsp_native_rec through native_rb for userspace to unwind
+ * (userspace/stacks/): the thread's user registers, the frame-pointer user
+ * stack, optionally the kernel stack, and a copy of the top of the user stack
+ * from sp, over which userspace runs the DWARF (.eh_frame) unwinder. Nothing
+ * here changes the sample itself: the core sample is counted as without
+ * --stacks, and a record that finds the ring full is only counted
+ * (FSP_STAT_NATIVE_LOST).
+ *
+ * native_sample() is a global function: the verifier checks it once on its
+ * own, so it adds nothing to the sampler's budget.
+ */
+#ifndef FSP_NATIVE_BPF_H
+#define FSP_NATIVE_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "profiler.h"
+#include "util.bpf.h"
+
+/* Configured by userspace before load (--stacks, --stack-size). */
+const volatile bool native_user = false;
+const volatile bool native_kernel = false;
+/* Bytes reserved for the stack copy: a multiple of 8 within
+ * [FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK]. */
+const volatile __u32 native_stack_size = FSP_NATIVE_DEFAULT_STACK;
+/* native_rb's size (a power of two pages); wakes userspace at a quarter. */
+const volatile __u32 native_rb_size = 4096;
+
+/* Sized by userspace (native_rb_size; a page when --stacks is off). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} native_rb SEC(".maps");
+
+#define NATIVE_PAGE 4096
+#define NATIVE_MAX_TRIES (FSP_NATIVE_MAX_STACK / NATIVE_PAGE + 2)
+
+/* pt_regs (x86-64) in DWARF register order: rax rdx rcx rbx rsi rdi rbp rsp
+ * r8-r15, and rip as the return address column 16. */
+static __always_inline void native_regs(__u64 *out, const struct pt_regs *r)
+{
+	out[0] = r->ax;
+	out[1] = r->dx;
+	out[2] = r->cx;
+	out[3] = r->bx;
+	out[4] = r->si;
+	out[5] = r->di;
+	out[6] = r->bp;
+	out[7] = r->sp;
+	out[8] = r->r8;
+	out[9] = r->r9;
+	out[10] = r->r10;
+	out[11] = r->r11;
+	out[12] = r->r12;
+	out[13] = r->r13;
+	out[14] = r->r14;
+	out[15] = r->r15;
+	out[16] = r->ip;
+}
+
+/*
+ * Copies up to size bytes of the user stack from sp into dst. The whole
+ * size at once in the common case; near the top of a stack the read runs
+ * past the mapping's end and faults as a whole, so then the longest prefix
+ * that ends at a page boundary is found, shrinking a page at a time.
+ * Returns the bytes copied.
+ */
+static __always_inline __u32 native_copy(__u8 *dst, __u64 sp, __u32 size)
+{
+	__u32 first = NATIVE_PAGE - (sp & (NATIVE_PAGE - 1)), pages, len;
+
+	if (!bpf_probe_read_user(dst, size, (void *)sp))
+		return size;
+	if (size <= first)
+		return 0;
+	pages = (size - first - 1) / NATIVE_PAGE;
+	for (__u32 i = 0; i < NATIVE_MAX_TRIES && i <= pages; i++) {
+		len = first + (pages - i) * NATIVE_PAGE;
+		if (len > size)
+			return 0;
+		if (!bpf_probe_read_user(dst, len, (void *)sp))
+			return len;
+	}
+	return 0;
+}
+
+/* The record of one sample of (tgid, tid) with mark stack key. Global (not
+ * inlined): verified apart from the sampler. Always returns 0. */
+__noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid, __u64 key)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fsp_native_rec *r;
+	struct pt_regs regs;
+	__u64 size = native_stack_size, avail;
+	long n;
+
+	if (size < FSP_NATIVE_MIN_STACK || size > FSP_NATIVE_MAX_STACK)
+		return 0;
+	r = bpf_ringbuf_reserve(&native_rb, sizeof(*r) + size, 0);
+	if (!r) {
+		stat_inc(FSP_STAT_NATIVE_LOST);
+		return 0;
+	}
+	r->tgid = tgid;
+	r->tid = tid;
+	r->key = key;
+	r->flags = (native_user ? FSP_NATIVE_USER : 0) | (native_kernel ? FSP_NATIVE_KERNEL : 0);
+	r->user_len = 0;
+	r->kernel_len = 0;
+	r->stack_len = 0;
+	/* The user registers even when the sample interrupted the kernel. */
+	if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(task)))
+		__builtin_memset(&regs, 0, sizeof(regs));
+	native_regs(r->regs, &regs);
+	if (native_user) {
+		n = bpf_get_stack(ctx, r->ustack, sizeof(r->ustack), BPF_F_USER_STACK);
+		r->user_len = n > 0 ? n : 0;
+		if (regs.sp)
+			r->stack_len = native_copy(r->stack, regs.sp, size);
+	}
+	if (native_kernel) {
+		n = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), 0);
+		r->kernel_len = n > 0 ? n : 0;
+	}
+	/* Userspace also polls the ring every few milliseconds. */
+	avail = bpf_ringbuf_query(&native_rb, BPF_RB_AVAIL_DATA);
+	bpf_ringbuf_submit(r, avail > native_rb_size / 4 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+#endif /* FSP_NATIVE_BPF_H */

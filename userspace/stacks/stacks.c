@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Native stacks of a recording (stacks.h): each record is unwound when it
+ * arrives, both ways, and the better stack kept: DWARF when it reached the
+ * thread's first frame or at least as far as the frame pointers, the
+ * frame-pointer stack otherwise (code without CFI, e.g. JIT code that keeps
+ * frame pointers). Stacks are kept as (module, ELF address) frames, so that
+ * nothing depends on the process once its record is unwound, and counted per
+ * (pid, tid, mark stack key, frames). The profile gets them at the end.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hashmap.h"
+#include "log.h"
+#include "native.h"
+#include "profile.h"
+#include "stacks.h"
+#include "stacks_int.h"
+#include "symbolize.h"
+#include "util.h"
+
+#define KERNEL_PATH "[kernel.kallsyms]"
+#define NO_MODULE UINT32_MAX
+#define MAX_FRAMES (FSP_NATIVE_KERNEL_FRAMES + STACKS_MAX_USER)
+
+/* A file code ran in: (path, build-id) as the process saw it. */
+struct smodule {
+	char *path;
+	char build_id[2 * 64 + 1]; /* hex; "" unknown */
+	bool kernel;
+	pid_t pid; /* a process that mapped it (to open it through its root) */
+	bool other_root; /* that process has its own root directory */
+	char *resolved; /* resolve()'s answer, kept for the symbolizer */
+};
+
+struct sframe {
+	uint32_t module; /* index in modules, NO_MODULE: anonymous */
+	uint64_t addr;
+};
+
+/* Samples of one thread with one mark stack and one native stack. */
+struct sentry {
+	uint32_t pid, tid;
+	uint64_t key;
+	size_t frames; /* first frame in the pool */
+	uint32_t depth, nr_kernel;
+	uint8_t method, flags;
+	uint64_t count;
+};
+
+struct stacks {
+	struct stacks_opts opts;
+	struct unwinder *unw;
+	struct smodule *modules;
+	size_t nr_modules, cap_modules;
+	struct hashmap module_ids; /* (hash of path, hash of build-id) -> index */
+	struct sentry *entries;
+	size_t nr_entries, cap_entries;
+	struct hashmap entry_ids; /* (hash of the stack, pid << 32 | tid) -> index */
+	struct sframe *pool;
+	size_t nr_pool, cap_pool;
+	struct stacks_stats stats;
+	int32_t *by_profile_module; /* profile module index -> ours (-1) */
+	size_t nr_by_profile;
+};
+
+/* One record's stack under construction. */
+struct sbuild {
+	struct sframe f[MAX_FRAMES];
+	uint32_t depth, nr_kernel;
+	uint8_t method, flags;
+};
+
+static uint64_t fnv(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV_SEED 0xcbf29ce484222325ULL
+
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- modules ------------------------------------------------------------------ */
+
+static void hex(char *out, const unsigned char *bits, int len)
+{
+	static const char digits[] = "0123456789abcdef";
+	int i;
+
+	for (i = 0; i < len && i < 64; i++) {
+		out[2 * i] = digits[bits[i] >> 4];
+		out[2 * i + 1] = digits[bits[i] & 15];
+	}
+	out[2 * i] = 0;
+}
+
+/* The index of module (path, build-id), added when new. NO_MODULE when out
+ * of memory. */
+static uint32_t module_index(struct stacks *st, const char *path, const char *build_id,
+			     bool kernel, pid_t pid, bool other_root)
+{
+	uint64_t a = fnv(path, strlen(path), FNV_SEED) ^ kernel;
+	uint64_t b = fnv(build_id, strlen(build_id), FNV_SEED), i;
+	struct smodule *m;
+
+	for (;; b++) {
+		if (!hashmap__find(&st->module_ids, a, b, &i))
+			break;
+		m = &st->modules[i];
+		if (m->kernel == kernel && !strcmp(m->path, path) && !strcmp(m->build_id, build_id))
+			return i;
+	}
+	if (fsp_grow((void **)&st->modules, &st->cap_modules, st->nr_modules + 1,
+		     sizeof(*st->modules)))
+		return NO_MODULE;
+	m = &st->modules[st->nr_modules];
+	*m = (struct smodule){.kernel = kernel, .pid = pid, .other_root = other_root};
+	m->path = strdup(path);
+	snprintf(m->build_id, sizeof(m->build_id), "%s", build_id);
+	if (!m->path || hashmap__find_or_insert(&st->module_ids, a, b, st->nr_modules, NULL) < 0) {
+		free(m->path);
+		return NO_MODULE;
+	}
+	return st->nr_modules++;
+}
+
+/* A user frame at pc (pc - 1 for a return address: the call's line). */
+static struct sframe user_frame(struct stacks *st, struct uproc *p, pid_t pid, uint64_t pc,
+				bool act)
+{
+	struct uaddr ua;
+	char id[2 * 64 + 1] = "";
+
+	if (!act)
+		pc--;
+	if (!uproc__addr(p, pc, &ua))
+		return (struct sframe){NO_MODULE, pc};
+	if (ua.build_id)
+		hex(id, ua.build_id, ua.build_id_len);
+	return (struct sframe){module_index(st, ua.path, id, false, pid, uproc__root(p)[0]), ua.addr};
+}
+
+/* ---- one record ------------------------------------------------------------------ */
+
+static void kernel_frames(struct stacks *st, const struct fsp_native_rec *r, struct sbuild *b)
+{
+	size_t n = r->kernel_len / sizeof(r->kstack[0]);
+	uint32_t kmod;
+
+	if (!n)
+		return;
+	kmod = module_index(st, KERNEL_PATH, "", true, 0, false);
+	for (size_t i = 0; i < n && i < FSP_NATIVE_KERNEL_FRAMES; i++) {
+		if (!r->kstack[i])
+			break;
+		b->f[b->depth++] = (struct sframe){kmod, r->kstack[i] - (i > 0)};
+	}
+	b->nr_kernel = b->depth;
+}
+
+/* How many of the frame-pointer stack's frames to believe: the leaf, then
+ * return addresses in mapped files (a binary without frame pointers leaves
+ * garbage in rbp: the walk goes astray there). */
+static size_t fp_valid(struct uproc *p, const struct fsp_native_rec *r, size_t n)
+{
+	struct uaddr ua;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!r->ustack[i] || (i > 0 && !uproc__addr(p, r->ustack[i] - 1, &ua)))
+			break;
+	return i;
+}
+
+static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_native_rec *r,
+			struct sbuild *b)
+{
+	uint64_t pcs[STACKS_MAX_USER];
+	bool act[STACKS_MAX_USER], complete;
+	size_t nfp = r->user_len / sizeof(r->ustack[0]), fp, dw;
+
+	if (nfp > FSP_NATIVE_USER_FRAMES)
+		nfp = FSP_NATIVE_USER_FRAMES;
+	fp = fp_valid(p, r, nfp);
+	dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
+	if (dw && (complete || dw >= fp)) {
+		b->method = PROFILE_UNWIND_DWARF;
+		b->flags = complete ? 0 : PROFILE_NATIVE_TRUNCATED;
+		for (size_t i = 0; i < dw; i++)
+			b->f[b->depth++] = user_frame(st, p, r->tgid, pcs[i], act[i]);
+		st->stats.dwarf++;
+	} else {
+		b->method = PROFILE_UNWIND_FP;
+		/* cut at a frame outside the files, or at the depth limit */
+		b->flags = fp < nfp || nfp == FSP_NATIVE_USER_FRAMES ? PROFILE_NATIVE_TRUNCATED : 0;
+		if (!fp && r->regs[16]) {
+			/* no walk at all: the leaf alone */
+			b->f[b->depth++] = user_frame(st, p, r->tgid, r->regs[16], true);
+			b->flags = PROFILE_NATIVE_TRUNCATED;
+		}
+		for (size_t i = 0; i < fp; i++)
+			b->f[b->depth++] = user_frame(st, p, r->tgid, r->ustack[i], i == 0);
+		st->stats.fp++;
+	}
+	if (b->flags & PROFILE_NATIVE_TRUNCATED)
+		st->stats.truncated++;
+}
+
+static uint64_t build_hash(const struct sbuild *b, uint64_t key)
+{
+	uint64_t h = fnv(&key, sizeof(key), FNV_SEED);
+	uint32_t hdr[3] = {b->nr_kernel, b->method, b->flags};
+
+	h = fnv(hdr, sizeof(hdr), h);
+	for (uint32_t i = 0; i < b->depth; i++) {
+		h = fnv(&b->f[i].module, sizeof(b->f[i].module), h);
+		h = fnv(&b->f[i].addr, sizeof(b->f[i].addr), h);
+	}
+	return h;
+}
+
+static bool same_entry(const struct stacks *st, const struct sentry *e, const struct sbuild *b,
+		       uint64_t key)
+{
+	const struct sframe *f = &st->pool[e->frames];
+
+	if (e->key != key || e->depth != b->depth || e->nr_kernel != b->nr_kernel ||
+	    e->method != b->method || e->flags != b->flags)
+		return false;
+	for (uint32_t i = 0; i < b->depth; i++)
+		if (f[i].module != b->f[i].module || f[i].addr != b->f[i].addr)
+			return false;
+	return true;
+}
+
+/* Counts one sample of (pid, tid, key) with stack b. 0 or -ENOMEM. */
+static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
+		 const struct sbuild *b)
+{
+	uint64_t a = build_hash(b, key), id = (uint64_t)pid << 32 | tid, i;
+	struct sentry *e;
+
+	for (;; a++) {
+		if (!hashmap__find(&st->entry_ids, a, id, &i))
+			break;
+		e = &st->entries[i];
+		if (same_entry(st, e, b, key)) {
+			e->count++;
+			return 0;
+		}
+	}
+	if (fsp_grow((void **)&st->entries, &st->cap_entries, st->nr_entries + 1,
+		     sizeof(*st->entries)) ||
+	    fsp_grow((void **)&st->pool, &st->cap_pool, st->nr_pool + b->depth, sizeof(*st->pool)))
+		return -ENOMEM;
+	if (hashmap__find_or_insert(&st->entry_ids, a, id, st->nr_entries, NULL) < 0)
+		return -ENOMEM;
+	e = &st->entries[st->nr_entries++];
+	*e = (struct sentry){.pid = pid,
+			     .tid = tid,
+			     .key = key,
+			     .frames = st->nr_pool,
+			     .depth = b->depth,
+			     .nr_kernel = b->nr_kernel,
+			     .method = b->method,
+			     .flags = b->flags,
+			     .count = 1};
+	memcpy(&st->pool[st->nr_pool], b->f, b->depth * sizeof(*b->f));
+	st->nr_pool += b->depth;
+	return 0;
+}
+
+static bool valid_record(const struct fsp_native_rec *r, size_t size)
+{
+	return size >= sizeof(*r) && r->stack_len <= size - sizeof(*r) &&
+	       r->user_len <= sizeof(r->ustack) && r->kernel_len <= sizeof(r->kstack);
+}
+
+int stacks__add(struct stacks *st, const void *data, size_t size)
+{
+	const struct fsp_native_rec *r = data;
+	struct sbuild b = {.method = PROFILE_UNWIND_FP};
+	double t0 = thread_cpu_s();
+	int err = 0;
+
+	if (!valid_record(r, size)) {
+		st->stats.bad++;
+		return 0;
+	}
+	st->stats.records++;
+	if (r->flags & FSP_NATIVE_KERNEL)
+		kernel_frames(st, r, &b);
+	if (r->flags & FSP_NATIVE_USER) {
+		struct uproc *p = unwinder__proc(st->unw, r->tgid);
+
+		if (!p) {
+			/* Its mappings are gone: nothing to read its frames by. */
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			st->stats.exited++;
+			goto out;
+		}
+		user_frames(st, p, r, &b);
+	}
+	if (!b.depth) {
+		st->stats.failed++;
+		goto out;
+	}
+	err = count(st, r->tgid, r->tid, r->key, &b);
+	if (!err)
+		st->stats.unwound++;
+out:
+	st->stats.unwind_s += thread_cpu_s() - t0;
+	return err;
+}
+
+void stacks__forget(struct stacks *st, pid_t pid)
+{
+	if (st)
+		unwinder__forget(st->unw, pid);
+}
+
+void stacks__stats(const struct stacks *st, struct stacks_stats *out)
+{
+	*out = st->stats;
+}
+
+/* ---- the profile ------------------------------------------------------------------ */
+
+/* The symbolizer's resolve(): a module of a process with its own root
+ * directory is opened through /proc/PID/root while that process runs. */
+static const char *resolve(void *ctx, size_t module, const char *path)
+{
+	struct stacks *st = ctx;
+	struct smodule *m;
+	char *buf;
+
+	if (module >= st->nr_by_profile || st->by_profile_module[module] < 0)
+		return NULL;
+	m = &st->modules[st->by_profile_module[module]];
+	if (!m->other_root || m->kernel)
+		return NULL;
+	if (!m->resolved && asprintf(&buf, "/proc/%d/root%s", m->pid, path) >= 0) {
+		if (access(buf, R_OK)) {
+			free(buf);
+			return NULL;
+		}
+		m->resolved = buf;
+	}
+	return m->resolved;
+}
+
+static int add_modules(struct stacks *st, struct profile *p, uint32_t *pidx)
+{
+	for (size_t i = 0; i < st->nr_modules; i++) {
+		const struct smodule *m = &st->modules[i];
+		struct profile_module pm = {
+			.kind = m->kernel ? PROFILE_MODULE_KERNEL : PROFILE_MODULE_USER,
+			.path = m->path,
+			.build_id = m->build_id[0] ? m->build_id : NULL,
+		};
+		int idx = profile__add_module(p, &pm);
+
+		if (idx < 0)
+			return idx;
+		pidx[i] = idx;
+	}
+	st->nr_by_profile = profile__nr_modules(p);
+	free(st->by_profile_module);
+	st->by_profile_module = malloc(st->nr_by_profile * sizeof(int32_t) + 1);
+	if (!st->by_profile_module)
+		return -ENOMEM;
+	memset(st->by_profile_module, 0xff, st->nr_by_profile * sizeof(int32_t));
+	for (size_t i = 0; i < st->nr_modules; i++)
+		st->by_profile_module[pidx[i]] = i;
+	return 0;
+}
+
+/* The location of frame f (its profile index), through the cache locs. */
+static int location(struct profile *p, struct hashmap *locs, const uint32_t *pidx,
+		    const struct sframe *f)
+{
+	struct profile_location loc = {.address = f->addr};
+	uint32_t mod = f->module == NO_MODULE ? PROFILE_NO_MODULE : pidx[f->module];
+	uint64_t i;
+	int idx;
+
+	if (hashmap__find(locs, mod, f->addr, &i))
+		return i;
+	loc.module = mod;
+	loc.flags = mod == PROFILE_NO_MODULE ? PROFILE_LOC_JIT : 0;
+	idx = profile__add_location(p, &loc);
+	if (idx >= 0 && hashmap__find_or_insert(locs, mod, f->addr, idx, NULL) < 0)
+		return -ENOMEM;
+	return idx;
+}
+
+static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pidx)
+{
+	struct hashmap locs = HASHMAP_INIT;
+	uint32_t ids[MAX_FRAMES];
+	int err = 0;
+
+	for (size_t i = 0; i < st->nr_entries && !err; i++) {
+		const struct sentry *e = &st->entries[i];
+		struct profile_native_stack ns = {.locs = ids,
+						  .depth = e->depth,
+						  .nr_kernel = e->nr_kernel,
+						  .method = e->method,
+						  .flags = e->flags};
+		int idx = 0;
+
+		for (uint32_t j = 0; j < e->depth && idx >= 0; j++) {
+			idx = location(p, &locs, pidx, &st->pool[e->frames + j]);
+			ids[j] = idx;
+		}
+		if (idx >= 0)
+			idx = profile__add_native_stack(p, &ns);
+		err = idx < 0 ? idx
+			      : profile__add_native_samples(p, e->pid, e->tid, e->key, idx, e->count);
+	}
+	hashmap__fini(&locs);
+	return err;
+}
+
+static void symbolize(struct stacks *st, struct profile *p)
+{
+	struct symbolizer_opts so = {.resolve = resolve, .resolve_ctx = st};
+	struct symbolizer *sym = symbolizer__new(&so);
+	int n;
+
+	if (!sym) {
+		log__err("cannot symbolize the native stacks: %s", strerror(errno));
+		return;
+	}
+	n = symbolizer__profile(sym, p, 0);
+	if (n < 0)
+		log__err("cannot symbolize the native stacks: %s", strerror(-n));
+	else if (symbolizer__missing_modules(sym))
+		log__info("%zu binaries of the native stacks were not found or changed since: "
+			  "their frames show as module+offset",
+			  symbolizer__missing_modules(sym));
+	symbolizer__free(sym);
+}
+
+int stacks__fill(struct stacks *st, struct profile *p)
+{
+	uint32_t *pidx = calloc(st->nr_modules + 1, sizeof(*pidx));
+	int err;
+
+	if (!pidx)
+		return -ENOMEM;
+	err = add_modules(st, p, pidx);
+	if (!err)
+		err = add_entries(st, p, pidx);
+	free(pidx);
+	if (err)
+		return err;
+	profile__set_diag(p, DIAG_NATIVE_EXITED, st->stats.exited);
+	profile__set_diag(p, DIAG_NATIVE_FAILED, st->stats.failed + st->stats.bad);
+	symbolize(st, p);
+	log__verbose("native stacks: %llu records, %llu unwound (%llu DWARF, %llu frame "
+		     "pointers, %llu truncated), %.3f s CPU",
+		     (unsigned long long)st->stats.records, (unsigned long long)st->stats.unwound,
+		     (unsigned long long)st->stats.dwarf, (unsigned long long)st->stats.fp,
+		     (unsigned long long)st->stats.truncated, st->stats.unwind_s);
+	return 0;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------ */
+
+struct stacks *stacks__new(const struct stacks_opts *opts)
+{
+	struct stacks *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->opts = *opts;
+	st->module_ids = (struct hashmap)HASHMAP_INIT;
+	st->entry_ids = (struct hashmap)HASHMAP_INIT;
+	st->unw = unwinder__new();
+	if (!st->unw) {
+		free(st);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return st;
+}
+
+void stacks__free(struct stacks *st)
+{
+	if (!st)
+		return;
+	unwinder__free(st->unw);
+	for (size_t i = 0; i < st->nr_modules; i++) {
+		free(st->modules[i].path);
+		free(st->modules[i].resolved);
+	}
+	free(st->modules);
+	hashmap__fini(&st->module_ids);
+	free(st->entries);
+	hashmap__fini(&st->entry_ids);
+	free(st->pool);
+	free(st->by_profile_module);
+	free(st);
+}

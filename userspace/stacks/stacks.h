@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Native stacks of a recording (record --stacks): the sampler's records
+ * (struct fsp_native_rec, bpf/native.bpf.h) are unwound as they arrive,
+ * while the process's mappings are still in /proc, with elfutils (DWARF CFI
+ * over the copied top of the user stack; the frame-pointer stack when that
+ * reaches further), aggregated per (pid, tid, mark stack key, frames), and at
+ * the end of the session put into the profile (analysis/model/native.h) and
+ * symbolized (analysis/symbol/symbolize.h).
+ */
+#ifndef FSP_STACKS_H
+#define FSP_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct profile;
+struct stacks;
+
+struct stacks_opts {
+	uint32_t stack_size; /* bytes of user stack each record carries */
+};
+
+/* Counters for the profile's diagnostics and the bench. */
+struct stacks_stats {
+	uint64_t records; /* records read */
+	uint64_t unwound; /* of which with a native stack */
+	uint64_t exited; /* process gone before its first record was unwound */
+	uint64_t failed; /* no frame at all (no registers, nothing mapped) */
+	uint64_t dwarf; /* stacks by DWARF CFI */
+	uint64_t fp; /* stacks by frame pointers */
+	uint64_t truncated; /* stacks that do not reach the thread's first frame */
+	uint64_t bad; /* malformed records (size) */
+	double unwind_s; /* CPU time spent unwinding (thread CPU clock) */
+};
+
+struct stacks *stacks__new(const struct stacks_opts *opts); /* NULL + errno */
+void stacks__free(struct stacks *st); /* NULL-safe */
+
+/* One ring-buffer record: unwound now, its stack counted. 0 or -errno
+ * (-ENOMEM; a record that cannot be unwound is counted, not an error). */
+int stacks__add(struct stacks *st, const void *data, size_t size);
+
+/* A process exec'd: its mappings are new. */
+void stacks__forget(struct stacks *st, pid_t pid);
+
+/* Adds the modules, locations, native stacks and native samples to p (its
+ * current source), sets the native-stack diagnostics, then symbolizes p's
+ * locations (files opened through /proc/PID/root for processes in another
+ * mount namespace that still run). 0 or -errno. */
+int stacks__fill(struct stacks *st, struct profile *p);
+
+void stacks__stats(const struct stacks *st, struct stacks_stats *out);
+
+#endif /* FSP_STACKS_H */

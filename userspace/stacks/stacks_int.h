@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Inside the native-stack recorder (stacks.h):
+ *
+ *	unwind.c	a Dwfl per process (its mappings), DWARF unwinding of a
+ *			record over its copied stack, addresses to modules
+ *	stacks.c	records in, the choice of method, aggregation, modules,
+ *			the profile at the end
+ */
+#ifndef FSP_STACKS_INT_H
+#define FSP_STACKS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/types.h>
+
+#include "profiler.h"
+
+/* Frames of a user stack kept (DWARF and frame pointers alike). */
+#define STACKS_MAX_USER 127
+
+struct unwinder;
+struct uproc;
+
+/* A code address of a process: its file as the process names it (its
+ * mount namespace), the file's build-id, and the address in the ELF file. */
+struct uaddr {
+	const char *path; /* NULL: no file (anonymous memory, JIT code) */
+	const unsigned char *build_id; /* NULL: none */
+	int build_id_len;
+	uint64_t addr; /* ELF address; the runtime address when path is NULL */
+	void *module; /* the Dwfl module (a cache key), NULL with path */
+};
+
+struct unwinder *unwinder__new(void);
+void unwinder__free(struct unwinder *u); /* NULL-safe */
+
+/* The process's unwinding state, made from /proc/PID/maps the first time.
+ * NULL + errno (ESRCH, ENOENT: the process is gone). */
+struct uproc *unwinder__proc(struct unwinder *u, pid_t pid);
+/* Drops pid's state (exec): the next record reads its mappings again. */
+void unwinder__forget(struct unwinder *u, pid_t pid);
+/* /proc/PID/root when pid runs in another root directory than fsp-bpf, ""
+ * otherwise (as recorded when its state was made). */
+const char *uproc__root(const struct uproc *p);
+
+/*
+ * DWARF (CFI) unwinding of rec's user stack: pcs[] leaf first, activation
+ * frames (the leaf, a signal's interrupted frame) flagged in act[]. Returns
+ * the depth; *complete says whether it reached the thread's outermost frame.
+ */
+size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, bool *act,
+		    size_t max, bool *complete);
+
+/* The module and ELF address of runtime address pc; re-reads the mappings
+ * (rate limited) when no module holds it (a library dlopen()ed since).
+ * false: pc is in no file. */
+bool uproc__addr(struct uproc *p, uint64_t pc, struct uaddr *out);
+
+#endif /* FSP_STACKS_INT_H */

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * DWARF unwinding of the sampler's records with elfutils, as perf's
+ * unwind-libdw does, but with one Dwfl per process kept for the session: the
+ * modules (and their CFI, parsed once) come from /proc/PID/maps, read again
+ * when an address falls outside them (a dlopen()). The Dwfl is attached to a
+ * "process" whose only thread is the record being unwound: its registers are
+ * the record's, its memory the record's copy of the stack (and, for anything
+ * else libdw asks, the bytes of the mapped files).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "hashmap.h"
+#include "stacks_int.h"
+#include "util.h"
+
+/* Mappings are read again at most this often per process (ns). */
+#define REFRESH_NS 100000000ULL
+
+struct uproc {
+	pid_t pid;
+	Dwfl *dwfl;
+	bool attached;
+	char root[32]; /* "/proc/PID/root" or "" */
+	uint64_t refreshed_ns;
+	/* the record being unwound */
+	const struct fsp_native_rec *rec;
+	/* frames of the unwinding under way */
+	uint64_t *pcs;
+	bool *act;
+	size_t n, max;
+};
+
+struct unwinder {
+	struct hashmap by_pid; /* pid -> index in procs */
+	struct uproc **procs; /* NULL: forgotten */
+	size_t nr, cap;
+};
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---- mappings -------------------------------------------------------------- */
+
+/* Does pid see another root directory than we do (a container)? */
+static bool other_root(pid_t pid)
+{
+	char path[64];
+	struct stat a, b;
+
+	snprintf(path, sizeof(path), "/proc/%d/root/", pid);
+	return !stat(path, &a) && !stat("/", &b) && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
+/* /proc/PID/maps, with the files' paths through the process's root when it
+ * has its own, into a memory stream for dwfl_linux_proc_maps_report. */
+static int report_maps(struct uproc *p)
+{
+	char path[64], *line = NULL, *buf = NULL;
+	size_t cap = 0, len = 0;
+	FILE *in, *out = NULL, *mem = NULL;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	in = fopen(path, "re");
+	if (!in)
+		return errno == ENOENT ? -ESRCH : -errno;
+	out = open_memstream(&buf, &len);
+	if (!out) {
+		err = -errno;
+		goto cleanup;
+	}
+	while (getline(&line, &cap, in) > 0) {
+		char *slash = strchr(line, '/');
+
+		if (slash && p->root[0])
+			fprintf(out, "%.*s%s%s", (int)(slash - line), line, p->root, slash);
+		else
+			fputs(line, out);
+	}
+	if (fclose(out)) {
+		out = NULL;
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	out = NULL;
+	if (!len) {
+		err = -ESRCH; /* a zombie: no mappings left */
+		goto cleanup;
+	}
+	mem = fmemopen(buf, len, "r");
+	if (!mem) {
+		err = -errno;
+		goto cleanup;
+	}
+	dwfl_report_begin(p->dwfl);
+	if (dwfl_linux_proc_maps_report(p->dwfl, mem))
+		err = -EIO;
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->refreshed_ns = mono_ns();
+cleanup:
+	if (mem)
+		fclose(mem);
+	if (out)
+		fclose(out);
+	fclose(in);
+	free(buf);
+	free(line);
+	return err;
+}
+
+/* ---- the thread callbacks: the record as a stopped thread -------------------- */
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+	struct uproc *p = arg;
+
+	(void)dwfl;
+	if (*thread_arg || !p->rec)
+		return 0;
+	*thread_arg = p;
+	return p->rec->tid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
+{
+	struct uproc *p = arg;
+
+	(void)dwfl;
+	if (!p->rec || (pid_t)p->rec->tid != tid)
+		return false;
+	*thread_arg = p;
+	return true;
+}
+
+/* A word of a mapped file's bytes at runtime address addr (what libdw may
+ * read beyond the stack: rarely, e.g. a PLT entry). */
+static bool read_file_word(struct uproc *p, Dwarf_Addr addr, Dwarf_Word *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
+	GElf_Addr bias;
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	size_t nr, size;
+	const char *raw;
+
+	if (!elf || elf_getphdrnum(elf, &nr))
+		return false;
+	raw = elf_rawfile(elf, &size);
+	for (size_t i = 0; raw && i < nr; i++) {
+		GElf_Phdr ph;
+		uint64_t v = addr - bias;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || v < ph.p_vaddr ||
+		    v + sizeof(*out) > ph.p_vaddr + ph.p_filesz)
+			continue;
+		if (ph.p_offset + (v - ph.p_vaddr) + sizeof(*out) > size)
+			return false;
+		memcpy(out, raw + ph.p_offset + (v - ph.p_vaddr), sizeof(*out));
+		return true;
+	}
+	return false;
+}
+
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct uproc *p = arg;
+	const struct fsp_native_rec *r = p->rec;
+	uint64_t sp = r->regs[7];
+
+	(void)dwfl;
+	if (addr >= sp && addr - sp + sizeof(*result) <= r->stack_len) {
+		memcpy(result, r->stack + (addr - sp), sizeof(*result));
+		return true;
+	}
+	/* Below sp or past the copy: on the stack, but not copied. */
+	if (addr >= sp - 128 && addr < sp + (64ULL << 20))
+		return false;
+	return read_file_word(p, addr, result);
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct uproc *p = arg;
+	Dwarf_Word regs[FSP_NATIVE_NREGS];
+
+	for (int i = 0; i < FSP_NATIVE_NREGS; i++)
+		regs[i] = p->rec->regs[i];
+	return dwfl_thread_state_registers(thread, 0, FSP_NATIVE_NREGS, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct uproc *p = arg;
+	Dwarf_Addr pc;
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act))
+		return -1;
+	if (!pc)
+		return DWARF_CB_ABORT; /* the end of the chain (a zeroed return address) */
+	if (p->n >= p->max)
+		return -1; /* depth limit: truncated */
+	p->pcs[p->n] = pc;
+	p->act[p->n] = act;
+	p->n++;
+	return DWARF_CB_OK;
+}
+
+size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, bool *act,
+		    size_t max, bool *complete)
+{
+	int ret;
+
+	*complete = false;
+	if (!rec->regs[16] || !rec->regs[7])
+		return 0;
+	if (!p->attached) {
+		if (!dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p))
+			return 0;
+		p->attached = true;
+	}
+	p->rec = rec;
+	p->pcs = pcs;
+	p->act = act;
+	p->n = 0;
+	p->max = max;
+	ret = dwfl_getthread_frames(p->dwfl, rec->tid, frame_cb, p);
+	/* 0: the CFI marked the outermost frame (its return address undefined);
+	 * DWARF_CB_ABORT: a zero return address ended the chain. */
+	*complete = ret == 0 || ret == DWARF_CB_ABORT;
+	p->rec = NULL;
+	return p->n;
+}
+
+/* ---- modules ----------------------------------------------------------------- */
+
+static bool module_addr(struct uproc *p, Dwfl_Module *mod, uint64_t pc, struct uaddr *out)
+{
+	const char *name;
+	const unsigned char *bits;
+	GElf_Addr vaddr, bias;
+	size_t root = strlen(p->root);
+	int n;
+
+	name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (!name || !dwfl_module_getelf(mod, &bias))
+		return false;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	out->path = root && !strncmp(name, p->root, root) ? name + root : name;
+	out->build_id = n > 0 ? bits : NULL;
+	out->build_id_len = n > 0 ? n : 0;
+	out->addr = pc - bias;
+	out->module = mod;
+	return true;
+}
+
+bool uproc__addr(struct uproc *p, uint64_t pc, struct uaddr *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
+
+	if (!mod && mono_ns() - p->refreshed_ns >= REFRESH_NS && !report_maps(p))
+		mod = dwfl_addrmodule(p->dwfl, pc);
+	if (mod && module_addr(p, mod, pc, out))
+		return true;
+	*out = (struct uaddr){.addr = pc};
+	return false;
+}
+
+const char *uproc__root(const struct uproc *p)
+{
+	return p->root;
+}
+
+/* ---- the processes ------------------------------------------------------------- */
+
+static void uproc__free(struct uproc *p)
+{
+	if (!p)
+		return;
+	dwfl_end(p->dwfl);
+	free(p);
+}
+
+static struct uproc *uproc__new(pid_t pid)
+{
+	struct uproc *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (other_root(pid))
+		snprintf(p->root, sizeof(p->root), "/proc/%d/root", pid);
+	p->dwfl = dwfl_begin(&proc_callbacks);
+	if (!p->dwfl) {
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = report_maps(p);
+	if (err) {
+		uproc__free(p);
+		errno = -err;
+		return NULL;
+	}
+	return p;
+}
+
+struct unwinder *unwinder__new(void)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->by_pid = (struct hashmap)HASHMAP_INIT;
+	return u;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nr; i++)
+		uproc__free(u->procs[i]);
+	free(u->procs);
+	hashmap__fini(&u->by_pid);
+	free(u);
+}
+
+struct uproc *unwinder__proc(struct unwinder *u, pid_t pid)
+{
+	uint64_t i;
+	int found;
+
+	found = hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i);
+	if (found && u->procs[i])
+		return u->procs[i];
+	if (!found) {
+		if (fsp_grow((void **)&u->procs, &u->cap, u->nr + 1, sizeof(*u->procs)) ||
+		    hashmap__find_or_insert(&u->by_pid, (uint64_t)pid, 0, u->nr, NULL) < 0) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		i = u->nr++;
+		u->procs[i] = NULL;
+	}
+	u->procs[i] = uproc__new(pid);
+	return u->procs[i];
+}
+
+void unwinder__forget(struct unwinder *u, pid_t pid)
+{
+	uint64_t i;
+
+	if (hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i)) {
+		uproc__free(u->procs[i]);
+		u->procs[i] = NULL;
+	}
+}
