@@ -233,6 +233,20 @@ $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB
 	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) $(INCLUDES) -Itests/unit $< \
 		$(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB) -lcmocka $(LDLIBS) -o $@
 
+# The symbolizer's fixture binaries (tests/unit/fixtures/build.sh: -O2 -g, then
+# stripped in several ways), shared by the plain and sanitized tests.
+FIXTURE_OUT := $(OUTPUT)/tests/unit/fixtures
+FIXTURE_STAMP := $(FIXTURE_OUT)/.stamp
+FIXTURE_TESTS := test_buildid test_symbolize
+$(FIXTURE_STAMP): tests/unit/fixtures/build.sh $(wildcard tests/unit/fixtures/*.[ch])
+	$(call msg,FIXTURES,$(FIXTURE_OUT))
+	$(Q)tests/unit/fixtures/build.sh $(CC) tests/unit/fixtures $(FIXTURE_OUT)
+$(foreach t,$(FIXTURE_TESTS),$(OUTPUT)/tests/unit/$(t) $(OUTPUT)/asan/tests/unit/$(t)): \
+	$(FIXTURE_STAMP)
+$(foreach t,$(FIXTURE_TESTS),$(OUTPUT)/tests/unit/$(t) $(OUTPUT)/asan/tests/unit/$(t)): \
+	BASE_CFLAGS += -DFSP_FIXTURES='"$(abspath $(FIXTURE_OUT))"' \
+		-DFSP_FIXTURE_SRC='"$(abspath tests/unit/fixtures)"'
+
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 
 PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
@@ -343,7 +357,7 @@ $(OUTPUT)/tests/integration/%.o: tests/integration/%.c
 # Integration tests may read profiles through the analysis library too.
 $(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS) $(ANALYSIS_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lprotobuf-c -lz -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lprotobuf-c -ldw -lelf -lz -lm -o $@
 
 # ---- entry points ---------------------------------------------------------------
 
