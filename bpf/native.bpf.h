@@ -79,9 +79,13 @@ static __always_inline __u32 native_copy(__u8 *dst, __u64 sp, __u32 size)
 		return 0;
 	pages = (size - first - 1) / NATIVE_PAGE;
 	for (__u32 i = 0; i < NATIVE_MAX_TRIES && i <= pages; i++) {
-		len = first + (pages - i) * NATIVE_PAGE;
-		if (len > size)
+		__u64 n = first + (pages - i) * NATIVE_PAGE;
+
+		/* bounded where the verifier sees it (as slot() does) */
+		asm volatile("%0 &= 0xffff" : "+r"(n));
+		if (n > size || !n)
 			return 0;
+		len = n;
 		if (!bpf_probe_read_user(dst, len, (void *)sp))
 			return len;
 	}

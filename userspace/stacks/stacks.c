@@ -141,14 +141,14 @@ static uint32_t module_index(struct stacks *st, const char *path, const char *bu
 
 /* A user frame at pc (pc - 1 for a return address: the call's line). */
 static struct sframe user_frame(struct stacks *st, struct uproc *p, pid_t pid, uint64_t pc,
-				bool act)
+				bool act, bool refresh)
 {
 	struct uaddr ua;
 	char id[2 * 64 + 1] = "";
 
 	if (!act)
 		pc--;
-	if (!uproc__addr(p, pc, &ua))
+	if (!uproc__addr(p, pc, refresh, &ua))
 		return (struct sframe){NO_MODULE, pc};
 	if (ua.build_id)
 		hex(id, ua.build_id, ua.build_id_len);
@@ -182,7 +182,7 @@ static size_t fp_valid(struct uproc *p, const struct fsp_native_rec *r, size_t n
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!r->ustack[i] || (i > 0 && !uproc__addr(p, r->ustack[i] - 1, &ua)))
+		if (!r->ustack[i] || (i > 0 && !uproc__addr(p, r->ustack[i] - 1, false, &ua)))
 			break;
 	return i;
 }
@@ -196,13 +196,15 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 
 	if (nfp > FSP_NATIVE_USER_FRAMES)
 		nfp = FSP_NATIVE_USER_FRAMES;
+	/* The leaf's module must be known before the unwinder looks for its CFI. */
+	user_frame(st, p, r->tgid, r->regs[16], true, true);
 	fp = fp_valid(p, r, nfp);
 	dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
 	if (dw && (complete || dw >= fp)) {
 		b->method = PROFILE_UNWIND_DWARF;
 		b->flags = complete ? 0 : PROFILE_NATIVE_TRUNCATED;
 		for (size_t i = 0; i < dw; i++)
-			b->f[b->depth++] = user_frame(st, p, r->tgid, pcs[i], act[i]);
+			b->f[b->depth++] = user_frame(st, p, r->tgid, pcs[i], act[i], true);
 		st->stats.dwarf++;
 	} else {
 		b->method = PROFILE_UNWIND_FP;
@@ -210,11 +212,11 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 		b->flags = fp < nfp || nfp == FSP_NATIVE_USER_FRAMES ? PROFILE_NATIVE_TRUNCATED : 0;
 		if (!fp && r->regs[16]) {
 			/* no walk at all: the leaf alone */
-			b->f[b->depth++] = user_frame(st, p, r->tgid, r->regs[16], true);
+			b->f[b->depth++] = user_frame(st, p, r->tgid, r->regs[16], true, true);
 			b->flags = PROFILE_NATIVE_TRUNCATED;
 		}
 		for (size_t i = 0; i < fp; i++)
-			b->f[b->depth++] = user_frame(st, p, r->tgid, r->ustack[i], i == 0);
+			b->f[b->depth++] = user_frame(st, p, r->tgid, r->ustack[i], i == 0, i == 0);
 		st->stats.fp++;
 	}
 	if (b->flags & PROFILE_NATIVE_TRUNCATED)

@@ -55,9 +55,10 @@ const char *uproc__root(const struct uproc *p);
 size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, bool *act,
 		    size_t max, bool *complete);
 
-/* The module and ELF address of runtime address pc; re-reads the mappings
- * (rate limited) when no module holds it (a library dlopen()ed since).
- * false: pc is in no file. */
-bool uproc__addr(struct uproc *p, uint64_t pc, struct uaddr *out);
+/* The module and ELF address of runtime address pc. With refresh (pc is
+ * surely code: not a frame-pointer walk's guess), re-reads the mappings
+ * (rate limited) when no module and no anonymous executable mapping holds
+ * it (a library dlopen()ed since). false: pc is in no file. */
+bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out);
 
 #endif /* FSP_STACKS_INT_H */

@@ -25,7 +25,13 @@
 #include "util.h"
 
 /* Mappings are read again at most this often per process (ns). */
-#define REFRESH_NS 100000000ULL
+#define REFRESH_NS 5000000ULL
+
+/* Executable memory mapped from no file (JIT code): no reason to read the
+ * mappings again for an address in it. */
+struct anon_range {
+	uint64_t start, end;
+};
 
 struct uproc {
 	pid_t pid;
@@ -33,6 +39,8 @@ struct uproc {
 	bool attached;
 	char root[32]; /* "/proc/PID/root" or "" */
 	uint64_t refreshed_ns;
+	struct anon_range *anon;
+	size_t nr_anon, cap_anon;
 	/* the record being unwound */
 	const struct fsp_native_rec *rec;
 	/* frames of the unwinding under way */
@@ -90,8 +98,16 @@ static int report_maps(struct uproc *p)
 		err = -errno;
 		goto cleanup;
 	}
+	p->nr_anon = 0;
 	while (getline(&line, &cap, in) > 0) {
 		char *slash = strchr(line, '/');
+		unsigned long long start, end;
+		char perms[8];
+
+		if (!slash && sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 &&
+		    perms[2] == 'x' &&
+		    !fsp_grow((void **)&p->anon, &p->cap_anon, p->nr_anon + 1, sizeof(*p->anon)))
+			p->anon[p->nr_anon++] = (struct anon_range){start, end};
 
 		if (slash && p->root[0])
 			fprintf(out, "%.*s%s%s", (int)(slash - line), line, p->root, slash);
@@ -281,11 +297,21 @@ static bool module_addr(struct uproc *p, Dwfl_Module *mod, uint64_t pc, struct u
 	return true;
 }
 
-bool uproc__addr(struct uproc *p, uint64_t pc, struct uaddr *out)
+static bool in_anon(const struct uproc *p, uint64_t pc)
+{
+	for (size_t i = 0; i < p->nr_anon; i++)
+		if (pc >= p->anon[i].start && pc < p->anon[i].end)
+			return true;
+	return false;
+}
+
+bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
 
-	if (!mod && mono_ns() - p->refreshed_ns >= REFRESH_NS && !report_maps(p))
+	refresh = refresh && !mod && !in_anon(p, pc);
+
+	if (refresh && mono_ns() - p->refreshed_ns >= REFRESH_NS && !report_maps(p))
 		mod = dwfl_addrmodule(p->dwfl, pc);
 	if (mod && module_addr(p, mod, pc, out))
 		return true;
@@ -305,6 +331,7 @@ static void uproc__free(struct uproc *p)
 	if (!p)
 		return;
 	dwfl_end(p->dwfl);
+	free(p->anon);
 	free(p);
 }
 
