@@ -258,7 +258,9 @@ static int replace_lines(struct profile *p, struct profile_native *n, struct nat
 		err = append_lines(p, n, lines, nr, &first);
 		if (err)
 			return err;
-		memmove(n->lines + n->locs[idx].first_line, n->lines + first, nr * sizeof(*lines));
+		if (nr) /* no lines yet: n->lines may be NULL */
+			memmove(n->lines + n->locs[idx].first_line, n->lines + first,
+				nr * sizeof(*lines));
 		n->nr_lines = first;
 	} else {
 		err = append_lines(p, n, lines, nr, &first);
