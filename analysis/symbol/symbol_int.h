@@ -1,13 +1,94 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Internals shared by the files of analysis/symbol/ (not an API). */
+/*
+ * Internals shared by the files of analysis/symbol/ (not an API):
+ * buildid.c (build-ids), symbol_module.c (finding and opening a module's
+ * file and its debug file, one Dwfl each, cached), symbol_dwarf.c (the lines
+ * of one address: DWARF with inlined frames, else the symbol table),
+ * kallsyms.c (kernel addresses), symbolize.c (the profile walk).
+ */
 #ifndef FSP_ANALYSIS_SYMBOL_INT_H
 #define FSP_ANALYSIS_SYMBOL_INT_H
 
+#include <elfutils/libdwfl.h>
 #include <libelf.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "native.h"
+
+/* hex digits of the longest build-id supported (64 bytes), with the NUL */
+#define SYM_BUILD_ID_LEN (2 * 64 + 1)
 
 /* elf__build_id over an open file. 0, -ENOENT (no build-id), -ENOEXEC,
  * -ENOSPC (buf too small). */
 int elf__build_id_of(Elf *elf, char *buf, size_t size);
+
+/* ---- modules (symbol_module.c) ------------------------------------------------ */
+
+enum sym_module_state {
+	SYM_MODULE_OK = 0,
+	SYM_MODULE_NOT_FOUND, /* no file at any candidate path */
+	SYM_MODULE_MISMATCH, /* files found, none with the recorded build-id */
+	SYM_MODULE_BAD_ELF, /* a file with that name, but not an ELF file libdw can read */
+	SYM_MODULE_NO_FILE, /* a pseudo-file ([vdso], [heap]...): nothing to open */
+	SYM_MODULE_NO_KALLSYMS, /* kernel: kallsyms unreadable or its addresses hidden */
+};
+
+/* Where and how modules are looked for (the symbolizer's options, owned by it). */
+struct sym_search {
+	char **debug_dirs; /* searched for separate debug files, in order */
+	size_t nr_debug_dirs;
+	const char *binaries_dir; /* NULL: none */
+	const char *(*resolve)(void *ctx, size_t module, const char *path);
+	void *resolve_ctx;
+};
+
+/* One user module's file, opened once (libdwfl, reported at its own
+ * addresses: dwfl address = ELF vaddr + bias). */
+struct sym_module {
+	int kind; /* enum profile_module_kind */
+	char *path; /* the module's path, as recorded (the cache key with build_id) */
+	char *build_id; /* as recorded; NULL: none */
+	int state; /* enum sym_module_state */
+	char *file; /* the file opened (OK) */
+	char file_id[SYM_BUILD_ID_LEN]; /* its build-id; "" if none */
+	const struct sym_search *search;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+};
+
+/* Finds and opens the file of module `index` (m->kind, path, build_id set),
+ * setting m->state. Never fails on bad files (they set the state); -ENOMEM. */
+int sym_module__open(struct sym_module *m, size_t index);
+void sym_module__close(struct sym_module *m); /* frees what open allocated */
+
+/* ---- the lines of one address (symbol_dwarf.c) ---------------------------------- */
+
+struct sym_lines {
+	struct profile_line *lines; /* innermost first; strings owned by the module */
+	size_t nr, cap;
+	unsigned int flags; /* enum profile_location_flags */
+};
+
+/* The lines at ELF address vaddr of an opened module: DWARF (function,
+ * file:line, inlined frames) if there is any there, else the symbol table
+ * (.symtab or .dynsym). out->nr is 0 when nothing names the address.
+ * 0 or -ENOMEM. */
+int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *out);
+void sym_lines__fini(struct sym_lines *l);
+
+/* ---- kernel symbols (kallsyms.c) --------------------------------------------- */
+
+struct kallsyms;
+
+/* Loads a kallsyms file (text symbols). NULL + errno: unreadable (ENOENT...),
+ * or every address is 0 (kptr_restrict: EPERM). */
+struct kallsyms *kallsyms__load(const char *path);
+void kallsyms__free(struct kallsyms *k);
+/* The function containing kernel address addr, NULL if none. */
+const char *kallsyms__lookup(const struct kallsyms *k, uint64_t addr);
+/* The running kernel's build-id (/sys/kernel/notes) into buf; 0 or -errno. */
+int kallsyms__kernel_build_id(const char *notes_path, char *buf, size_t size);
 
 #endif /* FSP_ANALYSIS_SYMBOL_INT_H */

@@ -52,6 +52,10 @@ int symbolizer__profile(struct symbolizer *s, struct profile *p, int all);
 /* Modules skipped by the last symbolizer__profile: file missing, wrong
  * build-id. For a report's footer / a warning. */
 size_t symbolizer__missing_modules(const struct symbolizer *s);
+/* The i-th of them: its module index in that profile and why (a short
+ * phrase: "file not found", "build-id differs", ...). 0 or -ENOENT. */
+int symbolizer__missing_module(const struct symbolizer *s, size_t i, size_t *module,
+			       const char **why);
 
 /*
  * The GNU build-id of the ELF file at path, as lower-case hex, in
