@@ -284,6 +284,19 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildc
 		-L$(OUTPUT)/examples -Wl,-rpath,'$$ORIGIN/../examples' \
 		$(call example_lib,$(patsubst wl_%,%,$*)) -ldl -lm
 
+# wl_native.c twice (native stacks, test_native): with frame pointers, and
+# without (as Debian builds most binaries); both link libwl_native.so.
+WORKLOAD_BINS += $(OUTPUT)/workloads/wl_native_nofp
+NATIVE_WL_DEPS := tests/workloads/wl_native.c usdt/fsp.h $(WORKLOAD_COMMON) $(OUTPUT)/workloads/libwl_native.so
+$(OUTPUT)/workloads/wl_native: $(NATIVE_WL_DEPS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Itests/workloads \
+		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
+$(OUTPUT)/workloads/wl_native_nofp: $(NATIVE_WL_DEPS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
+		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
+
 # C++ workloads link wl_common compiled as C.
 $(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
 	$(call msg,CC,$@)
