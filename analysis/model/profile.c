@@ -7,6 +7,7 @@
 
 #include "hashmap.h"
 #include "profile.h"
+#include "profile_int.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -93,6 +94,8 @@ struct profile {
 	struct profile_event_rec *events;
 	size_t nr_events, cap_events;
 	struct hashmap event_map; /* (PKEY, hash(feature, instance)) -> first index */
+
+	struct profile_native *native; /* native stacks (native.c); NULL: none */
 };
 
 static const struct {
@@ -193,6 +196,7 @@ void profile__free(struct profile *p)
 	hashmap__fini(&p->sample_map);
 	free(p->events);
 	hashmap__fini(&p->event_map);
+	profile_native__free(p->native);
 	strtab__free(p->strs);
 	free(p);
 }
@@ -762,4 +766,35 @@ int profile__thread(const struct profile *p, size_t i, struct profile_thread *ou
 	out->comm = t->comm;
 	out->samples = t->samples;
 	return 0;
+}
+
+/* ---- internal accessors (profile_int.h) ---------------------------------------- */
+
+struct strtab *profile__strtab(struct profile *p)
+{
+	return p->strs;
+}
+
+uint32_t profile__cur_source(const struct profile *p)
+{
+	return p->cur;
+}
+
+size_t profile__stack_of(const struct profile *p, uint32_t source, uint32_t pid, uint64_t key)
+{
+	uint64_t v;
+
+	if (!key || !hashmap__find(&p->stack_map, PKEY(source, pid), key, &v))
+		return PROFILE_NO_STACK;
+	return v;
+}
+
+struct profile_native *profile__native(const struct profile *p)
+{
+	return p->native;
+}
+
+void profile__set_native(struct profile *p, struct profile_native *n)
+{
+	p->native = n;
 }
