@@ -63,8 +63,8 @@ static int64_t native_func(struct native_view *v, const char *name, const char *
 
 /* The function of line k of location loc (k == nr_lines: the location has
  * no line, its fallback). */
-static int64_t native_line_func(struct native_view *v, const struct profile_location *loc,
-				size_t k, bool kernel)
+static int64_t native_line_func(struct native_view *v, const struct profile_location *loc, size_t k,
+				bool kernel)
 {
 	struct native_func proto = {.module = loc->module, .kernel = kernel};
 	char buf[512], label[560];
@@ -108,7 +108,8 @@ static int native_locs(struct native_view *v)
 		err = profile__location(v->p, i, &loc);
 		if (err)
 			return err;
-		kernel = loc.module != PROFILE_NO_MODULE && !profile__module(v->p, loc.module, &mod) &&
+		kernel = loc.module != PROFILE_NO_MODULE &&
+			 !profile__module(v->p, loc.module, &mod) &&
 			 mod.kind == PROFILE_MODULE_KERNEL;
 		v->loc_first[i] = nr;
 		n = loc.nr_lines ? loc.nr_lines : 1;
@@ -146,7 +147,8 @@ static int native_stacks(struct native_view *v)
 			if (st.locs[j] >= v->nr_locs)
 				return -EINVAL; /* the model checks it: never */
 			fs = native_view__loc(v, st.locs[j], &n);
-			if (fsp_grow((void **)&v->stack_funcs, &cap, nr + n, sizeof(*v->stack_funcs)))
+			if (fsp_grow((void **)&v->stack_funcs, &cap, nr + n,
+				     sizeof(*v->stack_funcs)))
 				return -ENOMEM;
 			memcpy(v->stack_funcs + nr, fs, n * sizeof(*fs));
 			nr += n;

@@ -91,9 +91,8 @@ static int tn_list(struct tn_ctx *t, const struct native_group *gr, uint64_t sam
 			rest += s->self;
 			continue;
 		}
-		fprintf(t->c->out, "%s%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  ", indent,
-			s->self, report_pct(s->self, samples), s->total,
-			report_pct(s->total, samples));
+		fprintf(t->c->out, "%s%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  ", indent, s->self,
+			report_pct(s->self, samples), s->total, report_pct(s->total, samples));
 		tn_func(t, s->func);
 		fputc('\n', t->c->out);
 		shown++;
@@ -106,14 +105,13 @@ static int tn_list(struct tn_ctx *t, const struct native_group *gr, uint64_t sam
 }
 
 /* "NAME: N samples, M with a native stack (P%)" */
-static void tn_group_head(struct tn_ctx *t, const char *indent, const char *what,
-			  const char *name, uint64_t samples, uint64_t native)
+static void tn_group_head(struct tn_ctx *t, const char *indent, const char *what, const char *name,
+			  uint64_t samples, uint64_t native)
 {
 	fprintf(t->c->out, "%s%s", indent, what);
 	escape__fputs(name, t->c->out);
-	fprintf(t->c->out, ": %" PRIu64 " %s, %" PRIu64 " with a native stack (%.2f%%)\n",
-		samples, plural(samples, "sample", "samples"), native,
-		report_pct(native, samples));
+	fprintf(t->c->out, ": %" PRIu64 " %s, %" PRIu64 " with a native stack (%.2f%%)\n", samples,
+		plural(samples, "sample", "samples"), native, report_pct(native, samples));
 }
 
 /* A feature's hottest functions, then its instances' (when it has several). */
@@ -264,7 +262,15 @@ static int tn_graph_pair(struct tn_ctx *t, struct tn_graph *gr, size_t i)
 
 static const char *tn_edge_label(const struct native_view *v, const struct tn_edge *e)
 {
-	return e->func >= TN_SELF ? "" : v->funcs[e->func].label;
+	switch (e->func) {
+	case TN_ROOT:
+		return "[stack root]";
+	case TN_TRUNCATED:
+		return "[truncated stack]";
+	case TN_SELF:
+		return "[self]";
+	}
+	return v->funcs[e->func].label;
 }
 
 /* Callers first, then callees; each by descending samples, then label. */

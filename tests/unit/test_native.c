@@ -124,8 +124,11 @@ static void test_locations(void **state)
 		{"inlined_leaf", "/src/a.c", 10},
 		{"outer", "/src/a.c", 42},
 	};
-	struct profile_location loc = {.module = 0, .address = 0x1234, .lines = lines,
-				       .nr_lines = 2, .flags = PROFILE_LOC_DEBUGINFO};
+	struct profile_location loc = {.module = 0,
+				       .address = 0x1234,
+				       .lines = lines,
+				       .nr_lines = 2,
+				       .flags = PROFILE_LOC_DEBUGINFO};
 	struct profile_location out;
 	char *fn = test_strdup("inlined_leaf");
 
@@ -137,9 +140,8 @@ static void test_locations(void **state)
 	assert_int_equal(add_loc(p, 1, 0x1234, "b_fn"), 1);
 	assert_int_equal(add_loc(p, 0, 0x1235, NULL), 2);
 	/* JIT code: no module, runtime address */
-	loc = (struct profile_location){.module = PROFILE_NO_MODULE,
-					.address = 0x7f0000001000,
-					.flags = PROFILE_LOC_JIT};
+	loc = (struct profile_location){
+		.module = PROFILE_NO_MODULE, .address = 0x7f0000001000, .flags = PROFILE_LOC_JIT};
 	assert_int_equal(profile__add_location(p, &loc), 3);
 	assert_int_equal(profile__nr_locations(p), 4);
 
@@ -338,7 +340,8 @@ static void test_native_samples(void **state)
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 1, 2), 0); /* accumulates */
 	assert_int_equal(profile__add_native_samples(p, 10, 12, 7, 1, 1), 0); /* other tid */
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 0, 1, 1), 0); /* no marks */
-	assert_int_equal(profile__add_native_samples(p, 10, 11, 99, 1, 1), 0); /* key not (yet) known */
+	assert_int_equal(profile__add_native_samples(p, 10, 11, 99, 1, 1),
+			 0); /* key not (yet) known */
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 1, 0), 0); /* count 0: nothing */
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 2, 1), -EINVAL);
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 1, UINT64_MAX), 0);
