@@ -80,7 +80,21 @@ struct report_opts {
 	 */
 	const char *comm;
 	const char *pid;
+	/*
+	 * Native stacks (record --stacks; report_native.h), text report only.
+	 * function: NULL, or the name of a function ("planner", or a label as
+	 * the report shows it: "libc.so.6+0x1a2b", "schedule_[k]") whose
+	 * callers and callees in each feature the report shows instead of the
+	 * hottest functions; -ENOENT when no native stack has it.
+	 * top_functions: how many of the hottest functions each feature and
+	 * instance lists (0: REPORT_DEFAULT_TOP_FUNCTIONS).
+	 */
+	const char *function;
+	size_t top_functions;
 };
+
+/* The hottest functions of a feature or instance the text report lists. */
+#define REPORT_DEFAULT_TOP_FUNCTIONS 10
 
 /* "feature", "thread", "process" / "cost", "samples", "name" / "samples",
  * "offcpu", "wall": 0, else -EINVAL. */

@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "hashmap.h"
 #include "report.h"
+#include "report_native.h"
 #include "report_util.h"
 #include "report_view.h"
 #include "util.h"
@@ -31,6 +32,7 @@
 struct folded_line {
 	char *stack; /* escaped frames joined by ';' */
 	size_t leaf; /* offset of the instance frame, 0 when none (no feature) */
+	size_t leaf_end; /* offset after it: where native frames start */
 	uint64_t count;
 };
 
@@ -38,6 +40,7 @@ struct folded_line {
  * prefix one per thread), so equal lines have equal pointers. */
 struct folded_raw {
 	const char *prefix, *feature, *instance; /* feature NULL: no feature */
+	size_t native; /* native stack above the instance, SIZE_MAX: none */
 	uint64_t count;
 };
 
@@ -50,6 +53,8 @@ struct folded_ctx {
 	const char *feature; /* --feature, NULL for all */
 	const struct report_features *feat; /* the features it names */
 	struct report_charges charges;
+	struct native_view native; /* when the profile has native stacks */
+	bool has_native;
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
 	char **prefixes; /* per thread: its process (and thread) frames and ';' */
 	size_t nr_prefixes, cap_prefixes;
@@ -135,14 +140,14 @@ static const char *folded_prefix(struct folded_ctx *c, uint32_t source, uint32_t
 
 /* Records a charge; lines are made of the distinct ones (folded_lines). */
 static int folded_add(struct folded_ctx *c, const char *prefix, const char *feature,
-		      const char *instance, uint64_t count)
+		      const char *instance, size_t native, uint64_t count)
 {
 	int err;
 
 	err = fsp_grow((void **)&c->raw, &c->cap_raw, c->nr_raw + 1, sizeof(*c->raw));
 	if (err)
 		return err;
-	c->raw[c->nr_raw++] = (struct folded_raw){prefix, feature, instance, count};
+	c->raw[c->nr_raw++] = (struct folded_raw){prefix, feature, instance, native, count};
 	return 0;
 }
 
@@ -160,11 +165,12 @@ static int folded_raw_cmp(const void *x, const void *y)
 
 	if (!r)
 		r = cmp_ptr(a->feature, b->feature);
-	return r ? r : cmp_ptr(a->instance, b->instance);
+	if (!r)
+		r = cmp_ptr(a->instance, b->instance);
+	return r ? r : fsp_cmp_u64(a->native, b->native);
 }
 
-static int folded_line_add(struct folded_ctx *c, const char *prefix, const char *feature,
-			   const char *instance, uint64_t count);
+static int folded_line_add(struct folded_ctx *c, const struct folded_raw *r, uint64_t count);
 
 /* Sums equal charges (by pointer: cheap), then makes one line of each. */
 static int folded_lines(struct folded_ctx *c)
@@ -179,19 +185,29 @@ static int folded_lines(struct folded_ctx *c)
 
 		for (j = i + 1; j < c->nr_raw && !folded_raw_cmp(&c->raw[i], &c->raw[j]); j++)
 			count = report_sat_add(count, c->raw[j].count);
-		err = folded_line_add(c, c->raw[i].prefix, c->raw[i].feature, c->raw[i].instance,
-				      count);
+		err = folded_line_add(c, &c->raw[i], count);
 		if (err)
 			break;
 	}
 	return err;
 }
 
-/* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
- * when feature is NULL. */
-static int folded_line_add(struct folded_ctx *c, const char *prefix, const char *feature,
-			   const char *instance, uint64_t count)
+/* The functions of native stack `stack`, outermost first: ";outer;...;leaf". */
+static void folded_native(struct folded_ctx *c, FILE *f, size_t stack)
 {
+	const uint32_t *fs = native_view__stack(&c->native, stack, &stack);
+
+	while (stack-- > 0) {
+		fputc(';', f);
+		folded_escape(f, c->native.funcs[fs[stack]].label);
+	}
+}
+
+/* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
+ * when feature is NULL, then the native frames of r, if any. */
+static int folded_line_add(struct folded_ctx *c, const struct folded_raw *r, uint64_t count)
+{
+	const char *prefix = r->prefix, *feature = r->feature, *instance = r->instance;
 	struct folded_line *l;
 	char *buf = NULL;
 	size_t len = 0;
@@ -220,6 +236,9 @@ static int folded_line_add(struct folded_ctx *c, const char *prefix, const char 
 		else
 			folded_escape(f, instance);
 	}
+	l->leaf_end = (size_t)ftell(f);
+	if (r->native != SIZE_MAX)
+		folded_native(c, f, r->native);
 	if (fclose(f)) {
 		free(buf);
 		return -ENOMEM;
@@ -271,96 +290,180 @@ static uint64_t folded_value(const struct folded_ctx *c, uint64_t count, uint64_
 	return count;
 }
 
-/* --min-pct: the instance frame of each line under min_pct of all samples
- * (of the whole value) becomes FOLDED_OTHER; equal stacks are then summed
- * again. */
+/* Lines by their part up to the instance frame (process, thread, feature,
+ * instance): those of one instance are then next to each other. */
+static int folded_key_cmp(const void *x, const void *y)
+{
+	const struct folded_line *a = *(struct folded_line *const *)x;
+	const struct folded_line *b = *(struct folded_line *const *)y;
+	size_t n = a->leaf_end < b->leaf_end ? a->leaf_end : b->leaf_end;
+	int r = memcmp(a->stack, b->stack, n);
+
+	return r ? r : fsp_cmp_u64(a->leaf_end, b->leaf_end);
+}
+
+/* Replaces line l's instance frame by FOLDED_OTHER, its native frames kept. */
+static int folded_other(struct folded_line *l)
+{
+	size_t tail = strlen(l->stack + l->leaf_end);
+	char *s = malloc(l->leaf + sizeof(FOLDED_OTHER) + tail);
+
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, l->stack, l->leaf);
+	memcpy(s + l->leaf, FOLDED_OTHER, sizeof(FOLDED_OTHER) - 1);
+	memcpy(s + l->leaf + sizeof(FOLDED_OTHER) - 1, l->stack + l->leaf_end, tail + 1);
+	free(l->stack);
+	l->stack = s;
+	l->leaf_end = l->leaf + sizeof(FOLDED_OTHER) - 1;
+	return 0;
+}
+
+/* --min-pct: the instance frame of the lines of each instance (of a
+ * process and thread) whose lines sum to under min_pct of all samples (of
+ * the whole value) becomes FOLDED_OTHER, their native frames kept; equal
+ * stacks are then summed again. */
 static int folded_fold(struct folded_ctx *c, double min_pct)
 {
 	uint64_t total =
 		folded_value(c, profile__total_samples(c->p), profile__total_offcpu_ns(c->p));
+	struct folded_line **by = calloc(c->nr_lines + 1, sizeof(*by));
 	bool changed = false;
-	size_t i;
-	char *s;
+	uint64_t sum;
+	size_t i, j, k;
+	int err = 0;
 
-	for (i = 0; i < c->nr_lines; i++) {
-		struct folded_line *l = &c->lines[i];
-
-		if (!l->leaf || report_pct(l->count, total) >= min_pct)
+	if (!by)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_lines; i++)
+		by[i] = &c->lines[i];
+	if (c->nr_lines)
+		qsort(by, c->nr_lines, sizeof(*by), folded_key_cmp);
+	for (i = 0; i < c->nr_lines && !err; i = j) {
+		sum = by[i]->count;
+		for (j = i + 1; j < c->nr_lines && !folded_key_cmp(&by[i], &by[j]); j++)
+			sum = report_sat_add(sum, by[j]->count);
+		if (!by[i]->leaf || report_pct(sum, total) >= min_pct)
 			continue;
-		s = realloc(l->stack, l->leaf + sizeof(FOLDED_OTHER));
-		if (!s)
-			return -ENOMEM;
-		memcpy(s + l->leaf, FOLDED_OTHER, sizeof(FOLDED_OTHER));
-		l->stack = s;
+		for (k = i; k < j && !err; k++)
+			err = folded_other(by[k]);
 		changed = true;
 	}
-	if (changed)
+	free(by);
+	if (!err && changed)
 		folded_merge(c);
-	return 0;
+	return err;
+}
+
+/* The maps of process and thread names --by process and thread use. */
+struct folded_names {
+	struct hashmap proc_comms; /* (source, pid) -> main thread's comm */
+	struct hashmap comms; /* (source << 32 | pid, tid) -> comm */
+};
+
+static int folded_names_init(struct folded_ctx *c, struct folded_names *nm)
+{
+	struct profile_thread t;
+	size_t i;
+	int err;
+
+	err = report_process_comms(c->p, &nm->proc_comms);
+	for (i = 0; !err && c->by != REPORT_BY_FEATURE && i < profile__nr_threads(c->p); i++) {
+		err = profile__thread(c->p, i, &t);
+		if (!err)
+			err = hashmap__find_or_insert(&nm->comms, (uint64_t)t.source << 32 | t.pid,
+						      t.tid, (uint64_t)(uintptr_t)t.comm, NULL);
+		err = err < 0 ? err : 0;
+	}
+	return err;
+}
+
+/* The prefix of thread (source, pid, tid)'s lines; NULL out of memory. */
+static const char *folded_thread(struct folded_ctx *c, const struct folded_names *nm,
+				 uint32_t source, uint32_t pid, uint32_t tid)
+{
+	const char *pc = "", *tc = "";
+	uint64_t v;
+
+	if (c->by == REPORT_BY_FEATURE)
+		return "";
+	if (hashmap__find(&nm->proc_comms, source, pid, &v))
+		pc = (const char *)(uintptr_t)v;
+	if (hashmap__find(&nm->comms, (uint64_t)source << 32 | pid, tid, &v))
+		tc = (const char *)(uintptr_t)v;
+	return folded_prefix(c, source, pid, tid, pc, tc);
+}
+
+/* The charges of mark stack `stack` (--feature's), each a line of `value`
+ * with native stack `native` (SIZE_MAX: none) above its instance;
+ * uncharged ones "(no feature)" (not with --feature). */
+static int folded_charges(struct folded_ctx *c, const char *prefix, size_t stack, size_t native,
+			  uint64_t value)
+{
+	const struct report_charge *ch = report_charges__of(&c->charges, stack, &stack);
+	size_t j;
+	int err = 0;
+
+	if (!stack && !c->feature)
+		err = folded_add(c, prefix, NULL, NULL, native, value);
+	for (j = 0; j < stack && !err; j++) {
+		if (report_features__has(c->feat, ch[j].feature))
+			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, native, value);
+	}
+	return err;
+}
+
+/* The native samples: each charged as its core sample, its frames above. */
+static int folded_native_samples(struct folded_ctx *c, const struct folded_names *nm)
+{
+	struct profile_native_sample ns;
+	const char *prefix;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
+		err = profile__native_sample(c->p, i, &ns);
+		if (err || !ns.count || c->value == REPORT_VALUE_OFFCPU)
+			continue; /* on-CPU samples: no off-CPU time */
+		prefix = folded_thread(c, nm, ns.source, ns.pid, ns.tid);
+		if (!prefix)
+			return -ENOMEM;
+		err = folded_charges(c, prefix, ns.mark_stack, ns.stack,
+				     folded_value(c, ns.count, 0));
+	}
+	return err;
 }
 
 static int folded_collect(struct folded_ctx *c)
 {
-	struct hashmap proc_comms = HASHMAP_INIT, comms = HASHMAP_INIT;
-	const struct report_charge *ch;
-	struct profile_thread t;
+	struct folded_names nm = {HASHMAP_INIT, HASHMAP_INIT};
 	struct profile_sample s;
-	const char *prefix = "";
-	size_t i, j, n;
-	uint64_t v, value;
+	const char *prefix;
+	uint64_t value, count;
+	size_t i;
 	int err;
 
-	err = report_process_comms(c->p, &proc_comms);
-	if (err)
-		goto cleanup;
-	for (i = 0; c->by != REPORT_BY_FEATURE && i < profile__nr_threads(c->p); i++) {
-		err = profile__thread(c->p, i, &t);
-		if (err)
-			goto cleanup;
-		err = hashmap__find_or_insert(&comms, (uint64_t)t.source << 32 | t.pid, t.tid,
-					      (uint64_t)(uintptr_t)t.comm, NULL);
-		if (err < 0)
-			goto cleanup;
-		err = 0;
-	}
-	for (i = 0; i < profile__nr_samples(c->p); i++) {
+	err = folded_names_init(c, &nm);
+	for (i = 0; i < profile__nr_samples(c->p) && !err; i++) {
 		err = profile__sample(c->p, i, &s);
 		if (err)
-			goto cleanup;
-		value = folded_value(c, s.count, s.offcpu_ns);
-		if (!value && c->skip_zero)
+			break;
+		/* with native stacks, the samples that have none */
+		count = c->has_native ? c->native.rest[i] : s.count;
+		value = folded_value(c, count, s.offcpu_ns);
+		if (!value && (c->skip_zero || count != s.count))
 			continue;
-		if (c->by != REPORT_BY_FEATURE) {
-			const char *pc = "", *tc = "";
-			uint64_t pkey = (uint64_t)s.source << 32 | s.pid;
-
-			if (hashmap__find(&proc_comms, s.source, s.pid, &v))
-				pc = (const char *)(uintptr_t)v;
-			if (hashmap__find(&comms, pkey, s.tid, &v))
-				tc = (const char *)(uintptr_t)v;
-			prefix = folded_prefix(c, s.source, s.pid, s.tid, pc, tc);
-			if (!prefix) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
+		prefix = folded_thread(c, &nm, s.source, s.pid, s.tid);
+		if (!prefix) {
+			err = -ENOMEM;
+			break;
 		}
-		ch = report_charges__of(&c->charges, s.stack, &n);
-		if (!n && !c->feature) {
-			err = folded_add(c, prefix, NULL, NULL, value);
-			if (err)
-				goto cleanup;
-		}
-		for (j = 0; j < n; j++) {
-			if (!report_features__has(c->feat, ch[j].feature))
-				continue;
-			err = folded_add(c, prefix, ch[j].feature, ch[j].instance, value);
-			if (err)
-				goto cleanup;
-		}
+		err = folded_charges(c, prefix, s.stack, SIZE_MAX, value);
 	}
-cleanup:
-	hashmap__fini(&proc_comms);
-	hashmap__fini(&comms);
+	if (!err && c->has_native)
+		err = folded_native_samples(c, &nm);
+	hashmap__fini(&nm.proc_comms);
+	hashmap__fini(&nm.comms);
 	return err;
 }
 
@@ -377,6 +480,7 @@ static void folded_ctx_fini(struct folded_ctx *c)
 	free(c->prefixes);
 	hashmap__fini(&c->thread_map);
 	report_charges__fini(&c->charges);
+	native_view__fini(&c->native);
 }
 
 int report__folded(FILE *out, const struct profile *p, const struct report_opts *opts)
@@ -406,6 +510,9 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	c.feature = scope.feature;
 	c.feat = &scope.feat;
 	err = report_charges__init(&c.charges, c.p);
+	c.has_native = native_view__any(c.p);
+	if (!err && c.has_native)
+		err = native_view__init(&c.native, c.p);
 	if (!err)
 		err = folded_collect(&c);
 	if (!err)

@@ -24,68 +24,12 @@
 #include <zlib.h>
 
 #include "hashmap.h"
-#include "profile.pb-c.h"
-#include "report.h"
+#include "report_pprof.h"
 #include "report_util.h"
-#include "report_view.h"
 #include "utf8.h"
 #include "util.h"
 
-/* The labels of one thread's samples: pid, nspid, tid, thread, process, source. */
-#define PPROF_MAX_LABELS 6
-
-/* Sample types: samples, cpu, [offcpu,] [calls, event_time]. */
-#define PPROF_MAX_TYPES 5
-
-/* thread_map's tid of a process's label set (event samples): no tid is. */
-#define PPROF_PROCESS_LABELS (UINT64_C(1) << 32)
-
-struct pprof_labels {
-	Perftools__Profiles__Label label[PPROF_MAX_LABELS];
-	Perftools__Profiles__Label *ptr[PPROF_MAX_LABELS];
-	size_t n;
-};
-
-struct pprof_sample {
-	uint64_t loc[2]; /* location ids, leaf first */
-	size_t n_loc;
-	int64_t value[PPROF_MAX_TYPES]; /* samples, cpu ns, [offcpu ns,] [calls, event ns] */
-	size_t labels; /* index in pprof_ctx.labels */
-};
-
-struct pprof_ctx {
-	const struct profile *p; /* with a process filter, the filtered profile */
-	const char *feature; /* --feature, NULL for all */
-	const struct report_features *feat; /* the features it names */
-	const struct profile *whole; /* before a process filter, NULL without */
-	const struct report_opts *opts;
-	uint64_t period; /* ns per sample */
-	bool offcpu; /* the profile has off-CPU time: sample type offcpu */
-	bool events; /* it has event records: sample types calls, event_time */
-	size_t nr_types;
-
-	char **strs; /* the string table, owned copies; strs[0] is "" */
-	size_t nr_strs, cap_strs;
-	struct hashmap str_map; /* (hash, k) -> index, k-th string of that hash */
-
-	/* One function per feature, per (feature, instance) and for (no
-	 * feature); location i + 1 shows function i + 1. */
-	Perftools__Profiles__Function *funcs;
-	size_t nr_funcs, cap_funcs;
-	struct hashmap func_map; /* (feature string, instance string + 1 or 0) -> index */
-	uint64_t no_feature; /* location id of (no feature), 0 until needed */
-
-	struct pprof_labels *labels;
-	size_t nr_labels, cap_labels;
-	struct hashmap thread_map; /* (source << 32 | pid, tid) -> labels index */
-	struct hashmap pcomms; /* (source, pid) -> main thread's comm */
-	struct hashmap nspids; /* (source, pid) -> its PID in its namespace */
-
-	struct pprof_sample *samples;
-	size_t nr_samples, cap_samples;
-};
-
-static int64_t clamp_i64(uint64_t v)
+int64_t clamp_i64(uint64_t v)
 {
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
@@ -122,7 +66,7 @@ static int64_t pprof_str_valid(struct pprof_ctx *c, const char *s)
  * of a profile file equals the pprof of the session that wrote it). Other
  * bytes, controls included, are kept: readers escape them for display.
  */
-static int64_t pprof_str(struct pprof_ctx *c, const char *s)
+int64_t pprof_str(struct pprof_ctx *c, const char *s)
 {
 	size_t n = strlen(s);
 	int64_t idx;
@@ -141,38 +85,85 @@ static int64_t pprof_str(struct pprof_ctx *c, const char *s)
 
 /* The location id of function (name, system_name) keyed (a, b): created
  * when new. Returns the id (> 0) or -errno. */
-static int64_t pprof_func(struct pprof_ctx *c, uint64_t a, uint64_t b, const char *name,
-			  const char *system_name)
+int64_t pprof_function(struct pprof_ctx *c, const char *name, const char *system_name,
+		       const char *filename)
 {
 	Perftools__Profiles__Function *f;
-	int64_t n, sn;
-	uint64_t idx;
+	int64_t n, sn, fn = 0;
 	int err;
 
-	if (hashmap__find(&c->func_map, a, b, &idx))
-		return (int64_t)idx + 1;
 	n = pprof_str(c, name);
 	if (n < 0)
 		return n;
 	sn = pprof_str(c, system_name);
 	if (sn < 0)
 		return sn;
+	if (filename) {
+		fn = pprof_str(c, filename);
+		if (fn < 0)
+			return fn;
+	}
 	err = fsp_grow((void **)&c->funcs, &c->cap_funcs, c->nr_funcs + 1, sizeof(*c->funcs));
 	if (err)
-		return err;
-	err = hashmap__find_or_insert(&c->func_map, a, b, c->nr_funcs, NULL);
-	if (err < 0)
 		return err;
 	f = &c->funcs[c->nr_funcs++];
 	perftools__profiles__function__init(f);
 	f->id = c->nr_funcs;
 	f->name = n;
 	f->system_name = sn;
+	f->filename = fn;
 	return (int64_t)f->id;
 }
 
+int64_t pprof_location(struct pprof_ctx *c, uint64_t mapping, uint64_t address,
+		       const struct pprof_line *lines, size_t n)
+{
+	struct pprof_loc *l;
+	int err;
+
+	err = fsp_grow((void **)&c->locs, &c->cap_locs, c->nr_locs + 1, sizeof(*c->locs));
+	if (!err)
+		err = fsp_grow((void **)&c->lines, &c->cap_lines, c->nr_lines + n,
+			       sizeof(*c->lines));
+	if (err)
+		return err;
+	l = &c->locs[c->nr_locs++];
+	l->mapping = mapping;
+	l->address = address;
+	l->line_off = c->nr_lines;
+	l->n_line = n;
+	memcpy(c->lines + c->nr_lines, lines, n * sizeof(*lines));
+	c->nr_lines += n;
+	return (int64_t)c->nr_locs;
+}
+
+/* The location id of a frame of fsp-bpf's own (a feature, an instance, "(no
+ * feature)"): a function (name, system_name) keyed (a, b) at a location of
+ * its own in the mapping of such frames, both created when new. Returns the
+ * id (> 0) or -errno. */
+static int64_t pprof_func(struct pprof_ctx *c, uint64_t a, uint64_t b, const char *name,
+			  const char *system_name)
+{
+	struct pprof_line line = {0, 0};
+	int64_t id, loc;
+	uint64_t idx;
+	int err;
+
+	if (hashmap__find(&c->func_map, a, b, &idx))
+		return (int64_t)idx + 1;
+	id = pprof_function(c, name, system_name, NULL);
+	if (id < 0)
+		return id;
+	line.func = (uint64_t)id;
+	loc = pprof_location(c, PPROF_OWN_MAPPING, 0, &line, 1);
+	if (loc < 0)
+		return loc;
+	err = hashmap__find_or_insert(&c->func_map, a, b, (uint64_t)loc - 1, NULL);
+	return err < 0 ? err : loc;
+}
+
 /* The locations of a charge: [instance, feature]. */
-static int pprof_charge_locs(struct pprof_ctx *c, const struct report_charge *ch, uint64_t *locs)
+int pprof_charge_locs(struct pprof_ctx *c, const struct report_charge *ch, uint64_t *locs)
 {
 	int64_t fs, is, id;
 	char *name = NULL;
@@ -230,8 +221,8 @@ static int pprof_label(struct pprof_ctx *c, struct pprof_labels *l, const char *
 /* The labels of thread (source, pid, tid) named comm in a process named
  * pcomm ("" when unknown); tid PPROF_PROCESS_LABELS: of the process, without
  * tid and thread. Returns the index of the set or -errno. */
-static int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, uint64_t tid,
-			    const char *comm, const char *pcomm)
+int64_t pprof_thread(struct pprof_ctx *c, uint32_t source, uint32_t pid, uint64_t tid,
+		     const char *comm, const char *pcomm)
 {
 	struct pprof_labels *l;
 	char src[300];
@@ -308,19 +299,24 @@ static struct pprof_sample *pprof_new(struct pprof_ctx *c, const uint64_t *locs,
 {
 	struct pprof_sample *s;
 
-	if (fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + 1, sizeof(*c->samples)))
+	if (fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + 1,
+		     sizeof(*c->samples)) ||
+	    fsp_grow((void **)&c->locpool, &c->cap_locpool, c->nr_locpool + n_loc,
+		     sizeof(*c->locpool)))
 		return NULL;
 	s = &c->samples[c->nr_samples++];
 	memset(s, 0, sizeof(*s));
-	memcpy(s->loc, locs, n_loc * sizeof(*locs));
+	memcpy(c->locpool + c->nr_locpool, locs, n_loc * sizeof(*locs));
+	s->loc_off = c->nr_locpool;
 	s->n_loc = n_loc;
+	c->nr_locpool += n_loc;
 	s->labels = labels;
 	return s;
 }
 
 /* A sample of `count` core samples and off_ns off-CPU time. */
-static int pprof_add(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc, uint64_t count,
-		     uint64_t off_ns, size_t labels)
+int pprof_add(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc, uint64_t count,
+	      uint64_t off_ns, size_t labels)
 {
 	struct pprof_sample *s = pprof_new(c, locs, n_loc, labels);
 
@@ -369,13 +365,25 @@ static int pprof_events(struct pprof_ctx *c)
 	return 0;
 }
 
+int64_t pprof_no_feature(struct pprof_ctx *c)
+{
+	int64_t id;
+
+	if (c->no_feature)
+		return (int64_t)c->no_feature;
+	id = pprof_func(c, UINT64_MAX - 1, UINT64_MAX - 1, REPORT_NO_FEATURE, REPORT_NO_FEATURE);
+	if (id > 0)
+		c->no_feature = (uint64_t)id;
+	return id;
+}
+
 /* One pprof sample per charge of each core sample; uncharged ones at
  * "(no feature)" (but not with --feature). */
 static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charges)
 {
 	const struct report_charge *ch;
 	struct profile_sample s;
-	uint64_t locs[2];
+	uint64_t locs[2], count;
 	size_t i, j, n;
 	int64_t labels, id;
 	int err;
@@ -384,19 +392,20 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 		err = profile__sample(c->p, i, &s);
 		if (err)
 			return err;
+		/* with native stacks, the samples that have none (and the
+		 * off-CPU time: native stacks are of on-CPU samples) */
+		count = c->has_native ? c->native.rest[i] : s.count;
+		if (c->has_native && !count && !s.offcpu_ns)
+			continue;
 		labels = pprof_thread(c, s.source, s.pid, s.tid, "", "");
 		if (labels < 0)
 			return (int)labels;
 		ch = report_charges__of(charges, s.stack, &n);
 		if (!n && !c->feature) {
-			if (!c->no_feature) {
-				id = pprof_func(c, UINT64_MAX - 1, UINT64_MAX - 1,
-						REPORT_NO_FEATURE, REPORT_NO_FEATURE);
-				if (id < 0)
-					return (int)id;
-				c->no_feature = (uint64_t)id;
-			}
-			err = pprof_add(c, &c->no_feature, 1, s.count, s.offcpu_ns, (size_t)labels);
+			id = pprof_no_feature(c);
+			if (id < 0)
+				return (int)id;
+			err = pprof_add(c, &c->no_feature, 1, count, s.offcpu_ns, (size_t)labels);
 			if (err)
 				return err;
 		}
@@ -405,7 +414,7 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 				continue;
 			err = pprof_charge_locs(c, &ch[j], locs);
 			if (!err)
-				err = pprof_add(c, locs, 2, s.count, s.offcpu_ns, (size_t)labels);
+				err = pprof_add(c, locs, 2, count, s.offcpu_ns, (size_t)labels);
 			if (err)
 				return err;
 		}
@@ -541,7 +550,7 @@ static int pprof_gzip(FILE *out, const uint8_t *buf, size_t len)
 struct pprof_pack {
 	Perftools__Profiles__Profile prof;
 	Perftools__Profiles__ValueType types[PPROF_MAX_TYPES + 1], *type_ptrs[PPROF_MAX_TYPES];
-	Perftools__Profiles__Mapping map, *map_ptr;
+	Perftools__Profiles__Mapping map, **map_ptrs;
 	int64_t comment[5];
 	Perftools__Profiles__Sample *samples, **sample_ptrs;
 	Perftools__Profiles__Location *locs, **loc_ptrs;
@@ -614,29 +623,61 @@ static int pprof_pack_header(struct pprof_ctx *c, struct pprof_pack *pk)
 	prof->duration_nanos = pprof_nanos(m->duration_s);
 	prof->n_comment = n;
 	prof->comment = pk->comment;
-	/* One mapping for all locations, marked symbolized: without it pprof
-	 * makes one up and warns that its binary is unknown. */
-	pk->map.id = 1;
+	/* One mapping for fsp-bpf's own frames, marked symbolized: without it
+	 * pprof makes one up and warns that its binary is unknown. The
+	 * modules' mappings (native stacks) follow. */
+	pk->map.id = PPROF_OWN_MAPPING;
 	pk->map.has_functions = 1;
-	pk->map_ptr = &pk->map;
-	prof->n_mapping = 1;
-	prof->mapping = &pk->map_ptr;
+	pk->map_ptrs = calloc(c->nr_maps + 1, sizeof(*pk->map_ptrs));
+	if (!pk->map_ptrs)
+		return -ENOMEM;
+	pk->map_ptrs[0] = &pk->map;
+	for (size_t i = 0; i < c->nr_maps; i++)
+		pk->map_ptrs[i + 1] = &c->maps[i];
+	prof->n_mapping = c->nr_maps + 1;
+	prof->mapping = pk->map_ptrs;
 	prof->n_string_table = c->nr_strs;
 	prof->string_table = c->strs;
 	return 0;
 }
 
-/* The samples, one location (of one line) per function, the functions. */
+/* The locations with their lines. */
+static void pprof_pack_locs(struct pprof_ctx *c, struct pprof_pack *pk)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nr_lines; i++) {
+		perftools__profiles__line__init(&pk->lines[i]);
+		pk->lines[i].function_id = c->lines[i].func;
+		pk->lines[i].line = c->lines[i].line;
+		pk->line_ptrs[i] = &pk->lines[i];
+	}
+	for (i = 0; i < c->nr_locs; i++) {
+		const struct pprof_loc *l = &c->locs[i];
+
+		perftools__profiles__location__init(&pk->locs[i]);
+		pk->locs[i].id = i + 1;
+		pk->locs[i].mapping_id = l->mapping;
+		pk->locs[i].address = l->address;
+		pk->locs[i].n_line = l->n_line;
+		pk->locs[i].line = &pk->line_ptrs[l->line_off];
+		pk->loc_ptrs[i] = &pk->locs[i];
+	}
+	for (k = 0; k < c->nr_funcs; k++)
+		pk->func_ptrs[k] = &c->funcs[k];
+}
+
+/* The samples, the locations, the functions. */
 static int pprof_pack_tables(struct pprof_ctx *c, struct pprof_pack *pk)
 {
 	size_t i, n;
 
 	pk->samples = calloc(c->nr_samples + 1, sizeof(*pk->samples));
 	pk->sample_ptrs = calloc(c->nr_samples + 1, sizeof(*pk->sample_ptrs));
-	pk->locs = calloc(c->nr_funcs + 1, sizeof(*pk->locs));
-	pk->loc_ptrs = calloc(c->nr_funcs + 1, sizeof(*pk->loc_ptrs));
-	pk->lines = calloc(c->nr_funcs + 1, sizeof(*pk->lines));
-	pk->line_ptrs = calloc(c->nr_funcs + 1, sizeof(*pk->line_ptrs));
+	pk->locs = calloc(c->nr_locs + 1, sizeof(*pk->locs));
+	pk->loc_ptrs = calloc(c->nr_locs + 1, sizeof(*pk->loc_ptrs));
+	pk->lines = calloc(c->nr_lines + 1, sizeof(*pk->lines));
+	pk->line_ptrs = calloc(c->nr_lines + 1, sizeof(*pk->line_ptrs));
 	pk->func_ptrs = calloc(c->nr_funcs + 1, sizeof(*pk->func_ptrs));
 	if (!pk->samples || !pk->sample_ptrs || !pk->locs || !pk->loc_ptrs || !pk->lines ||
 	    !pk->line_ptrs || !pk->func_ptrs)
@@ -652,28 +693,17 @@ static int pprof_pack_tables(struct pprof_ctx *c, struct pprof_pack *pk)
 
 		perftools__profiles__sample__init(ps);
 		ps->n_location_id = s->n_loc;
-		ps->location_id = s->loc;
+		ps->location_id = c->locpool + s->loc_off;
 		ps->n_value = c->nr_types;
 		ps->value = s->value;
 		ps->n_label = l->n;
 		ps->label = l->ptr;
 		pk->sample_ptrs[i] = ps;
 	}
-	for (i = 0; i < c->nr_funcs; i++) {
-		perftools__profiles__line__init(&pk->lines[i]);
-		pk->lines[i].function_id = c->funcs[i].id;
-		pk->line_ptrs[i] = &pk->lines[i];
-		perftools__profiles__location__init(&pk->locs[i]);
-		pk->locs[i].id = c->funcs[i].id;
-		pk->locs[i].mapping_id = pk->map.id;
-		pk->locs[i].n_line = 1;
-		pk->locs[i].line = &pk->line_ptrs[i];
-		pk->loc_ptrs[i] = &pk->locs[i];
-		pk->func_ptrs[i] = &c->funcs[i];
-	}
+	pprof_pack_locs(c, pk);
 	pk->prof.n_sample = c->nr_samples;
 	pk->prof.sample = pk->sample_ptrs;
-	pk->prof.n_location = c->nr_funcs;
+	pk->prof.n_location = c->nr_locs;
 	pk->prof.location = pk->loc_ptrs;
 	pk->prof.n_function = c->nr_funcs;
 	pk->prof.function = pk->func_ptrs;
@@ -689,6 +719,7 @@ static void pprof_pack_fini(struct pprof_pack *pk)
 	free(pk->lines);
 	free(pk->line_ptrs);
 	free(pk->func_ptrs);
+	free(pk->map_ptrs);
 }
 
 /* Packs the collected profile and writes it compressed. */
@@ -742,6 +773,10 @@ static void pprof_ctx_fini(struct pprof_ctx *c)
 	hashmap__fini(&c->pcomms);
 	hashmap__fini(&c->nspids);
 	free(c->samples);
+	free(c->locpool);
+	free(c->locs);
+	free(c->lines);
+	pprof_native__fini(c);
 }
 
 int report__pprof(FILE *out, const struct profile *p, const struct report_opts *opts)
@@ -777,7 +812,11 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 	if (!err)
 		err = pprof_threads(&c);
 	if (!err)
+		err = pprof_native__init(&c);
+	if (!err)
 		err = pprof_samples(&c, &charges);
+	if (!err && c.has_native)
+		err = pprof_native__samples(&c, &charges);
 	if (!err)
 		err = pprof_events(&c);
 	if (!err && c.feature && !c.nr_samples)

@@ -306,6 +306,8 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 		err = text_features(&c);
 	else
 		err = text_sections(&c, opts->by == REPORT_BY_THREAD);
+	if (!err)
+		err = text_native(&c);
 	/* The diagnostics close every report, even one naming a missing feature. */
 	if (!err || err == -ENOENT)
 		text_diagnostics(&c);

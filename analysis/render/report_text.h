@@ -94,6 +94,11 @@ int text_wall(struct text_ctx *c);
 /* report_text_sections.c: --by thread or --by process. */
 int text_sections(struct text_ctx *c, bool thread);
 
+/* report_text_native.c: the native stacks' hottest functions per feature
+ * and instance, or --function's callers and callees; nothing when the
+ * profile has no native stack (-ENOENT with --function). */
+int text_native(struct text_ctx *c);
+
 /* report_text.c */
 
 /* The names of --feature that were (found) or were not charged, joined by

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Internal: what the renderers share to show native stacks (native.h) below
+ * the features: the functions of the profile's locations (inlined frames
+ * included), each native stack as a list of functions, leaf first, and the
+ * part of each core sample that has no native stack.
+ *
+ * A function is the innermost line of a location (lines[0]) and each line
+ * outside it (the functions it was inlined into). A line without a function
+ * name is named after its module and address ("libc.so.6+0x1a2b"), code of
+ * no file and no symbol (PROFILE_LOC_JIT) is "[jit]", an address outside
+ * any module and any symbol "[unknown]". Kernel functions are labeled
+ * "name_[k]", as flame graph tools name them.
+ *
+ * Attribution is not done here: a native sample is charged exactly as its
+ * core sample (profile_native_sample.mark_stack, report_charges).
+ */
+#ifndef FSP_ANALYSIS_REPORT_NATIVE_H
+#define FSP_ANALYSIS_REPORT_NATIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hashmap.h"
+#include "native.h"
+#include "profile.h"
+#include "report_view.h"
+#include "strtab.h"
+
+/* The label of JIT code / of an address of no module and no symbol. */
+#define NATIVE_JIT "[jit]"
+#define NATIVE_UNKNOWN "[unknown]"
+/* The suffix of kernel functions' labels. */
+#define NATIVE_KERNEL_SUFFIX "_[k]"
+
+struct native_func {
+	const char *name; /* the function's name, or the fallback label */
+	const char *label; /* what views show: name, "name_[k]" for the kernel */
+	const char *file; /* source file of its first line seen, NULL if none */
+	uint32_t module; /* module index, PROFILE_NO_MODULE */
+	bool kernel;
+	bool symbolized; /* named by a symbol or debug information, not a fallback */
+};
+
+struct native_view {
+	const struct profile *p;
+	struct strtab *tab; /* labels made here */
+	struct native_func *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct hashmap func_map; /* (label pointer, module) -> function */
+	size_t nr_locs;
+	size_t *loc_first; /* nr_locs + 1 offsets into loc_funcs */
+	uint32_t *loc_funcs; /* per location: its functions, innermost first */
+	size_t nr_stacks;
+	size_t *stack_first; /* nr_stacks + 1 offsets into stack_funcs */
+	uint32_t *stack_funcs; /* per native stack: its functions, leaf first */
+	/* per core sample (profile__sample index): its samples without a
+	 * native stack (count less its native samples' counts) */
+	uint64_t *rest;
+	size_t nr_samples;
+};
+
+/* Whether p has native samples (record --stacks). */
+static inline bool native_view__any(const struct profile *p)
+{
+	return profile__nr_native_samples(p) > 0;
+}
+
+/* The view of p's native stacks. 0 or -ENOMEM / -errno of the model. */
+int native_view__init(struct native_view *v, const struct profile *p);
+void native_view__fini(struct native_view *v); /* NULL-safe, idempotent */
+
+/* Native stack `stack`'s functions, leaf first (*n of them; NULL when none). */
+const uint32_t *native_view__stack(const struct native_view *v, size_t stack, size_t *n);
+/* Location `loc`'s functions, innermost first. */
+const uint32_t *native_view__loc(const struct native_view *v, size_t loc, size_t *n);
+
+/* The basename of module m's path ("[unknown]" when there is no such). */
+const char *native_view__module_name(const struct native_view *v, uint32_t m);
+
+/* ---- the functions of each feature and instance ---------------------------- */
+
+/* The native samples of a feature (instance NULL) or of an instance. */
+struct native_group {
+	const char *feature; /* the profile's interned name */
+	const char *instance; /* canonical (agg's table); NULL: the feature */
+	uint64_t native; /* its samples with a native stack */
+	size_t first, nr; /* its functions' rows in native_agg.stats */
+};
+
+/* A charged native stack: `count` samples of group `group` had stack `stack`. */
+struct native_pair {
+	size_t group;
+	size_t stack;
+	uint64_t count;
+};
+
+/* A function of a group: samples of the group whose leaf it is (self) and
+ * whose stack has it anywhere (total: once per stack, recursion or not). */
+struct native_stat {
+	size_t group;
+	uint32_t func;
+	uint64_t self, total;
+};
+
+struct native_agg {
+	const struct native_view *v;
+	struct strtab *tab; /* instance names */
+	struct native_group *groups;
+	size_t nr_groups, cap_groups;
+	struct hashmap group_map; /* (feature, canonical instance or 0) -> group */
+	struct hashmap raw_map; /* (feature, instance as charged) -> group */
+	struct native_pair *pairs;
+	size_t nr_pairs, cap_pairs;
+	struct hashmap pair_map; /* (group, stack) -> pair */
+	struct native_stat *stats; /* by group, then self, total (descending), label */
+	size_t nr_stats, cap_stats;
+	struct hashmap stat_map; /* (group, func) -> stat (while building) */
+	/* over all native samples of the selection, charged or not */
+	uint64_t with_stack, truncated, fp, dwarf;
+};
+
+/*
+ * The functions of every (feature, instance) and feature that feat selects,
+ * each native sample charged as its core sample is (ch: the charges of v's
+ * profile). 0 or -errno.
+ */
+int native_agg__init(struct native_agg *g, const struct native_view *v,
+		     const struct report_charges *ch, const struct report_features *feat);
+void native_agg__fini(struct native_agg *g); /* NULL-safe, idempotent */
+/* The group of feature (an interned name of v's profile) and instance
+ * (NULL: the feature's group); NULL when it has no native sample. */
+const struct native_group *native_agg__group(struct native_agg *g, const char *feature,
+					     const char *instance);
+
+#endif /* FSP_ANALYSIS_REPORT_NATIVE_H */
