@@ -6,8 +6,7 @@
 #include <stdint.h>
 
 /* Spins n rounds of an LCG in this function's own code (no calls). */
-__attribute__((noinline, visibility("default"))) uint64_t wl_native_lib_spin(uint64_t n,
-									     uint64_t x)
+__attribute__((noinline, visibility("default"))) uint64_t wl_native_lib_spin(uint64_t n, uint64_t x)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -36,7 +36,7 @@ static const unsigned int fn_weight[NR_FN] = {30, 25, 25, 20};
 #define SPIN_BODY(n, x)                                                                            \
 	for (uint64_t i_ = 0; i_ < (n); i_++) {                                                    \
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;                           \
-		__asm__ volatile("" : "+r"(x));                                                   \
+		__asm__ volatile("" : "+r"(x));                                                    \
 	}
 
 __attribute__((noinline)) uint64_t work_self(uint64_t n, uint64_t x)

@@ -111,8 +111,8 @@ static void hex(char *out, const unsigned char *bits, int len)
 
 /* The index of module (path, build-id), added when new. NO_MODULE when out
  * of memory. */
-static uint32_t module_index(struct stacks *st, const char *path, const char *build_id,
-			     bool kernel, pid_t pid, bool other_root)
+static uint32_t module_index(struct stacks *st, const char *path, const char *build_id, bool kernel,
+			     pid_t pid, bool other_root)
 {
 	uint64_t a = fnv(path, strlen(path), FNV_SEED) ^ kernel;
 	uint64_t b = fnv(build_id, strlen(build_id), FNV_SEED), i;
@@ -152,7 +152,8 @@ static struct sframe user_frame(struct stacks *st, struct uproc *p, pid_t pid, u
 		return (struct sframe){NO_MODULE, pc};
 	if (ua.build_id)
 		hex(id, ua.build_id, ua.build_id_len);
-	return (struct sframe){module_index(st, ua.path, id, false, pid, uproc__root(p)[0]), ua.addr};
+	return (struct sframe){module_index(st, ua.path, id, false, pid, uproc__root(p)[0]),
+			       ua.addr};
 }
 
 /* ---- one record ------------------------------------------------------------------ */
@@ -434,7 +435,8 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 		if (idx >= 0)
 			idx = profile__add_native_stack(p, &ns);
 		err = idx < 0 ? idx
-			      : profile__add_native_samples(p, e->pid, e->tid, e->key, idx, e->count);
+			      : profile__add_native_samples(p, e->pid, e->tid, e->key, idx,
+							    e->count);
 	}
 	hashmap__fini(&locs);
 	return err;

@@ -27,10 +27,11 @@
 /* Mappings are read again at most this often per process (ns). */
 #define REFRESH_NS 5000000ULL
 
-/* Executable memory mapped from no file (JIT code): no reason to read the
- * mappings again for an address in it. */
+/* Executable memory mapped from no file (JIT code, the vDSO): no reason to
+ * read the mappings again for an address in it. */
 struct anon_range {
 	uint64_t start, end;
+	bool vdso; /* [vdso]: code of a known image, shown as [vdso]+offset */
 };
 
 struct uproc {
@@ -107,7 +108,8 @@ static int report_maps(struct uproc *p)
 		if (!slash && sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 &&
 		    perms[2] == 'x' &&
 		    !fsp_grow((void **)&p->anon, &p->cap_anon, p->nr_anon + 1, sizeof(*p->anon)))
-			p->anon[p->nr_anon++] = (struct anon_range){start, end};
+			p->anon[p->nr_anon++] =
+				(struct anon_range){start, end, strstr(line, "[vdso]") != NULL};
 
 		if (slash && p->root[0])
 			fprintf(out, "%.*s%s%s", (int)(slash - line), line, p->root, slash);
@@ -297,12 +299,12 @@ static bool module_addr(struct uproc *p, Dwfl_Module *mod, uint64_t pc, struct u
 	return true;
 }
 
-static bool in_anon(const struct uproc *p, uint64_t pc)
+static const struct anon_range *in_anon(const struct uproc *p, uint64_t pc)
 {
 	for (size_t i = 0; i < p->nr_anon; i++)
 		if (pc >= p->anon[i].start && pc < p->anon[i].end)
-			return true;
-	return false;
+			return &p->anon[i];
+	return NULL;
 }
 
 bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
@@ -315,6 +317,15 @@ bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
 		mod = dwfl_addrmodule(p->dwfl, pc);
 	if (mod && module_addr(p, mod, pc, out))
 		return true;
+	if (!mod) {
+		const struct anon_range *r = in_anon(p, pc);
+
+		/* The vDSO's ELF image starts at its mapping, at address 0. */
+		if (r && r->vdso) {
+			*out = (struct uaddr){.path = "[vdso]", .addr = pc - r->start};
+			return true;
+		}
+	}
 	*out = (struct uaddr){.addr = pc};
 	return false;
 }

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Native stacks (record --stacks) on real processes, against the workloads'
+ * own truth. A function's share of a feature's samples must be within
+ * max(2 pp, itest_tolerance) of the share of the feature's CPU time the
+ * workload measured in it (4 sigma of the binomial share, itest.c).
+ *
+ *   shares_fp, shares_nofp  wl_native built with and without frame
+ *                  pointers: the self shares of work_self, hot_inline
+ *                  (inlined into work_parent), wl_native_lib_spin (in a
+ *                  shared library) and work_leaf (under work_mid); every
+ *                  stack reaches main, through the right callers
+ *   attribution    --stacks charges the same samples to the feature as
+ *                  without it (both runs against the truth)
+ *   short_lived    a ~50 ms program: its stacks unwound before it exits and
+ *                  symbolized after, none lost to its exit
+ *
+ * The views are read from `--format folded` (feature;instance;outer;...;leaf
+ * count), the diagnostics from the profile file.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itest.h"
+
+#define NATIVE_MS "1500"
+
+/* The folded lines of one feature: frames after "feature;instance;". */
+struct folded {
+	char **stacks; /* "outer;...;leaf" */
+	uint64_t *counts;
+	size_t nr;
+	uint64_t total;
+};
+
+static void folded_free(struct folded *f)
+{
+	for (size_t i = 0; i < f->nr; i++)
+		free(f->stacks[i]);
+	free(f->stacks);
+	free(f->counts);
+}
+
+/* The lines of text whose first frame is prefix (e.g. "native;round;"). */
+static void folded_parse(const char *text, const char *prefix, struct folded *f)
+{
+	const char *line = text;
+
+	memset(f, 0, sizeof(*f));
+	while (line && *line) {
+		const char *end = strchr(line, '\n'), *sp;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		sp = memrchr(line, ' ', len);
+		if (sp && !strncmp(line, prefix, strlen(prefix))) {
+			f->stacks = realloc(f->stacks, (f->nr + 1) * sizeof(*f->stacks));
+			f->counts = realloc(f->counts, (f->nr + 1) * sizeof(*f->counts));
+			assert_non_null(f->stacks);
+			assert_non_null(f->counts);
+			f->stacks[f->nr] = strndup(line + strlen(prefix), sp - line - strlen(prefix));
+			f->counts[f->nr] = strtoull(sp + 1, NULL, 10);
+			f->total += f->counts[f->nr++];
+		}
+		line = end ? end + 1 : NULL;
+	}
+}
+
+static const char *leaf(const char *stack)
+{
+	const char *s = strrchr(stack, ';');
+
+	return s ? s + 1 : stack;
+}
+
+/* Does stack hold frames "a;b" (or just "a" when b is NULL) as whole frames? */
+static bool has_frames(const char *stack, const char *frames)
+{
+	size_t n = strlen(frames);
+
+	for (const char *s = stack; (s = strstr(s, frames)); s++)
+		if ((s == stack || s[-1] == ';') && (s[n] == ';' || !s[n]))
+			return true;
+	return false;
+}
+
+/* Samples whose leaf is fn; with parent, of those the ones called from it. */
+static uint64_t self_samples(const struct folded *f, const char *fn, const char *parent)
+{
+	char pair[256];
+	uint64_t n = 0;
+
+	snprintf(pair, sizeof(pair), "%s;%s", parent ? parent : "", fn);
+	for (size_t i = 0; i < f->nr; i++)
+		if (!strcmp(leaf(f->stacks[i]), fn) && (!parent || has_frames(f->stacks[i], pair)))
+			n += f->counts[i];
+	return n;
+}
+
+static uint64_t with_frame(const struct folded *f, const char *fn)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < f->nr; i++)
+		if (has_frames(f->stacks[i], fn))
+			n += f->counts[i];
+	return n;
+}
+
+/* k / n against p, within max(2 pp, 4 sigma + 1/n). Prints the comparison. */
+static bool share_ok(const char *what, uint64_t k, uint64_t n, double p)
+{
+	double tol = fmax(0.02, itest_tolerance(p, n, 0)), got = n ? (double)k / n : 0;
+	bool ok = n && fabs(got - p) <= tol;
+
+	printf("    %-40s %6.2f%% (%llu/%llu), truth %6.2f%% +- %.2f pp  %s\n", what, 100 * got,
+	       (unsigned long long)k, (unsigned long long)n, 100 * p, 100 * tol,
+	       ok ? "ok" : "FAIL");
+	return ok;
+}
+
+/* fsp-bpf -F ITEST_HZ [--stacks] --format folded --json JSON -- WORKLOAD
+ * ARGS: its stdout (the folded report), the profile in *prof. */
+static char *record(const char *workload, bool stacks, const char *json, json_object **prof,
+		    const char *a1, const char *a2)
+{
+	char *argv[16] = {NULL, "-F", ITEST_HZ, "--json", (char *)json, "--format", "folded"};
+	int argc = 7;
+	struct itest_proc p;
+	char *out;
+
+	if (stacks)
+		argv[argc++] = "--stacks";
+	argv[argc++] = "--";
+	argv[argc++] = (char *)(workload[0] == '/' ? workload : itest_workload(workload));
+	argv[argc++] = (char *)a1;
+	argv[argc++] = (char *)a2;
+	argv[argc] = NULL;
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	*prof = itest_json_load(json);
+	out = p.out;
+	free(p.err);
+	return out;
+}
+
+static void check_shares(const char *workload)
+{
+	static const char *const fns[] = {"work_self", "hot_inline", "wl_native_lib_spin",
+					  "work_leaf"};
+	static const char *const parents[] = {NULL, "work_parent", NULL, "work_mid"};
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_truth *t;
+	json_object *prof;
+	struct folded f;
+	char *out, what[128];
+	double feature_ns;
+	bool ok = true;
+
+	out = record(workload, true, json, &prof, truth_path, NATIVE_MS);
+	t = itest_truth_load(truth_path);
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	folded_parse(out, "native;round;", &f);
+	printf("  %s: %llu samples of the feature with a native stack\n", workload,
+	       (unsigned long long)f.total);
+	/* 1.5 s at ~2 kHz: fewer would make the tolerances meaningless. */
+	assert_true(f.total >= 1000);
+	feature_ns = (double)itest_truth_u64(t, "native.ns");
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		double p = itest_truth_u64(t, "fn.%s.ns", fns[i]) / feature_ns;
+
+		snprintf(what, sizeof(what), "self %s", fns[i]);
+		ok &= share_ok(what, self_samples(&f, fns[i], NULL), f.total, p);
+		/* The caller (or the function an inlined one is in) is right:
+		 * all of the function's time is under it. */
+		if (parents[i]) {
+			snprintf(what, sizeof(what), "%s under %s", fns[i], parents[i]);
+			ok &= share_ok(what, self_samples(&f, fns[i], parents[i]),
+				       self_samples(&f, fns[i], NULL), 1.0);
+		}
+	}
+	/* Every stack is whole: from the leaf up to main (a library leaf and
+	 * frames without frame pointers included). */
+	ok &= share_ok("stacks reaching main", with_frame(&f, "main"), f.total, 1.0);
+	ITEST_ASSERT_OK(ok);
+	/* Every sample of the running process was unwound. */
+	assert_int_equal(itest_diag(prof, "native_exited"), 0);
+	assert_int_equal(itest_diag(prof, "native_failed"), 0);
+	folded_free(&f);
+	free(out);
+	json_object_put(prof);
+	itest_truth_free(t);
+}
+
+static void test_shares_fp(void **state)
+{
+	(void)state;
+	check_shares("wl_native");
+}
+
+static void test_shares_nofp(void **state)
+{
+	(void)state;
+	check_shares("wl_native_nofp");
+}
+
+/* The feature's share of all samples, against the truth, with and without
+ * --stacks: native stacks change no attribution. */
+static void test_attribution(void **state)
+{
+	bool ok = true;
+
+	(void)state;
+	for (int stacks = 0; stacks < 2; stacks++) {
+		const char *truth_path = itest_tmp("truth%d", stacks);
+		const char *json = itest_tmp("prof%d.json", stacks);
+		struct itest_truth *t;
+		json_object *prof;
+		char *out = record("wl_native_nofp", stacks, json, &prof, truth_path, NATIVE_MS);
+		double C;
+
+		t = itest_truth_load(truth_path);
+		C = (double)itest_truth_u64(t, "cpu_total_ns");
+		printf("  %s --stacks:\n", stacks ? "with" : "without");
+		ok &= itest_truth_share_ok("native", itest_feature_samples(prof, "native"),
+					   itest_total_samples(prof), t, "native", C,
+					   ITEST_EXIT_NS / C);
+		free(out);
+		json_object_put(prof);
+		itest_truth_free(t);
+	}
+	ITEST_ASSERT_OK(ok);
+}
+
+/* wl_short is over in ~50 ms: its records are unwound while it runs (the
+ * ring is read every 20 ms) and symbolized after it exited. */
+static void test_short_lived(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	json_object *prof;
+	struct folded f;
+	char *out;
+	bool ok = true;
+
+	(void)state;
+	out = record("wl_short", true, json, &prof, truth_path, NULL);
+	folded_parse(out, "short_feature;quick-instance;", &f);
+	printf("  %llu samples of short_feature with a native stack\n",
+	       (unsigned long long)f.total);
+	/* 20 ms at ~2 kHz: about 40 samples */
+	assert_true(f.total >= 10);
+	ok &= share_ok("short_feature in wl_burn", with_frame(&f, "wl_burn"), f.total, 1.0);
+	ok &= share_ok("short_feature reaching main", with_frame(&f, "main"), f.total, 1.0);
+	ITEST_ASSERT_OK(ok);
+	assert_int_equal(itest_diag(prof, "native_exited"), 0);
+	folded_free(&f);
+	free(out);
+	json_object_put(prof);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_shares_fp),
+		ITEST(test_shares_nofp),
+		ITEST(test_attribution),
+		ITEST(test_short_lived),
+	};
+
+	return ITEST_MAIN("native", tests);
+}
