@@ -3,7 +3,7 @@
  * cpu_work - a CPU-bound target with few marks and a fixed amount of work,
  * for measuring what sampling costs the profiled program.
  *
- *   cpu_work [-u UNITS] [-n ITERATIONS] [-a]
+ *   cpu_work [-u UNITS] [-n ITERATIONS] [-a] [-s SECONDS]
  *
  * UNITS times (default 100), one mark encloses ITERATIONS (default 10000000)
  * steps of an xorshift generator that also updates a 256 KiB table, so the
@@ -19,8 +19,9 @@
  *   -a  wait (up to 30 s) until fsp:mark_enter and fsp:mark_leave are attached
  *       (their USDT semaphores raised) before the work; exit 3 if they never are
  *
- * Before the work it prints "cpu_work: pid P working" and sleeps 0.2 s, with
- * or without -a, so that both conditions start alike.
+ * Before the work it prints "cpu_work: pid P working" and sleeps 0.2 s (-s:
+ * SECONDS, e.g. for a profiler to attach with -p), with or without -a, so
+ * that both conditions start alike.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +73,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-u UNITS] [-n ITERATIONS] [-a]\n", argv0);
+	fprintf(stderr, "usage: %s [-u UNITS] [-n ITERATIONS] [-a] [-s SECONDS]\n", argv0);
 	exit(2);
 }
 
@@ -81,8 +82,9 @@ int main(int argc, char **argv)
 	uint64_t n = 10000000, x = 88172645463325252u, u;
 	double t0, c0, t1, c1, tu, med;
 	int units = 100, wait_attach = 0, opt;
+	double delay_s = 0.2;
 
-	while ((opt = getopt(argc, argv, "u:n:a")) != -1) {
+	while ((opt = getopt(argc, argv, "u:n:as:")) != -1) {
 		switch (opt) {
 		case 'u':
 			units = atoi(optarg);
@@ -93,11 +95,15 @@ int main(int argc, char **argv)
 		case 'a':
 			wait_attach = 1;
 			break;
+		case 's':
+			delay_s = atof(optarg);
+			break;
 		default:
 			usage(argv[0]);
 		}
 	}
-	if (units < 1 || units > MAX_UNITS || n == 0 || optind != argc)
+	if (units < 1 || units > MAX_UNITS || n == 0 || optind != argc || !(delay_s >= 0) ||
+	    delay_s > 60)
 		usage(argv[0]);
 	if (wait_attach) {
 		int i;
@@ -111,7 +117,7 @@ int main(int argc, char **argv)
 	}
 	printf("cpu_work: pid %d working\n", (int)getpid());
 	fflush(stdout);
-	usleep(200000);
+	usleep((useconds_t)(delay_s * 1e6));
 
 	t0 = clock_s(CLOCK_MONOTONIC);
 	c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);

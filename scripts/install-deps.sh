@@ -9,7 +9,7 @@ pkgs=(
 	systemtap-sdt-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
 	golang-go libclang-rt-14-dev
 	bpftrace linux-perf procps util-linux tmux python3 time graphviz
-	postgresql-15 python3.11 openjdk-17-jdk-headless ruby
+	postgresql-15 python3.11 python3.11-dbg openjdk-17-jdk-headless ruby
 	chromium
 )
 # Node.js and npm build the HTML report's page (npm ci of analysis/render/html):

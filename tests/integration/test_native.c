@@ -14,16 +14,32 @@
  *                  without it (both runs against the truth)
  *   short_lived    a ~50 ms program: its stacks unwound before it exits and
  *                  symbolized after, none lost to its exit
+ *   pg_planner     PostgreSQL 15 (Debian's: no frame pointers, names from
+ *                  .dynsym), -p on one backend, --map postgresql --feature
+ *                  plan: 200 plans of a 6-way join; the plan feature's
+ *                  samples are in standard_planner (pgss_planner times
+ *                  exactly that call: the rest of the plan span is ~20 us
+ *                  of ~10 ms a plan, under 1%), through subquery_planner
+ *                  and query_planner (the join search, most of the time)
+ *   py_gc          python3.11 (no frame pointers; names from the debug file
+ *                  of python3.11-dbg, by build-id), --map python --feature
+ *                  gc: the gc feature's samples are in the collector
+ *                  (gc_collect_main: the gc__start/done probes sit in it,
+ *                  around its work)
  *
  * The views are read from `--format folded` (feature;instance;outer;...;leaf
  * count), the diagnostics from the profile file.
  */
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "itest.h"
+#include "pg_cluster.h"
 
 #define NATIVE_MS "1500"
 
@@ -59,7 +75,8 @@ static void folded_parse(const char *text, const char *prefix, struct folded *f)
 			f->counts = realloc(f->counts, (f->nr + 1) * sizeof(*f->counts));
 			assert_non_null(f->stacks);
 			assert_non_null(f->counts);
-			f->stacks[f->nr] = strndup(line + strlen(prefix), sp - line - strlen(prefix));
+			f->stacks[f->nr] =
+				strndup(line + strlen(prefix), sp - line - strlen(prefix));
 			f->counts[f->nr] = strtoull(sp + 1, NULL, 10);
 			f->total += f->counts[f->nr++];
 		}
@@ -259,13 +276,108 @@ static void test_short_lived(void **state)
 	json_object_put(prof);
 }
 
+/* ---- real binaries without frame pointers ---------------------------------------- */
+
+/* A 6-way self-join of a small table: ~10 ms of planning (join search) and
+ * little execution, as test_postgres.c's ATTACH_QUERY. */
+#define PLAN_QUERY                                                                                 \
+	"SELECT count(*) AS %s FROM pgbench_branches b1"                                           \
+	" JOIN pgbench_branches b2 USING (bid) JOIN pgbench_branches b3 USING (bid)"               \
+	" JOIN pgbench_branches b4 USING (bid) JOIN pgbench_branches b5 USING (bid)"               \
+	" JOIN pgbench_branches b6 USING (bid);\n"
+
+static void test_pg_planner(void **state)
+{
+	const char *json = itest_tmp("prof.json");
+	struct itest_proc fsp;
+	struct pgc_client cl;
+	struct folded f;
+	struct pgc c;
+	bool ok = true;
+
+	(void)state;
+	pgc_start(&c);
+	pgc_pgbench_init(&c, 1);
+	pgc_client_open(&c, &cl, "psql-fifo");
+	itest_attach_fsp(&fsp, cl.backend, "--map", "postgresql", "--feature", "plan", "--stacks",
+			 "-F", ITEST_HZ, "--format", "folded", "-o", json, NULL);
+	for (int i = 0; i < 200; i++)
+		pgc_client_send(&cl, PLAN_QUERY, "pgc_native");
+	printf("  200 queries in %.2f s\n", pgc_client_sync(&cl, 120));
+	itest_signal(&fsp, SIGINT);
+	itest_wait(&fsp, 60);
+	itest_assert_exit(&fsp, 0);
+	/* frames after "postgresql:plan;INSTANCE;": whole frames are matched */
+	folded_parse(fsp.out, "postgresql:plan;", &f);
+	printf("  %llu samples of postgresql:plan with a native stack\n",
+	       (unsigned long long)f.total);
+	assert_true(f.total >= 500);
+	ok &= share_ok("plan in standard_planner", with_frame(&f, "standard_planner"), f.total,
+		       1.0);
+	ok &= share_ok("plan in subquery_planner", with_frame(&f, "subquery_planner"), f.total,
+		       1.0);
+	/* The join search (make_one_rel) is below query_planner: most of the
+	 * planning, not all (preprocessing, grouping_planner's own paths). */
+	printf("    plan in query_planner: %.1f%%\n",
+	       100.0 * with_frame(&f, "query_planner") / f.total);
+	assert_true(with_frame(&f, "query_planner") * 2 > f.total);
+	ITEST_ASSERT_OK(ok);
+	folded_free(&f);
+	pgc_client_close(&cl);
+	pgc_stop(&c);
+}
+
+#define PYTHON "/usr/bin/python3.11"
+
+static void test_py_gc(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char script[PATH_MAX], buf[PATH_MAX];
+	const char *out_dir = getenv("FSP_OUT");
+	json_object *prof;
+	struct folded f;
+	char *out;
+	bool ok = true;
+
+	(void)state;
+	if (access("/usr/lib/debug/.build-id", F_OK)) {
+		printf("  skipped: no debug files (scripts/install-deps.sh installs "
+		       "python3.11-dbg)\n");
+		skip();
+	}
+	snprintf(buf, sizeof(buf), "%s/../tests/workloads/wl_python.py",
+		 out_dir ? out_dir : ".output");
+	if (!realpath(buf, script))
+		fail_msg("the workload %s is missing", buf);
+	{
+		char *argv[] = {NULL, "--map",	"python",   "--feature", "gc",	 "--stacks",
+				"-F", ITEST_HZ, "--format", "folded",	 "-o",	 (char *)json,
+				"--", PYTHON,	"-E",	    "-s",	 script, (char *)truth_path,
+				"gc", NULL};
+		struct itest_proc p;
+
+		itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+		itest_assert_exit(&p, 0);
+		out = p.out;
+		free(p.err);
+	}
+	prof = itest_json_load(json);
+	folded_parse(out, "python:gc;", &f);
+	printf("  %llu samples of python:gc with a native stack\n", (unsigned long long)f.total);
+	assert_true(f.total >= 200);
+	ok &= share_ok("gc in gc_collect_main", with_frame(&f, "gc_collect_main"), f.total, 1.0);
+	ITEST_ASSERT_OK(ok);
+	assert_int_equal(itest_diag(prof, "native_exited"), 0);
+	folded_free(&f);
+	free(out);
+	json_object_put(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),
-		ITEST(test_shares_nofp),
-		ITEST(test_attribution),
-		ITEST(test_short_lived),
+		ITEST(test_shares_fp),	 ITEST(test_shares_nofp),   ITEST(test_attribution),
+		ITEST(test_short_lived), PGC_TEST(test_pg_planner), ITEST(test_py_gc),
 	};
 
 	return ITEST_MAIN("native", tests);

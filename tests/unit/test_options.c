@@ -119,6 +119,8 @@ static void test_record_defaults(void **state)
 	assert_true(p.o.session.follow_forks);
 	assert_true(p.o.session.events);
 	assert_false(p.o.session.offcpu);
+	assert_int_equal(p.o.session.stacks, 0);
+	assert_int_equal(p.o.session.stack_size, FSP_NATIVE_DEFAULT_STACK);
 	assert_false(p.o.session.system_wide);
 	assert_false(p.o.verbose);
 	assert_null(p.o.out_path);
@@ -391,6 +393,65 @@ static void test_wait_probes(void **state)
 	assert_usage_error(&p, "fsp-bpf",
 			   "--wait-probes goes with -p PID (a command's and -a's probes are "
 			   "attached whenever they come)");
+	done(&p);
+}
+
+/* --stacks[=user|kernel|all], --stack-size BYTES (with user stacks only). */
+static void test_stacks(void **state)
+{
+	static const struct {
+		const char *arg;
+		unsigned int want;
+	} ok[] = {
+		{"--stacks", SESSION_STACKS_USER},
+		{"--stacks=user", SESSION_STACKS_USER},
+		{"--stacks=kernel", SESSION_STACKS_KERNEL},
+		{"--stacks=all", SESSION_STACKS_USER | SESSION_STACKS_KERNEL},
+	};
+	static const char *const sizes[] = {"511", "65536", "1004", "8k", "-8", "", "08x"};
+	struct parse p;
+	char msg[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		PARSE(&p, ok[i].arg, "-p", "1");
+		assert_runs(&p, &cmd_record);
+		assert_int_equal(p.o.session.stacks, ok[i].want);
+		assert_int_equal(p.o.session.stack_size, FSP_NATIVE_DEFAULT_STACK);
+		done(&p);
+	}
+	PARSE(&p, "--stacks", "--stack-size", "512", "-p", "1");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.session.stack_size, 512);
+	done(&p);
+	PARSE(&p, "--stack-size", "65528", "--stacks=all", "-p", "1");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.session.stack_size, 65528);
+	done(&p);
+	PARSE(&p, "--stacks=both", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "invalid --stacks 'both': expected user, kernel or all (--stacks "
+			   "alone: user)");
+	done(&p);
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		PARSE(&p, "--stacks", "--stack-size", sizes[i], "-p", "1");
+		snprintf(msg, sizeof(msg),
+			 "invalid --stack-size '%s': expected a multiple of 8 from 512 to 65528 "
+			 "(bytes)",
+			 sizes[i]);
+		assert_usage_error(&p, "fsp-bpf", msg);
+		done(&p);
+	}
+	/* The size of a copy that is not taken is a mistake, not a no-op. */
+	PARSE(&p, "--stack-size", "4096", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--stack-size sizes the user stacks of --stacks (or --stacks=user, "
+			   "--stacks=all): give one of them");
+	done(&p);
+	PARSE(&p, "--stacks=kernel", "--stack-size", "4096", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--stack-size sizes the user stacks of --stacks (or --stacks=user, "
+			   "--stacks=all): give one of them");
 	done(&p);
 }
 
@@ -676,14 +737,14 @@ static void test_help_usage_version(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_defaults),	   cmocka_unit_test(test_record_options),
-		cmocka_unit_test(test_record_command),	   cmocka_unit_test(test_argv_untouched),
-		cmocka_unit_test(test_subcommands),	   cmocka_unit_test(test_strict_numbers),
-		cmocka_unit_test(test_pid_lists),	   cmocka_unit_test(test_file_mode),
-		cmocka_unit_test(test_wait_probes),	   cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_conflicts),	   cmocka_unit_test(test_plugins),
-		cmocka_unit_test(test_operands),	   cmocka_unit_test(test_unknown_options),
-		cmocka_unit_test(test_help_usage_version),
+		cmocka_unit_test(test_record_defaults), cmocka_unit_test(test_record_options),
+		cmocka_unit_test(test_record_command),	cmocka_unit_test(test_argv_untouched),
+		cmocka_unit_test(test_subcommands),	cmocka_unit_test(test_strict_numbers),
+		cmocka_unit_test(test_pid_lists),	cmocka_unit_test(test_file_mode),
+		cmocka_unit_test(test_wait_probes),	cmocka_unit_test(test_stacks),
+		cmocka_unit_test(test_ranges),		cmocka_unit_test(test_conflicts),
+		cmocka_unit_test(test_plugins),		cmocka_unit_test(test_operands),
+		cmocka_unit_test(test_unknown_options), cmocka_unit_test(test_help_usage_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
