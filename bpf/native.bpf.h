@@ -102,8 +102,11 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	__u64 size = native_stack_size, avail;
 	long n;
 
-	if (size < FSP_NATIVE_MIN_STACK || size > FSP_NATIVE_MAX_STACK)
+	if (native_user && (size < FSP_NATIVE_MIN_STACK || size > FSP_NATIVE_MAX_STACK))
 		return 0;
+	/* no room for a stack copy that is not taken (--stacks=kernel) */
+	if (!native_user)
+		size = 0;
 	r = bpf_ringbuf_reserve(&native_rb, sizeof(*r) + size, 0);
 	if (!r) {
 		stat_inc(FSP_STAT_NATIVE_LOST);
@@ -123,8 +126,12 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	if (native_user) {
 		n = bpf_get_stack(ctx, r->ustack, sizeof(r->ustack), BPF_F_USER_STACK);
 		r->user_len = n > 0 ? n : 0;
-		if (regs.sp)
+		if (regs.sp) {
 			r->stack_len = native_copy(r->stack, regs.sp, size);
+			if (!bpf_probe_read_user(r->redzone, sizeof(r->redzone),
+						 (void *)(regs.sp - sizeof(r->redzone))))
+				r->flags |= FSP_NATIVE_REDZONE;
+		}
 	}
 	if (native_kernel) {
 		n = bpf_get_stack(ctx, r->kstack, sizeof(r->kstack), 0);

@@ -292,7 +292,12 @@ struct fsp_map_site {
 enum fsp_native_flags {
 	FSP_NATIVE_KERNEL = 1, /* kernel stacks were asked for (kernel_len is valid) */
 	FSP_NATIVE_USER = 2, /* user stacks were asked for */
+	FSP_NATIVE_REDZONE = 4, /* redzone holds the 128 bytes below sp */
 };
+
+/* x86-64's red zone: a leaf function's data below sp; also where an epilogue's
+ * popped registers still are, which the CFI of its last instructions points to. */
+#define FSP_NATIVE_REDZONE_LEN 128
 
 struct fsp_native_rec {
 	__u32 tgid;
@@ -303,6 +308,7 @@ struct fsp_native_rec {
 	__u32 kernel_len; /* bytes of kstack filled */
 	__u32 stack_len; /* bytes of stack[] copied from regs[7] (sp) up */
 	__u64 regs[FSP_NATIVE_NREGS]; /* the thread's user registers */
+	__u8 redzone[FSP_NATIVE_REDZONE_LEN]; /* [sp - 128, sp) */
 	__u64 ustack[FSP_NATIVE_USER_FRAMES]; /* frame-pointer walk, leaf first */
 	__u64 kstack[FSP_NATIVE_KERNEL_FRAMES];
 	__u8 stack[]; /* stack_size bytes reserved */

@@ -16,11 +16,12 @@
  *                  symbolized after, none lost to its exit
  *   pg_planner     PostgreSQL 15 (Debian's: no frame pointers, names from
  *                  .dynsym), -p on one backend, --map postgresql --feature
- *                  plan: 200 plans of a 6-way join; the plan feature's
+ *                  plan: 3000 plans of a 6-way join; the plan feature's
  *                  samples are in standard_planner (pgss_planner times
- *                  exactly that call: the rest of the plan span is ~20 us
- *                  of ~10 ms a plan, under 1%), through subquery_planner
- *                  and query_planner (the join search, most of the time)
+ *                  exactly that call; the rest of the plan span is the
+ *                  probe's and pgss's bookkeeping), through
+ *                  subquery_planner and query_planner (the join search,
+ *                  most of the time)
  *   py_gc          python3.11 (no frame pointers; names from the debug file
  *                  of python3.11-dbg, by build-id), --map python --feature
  *                  gc: the gc feature's samples are in the collector
@@ -91,14 +92,23 @@ static const char *leaf(const char *stack)
 	return s ? s + 1 : stack;
 }
 
-/* Does stack hold frames "a;b" (or just "a" when b is NULL) as whole frames? */
+/* Does stack hold frames "a;b" (or one frame "a") as whole frames? A
+ * frame's name may carry a compiler's clone suffix (the symbol table of an
+ * LTO build names gc_collect_main "gc_collect_main.lto_priv.0"). */
 static bool has_frames(const char *stack, const char *frames)
 {
 	size_t n = strlen(frames);
 
-	for (const char *s = stack; (s = strstr(s, frames)); s++)
-		if ((s == stack || s[-1] == ';') && (s[n] == ';' || !s[n]))
+	for (const char *s = stack; (s = strstr(s, frames)); s++) {
+		const char *end = s + n;
+
+		if (s != stack && s[-1] != ';')
+			continue;
+		if (*end == '.')
+			end += strcspn(end, ";");
+		if (*end == ';' || !*end)
 			return true;
+	}
 	return false;
 }
 
@@ -301,9 +311,9 @@ static void test_pg_planner(void **state)
 	pgc_client_open(&c, &cl, "psql-fifo");
 	itest_attach_fsp(&fsp, cl.backend, "--map", "postgresql", "--feature", "plan", "--stacks",
 			 "-F", ITEST_HZ, "--format", "folded", "-o", json, NULL);
-	for (int i = 0; i < 200; i++)
+	for (int i = 0; i < 3000; i++)
 		pgc_client_send(&cl, PLAN_QUERY, "pgc_native");
-	printf("  200 queries in %.2f s\n", pgc_client_sync(&cl, 120));
+	printf("  3000 queries in %.2f s\n", pgc_client_sync(&cl, 120));
 	itest_signal(&fsp, SIGINT);
 	itest_wait(&fsp, 60);
 	itest_assert_exit(&fsp, 0);
@@ -311,7 +321,7 @@ static void test_pg_planner(void **state)
 	folded_parse(fsp.out, "postgresql:plan;", &f);
 	printf("  %llu samples of postgresql:plan with a native stack\n",
 	       (unsigned long long)f.total);
-	assert_true(f.total >= 500);
+	assert_true(f.total >= 1000);
 	ok &= share_ok("plan in standard_planner", with_frame(&f, "standard_planner"), f.total,
 		       1.0);
 	ok &= share_ok("plan in subquery_planner", with_frame(&f, "subquery_planner"), f.total,

@@ -352,10 +352,14 @@ void retire__due(struct session *s)
 	/* On failure the records are lost, said at once; the maps are freed anyway. */
 	retire_pids(s, pids, nr);
 	for (size_t i = 0; i < s->nr_targets; i++) {
-		if (due(&s->targets[i], t))
+		if (due(&s->targets[i], t)) {
+			/* Its native stacks were unwound by now (the loop reads
+			 * them every NATIVE_POLL_S): its Dwfl goes. */
+			stacks__forget(s->stacks, s->targets[i].pid);
 			target_free(&s->targets[i]);
-		else
+		} else {
 			s->targets[j++] = s->targets[i];
+		}
 	}
 	s->nr_targets = j;
 	free(pids);

@@ -210,6 +210,13 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		memcpy(result, r->stack + (addr - sp), sizeof(*result));
 		return true;
 	}
+	/* A register an epilogue popped: the CFI of the instructions after
+	 * the pop still says where it was saved, now below sp. */
+	if ((r->flags & FSP_NATIVE_REDZONE) && addr < sp && sp - addr <= sizeof(r->redzone) &&
+	    addr + sizeof(*result) <= sp) {
+		memcpy(result, r->redzone + (addr - (sp - sizeof(r->redzone))), sizeof(*result));
+		return true;
+	}
 	/* Below sp or past the copy: on the stack, but not copied. */
 	if (addr >= sp - 128 && addr < sp + (64ULL << 20))
 		return false;
