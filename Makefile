@@ -407,6 +407,7 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
+	$(Q)bench/stacks.sh
 	$(Q)bench/files.sh
 	$(Q)bench/html.sh
 	$(Q)bench/pg.sh

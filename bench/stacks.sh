@@ -85,6 +85,31 @@ tool() {
 	esac
 }
 
+# CPU time (ns) of all threads of PID so far
+sched_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# steady SUBSHELL W1 W2: the tool's CPU share of one core while the workers
+# work (from DELAY s after their start until they exit): its start-up
+# (loading BPF) and its end (symbolizing, writing) are left out
+steady() {
+	local tool c0 c1 t0 t1 i
+	sleep $DELAY
+	tool=$(pgrep -P "$1" | head -n 1)
+	[ -n "$tool" ] || return 0
+	c0=$(sched_ns "$tool")
+	t0=$EPOCHREALTIME
+	c1=$c0 t1=$t0
+	while kill -0 "$2" 2>/dev/null || kill -0 "$3" 2>/dev/null; do
+		i=$(sched_ns "$tool")
+		[ "$i" -gt 0 ] || break
+		c1=$i t1=$EPOCHREALTIME
+		sleep 0.1
+	done
+	awk "BEGIN { if ($t1 > $t0) printf \"steady_pct=%.3f\\n\", 100 * ($c1 - $c0) / 1e9 / ($t1 - $t0) }"
+}
+
 # run COND REP: two workers, the tool; results into $RAW/COND-REP.*
 run() {
 	local cond=$1 rep=$2 tag="$1-$2" w1 w2 t=
@@ -95,6 +120,7 @@ run() {
 	if [ "$cond" != none ]; then
 		tool "$cond" "$tag" "$w1,$w2"
 		t=$!
+		steady "$t" "$w1" "$w2" >"$RAW/$tag.steady"
 	fi
 	wait $w1 $w2
 	if [ -n "$t" ]; then
@@ -128,14 +154,16 @@ done
 
 # ---- results ----------------------------------------------------------------------
 
-declare -A UNIT CPU PCT
+declare -A UNIT CPU PCT STEADY
 for c in "${CONDS[@]}"; do
-	units=() cpus=() pcts=()
+	units=() cpus=() pcts=() steadies=()
 	for ((r = 0; r < REPS; r++)); do
 		for w in w1 w2; do
 			u=$(kv "$RAW/$c-$r.$w" unit_ns)
 			[ -n "$u" ] && units+=("$u")
 		done
+		v=$(kv "$RAW/$c-$r.steady" steady_pct)
+		[ -n "$v" ] && steadies+=("$v")
 		if [ -f "$RAW/$c-$r.times" ]; then
 			s=$(times_s "$RAW/$c-$r.times")
 			wall=$(kv "$RAW/$c-$r.w1" seconds)
@@ -146,19 +174,23 @@ for c in "${CONDS[@]}"; do
 	UNIT[$c]=$(median "${units[@]}")
 	CPU[$c]=$(median "${cpus[@]}")
 	PCT[$c]=$(median "${pcts[@]}")
+	STEADY[$c]=$(median "${steadies[@]}")
 done
 report=()
 for ((r = 0; r < REPS; r++)); do
 	[ -f "$RAW/perf-dwarf-$r.report.times" ] && report+=("$(times_s "$RAW/perf-dwarf-$r.report.times")")
 done
 
-printf '%-11s %14s %9s %14s %12s\n' condition "unit (median)" slowdown "tool CPU (s)" "% of a core"
+echo "tool CPU: whole run (start-up and end included), and its share of one core over the"
+echo "work's wall time; steady: its share of one core while the workers work"
+printf '%-11s %14s %9s %13s %12s %9s\n' condition "unit (median)" slowdown "tool CPU (s)" "% of a core" steady
 for c in "${CONDS[@]}"; do
 	[ "${UNIT[$c]}" = n/a ] && continue
 	slow=$(awk "BEGIN { printf \"%.4f\", ${UNIT[$c]} / ${UNIT[none]} }")
-	printf '%-11s %11.2f ms %9s %14s %12s\n' "$c" "$(awk "BEGIN { print ${UNIT[$c]} / 1e6 }")" \
-		"$slow" "${CPU[$c]}" "${PCT[$c]}"
-	echo "bench: stacks.$c.slowdown=$slow stacks.$c.tool_cpu_s=${CPU[$c]} stacks.$c.core_pct=${PCT[$c]}"
+	printf '%-11s %11.2f ms %9s %13s %12s %9s\n' "$c" "$(awk "BEGIN { print ${UNIT[$c]} / 1e6 }")" \
+		"$slow" "${CPU[$c]}" "${PCT[$c]}" "${STEADY[$c]}"
+	echo "bench: stacks.$c.slowdown=$slow stacks.$c.tool_cpu_s=${CPU[$c]}" \
+		"stacks.$c.core_pct=${PCT[$c]} stacks.$c.steady_core_pct=${STEADY[$c]}"
 done
 if [ ${#report[@]} -gt 0 ]; then
 	echo "perf report of the perf-dwarf data (where perf unwinds): $(median "${report[@]}") s CPU (median)"
@@ -172,15 +204,17 @@ echo
 
 # ---- kernel cost per sample ---------------------------------------------------------
 
-# prog_stats PID: "run_time_ns run_cnt" of fsp-bpf PID's sampler
+# prog_stats PID: "run_time_ns run_cnt" of fsp-bpf PID's sampler, the one
+# program of type perf_event (7) among its descriptors (fdinfo has the
+# statistics while kernel.bpf_stats_enabled is on)
 prog_stats() {
-	bpftool prog show --json 2>/dev/null | python3 -c '
-import json, sys
-pid = int(sys.argv[1])
-for p in json.load(sys.stdin):
-    if p.get("name") == "sample" and any(x.get("pid") == pid for x in p.get("pids", [])):
-        print(p.get("run_time_ns", 0), p.get("run_cnt", 0))
-        break' "$1"
+	local f
+	for f in /proc/"$1"/fdinfo/*; do
+		awk '/^prog_type:/ { t = $2 } /^run_time_ns:/ { ns = $2 } /^run_cnt:/ { c = $2 }
+			END { if (t == 7 && c != "") { print ns, c; exit 0 } exit 1 }' "$f" 2>/dev/null &&
+			return 0
+	done
+	return 1
 }
 
 if [ "$BPF_STATS" = 1 ]; then

@@ -193,12 +193,14 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 {
 	uint64_t pcs[STACKS_MAX_USER];
 	bool act[STACKS_MAX_USER], complete;
+	struct uaddr leaf;
 	size_t nfp = r->user_len / sizeof(r->ustack[0]), fp, dw;
 
 	if (nfp > FSP_NATIVE_USER_FRAMES)
 		nfp = FSP_NATIVE_USER_FRAMES;
-	/* The leaf's module must be known before the unwinder looks for its CFI. */
-	user_frame(st, p, r->tgid, r->regs[16], true, true);
+	/* The leaf's module must be known (the mappings read again after a
+	 * dlopen()) before the unwinder looks for its CFI. */
+	uproc__addr(p, r->regs[16], true, &leaf);
 	fp = fp_valid(p, r, nfp);
 	dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
 	if (dw && (complete || dw >= fp)) {
