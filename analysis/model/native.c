@@ -139,7 +139,8 @@ int profile__add_module(struct profile *p, const struct profile_module *m)
 	uint64_t b, idx;
 	int err;
 
-	if (!p || !m || !m->path || (m->kind != PROFILE_MODULE_USER && m->kind != PROFILE_MODULE_KERNEL))
+	if (!p || !m || !m->path ||
+	    (m->kind != PROFILE_MODULE_USER && m->kind != PROFILE_MODULE_KERNEL))
 		return -EINVAL;
 	if (m->build_id && *m->build_id && !valid_build_id(m->build_id))
 		return -EINVAL;
@@ -375,9 +376,9 @@ static void stack_hash(const struct profile_native_stack *s, uint64_t *a, uint64
 	for (size_t i = 0; i < s->depth; i++)
 		h = fsp_hash_pair(h, s->locs[i]);
 	*a = h;
-	*b = fsp_hash_pair(h ^ 0x5bd1e995ULL,
-			   (uint64_t)s->nr_kernel << 32 | (uint64_t)(s->method & 0xff) << 8 |
-				   (s->flags & 0xff));
+	*b = fsp_hash_pair(h ^ 0x5bd1e995ULL, (uint64_t)s->nr_kernel << 32 |
+						      (uint64_t)(s->method & 0xff) << 8 |
+						      (s->flags & 0xff));
 }
 
 static bool stack_equal(const struct profile_native *n, const struct native_stack_rec *r,

@@ -2,7 +2,7 @@
 /* Unit tests of the native-stack model (analysis/model/native.c). */
 #include <errno.h>
 
-#include "native.h"
+#include "native_helpers.h"
 #include "unit_helpers.h"
 
 static int setup(void **state)
@@ -17,13 +17,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int add_mod(struct profile *p, int kind, const char *path, const char *bid)
-{
-	struct profile_module m = {.kind = kind, .path = path, .build_id = bid};
-
-	return profile__add_module(p, &m);
-}
-
 static int add_loc(struct profile *p, uint32_t mod, uint64_t addr, const char *fn)
 {
 	struct profile_line l = {.function = fn, .file = NULL, .line = 0};
@@ -31,18 +24,6 @@ static int add_loc(struct profile *p, uint32_t mod, uint64_t addr, const char *f
 		.module = mod, .address = addr, .lines = fn ? &l : NULL, .nr_lines = fn ? 1 : 0};
 
 	return profile__add_location(p, &loc);
-}
-
-static int add_nstack(struct profile *p, const uint32_t *locs, size_t depth, size_t nr_kernel,
-		      int method, unsigned int flags)
-{
-	struct profile_native_stack s = {.locs = locs,
-					 .depth = depth,
-					 .nr_kernel = nr_kernel,
-					 .method = method,
-					 .flags = flags};
-
-	return profile__add_native_stack(p, &s);
 }
 
 static void test_empty_and_null(void **state)
@@ -124,8 +105,11 @@ static void test_locations(void **state)
 		{"inlined_leaf", "/src/a.c", 10},
 		{"outer", "/src/a.c", 42},
 	};
-	struct profile_location loc = {.module = 0, .address = 0x1234, .lines = lines,
-				       .nr_lines = 2, .flags = PROFILE_LOC_DEBUGINFO};
+	struct profile_location loc = {.module = 0,
+				       .address = 0x1234,
+				       .lines = lines,
+				       .nr_lines = 2,
+				       .flags = PROFILE_LOC_DEBUGINFO};
 	struct profile_location out;
 	char *fn = test_strdup("inlined_leaf");
 
@@ -137,9 +121,8 @@ static void test_locations(void **state)
 	assert_int_equal(add_loc(p, 1, 0x1234, "b_fn"), 1);
 	assert_int_equal(add_loc(p, 0, 0x1235, NULL), 2);
 	/* JIT code: no module, runtime address */
-	loc = (struct profile_location){.module = PROFILE_NO_MODULE,
-					.address = 0x7f0000001000,
-					.flags = PROFILE_LOC_JIT};
+	loc = (struct profile_location){
+		.module = PROFILE_NO_MODULE, .address = 0x7f0000001000, .flags = PROFILE_LOC_JIT};
 	assert_int_equal(profile__add_location(p, &loc), 3);
 	assert_int_equal(profile__nr_locations(p), 4);
 
@@ -338,7 +321,8 @@ static void test_native_samples(void **state)
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 1, 2), 0); /* accumulates */
 	assert_int_equal(profile__add_native_samples(p, 10, 12, 7, 1, 1), 0); /* other tid */
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 0, 1, 1), 0); /* no marks */
-	assert_int_equal(profile__add_native_samples(p, 10, 11, 99, 1, 1), 0); /* key not (yet) known */
+	assert_int_equal(profile__add_native_samples(p, 10, 11, 99, 1, 1),
+			 0); /* key not (yet) known */
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 1, 0), 0); /* count 0: nothing */
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 2, 1), -EINVAL);
 	assert_int_equal(profile__add_native_samples(p, 10, 11, 7, 1, UINT64_MAX), 0);
