@@ -75,7 +75,8 @@ static int rd_module_kind(struct rd *rd, const struct json_where *w, struct json
 		*kind = PROFILE_MODULE_KERNEL;
 		return 0;
 	}
-	return jv__fail(&rd->js, w, "kind", "unknown module kind \"%s\" (expected \"user\" or \"kernel\")",
+	return jv__fail(&rd->js, w, "kind",
+			"unknown module kind \"%s\" (expected \"user\" or \"kernel\")",
 			json_in__msg_str(s, buf, sizeof(buf)));
 }
 
@@ -120,8 +121,7 @@ cleanup:
 
 /* Line j of a location: [function, file, line], function and file string
  * indexes or null; file and line may be left out. */
-static int rd_line(struct rd *rd, size_t i, size_t j, struct json_object *a,
-		   struct profile_line *l)
+static int rd_line(struct rd *rd, size_t i, size_t j, struct json_object *a, struct profile_line *l)
 {
 	struct json_where w = {"locations", i, "lines", j};
 	size_t n, fn = NO_IDX, file = NO_IDX;
@@ -262,9 +262,10 @@ static int rd_method(struct rd *rd, const struct json_where *w, struct json_obje
 	else if (!strcmp(s, "dwarf"))
 		*method = PROFILE_UNWIND_DWARF;
 	else
-		return jv__fail(&rd->js, w, "method",
-				"unknown unwinding method \"%s\" (expected \"fp\", \"dwarf\" or null)",
-				json_in__msg_str(s, buf, sizeof(buf)));
+		return jv__fail(
+			&rd->js, w, "method",
+			"unknown unwinding method \"%s\" (expected \"fp\", \"dwarf\" or null)",
+			json_in__msg_str(s, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -352,7 +353,7 @@ cleanup:
 
 /* ---- native samples: [source, pid, tid, stack, native_stack, count] ------------- */
 
-static const char *const nsample_cols[] = {"source", "pid",          "tid",
+static const char *const nsample_cols[] = {"source", "pid",	     "tid",
 					   "stack",  "native_stack", "count"};
 
 int rd__native_sample(struct rd *rd, size_t i)
@@ -418,8 +419,8 @@ static int64_t ns_find(struct ns_check *c, uint32_t source, uint32_t pid, uint32
 	uint64_t t, s;
 	int r;
 
-	r = hashmap__find_or_insert(&c->threads, (uint64_t)source << 32 | pid, tid,
-				    c->threads.len, &t);
+	r = hashmap__find_or_insert(&c->threads, (uint64_t)source << 32 | pid, tid, c->threads.len,
+				    &t);
 	if (r < 0)
 		return -2;
 	if (add)

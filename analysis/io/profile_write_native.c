@@ -37,8 +37,9 @@ static void pw_modules(struct json_out *w, const struct profile *p)
 		if (profile__module(p, i, &m))
 			continue;
 		o = json_out__object(w);
-		json_out__add(w, o, "kind",
-			      json_out__str(w, m.kind == PROFILE_MODULE_KERNEL ? "kernel" : "user"));
+		json_out__add(
+			w, o, "kind",
+			json_out__str(w, m.kind == PROFILE_MODULE_KERNEL ? "kernel" : "user"));
 		json_out__add(w, o, "path", json_out__str(w, m.path));
 		if (m.build_id)
 			json_out__add(w, o, "build_id", json_out__str(w, m.build_id));
