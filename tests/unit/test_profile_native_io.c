@@ -457,6 +457,37 @@ static void test_bad_native_samples(void **state)
 	parse_bad(HEAD(3) "\"modules\":[],\"modules\":[]}", "\"modules\" is given twice");
 }
 
+/* The rows the reader takes from its buffer (the writer's exact form) and
+ * every other form of them (blanks, upper-case keys, trailing columns, rows
+ * its fast path leaves to json-c) read to the same profile. */
+static void test_row_forms(void **state)
+{
+	static const char *const forms[] = {
+		"\"native_stacks\":[[\"dwarf\",[0,1]],[\"fp\",[2,0],1]],"
+		"\"native_samples\":[[0,7,7,0,0,6],[0,7,7,\"0x1\",1,4],[0,7,7,null,0,2]]}",
+		"\"native_stacks\":[ [ \"dwarf\" , [ 0 , 1 ] ] , [\"fp\",[2,0],1,0,\"x\"]],"
+		"\"native_samples\":[[0, 7,7,0,0,6],[0,7,7,\"0X1\",1,4,9],[0,7,7,\"0x0\",0,2]]}",
+		"\"native_stacks\":[[\"dwarf\",[0,1],0,0],[\"fp\",[2,0],1,8]],"
+		"\"native_samples\":[[0,7,7,\"0x01\",0,6],[0,7,7,0,1,4],[0,7,7,\"0x0000\",0,2],"
+		"[0,7,7,null,0,0]]}",
+	};
+	char text[2048], *a = NULL, *b;
+	struct profile *p;
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		snprintf(text, sizeof(text), "%s%s", HEAD(3) CORE MODS LOCS, forms[f]);
+		p = parse_ok(text);
+		b = write_str(p);
+		if (a)
+			assert_string_equal(a, b);
+		free(a);
+		a = b;
+		profile__free(p);
+	}
+	free(a);
+}
+
 /* A file of HEAD(3) CORE MODS, then middle, then tail (a growing buffer). */
 static char *limits_file(const char *middle, const char *item, size_t n, const char *tail)
 {
@@ -519,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_bad_native_stacks),
 		cmocka_unit_test(test_bad_native_samples),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_row_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
