@@ -33,6 +33,8 @@ struct diff {
 	struct diff_totals totals;
 	struct diff_feature *features;
 	size_t nr_features, cap_features;
+	struct diff_row *functions; /* over all samples, charged or not */
+	size_t nr_functions, cap_functions;
 };
 
 struct diff_ctx {
@@ -43,6 +45,7 @@ struct diff_ctx {
 	struct rowtab features; /* d->features and build, by feature_map */
 	struct hashmap instance_map; /* (feature index, interned name) -> instance index */
 	struct hashmap function_map; /* (feature index, interned name) -> function index */
+	struct hashmap all_fn_map; /* (0, interned name) -> index in d->functions */
 	uint64_t stamp; /* mark stacks walked so far (diff__charged) */
 };
 
@@ -89,7 +92,8 @@ static struct diff_row *diff__instance(struct diff_ctx *ctx, size_t f, const cha
 }
 
 /* The row of function `name` (interned) of feature f, created empty when new. */
-static struct diff_row *diff__function(struct diff_ctx *ctx, size_t f, const char *name, int *err)
+static struct diff_row *diff__function_row(struct diff_ctx *ctx, size_t f, const char *name,
+					   int *err)
 {
 	struct diff_build *b = &ctx->build[f];
 	struct rowtab t = ROWTAB(&ctx->function_map, b->fn, b->nr_fn, b->cap_fn);
@@ -239,8 +243,25 @@ static int diff_native__build(struct diff_ctx *ctx, const struct profile *p, str
 	return 0;
 }
 
-/* Adds the native samples of one profile to the function rows of the
- * features their mark stacks charge. */
+/* Adds count samples of function name (interned) to the all-samples rows. */
+static int diff__add_all(struct diff_ctx *ctx, const char *name, uint64_t count, int is_new)
+{
+	struct diff *d = ctx->d;
+	struct rowtab t = ROWTAB(&ctx->all_fn_map, d->functions, d->nr_functions, d->cap_functions);
+	struct diff_row *row;
+	size_t idx;
+	int err = rowtab__find_or_add(&t, 0, (uintptr_t)name, &idx);
+
+	if (err < 0)
+		return err;
+	row = &d->functions[idx];
+	row->name = name;
+	*(is_new ? &row->new_samples : &row->base_samples) += count;
+	return 0;
+}
+
+/* Adds the native samples of one profile to the all-samples function rows
+ * and to the function rows of the features their mark stacks charge. */
 static int diff__add_functions(struct diff_ctx *ctx, const struct profile *p, int is_new)
 {
 	struct profile_native_sample s;
@@ -253,10 +274,12 @@ static int diff__add_functions(struct diff_ctx *ctx, const struct profile *p, in
 	err = diff_native__build(ctx, p, &n);
 	for (size_t i = 0; !err && i < profile__nr_native_samples(p); i++) {
 		err = profile__native_sample(p, i, &s);
+		if (!err)
+			err = diff__add_all(ctx, n.leaf[s.stack], s.count, is_new);
 		if (err || s.mark_stack == PROFILE_NO_STACK)
 			continue;
 		for (size_t j = n.first[s.mark_stack]; !err && j < n.first[s.mark_stack + 1]; j++) {
-			row = diff__function(ctx, n.feats[j], n.leaf[s.stack], &err);
+			row = diff__function_row(ctx, n.feats[j], n.leaf[s.stack], &err);
 			if (row)
 				*(is_new ? &row->new_samples : &row->base_samples) += s.count;
 		}
@@ -340,6 +363,10 @@ static void diff__finish(struct diff_ctx *ctx)
 	}
 	if (d->nr_features)
 		qsort(d->features, d->nr_features, sizeof(*d->features), diff__cmp_feature);
+	for (i = 0; i < d->nr_functions; i++)
+		diff__fill(d, &d->functions[i]);
+	if (d->nr_functions)
+		qsort(d->functions, d->nr_functions, sizeof(*d->functions), diff__cmp_instance);
 }
 
 /* The side's period and totals from its profile and attribution. */
@@ -431,6 +458,7 @@ cleanup:
 	hashmap__fini(&ctx.feature_map);
 	hashmap__fini(&ctx.instance_map);
 	hashmap__fini(&ctx.function_map);
+	hashmap__fini(&ctx.all_fn_map);
 	attrib__free(ab);
 	attrib__free(an);
 	if (err) {
@@ -452,6 +480,7 @@ void diff__free(struct diff *d)
 		free((void *)d->features[i].functions);
 	}
 	free(d->features);
+	free(d->functions);
 	strtab__free(d->strs);
 	free(d);
 }
@@ -479,6 +508,16 @@ const struct diff_totals *diff__totals(const struct diff *d)
 size_t diff__nr_features(const struct diff *d)
 {
 	return d ? d->nr_features : 0;
+}
+
+size_t diff__nr_functions(const struct diff *d)
+{
+	return d ? d->nr_functions : 0;
+}
+
+const struct diff_row *diff__function(const struct diff *d, size_t i)
+{
+	return d && i < d->nr_functions ? &d->functions[i] : NULL;
 }
 
 const struct diff_feature *diff__feature(const struct diff *d, size_t i)

@@ -120,6 +120,12 @@ const struct diff_totals *diff__totals(const struct diff *d);
 size_t diff__nr_features(const struct diff *d);
 /* NULL when i is out of range. */
 const struct diff_feature *diff__feature(const struct diff *d, size_t i);
+/* Functions over all samples (native stacks): every function's self time in
+ * each profile, samples charged to a feature or not, rows as the features'
+ * functions (diff_feature.functions), sorted as the features. None when
+ * neither profile has native stacks. */
+size_t diff__nr_functions(const struct diff *d);
+const struct diff_row *diff__function(const struct diff *d, size_t i); /* NULL: out of range */
 
 /*
  * The name a function row goes by: the innermost function at the location

@@ -171,6 +171,10 @@ static int text_width(const struct text_ctx *c)
 			    escape__width(f->functions[j].name) + 4 > w)
 				w = escape__width(f->functions[j].name) + 4;
 	}
+	for (i = 0; i < diff__nr_functions(c->d); i++)
+		if (text_shown(c, diff__function(c->d, i)) &&
+		    escape__width(diff__function(c->d, i)->name) + 2 > w)
+			w = escape__width(diff__function(c->d, i)->name) + 2;
 	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
 }
 
@@ -188,6 +192,22 @@ static void text_functions(struct text_ctx *c, const struct diff_feature *f)
 		if (text_shown(c, &f->functions[j]))
 			text_row(c, &f->functions[j], 4);
 	text_fold(c, f->nr_functions - shown, 4);
+}
+
+/* Every sample's functions (self time), after the features, when one is shown. */
+static void text_all_functions(struct text_ctx *c)
+{
+	size_t i, shown = 0, n = diff__nr_functions(c->d);
+
+	for (i = 0; i < n; i++)
+		shown += text_shown(c, diff__function(c->d, i));
+	if (!shown)
+		return;
+	fprintf(c->out, "\nall samples, functions (self):\n");
+	for (i = 0; i < n; i++)
+		if (text_shown(c, diff__function(c->d, i)))
+			text_row(c, diff__function(c->d, i), 2);
+	text_fold(c, n - shown, 2);
 }
 
 static void text_table(struct text_ctx *c)
@@ -221,6 +241,7 @@ static void text_table(struct text_ctx *c)
 		text_functions(c, f);
 	}
 	text_fold(c, folded, 0);
+	text_all_functions(c);
 }
 
 int diff__text(FILE *out, const struct diff *d, const struct diff_report_opts *o)
@@ -346,6 +367,15 @@ static struct json_object *dj_features(struct json_out *w, const struct diff *d)
 	return arr;
 }
 
+static struct json_object *dj_functions(struct json_out *w, const struct diff *d)
+{
+	struct json_object *arr = json_out__array(w, diff__nr_functions(d));
+
+	for (size_t i = 0; i < diff__nr_functions(d) && !w->err; i++)
+		json_out__append(w, arr, dj_row(w, diff__function(d, i)));
+	return arr;
+}
+
 int diff__json(FILE *out, const struct diff *d)
 {
 	struct json_object *root;
@@ -367,6 +397,7 @@ int diff__json(FILE *out, const struct diff *d)
 	json_out__add(&w, root, "new", dj_side(&w, diff__new(d)));
 	json_out__add(&w, root, "totals", dj_totals(&w, diff__totals(d)));
 	json_out__add(&w, root, "features", dj_features(&w, d));
+	json_out__add(&w, root, "functions", dj_functions(&w, d));
 	json_out__value_ext(&w, root,
 			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 				    JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -14,7 +14,9 @@
  *
  * The native stacks of what parses (version 3) must be consistent: every
  * index a record holds names an entry of its table, a native sample's mark
- * stack is its process's.
+ * stack is its process's. What parses is also merged with itself (twice the
+ * native samples, the same tables) and diffed with itself (with its
+ * per-function rows), which must not fail.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +26,8 @@
 #include <unistd.h>
 
 #include "attrib.h"
+#include "diff.h"
+#include "merge.h"
 #include "native.h"
 #include "profile_io.h"
 
@@ -107,6 +111,34 @@ static void check_native(const struct profile *p)
 	}
 }
 
+/* p merged with itself, and diffed with itself, rendered. */
+static void merge_and_diff(const struct profile *p)
+{
+	struct profile *m = profile__new();
+	char err[512], *buf = NULL;
+	size_t len = 0;
+	struct diff *d;
+	FILE *f;
+
+	if (!m)
+		abort();
+	/* a merge may refuse p (sources of different periods, a sample count
+	 * that doubled overflows): only what it does take is checked */
+	if (!profile__merge(m, p, err, sizeof(err)) && !profile__merge(m, p, err, sizeof(err)) &&
+	    (profile__nr_native_samples(m) != 2 * profile__nr_native_samples(p) ||
+	     profile__nr_locations(m) != profile__nr_locations(p) ||
+	     profile__nr_native_stacks(m) != profile__nr_native_stacks(p)))
+		abort();
+	profile__free(m);
+	d = diff__compute(p, p, NULL);
+	f = open_memstream(&buf, &len);
+	if (!d || !f || diff__text(f, d, NULL) || diff__json(f, d))
+		abort();
+	fclose(f);
+	free(buf);
+	diff__free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -136,6 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	attrib__free(a);
 	check_native(p);
+	merge_and_diff(p);
 	t1 = write_mem(p, &l1);
 	if (l1 != l2 || memcmp(t1, t2, l1)) {
 		fprintf(stderr, "read in small chunks, the profile differs\n");

@@ -163,6 +163,46 @@ static void test_functions(void **state)
 	profile__free(b);
 }
 
+static const struct diff_row *all_row(const struct diff *d, const char *fn)
+{
+	for (size_t i = 0; i < diff__nr_functions(d); i++)
+		if (!strcmp(diff__function(d, i)->name, fn))
+			return diff__function(d, i);
+	return NULL;
+}
+
+/* Every sample's functions: each native sample once, charged or not. */
+static void test_all_functions(void **state)
+{
+	struct profile *a = base_profile(), *b = new_profile_b();
+	struct diff *d = diff__compute(a, b, NULL);
+	uint64_t base = 0, new_s = 0;
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(diff__nr_functions(d), 8);
+	assert_null(diff__function(d, 8));
+	for (size_t i = 0; i < diff__nr_functions(d); i++) {
+		base += diff__function(d, i)->base_samples;
+		new_s += diff__function(d, i)->new_samples;
+		if (i)
+			assert_true(fabs(diff__function(d, i - 1)->deviation_ms) >=
+				    fabs(diff__function(d, i)->deviation_ms));
+	}
+	/* all native samples of each profile */
+	assert_true(base == 30 + 10 + 20 + 4 + 9);
+	assert_true(new_s == 10 + 40 + 2 + 3 + 5);
+	/* write charged to two features, counted once here */
+	assert_true(all_row(d, "write")->base_samples == 20);
+	/* samples of no feature too */
+	assert_true(all_row(d, "idle")->base_samples == 9);
+	assert_int_equal(all_row(d, "idle")->flags, DIFF_GONE);
+	assert_string_equal(diff__function(d, 0)->name, "parse");
+	diff__free(d);
+	profile__free(a);
+	profile__free(b);
+}
+
 /* Profiles without native stacks: no function rows, the text unchanged. */
 static void test_no_functions(void **state)
 {
@@ -180,6 +220,7 @@ static void test_no_functions(void **state)
 	d = diff__compute(a, b, NULL);
 	assert_non_null(d);
 	assert_int_equal(feature(d, "F")->nr_functions, 0);
+	assert_int_equal(diff__nr_functions(d), 0);
 	f = open_memstream(&buf, &len);
 	assert_int_equal(diff__text(f, d, NULL), 0);
 	fclose(f);
@@ -211,6 +252,8 @@ static void test_render(void **state)
 	/* memcpy (4.5%, 0%) and the fallbacks (under 5%) are folded */
 	assert_null(strstr(buf, "memcpy"));
 	assert_non_null(strstr(buf, "\n    ... 3 more rows under 5%\n"));
+	assert_non_null(strstr(buf, "\n\nall samples, functions (self):\n  parse "));
+	assert_non_null(strstr(buf, "\n  idle "));
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -233,6 +276,8 @@ static void test_render(void **state)
 		assert_true(json_object_object_get_ex(fn, "new_samples", &name));
 		assert_int_equal(json_object_get_int64(name), 40);
 	}
+	assert_true(json_object_object_get_ex(root, "functions", &fns));
+	assert_int_equal(json_object_array_length(fns), 8);
 	json_object_put(root);
 	free(buf);
 	diff__free(d);
@@ -244,6 +289,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_functions),
+		cmocka_unit_test(test_all_functions),
 		cmocka_unit_test(test_no_functions),
 		cmocka_unit_test(test_render),
 	};
