@@ -68,6 +68,14 @@ static void text_side(struct text_ctx *c, const char *label, const struct diff_s
 		(double)s->period_ns / 1e6);
 }
 
+static bool text_has_functions(const struct diff *d)
+{
+	for (size_t i = 0; i < diff__nr_features(d); i++)
+		if (diff__feature(d, i)->nr_functions)
+			return true;
+	return false;
+}
+
 static void text_header(struct text_ctx *c)
 {
 	const struct diff_totals *t = diff__totals(c->d);
@@ -89,6 +97,9 @@ static void text_header(struct text_ctx *c)
 		fprintf(c->out, "  rows sorted by |change in time|\n");
 	fprintf(c->out, "Shares are of each profile's samples; a sample can be charged to several "
 			"features or to none, so shares need not sum to 100%%.\n");
+	if (text_has_functions(c->d))
+		fprintf(c->out, "Functions: a feature's samples whose native stack's leaf ran in "
+				"the function (self time; record --stacks).\n");
 }
 
 /* A row is shown when its share in either profile or its change reaches min_pct. */
@@ -155,8 +166,48 @@ static int text_width(const struct text_ctx *c)
 			if (text_shown(c, &f->instances[j]) &&
 			    escape__width(f->instances[j].name) + 2 > w)
 				w = escape__width(f->instances[j].name) + 2;
+		for (j = 0; j < f->nr_functions; j++)
+			if (text_shown(c, &f->functions[j]) &&
+			    escape__width(f->functions[j].name) + 4 > w)
+				w = escape__width(f->functions[j].name) + 4;
 	}
+	for (i = 0; i < diff__nr_functions(c->d); i++)
+		if (text_shown(c, diff__function(c->d, i)) &&
+		    escape__width(diff__function(c->d, i)->name) + 2 > w)
+			w = escape__width(diff__function(c->d, i)->name) + 2;
 	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
+}
+
+/* The feature's functions (self time), under a subheading, when one is shown. */
+static void text_functions(struct text_ctx *c, const struct diff_feature *f)
+{
+	size_t j, shown = 0;
+
+	for (j = 0; j < f->nr_functions; j++)
+		shown += text_shown(c, &f->functions[j]);
+	if (!shown) /* all under --min-pct: no block (the feature's share says enough) */
+		return;
+	fprintf(c->out, "  functions (self):\n");
+	for (j = 0; j < f->nr_functions; j++)
+		if (text_shown(c, &f->functions[j]))
+			text_row(c, &f->functions[j], 4);
+	text_fold(c, f->nr_functions - shown, 4);
+}
+
+/* Every sample's functions (self time), after the features, when one is shown. */
+static void text_all_functions(struct text_ctx *c)
+{
+	size_t i, shown = 0, n = diff__nr_functions(c->d);
+
+	for (i = 0; i < n; i++)
+		shown += text_shown(c, diff__function(c->d, i));
+	if (!shown)
+		return;
+	fprintf(c->out, "\nall samples, functions (self):\n");
+	for (i = 0; i < n; i++)
+		if (text_shown(c, diff__function(c->d, i)))
+			text_row(c, diff__function(c->d, i), 2);
+	text_fold(c, n - shown, 2);
 }
 
 static void text_table(struct text_ctx *c)
@@ -187,8 +238,10 @@ static void text_table(struct text_ctx *c)
 				folded_inst++;
 		}
 		text_fold(c, folded_inst, 2);
+		text_functions(c, f);
 	}
 	text_fold(c, folded, 0);
+	text_all_functions(c);
 }
 
 int diff__text(FILE *out, const struct diff *d, const struct diff_report_opts *o)
@@ -305,8 +358,21 @@ static struct json_object *dj_features(struct json_out *w, const struct diff *d)
 		for (j = 0; j < f->nr_instances && !w->err; j++)
 			json_out__append(w, insts, dj_row(w, &f->instances[j]));
 		json_out__add(w, fo, "instances", insts);
+		insts = json_out__array(w, f->nr_functions);
+		for (j = 0; j < f->nr_functions && !w->err; j++)
+			json_out__append(w, insts, dj_row(w, &f->functions[j]));
+		json_out__add(w, fo, "functions", insts);
 		json_out__append(w, arr, fo);
 	}
+	return arr;
+}
+
+static struct json_object *dj_functions(struct json_out *w, const struct diff *d)
+{
+	struct json_object *arr = json_out__array(w, diff__nr_functions(d));
+
+	for (size_t i = 0; i < diff__nr_functions(d) && !w->err; i++)
+		json_out__append(w, arr, dj_row(w, diff__function(d, i)));
 	return arr;
 }
 
@@ -331,6 +397,7 @@ int diff__json(FILE *out, const struct diff *d)
 	json_out__add(&w, root, "new", dj_side(&w, diff__new(d)));
 	json_out__add(&w, root, "totals", dj_totals(&w, diff__totals(d)));
 	json_out__add(&w, root, "features", dj_features(&w, d));
+	json_out__add(&w, root, "functions", dj_functions(&w, d));
 	json_out__value_ext(&w, root,
 			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 				    JSON_C_TO_STRING_NOSLASHESCAPE);

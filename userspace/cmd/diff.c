@@ -68,7 +68,9 @@ cleanup:
 static const char diff_doc[] =
 	"Compares two profiles per feature and per instance: time and share in each, "
 	"the change, sorted by the size of the change; new and vanished instances are "
-	"marked. With --scale K the NEW run had K times the input of BASE: each "
+	"marked. Profiles with native stacks (record --stacks) also compare, under each "
+	"feature, the self time of its functions. "
+	"With --scale K the NEW run had K times the input of BASE: each "
 	"feature's time is predicted to grow linearly (K x its BASE time) and rows are "
 	"sorted by how far NEW deviates from that prediction.\n\n"
 	"USAGE: fsp-bpf diff [OPTIONS] BASE NEW"
