@@ -116,10 +116,9 @@ static int debug_by_build_id(const struct sym_module *m, const char *dir, char *
 
 	if (strlen(m->file_id) < 4)
 		return -1;
-	return try_debug(m,
-			 path_fmt(path, "%s/.build-id/%.2s/%s.debug", dir, m->file_id,
-				  m->file_id + 2),
-			 path, found);
+	return try_debug(
+		m, path_fmt(path, "%s/.build-id/%.2s/%s.debug", dir, m->file_id, m->file_id + 2),
+		path, found);
 }
 
 /* The .gnu_debuglink name in: the file's directory, its .debug/, and each
@@ -142,16 +141,16 @@ static int debug_by_link(const struct sym_module *m, const char *link, char **fo
 			fd = try_debug(m, path_fmt(path, "%.*s/.debug/%s", dlen, dirs[d], link),
 				       path, found);
 		for (size_t i = 0; i < s->nr_debug_dirs && fd < 0; i++)
-			fd = try_debug(m,
-				       path_fmt(path, "%s%.*s/%s", s->debug_dirs[i], dlen, dirs[d],
-						link),
-				       path, found);
+			fd = try_debug(
+				m,
+				path_fmt(path, "%s%.*s/%s", s->debug_dirs[i], dlen, dirs[d], link),
+				path, found);
 	}
 	return fd;
 }
 
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const struct sym_module *m = *userdata;

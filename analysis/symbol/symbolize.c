@@ -44,8 +44,8 @@ static int split_dirs(struct symbolizer *s, const char *dirs)
 		size_t len = strcspn(p, ":");
 
 		if (len) {
-			if (fsp_grow((void **)&s->search.debug_dirs, &cap, s->search.nr_debug_dirs + 1,
-				     sizeof(char *)))
+			if (fsp_grow((void **)&s->search.debug_dirs, &cap,
+				     s->search.nr_debug_dirs + 1, sizeof(char *)))
 				return -ENOMEM;
 			s->search.debug_dirs[s->search.nr_debug_dirs] = strndup(p, len);
 			if (!s->search.debug_dirs[s->search.nr_debug_dirs])
@@ -174,8 +174,7 @@ static int note_missing(struct symbolizer *s, size_t module, int why)
 {
 	if (why == SYM_MODULE_OK || why == SYM_MODULE_NO_FILE)
 		return 0;
-	if (fsp_grow((void **)&s->missing, &s->cap_missing, s->nr_missing + 1,
-		     sizeof(*s->missing)))
+	if (fsp_grow((void **)&s->missing, &s->cap_missing, s->nr_missing + 1, sizeof(*s->missing)))
 		return -ENOMEM;
 	s->missing[s->nr_missing++] = (struct sym_missing){module, why};
 	return 0;
@@ -234,7 +233,7 @@ static int better(const struct profile_location *old, const struct sym_lines *ne
 {
 	if (!new->nr)
 		return 0;
-	return !old->nr_lines || (new->flags & PROFILE_LOC_DEBUGINFO) ||
+	return !old->nr_lines || (new->flags &PROFILE_LOC_DEBUGINFO) ||
 	       !(old->flags & PROFILE_LOC_DEBUGINFO);
 }
 
