@@ -5,9 +5,9 @@
  * the line table's file:line, then for each DW_TAG_inlined_subroutine the
  * function it was inlined into with the call site (DW_AT_call_file,
  * DW_AT_call_line), up to the real function (DW_TAG_subprogram). Without
- * DWARF there, the symbol table (.symtab, else .dynsym: dwfl_module_addrinfo
- * picks the sized symbol containing the address) names one function without
- * a file. Nothing: no lines (module+offset in the views).
+ * DWARF there, the symbol table (.symtab, else .dynsym: symbol_symtab.c picks
+ * the sized symbol containing the address) names one function without a
+ * file. Nothing: no lines (module+offset in the views).
  *
  * Function names: DW_AT_linkage_name when there is one (C++: mangled, as the
  * symbol table has them, so that a function has one name whichever source
@@ -118,14 +118,6 @@ static int dwarf_lines(Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
 	return err;
 }
 
-static const char *symtab_name(struct sym_module *m, Dwarf_Addr addr)
-{
-	GElf_Off off;
-	GElf_Sym sym;
-
-	return dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
-}
-
 int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *out)
 {
 	Dwarf_Addr addr = vaddr + m->bias, dbias = 0;
@@ -147,10 +139,10 @@ int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *ou
 		out->flags |= PROFILE_LOC_DEBUGINFO;
 		/* a real function DWARF does not name: the symbol's name */
 		if (!out->lines[out->nr - 1].function)
-			out->lines[out->nr - 1].function = symtab_name(m, addr);
+			out->lines[out->nr - 1].function = sym_table__lookup(m, addr);
 		return 0;
 	}
-	name = symtab_name(m, addr);
+	name = sym_table__lookup(m, addr);
 	return name ? push_line(out, name, NULL, 0) : 0;
 }
 

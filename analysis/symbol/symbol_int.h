@@ -4,7 +4,7 @@
  * buildid.c (build-ids), symbol_module.c (finding and opening a module's
  * file and its debug file, one Dwfl each, cached), symbol_dwarf.c (the lines
  * of one address: DWARF with inlined frames, else the symbol table),
- * kallsyms.c (kernel addresses), symbolize.c (the profile walk).
+ * symbol_symtab.c (the symbol table, sorted), kallsyms.c (kernel addresses), symbolize.c (the profile walk).
  */
 #ifndef FSP_ANALYSIS_SYMBOL_INT_H
 #define FSP_ANALYSIS_SYMBOL_INT_H
@@ -56,6 +56,10 @@ struct sym_module {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr bias;
+	/* the symbol table, sorted (symbol_symtab.c), built on first use */
+	struct sym_entry *syms;
+	size_t nr_syms, cap_syms;
+	int syms_loaded;
 };
 
 /* Finds and opens the file of module `index` (m->kind, path, build_id set),
@@ -77,6 +81,12 @@ struct sym_lines {
  * 0 or -ENOMEM. */
 int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *out);
 void sym_lines__fini(struct sym_lines *l);
+
+/* ---- the symbol table (symbol_symtab.c) -------------------------------------- */
+
+/* The function symbol at dwfl address addr (.symtab, else .dynsym), NULL. */
+const char *sym_table__lookup(struct sym_module *m, GElf_Addr addr);
+void sym_table__free(struct sym_module *m);
 
 /* ---- kernel symbols (kallsyms.c) --------------------------------------------- */
 
