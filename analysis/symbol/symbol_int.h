@@ -32,6 +32,7 @@ enum sym_module_state {
 	SYM_MODULE_BAD_ELF, /* a file with that name, but not an ELF file libdw can read */
 	SYM_MODULE_NO_FILE, /* a pseudo-file ([vdso], [heap]...): nothing to open */
 	SYM_MODULE_NO_KALLSYMS, /* kernel: kallsyms unreadable or its addresses hidden */
+	SYM_MODULE_UNVERIFIED, /* kernel: no build-id to tell it is the running kernel */
 };
 
 /* Where and how modules are looked for (the symbolizer's options, owned by it). */
@@ -98,7 +99,10 @@ struct kallsyms *kallsyms__load(const char *path);
 void kallsyms__free(struct kallsyms *k);
 /* The function containing kernel address addr, NULL if none. */
 const char *kallsyms__lookup(const struct kallsyms *k, uint64_t addr);
-/* The running kernel's build-id (/sys/kernel/notes) into buf; 0 or -errno. */
-int kallsyms__kernel_build_id(const char *notes_path, char *buf, size_t size);
+/* The kernel module's path the recorder uses (its build-id: kernel__build_id). */
+#define SYM_KERNEL_PATH "[kernel.kallsyms]"
+/* The GNU build-id among the raw ELF notes of a file such as /sys/kernel/notes
+ * (kernel__build_id's reader). 0, -ENOENT, -errno. */
+int kallsyms__notes_build_id(const char *notes_path, char *buf, size_t size);
 
 #endif /* FSP_ANALYSIS_SYMBOL_INT_H */

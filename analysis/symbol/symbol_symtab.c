@@ -65,16 +65,18 @@ static int table_build(struct sym_module *m)
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
+		const char *name =
+			dwfl_module_getsym_info(m->mod, i, &sym, &addr, NULL, NULL, NULL);
 
 		if (!name || !*name || !is_code(&sym))
 			continue;
 		if (fsp_grow((void **)&m->syms, &m->cap_syms, m->nr_syms + 1, sizeof(*m->syms)))
 			return -ENOMEM;
-		m->syms[m->nr_syms++] = (struct sym_entry){addr, sym.st_size, binding_rank(&sym),
-							   name};
+		m->syms[m->nr_syms++] =
+			(struct sym_entry){addr, sym.st_size, binding_rank(&sym), name};
 	}
-	qsort(m->syms, m->nr_syms, sizeof(*m->syms), entry_cmp);
+	if (m->nr_syms)
+		qsort(m->syms, m->nr_syms, sizeof(*m->syms), entry_cmp);
 	return 0;
 }
 

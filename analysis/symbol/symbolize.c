@@ -27,7 +27,8 @@ struct symbolizer {
 	char *kallsyms_path;
 	int kallsyms_default; /* the running kernel's: check its build-id */
 	struct kallsyms *kallsyms;
-	int kallsyms_state; /* 0: not loaded yet, SYM_MODULE_* after */
+	int kallsyms_loaded; /* tried */
+	int kallsyms_state; /* SYM_MODULE_OK or _NO_KALLSYMS, once tried */
 	struct sym_module **mods; /* the cache of opened files */
 	size_t nr_mods, cap_mods;
 	struct sym_missing *missing;
@@ -152,22 +153,29 @@ static struct sym_module *module_get(struct symbolizer *s, size_t index,
 	return m;
 }
 
-/* Whether kallsyms can name the kernel module pm (loaded on first use). */
-static int kernel_state(struct symbolizer *s, const struct profile_module *pm)
+/*
+ * Whether kallsyms can name the kernel module pm (loaded on first use): a
+ * kallsyms file given is trusted; the running kernel's only for the kernel
+ * it is: the recorded build-id must be its own, or, with none recorded, the
+ * symbolization must be the recording's own (not `all`: report on another
+ * host or after a reboot, where the same addresses are other functions).
+ */
+static int kernel_state(struct symbolizer *s, const struct profile_module *pm, int all)
 {
 	char id[SYM_BUILD_ID_LEN];
 
-	if (!s->kallsyms_state) {
+	if (!s->kallsyms_loaded) {
+		s->kallsyms_loaded = 1;
 		s->kallsyms = kallsyms__load(s->kallsyms_path);
 		s->kallsyms_state = s->kallsyms ? SYM_MODULE_OK : SYM_MODULE_NO_KALLSYMS;
 	}
-	if (s->kallsyms_state != SYM_MODULE_OK)
+	if (s->kallsyms_state != SYM_MODULE_OK || !s->kallsyms_default)
 		return s->kallsyms_state;
-	/* another kernel's addresses mean other functions */
-	if (s->kallsyms_default && pm->build_id &&
-	    !kallsyms__kernel_build_id(NULL, id, sizeof(id)) && strcmp(id, pm->build_id))
-		return SYM_MODULE_MISMATCH;
-	return SYM_MODULE_OK;
+	if (pm->build_id && !strcmp(pm->path, SYM_KERNEL_PATH))
+		return !kernel__build_id(id, sizeof(id)) && !strcmp(id, pm->build_id)
+			       ? SYM_MODULE_OK
+			       : SYM_MODULE_MISMATCH;
+	return all ? SYM_MODULE_UNVERIFIED : SYM_MODULE_OK;
 }
 
 static int note_missing(struct symbolizer *s, size_t module, int why)
@@ -187,7 +195,7 @@ struct module_ref {
 	struct sym_module *m;
 };
 
-static int module_resolve(struct symbolizer *s, const struct profile *p, size_t index,
+static int module_resolve(struct symbolizer *s, const struct profile *p, size_t index, int all,
 			  struct module_ref *ref)
 {
 	struct profile_module pm;
@@ -198,7 +206,7 @@ static int module_resolve(struct symbolizer *s, const struct profile *p, size_t 
 	if (err)
 		return err;
 	if (pm.kind == PROFILE_MODULE_KERNEL) {
-		ref->state = kernel_state(s, &pm);
+		ref->state = kernel_state(s, &pm, all);
 	} else {
 		ref->m = module_get(s, index, &pm);
 		if (!ref->m)
@@ -255,7 +263,7 @@ static int symbolize_location(struct symbolizer *s, struct profile *p, size_t i,
 	if (loc.module >= nr_modules || (loc.nr_lines && !all))
 		return 0;
 	ref = &refs[loc.module];
-	if (!ref->resolved && (err = module_resolve(s, p, loc.module, ref)))
+	if (!ref->resolved && (err = module_resolve(s, p, loc.module, all, ref)))
 		return err;
 	/* kernel locations: only where the recording host left none */
 	if (ref->state != SYM_MODULE_OK || (!ref->m && loc.nr_lines))
@@ -299,6 +307,8 @@ int symbolizer__missing_module(const struct symbolizer *s, size_t i, size_t *mod
 		[SYM_MODULE_MISMATCH] = "build-id differs",
 		[SYM_MODULE_BAD_ELF] = "not a readable ELF file",
 		[SYM_MODULE_NO_KALLSYMS] = "kallsyms unreadable or its addresses hidden",
+		[SYM_MODULE_UNVERIFIED] =
+			"no kernel build-id recorded: this host's kallsyms not used",
 	};
 
 	if (!s || i >= s->nr_missing)

@@ -64,4 +64,12 @@ int symbolizer__missing_module(const struct symbolizer *s, size_t i, size_t *mod
  */
 int elf__build_id(const char *path, char *buf, size_t size);
 
+/*
+ * The running kernel's GNU build-id (from /sys/kernel/notes), as lower-case
+ * hex, for the kernel module ("[kernel.kallsyms]") of a recording: with it,
+ * kernel locations left unnamed are symbolized later only from the same
+ * kernel's kallsyms. 0, -ENOENT, -errno.
+ */
+int kernel__build_id(char *buf, size_t size);
+
 #endif /* FSP_ANALYSIS_SYMBOLIZE_H */
