@@ -15,46 +15,13 @@
 #include "native.h"
 #include "profile.h"
 #include "profile_io.h"
+#include "fixture_helpers.h"
 #include "unit_helpers.h"
 
-#define SYMFIX_BUILD_ID "5379666978b1d0c0ffee0123456789abcdef0042"
 #define GONE_LIB "/opt/gone/libgone.so.3"
 
 static char dir[] = "/tmp/fsp-report-symbols-XXXXXX";
 static char in_path[256], out_path[256];
-
-/* The value of symbol `name` in path's .symtab. */
-static uint64_t sym_addr(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	uint64_t addr = 0;
-
-	assert_true(fd >= 0);
-	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	assert_non_null(elf);
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data = NULL;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (gelf_getsym(data, i, &sym) &&
-			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(n, name))
-				addr = sym.st_value;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	assert_true(addr != 0);
-	return addr;
-}
 
 /* Saves a profile recorded "elsewhere": symfix and a library, at paths that
  * do not exist here, one location each, no lines. */
@@ -101,8 +68,8 @@ static int teardown(void **state)
 /* Runs "fsp-bpf report ARGS... --format json -o OUT IN", stderr into err. */
 static int report(char *err, size_t errlen, const char *a1, const char *a2)
 {
-	char *argv[] = {"fsp-bpf", "report", "--format", "json", "-o", out_path,
-			(char *)a1, (char *)a2, in_path, NULL};
+	char *argv[] = {"fsp-bpf", "report",   "--format", "json",  "-o",
+			out_path,  (char *)a1, (char *)a2, in_path, NULL};
 	int argc = a1 ? 9 : 7, status = 0, rc, saved = dup(2);
 	FILE *f = tmpfile();
 	struct fsp_options o;

@@ -19,48 +19,12 @@
 #include "profile.h"
 #include "symbol_int.h"
 #include "symbolize.h"
+#include "fixture_helpers.h"
 #include "unit_helpers.h"
 
-#define SYMFIX_BUILD_ID "5379666978b1d0c0ffee0123456789abcdef0042"
 #define FIX(name) FSP_FIXTURES "/" name
 
 /* ---- the fixtures' truth --------------------------------------------------------- */
-
-/* The value of symbol `name` in path's .symtab (as nm prints it). */
-static uint64_t sym_addr(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	uint64_t addr = 0;
-
-	assert_true(fd >= 0);
-	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	assert_non_null(elf);
-	while (!addr && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(data, i, &sym))
-				continue;
-			n = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name))
-				addr = sym.st_value;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	assert_true(addr != 0);
-	return addr;
-}
 
 /* The line of the fixture source carrying marker "@L:name". */
 static uint32_t src_line(const char *file, const char *name)
