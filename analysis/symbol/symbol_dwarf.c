@@ -74,7 +74,8 @@ static void call_site(Dwarf_Die *inl, const char **file, int *line)
  * concrete tree: dwarf_getscopes finds the innermost scope but continues
  * from an inlined subroutine with its abstract definition's scopes, so the
  * chain of inlined instances is the innermost scope's parents
- * (dwarf_getscopes_die), as eu-addr2line -i walks it.
+ * (dwarf_getscopes_die), as eu-addr2line -i walks it. The slow way, for
+ * what symbol_funcs.c's table of functions does not find.
  */
 static int scopes_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **chain)
 {
@@ -88,17 +89,11 @@ static int scopes_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **chain)
 	return n;
 }
 
-/* Walks the scopes at addr (a DWARF address) from the innermost. */
-static int dwarf_lines(Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
+/* The lines of the function chain at addr (innermost first). */
+static int chain_lines(Dwarf_Die *scopes, int n, const char *file, int line, struct sym_lines *out)
 {
-	Dwarf_Die *scopes = NULL;
-	Dwarf_Line *ln = dwarf_getsrc_die(cu, addr);
-	const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
-	int line = 0, n, err = 0;
+	int err = 0;
 
-	if (ln && dwarf_lineno(ln, &line))
-		line = 0;
-	n = scopes_at(cu, addr, &scopes);
 	for (int i = 0; i < n && !err; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -111,10 +106,29 @@ static int dwarf_lines(Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
 			break;
 		}
 	}
-	free(scopes);
 	/* line information but no function DIE (assembly): a line all the same */
 	if (!err && !out->nr && (file || line))
 		err = push_line(out, NULL, file, line);
+	return err;
+}
+
+static int dwarf_lines(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
+{
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Line *ln = dwarf_getsrc_die(cu, addr);
+	const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
+	int line = 0, n, err;
+
+	if (ln && dwarf_lineno(ln, &line))
+		line = 0;
+	n = sym_funcs__chain(m, cu, addr);
+	if (n < 0)
+		return n;
+	if (n > 0)
+		return chain_lines(m->chain, n, file, line, out);
+	n = scopes_at(cu, addr, &scopes);
+	err = chain_lines(scopes, n, file, line, out);
+	free(scopes);
 	return err;
 }
 
@@ -131,7 +145,7 @@ int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *ou
 		return 0;
 	cu = dwfl_module_addrdie(m->mod, addr, &dbias);
 	if (cu && addr >= dbias) {
-		err = dwarf_lines(cu, addr - dbias, out);
+		err = dwarf_lines(m, cu, addr - dbias, out);
 		if (err)
 			return err;
 	}

@@ -4,16 +4,19 @@
  * buildid.c (build-ids), symbol_module.c (finding and opening a module's
  * file and its debug file, one Dwfl each, cached), symbol_dwarf.c (the lines
  * of one address: DWARF with inlined frames, else the symbol table),
- * symbol_symtab.c (the symbol table, sorted), kallsyms.c (kernel addresses), symbolize.c (the profile walk).
+ * symbol_funcs.c (functions by address), symbol_symtab.c (the symbol table,
+ * sorted), kallsyms.c (kernel addresses), symbolize.c (the profile walk).
  */
 #ifndef FSP_ANALYSIS_SYMBOL_INT_H
 #define FSP_ANALYSIS_SYMBOL_INT_H
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <libelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashmap.h"
 #include "native.h"
 
 /* hex digits of the longest build-id supported (64 bytes), with the NUL */
@@ -61,6 +64,13 @@ struct sym_module {
 	struct sym_entry *syms;
 	size_t nr_syms, cap_syms;
 	int syms_loaded;
+	/* per compile unit, its functions' ranges (symbol_funcs.c), by the
+	 * unit DIE's address */
+	struct hashmap cu_map;
+	struct sym_cu **cus;
+	size_t nr_cus, cap_cus;
+	Dwarf_Die *chain; /* sym_funcs__chain's result */
+	size_t nr_chain, cap_chain;
 };
 
 /* Finds and opens the file of module `index` (m->kind, path, build_id set),
@@ -82,6 +92,14 @@ struct sym_lines {
  * 0 or -ENOMEM. */
 int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *out);
 void sym_lines__fini(struct sym_lines *l);
+
+/* ---- functions by address (symbol_funcs.c) ---------------------------------- */
+
+/* The DIEs of the functions containing DWARF address addr in unit cudie,
+ * innermost first (inlined subroutines, then the subprogram), in m->chain.
+ * Returns how many (0: no function of the unit's table there) or -ENOMEM. */
+int sym_funcs__chain(struct sym_module *m, Dwarf_Die *cudie, Dwarf_Addr addr);
+void sym_funcs__free(struct sym_module *m);
 
 /* ---- the symbol table (symbol_symtab.c) -------------------------------------- */
 

@@ -286,6 +286,7 @@ int sym_module__open(struct sym_module *m, size_t index)
 void sym_module__close(struct sym_module *m)
 {
 	sym_table__free(m);
+	sym_funcs__free(m);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	m->dwfl = NULL;
