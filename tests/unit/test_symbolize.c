@@ -520,6 +520,112 @@ static void test_corrupt_files(void **state)
 	remove_tmpdir();
 }
 
+/* Flips `n` pseudo-random bytes of path (xorshift state *x). */
+static void flip_bytes(const char *path, off_t size, int n, uint64_t *x)
+{
+	int fd = open(path, O_WRONLY);
+
+	assert_true(fd >= 0);
+	for (int i = 0; i < n; i++) {
+		unsigned char b;
+
+		*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+		b = (unsigned char)(*x >> 56);
+		assert_int_equal(pwrite(fd, &b, 1, (off_t)(*x % (uint64_t)size)), 1);
+	}
+	close(fd);
+}
+
+/* Random bytes changed in the file and, apart, in a separate debug file
+ * found by build-id (the stripped copy's): no crash, an answer each time. */
+static void test_corrupt_random(void **state)
+{
+	char path[512], dbg[512], debug_dir[256];
+	const char *dbg_src =
+		FIX("debug/.build-id/53/79666978b1d0c0ffee0123456789abcdef0042.debug");
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	struct stat st, dst;
+
+	(void)state;
+	make_tmpdir();
+	snprintf(path, sizeof(path), "%s/symfix", tmpdir);
+	assert_int_equal(stat(FIX("symfix"), &st), 0);
+	for (int i = 0; i < 60; i++) {
+		copy_file(FIX("symfix"), path, SIZE_MAX);
+		flip_bytes(path, st.st_size, 1 + i % 16, &x);
+		symbolize_copy(path, FIX("symfix"));
+	}
+	/* the debug file: TMP/.build-id/53/...debug beside an intact stripped copy */
+	snprintf(debug_dir, sizeof(debug_dir), "%s/.build-id", tmpdir);
+	assert_int_equal(mkdir(debug_dir, 0755), 0);
+	strcat(debug_dir, "/53");
+	assert_int_equal(mkdir(debug_dir, 0755), 0);
+	snprintf(dbg, sizeof(dbg), "%s/79666978b1d0c0ffee0123456789abcdef0042.debug", debug_dir);
+	snprintf(debug_dir, sizeof(debug_dir), "%s", tmpdir);
+	assert_int_equal(stat(dbg_src, &dst), 0);
+	copy_file(FIX("symfix.stripped"), path, SIZE_MAX);
+	for (int i = 0; i < 60; i++) {
+		struct profile *p = profile__new();
+		struct symbolizer_opts opts = {.debug_dirs = debug_dir};
+		struct symbolizer *s = symbolizer__new(&opts);
+		uint32_t m;
+
+		copy_file(dbg_src, dbg, SIZE_MAX);
+		flip_bytes(dbg, dst.st_size, 1 + i % 16, &x);
+		assert_non_null(p);
+		assert_non_null(s);
+		m = add_module(p, PROFILE_MODULE_USER, path, NULL);
+		add_loc(p, m, sym_addr(FIX("symfix"), "symfix_inner_mark"));
+		add_loc(p, m, sym_addr(FIX("symfix"), "symfix_local_mark"));
+		assert_true(symbolizer__profile(s, p, 0) >= 0);
+		symbolizer__free(s);
+		profile__free(p);
+	}
+	remove_tmpdir();
+}
+
+/* Odd files where a module's file should be: a directory, a FIFO (never
+ * opened blocking), an object file (ET_REL). */
+static void test_odd_files(void **state)
+{
+	struct profile *p = *state;
+	char fifo[512];
+	struct symbolizer_opts opts = {.debug_dirs = "/nonexistent"};
+	uint32_t m;
+
+	m = add_module(p, PROFILE_MODULE_USER, FSP_FIXTURES, NULL);
+	add_loc(p, m, 0x1000);
+	assert_missing(p, &opts, m, "not a readable ELF file");
+
+	make_tmpdir();
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	m = add_module(p, PROFILE_MODULE_USER, fifo, NULL);
+	add_loc(p, m, 0x1000);
+	assert_int_equal(run(p, &opts, 0, 2), 0);
+	remove_tmpdir();
+
+	m = add_module(p, PROFILE_MODULE_USER, FIX("symfix.o"), NULL);
+	add_loc(p, m, sym_addr(FIX("symfix.o"), "symfix_outer"));
+	assert_true(run(p, &opts, 0, 2) >= 0);
+}
+
+/* No file at the path, but a debug file with its build-id: named from it
+ * (also a pseudo-file such as [vdso], when its debug file is installed). */
+static void test_debug_file_as_file(void **state)
+{
+	struct profile *p = *state;
+	struct symbolizer_opts opts = {.debug_dirs = FIX("debug")};
+	uint32_t gone = add_module(p, PROFILE_MODULE_USER, "/nonexistent/symfix", SYMFIX_BUILD_ID);
+	uint32_t vdso = add_module(p, PROFILE_MODULE_USER, "[vdso]", SYMFIX_BUILD_ID);
+	size_t a = add_loc(p, gone, sym_addr(FIX("symfix"), "symfix_inner_mark"));
+	size_t b = add_loc(p, vdso, sym_addr(FIX("symfix"), "symfix_inner_mark"));
+
+	assert_int_equal(run(p, &opts, 0, 0), 2);
+	assert_inline_chain(p, a);
+	assert_inline_chain(p, b);
+}
+
 /* ---- JIT and kernel ------------------------------------------------------------------ */
 
 static void test_jit(void **state)
@@ -669,6 +775,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_keeps_better_lines, setup, teardown),
 		cmocka_unit_test(test_corrupt_files),
+		cmocka_unit_test(test_corrupt_random),
+		cmocka_unit_test_setup_teardown(test_odd_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_debug_file_as_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kallsyms, setup, teardown),
 		cmocka_unit_test(test_kernel_notes),
