@@ -124,7 +124,8 @@ static int same_id(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The cached, opened file of a user module (opened now if new); NULL: -ENOMEM. */
+/* The cached file of a user module, opened (now if new or closed); what
+ * was missing stays missing. NULL: -ENOMEM. */
 static struct sym_module *module_get(struct symbolizer *s, size_t index,
 				     const struct profile_module *pm)
 {
@@ -132,9 +133,13 @@ static struct sym_module *module_get(struct symbolizer *s, size_t index,
 
 	for (size_t i = 0; i < s->nr_mods; i++) {
 		m = s->mods[i];
-		if (m->kind == pm->kind && !strcmp(m->path, pm->path) &&
-		    same_id(m->build_id, pm->build_id))
-			return m;
+		if (m->kind != pm->kind || strcmp(m->path, pm->path) ||
+		    !same_id(m->build_id, pm->build_id))
+			continue;
+		/* found before, closed after its locations: open it again */
+		if (m->state == SYM_MODULE_OK && !m->dwfl && sym_module__open(m, index) < 0)
+			return NULL;
+		return m;
 	}
 	if (fsp_grow((void **)&s->mods, &s->cap_mods, s->nr_mods + 1, sizeof(*s->mods)))
 		return NULL;
@@ -276,20 +281,62 @@ static int symbolize_location(struct symbolizer *s, struct profile *p, size_t i,
 	return err ? err : 1;
 }
 
+struct loc_order {
+	uint32_t module;
+	size_t loc;
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct loc_order *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return (x->loc > y->loc) - (x->loc < y->loc);
+}
+
+/* The locations grouped by module (in order within each), so that each file
+ * is open only while its locations are symbolized: a system-wide profile
+ * has hundreds of modules, more than the descriptors a process may hold. */
+static struct loc_order *by_module(const struct profile *p, size_t nr)
+{
+	struct loc_order *order = malloc((nr ? nr : 1) * sizeof(*order));
+
+	for (size_t i = 0; order && i < nr; i++) {
+		struct profile_location loc;
+
+		order[i].loc = i;
+		order[i].module = profile__location(p, i, &loc) ? PROFILE_NO_MODULE : loc.module;
+	}
+	if (order && nr)
+		qsort(order, nr, sizeof(*order), order_cmp);
+	return order;
+}
+
 int symbolizer__profile(struct symbolizer *s, struct profile *p, int all)
 {
 	size_t nr_modules = profile__nr_modules(p), nr = profile__nr_locations(p);
 	struct module_ref *refs = calloc(nr_modules ? nr_modules : 1, sizeof(*refs));
+	struct loc_order *order = by_module(p, nr);
 	int err = 0, got = 0;
 
 	s->nr_missing = 0;
-	if (!refs || fsp_grow((void **)&s->lines.lines, &s->lines.cap, 1, sizeof(*s->lines.lines)))
+	if (!refs || !order ||
+	    fsp_grow((void **)&s->lines.lines, &s->lines.cap, 1, sizeof(*s->lines.lines)))
 		err = -ENOMEM;
 	for (size_t i = 0; i < nr && err >= 0; i++) {
-		err = symbolize_location(s, p, i, all, refs, nr_modules);
+		uint32_t mod = order[i].module;
+
+		err = symbolize_location(s, p, order[i].loc, all, refs, nr_modules);
 		if (err > 0)
 			got++;
+		/* the module's last location: close its file */
+		if (mod < nr_modules && refs[mod].m && (i + 1 == nr || order[i + 1].module != mod))
+			sym_module__close(refs[mod].m);
 	}
+	for (size_t i = 0; i < s->nr_mods; i++) /* after an error too */
+		sym_module__close(s->mods[i]);
+	free(order);
 	free(refs);
 	return err < 0 ? err : got;
 }

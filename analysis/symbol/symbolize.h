@@ -42,7 +42,9 @@ void symbolizer__free(struct symbolizer *s); /* NULL-safe */
 
 /*
  * Symbolizes the locations of p that have no lines yet (all of them when
- * `all`), replacing their lines. Files are opened once each and cached.
+ * `all`), replacing their lines. Each module's file is opened once per call
+ * and closed after its locations (a few descriptors at a time, however many
+ * modules); which modules were missing is remembered across calls.
  * A module whose file is missing or whose build-id differs from the one
  * recorded is skipped (its locations stay module+offset), and counted.
  * Returns the number of locations that got lines, or -errno.

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -426,6 +427,40 @@ static void test_resolve(void **state)
 	assert_int_equal(get_loc(p, 0).nr_lines, 0);
 }
 
+/* More modules than descriptors: each file is closed after its locations. */
+static void test_many_modules(void **state)
+{
+	struct profile *p = *state;
+	struct rlimit old, low;
+	char link[512];
+	size_t first = 0;
+	uint64_t addr = sym_addr(FIX("symfix"), "symfix_inner_mark");
+
+	make_tmpdir();
+	for (int i = 0; i < 200; i++) {
+		uint32_t m;
+		size_t l;
+
+		snprintf(link, sizeof(link), "%s/symfix-%d", tmpdir, i);
+		assert_int_equal(symlink(FIX("symfix"), link), 0);
+		m = add_module(p, PROFILE_MODULE_USER, link, SYMFIX_BUILD_ID);
+		/* locations of a module not in a row: grouped by the symbolizer */
+		l = add_loc(p, m, addr);
+		add_loc(p, m == 0 ? m : m - 1, sym_addr(FIX("symfix"), "symfix_local_mark"));
+		if (i == 0)
+			first = l;
+	}
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 400 - 1);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_inline_chain(p, first);
+	assert_inline_chain(p, profile__nr_locations(p) - 2);
+	remove_tmpdir();
+}
+
 /* ---- what a re-symbolization replaces ---------------------------------------------- */
 
 static void test_all_keeps_better_lines(void **state)
@@ -773,6 +808,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_binaries_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_binaries_dir_mismatch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_modules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_all_keeps_better_lines, setup, teardown),
 		cmocka_unit_test(test_corrupt_files),
 		cmocka_unit_test(test_corrupt_random),
