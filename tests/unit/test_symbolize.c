@@ -4,7 +4,8 @@
  * tests/unit/fixtures/build.sh: function names, file:line and inline chains
  * from DWARF, separate debug files by build-id and by .gnu_debuglink, the
  * fallback order (DWARF, .symtab, .dynsym, nothing), the binaries directory
- * with its build-id check, corrupt files, JIT code and kallsyms.
+ * with its build-id check, many modules, re-symbolization, JIT code
+ * (corrupt files: test_symbolize_bad.c; kernel: test_kallsyms.c).
  * Addresses come from the fixture's own symbol table (asm labels placed in
  * the code), expected lines from `@L:` markers in the fixture's source.
  */
@@ -18,12 +19,9 @@
 
 #include "native.h"
 #include "profile.h"
-#include "symbol_int.h"
 #include "symbolize.h"
 #include "fixture_helpers.h"
 #include "unit_helpers.h"
-
-#define FIX(name) FSP_FIXTURES "/" name
 
 /* ---- the fixtures' truth --------------------------------------------------------- */
 
@@ -46,80 +44,6 @@ static uint32_t src_line(const char *file, const char *name)
 	fclose(f);
 	assert_true(found > 0);
 	return found;
-}
-
-/* ---- profiles -------------------------------------------------------------------- */
-
-static int setup(void **state)
-{
-	*state = profile__new();
-	return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	profile__free(*state);
-	return 0;
-}
-
-static uint32_t add_module(struct profile *p, int kind, const char *path, const char *build_id)
-{
-	struct profile_module m = {.kind = kind, .path = path, .build_id = build_id};
-	int i = profile__add_module(p, &m);
-
-	assert_true(i >= 0);
-	return (uint32_t)i;
-}
-
-static size_t add_loc(struct profile *p, uint32_t module, uint64_t addr)
-{
-	struct profile_location loc = {.module = module, .address = addr};
-	int i = profile__add_location(p, &loc);
-
-	assert_true(i >= 0);
-	return (size_t)i;
-}
-
-static struct profile_location get_loc(struct profile *p, size_t i)
-{
-	struct profile_location loc;
-
-	assert_int_equal(profile__location(p, i, &loc), 0);
-	return loc;
-}
-
-/* Symbolizes p with these options; returns the symbolizer's result. */
-static int run(struct profile *p, const struct symbolizer_opts *opts, int all, size_t missing)
-{
-	struct symbolizer *s = symbolizer__new(opts);
-	int n;
-
-	assert_non_null(s);
-	n = symbolizer__profile(s, p, all);
-	assert_true(n >= 0);
-	assert_int_equal(symbolizer__missing_modules(s), missing);
-	symbolizer__free(s);
-	return n;
-}
-
-static void assert_basename(const char *path, const char *base)
-{
-	const char *slash;
-
-	assert_non_null(path);
-	slash = strrchr(path, '/');
-	assert_string_equal(slash ? slash + 1 : path, base);
-}
-
-static void assert_line(const struct profile_line *l, const char *fn, const char *file,
-			uint32_t line)
-{
-	assert_string_equal(l->function, fn);
-	if (file)
-		assert_basename(l->file, file);
-	else
-		assert_null(l->file);
-	assert_int_equal(l->line, line);
 }
 
 /* The inline chain at symfix_inner_mark: inner, inlined into middle,
@@ -246,23 +170,6 @@ static void test_dynsym_fallback(void **state)
 
 /* ---- finding files ------------------------------------------------------------------ */
 
-static void assert_missing(struct profile *p, const struct symbolizer_opts *opts, size_t module,
-			   const char *why)
-{
-	struct symbolizer *s = symbolizer__new(opts);
-	const char *reason = NULL;
-	size_t idx = 99;
-
-	assert_non_null(s);
-	assert_int_equal(symbolizer__profile(s, p, 1), 0);
-	assert_int_equal(symbolizer__missing_modules(s), 1);
-	assert_int_equal(symbolizer__missing_module(s, 0, &idx, &reason), 0);
-	assert_int_equal(idx, module);
-	assert_string_equal(reason, why);
-	assert_int_equal(symbolizer__missing_module(s, 1, &idx, &reason), -ENOENT);
-	symbolizer__free(s);
-}
-
 static void test_missing_file(void **state)
 {
 	struct profile *p = *state;
@@ -294,40 +201,6 @@ static void test_deleted_suffix(void **state)
 
 	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 1);
 	assert_inline_chain(p, inl);
-}
-
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-	strcpy(tmpdir, "/tmp/fsp-symbolize-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void copy_file(const char *from, const char *to, size_t max)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ssize_t n;
-	size_t done = 0;
-
-	assert_true(in >= 0 && out >= 0);
-	while (done < max && (n = read(in, buf, sizeof(buf))) > 0) {
-		size_t w = (size_t)n < max - done ? (size_t)n : max - done;
-
-		assert_int_equal(write(out, buf, w), (ssize_t)w);
-		done += w;
-	}
-	close(in);
-	close(out);
 }
 
 static const char *resolve_none(void *ctx, size_t module, const char *path)
@@ -491,160 +364,6 @@ static void test_all_keeps_better_lines(void **state)
 	assert_inline_chain(p, ib);
 }
 
-/* ---- corrupt files ------------------------------------------------------------------ */
-
-/* Symbolizes the fixture's addresses from a damaged copy of it: no crash
- * (the ASan build reads no byte it should not), an answer for each. */
-static void symbolize_copy(const char *copy, const char *orig)
-{
-	struct profile *p = profile__new();
-	struct symbolizer_opts opts = {.debug_dirs = "/nonexistent"};
-	struct symbolizer *s = symbolizer__new(&opts);
-	uint32_t m;
-	size_t n;
-
-	assert_non_null(p);
-	m = add_module(p, PROFILE_MODULE_USER, copy, NULL);
-	add_loc(p, m, sym_addr(orig, "symfix_inner_mark"));
-	add_loc(p, m, sym_addr(orig, "symfix_local_mark"));
-	add_loc(p, m, 0);
-	add_loc(p, m, UINT64_MAX);
-	assert_non_null(s);
-	assert_true(symbolizer__profile(s, p, 1) >= 0);
-	/* a file libelf cannot read is listed; one it reads is used */
-	assert_true(symbolizer__missing_modules(s) <= 1);
-	for (n = 0; n < profile__nr_locations(p); n++) {
-		struct profile_location l = get_loc(p, n);
-
-		for (size_t k = 0; k < l.nr_lines; k++)
-			assert_true(!l.lines[k].function || strlen(l.lines[k].function) < 4096);
-	}
-	symbolizer__free(s);
-	profile__free(p);
-}
-
-static void test_corrupt_files(void **state)
-{
-	char path[512];
-	struct stat st;
-	int fd;
-
-	(void)state;
-	make_tmpdir();
-	snprintf(path, sizeof(path), "%s/symfix", tmpdir);
-	assert_int_equal(stat(FIX("symfix"), &st), 0);
-	/* truncated at several points: header only, inside the sections, before
-	 * the section headers */
-	for (size_t cut = 0; cut < (size_t)st.st_size; cut += (size_t)st.st_size / 13 + 1) {
-		copy_file(FIX("symfix"), path, cut);
-		symbolize_copy(path, FIX("symfix"));
-	}
-	/* whole, with a 256-byte run of 0xff at several offsets (headers,
-	 * .debug_info, .debug_line, the symbol table...) */
-	for (off_t off = 0; off < st.st_size; off += st.st_size / 29 + 1) {
-		unsigned char junk[256];
-
-		memset(junk, 0xff, sizeof(junk));
-		copy_file(FIX("symfix"), path, SIZE_MAX);
-		fd = open(path, O_WRONLY);
-		assert_true(fd >= 0);
-		assert_true(pwrite(fd, junk, sizeof(junk), off) > 0);
-		close(fd);
-		symbolize_copy(path, FIX("symfix"));
-	}
-	remove_tmpdir();
-}
-
-/* Flips `n` pseudo-random bytes of path (xorshift state *x). */
-static void flip_bytes(const char *path, off_t size, int n, uint64_t *x)
-{
-	int fd = open(path, O_WRONLY);
-
-	assert_true(fd >= 0);
-	for (int i = 0; i < n; i++) {
-		unsigned char b;
-
-		*x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
-		b = (unsigned char)(*x >> 56);
-		assert_int_equal(pwrite(fd, &b, 1, (off_t)(*x % (uint64_t)size)), 1);
-	}
-	close(fd);
-}
-
-/* Random bytes changed in the file and, apart, in a separate debug file
- * found by build-id (the stripped copy's): no crash, an answer each time. */
-static void test_corrupt_random(void **state)
-{
-	char path[512], dbg[512], debug_dir[256];
-	const char *dbg_src =
-		FIX("debug/.build-id/53/79666978b1d0c0ffee0123456789abcdef0042.debug");
-	uint64_t x = 0x9e3779b97f4a7c15ULL;
-	struct stat st, dst;
-
-	(void)state;
-	make_tmpdir();
-	snprintf(path, sizeof(path), "%s/symfix", tmpdir);
-	assert_int_equal(stat(FIX("symfix"), &st), 0);
-	for (int i = 0; i < 60; i++) {
-		copy_file(FIX("symfix"), path, SIZE_MAX);
-		flip_bytes(path, st.st_size, 1 + i % 16, &x);
-		symbolize_copy(path, FIX("symfix"));
-	}
-	/* the debug file: TMP/.build-id/53/...debug beside an intact stripped copy */
-	snprintf(debug_dir, sizeof(debug_dir), "%s/.build-id", tmpdir);
-	assert_int_equal(mkdir(debug_dir, 0755), 0);
-	strcat(debug_dir, "/53");
-	assert_int_equal(mkdir(debug_dir, 0755), 0);
-	snprintf(dbg, sizeof(dbg), "%s/79666978b1d0c0ffee0123456789abcdef0042.debug", debug_dir);
-	snprintf(debug_dir, sizeof(debug_dir), "%s", tmpdir);
-	assert_int_equal(stat(dbg_src, &dst), 0);
-	copy_file(FIX("symfix.stripped"), path, SIZE_MAX);
-	for (int i = 0; i < 60; i++) {
-		struct profile *p = profile__new();
-		struct symbolizer_opts opts = {.debug_dirs = debug_dir};
-		struct symbolizer *s = symbolizer__new(&opts);
-		uint32_t m;
-
-		copy_file(dbg_src, dbg, SIZE_MAX);
-		flip_bytes(dbg, dst.st_size, 1 + i % 16, &x);
-		assert_non_null(p);
-		assert_non_null(s);
-		m = add_module(p, PROFILE_MODULE_USER, path, NULL);
-		add_loc(p, m, sym_addr(FIX("symfix"), "symfix_inner_mark"));
-		add_loc(p, m, sym_addr(FIX("symfix"), "symfix_local_mark"));
-		assert_true(symbolizer__profile(s, p, 0) >= 0);
-		symbolizer__free(s);
-		profile__free(p);
-	}
-	remove_tmpdir();
-}
-
-/* Odd files where a module's file should be: a directory, a FIFO (never
- * opened blocking), an object file (ET_REL). */
-static void test_odd_files(void **state)
-{
-	struct profile *p = *state;
-	char fifo[512];
-	struct symbolizer_opts opts = {.debug_dirs = "/nonexistent"};
-	uint32_t m;
-
-	m = add_module(p, PROFILE_MODULE_USER, FSP_FIXTURES, NULL);
-	add_loc(p, m, 0x1000);
-	assert_missing(p, &opts, m, "not a readable ELF file");
-
-	make_tmpdir();
-	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
-	assert_int_equal(mkfifo(fifo, 0600), 0);
-	m = add_module(p, PROFILE_MODULE_USER, fifo, NULL);
-	add_loc(p, m, 0x1000);
-	assert_int_equal(run(p, &opts, 0, 2), 0);
-	remove_tmpdir();
-
-	m = add_module(p, PROFILE_MODULE_USER, FIX("symfix.o"), NULL);
-	add_loc(p, m, sym_addr(FIX("symfix.o"), "symfix_outer"));
-	assert_true(run(p, &opts, 0, 2) >= 0);
-}
-
 /* No file at the path, but a debug file with its build-id: named from it
  * (also a pseudo-file such as [vdso], when its debug file is installed). */
 static void test_debug_file_as_file(void **state)
@@ -661,7 +380,7 @@ static void test_debug_file_as_file(void **state)
 	assert_inline_chain(p, b);
 }
 
-/* ---- JIT and kernel ------------------------------------------------------------------ */
+/* ---- JIT ------------------------------------------------------------------ */
 
 static void test_jit(void **state)
 {
@@ -675,149 +394,36 @@ static void test_jit(void **state)
 	assert_int_equal(l.flags, PROFILE_LOC_JIT);
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void test_kallsyms(void **state)
-{
-	struct profile *p = *state;
-	char ks[512];
-	struct symbolizer_opts opts = {.kallsyms = ks};
-	uint32_t k;
-	size_t a, b, c, d, e;
-
-	make_tmpdir();
-	snprintf(ks, sizeof(ks), "%s/kallsyms", tmpdir);
-	write_text(ks, "ffffffff81000000 T _stext\n"
-		       "ffffffff81000100 t do_thing\n"
-		       "ffffffff81000180 D some_data\n"
-		       "ffffffff81000200 T other_fn\n"
-		       "ffffffffc0001000 t ext4_fn\t[ext4]\n"
-		       "ffffffff81000200 t other_local\n"
-		       "ffffffff81000200 T other_alias\n"
-		       "garbage line\n");
-	k = add_module(p, PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", NULL);
-	a = add_loc(p, k, 0xffffffff81000150);
-	b = add_loc(p, k, 0xffffffff81000200);
-	c = add_loc(p, k, 0xffffffff80000000);
-	d = add_loc(p, k, 0xffffffffc0001010);
-	e = add_loc(p, k, 0xffffffff81000190); /* data symbols are skipped */
-	assert_int_equal(run(p, &opts, 0, 0), 4);
-	assert_line(&get_loc(p, a).lines[0], "do_thing", NULL, 0);
-	/* one address, several names: the first global one */
-	assert_line(&get_loc(p, b).lines[0], "other_fn", NULL, 0);
-	assert_int_equal(get_loc(p, c).nr_lines, 0);
-	assert_line(&get_loc(p, d).lines[0], "ext4_fn", NULL, 0);
-	assert_line(&get_loc(p, e).lines[0], "do_thing", NULL, 0);
-
-	/* kptr_restrict: every address 0 */
-	write_text(ks, "0000000000000000 T _stext\n0000000000000000 t do_thing\n");
-	add_loc(p, k, 0xffffffff81000300);
-	assert_missing(p, &opts, k, "kallsyms unreadable or its addresses hidden");
-	remove_tmpdir();
-}
-
-/* The build-id among raw notes, as /sys/kernel/notes has them. */
-static void test_kernel_notes(void **state)
-{
-	/* a note of another type, then NT_GNU_BUILD_ID with 20 bytes */
-	static const unsigned char notes[] = {
-		4,    0,    0,	  0,	4,    0,    0,	  0,	1,    0,    0,	  0,	'X',  'e',
-		'n',  0,    1,	  2,	3,    4,    4,	  0,	0,    0,    20,	  0,	0,    0,
-		3,    0,    0,	  0,	'G',  'N',  'U',  0,	0xde, 0xad, 0xbe, 0xef, 0x00, 0x11,
-		0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff,
-	};
-	char path[512], id[129];
-	int fd;
-
-	(void)state;
-	make_tmpdir();
-	snprintf(path, sizeof(path), "%s/notes", tmpdir);
-	for (size_t len = 0; len <= sizeof(notes); len++) {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		assert_true(fd >= 0);
-		assert_int_equal(write(fd, notes, len), (ssize_t)len);
-		close(fd);
-		/* cut anywhere: not found, never read past the end */
-		assert_int_equal(kallsyms__notes_build_id(path, id, sizeof(id)),
-				 len == sizeof(notes) ? 0 : -ENOENT);
-	}
-	assert_string_equal(id, "deadbeef00112233445566778899aabbccddeeff");
-	assert_int_equal(kallsyms__notes_build_id(path, id, 40), -ENOSPC);
-	remove_tmpdir();
-	if (kernel__build_id(id, sizeof(id)))
-		skip(); /* no /sys/kernel/notes here */
-	assert_true(strlen(id) >= 16 && strspn(id, "0123456789abcdef") == strlen(id));
-}
-
-/* The running kernel's kallsyms: used for the running kernel only. */
-static void test_running_kernel(void **state)
-{
-	struct profile *p = *state;
-	char id[129], line[512], name[256] = "";
-	unsigned long long addr = 0;
-	char type;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	uint32_t k, other, none;
-	size_t a, b, c;
-
-	/* the first global text symbol (of those at its address, the first
-	 * listed: the name kallsyms lookups give) */
-	while (f && !addr && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || type != 'T')
-			addr = 0;
-	if (f)
-		fclose(f);
-	if (!addr || kernel__build_id(id, sizeof(id)))
-		skip(); /* addresses hidden (not root), or no notes */
-	k = add_module(p, PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", id);
-	other = add_module(p, PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", "0123456789abcdef");
-	none = add_module(p, PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", NULL);
-	a = add_loc(p, k, addr);
-	b = add_loc(p, other, addr);
-	c = add_loc(p, none, addr);
-	/* another host's report (all): the same kernel by build-id only */
-	assert_int_equal(run(p, NULL, 1, 2), 1);
-	assert_string_equal(get_loc(p, a).lines[0].function, name);
-	assert_int_equal(get_loc(p, b).nr_lines, 0);
-	assert_int_equal(get_loc(p, c).nr_lines, 0);
-	/* the recording itself: no build-id is this kernel */
-	assert_int_equal(run(p, NULL, 0, 1), 1);
-	assert_string_equal(get_loc(p, c).lines[0].function, name);
-	assert_int_equal(get_loc(p, b).nr_lines, 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_dwarf_inline_chain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dwarf_shared_library, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_by_build_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_by_debuglink, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_symtab_fallback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dynsym_fallback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_build_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_deleted_suffix, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binaries_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binaries_dir_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_many_modules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_all_keeps_better_lines, setup, teardown),
-		cmocka_unit_test(test_corrupt_files),
-		cmocka_unit_test(test_corrupt_random),
-		cmocka_unit_test_setup_teardown(test_odd_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_as_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_jit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kallsyms, setup, teardown),
-		cmocka_unit_test(test_kernel_notes),
-		cmocka_unit_test_setup_teardown(test_running_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dwarf_inline_chain, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_dwarf_shared_library, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_debug_file_by_build_id, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_debug_file_by_debuglink, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_symtab_fallback, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_dynsym_fallback, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_missing_file, profile_setup, profile_teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_build_id, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_suffix, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_binaries_dir, profile_setup, profile_teardown),
+		cmocka_unit_test_setup_teardown(test_binaries_dir_mismatch, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_resolve, profile_setup, profile_teardown),
+		cmocka_unit_test_setup_teardown(test_many_modules, profile_setup, profile_teardown),
+		cmocka_unit_test_setup_teardown(test_all_keeps_better_lines, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_debug_file_as_file, profile_setup,
+						profile_teardown),
+		cmocka_unit_test_setup_teardown(test_jit, profile_setup, profile_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
