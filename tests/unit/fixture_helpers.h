@@ -56,6 +56,8 @@ static inline uint64_t sym_addr(const char *path, const char *name)
 }
 
 #define FIX(name) FSP_FIXTURES "/" name
+/* A test given a new profile as *state. */
+#define PROFILE_TEST(t) cmocka_unit_test_setup_teardown(t, profile_setup, profile_teardown)
 
 /* ---- profiles -------------------------------------------------------------------- */
 

@@ -134,9 +134,9 @@ static void test_running_kernel(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kallsyms, profile_setup, profile_teardown),
+		PROFILE_TEST(test_kallsyms),
 		cmocka_unit_test(test_kernel_notes),
-		cmocka_unit_test_setup_teardown(test_running_kernel, profile_setup, profile_teardown),
+		PROFILE_TEST(test_running_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,21 @@ static void test_dwarf_inline_chain(void **state)
 	assert_line(&l.lines[0], "symfix_local", "symfix.c", src_line("symfix.c", "local-mark"));
 }
 
+/* A position-dependent executable (ET_EXEC): its addresses are absolute. */
+static void test_dwarf_non_pie(void **state)
+{
+	struct profile *p = *state;
+	uint32_t m = add_module(p, PROFILE_MODULE_USER, FIX("symfix.nopie"), NULL);
+	size_t inl = add_loc(p, m, sym_addr(FIX("symfix.nopie"), "symfix_inner_mark"));
+	size_t lib = add_loc(p, m, sym_addr(FIX("symfix.nopie"), "symfix_lib_hidden_mark"));
+
+	assert_true(sym_addr(FIX("symfix.nopie"), "symfix_inner_mark") >= 0x400000);
+	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 2);
+	assert_inline_chain(p, inl);
+	assert_line(&get_loc(p, lib).lines[0], "symfix_lib_hidden", "libsymfix.c",
+		    src_line("libsymfix.c", "lib-hidden-mark"));
+}
+
 /* A shared library (position-independent, its own addresses from 0): an
  * exported and a static function. */
 static void test_dwarf_shared_library(void **state)
@@ -397,33 +412,23 @@ static void test_jit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_dwarf_inline_chain, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_dwarf_shared_library, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_by_build_id, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_by_debuglink, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_symtab_fallback, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_dynsym_fallback, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_missing_file, profile_setup, profile_teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_build_id, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_deleted_suffix, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_binaries_dir, profile_setup, profile_teardown),
-		cmocka_unit_test_setup_teardown(test_binaries_dir_mismatch, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_resolve, profile_setup, profile_teardown),
-		cmocka_unit_test_setup_teardown(test_many_modules, profile_setup, profile_teardown),
-		cmocka_unit_test_setup_teardown(test_all_keeps_better_lines, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_as_file, profile_setup,
-						profile_teardown),
-		cmocka_unit_test_setup_teardown(test_jit, profile_setup, profile_teardown),
+		PROFILE_TEST(test_dwarf_inline_chain),
+		PROFILE_TEST(test_dwarf_shared_library),
+		PROFILE_TEST(test_dwarf_non_pie),
+		PROFILE_TEST(test_debug_file_by_build_id),
+		PROFILE_TEST(test_debug_file_by_debuglink),
+		PROFILE_TEST(test_symtab_fallback),
+		PROFILE_TEST(test_dynsym_fallback),
+		PROFILE_TEST(test_missing_file),
+		PROFILE_TEST(test_wrong_build_id),
+		PROFILE_TEST(test_deleted_suffix),
+		PROFILE_TEST(test_binaries_dir),
+		PROFILE_TEST(test_binaries_dir_mismatch),
+		PROFILE_TEST(test_resolve),
+		PROFILE_TEST(test_many_modules),
+		PROFILE_TEST(test_all_keeps_better_lines),
+		PROFILE_TEST(test_debug_file_as_file),
+		PROFILE_TEST(test_jit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

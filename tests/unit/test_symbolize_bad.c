@@ -172,7 +172,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corrupt_files),
 		cmocka_unit_test(test_corrupt_random),
-		cmocka_unit_test_setup_teardown(test_odd_files, profile_setup, profile_teardown),
+		PROFILE_TEST(test_odd_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
