@@ -90,7 +90,7 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 
-BENCH_C := $(filter-out bench/gen_profile.c bench/sym_bench.c,$(wildcard bench/*.c))
+BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 
@@ -303,12 +303,6 @@ $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
-# The symbolizer's cost per address (bench/symbols.sh): an analysis-library program.
-$(OUTPUT)/bench/sym_bench: bench/sym_bench.c $(ANALYSIS_LIB)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
-
 $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -339,6 +333,13 @@ $(OUTPUT)/bench/tools/bpfmaps: bench/tools/bpfmaps.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< $(LDLIBS) -o $@
+
+# The symbolizer's cost per address (bench/symbols.sh): an analysis-library program.
+$(OUTPUT)/bench/tools/sym_bench: bench/tools/sym_bench.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
+bench: $(OUTPUT)/bench/tools/sym_bench
 
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
 # The JVM workload, when a JDK is installed (scripts/install-deps.sh installs
@@ -396,7 +397,7 @@ demo: deps
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
 bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
-bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/sym_bench
+bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh

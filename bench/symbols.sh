@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # bench/symbols.sh - the symbolizer's cost per address (make bench; no root
-# needed): bench/sym_bench on BENCH_SYM_N (default 20,000) addresses of the
+# needed): bench/tools/sym_bench on BENCH_SYM_N (default 20,000) addresses of the
 # .text of binaries with and without debug information: fsp-bpf itself and a
 # C++ example (-O2 -g, inlined frames), libc (its debug file when libc6-dbg is
 # installed), PostgreSQL and python3.11 (.dynsym only, as Debian ships them).
@@ -10,7 +10,7 @@
 set -u
 
 cd "$(dirname "$0")/.." || exit 1
-BENCH=.output/bench/sym_bench
+BENCH=.output/bench/tools/sym_bench
 N=${BENCH_SYM_N:-20000}
 RES=bench/results
 if [ ! -x "$BENCH" ]; then

@@ -357,33 +357,6 @@ static void test_file_mode(void **state)
 	}
 }
 
-/* report --binaries DIR, --debug-dirs DIR[:DIR]: existing directories. */
-static void test_binaries(void **state)
-{
-	struct parse p;
-
-	(void)state;
-	PARSE(&p, "report", "x");
-	assert_null(p.o.binaries_dir);
-	assert_null(p.o.debug_dirs);
-	done(&p);
-	PARSE(&p, "report", "--binaries", "/tmp", "--debug-dirs", "/tmp::/", "x");
-	assert_runs(&p, &cmd_report);
-	assert_string_equal(p.o.binaries_dir, "/tmp");
-	assert_string_equal(p.o.debug_dirs, "/tmp::/");
-	done(&p);
-	PARSE(&p, "report", "--binaries", "/nonexistent/bin", "x");
-	assert_usage_error(&p, "fsp-bpf report",
-			   "--binaries: '/nonexistent/bin' is not a directory");
-	done(&p);
-	PARSE(&p, "report", "--debug-dirs", "/tmp:/etc/passwd", "x");
-	assert_usage_error(&p, "fsp-bpf report", "--debug-dirs: '/etc/passwd' is not a directory");
-	done(&p);
-	PARSE(&p, "report", "--binaries=", "x");
-	assert_usage_error(&p, "fsp-bpf report", "--binaries needs a directory");
-	done(&p);
-}
-
 /* --wait-probes[=SECONDS]: with -p only. */
 static void test_wait_probes(void **state)
 {
@@ -710,7 +683,7 @@ int main(void)
 		cmocka_unit_test(test_wait_probes),	   cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_conflicts),	   cmocka_unit_test(test_plugins),
 		cmocka_unit_test(test_operands),	   cmocka_unit_test(test_unknown_options),
-		cmocka_unit_test(test_help_usage_version), cmocka_unit_test(test_binaries),
+		cmocka_unit_test(test_help_usage_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

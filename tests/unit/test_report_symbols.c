@@ -4,7 +4,8 @@
  * saved profile whose modules' recorded paths are gone is symbolized again
  * from the fixture binaries (tests/unit/fixtures/build.sh) and saved with
  * --format json; a module nowhere to be found is named in the warning and
- * keeps module+offset; without the option nothing is looked up.
+ * keeps module+offset; without the option nothing is looked up; the
+ * options' checks.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -143,11 +144,67 @@ static void test_no_option(void **state)
 	profile__free(p);
 }
 
+/* Parses "fsp-bpf report ARGS... x": whether it would run, stderr in err. */
+static bool parse(struct fsp_options *o, char *err, size_t errlen, const char *a1, const char *a2,
+		  const char *a3, const char *a4)
+{
+	char *argv[] = {"fsp-bpf", "report", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
+	int argc = 2, status = 0, saved = dup(2);
+	FILE *f = tmpfile();
+	bool run;
+	size_t n;
+
+	while (argv[argc])
+		argc++;
+	argv[argc++] = "x.json";
+	argv[argc] = NULL;
+	assert_non_null(f);
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	run = options__parse(argc, argv, o, &status);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	n = fread(err, 1, errlen - 1, f);
+	err[n] = 0;
+	fclose(f);
+	return run;
+}
+
+/* The options: existing directories, or a usage error naming the bad one. */
+static void test_options(void **state)
+{
+	struct fsp_options o;
+	char err[1024];
+
+	(void)state;
+	assert_true(parse(&o, err, sizeof(err), NULL, NULL, NULL, NULL));
+	assert_null(o.binaries_dir);
+	assert_null(o.debug_dirs);
+	options__free(&o);
+	assert_true(parse(&o, err, sizeof(err), "--binaries", "/tmp", "--debug-dirs", "/tmp::/"));
+	assert_string_equal(o.binaries_dir, "/tmp");
+	assert_string_equal(o.debug_dirs, "/tmp::/");
+	assert_string_equal(err, "");
+	options__free(&o);
+	assert_false(parse(&o, err, sizeof(err), "--binaries", "/nonexistent/bin", NULL, NULL));
+	assert_non_null(strstr(err, "--binaries: '/nonexistent/bin' is not a directory"));
+	options__free(&o);
+	assert_false(parse(&o, err, sizeof(err), "--debug-dirs", "/tmp:/etc/passwd", NULL, NULL));
+	assert_non_null(strstr(err, "--debug-dirs: '/etc/passwd' is not a directory"));
+	options__free(&o);
+	assert_false(parse(&o, err, sizeof(err), "--binaries=", NULL, NULL, NULL));
+	assert_non_null(strstr(err, "--binaries needs a directory"));
+	options__free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_binaries_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_option, setup, teardown),
+		cmocka_unit_test(test_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * bench/sym_bench - the symbolizer's cost (bench/symbols.sh): N addresses
+ * bench/tools/sym_bench - the symbolizer's cost (bench/symbols.sh): N addresses
  * spread over an ELF file's .text (a fixed pseudo-random sequence), as the
  * locations of one module of a profile, symbolized once as at the end of a
  * recording (debug files under /usr/lib/debug). Prints one line:
