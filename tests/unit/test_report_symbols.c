@@ -66,31 +66,47 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs "fsp-bpf report ARGS... --format json -o OUT IN", stderr into err. */
-static int report(char *err, size_t errlen, const char *a1, const char *a2)
+/* Sends stderr to a temporary file until stderr_end copies it into buf. */
+static FILE *stderr_begin(int *saved)
 {
-	char *argv[] = {"fsp-bpf", "report",   "--format", "json",  "-o",
-			out_path,  (char *)a1, (char *)a2, in_path, NULL};
-	int argc = a1 ? 9 : 7, status = 0, rc, saved = dup(2);
 	FILE *f = tmpfile();
-	struct fsp_options o;
-	size_t n;
 
-	if (!a1)
-		argv[6] = in_path, argv[7] = NULL;
 	assert_non_null(f);
 	fflush(stderr);
+	*saved = dup(2);
 	dup2(fileno(f), 2);
-	assert_true(options__parse(argc, argv, &o, &status));
-	rc = o.command->run(&o, "fsp-bpf report");
-	options__free(&o);
+	return f;
+}
+
+static void stderr_end(FILE *f, int saved, char *buf, size_t size)
+{
+	size_t n;
+
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
 	rewind(f);
-	n = fread(err, 1, errlen - 1, f);
-	err[n] = 0;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
 	fclose(f);
+}
+
+/* Runs "fsp-bpf report [A1 A2] --format json -o OUT IN", stderr into err. */
+static int report(char *err, size_t errlen, const char *a1, const char *a2)
+{
+	char *argv[] = {"fsp-bpf", "report",   "--format", "json",  "-o",
+			out_path,  (char *)a1, (char *)a2, in_path, NULL};
+	int argc = a1 ? 9 : 7, status = 0, rc, saved;
+	struct fsp_options o;
+	FILE *f;
+
+	if (!a1)
+		argv[6] = in_path, argv[7] = NULL;
+	f = stderr_begin(&saved);
+	assert_true(options__parse(argc, argv, &o, &status));
+	rc = o.command->run(&o, "fsp-bpf report");
+	options__free(&o);
+	stderr_end(f, saved, err, errlen);
 	return rc;
 }
 
@@ -144,31 +160,22 @@ static void test_no_option(void **state)
 	profile__free(p);
 }
 
-/* Parses "fsp-bpf report ARGS... x": whether it would run, stderr in err. */
+/* Parses "fsp-bpf report [ARGS...] x.json": whether it would run, stderr in err. */
 static bool parse(struct fsp_options *o, char *err, size_t errlen, const char *a1, const char *a2,
 		  const char *a3, const char *a4)
 {
-	char *argv[] = {"fsp-bpf", "report", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL};
-	int argc = 2, status = 0, saved = dup(2);
-	FILE *f = tmpfile();
+	char *argv[8] = {"fsp-bpf", "report", (char *)a1, (char *)a2, (char *)a3, (char *)a4};
+	int argc = 2, status = 0, saved;
+	FILE *f;
 	bool run;
-	size_t n;
 
 	while (argv[argc])
 		argc++;
 	argv[argc++] = "x.json";
 	argv[argc] = NULL;
-	assert_non_null(f);
-	fflush(stderr);
-	dup2(fileno(f), 2);
+	f = stderr_begin(&saved);
 	run = options__parse(argc, argv, o, &status);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(f);
-	n = fread(err, 1, errlen - 1, f);
-	err[n] = 0;
-	fclose(f);
+	stderr_end(f, saved, err, errlen);
 	return run;
 }
 
