@@ -17,7 +17,8 @@
  * find_debuginfo callback: DIR/.build-id/xx/rest.debug in each debug
  * directory (and the binaries directory), then the .gnu_debuglink name next
  * to the file, in .debug/ next to it, and under each debug directory
- * followed by the file's directory; always with the file's build-id. Our own
+ * followed by the file's directory; last DIR/<the file's path>.debug;
+ * always with the file's build-id. Our own
  * lookup rather than dwfl_standard_find_debuginfo, which would also ask
  * debuginfod servers over the network when DEBUGINFOD_URLS is set.
  */
@@ -158,6 +159,22 @@ static int debug_by_link(const struct sym_module *m, const char *link, char **fo
 	return fd;
 }
 
+/* DIR/<the file's path>.debug in each debug directory (the layout of debug
+ * packages without build-id links), for the file and the module's path. */
+static int debug_by_path(const struct sym_module *m, char **found)
+{
+	const struct sym_search *s = m->search;
+	const char *paths[2] = {m->file, m->path};
+	char path[SYM_PATH_MAX];
+	int fd = -1;
+
+	for (size_t d = 0; d < 2 && fd < 0; d++)
+		for (size_t i = 0; i < s->nr_debug_dirs && fd < 0 && paths[d][0] == '/'; i++)
+			fd = try_debug(m, path_fmt(path, "%s%s.debug", s->debug_dirs[i], paths[d]),
+				       path, found);
+	return fd;
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -174,6 +191,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		fd = debug_by_build_id(m, m->search->binaries_dir, debuginfo_file_name);
 	if (fd < 0)
 		fd = debug_by_link(m, debuglink_file, debuginfo_file_name);
+	if (fd < 0)
+		fd = debug_by_path(m, debuginfo_file_name);
 	return fd;
 }
 

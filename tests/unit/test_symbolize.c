@@ -144,6 +144,26 @@ static void test_debug_file_by_debuglink(void **state)
 	assert_inline_chain(p, inl);
 }
 
+/* DIR/<path>.debug: a debug directory mirroring the file system. */
+static void test_debug_file_by_path(void **state)
+{
+	struct profile *p = *state;
+	uint32_t m = add_module(p, PROFILE_MODULE_USER, FIX("symfix.stripped"), SYMFIX_BUILD_ID);
+	size_t inl = add_loc(p, m, sym_addr(FIX("symfix"), "symfix_inner_mark"));
+	struct symbolizer_opts opts = {.debug_dirs = tmpdir};
+	char cmd[1024], dbg[512];
+
+	make_tmpdir();
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s'", tmpdir, FSP_FIXTURES);
+	assert_int_equal(system(cmd), 0);
+	snprintf(dbg, sizeof(dbg), "%s%s.debug", tmpdir, FIX("symfix.stripped"));
+	copy_file(FIX("debug/.build-id/53/79666978b1d0c0ffee0123456789abcdef0042.debug"), dbg,
+		  SIZE_MAX);
+	assert_int_equal(run(p, &opts, 0, 0), 1);
+	assert_inline_chain(p, inl);
+	remove_tmpdir();
+}
+
 /* ---- the fallback order ------------------------------------------------------------ */
 
 static void test_symtab_fallback(void **state)
@@ -417,6 +437,7 @@ int main(void)
 		PROFILE_TEST(test_dwarf_non_pie),
 		PROFILE_TEST(test_debug_file_by_build_id),
 		PROFILE_TEST(test_debug_file_by_debuglink),
+		PROFILE_TEST(test_debug_file_by_path),
 		PROFILE_TEST(test_symtab_fallback),
 		PROFILE_TEST(test_dynsym_fallback),
 		PROFILE_TEST(test_missing_file),
