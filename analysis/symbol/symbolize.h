@@ -45,6 +45,12 @@ void symbolizer__free(struct symbolizer *s); /* NULL-safe */
  * `all`), replacing their lines. Each module's file is opened once per call
  * and closed after its locations (a few descriptors at a time, however many
  * modules); which modules were missing is remembered across calls.
+ * With `all`, a location keeps its lines when the new ones know less (DWARF
+ * lines are not replaced by a symbol name), and named kernel locations are
+ * kept (this host's kallsyms may be another kernel's); unnamed kernel
+ * locations are named from this host's kallsyms only when the recorded
+ * kernel build-id is the running kernel's, or (without `all`: the
+ * recording itself) when none was recorded.
  * A module whose file is missing or whose build-id differs from the one
  * recorded is skipped (its locations stay module+offset), and counted.
  * Returns the number of locations that got lines, or -errno.
