@@ -237,7 +237,7 @@ $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB
 # stripped in several ways), shared by the plain and sanitized tests.
 FIXTURE_OUT := $(OUTPUT)/tests/unit/fixtures
 FIXTURE_STAMP := $(FIXTURE_OUT)/.stamp
-FIXTURE_TESTS := test_buildid test_symbolize
+FIXTURE_TESTS := test_buildid test_symbolize test_symbolize_bad test_kallsyms test_report_symbols
 $(FIXTURE_STAMP): tests/unit/fixtures/build.sh $(wildcard tests/unit/fixtures/*.[ch])
 	$(call msg,FIXTURES,$(FIXTURE_OUT))
 	$(Q)tests/unit/fixtures/build.sh $(CC) tests/unit/fixtures $(FIXTURE_OUT)
@@ -347,6 +347,13 @@ $(OUTPUT)/bench/tools/bpfmaps: bench/tools/bpfmaps.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< $(LDLIBS) -o $@
 
+# The symbolizer's cost per address (bench/symbols.sh): an analysis-library program.
+$(OUTPUT)/bench/tools/sym_bench: bench/tools/sym_bench.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
+bench: $(OUTPUT)/bench/tools/sym_bench
+
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
 # The JVM workload, when a JDK is installed (scripts/install-deps.sh installs
 # openjdk-17-jdk-headless; without it tests/integration/test_jvm skips).
@@ -409,6 +416,7 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/unwind.sh
 	$(Q)bench/stacks.sh
 	$(Q)bench/files.sh
+	$(Q)bench/symbols.sh
 	$(Q)bench/html.sh
 	$(Q)bench/pg.sh
 

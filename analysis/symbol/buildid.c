@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbol_int.h"
@@ -97,6 +98,7 @@ int elf__build_id_of(Elf *elf, char *buf, size_t size)
 
 int elf__build_id(const char *path, char *buf, size_t size)
 {
+	struct stat st;
 	Elf *elf;
 	int fd, err;
 
@@ -104,9 +106,13 @@ int elf__build_id(const char *path, char *buf, size_t size)
 		return -EINVAL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) { /* never block on a FIFO */
+		close(fd);
+		return -ENOEXEC;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	err = elf ? elf__build_id_of(elf, buf, size) : -ENOEXEC;
 	elf_end(elf);

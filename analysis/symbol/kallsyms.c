@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Kernel addresses by /proc/kallsyms: the text symbols (t, T; the kernel's
- * and loaded modules'), sorted, and the closest one at or below an address.
+ * and loaded modules'), sorted, and the closest one at or below an address
+ * (of several at one address: the first global one listed).
  * Kernel locations carry absolute addresses, so no module arithmetic. When
  * kptr_restrict hides the addresses (all 0 to an unprivileged reader) the
  * table is unusable and loading fails with EPERM. The running kernel's
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "symbol_int.h"
+#include "symbolize.h"
 #include "util.h"
 
 /* An address this far past the last symbol is not in it. */
@@ -24,6 +26,8 @@
 struct ksym {
 	uint64_t addr;
 	size_t name; /* offset in names */
+	uint32_t global; /* T: preferred to t at one address */
+	uint32_t seq; /* line number: the first named at one address wins */
 };
 
 struct kallsyms {
@@ -37,10 +41,15 @@ static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	return fsp_cmp_u64(x->addr, y->addr);
+	/* at one address the preferred symbol sorts last, where lookups look */
+	if (x->addr != y->addr)
+		return fsp_cmp_u64(x->addr, y->addr);
+	if (x->global != y->global)
+		return x->global < y->global ? -1 : 1;
+	return fsp_cmp_u64(y->seq, x->seq);
 }
 
-static int add_sym(struct kallsyms *k, uint64_t addr, const char *name)
+static int add_sym(struct kallsyms *k, uint64_t addr, int global, const char *name)
 {
 	size_t len = strlen(name) + 1;
 
@@ -48,7 +57,8 @@ static int add_sym(struct kallsyms *k, uint64_t addr, const char *name)
 	    fsp_grow((void **)&k->names, &k->names_cap, k->names_len + len, 1))
 		return -ENOMEM;
 	memcpy(k->names + k->names_len, name, len);
-	k->syms[k->nr++] = (struct ksym){addr, k->names_len};
+	k->syms[k->nr] = (struct ksym){addr, k->names_len, global, (uint32_t)k->nr};
+	k->nr++;
 	k->names_len += len;
 	return 0;
 }
@@ -65,7 +75,7 @@ static int parse_line(struct kallsyms *k, char *line, int *nonzero)
 		return 0;
 	if (addr)
 		*nonzero = 1;
-	return add_sym(k, addr, name);
+	return add_sym(k, addr, type == 'T', name);
 }
 
 struct kallsyms *kallsyms__load(const char *path)
@@ -155,13 +165,13 @@ static int notes_build_id(const unsigned char *p, size_t len, char *buf, size_t 
 	return -ENOENT;
 }
 
-int kallsyms__kernel_build_id(const char *notes_path, char *buf, size_t size)
+int kallsyms__notes_build_id(const char *notes_path, char *buf, size_t size)
 {
 	unsigned char notes[4096];
 	ssize_t n;
 	int fd;
 
-	fd = open(notes_path ? notes_path : "/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	fd = open(notes_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, notes, sizeof(notes));
@@ -169,4 +179,11 @@ int kallsyms__kernel_build_id(const char *notes_path, char *buf, size_t size)
 	if (n < 0)
 		return -EIO;
 	return notes_build_id(notes, (size_t)n, buf, size);
+}
+
+int kernel__build_id(char *buf, size_t size)
+{
+	if (!buf)
+		return -EINVAL;
+	return kallsyms__notes_build_id("/sys/kernel/notes", buf, size);
 }

@@ -5,9 +5,9 @@
  * the line table's file:line, then for each DW_TAG_inlined_subroutine the
  * function it was inlined into with the call site (DW_AT_call_file,
  * DW_AT_call_line), up to the real function (DW_TAG_subprogram). Without
- * DWARF there, the symbol table (.symtab, else .dynsym: dwfl_module_addrinfo
- * picks the sized symbol containing the address) names one function without
- * a file. Nothing: no lines (module+offset in the views).
+ * DWARF there, the symbol table (.symtab, else .dynsym: symbol_symtab.c picks
+ * the sized symbol containing the address) names one function without a
+ * file. Nothing: no lines (module+offset in the views).
  *
  * Function names: DW_AT_linkage_name when there is one (C++: mangled, as the
  * symbol table has them, so that a function has one name whichever source
@@ -74,7 +74,8 @@ static void call_site(Dwarf_Die *inl, const char **file, int *line)
  * concrete tree: dwarf_getscopes finds the innermost scope but continues
  * from an inlined subroutine with its abstract definition's scopes, so the
  * chain of inlined instances is the innermost scope's parents
- * (dwarf_getscopes_die), as eu-addr2line -i walks it.
+ * (dwarf_getscopes_die), as eu-addr2line -i walks it. The slow way, for
+ * what symbol_funcs.c's table of functions does not find.
  */
 static int scopes_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **chain)
 {
@@ -88,17 +89,11 @@ static int scopes_at(Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die **chain)
 	return n;
 }
 
-/* Walks the scopes at addr (a DWARF address) from the innermost. */
-static int dwarf_lines(Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
+/* The lines of the function chain at addr (innermost first). */
+static int chain_lines(Dwarf_Die *scopes, int n, const char *file, int line, struct sym_lines *out)
 {
-	Dwarf_Die *scopes = NULL;
-	Dwarf_Line *ln = dwarf_getsrc_die(cu, addr);
-	const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
-	int line = 0, n, err = 0;
+	int err = 0;
 
-	if (ln && dwarf_lineno(ln, &line))
-		line = 0;
-	n = scopes_at(cu, addr, &scopes);
 	for (int i = 0; i < n && !err; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -111,19 +106,30 @@ static int dwarf_lines(Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
 			break;
 		}
 	}
-	free(scopes);
 	/* line information but no function DIE (assembly): a line all the same */
 	if (!err && !out->nr && (file || line))
 		err = push_line(out, NULL, file, line);
 	return err;
 }
 
-static const char *symtab_name(struct sym_module *m, Dwarf_Addr addr)
+static int dwarf_lines(struct sym_module *m, Dwarf_Die *cu, Dwarf_Addr addr, struct sym_lines *out)
 {
-	GElf_Off off;
-	GElf_Sym sym;
+	Dwarf_Die *scopes = NULL;
+	Dwarf_Line *ln = dwarf_getsrc_die(cu, addr);
+	const char *file = ln ? dwarf_linesrc(ln, NULL, NULL) : NULL;
+	int line = 0, n, err;
 
-	return dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (ln && dwarf_lineno(ln, &line))
+		line = 0;
+	n = sym_funcs__chain(m, cu, addr);
+	if (n < 0)
+		return n;
+	if (n > 0)
+		return chain_lines(m->chain, n, file, line, out);
+	n = scopes_at(cu, addr, &scopes);
+	err = chain_lines(scopes, n, file, line, out);
+	free(scopes);
+	return err;
 }
 
 int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *out)
@@ -139,7 +145,7 @@ int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *ou
 		return 0;
 	cu = dwfl_module_addrdie(m->mod, addr, &dbias);
 	if (cu && addr >= dbias) {
-		err = dwarf_lines(cu, addr - dbias, out);
+		err = dwarf_lines(m, cu, addr - dbias, out);
 		if (err)
 			return err;
 	}
@@ -147,10 +153,10 @@ int sym_lines__lookup(struct sym_module *m, uint64_t vaddr, struct sym_lines *ou
 		out->flags |= PROFILE_LOC_DEBUGINFO;
 		/* a real function DWARF does not name: the symbol's name */
 		if (!out->lines[out->nr - 1].function)
-			out->lines[out->nr - 1].function = symtab_name(m, addr);
+			out->lines[out->nr - 1].function = sym_table__lookup(m, addr);
 		return 0;
 	}
-	name = symtab_name(m, addr);
+	name = sym_table__lookup(m, addr);
 	return name ? push_line(out, name, NULL, 0) : 0;
 }
 

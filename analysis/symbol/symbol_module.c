@@ -5,8 +5,10 @@
  *
  * The file: first in the binaries directory (report --binaries DIR), as
  * DIR/.build-id/xx/rest then DIR/basename; then the module's own path
- * (through the resolve callback, e.g. /proc/PID/root/...). A candidate is
- * used only when its build-id is the recorded one (when one was recorded).
+ * (through the resolve callback, e.g. /proc/PID/root/...); last, a debug
+ * file with the module's build-id in a debug directory, as the file itself
+ * (also for [vdso]). A candidate is used only when it is a regular ELF file
+ * whose build-id is the recorded one (when one was recorded).
  *
  * Each file gets its own Dwfl, reported with dwfl_report_elf at base 0 with
  * p_vaddr added, so that dwfl addresses are the ELF's own virtual addresses
@@ -15,7 +17,8 @@
  * find_debuginfo callback: DIR/.build-id/xx/rest.debug in each debug
  * directory (and the binaries directory), then the .gnu_debuglink name next
  * to the file, in .debug/ next to it, and under each debug directory
- * followed by the file's directory; always with the file's build-id. Our own
+ * followed by the file's directory; last DIR/<the file's path>.debug;
+ * always with the file's build-id. Our own
  * lookup rather than dwfl_standard_find_debuginfo, which would also ask
  * debuginfod servers over the network when DEBUGINFOD_URLS is set.
  */
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbol_int.h"
@@ -54,12 +58,18 @@ static int path_fmt(char *buf, const char *fmt, ...)
 static int open_checked(const char *path, const char *want, char *id)
 {
 	char buf[SYM_BUILD_ID_LEN] = "";
+	struct stat st;
 	Elf *elf;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -SYM_MODULE_NOT_FOUND;
+	/* a directory, FIFO or device of that name is not the file */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -SYM_MODULE_BAD_ELF;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -SYM_MODULE_BAD_ELF;
@@ -116,10 +126,9 @@ static int debug_by_build_id(const struct sym_module *m, const char *dir, char *
 
 	if (strlen(m->file_id) < 4)
 		return -1;
-	return try_debug(m,
-			 path_fmt(path, "%s/.build-id/%.2s/%s.debug", dir, m->file_id,
-				  m->file_id + 2),
-			 path, found);
+	return try_debug(
+		m, path_fmt(path, "%s/.build-id/%.2s/%s.debug", dir, m->file_id, m->file_id + 2),
+		path, found);
 }
 
 /* The .gnu_debuglink name in: the file's directory, its .debug/, and each
@@ -142,16 +151,32 @@ static int debug_by_link(const struct sym_module *m, const char *link, char **fo
 			fd = try_debug(m, path_fmt(path, "%.*s/.debug/%s", dlen, dirs[d], link),
 				       path, found);
 		for (size_t i = 0; i < s->nr_debug_dirs && fd < 0; i++)
-			fd = try_debug(m,
-				       path_fmt(path, "%s%.*s/%s", s->debug_dirs[i], dlen, dirs[d],
-						link),
-				       path, found);
+			fd = try_debug(
+				m,
+				path_fmt(path, "%s%.*s/%s", s->debug_dirs[i], dlen, dirs[d], link),
+				path, found);
 	}
 	return fd;
 }
 
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+/* DIR/<the file's path>.debug in each debug directory (the layout of debug
+ * packages without build-id links), for the file and the module's path. */
+static int debug_by_path(const struct sym_module *m, char **found)
+{
+	const struct sym_search *s = m->search;
+	const char *paths[2] = {m->file, m->path};
+	char path[SYM_PATH_MAX];
+	int fd = -1;
+
+	for (size_t d = 0; d < 2 && fd < 0; d++)
+		for (size_t i = 0; i < s->nr_debug_dirs && fd < 0 && paths[d][0] == '/'; i++)
+			fd = try_debug(m, path_fmt(path, "%s%s.debug", s->debug_dirs[i], paths[d]),
+				       path, found);
+	return fd;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const struct sym_module *m = *userdata;
@@ -166,6 +191,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		fd = debug_by_build_id(m, m->search->binaries_dir, debuginfo_file_name);
 	if (fd < 0)
 		fd = debug_by_link(m, debuglink_file, debuginfo_file_name);
+	if (fd < 0)
+		fd = debug_by_path(m, debuginfo_file_name);
 	return fd;
 }
 
@@ -254,38 +281,71 @@ static int try_binaries_dir(struct sym_module *m, const char *path)
 	return try_file(m, cand);
 }
 
+/* The last resort: a separate debug file with the module's build-id, as the
+ * file itself (its symbol table and DWARF are all symbolization needs; the
+ * code is not), e.g. for [vdso] or on a host with only the debug packages. */
+static int try_debug_as_file(struct sym_module *m)
+{
+	const struct sym_search *s = m->search;
+	char cand[SYM_PATH_MAX];
+	int err = 0;
+
+	if (!m->build_id || strlen(m->build_id) < 4)
+		return 0;
+	for (size_t i = 0; i < s->nr_debug_dirs && !err; i++)
+		if (!path_fmt(cand, "%s/.build-id/%.2s/%s.debug", s->debug_dirs[i], m->build_id,
+			      m->build_id + 2))
+			err = try_file(m, cand);
+	return err;
+}
+
+/* The path a file had when it was mapped: without " (deleted)" (replaced
+ * since; the build-id check tells whether the new one is the same build). */
+static int mapped_path(const char *recorded, char *path)
+{
+	size_t len, sfx = strlen(DELETED_SUFFIX);
+
+	if (path_fmt(path, "%s", recorded))
+		return -ENAMETOOLONG;
+	len = strlen(path);
+	if (len > sfx && !strcmp(path + len - sfx, DELETED_SUFFIX))
+		path[len - sfx] = '\0';
+	return 0;
+}
+
 int sym_module__open(struct sym_module *m, size_t index)
 {
 	const struct sym_search *s = m->search;
 	const char *use;
 	char path[SYM_PATH_MAX];
-	size_t len;
-	int err;
+	int err = 0;
 
 	m->state = SYM_MODULE_NOT_FOUND;
-	if (m->path[0] == '[' || !m->path[0]) {
-		m->state = SYM_MODULE_NO_FILE;
-		return 0;
-	}
-	if (path_fmt(path, "%s", m->path))
-		return 0;
-	/* a file replaced since it was mapped: its old path, checked by build-id */
-	len = strlen(path);
-	if (len > strlen(DELETED_SUFFIX) &&
-	    !strcmp(path + len - strlen(DELETED_SUFFIX), DELETED_SUFFIX))
-		path[len - strlen(DELETED_SUFFIX)] = '\0';
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	err = try_binaries_dir(m, path);
-	if (err)
+	if (m->path[0] == '[' || !m->path[0]) {
+		/* a pseudo-file ([vdso]): only a debug file can name its code */
+		err = try_debug_as_file(m);
+		if (!err)
+			m->state = SYM_MODULE_NO_FILE;
 		return err < 0 ? err : 0;
-	use = s->resolve ? s->resolve(s->resolve_ctx, index, path) : NULL;
-	err = try_file(m, use ? use : path);
+	}
+	if (mapped_path(m->path, path))
+		return 0;
+	err = try_binaries_dir(m, path);
+	if (!err) {
+		use = s->resolve ? s->resolve(s->resolve_ctx, index, path) : NULL;
+		err = try_file(m, use ? use : path);
+	}
+	if (!err)
+		err = try_debug_as_file(m);
 	return err < 0 ? err : 0;
 }
 
 void sym_module__close(struct sym_module *m)
 {
+	sym_table__free(m);
+	sym_funcs__free(m);
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
 	m->dwfl = NULL;

@@ -27,7 +27,8 @@ struct symbolizer {
 	char *kallsyms_path;
 	int kallsyms_default; /* the running kernel's: check its build-id */
 	struct kallsyms *kallsyms;
-	int kallsyms_state; /* 0: not loaded yet, SYM_MODULE_* after */
+	int kallsyms_loaded; /* tried */
+	int kallsyms_state; /* SYM_MODULE_OK or _NO_KALLSYMS, once tried */
 	struct sym_module **mods; /* the cache of opened files */
 	size_t nr_mods, cap_mods;
 	struct sym_missing *missing;
@@ -44,8 +45,8 @@ static int split_dirs(struct symbolizer *s, const char *dirs)
 		size_t len = strcspn(p, ":");
 
 		if (len) {
-			if (fsp_grow((void **)&s->search.debug_dirs, &cap, s->search.nr_debug_dirs + 1,
-				     sizeof(char *)))
+			if (fsp_grow((void **)&s->search.debug_dirs, &cap,
+				     s->search.nr_debug_dirs + 1, sizeof(char *)))
 				return -ENOMEM;
 			s->search.debug_dirs[s->search.nr_debug_dirs] = strndup(p, len);
 			if (!s->search.debug_dirs[s->search.nr_debug_dirs])
@@ -123,7 +124,8 @@ static int same_id(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The cached, opened file of a user module (opened now if new); NULL: -ENOMEM. */
+/* The cached file of a user module, opened (now if new or closed); what
+ * was missing stays missing. NULL: -ENOMEM. */
 static struct sym_module *module_get(struct symbolizer *s, size_t index,
 				     const struct profile_module *pm)
 {
@@ -131,9 +133,13 @@ static struct sym_module *module_get(struct symbolizer *s, size_t index,
 
 	for (size_t i = 0; i < s->nr_mods; i++) {
 		m = s->mods[i];
-		if (m->kind == pm->kind && !strcmp(m->path, pm->path) &&
-		    same_id(m->build_id, pm->build_id))
-			return m;
+		if (m->kind != pm->kind || strcmp(m->path, pm->path) ||
+		    !same_id(m->build_id, pm->build_id))
+			continue;
+		/* found before, closed after its locations: open it again */
+		if (m->state == SYM_MODULE_OK && !m->dwfl && sym_module__open(m, index) < 0)
+			return NULL;
+		return m;
 	}
 	if (fsp_grow((void **)&s->mods, &s->cap_mods, s->nr_mods + 1, sizeof(*s->mods)))
 		return NULL;
@@ -152,30 +158,36 @@ static struct sym_module *module_get(struct symbolizer *s, size_t index,
 	return m;
 }
 
-/* Whether kallsyms can name the kernel module pm (loaded on first use). */
-static int kernel_state(struct symbolizer *s, const struct profile_module *pm)
+/*
+ * Whether kallsyms can name the kernel module pm (loaded on first use): a
+ * kallsyms file given is trusted; the running kernel's only for the kernel
+ * it is: the recorded build-id must be its own, or, with none recorded, the
+ * symbolization must be the recording's own (not `all`: report on another
+ * host or after a reboot, where the same addresses are other functions).
+ */
+static int kernel_state(struct symbolizer *s, const struct profile_module *pm, int all)
 {
 	char id[SYM_BUILD_ID_LEN];
 
-	if (!s->kallsyms_state) {
+	if (!s->kallsyms_loaded) {
+		s->kallsyms_loaded = 1;
 		s->kallsyms = kallsyms__load(s->kallsyms_path);
 		s->kallsyms_state = s->kallsyms ? SYM_MODULE_OK : SYM_MODULE_NO_KALLSYMS;
 	}
-	if (s->kallsyms_state != SYM_MODULE_OK)
+	if (s->kallsyms_state != SYM_MODULE_OK || !s->kallsyms_default)
 		return s->kallsyms_state;
-	/* another kernel's addresses mean other functions */
-	if (s->kallsyms_default && pm->build_id &&
-	    !kallsyms__kernel_build_id(NULL, id, sizeof(id)) && strcmp(id, pm->build_id))
-		return SYM_MODULE_MISMATCH;
-	return SYM_MODULE_OK;
+	if (pm->build_id && !strcmp(pm->path, SYM_KERNEL_PATH))
+		return !kernel__build_id(id, sizeof(id)) && !strcmp(id, pm->build_id)
+			       ? SYM_MODULE_OK
+			       : SYM_MODULE_MISMATCH;
+	return all ? SYM_MODULE_UNVERIFIED : SYM_MODULE_OK;
 }
 
 static int note_missing(struct symbolizer *s, size_t module, int why)
 {
 	if (why == SYM_MODULE_OK || why == SYM_MODULE_NO_FILE)
 		return 0;
-	if (fsp_grow((void **)&s->missing, &s->cap_missing, s->nr_missing + 1,
-		     sizeof(*s->missing)))
+	if (fsp_grow((void **)&s->missing, &s->cap_missing, s->nr_missing + 1, sizeof(*s->missing)))
 		return -ENOMEM;
 	s->missing[s->nr_missing++] = (struct sym_missing){module, why};
 	return 0;
@@ -188,7 +200,7 @@ struct module_ref {
 	struct sym_module *m;
 };
 
-static int module_resolve(struct symbolizer *s, const struct profile *p, size_t index,
+static int module_resolve(struct symbolizer *s, const struct profile *p, size_t index, int all,
 			  struct module_ref *ref)
 {
 	struct profile_module pm;
@@ -199,7 +211,7 @@ static int module_resolve(struct symbolizer *s, const struct profile *p, size_t 
 	if (err)
 		return err;
 	if (pm.kind == PROFILE_MODULE_KERNEL) {
-		ref->state = kernel_state(s, &pm);
+		ref->state = kernel_state(s, &pm, all);
 	} else {
 		ref->m = module_get(s, index, &pm);
 		if (!ref->m)
@@ -234,7 +246,7 @@ static int better(const struct profile_location *old, const struct sym_lines *ne
 {
 	if (!new->nr)
 		return 0;
-	return !old->nr_lines || (new->flags & PROFILE_LOC_DEBUGINFO) ||
+	return !old->nr_lines || (new->flags &PROFILE_LOC_DEBUGINFO) ||
 	       !(old->flags & PROFILE_LOC_DEBUGINFO);
 }
 
@@ -256,7 +268,7 @@ static int symbolize_location(struct symbolizer *s, struct profile *p, size_t i,
 	if (loc.module >= nr_modules || (loc.nr_lines && !all))
 		return 0;
 	ref = &refs[loc.module];
-	if (!ref->resolved && (err = module_resolve(s, p, loc.module, ref)))
+	if (!ref->resolved && (err = module_resolve(s, p, loc.module, all, ref)))
 		return err;
 	/* kernel locations: only where the recording host left none */
 	if (ref->state != SYM_MODULE_OK || (!ref->m && loc.nr_lines))
@@ -269,20 +281,62 @@ static int symbolize_location(struct symbolizer *s, struct profile *p, size_t i,
 	return err ? err : 1;
 }
 
+struct loc_order {
+	uint32_t module;
+	size_t loc;
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct loc_order *x = a, *y = b;
+
+	if (x->module != y->module)
+		return x->module < y->module ? -1 : 1;
+	return (x->loc > y->loc) - (x->loc < y->loc);
+}
+
+/* The locations grouped by module (in order within each), so that each file
+ * is open only while its locations are symbolized: a system-wide profile
+ * has hundreds of modules, more than the descriptors a process may hold. */
+static struct loc_order *by_module(const struct profile *p, size_t nr)
+{
+	struct loc_order *order = malloc((nr ? nr : 1) * sizeof(*order));
+
+	for (size_t i = 0; order && i < nr; i++) {
+		struct profile_location loc;
+
+		order[i].loc = i;
+		order[i].module = profile__location(p, i, &loc) ? PROFILE_NO_MODULE : loc.module;
+	}
+	if (order && nr)
+		qsort(order, nr, sizeof(*order), order_cmp);
+	return order;
+}
+
 int symbolizer__profile(struct symbolizer *s, struct profile *p, int all)
 {
 	size_t nr_modules = profile__nr_modules(p), nr = profile__nr_locations(p);
 	struct module_ref *refs = calloc(nr_modules ? nr_modules : 1, sizeof(*refs));
+	struct loc_order *order = by_module(p, nr);
 	int err = 0, got = 0;
 
 	s->nr_missing = 0;
-	if (!refs || fsp_grow((void **)&s->lines.lines, &s->lines.cap, 1, sizeof(*s->lines.lines)))
+	if (!refs || !order ||
+	    fsp_grow((void **)&s->lines.lines, &s->lines.cap, 1, sizeof(*s->lines.lines)))
 		err = -ENOMEM;
 	for (size_t i = 0; i < nr && err >= 0; i++) {
-		err = symbolize_location(s, p, i, all, refs, nr_modules);
+		uint32_t mod = order[i].module;
+
+		err = symbolize_location(s, p, order[i].loc, all, refs, nr_modules);
 		if (err > 0)
 			got++;
+		/* the module's last location: close its file */
+		if (mod < nr_modules && refs[mod].m && (i + 1 == nr || order[i + 1].module != mod))
+			sym_module__close(refs[mod].m);
 	}
+	for (size_t i = 0; i < s->nr_mods; i++) /* after an error too */
+		sym_module__close(s->mods[i]);
+	free(order);
 	free(refs);
 	return err < 0 ? err : got;
 }
@@ -300,6 +354,8 @@ int symbolizer__missing_module(const struct symbolizer *s, size_t i, size_t *mod
 		[SYM_MODULE_MISMATCH] = "build-id differs",
 		[SYM_MODULE_BAD_ELF] = "not a readable ELF file",
 		[SYM_MODULE_NO_KALLSYMS] = "kallsyms unreadable or its addresses hidden",
+		[SYM_MODULE_UNVERIFIED] =
+			"no kernel build-id recorded: this host's kallsyms not used",
 	};
 
 	if (!s || i >= s->nr_missing)

@@ -42,7 +42,15 @@ void symbolizer__free(struct symbolizer *s); /* NULL-safe */
 
 /*
  * Symbolizes the locations of p that have no lines yet (all of them when
- * `all`), replacing their lines. Files are opened once each and cached.
+ * `all`), replacing their lines. Each module's file is opened once per call
+ * and closed after its locations (a few descriptors at a time, however many
+ * modules); which modules were missing is remembered across calls.
+ * With `all`, a location keeps its lines when the new ones know less (DWARF
+ * lines are not replaced by a symbol name), and named kernel locations are
+ * kept (this host's kallsyms may be another kernel's); unnamed kernel
+ * locations are named from this host's kallsyms only when the recorded
+ * kernel build-id is the running kernel's, or (without `all`: the
+ * recording itself) when none was recorded.
  * A module whose file is missing or whose build-id differs from the one
  * recorded is skipped (its locations stay module+offset), and counted.
  * Returns the number of locations that got lines, or -errno.
@@ -63,5 +71,13 @@ int symbolizer__missing_module(const struct symbolizer *s, size_t i, size_t *mod
  * id are supported). 0, -ENOENT (the file has no build-id), -errno.
  */
 int elf__build_id(const char *path, char *buf, size_t size);
+
+/*
+ * The running kernel's GNU build-id (from /sys/kernel/notes), as lower-case
+ * hex, for the kernel module ("[kernel.kallsyms]") of a recording: with it,
+ * kernel locations left unnamed are symbolized later only from the same
+ * kernel's kallsyms. 0, -ENOENT, -errno.
+ */
+int kernel__build_id(char *buf, size_t size);
 
 #endif /* FSP_ANALYSIS_SYMBOLIZE_H */

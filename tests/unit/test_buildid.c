@@ -10,10 +10,8 @@
 #include <unistd.h>
 
 #include "symbolize.h"
+#include "fixture_helpers.h"
 #include "unit_helpers.h"
-
-/* What build.sh passes to the linker (--build-id=0x...) for symfix. */
-#define SYMFIX_BUILD_ID "5379666978b1d0c0ffee0123456789abcdef0042"
 
 static void fixture(char *buf, size_t size, const char *name)
 {

@@ -4,7 +4,8 @@
  * tests/unit/fixtures/build.sh: function names, file:line and inline chains
  * from DWARF, separate debug files by build-id and by .gnu_debuglink, the
  * fallback order (DWARF, .symtab, .dynsym, nothing), the binaries directory
- * with its build-id check, corrupt files, JIT code and kallsyms.
+ * with its build-id check, many modules, re-symbolization, JIT code
+ * (corrupt files: test_symbolize_bad.c; kernel: test_kallsyms.c).
  * Addresses come from the fixture's own symbol table (asm labels placed in
  * the code), expected lines from `@L:` markers in the fixture's source.
  */
@@ -12,54 +13,17 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "native.h"
 #include "profile.h"
 #include "symbolize.h"
+#include "fixture_helpers.h"
 #include "unit_helpers.h"
 
-#define SYMFIX_BUILD_ID "5379666978b1d0c0ffee0123456789abcdef0042"
-#define FIX(name) FSP_FIXTURES "/" name
-
 /* ---- the fixtures' truth --------------------------------------------------------- */
-
-/* The value of symbol `name` in path's .symtab (as nm prints it). */
-static uint64_t sym_addr(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	uint64_t addr = 0;
-
-	assert_true(fd >= 0);
-	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	assert_non_null(elf);
-	while (!addr && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(data, i, &sym))
-				continue;
-			n = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name))
-				addr = sym.st_value;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	assert_true(addr != 0);
-	return addr;
-}
 
 /* The line of the fixture source carrying marker "@L:name". */
 static uint32_t src_line(const char *file, const char *name)
@@ -80,80 +44,6 @@ static uint32_t src_line(const char *file, const char *name)
 	fclose(f);
 	assert_true(found > 0);
 	return found;
-}
-
-/* ---- profiles -------------------------------------------------------------------- */
-
-static int setup(void **state)
-{
-	*state = profile__new();
-	return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	profile__free(*state);
-	return 0;
-}
-
-static uint32_t add_module(struct profile *p, int kind, const char *path, const char *build_id)
-{
-	struct profile_module m = {.kind = kind, .path = path, .build_id = build_id};
-	int i = profile__add_module(p, &m);
-
-	assert_true(i >= 0);
-	return (uint32_t)i;
-}
-
-static size_t add_loc(struct profile *p, uint32_t module, uint64_t addr)
-{
-	struct profile_location loc = {.module = module, .address = addr};
-	int i = profile__add_location(p, &loc);
-
-	assert_true(i >= 0);
-	return (size_t)i;
-}
-
-static struct profile_location get_loc(struct profile *p, size_t i)
-{
-	struct profile_location loc;
-
-	assert_int_equal(profile__location(p, i, &loc), 0);
-	return loc;
-}
-
-/* Symbolizes p with these options; returns the symbolizer's result. */
-static int run(struct profile *p, const struct symbolizer_opts *opts, int all, size_t missing)
-{
-	struct symbolizer *s = symbolizer__new(opts);
-	int n;
-
-	assert_non_null(s);
-	n = symbolizer__profile(s, p, all);
-	assert_true(n >= 0);
-	assert_int_equal(symbolizer__missing_modules(s), missing);
-	symbolizer__free(s);
-	return n;
-}
-
-static void assert_basename(const char *path, const char *base)
-{
-	const char *slash;
-
-	assert_non_null(path);
-	slash = strrchr(path, '/');
-	assert_string_equal(slash ? slash + 1 : path, base);
-}
-
-static void assert_line(const struct profile_line *l, const char *fn, const char *file,
-			uint32_t line)
-{
-	assert_string_equal(l->function, fn);
-	if (file)
-		assert_basename(l->file, file);
-	else
-		assert_null(l->file);
-	assert_int_equal(l->line, line);
 }
 
 /* The inline chain at symfix_inner_mark: inner, inlined into middle,
@@ -187,6 +77,21 @@ static void test_dwarf_inline_chain(void **state)
 	assert_int_equal(l.nr_lines, 1);
 	assert_true(l.flags & PROFILE_LOC_DEBUGINFO);
 	assert_line(&l.lines[0], "symfix_local", "symfix.c", src_line("symfix.c", "local-mark"));
+}
+
+/* A position-dependent executable (ET_EXEC): its addresses are absolute. */
+static void test_dwarf_non_pie(void **state)
+{
+	struct profile *p = *state;
+	uint32_t m = add_module(p, PROFILE_MODULE_USER, FIX("symfix.nopie"), NULL);
+	size_t inl = add_loc(p, m, sym_addr(FIX("symfix.nopie"), "symfix_inner_mark"));
+	size_t lib = add_loc(p, m, sym_addr(FIX("symfix.nopie"), "symfix_lib_hidden_mark"));
+
+	assert_true(sym_addr(FIX("symfix.nopie"), "symfix_inner_mark") >= 0x400000);
+	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 2);
+	assert_inline_chain(p, inl);
+	assert_line(&get_loc(p, lib).lines[0], "symfix_lib_hidden", "libsymfix.c",
+		    src_line("libsymfix.c", "lib-hidden-mark"));
 }
 
 /* A shared library (position-independent, its own addresses from 0): an
@@ -239,6 +144,26 @@ static void test_debug_file_by_debuglink(void **state)
 	assert_inline_chain(p, inl);
 }
 
+/* DIR/<path>.debug: a debug directory mirroring the file system. */
+static void test_debug_file_by_path(void **state)
+{
+	struct profile *p = *state;
+	uint32_t m = add_module(p, PROFILE_MODULE_USER, FIX("symfix.stripped"), SYMFIX_BUILD_ID);
+	size_t inl = add_loc(p, m, sym_addr(FIX("symfix"), "symfix_inner_mark"));
+	struct symbolizer_opts opts = {.debug_dirs = tmpdir};
+	char cmd[1024], dbg[512];
+
+	make_tmpdir();
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s'", tmpdir, FSP_FIXTURES);
+	assert_int_equal(system(cmd), 0);
+	snprintf(dbg, sizeof(dbg), "%s%s.debug", tmpdir, FIX("symfix.stripped"));
+	copy_file(FIX("debug/.build-id/53/79666978b1d0c0ffee0123456789abcdef0042.debug"), dbg,
+		  SIZE_MAX);
+	assert_int_equal(run(p, &opts, 0, 0), 1);
+	assert_inline_chain(p, inl);
+	remove_tmpdir();
+}
+
 /* ---- the fallback order ------------------------------------------------------------ */
 
 static void test_symtab_fallback(void **state)
@@ -280,23 +205,6 @@ static void test_dynsym_fallback(void **state)
 
 /* ---- finding files ------------------------------------------------------------------ */
 
-static void assert_missing(struct profile *p, const struct symbolizer_opts *opts, size_t module,
-			   const char *why)
-{
-	struct symbolizer *s = symbolizer__new(opts);
-	const char *reason = NULL;
-	size_t idx = 99;
-
-	assert_non_null(s);
-	assert_int_equal(symbolizer__profile(s, p, 1), 0);
-	assert_int_equal(symbolizer__missing_modules(s), 1);
-	assert_int_equal(symbolizer__missing_module(s, 0, &idx, &reason), 0);
-	assert_int_equal(idx, module);
-	assert_string_equal(reason, why);
-	assert_int_equal(symbolizer__missing_module(s, 1, &idx, &reason), -ENOENT);
-	symbolizer__free(s);
-}
-
 static void test_missing_file(void **state)
 {
 	struct profile *p = *state;
@@ -328,40 +236,6 @@ static void test_deleted_suffix(void **state)
 
 	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 1);
 	assert_inline_chain(p, inl);
-}
-
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-	strcpy(tmpdir, "/tmp/fsp-symbolize-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	assert_int_equal(system(cmd), 0);
-}
-
-static void copy_file(const char *from, const char *to, size_t max)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ssize_t n;
-	size_t done = 0;
-
-	assert_true(in >= 0 && out >= 0);
-	while (done < max && (n = read(in, buf, sizeof(buf))) > 0) {
-		size_t w = (size_t)n < max - done ? (size_t)n : max - done;
-
-		assert_int_equal(write(out, buf, w), (ssize_t)w);
-		done += w;
-	}
-	close(in);
-	close(out);
 }
 
 static const char *resolve_none(void *ctx, size_t module, const char *path)
@@ -461,6 +335,40 @@ static void test_resolve(void **state)
 	assert_int_equal(get_loc(p, 0).nr_lines, 0);
 }
 
+/* More modules than descriptors: each file is closed after its locations. */
+static void test_many_modules(void **state)
+{
+	struct profile *p = *state;
+	struct rlimit old, low;
+	char link[512];
+	size_t first = 0;
+	uint64_t addr = sym_addr(FIX("symfix"), "symfix_inner_mark");
+
+	make_tmpdir();
+	for (int i = 0; i < 200; i++) {
+		uint32_t m;
+		size_t l;
+
+		snprintf(link, sizeof(link), "%s/symfix-%d", tmpdir, i);
+		assert_int_equal(symlink(FIX("symfix"), link), 0);
+		m = add_module(p, PROFILE_MODULE_USER, link, SYMFIX_BUILD_ID);
+		/* locations of a module not in a row: grouped by the symbolizer */
+		l = add_loc(p, m, addr);
+		add_loc(p, m == 0 ? m : m - 1, sym_addr(FIX("symfix"), "symfix_local_mark"));
+		if (i == 0)
+			first = l;
+	}
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 64;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 400 - 1);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_inline_chain(p, first);
+	assert_inline_chain(p, profile__nr_locations(p) - 2);
+	remove_tmpdir();
+}
+
 /* ---- what a re-symbolization replaces ---------------------------------------------- */
 
 static void test_all_keeps_better_lines(void **state)
@@ -491,71 +399,23 @@ static void test_all_keeps_better_lines(void **state)
 	assert_inline_chain(p, ib);
 }
 
-/* ---- corrupt files ------------------------------------------------------------------ */
-
-/* Symbolizes the fixture's addresses from a damaged copy of it: no crash
- * (the ASan build reads no byte it should not), an answer for each. */
-static void symbolize_copy(const char *copy, const char *orig)
+/* No file at the path, but a debug file with its build-id: named from it
+ * (also a pseudo-file such as [vdso], when its debug file is installed). */
+static void test_debug_file_as_file(void **state)
 {
-	struct profile *p = profile__new();
-	struct symbolizer_opts opts = {.debug_dirs = "/nonexistent"};
-	struct symbolizer *s = symbolizer__new(&opts);
-	uint32_t m;
-	size_t n;
+	struct profile *p = *state;
+	struct symbolizer_opts opts = {.debug_dirs = FIX("debug")};
+	uint32_t gone = add_module(p, PROFILE_MODULE_USER, "/nonexistent/symfix", SYMFIX_BUILD_ID);
+	uint32_t vdso = add_module(p, PROFILE_MODULE_USER, "[vdso]", SYMFIX_BUILD_ID);
+	size_t a = add_loc(p, gone, sym_addr(FIX("symfix"), "symfix_inner_mark"));
+	size_t b = add_loc(p, vdso, sym_addr(FIX("symfix"), "symfix_inner_mark"));
 
-	assert_non_null(p);
-	m = add_module(p, PROFILE_MODULE_USER, copy, NULL);
-	add_loc(p, m, sym_addr(orig, "symfix_inner_mark"));
-	add_loc(p, m, sym_addr(orig, "symfix_local_mark"));
-	add_loc(p, m, 0);
-	add_loc(p, m, UINT64_MAX);
-	assert_non_null(s);
-	assert_true(symbolizer__profile(s, p, 1) >= 0);
-	/* a file libelf cannot read is listed; one it reads is used */
-	assert_true(symbolizer__missing_modules(s) <= 1);
-	for (n = 0; n < profile__nr_locations(p); n++) {
-		struct profile_location l = get_loc(p, n);
-
-		for (size_t k = 0; k < l.nr_lines; k++)
-			assert_true(!l.lines[k].function || strlen(l.lines[k].function) < 4096);
-	}
-	symbolizer__free(s);
-	profile__free(p);
+	assert_int_equal(run(p, &opts, 0, 0), 2);
+	assert_inline_chain(p, a);
+	assert_inline_chain(p, b);
 }
 
-static void test_corrupt_files(void **state)
-{
-	char path[512];
-	struct stat st;
-	int fd;
-
-	(void)state;
-	make_tmpdir();
-	snprintf(path, sizeof(path), "%s/symfix", tmpdir);
-	assert_int_equal(stat(FIX("symfix"), &st), 0);
-	/* truncated at several points: header only, inside the sections, before
-	 * the section headers */
-	for (size_t cut = 0; cut < (size_t)st.st_size; cut += (size_t)st.st_size / 13 + 1) {
-		copy_file(FIX("symfix"), path, cut);
-		symbolize_copy(path, FIX("symfix"));
-	}
-	/* whole, with a 256-byte run of 0xff at several offsets (headers,
-	 * .debug_info, .debug_line, the symbol table...) */
-	for (off_t off = 0; off < st.st_size; off += st.st_size / 29 + 1) {
-		unsigned char junk[256];
-
-		memset(junk, 0xff, sizeof(junk));
-		copy_file(FIX("symfix"), path, SIZE_MAX);
-		fd = open(path, O_WRONLY);
-		assert_true(fd >= 0);
-		assert_true(pwrite(fd, junk, sizeof(junk), off) > 0);
-		close(fd);
-		symbolize_copy(path, FIX("symfix"));
-	}
-	remove_tmpdir();
-}
-
-/* ---- JIT and kernel ------------------------------------------------------------------ */
+/* ---- JIT ------------------------------------------------------------------ */
 
 static void test_jit(void **state)
 {
@@ -569,70 +429,27 @@ static void test_jit(void **state)
 	assert_int_equal(l.flags, PROFILE_LOC_JIT);
 }
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void test_kallsyms(void **state)
-{
-	struct profile *p = *state;
-	char ks[512];
-	struct symbolizer_opts opts = {.kallsyms = ks};
-	uint32_t k;
-	size_t a, b, c, d, e;
-
-	make_tmpdir();
-	snprintf(ks, sizeof(ks), "%s/kallsyms", tmpdir);
-	write_text(ks, "ffffffff81000000 T _stext\n"
-		       "ffffffff81000100 t do_thing\n"
-		       "ffffffff81000180 D some_data\n"
-		       "ffffffff81000200 T other_fn\n"
-		       "ffffffffc0001000 t ext4_fn\t[ext4]\n"
-		       "garbage line\n");
-	k = add_module(p, PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", NULL);
-	a = add_loc(p, k, 0xffffffff81000150);
-	b = add_loc(p, k, 0xffffffff81000200);
-	c = add_loc(p, k, 0xffffffff80000000);
-	d = add_loc(p, k, 0xffffffffc0001010);
-	e = add_loc(p, k, 0xffffffff81000190); /* data symbols are skipped */
-	assert_int_equal(run(p, &opts, 0, 0), 4);
-	assert_line(&get_loc(p, a).lines[0], "do_thing", NULL, 0);
-	assert_line(&get_loc(p, b).lines[0], "other_fn", NULL, 0);
-	assert_int_equal(get_loc(p, c).nr_lines, 0);
-	assert_line(&get_loc(p, d).lines[0], "ext4_fn", NULL, 0);
-	assert_line(&get_loc(p, e).lines[0], "do_thing", NULL, 0);
-
-	/* kptr_restrict: every address 0 */
-	write_text(ks, "0000000000000000 T _stext\n0000000000000000 t do_thing\n");
-	add_loc(p, k, 0xffffffff81000300);
-	assert_missing(p, &opts, k, "kallsyms unreadable or its addresses hidden");
-	remove_tmpdir();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_dwarf_inline_chain, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dwarf_shared_library, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_by_build_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_debug_file_by_debuglink, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_symtab_fallback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dynsym_fallback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_build_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_deleted_suffix, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binaries_dir, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_binaries_dir_mismatch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resolve, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_all_keeps_better_lines, setup, teardown),
-		cmocka_unit_test(test_corrupt_files),
-		cmocka_unit_test_setup_teardown(test_jit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kallsyms, setup, teardown),
+		PROFILE_TEST(test_dwarf_inline_chain),
+		PROFILE_TEST(test_dwarf_shared_library),
+		PROFILE_TEST(test_dwarf_non_pie),
+		PROFILE_TEST(test_debug_file_by_build_id),
+		PROFILE_TEST(test_debug_file_by_debuglink),
+		PROFILE_TEST(test_debug_file_by_path),
+		PROFILE_TEST(test_symtab_fallback),
+		PROFILE_TEST(test_dynsym_fallback),
+		PROFILE_TEST(test_missing_file),
+		PROFILE_TEST(test_wrong_build_id),
+		PROFILE_TEST(test_deleted_suffix),
+		PROFILE_TEST(test_binaries_dir),
+		PROFILE_TEST(test_binaries_dir_mismatch),
+		PROFILE_TEST(test_resolve),
+		PROFILE_TEST(test_many_modules),
+		PROFILE_TEST(test_all_keeps_better_lines),
+		PROFILE_TEST(test_debug_file_as_file),
+		PROFILE_TEST(test_jit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

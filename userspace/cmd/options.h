@@ -91,6 +91,10 @@ struct fsp_options {
 	const char *inputs[FSP_MAX_INPUTS];
 	int nr_inputs;
 	double scale; /* diff --scale */
+	/* report --binaries DIR, --debug-dirs DIR[:DIR...]: symbolize the native
+	 * stacks' locations again, here (symbolize.h); NULL: not */
+	const char *binaries_dir;
+	const char *debug_dirs;
 	/* Owned: the argv the subcommand parsed (cmd points into it), its
 	 * program name ("fsp-bpf report") and the joined lists. */
 	char **argv;

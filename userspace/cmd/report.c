@@ -2,20 +2,86 @@
 /* fsp-bpf report: renders a saved profile; its options. Needs no privileges
  * and no BPF. */
 #include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "commands.h"
+#include "log.h"
+#include "native.h"
 #include "profile_file.h"
 #include "render.h"
+#include "symbolize.h"
+
+/* Modules named in the warning about modules not symbolized; the rest counted. */
+#define REPORT_MISSING_NAMED 8
+
+/* Says which modules kept their recorded symbols (or module+offset) and why. */
+static void warn_missing(const struct symbolizer *s, const struct profile *p,
+			 const struct fsp_options *o)
+{
+	size_t n = symbolizer__missing_modules(s);
+
+	if (!n)
+		return;
+	log__info("warning: %zu module%s not symbolized again%s%s: their frames keep the "
+		  "names they were recorded with, or show as module+offset:",
+		  n, n == 1 ? "" : "s", o->binaries_dir ? " from --binaries " : "",
+		  o->binaries_dir ? o->binaries_dir : "");
+	for (size_t i = 0; i < n && i < REPORT_MISSING_NAMED; i++) {
+		struct profile_module m;
+		const char *why = "";
+		size_t idx;
+
+		if (symbolizer__missing_module(s, i, &idx, &why) || profile__module(p, idx, &m))
+			continue;
+		log__info("  %s%s%s: %s", m.path, m.build_id ? " build-id " : "",
+			  m.build_id ? m.build_id : "", why);
+	}
+	if (n > REPORT_MISSING_NAMED)
+		log__info("  ... and %zu more", n - REPORT_MISSING_NAMED);
+}
+
+/* report --binaries / --debug-dirs: every location symbolized again from the
+ * files found here (names may differ from the recording host's). */
+static int report_symbolize(struct profile *p, const struct fsp_options *o)
+{
+	struct symbolizer_opts so = {.debug_dirs = o->debug_dirs, .binaries_dir = o->binaries_dir};
+	struct symbolizer *s;
+	int n;
+
+	if (!profile__nr_locations(p)) {
+		log__info("%s: no native stacks to symbolize (recorded without --stacks)",
+			  o->inputs[0]);
+		return 0;
+	}
+	s = symbolizer__new(&so);
+	if (!s) {
+		log__err("cannot symbolize: %s", strerror(errno));
+		return -errno;
+	}
+	n = symbolizer__profile(s, p, 1);
+	if (n < 0)
+		log__err("cannot symbolize %s: %s", o->inputs[0], strerror(-n));
+	else
+		log__verbose("%d of %zu locations symbolized again", n, profile__nr_locations(p));
+	if (n >= 0)
+		warn_missing(s, p, o);
+	symbolizer__free(s);
+	return n < 0 ? n : 0;
+}
 
 static int report_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct profile *p = profile_file__load(o->inputs[0]);
-	int err;
+	int err = 0;
 
 	(void)cmdline;
 	if (!p)
 		return -EINVAL;
-	err = render__profile(p, &o->view, o->out_path);
+	if (o->binaries_dir || o->debug_dirs)
+		err = report_symbolize(p, o);
+	if (!err)
+		err = render__profile(p, &o->view, o->out_path);
 	profile__free(p);
 	return err;
 }
@@ -42,15 +108,58 @@ static const char report_doc[] =
 	"  fsp-bpf report --plugin tasks prof.json       with a plug-in's section\n"
 	"  fsp-bpf report --plugin boundary --format dot prof.json | dot -Tsvg > b.svg\n"
 	"  fsp-bpf report --plugin ./libmine.so=feat prof.json\n"
-	"                                                a plug-in shared object\n\n"
+	"                                                a plug-in shared object\n"
+	"  fsp-bpf report --binaries ./bin prof.json     native stacks symbolized from\n"
+	"                                                the binaries copied into ./bin\n\n"
 	"Needs no privileges. Output formats: docs/output-formats.md; the file format: "
 	"docs/profile-format.md; plug-ins: docs/plugins.md (fsp-bpf list --plugins).";
+
+/* Keys of report's own options (apart from options.h's: no other parser has them). */
+enum {
+	OPT_BINARIES = 0x300,
+	OPT_DEBUG_DIRS,
+};
 
 static const struct argp_option report_options[] = {
 	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
 	OPTIONS_FILE_MODE,
+	{"binaries", OPT_BINARIES, "DIR", 0,
+	 "Symbolize the native stacks (record --stacks) again from the binaries in DIR, found by "
+	 "build-id (DIR/.build-id/xx/rest) or file name, used only when their build-id is the "
+	 "recorded one; then the recorded paths. Separate debug files are also looked for in DIR "
+	 "by build-id",
+	 0},
+	{"debug-dirs", OPT_DEBUG_DIRS, "DIR[:DIR...]", 0,
+	 "Symbolize the native stacks again, with separate debug files from these directories "
+	 "(DIR/.build-id/xx/rest.debug, or by .gnu_debuglink; default /usr/lib/debug)",
+	 0},
 	{},
 };
+
+/* --binaries DIR, --debug-dirs DIR[:DIR]: each a directory. */
+static int parse_dir(struct argp_state *state, const char *option, const char *arg,
+		     const char **out)
+{
+	struct stat st;
+	char dir[4096];
+	size_t len;
+
+	for (const char *p = arg; *p;) {
+		len = strcspn(p, ":");
+		if (len && len < sizeof(dir)) {
+			memcpy(dir, p, len);
+			dir[len] = '\0';
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+				return options__error(state, "%s: '%s' is not a directory", option,
+						      dir);
+		}
+		p += len + (p[len] == ':');
+	}
+	if (!*arg)
+		return options__error(state, "%s needs a directory", option);
+	*out = arg;
+	return 0;
+}
 
 /* View options of report only: record's -p/--pid names its targets. */
 static const struct argp_option report_view_options[] = {
@@ -103,6 +212,10 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		return options__output(state, o, "-o", arg);
 	case OPT_FILE_MODE:
 		return options__file_mode(state, o, arg);
+	case OPT_BINARIES:
+		return parse_dir(state, "--binaries", arg, &o->binaries_dir);
+	case OPT_DEBUG_DIRS:
+		return parse_dir(state, "--debug-dirs", arg, &o->debug_dirs);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:
