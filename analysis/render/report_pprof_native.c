@@ -175,8 +175,7 @@ static int pprof_native_stack(struct pprof_ctx *c, size_t stack, uint64_t **locs
 /* The pprof samples of one native sample: one per charge (--feature's) of
  * its core sample, at "(no feature)" when it has none. */
 static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges *charges,
-			       const struct profile_native_sample *ns, uint64_t **locs,
-			       size_t *cap)
+			       const struct profile_native_sample *ns, uint64_t **locs, size_t *cap)
 {
 	const struct report_charge *ch;
 	size_t j, n = 0, nch;

@@ -377,7 +377,7 @@ static int tn_graph(struct tn_ctx *t, const char *name)
 		fputs(any ? " in the native stacks of the features shown\n"
 			  : " in the native stacks of this profile\n",
 		      t->c->out);
-		err = -ENOENT;
+		err = -ESRCH;
 	}
 	free(items);
 	free(target);
@@ -397,7 +397,7 @@ int text_native(struct text_ctx *c)
 		fputs("\n--function ", c->out);
 		escape__fputs(c->opts->function, c->out);
 		fputs(": this profile has no native stacks (record them with --stacks)\n", c->out);
-		return -ENOENT;
+		return -ESRCH;
 	}
 	t.top = c->opts && c->opts->top_functions ? c->opts->top_functions
 						  : REPORT_DEFAULT_TOP_FUNCTIONS;

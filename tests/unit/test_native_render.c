@@ -323,7 +323,7 @@ static void test_text_function_missing(void **state)
 {
 	struct report_opts o = {.function = "nosuch"};
 	struct profile *plain = profile__new();
-	char *text = render_text_rc(*state, &o, -ENOENT);
+	char *text = render_text_rc(*state, &o, -ESRCH);
 
 	assert_non_null(
 		strstr(text, "\nno function nosuch in the native stacks of this profile\n"));
@@ -332,7 +332,7 @@ static void test_text_function_missing(void **state)
 	/* gc's stacks do not have memcpy; plan's do */
 	o.function = "memcpy";
 	o.feature = "gc";
-	text = render_text_rc(*state, &o, -ENOENT);
+	text = render_text_rc(*state, &o, -ESRCH);
 	assert_non_null(strstr(text, "\ngc: memcpy is in none of its native stacks\n"));
 	assert_non_null(
 		strstr(text, "\nno function memcpy in the native stacks of the features shown\n"));
@@ -343,7 +343,7 @@ static void test_text_function_missing(void **state)
 	ADD_STACK(plain, 1, 1, MARK("plan", "q1"));
 	ADD_SAMPLES(plain, 1, 1, 1, 3);
 	o.feature = NULL;
-	text = render_text_rc(plain, &o, -ENOENT);
+	text = render_text_rc(plain, &o, -ESRCH);
 	assert_non_null(strstr(text, "\n--function memcpy: this profile has no native stacks "
 				     "(record them with --stacks)\n"));
 	free(text);
@@ -390,6 +390,129 @@ static void test_folded(void **state)
 			       "plan;q1;main;outer_fn;inl_helper;memcpy 3\n"
 			       "plan;q1;main;rec;rec;rec 4\n"
 			       "plan;q2;main;app+0x3000;do_syscall_64_[k] 5\n");
+	free(f);
+}
+
+/* ---- attribution and the process filter ------------------------------------------- */
+
+/* The fixture's core samples alone: the same profile without native stacks. */
+static struct profile *core_profile(void)
+{
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__add_thread(p, 100, 100, "app"), 0);
+	ADD_STACK(p, 100, 1, MARK("plan", "q1"));
+	ADD_STACK(p, 100, 2, MARK("plan", "q2"));
+	ADD_STACK(p, 100, 3, MARK("plan", "q1"), MARK("gc", "major"));
+	ADD_SAMPLES(p, 100, 100, 1, 10);
+	ADD_SAMPLES(p, 100, 100, 2, 5);
+	ADD_SAMPLES(p, 100, 100, 3, 4);
+	ADD_SAMPLES(p, 100, 100, 0, 1);
+	return p;
+}
+
+/* Native stacks change no charge: the attribution and the text report's
+ * features are those of the core samples alone. */
+static void test_attribution_unchanged(void **state)
+{
+	struct profile *core = core_profile();
+	struct attrib *a = attrib__compute(*state, NULL), *b = attrib__compute(core, NULL);
+	struct report_opts o = {.min_pct = 0};
+	char *with, *without, *cut;
+	size_t i, j;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(attrib__total_samples(a), attrib__total_samples(b));
+	assert_int_equal(attrib__uncharged_samples(a), attrib__uncharged_samples(b));
+	assert_int_equal(attrib__nr_features(a), attrib__nr_features(b));
+	for (i = 0; i < attrib__nr_features(a); i++) {
+		const struct attrib_feature *fa = attrib__feature(a, i),
+					    *fb = attrib__feature(b, i);
+
+		assert_string_equal(fa->name, fb->name);
+		assert_int_equal(fa->samples, fb->samples);
+		assert_int_equal(fa->nr_instances, fb->nr_instances);
+		for (j = 0; j < fa->nr_instances; j++) {
+			assert_string_equal(fa->instances[j].name, fb->instances[j].name);
+			assert_int_equal(fa->instances[j].samples, fb->instances[j].samples);
+		}
+	}
+	with = render_text_rc(*state, &o, 0);
+	without = render_text_rc(core, &o, 0);
+	cut = strstr(with, "\nNative stacks:");
+	assert_non_null(cut);
+	*cut = 0;
+	cut = strstr(without, "\nDiagnostics");
+	assert_non_null(cut);
+	*cut = 0;
+	assert_string_equal(with, without);
+	free(with);
+	free(without);
+	attrib__free(a);
+	attrib__free(b);
+	profile__free(core);
+}
+
+/* --pid keeps the native samples of the kept processes, with their stacks. */
+static void test_filter(void **state)
+{
+	struct profile *p = *state;
+	struct report_opts o = {.pid = "100"};
+	struct profile_native_stack st;
+	char *all, *kept;
+	int s;
+
+	/* process 200: 7 plan/q9 samples, in S0's leaf alone */
+	assert_int_equal(profile__native_stack(p, 0, &st), 0);
+	st.depth = 1;
+	s = profile__add_native_stack(p, &st);
+	assert_true(s >= 0);
+	assert_int_equal(profile__add_thread(p, 200, 200, "other"), 0);
+	ADD_STACK(p, 200, 1, MARK("plan", "q9"));
+	ADD_SAMPLES(p, 200, 200, 1, 7);
+	ADD_NATIVE(p, 200, 200, 1, (size_t)s, 7);
+	all = render_folded(p, NULL);
+	assert_non_null(strstr(all, "plan;q9;outer_fn;inl_helper 7\n"));
+	free(all);
+	kept = render_folded(p, &o);
+	assert_string_equal(kept, "(no feature);main;outer_fn;inl_helper 1\n"
+				  "gc;major;main;[jit] 2\n"
+				  "gc;major;main;rec;rec;rec 2\n"
+				  "plan;q1 1\n"
+				  "plan;q1;main;[jit] 2\n"
+				  "plan;q1;main;outer_fn;inl_helper 4\n"
+				  "plan;q1;main;outer_fn;inl_helper;memcpy 3\n"
+				  "plan;q1;main;rec;rec;rec 4\n"
+				  "plan;q2;main;app+0x3000;do_syscall_64_[k] 5\n");
+	free(kept);
+	o.pid = "200";
+	kept = render_folded(p, &o);
+	assert_string_equal(kept, "plan;q9;outer_fn;inl_helper 7\n");
+	free(kept);
+}
+
+/* Folded --by thread, --feature and --min-pct with native frames. */
+static void test_folded_options(void **state)
+{
+	struct report_opts o = {.by = REPORT_BY_THREAD, .feature = "gc"};
+	char *f = render_folded(*state, &o);
+
+	assert_string_equal(f, "app (100);app (100);gc;major;main;[jit] 2\n"
+			       "app (100);app (100);gc;major;main;rec;rec;rec 2\n");
+	free(f);
+	/* q2 (5 of 20 samples, 25%) is under 30%: its instance folded, its
+	 * frames kept; q1 (14 in several lines) is not, though each line is */
+	o = (struct report_opts){.min_pct = 30, .feature = "plan"};
+	f = render_folded(*state, &o);
+	assert_string_equal(f, "plan;(other instances);main;app+0x3000;do_syscall_64_[k] 5\n"
+			       "plan;q1 1\n"
+			       "plan;q1;main;[jit] 2\n"
+			       "plan;q1;main;outer_fn;inl_helper 4\n"
+			       "plan;q1;main;outer_fn;inl_helper;memcpy 3\n"
+			       "plan;q1;main;rec;rec;rec 4\n");
 	free(f);
 }
 
@@ -723,6 +846,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_text_function_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_min_pct_top, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attribution_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_tool_pprof, setup, teardown),
 	};
