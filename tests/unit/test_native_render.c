@@ -708,6 +708,71 @@ static void test_pprof(void **state)
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 }
 
+/* ---- HTML --------------------------------------------------------------------------- */
+
+static __attribute__((noinline)) char *render_html_data(const struct profile *p,
+							const struct report_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report_html__data(f, p, o, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The lines of member `name`'s array (one row a line), up to its end. */
+static char *member_rows(const char *data, const char *name)
+{
+	char key[64], *s, *e;
+
+	snprintf(key, sizeof(key), "\"%s\": [", name);
+	s = strstr(data, key);
+	assert_non_null(s);
+	s = strdup(s + strlen(key));
+	assert_non_null(s);
+	e = strstr(s, "\n  ]");
+	if (e)
+		*e = 0;
+	else
+		*strchr(s, ']') = 0;
+	return s;
+}
+
+/* The rows of charges: one per (thread, feature, instance, native stack),
+ * the samples without a stack in a row without the sixth column; the
+ * native stacks caller first, as function labels (strings 6 on). */
+static void test_html_data(void **state)
+{
+	char *data = render_html_data(*state, NULL), *rows;
+
+	rows = member_rows(data, "charges");
+	assert_string_equal(rows, "\n    [0,1,2,1,0],\n"
+				  "    [0,1,2,4,0,0],\n"
+				  "    [0,1,2,3,0,1],\n"
+				  "    [0,1,2,4,0,2],\n"
+				  "    [0,1,3,5,0,3],\n"
+				  "    [0,4,5,2,0,4],\n"
+				  "    [0,1,2,2,0,4],\n"
+				  "    [0,4,5,2,0,2]");
+	free(rows);
+	rows = member_rows(data, "native_stacks");
+	assert_string_equal(rows, "\n    [8,7,6],\n"
+				  "    [8,7,6,9],\n"
+				  "    [8,10,10,10],\n"
+				  "    [8,12,11],\n"
+				  "    [8,13]");
+	free(rows);
+	assert_non_null(strstr(data, "\"strings\": [\n    \"app\",\n    \"plan\",\n    "
+				     "\"q1\",\n    \"q2\",\n    \"gc\",\n    \"major\",\n    "
+				     "\"inl_helper\",\n    \"outer_fn\",\n    \"main\",\n    "
+				     "\"memcpy\",\n    \"rec\",\n    \"do_syscall_64_[k]\",\n    "
+				     "\"app+0x3000\",\n    \"[jit]\""));
+	free(data);
+}
+
 /* ---- go tool pprof ----------------------------------------------------------------- */
 
 /* `go tool pprof ARGS FILE` in dir (its HOME and caches: no network, no
@@ -850,6 +915,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_html_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_tool_pprof, setup, teardown),
 	};
 
