@@ -20,6 +20,7 @@
  *                             of theirs runs, no element of theirs is made
  *   extend HTML SHOTS         the extension points: plug-in sections and
  *                             native frames put into the page's data render
+ *                             (the flame graph, the native functions tab)
  *   perf HTML MAX_MS          the page is drawn within MAX_MS of navigation
  *
  * Every mode fails on a console error, an uncaught exception or a request
@@ -341,6 +342,14 @@ async function modeExtend(shots) {
   const names = await page.$$eval('#flamegraph g.frame', (g) => g.map((x) => x.getAttribute('name')));
   check(names.includes('native_caller()') && names.includes('native_leaf()'), 'the native frames are not in the flame graph');
   await shot(page, shots, 'native');
+  // the native functions tab: the leaf's self and total are the half
+  await page.click('#tab-native');
+  await page.waitForSelector('#native-functions table.native');
+  const rows = await page.$$eval(`#native-functions table.native[data-feature="${D.strings[c0[1]].replace(/["\\]/g, '\\$&')}"] tbody tr`,
+    (t) => t.map((r) => [...r.children].map((x) => x.textContent)));
+  check(rows.length === 1 && rows[0][0] === String(half) && rows[0][2] === String(half) && rows[0][4] === 'native_leaf()',
+    `native functions rows: ${JSON.stringify(rows)}`);
+  await shot(page, shots, 'native-functions');
   console.log('ok: plug-in sections render as text and tables; native frames hang below their instance');
   await browser.close();
 }
