@@ -55,6 +55,7 @@ struct folded_ctx {
 	struct report_charges charges;
 	struct native_view native; /* when the profile has native stacks */
 	bool has_native;
+	char **escaped; /* per native function: its label, escaped (made once) */
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
 	char **prefixes; /* per thread: its process (and thread) frames and ';' */
 	size_t nr_prefixes, cap_prefixes;
@@ -192,15 +193,34 @@ static int folded_lines(struct folded_ctx *c)
 	return err;
 }
 
+/* The escaped labels of the native functions: ";label" each. */
+static int folded_escaped(struct folded_ctx *c)
+{
+	size_t i, len;
+	FILE *f;
+
+	c->escaped = calloc(c->native.nr_funcs + 1, sizeof(*c->escaped));
+	if (!c->escaped)
+		return -ENOMEM;
+	for (i = 0; i < c->native.nr_funcs; i++) {
+		f = open_memstream(&c->escaped[i], &len);
+		if (!f)
+			return -ENOMEM;
+		fputc(';', f);
+		folded_escape(f, c->native.funcs[i].label);
+		if (fclose(f))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The functions of native stack `stack`, outermost first: ";outer;...;leaf". */
 static void folded_native(struct folded_ctx *c, FILE *f, size_t stack)
 {
 	const uint32_t *fs = native_view__stack(&c->native, stack, &stack);
 
-	while (stack-- > 0) {
-		fputc(';', f);
-		folded_escape(f, c->native.funcs[fs[stack]].label);
-	}
+	while (stack-- > 0)
+		fputs(c->escaped[fs[stack]], f);
 }
 
 /* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
@@ -480,6 +500,9 @@ static void folded_ctx_fini(struct folded_ctx *c)
 	free(c->prefixes);
 	hashmap__fini(&c->thread_map);
 	report_charges__fini(&c->charges);
+	for (i = 0; c->escaped && i < c->native.nr_funcs; i++)
+		free(c->escaped[i]);
+	free(c->escaped);
 	native_view__fini(&c->native);
 }
 
@@ -513,6 +536,8 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	c.has_native = native_view__any(c.p);
 	if (!err && c.has_native)
 		err = native_view__init(&c.native, c.p);
+	if (!err && c.has_native)
+		err = folded_escaped(&c);
 	if (!err)
 		err = folded_collect(&c);
 	if (!err)
