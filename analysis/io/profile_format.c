@@ -26,6 +26,10 @@ static const char *const field_names[TF__COUNT] = {
 	[TF_STACKS] = "stacks",
 	[TF_SAMPLES] = "samples",
 	[TF_EVENTS] = "events",
+	[TF_MODULES] = "modules",
+	[TF_LOCATIONS] = "locations",
+	[TF_NATIVE_STACKS] = "native_stacks",
+	[TF_NATIVE_SAMPLES] = "native_samples",
 	[TF_DIAGNOSTICS] = "diagnostics",
 };
 

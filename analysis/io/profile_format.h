@@ -38,6 +38,10 @@ enum top_field {
 	TF_STACKS,
 	TF_SAMPLES,
 	TF_EVENTS,
+	TF_MODULES, /* version 3: native stacks (record --stacks) */
+	TF_LOCATIONS,
+	TF_NATIVE_STACKS,
+	TF_NATIVE_SAMPLES,
 	TF_DIAGNOSTICS,
 	TF__COUNT,
 };

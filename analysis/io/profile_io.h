@@ -17,7 +17,7 @@
 #include "profile.h"
 
 /* The version written; the reader accepts PROFILE_FORMAT_MIN_VERSION..this. */
-#define PROFILE_FORMAT_VERSION 2
+#define PROFILE_FORMAT_VERSION 3
 #define PROFILE_FORMAT_MIN_VERSION 1
 
 /*
@@ -30,6 +30,9 @@
 #define PROFILE_IO_MAX_STRING (64 * 1024) /* bytes of one string (labels, metadata) */
 #define PROFILE_IO_MAX_DEPTH 16 /* nesting of arrays and objects; the format needs 5 */
 #define PROFILE_IO_MAX_FRAMES 4096 /* frames of one stack (the recorder keeps 64) */
+/* frames of one native stack, functions (inlined ones) of one location */
+#define PROFILE_IO_MAX_NATIVE_FRAMES 4096
+#define PROFILE_IO_MAX_LINES 256
 #define PROFILE_IO_MAX_VALUE (4 << 20) /* bytes of one record or scalar value */
 
 /*

@@ -267,6 +267,19 @@ static int rd_section(struct rd *rd, int f)
 		return rd_array(rd, "samples", rd__sample);
 	case TF_EVENTS:
 		return rd->version < 2 ? json_in__skip(&rd->js) : rd_array(rd, "events", rd__event);
+	case TF_MODULES:
+		/* versions 1 and 2 have no native stacks: unknown fields there */
+		return rd->version < 3 ? json_in__skip(&rd->js)
+				       : rd_array(rd, "modules", rd__module);
+	case TF_LOCATIONS:
+		return rd->version < 3 ? json_in__skip(&rd->js)
+				       : rd_array(rd, "locations", rd__location);
+	case TF_NATIVE_STACKS:
+		return rd->version < 3 ? json_in__skip(&rd->js)
+				       : rd_array(rd, "native_stacks", rd__native_stack);
+	case TF_NATIVE_SAMPLES:
+		return rd->version < 3 ? json_in__skip(&rd->js)
+				       : rd_array(rd, "native_samples", rd__native_sample);
 	default:
 		return 1;
 	}
@@ -346,7 +359,7 @@ static int rd_member(struct rd *rd, const char *name)
 		return json_in__fail(&rd->js, "\"%s\" is given twice", name);
 	rd->seen |= 1u << f;
 	/* the layout of these depends on the version */
-	if ((f == TF_STRINGS || f == TF_STACKS || f == TF_SAMPLES || f == TF_EVENTS) &&
+	if (((f >= TF_STRINGS && f <= TF_EVENTS) || (f >= TF_MODULES && f <= TF_NATIVE_SAMPLES)) &&
 	    !rd->version)
 		return json_in__fail(
 			&rd->js, "\"%s\" comes before \"version\" (the version must come first)",
@@ -375,6 +388,8 @@ static int rd_finish(struct rd *rd)
 				     "corrupt: total_samples is %" PRIu64
 				     " but the samples add up to %" PRIu64,
 				     rd->total_samples, rd->sum_count);
+	if (rd__native_finish(rd))
+		return -1;
 	err = profile__set_meta(rd->p, &rd->meta);
 	if (err)
 		return json_in__fail(&rd->js, "%s", strerror(-err));
@@ -442,6 +457,8 @@ static struct profile *rd_run(struct rd *rd)
 	free(rd->refs);
 	free(rd->frames);
 	free(rd->fidx);
+	free(rd->lines);
+	free(rd->nlocs);
 	free(rd->strs);
 	strtab__free(rd->stab);
 	json_in__fini(&rd->js);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "json_in.h"
+#include "native.h"
 #include "profile.h"
 #include "profile_format.h"
 #include "strtab.h"
@@ -26,6 +27,14 @@ struct stack_ref {
 	uint64_t stack; /* id the entry names */
 	uint64_t key;
 	uint32_t source, pid;
+};
+
+/* What a sample names as its stack. */
+enum sample_stack {
+	SS_EMPTY, /* null (or the key 0): the empty stack */
+	SS_ID, /* a stack id (version 2: the stack must be known) */
+	SS_KEY, /* the key of a stack that was not stored */
+	SS_V1_ID, /* a version 1 stack id: key id + 1, checked later if need be */
 };
 
 /* The string-table indexes of a version 2 frame (NO_IDX: none). */
@@ -59,6 +68,10 @@ struct rd {
 	size_t cap_frames;
 	struct frame_idx *fidx; /* its frames' string indexes */
 	size_t cap_fidx;
+	struct profile_line *lines; /* the lines of the location being read */
+	size_t cap_lines;
+	uint32_t *nlocs; /* the locations of the native stack being read */
+	size_t cap_nlocs;
 };
 
 /* Records later add_* calls for source src (which must be known by now). */
@@ -71,10 +84,32 @@ int rd__add_pids(struct rd *rd);
 /* Checks that version 1 sample entry ref names a stack of its own. */
 int rd__check_ref(struct rd *rd, const struct stack_ref *ref);
 
+/* A string-table index (or null when nullable: *out NO_IDX). The table must
+ * have been read: "strings" comes before the sections that use it. */
+int rd__stridx(struct rd *rd, const struct json_where *w, const char *field, struct json_object *v,
+	       bool nullable, size_t *out);
+/* A row's mark stack column (version 2 "samples", "native_samples"): an id,
+ * null or a key string. */
+int rd__stack_col(struct rd *rd, const struct json_where *w, const char *col, struct json_object *v,
+		  enum sample_stack *by, uint64_t *stack);
+/* The key of stack id, which must be known and of (source, pid); w names
+ * the row (sect and i). */
+int rd__stack_key(struct rd *rd, const struct json_where *w, uint64_t id, uint32_t source,
+		  uint32_t pid, uint64_t *key);
+
 /* Element i of "strings", "stacks", "samples", "events" (rd->version's layout). */
 int rd__string(struct rd *rd, size_t i);
 int rd__stack(struct rd *rd, size_t i);
 int rd__sample(struct rd *rd, size_t i);
 int rd__event(struct rd *rd, size_t i);
+
+/* Version 3 (profile_read_native.c): element i of "modules", "locations",
+ * "native_stacks", "native_samples"; then the check that the native samples
+ * of each core sample are at most its count. */
+int rd__module(struct rd *rd, size_t i);
+int rd__location(struct rd *rd, size_t i);
+int rd__native_stack(struct rd *rd, size_t i);
+int rd__native_sample(struct rd *rd, size_t i);
+int rd__native_finish(struct rd *rd);
 
 #endif /* FSP_ANALYSIS_PROFILE_READ_H */

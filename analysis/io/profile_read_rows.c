@@ -22,14 +22,6 @@ struct stack_in {
 	size_t depth;
 };
 
-/* What a sample names as its stack. */
-enum sample_stack {
-	SS_EMPTY, /* null (or the key 0): the empty stack */
-	SS_ID, /* a stack id (version 2: the stack must be known) */
-	SS_KEY, /* the key of a stack that was not stored */
-	SS_V1_ID, /* a version 1 stack id: key id + 1, checked later if need be */
-};
-
 /* A sample record as read. */
 struct sample_in {
 	uint32_t source, pid, tid;
@@ -38,12 +30,8 @@ struct sample_in {
 	uint64_t count, offcpu;
 };
 
-/*
- * A string-table index (or null when nullable: *out NO_IDX). The table must
- * have been read: "strings" comes before the sections that use it.
- */
-static int jv_stridx(struct rd *rd, const struct json_where *w, const char *field,
-		     struct json_object *v, bool nullable, size_t *out)
+int rd__stridx(struct rd *rd, const struct json_where *w, const char *field, struct json_object *v,
+	       bool nullable, size_t *out)
 {
 	char path[160];
 	uint64_t idx;
@@ -71,7 +59,7 @@ static int jv_stridx(struct rd *rd, const struct json_where *w, const char *fiel
 	return 0;
 }
 
-/* Optional string-table index member (absent: NO_IDX), see jv_stridx. */
+/* Optional string-table index member (absent: NO_IDX), see rd__stridx. */
 static int jf_stridx(struct rd *rd, const struct json_where *w, struct json_object *o,
 		     const char *field, bool nullable, size_t *out)
 {
@@ -79,7 +67,7 @@ static int jf_stridx(struct rd *rd, const struct json_where *w, struct json_obje
 	struct json_object *v = jf__get(o, field, &present);
 
 	*out = NO_IDX;
-	return present ? jv_stridx(rd, w, field, v, nullable, out) : 0;
+	return present ? rd__stridx(rd, w, field, v, nullable, out) : 0;
 }
 
 /* Room for a stack of depth frames (and their string indexes). 0 or -ENOMEM. */
@@ -193,9 +181,9 @@ static int rd_frame_v2(struct rd *rd, size_t i, size_t j, struct json_object *a)
 			"with at least kind and feature",
 			path, n, n == 1 ? "" : "s");
 	if (jv__str(&rd->js, &w, "kind", json_object_array_get_idx(a, 0), false, &kind) ||
-	    jv_stridx(rd, &w, "feature", json_object_array_get_idx(a, 1), false, &x->feature) ||
+	    rd__stridx(rd, &w, "feature", json_object_array_get_idx(a, 1), false, &x->feature) ||
 	    (n > 2 &&
-	     jv_stridx(rd, &w, "instance", json_object_array_get_idx(a, 2), true, &x->instance)) ||
+	     rd__stridx(rd, &w, "instance", json_object_array_get_idx(a, 2), true, &x->instance)) ||
 	    (n > 3 &&
 	     jv__u64(&rd->js, &w, "payload", json_object_array_get_idx(a, 3), &fr->payload)))
 		return -1;
@@ -343,6 +331,27 @@ int rd__check_ref(struct rd *rd, const struct stack_ref *ref)
 	return 0;
 }
 
+int rd__stack_col(struct rd *rd, const struct json_where *w, const char *col, struct json_object *v,
+		  enum sample_stack *by, uint64_t *stack)
+{
+	*stack = 0;
+	if (!v) {
+		*by = SS_EMPTY;
+	} else if (json_object_is_type(v, json_type_string)) {
+		if (jv__key(&rd->js, w, col, v, stack))
+			return -1;
+		*by = *stack ? SS_KEY : SS_EMPTY;
+	} else if (json_object_is_type(v, json_type_int)) {
+		if (jv__u64(&rd->js, w, col, v, stack))
+			return -1;
+		*by = SS_ID;
+	} else {
+		return jv__fail(&rd->js, w, col,
+				"expected a stack id, null or a key string, got %s", jv__type(v));
+	}
+	return 0;
+}
+
 /* The columns of a version 2 sample row, for messages. */
 static const char *const sample_cols[] = {"source", "pid", "tid", "stack", "count", "offcpu_ns"};
 
@@ -351,7 +360,7 @@ static const char *const sample_cols[] = {"source", "pid", "tid", "stack", "coun
 static int rd_sample_json(struct rd *rd, size_t i, struct sample_in *in)
 {
 	struct json_where w = {"samples", i, NULL, NO_IDX};
-	struct json_object *a, *v;
+	struct json_object *a;
 	int err = -1;
 	size_t n;
 
@@ -368,25 +377,10 @@ static int rd_sample_json(struct rd *rd, size_t i, struct sample_in *in)
 	}
 	if (jv__u32(&rd->js, &w, sample_cols[0], json_object_array_get_idx(a, 0), &in->source) ||
 	    jv__u32(&rd->js, &w, sample_cols[1], json_object_array_get_idx(a, 1), &in->pid) ||
-	    jv__u32(&rd->js, &w, sample_cols[2], json_object_array_get_idx(a, 2), &in->tid))
-		goto cleanup;
-	v = json_object_array_get_idx(a, 3);
-	if (!v) {
-		in->by = SS_EMPTY;
-	} else if (json_object_is_type(v, json_type_string)) {
-		if (jv__key(&rd->js, &w, sample_cols[3], v, &in->stack))
-			goto cleanup;
-		in->by = in->stack ? SS_KEY : SS_EMPTY;
-	} else if (json_object_is_type(v, json_type_int)) {
-		if (jv__u64(&rd->js, &w, sample_cols[3], v, &in->stack))
-			goto cleanup;
-		in->by = SS_ID;
-	} else {
-		jv__fail(&rd->js, &w, sample_cols[3],
-			 "expected a stack id, null or a key string, got %s", jv__type(v));
-		goto cleanup;
-	}
-	if (jv__u64(&rd->js, &w, sample_cols[4], json_object_array_get_idx(a, 4), &in->count) ||
+	    jv__u32(&rd->js, &w, sample_cols[2], json_object_array_get_idx(a, 2), &in->tid) ||
+	    rd__stack_col(rd, &w, sample_cols[3], json_object_array_get_idx(a, 3), &in->by,
+			  &in->stack) ||
+	    jv__u64(&rd->js, &w, sample_cols[4], json_object_array_get_idx(a, 4), &in->count) ||
 	    (n > 5 &&
 	     jv__u64(&rd->js, &w, sample_cols[5], json_object_array_get_idx(a, 5), &in->offcpu)))
 		goto cleanup;
@@ -421,14 +415,35 @@ cleanup:
 	return err;
 }
 
+int rd__stack_key(struct rd *rd, const struct json_where *w, uint64_t id, uint32_t source,
+		  uint32_t pid, uint64_t *key)
+{
+	size_t nr = profile__nr_stacks(rd->p);
+	struct profile_stack st;
+
+	/* version 2: the stack's key; stacks come first */
+	if (id >= nr)
+		return json_in__fail(
+			&rd->js, "%s[%zu].stack: unknown stack id %" PRIu64 " (%zu stacks%s)",
+			w->sect, w->i, id, nr,
+			rd->stacks_done ? "" : " so far; \"stacks\" must come before it");
+	if (profile__stack(rd->p, id, &st))
+		return json_in__fail(&rd->js, "out of memory");
+	if (st.source != source || st.pid != pid)
+		return json_in__fail(&rd->js,
+				     "%s[%zu]: stack %" PRIu64
+				     " is source %u, pid %u, not the sample's source %u, pid %u",
+				     w->sect, w->i, id, st.source, st.pid, source, pid);
+	*key = st.key;
+	return 0;
+}
+
 /* Adds sample i as read. */
 static int rd_add_sample(struct rd *rd, size_t i, const struct sample_in *in)
 {
 	struct json_where w = {"samples", i, NULL, NO_IDX};
-	struct profile_stack st;
 	struct stack_ref ref;
 	uint64_t key = 0;
-	size_t nr;
 	int err;
 
 	if (in->count > UINT64_MAX - rd->sum_count)
@@ -452,23 +467,8 @@ static int rd_add_sample(struct rd *rd, size_t i, const struct sample_in *in)
 		key = in->stack;
 		break;
 	case SS_ID:
-		/* version 2: the stack's key; stacks come first */
-		nr = profile__nr_stacks(rd->p);
-		if (in->stack >= nr)
-			return json_in__fail(
-				&rd->js,
-				"samples[%zu].stack: unknown stack id %" PRIu64 " (%zu stacks%s)",
-				i, in->stack, nr,
-				rd->stacks_done ? "" : " so far; \"stacks\" must come before it");
-		if (profile__stack(rd->p, in->stack, &st))
-			return json_in__fail(&rd->js, "out of memory");
-		if (st.source != in->source || st.pid != in->pid)
-			return json_in__fail(
-				&rd->js,
-				"samples[%zu]: stack %" PRIu64
-				" is source %u, pid %u, not the sample's source %u, pid %u",
-				i, in->stack, st.source, st.pid, in->source, in->pid);
-		key = st.key;
+		if (rd__stack_key(rd, &w, in->stack, in->source, in->pid, &key))
+			return -1;
 		break;
 	case SS_V1_ID:
 		/* version 1: stack i has key i + 1; checked once the stacks are known */

@@ -21,6 +21,7 @@
 #include "outfile.h"
 #include "profile_format.h"
 #include "profile_io.h"
+#include "profile_write.h"
 #include "report_util.h"
 #include "strtab.h"
 #include "util.h"
@@ -175,22 +176,6 @@ static void pw_threads(struct json_out *w, const struct profile *p, uint64_t per
 	json_out__end_array(w);
 }
 
-/*
- * The string table ("strings"): every feature name and instance label of the
- * stacks and events, each once, in order of first use, as written (made valid
- * UTF-8 by json_out__utf8). The model's strings are interned, so a label is looked up
- * by address; two addresses whose written texts are equal (two invalid
- * byte sequences both written as U+FFFD) share one entry, since the reader
- * rejects a table with duplicates.
- */
-struct pw_strings {
-	struct hashmap by_addr; /* (model string address, 0) -> index */
-	struct hashmap by_text; /* (address in text, 0) -> index */
-	struct strtab *text; /* the written texts */
-	const char **list; /* index -> written text */
-	size_t nr, cap;
-};
-
 static void pw_strings_fini(struct pw_strings *t)
 {
 	hashmap__fini(&t->by_addr);
@@ -199,8 +184,7 @@ static void pw_strings_fini(struct pw_strings *t)
 	free(t->list);
 }
 
-/* The index of s in the table, added when new; 0 with w->err set on failure. */
-static uint64_t pw_string(struct json_out *w, struct pw_strings *t, const char *s)
+uint64_t pw__string(struct json_out *w, struct pw_strings *t, const char *s)
 {
 	const char *u = s;
 	uint64_t idx = 0;
@@ -246,18 +230,19 @@ static void pw_strings_build(struct json_out *w, struct pw_strings *t, const str
 		if (profile__stack(p, i, &st))
 			continue;
 		for (j = 0; j < st.depth; j++) {
-			pw_string(w, t, st.frames[j].feature);
+			pw__string(w, t, st.frames[j].feature);
 			if (st.frames[j].instance)
-				pw_string(w, t, st.frames[j].instance);
+				pw__string(w, t, st.frames[j].instance);
 		}
 	}
 	for (i = 0; i < profile__nr_events(p) && !w->err; i++) {
 		if (profile__event(p, i, &e))
 			continue;
-		pw_string(w, t, e.feature);
+		pw__string(w, t, e.feature);
 		if (e.instance)
-			pw_string(w, t, e.instance);
+			pw__string(w, t, e.instance);
 	}
+	pw__native_strings(w, t, p);
 }
 
 static void pw_strings(struct json_out *w, const struct pw_strings *t)
@@ -283,11 +268,11 @@ static void pw_frame(struct json_out *w, struct pw_strings *t, const struct prof
 		json_out__row_lit(w, "[\"c\",");
 	else
 		json_out__row_lit(w, "[\"a\",");
-	json_out__row_u64(w, pw_string(w, t, fr->feature));
+	json_out__row_u64(w, pw__string(w, t, fr->feature));
 	if (mark || fr->instance || fr->payload) {
 		json_out__row_lit(w, ",");
 		if (fr->instance)
-			json_out__row_u64(w, pw_string(w, t, fr->instance));
+			json_out__row_u64(w, pw__string(w, t, fr->instance));
 		else
 			json_out__row_lit(w, "null");
 	}
@@ -330,6 +315,16 @@ static void pw_stacks(struct json_out *w, const struct profile *p, struct pw_str
 	json_out__end_array(w);
 }
 
+void pw__stack_ref(struct json_out *w, size_t stack, uint64_t key)
+{
+	if (stack != PROFILE_NO_STACK)
+		json_out__row_u64(w, stack);
+	else if (!key)
+		json_out__row_lit(w, "null");
+	else
+		json_out__row_hex(w, key);
+}
+
 /* Sample rows: [source, pid, tid, stack, count] and off-CPU time as a sixth
  * column in profiles that measured some. stack is the stack's id, null for
  * the empty stack, the key for a stack that was not stored. */
@@ -350,12 +345,7 @@ static void pw_samples(struct json_out *w, const struct profile *p)
 		json_out__row_lit(w, ",");
 		json_out__row_u64(w, s.tid);
 		json_out__row_lit(w, ",");
-		if (s.stack != PROFILE_NO_STACK)
-			json_out__row_u64(w, s.stack);
-		else if (!s.key)
-			json_out__row_lit(w, "null");
-		else
-			json_out__row_hex(w, s.key);
+		pw__stack_ref(w, s.stack, s.key);
 		json_out__row_lit(w, ",");
 		json_out__row_u64(w, s.count);
 		if (has_offcpu) {
@@ -383,9 +373,9 @@ static void pw_events(struct json_out *w, const struct profile *p, struct pw_str
 		o = json_out__object(w);
 		json_out__add(w, o, "source", json_out__u64(w, e.source));
 		json_out__add(w, o, "pid", json_out__u64(w, e.pid));
-		json_out__add(w, o, "feature", json_out__u64(w, pw_string(w, t, e.feature)));
+		json_out__add(w, o, "feature", json_out__u64(w, pw__string(w, t, e.feature)));
 		json_out__add(w, o, "instance",
-			      e.instance ? json_out__u64(w, pw_string(w, t, e.instance)) : NULL);
+			      e.instance ? json_out__u64(w, pw__string(w, t, e.instance)) : NULL);
 		json_out__add(w, o, "enters", json_out__u64(w, st->enters));
 		json_out__add(w, o, "leaves", json_out__u64(w, st->leaves));
 		json_out__add(w, o, "total_ns", json_out__u64(w, st->total_ns));
@@ -436,6 +426,7 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 	pw_stacks(w, p, &strs);
 	pw_samples(w, p);
 	pw_events(w, p, &strs);
+	pw__native(w, p, &strs);
 	if (ext && ext->members && !w->err) {
 		int err = ext->members(ext->ctx, w);
 

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Profile differencing with the linear-prediction scale model (diff.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attrib.h"
 #include "diff.h"
 #include "hashmap.h"
+#include "native.h"
 #include "report_util.h"
 #include "rowtab.h"
 #include "strtab.h"
@@ -17,6 +20,9 @@
 struct diff_build {
 	struct diff_row *inst;
 	size_t nr_inst, cap_inst;
+	struct diff_row *fn; /* functions (self time under the feature) */
+	size_t nr_fn, cap_fn;
+	uint64_t stamp; /* last mark stack (index + 1) that charged this feature */
 };
 
 struct diff {
@@ -36,6 +42,8 @@ struct diff_ctx {
 	struct hashmap feature_map; /* (interned name, 0) -> feature index */
 	struct rowtab features; /* d->features and build, by feature_map */
 	struct hashmap instance_map; /* (feature index, interned name) -> instance index */
+	struct hashmap function_map; /* (feature index, interned name) -> function index */
+	uint64_t stamp; /* mark stacks walked so far (diff__charged) */
 };
 
 /* Copies meta's strings into d's table. */
@@ -80,6 +88,22 @@ static struct diff_row *diff__instance(struct diff_ctx *ctx, size_t f, const cha
 	return &b->inst[idx];
 }
 
+/* The row of function `name` (interned) of feature f, created empty when new. */
+static struct diff_row *diff__function(struct diff_ctx *ctx, size_t f, const char *name, int *err)
+{
+	struct diff_build *b = &ctx->build[f];
+	struct rowtab t = ROWTAB(&ctx->function_map, b->fn, b->nr_fn, b->cap_fn);
+	size_t idx;
+
+	*err = rowtab__find_or_add(&t, f, (uintptr_t)name, &idx);
+	if (*err < 0)
+		return NULL;
+	if (!*err)
+		b->fn[idx].name = name;
+	*err = 0;
+	return &b->fn[idx];
+}
+
 /* Adds the attribution of one profile (is_new: NEW, else BASE) to the rows. */
 static int diff__add_side(struct diff_ctx *ctx, const struct attrib *a, int is_new)
 {
@@ -111,6 +135,134 @@ static int diff__add_side(struct diff_ctx *ctx, const struct attrib *a, int is_n
 		}
 	}
 	return 0;
+}
+
+const char *diff__function_name(const struct profile *p, size_t loc, char *buf, size_t len)
+{
+	struct profile_location l;
+	struct profile_module m;
+	const char *base;
+
+	if (profile__location(p, loc, &l)) {
+		snprintf(buf, len, "[unknown]");
+		return buf;
+	}
+	if (l.nr_lines && l.lines[0].function)
+		return l.lines[0].function;
+	if (l.module == PROFILE_NO_MODULE || profile__module(p, l.module, &m)) {
+		snprintf(buf, len, "[jit]");
+		return buf;
+	}
+	base = strrchr(m.path, '/');
+	snprintf(buf, len, "%s+0x%" PRIx64, base && base[1] ? base + 1 : m.path, l.address);
+	return buf;
+}
+
+/* The features mark stack st charges (the rule of attrib.h), as feature
+ * indexes appended to *out; stamp is new for each stack walked. */
+static int diff__charged(struct diff_ctx *ctx, const struct profile_stack *st, uint64_t stamp,
+			 size_t **out, size_t *nr, size_t *cap)
+{
+	const struct profile_frame *fr;
+	const char *name;
+	uint64_t f;
+	int err;
+
+	for (size_t i = st->depth; i-- > 0;) {
+		fr = &st->frames[i];
+		name = strtab__intern(ctx->d->strs, fr->feature);
+		if (!name)
+			return -ENOMEM;
+		/* a feature charged nothing in either profile has no row */
+		if (!hashmap__find(&ctx->feature_map, (uintptr_t)name, 0, &f))
+			continue;
+		if (ctx->build[f].stamp == stamp)
+			continue; /* a frame above decided for this feature */
+		ctx->build[f].stamp = stamp;
+		if (fr->kind != PROFILE_MARK && fr->kind != PROFILE_CHARGED)
+			continue;
+		err = fsp_grow((void **)out, cap, *nr + 1, sizeof(**out));
+		if (err)
+			return err;
+		(*out)[(*nr)++] = f;
+	}
+	return 0;
+}
+
+/* What the native samples of a profile need, per mark stack and per native
+ * stack, computed once. */
+struct diff_native {
+	size_t *first; /* per mark stack: its charged features, feats[first[s]..first[s+1]) */
+	size_t *feats;
+	size_t nr_feats, cap_feats;
+	const char **leaf; /* per native stack: its leaf's function name, interned */
+};
+
+static void diff_native__fini(struct diff_native *n)
+{
+	free(n->first);
+	free(n->feats);
+	free(n->leaf);
+}
+
+static int diff_native__build(struct diff_ctx *ctx, const struct profile *p, struct diff_native *n)
+{
+	size_t nr_stacks = profile__nr_stacks(p), nr_native = profile__nr_native_stacks(p);
+	struct profile_native_stack ns;
+	struct profile_stack st;
+	char buf[128];
+	int err;
+
+	n->first = calloc(nr_stacks + 1, sizeof(*n->first));
+	n->leaf = calloc(nr_native + 1, sizeof(*n->leaf));
+	if (!n->first || !n->leaf)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr_stacks; i++) {
+		n->first[i] = n->nr_feats;
+		err = profile__stack(p, i, &st);
+		if (!err)
+			err = diff__charged(ctx, &st, ++ctx->stamp, &n->feats, &n->nr_feats,
+					    &n->cap_feats);
+		if (err)
+			return err;
+	}
+	n->first[nr_stacks] = n->nr_feats;
+	for (size_t i = 0; i < nr_native; i++) {
+		err = profile__native_stack(p, i, &ns);
+		if (err)
+			return err;
+		n->leaf[i] = strtab__intern(ctx->d->strs,
+					    diff__function_name(p, ns.locs[0], buf, sizeof(buf)));
+		if (!n->leaf[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Adds the native samples of one profile to the function rows of the
+ * features their mark stacks charge. */
+static int diff__add_functions(struct diff_ctx *ctx, const struct profile *p, int is_new)
+{
+	struct profile_native_sample s;
+	struct diff_native n = {};
+	struct diff_row *row;
+	int err = 0;
+
+	if (!profile__nr_native_samples(p))
+		return 0;
+	err = diff_native__build(ctx, p, &n);
+	for (size_t i = 0; !err && i < profile__nr_native_samples(p); i++) {
+		err = profile__native_sample(p, i, &s);
+		if (err || s.mark_stack == PROFILE_NO_STACK)
+			continue;
+		for (size_t j = n.first[s.mark_stack]; !err && j < n.first[s.mark_stack + 1]; j++) {
+			row = diff__function(ctx, n.feats[j], n.leaf[s.stack], &err);
+			if (row)
+				*(is_new ? &row->new_samples : &row->base_samples) += s.count;
+		}
+	}
+	diff_native__fini(&n);
+	return err;
 }
 
 /*
@@ -178,6 +330,13 @@ static void diff__finish(struct diff_ctx *ctx)
 		d->features[i].instances = b->inst;
 		d->features[i].nr_instances = b->nr_inst;
 		b->inst = NULL;
+		for (j = 0; j < b->nr_fn; j++)
+			diff__fill(d, &b->fn[j]);
+		if (b->nr_fn)
+			qsort(b->fn, b->nr_fn, sizeof(*b->fn), diff__cmp_instance);
+		d->features[i].functions = b->fn;
+		d->features[i].nr_functions = b->nr_fn;
+		b->fn = NULL;
 	}
 	if (d->nr_features)
 		qsort(d->features, d->nr_features, sizeof(*d->features), diff__cmp_feature);
@@ -252,6 +411,10 @@ struct diff *diff__compute(const struct profile *base, const struct profile *new
 	if (err)
 		goto cleanup;
 	err = diff__add_side(&ctx, an, 1);
+	if (!err)
+		err = diff__add_functions(&ctx, base, 0);
+	if (!err)
+		err = diff__add_functions(&ctx, new_p, 1);
 	if (err)
 		goto cleanup;
 	diff__finish(&ctx);
@@ -259,12 +422,15 @@ struct diff *diff__compute(const struct profile *base, const struct profile *new
 cleanup:
 	if (ctx.build) {
 		/* instances not handed to d->features (all of them on error) */
-		for (i = 0; d && i < d->nr_features; i++)
+		for (i = 0; d && i < d->nr_features; i++) {
 			free(ctx.build[i].inst);
+			free(ctx.build[i].fn);
+		}
 		free(ctx.build);
 	}
 	hashmap__fini(&ctx.feature_map);
 	hashmap__fini(&ctx.instance_map);
+	hashmap__fini(&ctx.function_map);
 	attrib__free(ab);
 	attrib__free(an);
 	if (err) {
@@ -281,8 +447,10 @@ void diff__free(struct diff *d)
 
 	if (!d)
 		return;
-	for (i = 0; i < d->nr_features; i++)
+	for (i = 0; i < d->nr_features; i++) {
 		free((void *)d->features[i].instances);
+		free((void *)d->features[i].functions);
+	}
 	free(d->features);
 	strtab__free(d->strs);
 	free(d);

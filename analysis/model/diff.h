@@ -70,6 +70,13 @@ struct diff_feature {
 	struct diff_row row;
 	size_t nr_instances;
 	const struct diff_row *instances; /* sorted as the features are */
+	/* The feature's functions (native stacks, record --stacks): each row's
+	 * samples are the feature's samples whose native stack's leaf ran in
+	 * that function (self time), matched across the profiles by name
+	 * (see diff__function_name); sorted as the features are. None when
+	 * neither profile has native stacks. */
+	size_t nr_functions;
+	const struct diff_row *functions;
 };
 
 /* One of the two profiles compared: copies of what the renderers name. */
@@ -113,6 +120,15 @@ const struct diff_totals *diff__totals(const struct diff *d);
 size_t diff__nr_features(const struct diff *d);
 /* NULL when i is out of range. */
 const struct diff_feature *diff__feature(const struct diff *d, size_t i);
+
+/*
+ * The name a function row goes by: the innermost function at the location
+ * (the inlined one, where the code that ran was inlined), else
+ * "MODULE+0xADDR" with the module's file name (not symbolized), else "[jit]"
+ * (code in no file: JIT code, anonymous memory). Written to buf (len bytes)
+ * or returned interned when there is a function name.
+ */
+const char *diff__function_name(const struct profile *p, size_t loc, char *buf, size_t len);
 
 /* ---- renderers (diff_report.c) ------------------------------------------ */
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "merge.h"
+#include "native.h"
 #include "report_util.h"
 #include "util.h"
 
@@ -203,6 +204,123 @@ static int merge_events(struct profile *dst, const struct profile *src, const ui
 	return 0;
 }
 
+/* ---- native stacks: modules and locations shared, stacks and samples remapped ---- */
+
+/* The index tables of src's native records in dst. */
+struct native_map {
+	uint32_t *modules;
+	uint32_t *locs;
+	size_t *stacks;
+	uint32_t *buf; /* a remapped stack's locations */
+};
+
+static void native_map_free(struct native_map *m)
+{
+	free(m->modules);
+	free(m->locs);
+	free(m->stacks);
+	free(m->buf);
+}
+
+static int native_map_alloc(struct native_map *m, const struct profile *src)
+{
+	size_t depth = 1;
+	struct profile_native_stack s;
+
+	for (size_t i = 0; i < profile__nr_native_stacks(src); i++)
+		if (!profile__native_stack(src, i, &s) && s.depth > depth)
+			depth = s.depth;
+	m->modules = calloc(profile__nr_modules(src) + 1, sizeof(*m->modules));
+	m->locs = calloc(profile__nr_locations(src) + 1, sizeof(*m->locs));
+	m->stacks = calloc(profile__nr_native_stacks(src) + 1, sizeof(*m->stacks));
+	m->buf = calloc(depth, sizeof(*m->buf));
+	return m->modules && m->locs && m->stacks && m->buf ? 0 : -ENOMEM;
+}
+
+/* Modules dedup by kind, path and build-id; locations by module and address
+ * (lines of src replace dst's when src has some: the later symbolization). */
+static int merge_code(struct profile *dst, const struct profile *src, struct native_map *nm,
+		      char *err, size_t errlen)
+{
+	struct profile_location loc;
+	struct profile_module mod;
+	int ret;
+
+	for (size_t i = 0; i < profile__nr_modules(src); i++) {
+		ret = profile__module(src, i, &mod);
+		if (!ret)
+			ret = profile__add_module(dst, &mod);
+		if (ret < 0)
+			return copy_err(ret, "module", i, src, err, errlen);
+		nm->modules[i] = (uint32_t)ret;
+	}
+	for (size_t i = 0; i < profile__nr_locations(src); i++) {
+		ret = profile__location(src, i, &loc);
+		if (!ret && loc.module != PROFILE_NO_MODULE)
+			loc.module = nm->modules[loc.module];
+		if (!ret)
+			ret = profile__add_location(dst, &loc);
+		if (ret < 0)
+			return copy_err(ret, "location", i, src, err, errlen);
+		nm->locs[i] = (uint32_t)ret;
+	}
+	return 0;
+}
+
+/* Native stacks with their locations remapped, then the native samples
+ * under their new sources and stacks. */
+static int merge_native_samples(struct profile *dst, const struct profile *src,
+				struct native_map *nm, const uint32_t *map, size_t nr_map,
+				char *err, size_t errlen)
+{
+	struct profile_native_sample ns;
+	struct profile_native_stack s;
+	int ret;
+
+	for (size_t i = 0; i < profile__nr_native_stacks(src); i++) {
+		ret = profile__native_stack(src, i, &s);
+		for (size_t j = 0; !ret && j < s.depth; j++)
+			nm->buf[j] = nm->locs[s.locs[j]];
+		s.locs = nm->buf;
+		if (!ret)
+			ret = profile__add_native_stack(dst, &s);
+		if (ret < 0)
+			return copy_err(ret, "native stack", i, src, err, errlen);
+		nm->stacks[i] = (size_t)ret;
+	}
+	for (size_t i = 0; i < profile__nr_native_samples(src); i++) {
+		ret = profile__native_sample(src, i, &ns);
+		if (!ret)
+			ret = use_source(dst, map, nr_map, ns.source);
+		if (!ret)
+			ret = profile__add_native_samples(dst, ns.pid, ns.tid, ns.key,
+							  nm->stacks[ns.stack], ns.count);
+		if (ret)
+			return copy_err(ret, "native samples", i, src, err, errlen);
+	}
+	return 0;
+}
+
+static int merge_native(struct profile *dst, const struct profile *src, const uint32_t *map,
+			size_t nr_map, char *err, size_t errlen)
+{
+	struct native_map nm = {};
+	int ret;
+
+	if (!profile__nr_native_samples(src) && !profile__nr_locations(src) &&
+	    !profile__nr_modules(src))
+		return 0;
+	ret = native_map_alloc(&nm, src);
+	if (ret)
+		fsp_set_err(err, errlen, "merge: out of memory");
+	if (!ret)
+		ret = merge_code(dst, src, &nm, err, errlen);
+	if (!ret)
+		ret = merge_native_samples(dst, src, &nm, map, nr_map, err, errlen);
+	native_map_free(&nm);
+	return ret;
+}
+
 /* Copies the records of src, source s to map[s]. */
 static int merge_records(struct profile *dst, const struct profile *src, const uint32_t *map,
 			 size_t nr_map, char *err, size_t errlen)
@@ -217,6 +335,8 @@ static int merge_records(struct profile *dst, const struct profile *src, const u
 		ret = merge_samples(dst, src, map, nr_map, err, errlen);
 	if (!ret)
 		ret = merge_events(dst, src, map, nr_map, err, errlen);
+	if (!ret)
+		ret = merge_native(dst, src, map, nr_map, err, errlen);
 	if (ret)
 		return ret;
 	return profile__use_source(dst, 0);

@@ -32,7 +32,11 @@
  * sources of a src that is itself a merge are appended one by one (their
  * indexes shifted past dst's). Every process (with its namespace PID),
  * thread (with its name), stack (frames, same key) and sample count of src is
- * copied under its new source.
+ * copied under its new source. Native stacks (native.h): modules are shared
+ * by all sources and dedup by kind, path and build-id, locations by module
+ * and address (src's lines replace dst's when src has some), native stacks
+ * by content with their locations remapped; native samples are copied under
+ * their new source and native stack.
  *
  * dst is usually a new, empty profile. A dst that already holds a recording
  * (records or metadata but no sources) first becomes source 0, described by

@@ -68,6 +68,14 @@ static void text_side(struct text_ctx *c, const char *label, const struct diff_s
 		(double)s->period_ns / 1e6);
 }
 
+static bool text_has_functions(const struct diff *d)
+{
+	for (size_t i = 0; i < diff__nr_features(d); i++)
+		if (diff__feature(d, i)->nr_functions)
+			return true;
+	return false;
+}
+
 static void text_header(struct text_ctx *c)
 {
 	const struct diff_totals *t = diff__totals(c->d);
@@ -89,6 +97,9 @@ static void text_header(struct text_ctx *c)
 		fprintf(c->out, "  rows sorted by |change in time|\n");
 	fprintf(c->out, "Shares are of each profile's samples; a sample can be charged to several "
 			"features or to none, so shares need not sum to 100%%.\n");
+	if (text_has_functions(c->d))
+		fprintf(c->out, "Functions: a feature's samples whose native stack's leaf ran in "
+				"the function (self time; record --stacks).\n");
 }
 
 /* A row is shown when its share in either profile or its change reaches min_pct. */
@@ -155,8 +166,28 @@ static int text_width(const struct text_ctx *c)
 			if (text_shown(c, &f->instances[j]) &&
 			    escape__width(f->instances[j].name) + 2 > w)
 				w = escape__width(f->instances[j].name) + 2;
+		for (j = 0; j < f->nr_functions; j++)
+			if (text_shown(c, &f->functions[j]) &&
+			    escape__width(f->functions[j].name) + 4 > w)
+				w = escape__width(f->functions[j].name) + 4;
 	}
 	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
+}
+
+/* The feature's functions (self time), under a subheading, when any is shown. */
+static void text_functions(struct text_ctx *c, const struct diff_feature *f)
+{
+	size_t j, shown = 0;
+
+	for (j = 0; j < f->nr_functions; j++)
+		shown += text_shown(c, &f->functions[j]);
+	if (!f->nr_functions)
+		return;
+	fprintf(c->out, "  functions (self):\n");
+	for (j = 0; j < f->nr_functions; j++)
+		if (text_shown(c, &f->functions[j]))
+			text_row(c, &f->functions[j], 4);
+	text_fold(c, f->nr_functions - shown, 4);
 }
 
 static void text_table(struct text_ctx *c)
@@ -187,6 +218,7 @@ static void text_table(struct text_ctx *c)
 				folded_inst++;
 		}
 		text_fold(c, folded_inst, 2);
+		text_functions(c, f);
 	}
 	text_fold(c, folded, 0);
 }
@@ -305,6 +337,10 @@ static struct json_object *dj_features(struct json_out *w, const struct diff *d)
 		for (j = 0; j < f->nr_instances && !w->err; j++)
 			json_out__append(w, insts, dj_row(w, &f->instances[j]));
 		json_out__add(w, fo, "instances", insts);
+		insts = json_out__array(w, f->nr_functions);
+		for (j = 0; j < f->nr_functions && !w->err; j++)
+			json_out__append(w, insts, dj_row(w, &f->functions[j]));
+		json_out__add(w, fo, "functions", insts);
 		json_out__append(w, arr, fo);
 	}
 	return arr;

@@ -11,6 +11,10 @@
  * bytes given to json-c at a time), sizes taken from the input's last byte;
  * both must accept what the plain read accepts, as the same profile, and
  * reject what it rejects.
+ *
+ * The native stacks of what parses (version 3) must be consistent: every
+ * index a record holds names an entry of its table, a native sample's mark
+ * stack is its process's.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +24,7 @@
 #include <unistd.h>
 
 #include "attrib.h"
+#include "native.h"
 #include "profile_io.h"
 
 static char *write_mem(const struct profile *p, size_t *len)
@@ -70,6 +75,38 @@ static char *read_sized(const uint8_t *data, size_t size, size_t *len)
 	return a;
 }
 
+/* Every index of the native tables in range (abort otherwise). */
+static void check_native(const struct profile *p)
+{
+	size_t nl = profile__nr_locations(p), nm = profile__nr_modules(p);
+	struct profile_native_sample ns;
+	struct profile_native_stack s;
+	struct profile_location loc;
+	struct profile_stack st;
+	size_t i, j;
+
+	for (i = 0; i < nl; i++)
+		if (profile__location(p, i, &loc) ||
+		    (loc.module != PROFILE_NO_MODULE && loc.module >= nm) ||
+		    (loc.nr_lines && !loc.lines))
+			abort();
+	for (i = 0; i < profile__nr_native_stacks(p); i++) {
+		if (profile__native_stack(p, i, &s) || !s.depth || s.nr_kernel > s.depth)
+			abort();
+		for (j = 0; j < s.depth; j++)
+			if (s.locs[j] >= nl)
+				abort();
+	}
+	for (i = 0; i < profile__nr_native_samples(p); i++) {
+		if (profile__native_sample(p, i, &ns) || ns.stack >= profile__nr_native_stacks(p))
+			abort();
+		if (ns.mark_stack != PROFILE_NO_STACK &&
+		    (profile__stack(p, ns.mark_stack, &st) || st.pid != ns.pid ||
+		     st.source != ns.source || st.key != ns.key))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -98,6 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!a)
 		abort();
 	attrib__free(a);
+	check_native(p);
 	t1 = write_mem(p, &l1);
 	if (l1 != l2 || memcmp(t1, t2, l1)) {
 		fprintf(stderr, "read in small chunks, the profile differs\n");

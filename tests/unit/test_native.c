@@ -2,7 +2,7 @@
 /* Unit tests of the native-stack model (analysis/model/native.c). */
 #include <errno.h>
 
-#include "native.h"
+#include "native_helpers.h"
 #include "unit_helpers.h"
 
 static int setup(void **state)
@@ -17,13 +17,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int add_mod(struct profile *p, int kind, const char *path, const char *bid)
-{
-	struct profile_module m = {.kind = kind, .path = path, .build_id = bid};
-
-	return profile__add_module(p, &m);
-}
-
 static int add_loc(struct profile *p, uint32_t mod, uint64_t addr, const char *fn)
 {
 	struct profile_line l = {.function = fn, .file = NULL, .line = 0};
@@ -31,18 +24,6 @@ static int add_loc(struct profile *p, uint32_t mod, uint64_t addr, const char *f
 		.module = mod, .address = addr, .lines = fn ? &l : NULL, .nr_lines = fn ? 1 : 0};
 
 	return profile__add_location(p, &loc);
-}
-
-static int add_nstack(struct profile *p, const uint32_t *locs, size_t depth, size_t nr_kernel,
-		      int method, unsigned int flags)
-{
-	struct profile_native_stack s = {.locs = locs,
-					 .depth = depth,
-					 .nr_kernel = nr_kernel,
-					 .method = method,
-					 .flags = flags};
-
-	return profile__add_native_stack(p, &s);
 }
 
 static void test_empty_and_null(void **state)
