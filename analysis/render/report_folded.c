@@ -23,6 +23,7 @@
 #include "report_native.h"
 #include "report_util.h"
 #include "report_view.h"
+#include "strtab.h"
 #include "util.h"
 
 /* What replaces an instance under --min-pct: its samples are summed per
@@ -57,8 +58,12 @@ struct folded_ctx {
 	bool has_native;
 	char **escaped; /* per native function: its label, escaped (made once) */
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
-	char **prefixes; /* per thread: its process (and thread) frames and ';' */
+	/* per thread: its process (and thread) frames and ';', interned in
+	 * prefix_tab: the threads of a process share their --by process prefix */
+	const char **prefixes;
 	size_t nr_prefixes, cap_prefixes;
+	struct strtab *prefix_tab;
+	double min_pct;
 	struct folded_raw *raw;
 	size_t nr_raw, cap_raw;
 	struct folded_line *lines;
@@ -135,8 +140,9 @@ static const char *folded_prefix(struct folded_ctx *c, uint32_t source, uint32_t
 		free(buf);
 		return NULL;
 	}
-	c->prefixes[c->nr_prefixes++] = buf;
-	return buf;
+	c->prefixes[c->nr_prefixes] = strtab__intern(c->prefix_tab, buf);
+	free(buf);
+	return c->prefixes[c->nr_prefixes++];
 }
 
 /* Records a charge; lines are made of the distinct ones (folded_lines). */
@@ -173,6 +179,43 @@ static int folded_raw_cmp(const void *x, const void *y)
 
 static int folded_line_add(struct folded_ctx *c, const struct folded_raw *r, uint64_t count);
 
+/* The instance of raws under --min-pct: written as is, not escaped. */
+static const char folded_other[] = FOLDED_OTHER;
+
+static uint64_t folded_value(const struct folded_ctx *c, uint64_t count, uint64_t off_ns);
+
+/* --min-pct before the lines are made: the charges of an instance (of a
+ * prefix and feature) that sum to under min_pct get the instance
+ * folded_other. Pointers name strings one to one (labels and prefixes are
+ * interned), so this is folded_fold's rule on the lines to be, decided
+ * before they are made: with native stacks an instance has many. */
+static bool folded_fold_raw(struct folded_ctx *c)
+{
+	uint64_t total =
+		folded_value(c, profile__total_samples(c->p), profile__total_offcpu_ns(c->p));
+	bool changed = false;
+	uint64_t sum;
+	size_t i, j, k;
+
+	for (i = 0; i < c->nr_raw; i = j) {
+		const struct folded_raw *r = &c->raw[i];
+
+		sum = r->count;
+		for (j = i + 1;
+		     j < c->nr_raw && c->raw[j].prefix == r->prefix &&
+		     c->raw[j].feature == r->feature && c->raw[j].instance == r->instance;
+		     j++)
+			sum = report_sat_add(sum, c->raw[j].count);
+		if (!r->feature || r->instance == folded_other ||
+		    report_pct(sum, total) >= c->min_pct)
+			continue;
+		for (k = i; k < j; k++)
+			c->raw[k].instance = folded_other;
+		changed = true;
+	}
+	return changed;
+}
+
 /* Sums equal charges (by pointer: cheap), then makes one line of each. */
 static int folded_lines(struct folded_ctx *c)
 {
@@ -180,6 +223,8 @@ static int folded_lines(struct folded_ctx *c)
 	int err = 0;
 
 	if (c->nr_raw)
+		qsort(c->raw, c->nr_raw, sizeof(*c->raw), folded_raw_cmp);
+	if (c->min_pct > 0 && folded_fold_raw(c))
 		qsort(c->raw, c->nr_raw, sizeof(*c->raw), folded_raw_cmp);
 	for (i = 0; i < c->nr_raw; i = j) {
 		uint64_t count = c->raw[i].count;
@@ -251,8 +296,8 @@ static int folded_line_add(struct folded_ctx *c, const struct folded_raw *r, uin
 		l->leaf = (size_t)ftell(f);
 		/* The NULL instance's label is ours: written as is, as the
 		 * text report and attrib.h name it. */
-		if (!strcmp(instance, ATTRIB_NO_INSTANCE))
-			fputs(ATTRIB_NO_INSTANCE, f);
+		if (instance == folded_other || !strcmp(instance, ATTRIB_NO_INSTANCE))
+			fputs(instance, f);
 		else
 			folded_escape(f, instance);
 	}
@@ -323,7 +368,7 @@ static int folded_key_cmp(const void *x, const void *y)
 }
 
 /* Replaces line l's instance frame by FOLDED_OTHER, its native frames kept. */
-static int folded_other(struct folded_line *l)
+static int folded_line_other(struct folded_line *l)
 {
 	size_t tail = strlen(l->stack + l->leaf_end);
 	char *s = malloc(l->leaf + sizeof(FOLDED_OTHER) + tail);
@@ -366,7 +411,7 @@ static int folded_fold(struct folded_ctx *c, double min_pct)
 		if (!by[i]->leaf || report_pct(sum, total) >= min_pct)
 			continue;
 		for (k = i; k < j && !err; k++)
-			err = folded_other(by[k]);
+			err = folded_line_other(by[k]);
 		changed = true;
 	}
 	free(by);
@@ -495,9 +540,8 @@ static void folded_ctx_fini(struct folded_ctx *c)
 		free(c->lines[i].stack);
 	free(c->lines);
 	free(c->raw);
-	for (i = 0; i < c->nr_prefixes; i++)
-		free(c->prefixes[i]);
 	free(c->prefixes);
+	strtab__free(c->prefix_tab);
 	hashmap__fini(&c->thread_map);
 	report_charges__fini(&c->charges);
 	for (i = 0; c->escaped && i < c->native.nr_funcs; i++)
@@ -524,6 +568,12 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	if (err)
 		return err;
 	c.p = scope.p;
+	c.min_pct = min_pct;
+	c.prefix_tab = strtab__new();
+	if (!c.prefix_tab) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
 	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
 	c.period = report_period_ns(profile__meta(c.p));

@@ -36,8 +36,7 @@ static uint32_t loc(struct profile *p, uint32_t mod, uint64_t addr, const char *
 
 /* count samples of thread 1 with mark stack key, count2 of them with the
  * native stack leaf <- main. */
-static void sample(struct profile *p, uint64_t key, uint32_t leaf, uint64_t count,
-		   uint64_t native)
+static void sample(struct profile *p, uint64_t key, uint32_t leaf, uint64_t count, uint64_t native)
 {
 	uint32_t locs[2] = {leaf, 0};
 	int s = add_nstack(p, locs, 2, 0, PROFILE_UNWIND_DWARF, 0);
@@ -76,9 +75,8 @@ static struct profile *base_profile(void)
 static struct profile *new_profile_b(void)
 {
 	struct profile *p = new_profile("new", 2 * MS);
-	struct profile_location jit = {.module = PROFILE_NO_MODULE,
-				       .address = 0x7f0000001000,
-				       .flags = PROFILE_LOC_JIT};
+	struct profile_location jit = {
+		.module = PROFILE_NO_MODULE, .address = 0x7f0000001000, .flags = PROFILE_LOC_JIT};
 	int j;
 
 	assert_int_equal(add_mod(p, PROFILE_MODULE_USER, "/bin/app", "02"), 0);
