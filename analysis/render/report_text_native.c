@@ -80,7 +80,6 @@ static int tn_list(struct tn_ctx *t, const struct native_group *gr, uint64_t sam
 				break;
 		qsort_r(rows, i, sizeof(*rows), tn_cmp_name, &t->v);
 	}
-	fprintf(t->c->out, "%s    self            total\n", indent);
 	for (i = 0; i < nr; i++) {
 		const struct native_stat *s = &rows[i];
 
@@ -89,6 +88,8 @@ static int tn_list(struct tn_ctx *t, const struct native_group *gr, uint64_t sam
 			rest += s->self;
 			continue;
 		}
+		if (!shown)
+			fprintf(t->c->out, "%s    self            total\n", indent);
 		fprintf(t->c->out, "%s%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  ", indent, s->self,
 			report_pct(s->self, samples), s->total, report_pct(s->total, samples));
 		tn_func(t, s->func);

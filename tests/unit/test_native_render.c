@@ -363,13 +363,28 @@ static void test_text_min_pct_top(void **state)
 
 	assert_string_equal(after_head(text),
 			    "\nplan: 19 samples, 18 with a native stack (94.74%)\n"
-			    "    self            total\n"
 			    "  ... 5 more functions (self 18 samples, 94.74%)\n"
 			    "  instance q1: 14 samples, 13 with a native stack (92.86%)\n"
 			    "      self            total\n"
 			    "         4  28.57%        7  50.00%  inl_helper (app)\n"
 			    "         4  28.57%        4  28.57%  rec (app)\n"
 			    "    ... 2 more functions (self 5 samples, 35.71%)\n");
+	free(text);
+}
+
+/* --order name: the same hottest functions, by name. */
+static void test_text_order_name(void **state)
+{
+	struct report_opts o = {.order = REPORT_ORDER_NAME, .feature = "plan", .top_functions = 4};
+	char *text = render_text_rc(*state, &o, 0);
+
+	assert_non_null(strstr(text, "plan: 19 samples, 18 with a native stack (94.74%)\n"
+				     "    self            total\n"
+				     "       5  26.32%        5  26.32%  do_syscall_64_[k]\n"
+				     "       4  21.05%        7  36.84%  inl_helper (app)\n"
+				     "       3  15.79%        3  15.79%  memcpy (libc.so.6)\n"
+				     "       4  21.05%        4  21.05%  rec (app)\n"
+				     "  ... 1 more function (self 2 samples, 10.53%)\n"));
 	free(text);
 }
 
@@ -910,6 +925,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_text_function_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_min_pct_top, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_order_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attribution_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
