@@ -183,8 +183,10 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 	int err;
 
 	ch = report_charges__of(charges, ns->mark_stack, &nch);
-	if (!nch && c->feature)
-		return 0;
+	for (j = 0; j < nch && !report_features__has(c->feat, ch[j].feature); j++)
+		;
+	if (c->feature && j == nch)
+		return 0; /* none of its charges is shown: no locations made */
 	labels = pprof_thread(c, ns->source, ns->pid, ns->tid, "", "");
 	if (labels < 0)
 		return (int)labels;

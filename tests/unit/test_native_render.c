@@ -531,6 +531,30 @@ static void test_folded_options(void **state)
 	free(f);
 }
 
+/* Off-CPU time stays on the lines without native frames: stacks are of
+ * on-CPU samples. */
+static void test_folded_offcpu(void **state)
+{
+	struct report_opts o = {.folded_value = REPORT_VALUE_OFFCPU, .feature = "plan"};
+	struct profile *p = *state;
+	char *f;
+
+	assert_int_equal(profile__add_offcpu(p, 100, 100, 2, 7000000), 0);
+	f = render_folded(p, &o);
+	assert_string_equal(f, "plan;q2 7000000\n");
+	free(f);
+	o.folded_value = REPORT_VALUE_WALL;
+	f = render_folded(p, &o);
+	assert_string_equal(f, "plan;q1 1000000\n"
+			       "plan;q1;main;[jit] 2000000\n"
+			       "plan;q1;main;outer_fn;inl_helper 4000000\n"
+			       "plan;q1;main;outer_fn;inl_helper;memcpy 3000000\n"
+			       "plan;q1;main;rec;rec;rec 4000000\n"
+			       "plan;q2 7000000\n"
+			       "plan;q2;main;app+0x3000;do_syscall_64_[k] 5000000\n");
+	free(f);
+}
+
 /* ---- pprof ------------------------------------------------------------------------- */
 
 static __attribute__((noinline)) Perftools__Profiles__Profile *
@@ -720,6 +744,23 @@ static void test_pprof(void **state)
 		if (!strcmp(name, "memcpy"))
 			assert_string_equal(str(prof, prof->function[i]->filename), "");
 	}
+	perftools__profiles__profile__free_unpacked(prof, NULL);
+}
+
+/* pprof --feature: the native samples of that feature alone. */
+static void test_pprof_feature(void **state)
+{
+	struct report_opts o = {.feature = "gc"};
+	Perftools__Profiles__Profile *prof = render_pprof(*state, &o, NULL);
+	char *got = describe_samples(prof);
+
+	assert_string_equal(
+		got, "[jit]@-+0x7f0000001000|main:30@/usr/bin/app+0x2000|gc: major|gc 2/2000000\n"
+		     "rec:40@/usr/bin/app+0x4000|rec:40@/usr/bin/app+0x4000|rec:40@/usr/bin/"
+		     "app+0x4000|main:30@/usr/bin/app+0x2000|gc: major|gc 2/2000000\n");
+	free(got);
+	/* only the modules of its stacks */
+	assert_int_equal(prof->n_mapping, 2);
 	perftools__profiles__profile__free_unpacked(prof, NULL);
 }
 
@@ -930,7 +971,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_attribution_unchanged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_folded_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folded_offcpu, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pprof, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pprof_feature, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_html_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_go_tool_pprof, setup, teardown),
 	};
