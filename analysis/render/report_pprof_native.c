@@ -25,6 +25,7 @@ void pprof_native__fini(struct pprof_ctx *c)
 	free(c->native_funcs);
 	free(c->maps);
 	free(c->module_maps);
+	hashmap__fini(&c->native_samples);
 	c->native_locs = c->native_funcs = c->module_maps = NULL;
 	c->maps = NULL;
 	c->nr_maps = c->cap_maps = 0;
@@ -172,6 +173,28 @@ static int pprof_native_stack(struct pprof_ctx *c, size_t stack, uint64_t **locs
 	return 0;
 }
 
+/* A pprof sample of native sample ns at locs (n native frames, then
+ * `roots` of fsp-bpf's own): added to the sample of the same thread,
+ * native stack and roots when there is one (native samples that differ by
+ * mark stack but are charged alike are one pprof sample). */
+static int pprof_native_add(struct pprof_ctx *c, const uint64_t *locs, size_t n, size_t roots,
+			    const struct profile_native_sample *ns, size_t labels)
+{
+	uint64_t a = (uint64_t)labels << 32 | ns->stack, b = locs[n] << 32 | locs[n + 1], idx;
+	struct pprof_sample *s;
+	int r;
+
+	r = hashmap__find_or_insert(&c->native_samples, a, b, c->nr_samples, &idx);
+	if (r < 0)
+		return r;
+	if (!r)
+		return pprof_add(c, locs, n + roots, ns->count, 0, labels);
+	s = &c->samples[idx];
+	s->value[0] = clamp_i64(report_sat_add((uint64_t)s->value[0], ns->count));
+	s->value[1] = clamp_i64(report_cost_ns((uint64_t)s->value[0], c->period));
+	return 0;
+}
+
 /* The pprof samples of one native sample: one per charge (--feature's) of
  * its core sample, at "(no feature)" when it has none. */
 static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges *charges,
@@ -198,14 +221,15 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 		if (id < 0)
 			return (int)id;
 		(*locs)[n] = (uint64_t)id;
-		return pprof_add(c, *locs, n + 1, ns->count, 0, (size_t)labels);
+		(*locs)[n + 1] = 0;
+		return pprof_native_add(c, *locs, n, 1, ns, (size_t)labels);
 	}
 	for (j = 0; j < nch && !err; j++) {
 		if (!report_features__has(c->feat, ch[j].feature))
 			continue;
 		err = pprof_charge_locs(c, &ch[j], *locs + n);
 		if (!err)
-			err = pprof_add(c, *locs, n + 2, ns->count, 0, (size_t)labels);
+			err = pprof_native_add(c, *locs, n, 2, ns, (size_t)labels);
 	}
 	return err;
 }
