@@ -13,11 +13,18 @@
 #                                                    features (gen_profile -P), against
 #                                                    the same report without plug-ins
 #
+#   fsp-bpf report --format text|folded              on a profile with native stacks
+#                                                    (record --stacks; gen_profile -N:
+#                                                    BENCH_NATIVE_STACKS distinct native
+#                                                    stacks, default 100,000), and the
+#                                                    load / attribute / write split
+#
 # Targets (docs/benchmarks.md): report under 1 s and 200 MB; merge linear in
 # the number of files (time per file of 10 within 1.5x of that of 2); a
 # plug-in adds under 0.5 s of CPU time and 100 MB of peak RSS to report
 # (medians of BENCH_PLUGIN_REPS interleaved runs, default 7: the machine may
-# be busy, so CPU time, user + system, is what is compared).
+# be busy, so CPU time, user + system, is what is compared); a report of the
+# native-stack profile under 2 s (wall and CPU).
 # Prints a table and "bench: key=value" lines; appends to bench/results/files.txt.
 set -u
 
@@ -134,4 +141,23 @@ verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "nan" && v + 0 <= lim
 		KV="$KV plugin_${name}_s=$dc plugin_${name}_mb=$dm plugin_${name}=$v"
 	done
 	echo "bench: plugins samples=$N stacks=$K reps=$REPS$KV"
+
+	# Native stacks (record --stacks): report of a profile of N samples
+	# with native stacks, wall and CPU time, and the load/attribute split.
+	NK=${BENCH_NATIVE_STACKS:-100000}
+	"$GEN" -N -K "$NK" -n "$N" -k "$K" -t 64 -s 1 -o "$TMP/native.json" || exit 1
+	printf '  native-stack file: %s MB\n' "$(du -m "$TMP/native.json" | cut -f1)"
+	printf '%-34s %8s %8s %10s %s\n' "report, $NK native stacks" "wall s" "CPU s" "peak MB" \
+		"verdict (< 2 s)"
+	KV=""
+	for fmt in text folded; do
+		measure "$FSP" report --format "$fmt" -o "$TMP/native.$fmt" "$TMP/native.json"
+		cpu "$FSP" report --format "$fmt" -o "$TMP/native.$fmt" "$TMP/native.json"
+		v=PASS
+		[ "$(verdict "$T" 2)" = PASS ] && [ "$(verdict "$C" 2)" = PASS ] || v=FAIL
+		printf '%-34s %8s %8s %10s %s\n' "report --format $fmt" "$T" "$C" "$M" "$v"
+		KV="$KV native_${fmt}_s=$T native_${fmt}_cpu_s=$C native_${fmt}_mb=$M native_${fmt}=$v"
+	done
+	"$GEN" -l "$TMP/native.json" | sed 's/^/  /'
+	echo "bench: native samples=$N stacks=$K native_stacks=$NK$KV"
 } 2>&1 | tee -a "$RES/files.txt"

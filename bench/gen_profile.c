@@ -19,6 +19,16 @@
  *	("choice", payload branch << 48 | offset), for bench/files.sh's
  *	plug-in runs.
  *
+ *   gen_profile -N ...
+ *	The same, with native stacks (record --stacks): 12 modules (the
+ *	kernel among them), 4,000 functions, 30,000 locations (a fifth with
+ *	an inlined function, a tenth not symbolized), NSTACKS (-K, default
+ *	100,000) distinct native stacks of 4 to 48 frames (a tenth with 1-6
+ *	kernel frames on top, a tenth by frame pointers, one in twenty
+ *	truncated), leaves skewed towards a few hot functions; each sample
+ *	entry's count spread over 1 to 4 native stacks, 2% of its samples
+ *	left without one (failed unwinds), for bench/files.sh's native run.
+ *
  *   gen_profile -l FILE [-o OUT]
  *	Loads FILE, attributes it and writes it to OUT (default /dev/null),
  *	printing the time of each step and the peak RSS.
@@ -34,6 +44,7 @@
 #include <time.h>
 
 #include "attrib.h"
+#include "native.h"
 #include "profile.h"
 #include "profile_io.h"
 
@@ -171,6 +182,131 @@ static size_t plugin_stack(struct profile_frame *frames)
 	return depth;
 }
 
+/* ---- -N: native stacks ---- */
+
+#define NR_MODULES 12
+#define NR_FUNCS 4000
+#define NR_LOCS 30000
+#define MAX_NDEPTH 48
+
+static bool native_mode;
+static uint64_t nr_native_stacks = 100000;
+
+static const char *const module_paths[NR_MODULES] = {
+	"/usr/bin/app",
+	"/usr/lib/x86_64-linux-gnu/libc.so.6",
+	"/usr/lib/x86_64-linux-gnu/libm.so.6",
+	"/usr/lib/x86_64-linux-gnu/libstdc++.so.6.0.30",
+	"/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+	"/usr/lib/x86_64-linux-gnu/libssl.so.3",
+	"/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+	"/usr/lib/x86_64-linux-gnu/libz.so.1.2.13",
+	"/usr/lib/x86_64-linux-gnu/libpq.so.5.15",
+	"/usr/lib/x86_64-linux-gnu/libxml2.so.2.9.14",
+	"/usr/lib/x86_64-linux-gnu/libpcre2-8.so.0",
+	"[kernel.kallsyms]",
+};
+
+/* A number in [0, n) skewed towards 0: a few hot, a long tail. */
+static uint64_t rng_skewed(uint64_t n)
+{
+	return n ? rng_below(1 + rng_below(1 + rng_below(n))) : 0;
+}
+
+static int add_native_code(struct profile *p)
+{
+	char fn[64], inl[64], file[64], bid[41];
+	struct profile_line lines[2];
+	struct profile_location loc;
+	struct profile_module m;
+	int f;
+
+	for (int i = 0; i < NR_MODULES; i++) {
+		m.kind = i == NR_MODULES - 1 ? PROFILE_MODULE_KERNEL : PROFILE_MODULE_USER;
+		m.path = module_paths[i];
+		snprintf(bid, sizeof(bid), "%016" PRIx64 "%016" PRIx64 "%08x", rng(), rng(),
+			 (unsigned int)i);
+		m.build_id = m.kind == PROFILE_MODULE_USER ? bid : NULL;
+		if (profile__add_module(p, &m) != i)
+			return -1;
+	}
+	for (int i = 0; i < NR_LOCS; i++) {
+		/* function f lives in module f % NR_MODULES; kernel ones last */
+		f = (int)(i < NR_LOCS - 2000 ? rng_below(NR_FUNCS)
+					     : rng_below(NR_FUNCS / 12) * 12 + 11);
+		snprintf(fn, sizeof(fn), "%s_fn_%04d", f % 12 == 11 ? "k" : "u", f);
+		snprintf(inl, sizeof(inl), "inline_helper_%03d", (int)rng_below(500));
+		snprintf(file, sizeof(file), "/build/src/mod%02d/file%03d.c", f % 12, f % 300);
+		loc = (struct profile_location){.module = (uint32_t)(f % NR_MODULES),
+						.address = 0x1000 + (uint64_t)i * 0x40,
+						.lines = lines,
+						.nr_lines = 1};
+		lines[0] = (struct profile_line){fn, file, 10 + (uint32_t)rng_below(2000)};
+		if (rng_below(5) == 0) {
+			lines[1] = lines[0];
+			lines[0] = (struct profile_line){inl, file, 5 + (uint32_t)rng_below(100)};
+			loc.nr_lines = 2;
+		}
+		loc.flags = PROFILE_LOC_DEBUGINFO;
+		if (rng_below(10) == 0) {
+			loc.nr_lines = 0;
+			loc.flags = 0;
+		}
+		if (profile__add_location(p, &loc) != i)
+			return -1;
+	}
+	return 0;
+}
+
+/* nr_native_stacks distinct native stacks; locations 0..NR_LOCS-2001 are
+ * user code, the last 2000 kernel code. */
+static int add_native_stacks(struct profile *p)
+{
+	uint32_t locs[MAX_NDEPTH];
+	struct profile_native_stack s = {.locs = locs};
+	uint64_t user = NR_LOCS - 2000;
+	int r;
+
+	for (uint64_t i = 0; i < nr_native_stacks; i++) {
+		do {
+			s.depth = 4 + (size_t)rng_below(MAX_NDEPTH - 3);
+			s.nr_kernel =
+				rng_below(10)
+					? 0
+					: 1 + (size_t)rng_below(s.depth < 7 ? s.depth - 1 : 6);
+			for (size_t d = 0; d < s.depth; d++) {
+				if (d < s.nr_kernel)
+					locs[d] = (uint32_t)(user + rng_below(2000));
+				else if (d == s.nr_kernel)
+					locs[d] = (uint32_t)rng_skewed(user);
+				else
+					locs[d] = (uint32_t)rng_below(user);
+			}
+			s.method = rng_below(10) ? PROFILE_UNWIND_DWARF : PROFILE_UNWIND_FP;
+			s.flags = rng_below(20) ? 0 : PROFILE_NATIVE_TRUNCATED;
+			r = profile__add_native_stack(p, &s);
+		} while (r >= 0 && (uint64_t)r != i); /* a repeat: draw again */
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* count samples of (tid, key) over 1 to 4 native stacks, 2% without one. */
+static int add_native_samples(struct profile *p, uint32_t tid, uint64_t key, uint64_t count)
+{
+	uint64_t left = count - count / 50, k = 1 + rng_below(4), c;
+
+	for (; left && k; k--) {
+		c = k == 1 ? left : 1 + rng_below(left);
+		if (profile__add_native_samples(p, PID, tid, key,
+						(size_t)rng_below(nr_native_stacks), c))
+			return -1;
+		left -= c;
+	}
+	return 0;
+}
+
 struct entry {
 	uint32_t tid;
 	uint64_t key;
@@ -284,16 +420,23 @@ static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_
 		if (r)
 			goto nomem;
 	}
+	if (native_mode && nr_native_stacks && (add_native_code(p) || add_native_stacks(p)))
+		goto nomem;
+	for (i = 0; native_mode && nr_native_stacks && i < nr; i++)
+		if (add_native_samples(p, e[i].tid, e[i].key, e[i].count))
+			goto nomem;
 	t1 = now();
 	if (profile__save(out, p, err, sizeof(err))) {
 		fprintf(stderr, "gen_profile: %s\n", err);
 		goto cleanup;
 	}
 	fprintf(stderr,
-		"gen_profile: %s: %" PRIu64 " samples, %zu stacks, %zu sample entries, %u threads; "
+		"gen_profile: %s: %" PRIu64 " samples, %zu stacks, %zu sample entries, %u threads, "
+		"%zu native stacks, %zu native sample entries; "
 		"built in %.3f s, saved in %.3f s, peak RSS %ld MB\n",
 		out, profile__total_samples(p), profile__nr_stacks(p), profile__nr_samples(p),
-		threads, t1 - t0, now() - t1, peak_rss_kb() / 1024);
+		threads, profile__nr_native_stacks(p), profile__nr_native_samples(p), t1 - t0,
+		now() - t1, peak_rss_kb() / 1024);
 	ret = 0;
 	goto cleanup;
 nomem:
@@ -333,10 +476,11 @@ static int load(const char *in, const char *out)
 	}
 	t3 = now();
 	printf("%s: %" PRIu64 " samples, %zu stacks, %zu sample entries, %zu threads, "
-	       "%zu features\n"
+	       "%zu features, %zu native stacks, %zu native sample entries\n"
 	       "load %.3f s, attribute %.3f s, write %.3f s, total %.3f s, peak RSS %ld MB\n",
 	       in, profile__total_samples(p), profile__nr_stacks(p), profile__nr_samples(p),
-	       profile__nr_threads(p), attrib__nr_features(a), t1 - t0, t2 - t1, t3 - t2, t3 - t0,
+	       profile__nr_threads(p), attrib__nr_features(a), profile__nr_native_stacks(p),
+	       profile__nr_native_samples(p), t1 - t0, t2 - t1, t3 - t2, t3 - t0,
 	       peak_rss_kb() / 1024);
 	ret = 0;
 cleanup:
@@ -348,7 +492,8 @@ cleanup:
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gen_profile [-P] [-n SAMPLES] [-k STACKS] [-t THREADS] [-s SEED] -o FILE\n"
+		"usage: gen_profile [-P] [-N [-K NSTACKS]] [-n SAMPLES] [-k STACKS] [-t THREADS] "
+		"[-s SEED] -o FILE\n"
 		"       gen_profile -l FILE [-o OUT]\n");
 }
 
@@ -371,10 +516,17 @@ int main(int argc, char **argv)
 	const char *out = NULL, *in = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "Pn:k:t:s:o:l:h")) != -1) {
+	while ((c = getopt(argc, argv, "PNK:n:k:t:s:o:l:h")) != -1) {
 		switch (c) {
 		case 'P':
 			plugin_mode = true;
+			break;
+		case 'N':
+			native_mode = true;
+			break;
+		case 'K':
+			if (number(optarg, UINT32_MAX, &nr_native_stacks))
+				return 2;
 			break;
 		case 'n':
 			if (number(optarg, UINT64_MAX, &samples))

@@ -174,14 +174,14 @@ static int text_width(const struct text_ctx *c)
 	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
 }
 
-/* The feature's functions (self time), under a subheading, when any is shown. */
+/* The feature's functions (self time), under a subheading, when one is shown. */
 static void text_functions(struct text_ctx *c, const struct diff_feature *f)
 {
 	size_t j, shown = 0;
 
 	for (j = 0; j < f->nr_functions; j++)
 		shown += text_shown(c, &f->functions[j]);
-	if (!f->nr_functions)
+	if (!shown) /* all under --min-pct: no block (the feature's share says enough) */
 		return;
 	fprintf(c->out, "  functions (self):\n");
 	for (j = 0; j < f->nr_functions; j++)
