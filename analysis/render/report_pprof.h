@@ -108,6 +108,8 @@ struct pprof_ctx {
 	/* (labels << 32 | native stack, instance << 32 | feature location)
 	 * -> its pprof sample */
 	struct hashmap native_samples;
+	uint64_t *
+		slot_locs; /* per charge of report_charges: its [instance, feature] ids, 0: unknown */
 };
 
 /* report_pprof.c */

@@ -26,6 +26,8 @@ void pprof_native__fini(struct pprof_ctx *c)
 	free(c->maps);
 	free(c->module_maps);
 	hashmap__fini(&c->native_samples);
+	free(c->slot_locs);
+	c->slot_locs = NULL;
 	c->native_locs = c->native_funcs = c->module_maps = NULL;
 	c->maps = NULL;
 	c->nr_maps = c->cap_maps = 0;
@@ -195,6 +197,24 @@ static int pprof_native_add(struct pprof_ctx *c, const uint64_t *locs, size_t n,
 	return 0;
 }
 
+/* pprof_charge_locs of charge ch, cached per charge of the profile's mark
+ * stacks: looked up once, not once per native sample. */
+static int pprof_slot_locs(struct pprof_ctx *c, const struct report_charges *charges,
+			   const struct report_charge *ch, uint64_t *locs)
+{
+	size_t k = (size_t)(ch - charges->charges);
+	int err;
+
+	if (!c->slot_locs[2 * k]) {
+		err = pprof_charge_locs(c, ch, c->slot_locs + 2 * k);
+		if (err)
+			return err;
+	}
+	locs[0] = c->slot_locs[2 * k];
+	locs[1] = c->slot_locs[2 * k + 1];
+	return 0;
+}
+
 /* The pprof samples of one native sample: one per charge (--feature's) of
  * its core sample, at "(no feature)" when it has none. */
 static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges *charges,
@@ -227,7 +247,7 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 	for (j = 0; j < nch && !err; j++) {
 		if (!report_features__has(c->feat, ch[j].feature))
 			continue;
-		err = pprof_charge_locs(c, &ch[j], *locs + n);
+		err = pprof_slot_locs(c, charges, ch + j, *locs + n);
 		if (!err)
 			err = pprof_native_add(c, *locs, n, 2, ns, (size_t)labels);
 	}
@@ -241,6 +261,9 @@ int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *char
 	size_t i, cap = 0;
 	int err = 0;
 
+	c->slot_locs = calloc(2 * charges->first[charges->nr_stacks] + 2, sizeof(*c->slot_locs));
+	if (!c->slot_locs)
+		return -ENOMEM;
 	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
 		err = profile__native_sample(c->p, i, &ns);
 		if (!err && ns.count)
