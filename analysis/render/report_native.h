@@ -55,6 +55,8 @@ struct native_view {
 	size_t nr_stacks;
 	size_t *stack_first; /* nr_stacks + 1 offsets into stack_funcs */
 	uint32_t *stack_funcs; /* per native stack: its functions, leaf first */
+	size_t *distinct_first; /* nr_stacks + 1 offsets into distinct_funcs */
+	uint32_t *distinct_funcs; /* per native stack: its functions, each once */
 	/* per core sample (profile__sample index): its samples without a
 	 * native stack (count less its native samples' counts) */
 	uint64_t *rest;
@@ -73,6 +75,8 @@ void native_view__fini(struct native_view *v); /* NULL-safe, idempotent */
 
 /* Native stack `stack`'s functions, leaf first (*n of them; NULL when none). */
 const uint32_t *native_view__stack(const struct native_view *v, size_t stack, size_t *n);
+/* Native stack `stack`'s functions, each once (recursion counted once). */
+const uint32_t *native_view__distinct(const struct native_view *v, size_t stack, size_t *n);
 /* Location `loc`'s functions, innermost first. */
 const uint32_t *native_view__loc(const struct native_view *v, size_t loc, size_t *n);
 
@@ -86,7 +90,7 @@ struct native_group {
 	const char *feature; /* the profile's interned name */
 	const char *instance; /* canonical (agg's table); NULL: the feature */
 	uint64_t native; /* its samples with a native stack */
-	size_t first, nr; /* its pairs: native_agg.by_group[first .. first + nr) */
+	size_t first, nr; /* its pairs: native_agg.pairs[first .. first + nr) */
 };
 
 /* A charged native sample: `count` samples of group `group` had stack
@@ -113,13 +117,11 @@ struct native_agg {
 	struct hashmap group_map; /* (feature, canonical instance or 0) -> group */
 	struct hashmap raw_map; /* (feature, instance as charged) -> group */
 	uint32_t *slot_groups; /* per charge of report_charges: its 2 groups + 1, 0: unknown */
-	struct native_pair *pairs;
+	struct native_pair *pairs; /* by group once made */
 	size_t nr_pairs, cap_pairs;
-	size_t *by_group; /* pair indexes, grouped by group */
 	/* native_agg__stats' rows and its per-function scratch */
 	struct native_stat *stats;
-	uint64_t *self, *total;
-	size_t *stamp; /* the last pair (index + 1) that counted a function */
+	uint64_t *self, *total; /* per function; zero between calls */
 	uint32_t *touched;
 	/* over all native samples of the selection, charged or not */
 	uint64_t with_stack, truncated, fp, dwarf;

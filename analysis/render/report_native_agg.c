@@ -25,11 +25,9 @@ void native_agg__fini(struct native_agg *g)
 	hashmap__fini(&g->raw_map);
 	free(g->pairs);
 	free(g->slot_groups);
-	free(g->by_group);
 	free(g->stats);
 	free(g->self);
 	free(g->total);
-	free(g->stamp);
 	free(g->touched);
 	memset(g, 0, sizeof(*g));
 }
@@ -129,8 +127,9 @@ static int agg_samples(struct native_agg *g, const struct report_charges *ch,
 		return -ENOMEM;
 	for (i = 0; i < profile__nr_native_samples(g->v->p) && !err; i++) {
 		err = profile__native_sample(g->v->p, i, &ns);
-		if (!err)
-			err = agg_methods(g, ns.stack, ns.count);
+		if (err || !ns.count)
+			continue; /* (the counters of native_agg__stats need counts) */
+		err = agg_methods(g, ns.stack, ns.count);
 		c = report_charges__of(ch, ns.mark_stack, &n);
 		for (j = 0; j < n && !err; j++) {
 			if (!report_features__has(feat, c[j].feature))
@@ -145,14 +144,16 @@ static int agg_samples(struct native_agg *g, const struct report_charges *ch,
 	return err;
 }
 
-/* The pairs of each group, next to each other (a counting sort). */
+/* The pairs of each group, next to each other (a counting sort), so that
+ * a group's functions are counted over consecutive memory. */
 static int agg_by_group(struct native_agg *g)
 {
+	struct native_pair *sorted = calloc(g->nr_pairs + 1, sizeof(*sorted));
 	size_t i, *at = calloc(g->nr_groups + 1, sizeof(*at));
 
-	g->by_group = calloc(g->nr_pairs + 1, sizeof(*g->by_group));
-	if (!at || !g->by_group) {
+	if (!at || !sorted) {
 		free(at);
+		free(sorted);
 		return -ENOMEM;
 	}
 	for (i = 0; i < g->nr_pairs; i++)
@@ -162,8 +163,11 @@ static int agg_by_group(struct native_agg *g)
 	for (i = 0; i < g->nr_groups; i++)
 		at[i] = g->groups[i].first;
 	for (i = 0; i < g->nr_pairs; i++)
-		g->by_group[at[g->pairs[i].group]++] = i;
+		sorted[at[g->pairs[i].group]++] = g->pairs[i];
 	free(at);
+	free(g->pairs);
+	g->pairs = sorted;
+	g->cap_pairs = g->nr_pairs + 1;
 	return 0;
 }
 
@@ -221,41 +225,37 @@ static void agg_select(struct native_stat *rows, size_t n, size_t top, const str
 	qsort_r(rows, top, sizeof(*rows), agg_cmp, (void *)v);
 }
 
-/* Each pair's stack once, each function of it counted once (stamp: the
- * last pair that did), into dense per-function counters. */
+/* Each pair's stack once, each function of it counted once (its distinct
+ * functions), into dense per-function counters. */
 struct native_stat *native_agg__stats(struct native_agg *g, const struct native_group *gr,
 				      size_t top, size_t *n)
 {
 	const struct native_pair *pr;
-	const uint32_t *fs;
+	const uint32_t *fs, *leaf;
 	size_t i, k, depth, nt = 0;
 	uint32_t f;
 
 	*n = 0;
 	for (i = gr->first; i < gr->first + gr->nr; i++) {
-		pr = &g->pairs[g->by_group[i]];
-		fs = native_view__stack(g->v, pr->stack, &depth);
+		pr = &g->pairs[i];
+		leaf = native_view__stack(g->v, pr->stack, &depth);
+		if (!depth)
+			continue;
+		fs = native_view__distinct(g->v, pr->stack, &depth);
 		for (k = 0; k < depth; k++) {
 			f = fs[k];
-			if (g->stamp[f] == i + 1)
-				continue;
-			if (!g->stamp[f]) {
+			if (!g->total[f])
 				g->touched[nt++] = f;
-				g->self[f] = g->total[f] = 0;
-			}
-			g->stamp[f] = i + 1;
 			g->total[f] = report_sat_add(g->total[f], pr->count);
-			if (!k)
-				g->self[f] = report_sat_add(g->self[f], pr->count);
 		}
+		g->self[*leaf] = report_sat_add(g->self[*leaf], pr->count);
 	}
 	for (i = 0; i < nt; i++) {
 		f = g->touched[i];
-		g->stamp[f] = 0;
-		if (!g->self[f])
-			continue;
-		g->stats[(*n)++] =
-			(struct native_stat){(size_t)(gr - g->groups), f, g->self[f], g->total[f]};
+		if (g->self[f])
+			g->stats[(*n)++] = (struct native_stat){(size_t)(gr - g->groups), f,
+								g->self[f], g->total[f]};
+		g->self[f] = g->total[f] = 0;
 	}
 	agg_select(g->stats, *n, top, g->v);
 	return g->stats;
@@ -273,9 +273,8 @@ int native_agg__init(struct native_agg *g, const struct native_view *v,
 	g->stats = calloc(nf, sizeof(*g->stats));
 	g->self = calloc(nf, sizeof(*g->self));
 	g->total = calloc(nf, sizeof(*g->total));
-	g->stamp = calloc(nf, sizeof(*g->stamp));
 	g->touched = calloc(nf, sizeof(*g->touched));
-	err = g->tab && g->stats && g->self && g->total && g->stamp && g->touched ? 0 : -ENOMEM;
+	err = g->tab && g->stats && g->self && g->total && g->touched ? 0 : -ENOMEM;
 	if (!err)
 		err = agg_samples(g, ch, feat);
 	if (!err)

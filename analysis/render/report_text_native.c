@@ -317,7 +317,7 @@ static int tn_graph_feature(struct tn_ctx *t, const struct attrib_feature *f, co
 	int err = 0;
 
 	for (i = 0; g && i < g->nr && !err; i++)
-		err = tn_graph_pair(t, &gr, t->g.by_group[g->first + i]);
+		err = tn_graph_pair(t, &gr, g->first + i);
 	if (err)
 		goto cleanup;
 	fputc('\n', t->c->out);
