@@ -565,6 +565,26 @@ int json_in__skip(struct json_in *in)
 	return 0;
 }
 
+int json_in__view(struct json_in *in, const char **s, size_t *n)
+{
+	int c, r = json_in__peek(in, &c);
+
+	*s = NULL;
+	*n = 0;
+	if (r < 0)
+		return -1;
+	if (r) {
+		*s = in->data + in->pos;
+		*n = in->len - in->pos;
+	}
+	return 0;
+}
+
+void json_in__consume(struct json_in *in, size_t n)
+{
+	in->pos += n <= in->len - in->pos ? n : in->len - in->pos;
+}
+
 /* One record of an array: a value of type want (an object or an array). */
 int json_in__record(struct json_in *in, const struct json_where *w, enum json_type want,
 		    struct json_object **o)

@@ -119,6 +119,17 @@ int json_in__key(struct json_in *in, char *buf, size_t size);
 /* Skips any value, validating it. */
 int json_in__skip(struct json_in *in);
 
+/*
+ * A fast path's view of the input: *s is the next non-blank byte, *n the
+ * bytes from there to the end of what has been read (0 at the end of the
+ * input). A reader that recognises a whole record there, in the exact form
+ * its writer gives it, takes it with json_in__consume; anything else (other
+ * spacing, escapes, a record cut by the end of the chunk) it leaves to
+ * json_in__value. 0, or -1 (read error, message set).
+ */
+int json_in__view(struct json_in *in, const char **s, size_t *n);
+void json_in__consume(struct json_in *in, size_t n);
+
 /* w and field as "sect[i].sub[j].field", for messages. */
 void json_where__fmt(const struct json_where *w, const char *field, char *buf, size_t size);
 /* s for a message: at most 40 bytes, control characters, quotes and

@@ -111,5 +111,10 @@ int rd__location(struct rd *rd, size_t i);
 int rd__native_stack(struct rd *rd, size_t i);
 int rd__native_sample(struct rd *rd, size_t i);
 int rd__native_finish(struct rd *rd);
+/* The fast path of "native_stacks" and "native_samples" rows
+ * (profile_read_fast.c): 1 when row i was read and added, 0 when it is left
+ * for the json-c path, -1 on a read error. */
+int rd__fast_native_stack(struct rd *rd, size_t i);
+int rd__fast_native_sample(struct rd *rd, size_t i);
 
 #endif /* FSP_ANALYSIS_PROFILE_READ_H */

@@ -334,6 +334,10 @@ int rd__native_stack(struct rd *rd, size_t i)
 	struct json_object *a;
 	int r = -1;
 
+	r = rd__fast_native_stack(rd, i);
+	if (r)
+		return r < 0 ? -1 : 0;
+	r = -1;
 	if (json_in__record(&rd->js, &w, json_type_array, &a))
 		return -1;
 	if (rd_native_cols(rd, i, a, &s))
@@ -366,6 +370,10 @@ int rd__native_sample(struct rd *rd, size_t i)
 	size_t n;
 	int r = -1;
 
+	r = rd__fast_native_sample(rd, i);
+	if (r)
+		return r < 0 ? -1 : 0;
+	r = -1;
 	if (json_in__record(&rd->js, &w, json_type_array, &a))
 		return -1;
 	n = json_object_array_length(a);

@@ -457,13 +457,100 @@ static void test_bad_native_samples(void **state)
 	parse_bad(HEAD(3) "\"modules\":[],\"modules\":[]}", "\"modules\" is given twice");
 }
 
+/* The rows the reader takes from its buffer (the writer's exact form) and
+ * every other form of them (blanks, upper-case keys, trailing columns, rows
+ * its fast path leaves to json-c) read to the same profile. */
+static void test_row_forms(void **state)
+{
+	static const char *const forms[] = {
+		"\"native_stacks\":[[\"dwarf\",[0,1]],[\"fp\",[2,0],1]],"
+		"\"native_samples\":[[0,7,7,0,0,6],[0,7,7,\"0x1\",1,4],[0,7,7,null,0,2]]}",
+		"\"native_stacks\":[ [ \"dwarf\" , [ 0 , 1 ] ] , [\"fp\",[2,0],1,0,\"x\"]],"
+		"\"native_samples\":[[0, 7,7,0,0,6],[0,7,7,\"0X1\",1,4,9],[0,7,7,\"0x0\",0,2]]}",
+		"\"native_stacks\":[[\"dwarf\",[0,1],0,0],[\"fp\",[2,0],1,8]],"
+		"\"native_samples\":[[0,7,7,\"0x01\",0,6],[0,7,7,0,1,4],[0,7,7,\"0x0000\",0,2],"
+		"[0,7,7,null,0,0]]}",
+	};
+	char text[2048], *a = NULL, *b;
+	struct profile *p;
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+		snprintf(text, sizeof(text), "%s%s", HEAD(3) CORE MODS LOCS, forms[f]);
+		p = parse_ok(text);
+		b = write_str(p);
+		if (a)
+			assert_string_equal(a, b);
+		free(a);
+		a = b;
+		profile__free(p);
+	}
+	free(a);
+}
+
+/* A file of HEAD(3) CORE MODS, then middle, then tail (a growing buffer). */
+static char *limits_file(const char *middle, const char *item, size_t n, const char *tail)
+{
+	size_t len = strlen(HEAD(3) CORE MODS) + strlen(middle) + n * (strlen(item) + 1) +
+		     strlen(tail) + 1;
+	char *buf = malloc(len), *e;
+
+	assert_non_null(buf);
+	e = buf + sprintf(buf, "%s%s", HEAD(3) CORE MODS, middle);
+	for (size_t i = 0; i < n; i++)
+		e += sprintf(e, "%s%s", i ? "," : "", item);
+	strcpy(e, tail);
+	return buf;
+}
+
+static void test_limits(void **state)
+{
+	struct profile *p;
+	char *text;
+
+	(void)state;
+	/* 256 functions at a location are read, 257 are not */
+	text = limits_file("\"locations\":[[0,1,1,[", "[1,2,3]", PROFILE_IO_MAX_LINES, "]]]}");
+	p = parse_ok(text);
+	profile__free(p);
+	free(text);
+	text = limits_file("\"locations\":[[0,1,1,[", "[1,2,3]", PROFILE_IO_MAX_LINES + 1, "]]]}");
+	parse_bad(text, "locations[0].lines: 257 functions, more than the limit of 256");
+	free(text);
+	/* 4096 frames of a native stack are read, 4097 are not */
+	text = limits_file("\"locations\":[[0,1,1]],\"native_stacks\":[[\"fp\",[", "0",
+			   PROFILE_IO_MAX_NATIVE_FRAMES, "]]]}");
+	p = parse_ok(text);
+	profile__free(p);
+	free(text);
+	text = limits_file("\"locations\":[[0,1,1]],\"native_stacks\":[[\"fp\",[", "0",
+			   PROFILE_IO_MAX_NATIVE_FRAMES + 1, "]]]}");
+	parse_bad(text, "native_stacks[0].locations: 4097 frames, more than the limit of 4096");
+	free(text);
+	/* indexes and counts beyond their integer types */
+	parse_bad(HEAD(3) CORE MODS "\"locations\":[[4294967296,1,1]]}",
+		  "module index 4294967296 is out of range");
+	parse_bad(HEAD(3) CORE NATIVE "\"native_samples\":[[0,7,4294967296,0,0,1]]}",
+		  "native_samples[0].tid:");
+	parse_bad(HEAD(3) CORE MODS "\"locations\":[[0,\"0x10000000000000000\",1]]}",
+		  "locations[0].address: \"0x10000000000000000\" is not a key");
+	parse_bad(HEAD(3) CORE MODS "\"locations\":[[0,18446744073709551616,1]]}",
+		  "does not fit in 64 bits");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),	  cmocka_unit_test(test_round_trip_empty),
-		cmocka_unit_test(test_read_v3),		  cmocka_unit_test(test_read_older),
-		cmocka_unit_test(test_bad_modules),	  cmocka_unit_test(test_bad_locations),
-		cmocka_unit_test(test_bad_native_stacks), cmocka_unit_test(test_bad_native_samples),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_round_trip_empty),
+		cmocka_unit_test(test_read_v3),
+		cmocka_unit_test(test_read_older),
+		cmocka_unit_test(test_bad_modules),
+		cmocka_unit_test(test_bad_locations),
+		cmocka_unit_test(test_bad_native_stacks),
+		cmocka_unit_test(test_bad_native_samples),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_row_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
