@@ -254,6 +254,36 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 	return err;
 }
 
+/* Makes room for the samples and location ids the native samples may add
+ * at most (one per charge, or one uncharged): grown once, not by doubling
+ * hundreds of megabytes. */
+static int pprof_native_reserve(struct pprof_ctx *c, const struct report_charges *charges)
+{
+	struct profile_native_sample ns;
+	struct profile_native_stack st;
+	size_t i, n, samples = 0, ids = 0;
+	int err = 0;
+
+	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
+		err = profile__native_sample(c->p, i, &ns);
+		if (!err)
+			err = profile__native_stack(c->p, ns.stack, &st);
+		if (err)
+			break;
+		report_charges__of(charges, ns.mark_stack, &n);
+		n = n ? n : 1;
+		samples += n;
+		ids += n * (st.depth + 2);
+	}
+	if (!err)
+		err = fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + samples,
+			       sizeof(*c->samples));
+	if (!err)
+		err = fsp_grow((void **)&c->locpool, &c->cap_locpool, c->nr_locpool + ids,
+			       sizeof(*c->locpool));
+	return err;
+}
+
 int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *charges)
 {
 	struct profile_native_sample ns;
@@ -264,6 +294,7 @@ int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *char
 	c->slot_locs = calloc(2 * charges->first[charges->nr_stacks] + 2, sizeof(*c->slot_locs));
 	if (!c->slot_locs)
 		return -ENOMEM;
+	err = pprof_native_reserve(c, charges);
 	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
 		err = profile__native_sample(c->p, i, &ns);
 		if (!err && ns.count)
