@@ -51,6 +51,24 @@ static size_t add_nstack(struct profile *p, const uint32_t *locs, size_t depth, 
 #define ADD_NATIVE(p, pid, tid, key, stack, n)                                                     \
 	assert_int_equal(profile__add_native_samples((p), (pid), (tid), (key), (stack), (n)), 0)
 
+/* The fixture's core samples alone: the same profile without native stacks. */
+static inline struct profile *core_profile(void)
+{
+	struct profile *p = profile__new();
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__add_thread(p, 100, 100, "app"), 0);
+	ADD_STACK(p, 100, 1, MARK("plan", "q1"));
+	ADD_STACK(p, 100, 2, MARK("plan", "q2"));
+	ADD_STACK(p, 100, 3, MARK("plan", "q1"), MARK("gc", "major"));
+	ADD_SAMPLES(p, 100, 100, 1, 10);
+	ADD_SAMPLES(p, 100, 100, 2, 5);
+	ADD_SAMPLES(p, 100, 100, 3, 4);
+	ADD_SAMPLES(p, 100, 100, 0, 1);
+	return p;
+}
+
 /*
  * Process 100 (thread 100 "app"), 20 samples. Modules: /usr/bin/app
  * (build-id abcd), /lib/x86_64-linux-gnu/libc.so.6, [kernel.kallsyms].
@@ -77,21 +95,11 @@ static struct profile *native_profile(void)
 	struct profile_module app = {PROFILE_MODULE_USER, "/usr/bin/app", "abcd"};
 	struct profile_module libc = {PROFILE_MODULE_USER, "/lib/x86_64-linux-gnu/libc.so.6", NULL};
 	struct profile_module kmod = {PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", NULL};
-	struct profile *p = profile__new();
+	struct profile *p = core_profile();
 	uint32_t l[NR_LOCS];
 	size_t s[5];
 	int ma, mc, mk;
 
-	assert_non_null(p);
-	assert_int_equal(profile__set_meta(p, &meta), 0);
-	assert_int_equal(profile__add_thread(p, 100, 100, "app"), 0);
-	ADD_STACK(p, 100, 1, MARK("plan", "q1"));
-	ADD_STACK(p, 100, 2, MARK("plan", "q2"));
-	ADD_STACK(p, 100, 3, MARK("plan", "q1"), MARK("gc", "major"));
-	ADD_SAMPLES(p, 100, 100, 1, 10);
-	ADD_SAMPLES(p, 100, 100, 2, 5);
-	ADD_SAMPLES(p, 100, 100, 3, 4);
-	ADD_SAMPLES(p, 100, 100, 0, 1);
 	ma = profile__add_module(p, &app);
 	mc = profile__add_module(p, &libc);
 	mk = profile__add_module(p, &kmod);

@@ -271,24 +271,6 @@ static void test_folded(void **state)
 
 /* ---- attribution and the process filter ------------------------------------------- */
 
-/* The fixture's core samples alone: the same profile without native stacks. */
-static struct profile *core_profile(void)
-{
-	struct profile *p = profile__new();
-
-	assert_non_null(p);
-	assert_int_equal(profile__set_meta(p, &meta), 0);
-	assert_int_equal(profile__add_thread(p, 100, 100, "app"), 0);
-	ADD_STACK(p, 100, 1, MARK("plan", "q1"));
-	ADD_STACK(p, 100, 2, MARK("plan", "q2"));
-	ADD_STACK(p, 100, 3, MARK("plan", "q1"), MARK("gc", "major"));
-	ADD_SAMPLES(p, 100, 100, 1, 10);
-	ADD_SAMPLES(p, 100, 100, 2, 5);
-	ADD_SAMPLES(p, 100, 100, 3, 4);
-	ADD_SAMPLES(p, 100, 100, 0, 1);
-	return p;
-}
-
 /* Native stacks change no charge: the attribution and the text report's
  * features are those of the core samples alone. */
 static void test_attribution_unchanged(void **state)
