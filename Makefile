@@ -90,7 +90,7 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 
-BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
+BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 
@@ -316,6 +316,12 @@ $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
+# The views of a profile with native stacks, timed (docs/benchmarks.md).
+$(OUTPUT)/bench/native_views: bench/native_views.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
+
 $(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -410,7 +416,7 @@ demo: deps
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
 bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
-bench: $(OUTPUT)/bench/gen_profile
+bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/run.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
@@ -418,6 +424,7 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/files.sh
 	$(Q)bench/symbols.sh
 	$(Q)bench/html.sh
+	$(Q)$(OUTPUT)/bench/native_views
 	$(Q)bench/pg.sh
 
 # -a for SOAK_S seconds (600) while thousands of short processes come and go;

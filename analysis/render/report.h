@@ -85,7 +85,9 @@ struct report_opts {
 	 * function: NULL, or the name of a function ("planner", or a label as
 	 * the report shows it: "libc.so.6+0x1a2b", "schedule_[k]") whose
 	 * callers and callees in each feature the report shows instead of the
-	 * hottest functions; -ENOENT when no native stack has it.
+	 * hottest functions; report__text returns -ESRCH (the report, saying
+	 * so, is still written) when no native stack of the features shown
+	 * has it, or the profile has no native stacks.
 	 * top_functions: how many of the hottest functions each feature and
 	 * instance lists (0: REPORT_DEFAULT_TOP_FUNCTIONS).
 	 */
@@ -130,7 +132,8 @@ int report__filter(const struct profile *p, const struct report_opts *opts, stru
  * With a process filter (opts->comm, opts->pid) a is not used: the report
  * attributes the filtered profile itself. Returns 0, -ENOENT when
  * opts->feature names no charged feature (the report, saying so, is still
- * written), -EINVAL (an unknown by or order, a filter that does not
+ * written), -ESRCH when opts->function names no function of the native
+ * stacks (likewise), -EINVAL (an unknown by or order, a filter that does not
  * parse), -ENOMEM or -errno of the write. */
 int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 		 const struct report_opts *opts);

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "native.h"
 #include "report_view.h"
+#include "util.h"
 
 int report_pids__parse(const char *s, uint32_t *out, size_t max)
 {
@@ -259,6 +261,81 @@ static int filter_records(struct profile *f, const struct profile *p, struct rep
 	return err;
 }
 
+/* Copies p's modules and locations to f; loc_map[i]: f's index of p's
+ * location i. */
+static int filter_locations(struct profile *f, const struct profile *p, uint32_t *loc_map)
+{
+	size_t i, nm = profile__nr_modules(p);
+	uint32_t *mod_map = calloc(nm + 1, sizeof(*mod_map));
+	struct profile_location loc;
+	struct profile_module m;
+	int r = 0;
+
+	if (!mod_map)
+		return -ENOMEM;
+	for (i = 0; i < nm && r >= 0; i++) {
+		r = profile__module(p, i, &m);
+		if (!r)
+			r = profile__add_module(f, &m);
+		mod_map[i] = (uint32_t)r;
+	}
+	for (i = 0; i < profile__nr_locations(p) && r >= 0; i++) {
+		r = profile__location(p, i, &loc);
+		if (r)
+			break;
+		if (loc.module != PROFILE_NO_MODULE)
+			loc.module = loc.module < nm ? mod_map[loc.module] : PROFILE_NO_MODULE;
+		r = profile__add_location(f, &loc);
+		loc_map[i] = (uint32_t)r;
+	}
+	free(mod_map);
+	return r < 0 ? r : 0;
+}
+
+/* Copies p's native stacks (all: they are shared) and the native samples of
+ * its kept processes to f. */
+static int filter_native(struct profile *f, const struct profile *p, struct report_procsel *ps)
+{
+	size_t i, k, ns = profile__nr_native_stacks(p);
+	uint32_t *loc_map = calloc(profile__nr_locations(p) + 1, sizeof(*loc_map)), *locs = NULL;
+	size_t *stack_map = calloc(ns + 1, sizeof(*stack_map)), cap = 0;
+	struct profile_native_sample s;
+	struct profile_native_stack st;
+	int keep, r = 0;
+
+	if (!loc_map || !stack_map)
+		r = -ENOMEM;
+	if (!r)
+		r = filter_locations(f, p, loc_map);
+	for (i = 0; i < ns && r >= 0; i++) {
+		r = profile__native_stack(p, i, &st);
+		if (!r)
+			r = fsp_grow((void **)&locs, &cap, st.depth + 1, sizeof(*locs));
+		for (k = 0; !r && k < st.depth; k++)
+			locs[k] = loc_map[st.locs[k]];
+		st.locs = locs;
+		if (!r)
+			r = profile__add_native_stack(f, &st);
+		stack_map[i] = (size_t)r;
+	}
+	for (i = 0; i < profile__nr_native_samples(p) && r >= 0; i++) {
+		r = profile__native_sample(p, i, &s);
+		keep = r ? r : filter_keep(ps, f, s.source, s.pid);
+		if (keep <= 0) {
+			r = keep;
+			continue;
+		}
+		r = profile__add_native_samples(f, s.pid, s.tid, s.key, stack_map[s.stack],
+						s.count);
+	}
+	free(loc_map);
+	free(stack_map);
+	free(locs);
+	if (r >= 0)
+		r = profile__use_source(f, 0);
+	return r < 0 ? r : 0;
+}
+
 int report__filter(const struct profile *p, const struct report_opts *opts, struct profile **out)
 {
 	struct report_procsel ps;
@@ -285,6 +362,8 @@ int report__filter(const struct profile *p, const struct report_opts *opts, stru
 		err = filter_tasks(f, p, &ps);
 	if (!err)
 		err = filter_records(f, p, &ps);
+	if (!err && profile__nr_native_samples(p))
+		err = filter_native(f, p, &ps);
 cleanup:
 	procsel__fini(&ps);
 	if (err) {

@@ -23,16 +23,18 @@
 #include "report_native.h"
 #include "report_util.h"
 #include "report_view.h"
+#include "strtab.h"
 #include "util.h"
 
 /* What replaces an instance under --min-pct: its samples are summed per
  * feature (and process, thread) into this frame, so totals do not change. */
 #define FOLDED_OTHER "(other instances)"
 
+/* A line: its head (process and thread frames, feature, instance) and its
+ * native frames (";outer;...;leaf" or ""), both shared with other lines. */
 struct folded_line {
-	char *stack; /* escaped frames joined by ';' */
-	size_t leaf; /* offset of the instance frame, 0 when none (no feature) */
-	size_t leaf_end; /* offset after it: where native frames start */
+	const char *head; /* interned in folded_ctx.heads */
+	const char *tail; /* folded_ctx.tails[stack] or "" */
 	uint64_t count;
 };
 
@@ -55,9 +57,16 @@ struct folded_ctx {
 	struct report_charges charges;
 	struct native_view native; /* when the profile has native stacks */
 	bool has_native;
+	char **escaped; /* per native function: ";label", escaped (made once) */
+	char **tails; /* per native stack: its line's native frames, made when needed */
+	struct strtab *heads; /* the lines' heads */
 	struct hashmap thread_map; /* (source << 32 | pid, tid) -> prefix index */
-	char **prefixes; /* per thread: its process (and thread) frames and ';' */
+	/* per thread: its process (and thread) frames and ';', interned in
+	 * prefix_tab: the threads of a process share their --by process prefix */
+	const char **prefixes;
 	size_t nr_prefixes, cap_prefixes;
+	struct strtab *prefix_tab;
+	double min_pct;
 	struct folded_raw *raw;
 	size_t nr_raw, cap_raw;
 	struct folded_line *lines;
@@ -134,8 +143,9 @@ static const char *folded_prefix(struct folded_ctx *c, uint32_t source, uint32_t
 		free(buf);
 		return NULL;
 	}
-	c->prefixes[c->nr_prefixes++] = buf;
-	return buf;
+	c->prefixes[c->nr_prefixes] = strtab__intern(c->prefix_tab, buf);
+	free(buf);
+	return c->prefixes[c->nr_prefixes++];
 }
 
 /* Records a charge; lines are made of the distinct ones (folded_lines). */
@@ -170,111 +180,8 @@ static int folded_raw_cmp(const void *x, const void *y)
 	return r ? r : fsp_cmp_u64(a->native, b->native);
 }
 
-static int folded_line_add(struct folded_ctx *c, const struct folded_raw *r, uint64_t count);
-
-/* Sums equal charges (by pointer: cheap), then makes one line of each. */
-static int folded_lines(struct folded_ctx *c)
-{
-	size_t i, j;
-	int err = 0;
-
-	if (c->nr_raw)
-		qsort(c->raw, c->nr_raw, sizeof(*c->raw), folded_raw_cmp);
-	for (i = 0; i < c->nr_raw; i = j) {
-		uint64_t count = c->raw[i].count;
-
-		for (j = i + 1; j < c->nr_raw && !folded_raw_cmp(&c->raw[i], &c->raw[j]); j++)
-			count = report_sat_add(count, c->raw[j].count);
-		err = folded_line_add(c, &c->raw[i], count);
-		if (err)
-			break;
-	}
-	return err;
-}
-
-/* The functions of native stack `stack`, outermost first: ";outer;...;leaf". */
-static void folded_native(struct folded_ctx *c, FILE *f, size_t stack)
-{
-	const uint32_t *fs = native_view__stack(&c->native, stack, &stack);
-
-	while (stack-- > 0) {
-		fputc(';', f);
-		folded_escape(f, c->native.funcs[fs[stack]].label);
-	}
-}
-
-/* Adds a line: prefix, then feature;instance (escaped) or "(no feature)"
- * when feature is NULL, then the native frames of r, if any. */
-static int folded_line_add(struct folded_ctx *c, const struct folded_raw *r, uint64_t count)
-{
-	const char *prefix = r->prefix, *feature = r->feature, *instance = r->instance;
-	struct folded_line *l;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int err;
-
-	err = fsp_grow((void **)&c->lines, &c->cap_lines, c->nr_lines + 1, sizeof(*c->lines));
-	if (err)
-		return err;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return -ENOMEM;
-	fputs(prefix, f);
-	l = &c->lines[c->nr_lines];
-	l->leaf = 0;
-	if (!feature) {
-		fputs(REPORT_NO_FEATURE, f);
-	} else {
-		folded_escape(f, feature);
-		fputc(';', f);
-		l->leaf = (size_t)ftell(f);
-		/* The NULL instance's label is ours: written as is, as the
-		 * text report and attrib.h name it. */
-		if (!strcmp(instance, ATTRIB_NO_INSTANCE))
-			fputs(ATTRIB_NO_INSTANCE, f);
-		else
-			folded_escape(f, instance);
-	}
-	l->leaf_end = (size_t)ftell(f);
-	if (r->native != SIZE_MAX)
-		folded_native(c, f, r->native);
-	if (fclose(f)) {
-		free(buf);
-		return -ENOMEM;
-	}
-	l->stack = buf;
-	l->count = count;
-	c->nr_lines++;
-	return 0;
-}
-
-static int folded_cmp(const void *x, const void *y)
-{
-	const struct folded_line *a = x, *b = y;
-
-	return strcmp(a->stack, b->stack);
-}
-
-/* Sorts the lines by stack and sums those with equal stacks. */
-static void folded_merge(struct folded_ctx *c)
-{
-	size_t i, n = 0;
-
-	if (!c->nr_lines)
-		return;
-	qsort(c->lines, c->nr_lines, sizeof(*c->lines), folded_cmp);
-	for (i = 0; i < c->nr_lines; i++) {
-		if (n && !strcmp(c->lines[n - 1].stack, c->lines[i].stack)) {
-			c->lines[n - 1].count =
-				report_sat_add(c->lines[n - 1].count, c->lines[i].count);
-			free(c->lines[i].stack);
-			continue;
-		}
-		c->lines[n++] = c->lines[i];
-	}
-	c->nr_lines = n;
-}
+/* The instance of raws under --min-pct: written as is, not escaped. */
+static const char folded_other[] = FOLDED_OTHER;
 
 /* What a line counts of `count` samples and off_ns off-CPU time. */
 static uint64_t folded_value(const struct folded_ctx *c, uint64_t count, uint64_t off_ns)
@@ -290,69 +197,203 @@ static uint64_t folded_value(const struct folded_ctx *c, uint64_t count, uint64_
 	return count;
 }
 
-/* Lines by their part up to the instance frame (process, thread, feature,
- * instance): those of one instance are then next to each other. */
-static int folded_key_cmp(const void *x, const void *y)
-{
-	const struct folded_line *a = *(struct folded_line *const *)x;
-	const struct folded_line *b = *(struct folded_line *const *)y;
-	size_t n = a->leaf_end < b->leaf_end ? a->leaf_end : b->leaf_end;
-	int r = memcmp(a->stack, b->stack, n);
-
-	return r ? r : fsp_cmp_u64(a->leaf_end, b->leaf_end);
-}
-
-/* Replaces line l's instance frame by FOLDED_OTHER, its native frames kept. */
-static int folded_other(struct folded_line *l)
-{
-	size_t tail = strlen(l->stack + l->leaf_end);
-	char *s = malloc(l->leaf + sizeof(FOLDED_OTHER) + tail);
-
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, l->stack, l->leaf);
-	memcpy(s + l->leaf, FOLDED_OTHER, sizeof(FOLDED_OTHER) - 1);
-	memcpy(s + l->leaf + sizeof(FOLDED_OTHER) - 1, l->stack + l->leaf_end, tail + 1);
-	free(l->stack);
-	l->stack = s;
-	l->leaf_end = l->leaf + sizeof(FOLDED_OTHER) - 1;
-	return 0;
-}
-
-/* --min-pct: the instance frame of the lines of each instance (of a
- * process and thread) whose lines sum to under min_pct of all samples (of
- * the whole value) becomes FOLDED_OTHER, their native frames kept; equal
- * stacks are then summed again. */
-static int folded_fold(struct folded_ctx *c, double min_pct)
+/*
+ * --min-pct: the charges of an instance (of a prefix and feature) that sum
+ * to under min_pct of all samples (of the whole value: all off-CPU time,
+ * all wall-clock time) get the instance folded_other; equal lines are then
+ * summed. Pointers name strings one to one (labels and prefixes are
+ * interned), so this decides on the lines before they are made: with
+ * native stacks an instance has many.
+ */
+static bool folded_fold(struct folded_ctx *c)
 {
 	uint64_t total =
 		folded_value(c, profile__total_samples(c->p), profile__total_offcpu_ns(c->p));
-	struct folded_line **by = calloc(c->nr_lines + 1, sizeof(*by));
 	bool changed = false;
 	uint64_t sum;
 	size_t i, j, k;
-	int err = 0;
 
-	if (!by)
-		return -ENOMEM;
-	for (i = 0; i < c->nr_lines; i++)
-		by[i] = &c->lines[i];
-	if (c->nr_lines)
-		qsort(by, c->nr_lines, sizeof(*by), folded_key_cmp);
-	for (i = 0; i < c->nr_lines && !err; i = j) {
-		sum = by[i]->count;
-		for (j = i + 1; j < c->nr_lines && !folded_key_cmp(&by[i], &by[j]); j++)
-			sum = report_sat_add(sum, by[j]->count);
-		if (!by[i]->leaf || report_pct(sum, total) >= min_pct)
+	for (i = 0; i < c->nr_raw; i = j) {
+		const struct folded_raw *r = &c->raw[i];
+
+		sum = r->count;
+		for (j = i + 1;
+		     j < c->nr_raw && c->raw[j].prefix == r->prefix &&
+		     c->raw[j].feature == r->feature && c->raw[j].instance == r->instance;
+		     j++)
+			sum = report_sat_add(sum, c->raw[j].count);
+		if (!r->feature || r->instance == folded_other ||
+		    report_pct(sum, total) >= c->min_pct)
 			continue;
-		for (k = i; k < j && !err; k++)
-			err = folded_other(by[k]);
+		for (k = i; k < j; k++)
+			c->raw[k].instance = folded_other;
 		changed = true;
 	}
-	free(by);
-	if (!err && changed)
-		folded_merge(c);
-	return err;
+	return changed;
+}
+
+/* The head of raw r's line: prefix, then feature;instance (escaped) or
+ * "(no feature)"; interned, so equal heads are equal pointers. */
+static const char *folded_head(struct folded_ctx *c, const struct folded_raw *r)
+{
+	const char *head;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs(r->prefix, f);
+	if (!r->feature) {
+		fputs(REPORT_NO_FEATURE, f);
+	} else {
+		folded_escape(f, r->feature);
+		fputc(';', f);
+		/* the NULL instance's label and (other instances) are ours:
+		 * written as is, as the text report and attrib.h name them */
+		if (r->instance == folded_other || !strcmp(r->instance, ATTRIB_NO_INSTANCE))
+			fputs(r->instance, f);
+		else
+			folded_escape(f, r->instance);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	head = strtab__intern(c->heads, buf);
+	free(buf);
+	return head;
+}
+
+/* The native frames of stack `stack`, outermost first: ";outer;...;leaf",
+ * made once per stack. NULL out of memory. */
+static const char *folded_tail(struct folded_ctx *c, size_t stack)
+{
+	const uint32_t *fs;
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *f;
+
+	if (stack == SIZE_MAX)
+		return "";
+	if (c->tails[stack])
+		return c->tails[stack];
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fs = native_view__stack(&c->native, stack, &n);
+	while (n-- > 0)
+		fputs(c->escaped[fs[n]], f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return c->tails[stack] = buf;
+}
+
+/* Sums equal charges (by pointer: cheap), folds --min-pct's, then makes
+ * one line of each: its head and its native frames. */
+static int folded_lines(struct folded_ctx *c)
+{
+	const char *head = NULL;
+	size_t i, j;
+	uint64_t count;
+	int err;
+
+	if (c->nr_raw)
+		qsort(c->raw, c->nr_raw, sizeof(*c->raw), folded_raw_cmp);
+	if (c->min_pct > 0 && folded_fold(c))
+		qsort(c->raw, c->nr_raw, sizeof(*c->raw), folded_raw_cmp);
+	for (i = 0; i < c->nr_raw; i = j) {
+		const struct folded_raw *r = &c->raw[i];
+		struct folded_line *l;
+
+		count = r->count;
+		for (j = i + 1; j < c->nr_raw && !folded_raw_cmp(r, &c->raw[j]); j++)
+			count = report_sat_add(count, c->raw[j].count);
+		/* raws are sorted: a run of one (prefix, feature, instance) shares its head */
+		if (!i || r->prefix != r[-1].prefix || r->feature != r[-1].feature ||
+		    r->instance != r[-1].instance)
+			head = folded_head(c, r);
+		err = fsp_grow((void **)&c->lines, &c->cap_lines, c->nr_lines + 1,
+			       sizeof(*c->lines));
+		if (err)
+			return err;
+		l = &c->lines[c->nr_lines];
+		l->head = head;
+		l->tail = folded_tail(c, r->native);
+		if (!l->head || !l->tail)
+			return -ENOMEM;
+		l->count = count;
+		c->nr_lines++;
+	}
+	return 0;
+}
+
+/* The escaped labels of the native functions: ";label" each. */
+static int folded_escaped(struct folded_ctx *c)
+{
+	size_t i, len;
+	FILE *f;
+
+	c->escaped = calloc(c->native.nr_funcs + 1, sizeof(*c->escaped));
+	c->tails = calloc(c->native.nr_stacks + 1, sizeof(*c->tails));
+	if (!c->escaped || !c->tails)
+		return -ENOMEM;
+	for (i = 0; i < c->native.nr_funcs; i++) {
+		f = open_memstream(&c->escaped[i], &len);
+		if (!f)
+			return -ENOMEM;
+		fputc(';', f);
+		folded_escape(f, c->native.funcs[i].label);
+		if (fclose(f))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Compares the lines head + tail of a and b in byte order (as strcmp of
+ * their texts would). */
+static int folded_cmp(const void *x, const void *y)
+{
+	const struct folded_line *a = x, *b = y;
+	const char *p = a->head, *q = b->head;
+	bool pt = false, qt = false;
+
+	if (a->head == b->head)
+		return strcmp(a->tail, b->tail);
+	for (;; p++, q++) {
+		if (!*p && !pt) {
+			p = a->tail;
+			pt = true;
+		}
+		if (!*q && !qt) {
+			q = b->tail;
+			qt = true;
+		}
+		if (*p != *q || !*p)
+			return (unsigned char)*p - (unsigned char)*q;
+	}
+}
+
+/* Sorts the lines by their text and sums those with equal texts (the
+ * threads of a process, --by process; stacks of equal functions). */
+static void folded_merge(struct folded_ctx *c)
+{
+	size_t i, n = 0;
+
+	if (!c->nr_lines)
+		return;
+	qsort(c->lines, c->nr_lines, sizeof(*c->lines), folded_cmp);
+	for (i = 0; i < c->nr_lines; i++) {
+		if (n && !folded_cmp(&c->lines[n - 1], &c->lines[i])) {
+			c->lines[n - 1].count =
+				report_sat_add(c->lines[n - 1].count, c->lines[i].count);
+			continue;
+		}
+		c->lines[n++] = c->lines[i];
+	}
+	c->nr_lines = n;
 }
 
 /* The maps of process and thread names --by process and thread use. */
@@ -471,15 +512,19 @@ static void folded_ctx_fini(struct folded_ctx *c)
 {
 	size_t i;
 
-	for (i = 0; i < c->nr_lines; i++)
-		free(c->lines[i].stack);
 	free(c->lines);
+	strtab__free(c->heads);
+	for (i = 0; c->tails && i < c->native.nr_stacks; i++)
+		free(c->tails[i]);
+	free(c->tails);
 	free(c->raw);
-	for (i = 0; i < c->nr_prefixes; i++)
-		free(c->prefixes[i]);
 	free(c->prefixes);
+	strtab__free(c->prefix_tab);
 	hashmap__fini(&c->thread_map);
 	report_charges__fini(&c->charges);
+	for (i = 0; c->escaped && i < c->native.nr_funcs; i++)
+		free(c->escaped[i]);
+	free(c->escaped);
 	native_view__fini(&c->native);
 }
 
@@ -501,6 +546,13 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	if (err)
 		return err;
 	c.p = scope.p;
+	c.min_pct = min_pct;
+	c.prefix_tab = strtab__new();
+	c.heads = strtab__new();
+	if (!c.prefix_tab || !c.heads) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
 	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
 	c.period = report_period_ns(profile__meta(c.p));
@@ -513,6 +565,8 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	c.has_native = native_view__any(c.p);
 	if (!err && c.has_native)
 		err = native_view__init(&c.native, c.p);
+	if (!err && c.has_native)
+		err = folded_escaped(&c);
 	if (!err)
 		err = folded_collect(&c);
 	if (!err)
@@ -520,18 +574,16 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	if (err)
 		goto cleanup;
 	folded_merge(&c);
-	if (min_pct > 0) {
-		err = folded_fold(&c, min_pct);
-		if (err)
-			goto cleanup;
-	}
 	if (c.feature && !c.nr_lines) {
 		err = -ENOENT; /* nothing written: the caller says why */
 		goto cleanup;
 	}
 	errno = 0;
-	for (i = 0; i < c.nr_lines; i++)
-		fprintf(out, "%s %" PRIu64 "\n", c.lines[i].stack, c.lines[i].count);
+	for (i = 0; i < c.nr_lines; i++) {
+		fputs(c.lines[i].head, out);
+		fputs(c.lines[i].tail, out);
+		fprintf(out, " %" PRIu64 "\n", c.lines[i].count);
+	}
 	err = flush_status(out);
 cleanup:
 	folded_ctx_fini(&c);

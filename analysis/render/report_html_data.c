@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report_html_int.h"
+#include "report_native.h"
 #include "report_util.h"
 #include "report_view.h"
 #include "strtab.h"
@@ -28,6 +29,7 @@ struct hd_thread {
 struct hd_charge {
 	size_t thread, feature, instance; /* feature, instance: string indexes */
 	uint64_t samples, offcpu_ns;
+	size_t native; /* index in the data's native_stacks + 1, 0: none */
 };
 
 struct hd_event {
@@ -54,6 +56,12 @@ struct hd {
 	struct hd_event *events;
 	size_t nr_events, cap_events;
 	struct report_charges rc;
+	/* native stacks (record --stacks) */
+	bool has_native;
+	struct native_view nv;
+	size_t *native_out; /* per native stack: its index in native_stacks + 1, 0: unused */
+	size_t *native_order; /* native_stacks: the native stacks written, in order */
+	size_t nr_native_out;
 };
 
 static void hd__fini(struct hd *d)
@@ -70,6 +78,9 @@ static void hd__fini(struct hd *d)
 	free(d->charges);
 	free(d->events);
 	report_charges__fini(&d->rc);
+	native_view__fini(&d->nv);
+	free(d->native_out);
+	free(d->native_order);
 }
 
 /* The index of string s in "strings", added when new. -ENOMEM or >= 0. */
@@ -143,29 +154,68 @@ static int hd_threads(struct hd *d)
 	return 0;
 }
 
-/* Adds a sample row's charge to its (thread, feature, instance) row. */
-static int hd_charge(struct hd *d, size_t thread, const struct report_charge *c,
-		     const struct profile_sample *s)
+/* The index + 1 of native stack `stack` in the data's native_stacks
+ * (added when new), 0 for SIZE_MAX (none). */
+static size_t hd_native(struct hd *d, size_t stack)
 {
-	size_t feat, inst;
+	if (stack == SIZE_MAX)
+		return 0;
+	if (!d->native_out[stack]) {
+		d->native_order[d->nr_native_out++] = stack;
+		d->native_out[stack] = d->nr_native_out;
+	}
+	return d->native_out[stack];
+}
+
+/* Adds count samples and off_ns off-CPU time of a charge to its (thread,
+ * feature, instance[, native stack]) row. */
+static int hd_charge(struct hd *d, size_t thread, const struct report_charge *c, uint64_t count,
+		     uint64_t off_ns, size_t stack)
+{
+	size_t feat, inst, native = hd_native(d, stack);
 	uint64_t idx;
 	int r;
 
 	if (hd_str(d, c->feature, &feat) || hd_str(d, c->instance, &inst))
 		return -ENOMEM;
-	r = hashmap__find_or_insert(&d->charge_map, thread, (uint64_t)feat << 32 | inst,
-				    d->nr_charges, &idx);
+	r = hashmap__find_or_insert(&d->charge_map, (uint64_t)native << 32 | thread,
+				    (uint64_t)feat << 32 | inst, d->nr_charges, &idx);
 	if (r < 0)
 		return r;
 	if (!r) {
 		if (fsp_grow((void **)&d->charges, &d->cap_charges, d->nr_charges + 1,
 			     sizeof(*d->charges)))
 			return -ENOMEM;
-		d->charges[d->nr_charges++] = (struct hd_charge){thread, feat, inst, 0, 0};
+		d->charges[d->nr_charges++] = (struct hd_charge){thread, feat, inst, 0, 0, native};
 	}
-	d->charges[idx].samples = report_sat_add(d->charges[idx].samples, s->count);
-	d->charges[idx].offcpu_ns = report_sat_add(d->charges[idx].offcpu_ns, s->offcpu_ns);
+	d->charges[idx].samples = report_sat_add(d->charges[idx].samples, count);
+	d->charges[idx].offcpu_ns = report_sat_add(d->charges[idx].offcpu_ns, off_ns);
 	return 0;
+}
+
+/* The native samples: rows of their charges with their native stack. */
+static int hd_native_samples(struct hd *d)
+{
+	const struct report_charge *c;
+	struct profile_native_sample ns;
+	size_t i, j, n;
+	uint64_t thread;
+	int err = 0;
+
+	for (i = 0; i < profile__nr_native_samples(d->p) && !err; i++) {
+		err = profile__native_sample(d->p, i, &ns);
+		if (err)
+			break;
+		if (!hashmap__find(&d->thread_map, (uint64_t)ns.source << 32 | ns.pid, ns.tid,
+				   &thread))
+			return -EINVAL;
+		c = report_charges__of(&d->rc, ns.mark_stack, &n);
+		for (j = 0; j < n && !err; j++) {
+			if (report_features__has(&d->scope->feat, c[j].feature))
+				err = hd_charge(d, thread, &c[j], ns.count, 0, ns.stack);
+		}
+	}
+	return err;
 }
 
 /* Every sample row: its thread's totals and the charges of its stack. */
@@ -175,7 +225,7 @@ static int hd_samples(struct hd *d)
 	struct profile_sample s;
 	struct hd_thread *t;
 	size_t i, j, n;
-	uint64_t thread;
+	uint64_t thread, count;
 	int err;
 
 	for (i = 0; i < profile__nr_samples(d->p); i++) {
@@ -188,10 +238,13 @@ static int hd_samples(struct hd *d)
 		t = &d->threads[thread];
 		t->offcpu_ns = report_sat_add(t->offcpu_ns, s.offcpu_ns);
 		c = report_charges__of(&d->rc, s.stack, &n);
-		for (j = 0; j < n; j++) {
+		/* with native stacks: the samples that have none (rows of
+		 * their own; a sample's time is in one row of its charge) */
+		count = d->has_native ? d->nv.rest[i] : s.count;
+		for (j = 0; j < n && (count || s.offcpu_ns || !d->has_native); j++) {
 			if (!report_features__has(&d->scope->feat, c[j].feature))
 				continue;
-			err = hd_charge(d, thread, &c[j], &s);
+			err = hd_charge(d, thread, &c[j], count, s.offcpu_ns, SIZE_MAX);
 			if (err)
 				return err;
 		}
@@ -248,6 +301,23 @@ static int hd_events(struct hd *d)
 	return 0;
 }
 
+/* The labels of the functions of the native stacks written, as strings
+ * (before "strings" is written: hd__init). */
+static int hd_native_strings(struct hd *d)
+{
+	const uint32_t *fs;
+	size_t i, k, n, idx;
+
+	for (i = 0; i < d->nr_native_out; i++) {
+		fs = native_view__stack(&d->nv, d->native_order[i], &n);
+		for (k = 0; k < n; k++) {
+			if (hd_str(d, d->nv.funcs[fs[k]].label, &idx))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int hd__init(struct hd *d, const struct report_scope *scope)
 {
 	int err;
@@ -259,12 +329,24 @@ static int hd__init(struct hd *d, const struct report_scope *scope)
 	if (!d->tab)
 		return -ENOMEM;
 	err = report_charges__init(&d->rc, d->p);
+	d->has_native = native_view__any(d->p);
+	if (!err && d->has_native) {
+		err = native_view__init(&d->nv, d->p);
+		d->native_out = calloc(d->nv.nr_stacks + 1, sizeof(*d->native_out));
+		d->native_order = calloc(d->nv.nr_stacks + 1, sizeof(*d->native_order));
+		if (!err && (!d->native_out || !d->native_order))
+			err = -ENOMEM;
+	}
 	if (!err)
 		err = hd_processes(d);
 	if (!err)
 		err = hd_threads(d);
 	if (!err)
 		err = hd_samples(d);
+	if (!err && d->has_native)
+		err = hd_native_samples(d);
+	if (!err && d->has_native)
+		err = hd_native_strings(d);
 	if (!err)
 		err = hd_events(d);
 	return err;
@@ -383,6 +465,10 @@ static void hd_charges(struct json_out *w, const struct hd *d)
 		json_out__row_u64(w, c->samples);
 		ROW_SEP(w);
 		json_out__row_u64(w, c->offcpu_ns);
+		if (c->native) {
+			ROW_SEP(w);
+			json_out__row_u64(w, c->native - 1);
+		}
 		json_out__row_lit(w, "]");
 		json_out__row_end(w);
 	}
@@ -412,6 +498,30 @@ static void hd_events_write(struct json_out *w, const struct hd *d)
 			json_out__row_u64(w, e->st.hist[k]);
 		}
 		json_out__row_lit(w, "]]");
+		json_out__row_end(w);
+	}
+	json_out__end_array(w);
+}
+
+/* "native_stacks": each native stack of a row, its functions' labels as
+ * string indexes, caller first (the frame the instance's code called
+ * first), inlined functions as frames of their own. */
+static void hd_native_stacks(struct json_out *w, struct hd *d)
+{
+	const uint32_t *fs;
+	size_t i, k, n, idx;
+
+	json_out__begin_array(w, "native_stacks");
+	for (i = 0; i < d->nr_native_out && !w->err; i++) {
+		fs = native_view__stack(&d->nv, d->native_order[i], &n);
+		json_out__row_lit(w, "[");
+		for (k = n; k-- > 0;) {
+			hd_str(d, d->nv.funcs[fs[k]].label, &idx); /* interned: found */
+			json_out__row_u64(w, idx);
+			if (k)
+				ROW_SEP(w);
+		}
+		json_out__row_lit(w, "]");
 		json_out__row_end(w);
 	}
 	json_out__end_array(w);
@@ -462,7 +572,7 @@ static const char *order_name(const struct report_opts *opts)
 	return o < sizeof(names) / sizeof(names[0]) ? names[o] : names[0];
 }
 
-static int hd_write(struct json_out *w, const struct hd *d, const struct report_opts *opts,
+static int hd_write(struct json_out *w, struct hd *d, const struct report_opts *opts,
 		    const struct report_html_opts *h)
 {
 	int err;
@@ -476,9 +586,7 @@ static int hd_write(struct json_out *w, const struct hd *d, const struct report_
 	hd_rows(w, d);
 	hd_charges(w, d);
 	hd_events_write(w, d);
-	/* Reserved for native stacks below the instances (docs/output-formats.md). */
-	json_out__begin_array(w, "native_stacks");
-	json_out__end_array(w);
+	hd_native_stacks(w, d);
 	err = hd_sources(w, d, h);
 	html_plugins__write(w, h);
 	hd_strings(w, d);

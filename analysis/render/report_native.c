@@ -20,6 +20,8 @@ void native_view__fini(struct native_view *v)
 	free(v->loc_funcs);
 	free(v->stack_first);
 	free(v->stack_funcs);
+	free(v->distinct_first);
+	free(v->distinct_funcs);
 	free(v->rest);
 	memset(v, 0, sizeof(*v));
 }
@@ -126,6 +128,34 @@ static int native_locs(struct native_view *v)
 	return 0;
 }
 
+/* Every native stack's functions, each once (stamp: the last stack, + 1,
+ * that listed a function). */
+static int native_distinct(struct native_view *v)
+{
+	size_t i, k, n, nr = 0, *stamp = calloc(v->nr_funcs + 1, sizeof(*stamp));
+	const uint32_t *fs;
+
+	v->distinct_first = calloc(v->nr_stacks + 1, sizeof(*v->distinct_first));
+	v->distinct_funcs = calloc(v->stack_first[v->nr_stacks] + 1, sizeof(*v->distinct_funcs));
+	if (!stamp || !v->distinct_first || !v->distinct_funcs) {
+		free(stamp);
+		return -ENOMEM;
+	}
+	for (i = 0; i < v->nr_stacks; i++) {
+		v->distinct_first[i] = nr;
+		fs = native_view__stack(v, i, &n);
+		for (k = 0; k < n; k++) {
+			if (stamp[fs[k]] == i + 1)
+				continue;
+			stamp[fs[k]] = i + 1;
+			v->distinct_funcs[nr++] = fs[k];
+		}
+	}
+	v->distinct_first[v->nr_stacks] = nr;
+	free(stamp);
+	return 0;
+}
+
 /* Every native stack as its functions, leaf first. */
 static int native_stacks(struct native_view *v)
 {
@@ -155,7 +185,7 @@ static int native_stacks(struct native_view *v)
 		}
 	}
 	v->stack_first[v->nr_stacks] = nr;
-	return 0;
+	return native_distinct(v);
 }
 
 /* rest: each core sample's count less the counts of its native samples
@@ -224,6 +254,15 @@ const uint32_t *native_view__stack(const struct native_view *v, size_t stack, si
 		return NULL;
 	*n = v->stack_first[stack + 1] - v->stack_first[stack];
 	return *n ? v->stack_funcs + v->stack_first[stack] : NULL;
+}
+
+const uint32_t *native_view__distinct(const struct native_view *v, size_t stack, size_t *n)
+{
+	*n = 0;
+	if (stack >= v->nr_stacks)
+		return NULL;
+	*n = v->distinct_first[stack + 1] - v->distinct_first[stack];
+	return *n ? v->distinct_funcs + v->distinct_first[stack] : NULL;
 }
 
 const uint32_t *native_view__loc(const struct native_view *v, size_t loc, size_t *n)

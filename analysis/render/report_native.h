@@ -55,6 +55,8 @@ struct native_view {
 	size_t nr_stacks;
 	size_t *stack_first; /* nr_stacks + 1 offsets into stack_funcs */
 	uint32_t *stack_funcs; /* per native stack: its functions, leaf first */
+	size_t *distinct_first; /* nr_stacks + 1 offsets into distinct_funcs */
+	uint32_t *distinct_funcs; /* per native stack: its functions, each once */
 	/* per core sample (profile__sample index): its samples without a
 	 * native stack (count less its native samples' counts) */
 	uint64_t *rest;
@@ -73,6 +75,8 @@ void native_view__fini(struct native_view *v); /* NULL-safe, idempotent */
 
 /* Native stack `stack`'s functions, leaf first (*n of them; NULL when none). */
 const uint32_t *native_view__stack(const struct native_view *v, size_t stack, size_t *n);
+/* Native stack `stack`'s functions, each once (recursion counted once). */
+const uint32_t *native_view__distinct(const struct native_view *v, size_t stack, size_t *n);
 /* Location `loc`'s functions, innermost first. */
 const uint32_t *native_view__loc(const struct native_view *v, size_t loc, size_t *n);
 
@@ -86,13 +90,14 @@ struct native_group {
 	const char *feature; /* the profile's interned name */
 	const char *instance; /* canonical (agg's table); NULL: the feature */
 	uint64_t native; /* its samples with a native stack */
-	size_t first, nr; /* its functions' rows in native_agg.stats */
+	size_t first, nr; /* its pairs: native_agg.pairs[first .. first + nr) */
 };
 
-/* A charged native stack: `count` samples of group `group` had stack `stack`. */
+/* A charged native sample: `count` samples of group `group` had stack
+ * `stack` (a group has as many pairs of one stack as native samples). */
 struct native_pair {
-	size_t group;
-	size_t stack;
+	uint32_t group;
+	uint32_t stack;
 	uint64_t count;
 };
 
@@ -111,12 +116,13 @@ struct native_agg {
 	size_t nr_groups, cap_groups;
 	struct hashmap group_map; /* (feature, canonical instance or 0) -> group */
 	struct hashmap raw_map; /* (feature, instance as charged) -> group */
-	struct native_pair *pairs;
+	uint32_t *slot_groups; /* per charge of report_charges: its 2 groups + 1, 0: unknown */
+	struct native_pair *pairs; /* by group once made */
 	size_t nr_pairs, cap_pairs;
-	struct hashmap pair_map; /* (group, stack) -> pair */
-	struct native_stat *stats; /* by group, then self, total (descending), label */
-	size_t nr_stats, cap_stats;
-	struct hashmap stat_map; /* (group, func) -> stat (while building) */
+	/* native_agg__stats' rows and its per-function scratch */
+	struct native_stat *stats;
+	uint64_t *self, *total; /* per function; zero between calls */
+	uint32_t *touched;
 	/* over all native samples of the selection, charged or not */
 	uint64_t with_stack, truncated, fp, dwarf;
 };
@@ -133,5 +139,11 @@ void native_agg__fini(struct native_agg *g); /* NULL-safe, idempotent */
  * (NULL: the feature's group); NULL when it has no native sample. */
 const struct native_group *native_agg__group(struct native_agg *g, const char *feature,
 					     const char *instance);
+/* The functions of group gr that are the leaf of a sample (self > 0), the
+ * `top` hottest first (descending self, then total, then label), the
+ * others after them in no order (*n rows, valid until the next call).
+ * Linear in its stacks' depth. */
+struct native_stat *native_agg__stats(struct native_agg *g, const struct native_group *gr,
+				      size_t top, size_t *n);
 
 #endif /* FSP_ANALYSIS_REPORT_NATIVE_H */

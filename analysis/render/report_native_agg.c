@@ -3,8 +3,9 @@
  * The functions of each feature and instance in the native stacks
  * (report_native.h): native samples are charged by their core sample's
  * charges (report_charges: the attribution rule, once per mark stack),
- * summed per (group, native stack), then per (group, function). Hash maps
- * all the way: linear in the distinct (charge, stack) pairs and their depth.
+ * summed per (group, native stack); a group's functions when asked for, in
+ * dense per-function counters: linear in the distinct (charge, stack)
+ * pairs and, for the groups shown, their stacks' depth.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,9 +24,11 @@ void native_agg__fini(struct native_agg *g)
 	hashmap__fini(&g->group_map);
 	hashmap__fini(&g->raw_map);
 	free(g->pairs);
-	hashmap__fini(&g->pair_map);
+	free(g->slot_groups);
 	free(g->stats);
-	hashmap__fini(&g->stat_map);
+	free(g->self);
+	free(g->total);
+	free(g->touched);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -57,22 +60,37 @@ static int64_t agg_group(struct native_agg *g, const char *feature, const char *
 	return r < 0 ? r : (int64_t)i;
 }
 
-/* Adds count samples of native stack `stack` to group gi. */
+/* Adds count samples of native stack `stack` to group gi. Pairs are not
+ * summed: each native sample's own (its stack counts once per pair). */
 static int agg_pair(struct native_agg *g, int64_t gi, size_t stack, uint64_t count)
 {
-	struct rowtab t = ROWTAB(&g->pair_map, g->pairs, g->nr_pairs, g->cap_pairs);
-	size_t i;
-	int r;
+	int err;
 
 	if (gi < 0)
 		return (int)gi;
-	r = rowtab__find_or_add(&t, (uint64_t)gi, stack, &i);
-	if (r < 0)
-		return r;
-	g->pairs[i].group = (size_t)gi;
-	g->pairs[i].stack = stack;
-	g->pairs[i].count = report_sat_add(g->pairs[i].count, count);
+	err = fsp_grow((void **)&g->pairs, &g->cap_pairs, g->nr_pairs + 1, sizeof(*g->pairs));
+	if (err)
+		return err;
+	g->pairs[g->nr_pairs++] = (struct native_pair){(uint32_t)gi, (uint32_t)stack, count};
 	g->groups[gi].native = report_sat_add(g->groups[gi].native, count);
+	return 0;
+}
+
+/* The groups of charge slot k (the feature's, the instance's), cached:
+ * a mark stack's charges are looked up once, not once per sample. */
+static int agg_slot(struct native_agg *g, size_t k, const struct report_charge *c, int64_t *gf,
+		    int64_t *gi)
+{
+	if (!g->slot_groups[2 * k]) {
+		*gf = agg_group(g, c->feature, NULL);
+		*gi = *gf < 0 ? *gf : agg_group(g, c->feature, c->instance);
+		if (*gi < 0)
+			return (int)*gi;
+		g->slot_groups[2 * k] = (uint32_t)*gf + 1;
+		g->slot_groups[2 * k + 1] = (uint32_t)*gi + 1;
+	}
+	*gf = g->slot_groups[2 * k] - 1;
+	*gi = g->slot_groups[2 * k + 1] - 1;
 	return 0;
 }
 
@@ -101,67 +119,64 @@ static int agg_samples(struct native_agg *g, const struct report_charges *ch,
 	const struct report_charge *c;
 	struct profile_native_sample ns;
 	size_t i, j, n;
+	int64_t gf, gi;
 	int err = 0;
 
+	g->slot_groups = calloc(2 * ch->first[ch->nr_stacks] + 1, sizeof(*g->slot_groups));
+	if (!g->slot_groups)
+		return -ENOMEM;
 	for (i = 0; i < profile__nr_native_samples(g->v->p) && !err; i++) {
 		err = profile__native_sample(g->v->p, i, &ns);
-		if (!err)
-			err = agg_methods(g, ns.stack, ns.count);
+		if (err || !ns.count)
+			continue; /* (the counters of native_agg__stats need counts) */
+		err = agg_methods(g, ns.stack, ns.count);
 		c = report_charges__of(ch, ns.mark_stack, &n);
 		for (j = 0; j < n && !err; j++) {
 			if (!report_features__has(feat, c[j].feature))
 				continue;
-			err = agg_pair(g, agg_group(g, c[j].feature, NULL), ns.stack, ns.count);
+			err = agg_slot(g, (size_t)(c + j - ch->charges), c + j, &gf, &gi);
 			if (!err)
-				err = agg_pair(g, agg_group(g, c[j].feature, c[j].instance),
-					       ns.stack, ns.count);
+				err = agg_pair(g, gf, ns.stack, ns.count);
+			if (!err)
+				err = agg_pair(g, gi, ns.stack, ns.count);
 		}
 	}
 	return err;
 }
 
-/* The self and total of each function of each group: every pair's stack
- * once, each function of it counted once (stamp: the last pair that did). */
-static int agg_stats(struct native_agg *g)
+/* The pairs of each group, next to each other (a counting sort), so that
+ * a group's functions are counted over consecutive memory. */
+static int agg_by_group(struct native_agg *g)
 {
-	struct rowtab t = ROWTAB(&g->stat_map, g->stats, g->nr_stats, g->cap_stats);
-	uint64_t *stamp = calloc(g->v->nr_funcs + 1, sizeof(*stamp));
-	const struct native_pair *pr;
-	const uint32_t *fs;
-	size_t i, k, n, s;
-	int r = 0;
+	struct native_pair *sorted = calloc(g->nr_pairs + 1, sizeof(*sorted));
+	size_t i, *at = calloc(g->nr_groups + 1, sizeof(*at));
 
-	if (!stamp)
+	if (!at || !sorted) {
+		free(at);
+		free(sorted);
 		return -ENOMEM;
-	for (i = 0; i < g->nr_pairs && r >= 0; i++) {
-		pr = &g->pairs[i];
-		fs = native_view__stack(g->v, pr->stack, &n);
-		for (k = 0; k < n && r >= 0; k++) {
-			if (stamp[fs[k]] == i + 1)
-				continue;
-			stamp[fs[k]] = i + 1;
-			r = rowtab__find_or_add(&t, pr->group, fs[k], &s);
-			if (r < 0)
-				break;
-			g->stats[s].group = pr->group;
-			g->stats[s].func = fs[k];
-			g->stats[s].total = report_sat_add(g->stats[s].total, pr->count);
-			if (!k)
-				g->stats[s].self = report_sat_add(g->stats[s].self, pr->count);
-		}
 	}
-	free(stamp);
-	return r < 0 ? r : 0;
+	for (i = 0; i < g->nr_pairs; i++)
+		g->groups[g->pairs[i].group].nr++;
+	for (i = 1; i < g->nr_groups; i++)
+		g->groups[i].first = g->groups[i - 1].first + g->groups[i - 1].nr;
+	for (i = 0; i < g->nr_groups; i++)
+		at[i] = g->groups[i].first;
+	for (i = 0; i < g->nr_pairs; i++)
+		sorted[at[g->pairs[i].group]++] = g->pairs[i];
+	free(at);
+	free(g->pairs);
+	g->pairs = sorted;
+	g->cap_pairs = g->nr_pairs + 1;
+	return 0;
 }
 
 static int agg_cmp(const void *x, const void *y, void *arg)
 {
 	const struct native_stat *a = x, *b = y;
 	const struct native_view *v = arg;
-	int c = fsp_cmp_u64(a->group, b->group);
+	int c = fsp_cmp_u64(b->self, a->self);
 
-	if (!c)
-		c = fsp_cmp_u64(b->self, a->self);
 	if (!c)
 		c = fsp_cmp_u64(b->total, a->total);
 	if (!c)
@@ -169,38 +184,104 @@ static int agg_cmp(const void *x, const void *y, void *arg)
 	return c ? c : fsp_cmp_u64(a->func, b->func);
 }
 
-/* Sorts the rows by group and hotness; each group's range. */
-static void agg_sort(struct native_agg *g)
+/* Sifts row i of the min-heap rows[0..n) (the least hot on top) down. */
+static void agg_sift(struct native_stat *rows, size_t n, size_t i, const struct native_view *v)
 {
+	struct native_stat tmp;
+	size_t c;
+
+	for (; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && agg_cmp(&rows[c + 1], &rows[c], (void *)v) > 0)
+			c++;
+		if (agg_cmp(&rows[c], &rows[i], (void *)v) <= 0)
+			return;
+		tmp = rows[i];
+		rows[i] = rows[c];
+		rows[c] = tmp;
+	}
+}
+
+/* Moves the `top` hottest of rows[0..n) to its front, sorted (a bounded
+ * heap: n log top, not n log n); the others follow in no order. */
+static void agg_select(struct native_stat *rows, size_t n, size_t top, const struct native_view *v)
+{
+	struct native_stat tmp;
 	size_t i;
 
-	if (g->nr_stats)
-		qsort_r(g->stats, g->nr_stats, sizeof(*g->stats), agg_cmp, (void *)g->v);
-	for (i = g->nr_stats; i-- > 0;) {
-		g->groups[g->stats[i].group].first = i;
-		g->groups[g->stats[i].group].nr++;
+	if (top > n)
+		top = n;
+	if (!top)
+		return;
+	for (i = top / 2 + 1; i-- > 0;)
+		agg_sift(rows, top, i, v);
+	for (i = top; i < n; i++) {
+		if (agg_cmp(&rows[i], &rows[0], (void *)v) >= 0)
+			continue;
+		tmp = rows[0];
+		rows[0] = rows[i];
+		rows[i] = tmp;
+		agg_sift(rows, top, 0, v);
 	}
+	qsort_r(rows, top, sizeof(*rows), agg_cmp, (void *)v);
+}
+
+/* Each pair's stack once, each function of it counted once (its distinct
+ * functions), into dense per-function counters. */
+struct native_stat *native_agg__stats(struct native_agg *g, const struct native_group *gr,
+				      size_t top, size_t *n)
+{
+	const struct native_pair *pr;
+	const uint32_t *fs, *leaf;
+	size_t i, k, depth, nt = 0;
+	uint32_t f;
+
+	*n = 0;
+	for (i = gr->first; i < gr->first + gr->nr; i++) {
+		pr = &g->pairs[i];
+		leaf = native_view__stack(g->v, pr->stack, &depth);
+		if (!depth)
+			continue;
+		fs = native_view__distinct(g->v, pr->stack, &depth);
+		for (k = 0; k < depth; k++) {
+			f = fs[k];
+			if (!g->total[f])
+				g->touched[nt++] = f;
+			g->total[f] = report_sat_add(g->total[f], pr->count);
+		}
+		g->self[*leaf] = report_sat_add(g->self[*leaf], pr->count);
+	}
+	for (i = 0; i < nt; i++) {
+		f = g->touched[i];
+		if (g->self[f])
+			g->stats[(*n)++] = (struct native_stat){(size_t)(gr - g->groups), f,
+								g->self[f], g->total[f]};
+		g->self[f] = g->total[f] = 0;
+	}
+	agg_select(g->stats, *n, top, g->v);
+	return g->stats;
 }
 
 int native_agg__init(struct native_agg *g, const struct native_view *v,
 		     const struct report_charges *ch, const struct report_features *feat)
 {
+	size_t nf = v->nr_funcs + 1;
 	int err;
 
 	memset(g, 0, sizeof(*g));
 	g->v = v;
 	g->tab = strtab__new();
-	if (!g->tab)
-		return -ENOMEM;
-	err = agg_samples(g, ch, feat);
+	g->stats = calloc(nf, sizeof(*g->stats));
+	g->self = calloc(nf, sizeof(*g->self));
+	g->total = calloc(nf, sizeof(*g->total));
+	g->touched = calloc(nf, sizeof(*g->touched));
+	err = g->tab && g->stats && g->self && g->total && g->touched ? 0 : -ENOMEM;
 	if (!err)
-		err = agg_stats(g);
-	if (err) {
+		err = agg_samples(g, ch, feat);
+	if (!err)
+		err = agg_by_group(g);
+	if (err)
 		native_agg__fini(g);
-		return err;
-	}
-	agg_sort(g);
-	return 0;
+	return err;
 }
 
 const struct native_group *native_agg__group(struct native_agg *g, const char *feature,

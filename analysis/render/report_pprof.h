@@ -105,6 +105,11 @@ struct pprof_ctx {
 	Perftools__Profiles__Mapping *maps; /* the modules' mappings (ids from 2) */
 	size_t nr_maps, cap_maps;
 	uint64_t *module_maps; /* per module: its mapping id, 0: none yet */
+	/* (labels << 32 | native stack, instance << 32 | feature location)
+	 * -> its pprof sample */
+	struct hashmap native_samples;
+	uint64_t *
+		slot_locs; /* per charge of report_charges: its [instance, feature] ids, 0: unknown */
 };
 
 /* report_pprof.c */

@@ -25,6 +25,9 @@ void pprof_native__fini(struct pprof_ctx *c)
 	free(c->native_funcs);
 	free(c->maps);
 	free(c->module_maps);
+	hashmap__fini(&c->native_samples);
+	free(c->slot_locs);
+	c->slot_locs = NULL;
 	c->native_locs = c->native_funcs = c->module_maps = NULL;
 	c->maps = NULL;
 	c->nr_maps = c->cap_maps = 0;
@@ -172,11 +175,50 @@ static int pprof_native_stack(struct pprof_ctx *c, size_t stack, uint64_t **locs
 	return 0;
 }
 
+/* A pprof sample of native sample ns at locs (n native frames, then
+ * `roots` of fsp-bpf's own): added to the sample of the same thread,
+ * native stack and roots when there is one (native samples that differ by
+ * mark stack but are charged alike are one pprof sample). */
+static int pprof_native_add(struct pprof_ctx *c, const uint64_t *locs, size_t n, size_t roots,
+			    const struct profile_native_sample *ns, size_t labels)
+{
+	uint64_t a = (uint64_t)labels << 32 | ns->stack, b = locs[n] << 32 | locs[n + 1], idx;
+	struct pprof_sample *s;
+	int r;
+
+	r = hashmap__find_or_insert(&c->native_samples, a, b, c->nr_samples, &idx);
+	if (r < 0)
+		return r;
+	if (!r)
+		return pprof_add(c, locs, n + roots, ns->count, 0, labels);
+	s = &c->samples[idx];
+	s->value[0] = clamp_i64(report_sat_add((uint64_t)s->value[0], ns->count));
+	s->value[1] = clamp_i64(report_cost_ns((uint64_t)s->value[0], c->period));
+	return 0;
+}
+
+/* pprof_charge_locs of charge ch, cached per charge of the profile's mark
+ * stacks: looked up once, not once per native sample. */
+static int pprof_slot_locs(struct pprof_ctx *c, const struct report_charges *charges,
+			   const struct report_charge *ch, uint64_t *locs)
+{
+	size_t k = (size_t)(ch - charges->charges);
+	int err;
+
+	if (!c->slot_locs[2 * k]) {
+		err = pprof_charge_locs(c, ch, c->slot_locs + 2 * k);
+		if (err)
+			return err;
+	}
+	locs[0] = c->slot_locs[2 * k];
+	locs[1] = c->slot_locs[2 * k + 1];
+	return 0;
+}
+
 /* The pprof samples of one native sample: one per charge (--feature's) of
  * its core sample, at "(no feature)" when it has none. */
 static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges *charges,
-			       const struct profile_native_sample *ns, uint64_t **locs,
-			       size_t *cap)
+			       const struct profile_native_sample *ns, uint64_t **locs, size_t *cap)
 {
 	const struct report_charge *ch;
 	size_t j, n = 0, nch;
@@ -184,8 +226,10 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 	int err;
 
 	ch = report_charges__of(charges, ns->mark_stack, &nch);
-	if (!nch && c->feature)
-		return 0;
+	for (j = 0; j < nch && !report_features__has(c->feat, ch[j].feature); j++)
+		;
+	if (c->feature && j == nch)
+		return 0; /* none of its charges is shown: no locations made */
 	labels = pprof_thread(c, ns->source, ns->pid, ns->tid, "", "");
 	if (labels < 0)
 		return (int)labels;
@@ -197,15 +241,46 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 		if (id < 0)
 			return (int)id;
 		(*locs)[n] = (uint64_t)id;
-		return pprof_add(c, *locs, n + 1, ns->count, 0, (size_t)labels);
+		(*locs)[n + 1] = 0;
+		return pprof_native_add(c, *locs, n, 1, ns, (size_t)labels);
 	}
 	for (j = 0; j < nch && !err; j++) {
 		if (!report_features__has(c->feat, ch[j].feature))
 			continue;
-		err = pprof_charge_locs(c, &ch[j], *locs + n);
+		err = pprof_slot_locs(c, charges, ch + j, *locs + n);
 		if (!err)
-			err = pprof_add(c, *locs, n + 2, ns->count, 0, (size_t)labels);
+			err = pprof_native_add(c, *locs, n, 2, ns, (size_t)labels);
 	}
+	return err;
+}
+
+/* Makes room for the samples and location ids the native samples may add
+ * at most (one per charge, or one uncharged): grown once, not by doubling
+ * hundreds of megabytes. */
+static int pprof_native_reserve(struct pprof_ctx *c, const struct report_charges *charges)
+{
+	struct profile_native_sample ns;
+	struct profile_native_stack st;
+	size_t i, n, samples = 0, ids = 0;
+	int err = 0;
+
+	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
+		err = profile__native_sample(c->p, i, &ns);
+		if (!err)
+			err = profile__native_stack(c->p, ns.stack, &st);
+		if (err)
+			break;
+		report_charges__of(charges, ns.mark_stack, &n);
+		n = n ? n : 1;
+		samples += n;
+		ids += n * (st.depth + 2);
+	}
+	if (!err)
+		err = fsp_grow((void **)&c->samples, &c->cap_samples, c->nr_samples + samples,
+			       sizeof(*c->samples));
+	if (!err)
+		err = fsp_grow((void **)&c->locpool, &c->cap_locpool, c->nr_locpool + ids,
+			       sizeof(*c->locpool));
 	return err;
 }
 
@@ -216,6 +291,10 @@ int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *char
 	size_t i, cap = 0;
 	int err = 0;
 
+	c->slot_locs = calloc(2 * charges->first[charges->nr_stacks] + 2, sizeof(*c->slot_locs));
+	if (!c->slot_locs)
+		return -ENOMEM;
+	err = pprof_native_reserve(c, charges);
 	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
 		err = profile__native_sample(c->p, i, &ns);
 		if (!err && ns.count)

@@ -309,12 +309,12 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 	if (!err)
 		err = text_native(&c);
 	/* The diagnostics close every report, even one naming a missing feature. */
-	if (!err || err == -ENOENT)
+	if (!err || err == -ENOENT || err == -ESRCH)
 		text_diagnostics(&c);
 
 	c_locale__leave(&loc);
 	werr = flush_status(out);
-	if (werr && (!err || err == -ENOENT))
+	if (werr && (!err || err == -ENOENT || err == -ESRCH))
 		err = werr;
 cleanup:
 	attrib__free(own);

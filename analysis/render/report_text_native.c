@@ -69,28 +69,27 @@ static int tn_cmp_name(const void *x, const void *y, void *arg)
 static int tn_list(struct tn_ctx *t, const struct native_group *gr, uint64_t samples,
 		   const char *indent)
 {
-	struct native_stat *rows = t->g.stats + gr->first;
+	size_t i, nr, shown = 0, more = 0;
+	struct native_stat *rows = native_agg__stats(&t->g, gr, t->top, &nr);
 	uint64_t rest = 0;
-	size_t i, shown = 0, more = 0;
 
 	if (t->c->order == REPORT_ORDER_NAME) {
 		/* the hottest by name: choose them, then sort them */
-		for (i = 0; i < gr->nr && i < t->top; i++)
+		for (i = 0; i < nr && i < t->top; i++)
 			if (!rows[i].self || report_pct(rows[i].self, samples) < t->c->min_pct)
 				break;
 		qsort_r(rows, i, sizeof(*rows), tn_cmp_name, &t->v);
 	}
-	fprintf(t->c->out, "%s    self            total\n", indent);
-	for (i = 0; i < gr->nr; i++) {
+	for (i = 0; i < nr; i++) {
 		const struct native_stat *s = &rows[i];
 
-		if (!s->self)
-			continue; /* only in callers: --function shows them */
-		if (shown == t->top || report_pct(s->self, samples) < t->c->min_pct) {
+		if (shown == t->top || shown < i || report_pct(s->self, samples) < t->c->min_pct) {
 			more++;
 			rest += s->self;
 			continue;
 		}
+		if (!shown)
+			fprintf(t->c->out, "%s    self            total\n", indent);
 		fprintf(t->c->out, "%s%8" PRIu64 " %6.2f%% %8" PRIu64 " %6.2f%%  ", indent, s->self,
 			report_pct(s->self, samples), s->total, report_pct(s->total, samples));
 		tn_func(t, s->func);
@@ -314,13 +313,11 @@ static int tn_graph_feature(struct tn_ctx *t, const struct attrib_feature *f, co
 {
 	const struct native_group *g = native_agg__group(&t->g, f->name, NULL);
 	struct tn_graph gr = {.target = target, .map = HASHMAP_INIT};
-	size_t i, gi = g ? (size_t)(g - t->g.groups) : 0;
+	size_t i;
 	int err = 0;
 
-	for (i = 0; g && i < t->g.nr_pairs && !err; i++) {
-		if (t->g.pairs[i].group == gi)
-			err = tn_graph_pair(t, &gr, i);
-	}
+	for (i = 0; g && i < g->nr && !err; i++)
+		err = tn_graph_pair(t, &gr, g->first + i);
 	if (err)
 		goto cleanup;
 	fputc('\n', t->c->out);
@@ -377,7 +374,7 @@ static int tn_graph(struct tn_ctx *t, const char *name)
 		fputs(any ? " in the native stacks of the features shown\n"
 			  : " in the native stacks of this profile\n",
 		      t->c->out);
-		err = -ENOENT;
+		err = -ESRCH;
 	}
 	free(items);
 	free(target);
@@ -397,7 +394,7 @@ int text_native(struct text_ctx *c)
 		fputs("\n--function ", c->out);
 		escape__fputs(c->opts->function, c->out);
 		fputs(": this profile has no native stacks (record them with --stacks)\n", c->out);
-		return -ENOENT;
+		return -ESRCH;
 	}
 	t.top = c->opts && c->opts->top_functions ? c->opts->top_functions
 						  : REPORT_DEFAULT_TOP_FUNCTIONS;

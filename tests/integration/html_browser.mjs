@@ -20,6 +20,11 @@
  *                             of theirs runs, no element of theirs is made
  *   extend HTML SHOTS         the extension points: plug-in sections and
  *                             native frames put into the page's data render
+ *                             (the flame graph, the native functions tab)
+ *   native HTML TEXT SHOTS    a profile with native stacks: the Native
+ *                             functions tab equals the text report's hottest
+ *                             functions (TEXT: --min-pct 0 --top-functions
+ *                             20), the flame graph has the native frames
  *   perf HTML MAX_MS          the page is drawn within MAX_MS of navigation
  *
  * Every mode fails on a console error, an uncaught exception or a request
@@ -341,7 +346,60 @@ async function modeExtend(shots) {
   const names = await page.$$eval('#flamegraph g.frame', (g) => g.map((x) => x.getAttribute('name')));
   check(names.includes('native_caller()') && names.includes('native_leaf()'), 'the native frames are not in the flame graph');
   await shot(page, shots, 'native');
+  // the native functions tab: the leaf's self and total are the half
+  await page.click('#tab-native');
+  await page.waitForSelector('#native-functions table.native');
+  const rows = await page.$$eval(`#native-functions table.native[data-feature="${D.strings[c0[1]].replace(/["\\]/g, '\\$&')}"] tbody tr`,
+    (t) => t.map((r) => [...r.children].map((x) => x.textContent)));
+  check(rows.length === 1 && rows[0][0] === String(half) && rows[0][2] === String(half) && rows[0][4] === 'native_leaf()',
+    `native functions rows: ${JSON.stringify(rows)}`);
+  await shot(page, shots, 'native-functions');
   console.log('ok: plug-in sections render as text and tables; native frames hang below their instance');
+  await browser.close();
+}
+
+// The text report's hottest functions per feature (not its instances'):
+// [{feature, rows: [[self, self%, total, total%, label]]}].
+function parseNative(text) {
+  const out = [];
+  let cur = null, inInstance = false;
+  const part = text.slice(text.indexOf('\nNative stacks:'));
+  for (const line of part.split('\n')) {
+    let m = line.match(/^(\S.*): (\d+) samples?, (\d+) with a native stack/);
+    if (m) {
+      cur = { feature: m[1], rows: [] };
+      out.push(cur);
+      inInstance = false;
+      continue;
+    }
+    if (/^  instance /.test(line)) inInstance = true;
+    m = line.match(/^ +(\d+) +([\d.]+%) +(\d+) +([\d.]+%)  (.*)$/);
+    if (m && cur && !inInstance) cur.rows.push([m[1], m[2], m[3], m[4], m[5].replace(/ \([^()]*\)$/, '')]);
+  }
+  return out;
+}
+
+async function modeNative(textFile, shots) {
+  const want = parseNative(readFileSync(textFile, 'utf8'));
+  check(want.length > 0 && want.every((f) => f.rows.length > 0), `the text has no hottest functions: ${JSON.stringify(want)}`);
+  const { browser, page } = await open(html, shots);
+  await page.click('#tab-native');
+  await page.waitForSelector('#native-functions table.native');
+  const got = await page.$$eval('#native-functions table.native', (ts) => ts.map((t) => ({
+    feature: t.dataset.feature,
+    rows: [...t.querySelectorAll('tbody tr')].map((r) => [...r.children].map((x) => x.textContent)),
+  })));
+  await shot(page, shots, 'native-functions');
+  check(JSON.stringify(got) === JSON.stringify(want), `native functions:\n  page ${JSON.stringify(got)}\n  text ${JSON.stringify(want)}`);
+  const n = want.reduce((a, f) => a + f.rows.length, 0);
+  console.log(`ok: the native functions tab equals the text report: ${want.length} features, ${n} functions`);
+  await page.click('#tab-flame');
+  await page.waitForSelector('#flamegraph svg g.frame');
+  await page.waitForTimeout(900);
+  const names = await page.$$eval('#flamegraph g.frame', (g) => g.map((x) => x.getAttribute('name')));
+  for (const f of want) for (const r of f.rows) check(names.includes(r[4]), `${r[4]} is not in the flame graph`);
+  await shot(page, shots, 'native-flame');
+  console.log('ok: the flame graph has the native frames below the instances');
   await browser.close();
 }
 
@@ -359,6 +417,7 @@ try {
   else if (mode === 'diff') await modeDiff(args[0], args[1]);
   else if (mode === 'hostile') await modeHostile(args[0]);
   else if (mode === 'extend') await modeExtend(args[0]);
+  else if (mode === 'native') await modeNative(args[0], args[1]);
   else if (mode === 'perf') await modePerf(Number(args[0]));
   else throw new Error('unknown mode ' + mode);
 } catch (e) {

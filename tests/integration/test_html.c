@@ -15,6 +15,9 @@
  *                  shown as text, nothing of theirs runs
  *   html_extend    plug-in sections and native frames put into a page's data
  *                  render (the extension points of docs/output-formats.md)
+ *   html_native    a profile with native stacks (made with the analysis API,
+ *                  saved and reported by fsp-bpf): the Native functions tab
+ *                  equals the text report, the flame graph has the frames
  *   html_1m        1,000,000 samples over 100,000 stacks (bench/gen_profile):
  *                  a file under 20 MB, drawn in under 3 s
  *
@@ -27,6 +30,7 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "native.h"
 #include "profile.h"
 #include "profile_io.h"
 
@@ -230,6 +234,88 @@ static void test_html_extend(void **state)
 	browser("extend", html, shots_dir("extend"), NULL);
 }
 
+/* 300 samples of two threads in features plan (q1, q2) and gc (nested in
+ * plan/q1), with native stacks over 12 functions of 2 modules (a kernel
+ * one; inlined frames, a frame without a symbol), some samples without. */
+static void native_profile(const char *json)
+{
+	static const struct profile_meta meta = {
+		.target = "native stacks", .frequency_hz = 1000, .period_ns = 1000000};
+	static const char *const names[] = {"main",	"run",	 "plan_query", "cost_path",
+					    "memcpy",	"hash",	 "inl_cmp",    "gc_mark",
+					    "gc_sweep", "alloc", "schedule",   "read"};
+	const struct profile_frame q1[] = {{PROFILE_MARK, "plan", "q1", 0}};
+	const struct profile_frame q2[] = {{PROFILE_MARK, "plan", "q2", 0}};
+	const struct profile_frame gc[] = {{PROFILE_MARK, "plan", "q1", 0},
+					   {PROFILE_MARK, "gc", "major", 0}};
+	struct profile_module app = {PROFILE_MODULE_USER, "/usr/bin/app", "0123abcd"};
+	struct profile_module kern = {PROFILE_MODULE_KERNEL, "[kernel.kallsyms]", NULL};
+	struct profile *p = profile__new();
+	uint32_t locs[16], stack[8];
+	uint64_t seed = 7;
+	int ma, mk, i, k, s, depth;
+	char err[256];
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__add_thread(p, 10, 10, "app"), 0);
+	assert_int_equal(profile__add_thread(p, 10, 11, "worker"), 0);
+	assert_int_equal(profile__add_stack(p, 10, 1, q1, 1), 0);
+	assert_int_equal(profile__add_stack(p, 10, 2, q2, 1), 0);
+	assert_int_equal(profile__add_stack(p, 10, 3, gc, 2), 0);
+	ma = profile__add_module(p, &app);
+	mk = profile__add_module(p, &kern);
+	assert_true(ma >= 0 && mk >= 0);
+	for (i = 0; i < 13; i++) {
+		struct profile_line lines[2] = {{names[i % 12], "app.c", 10 + i},
+						{names[(i + 1) % 12], "app.c", 100 + i}};
+		struct profile_location loc = {.module = (uint32_t)(i == 10 ? mk : ma),
+					       .address = 0x1000 + 16 * i,
+					       .lines = lines,
+					       .nr_lines = i == 12  ? 0
+							   : i == 6 ? 2
+								    : 1};
+
+		locs[i] = (uint32_t)profile__add_location(p, &loc);
+	}
+	for (i = 0; i < 40; i++) {
+		uint32_t tid = 10 + (uint32_t)(i % 2), key = 1 + (uint32_t)(i % 3);
+		struct profile_native_stack st = {.locs = stack, .method = PROFILE_UNWIND_DWARF};
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		depth = 2 + (int)(seed >> 60) % 6;
+		for (k = 0; k < depth; k++)
+			stack[k] = locs[(seed >> (4 * k + 8)) % 13];
+		stack[depth - 1] = locs[0]; /* main at the root */
+		st.depth = (size_t)depth;
+		s = profile__add_native_stack(p, &st);
+		assert_true(s >= 0);
+		assert_int_equal(profile__add_samples(p, 10, tid, key, 8), 0);
+		assert_int_equal(profile__add_native_samples(p, 10, tid, key, (size_t)s,
+							     7 - (uint64_t)(i % 3)),
+				 0);
+	}
+	assert_int_equal(profile__save(json, p, err, sizeof(err)), 0);
+	profile__free(p);
+}
+
+static void test_html_native(void **state)
+{
+	const char *json = itest_tmp("native.json"), *html = itest_tmp("native.html"),
+		   *text = itest_tmp("native.txt");
+	char *out;
+
+	(void)state;
+	native_profile(json);
+	out = fsp_ok("report", "report", "--min-pct", "0", "--top-functions", "20", json, NULL);
+	assert_non_null(strstr(out, "\nNative stacks: "));
+	write_text(text, out);
+	free(out);
+	free(fsp_ok("html", "report", "--format", "html", "-o", html, json, NULL));
+	assert_page(html);
+	browser("native", html, text, shots_dir("native"), NULL);
+}
+
 static void test_html_1m(void **state)
 {
 	const char *json = itest_tmp("big.json"), *html = itest_tmp("big.html");
@@ -258,8 +344,8 @@ static void test_html_1m(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_html_profile), ITEST(test_html_diff), ITEST(test_html_hostile),
-		ITEST(test_html_extend),  ITEST(test_html_1m),
+		ITEST(test_html_profile), ITEST(test_html_diff),   ITEST(test_html_hostile),
+		ITEST(test_html_extend),  ITEST(test_html_native), ITEST(test_html_1m),
 	};
 
 	return ITEST_MAIN("html", tests);

@@ -127,6 +127,8 @@ static void test_record_defaults(void **state)
 	assert_null(p.o.probemaps);
 	assert_int_equal(p.o.view.format, FSP_FMT_TEXT);
 	assert_true(p.o.view.ropts.min_pct == FSP_DEFAULT_MIN_PCT);
+	assert_null(p.o.view.ropts.function);
+	assert_int_equal(p.o.view.ropts.top_functions, FSP_DEFAULT_TOP_FUNCTIONS);
 	done(&p);
 }
 
@@ -164,6 +166,17 @@ static void test_record_options(void **state)
 	assert_int_equal(p.o.view.ropts.order, REPORT_ORDER_NAME);
 	assert_int_equal(p.o.view.ropts.folded_value, REPORT_VALUE_WALL);
 	assert_true(p.o.view.ropts.min_pct == 0);
+	done(&p);
+	/* --function, --top-functions (record and report); --function is text's */
+	PARSE(&p, "report", "--function", "planner", "--top-functions", "3", "x.json");
+	assert_runs(&p, &cmd_report);
+	assert_string_equal(p.o.view.ropts.function, "planner");
+	assert_int_equal(p.o.view.ropts.top_functions, 3);
+	done(&p);
+	PARSE(&p, "--function", "planner", "--format", "folded", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--function shows a call graph in the text report: use it with --format "
+			   "text");
 	done(&p);
 	PARSE(&p, "--json", "x.json", "-a", "--comm", "a", "--comm", "b", "--comm", "c");
 	assert_runs(&p, &cmd_record);
@@ -518,6 +531,9 @@ static void test_ranges(void **state)
 		{"-o", "", "-o needs a file name (or - for stdout)"},
 		{"--json", "", "--json needs a file name (or - for stdout)"},
 		{"--source-dir", "", "--source-dir needs a directory"},
+		{"--function", "", "--function needs a function name"},
+		{"--top-functions", "0",
+		 "invalid --top-functions '0': expected a number from 1 to 100000"},
 	};
 	struct parse p;
 

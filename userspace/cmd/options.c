@@ -33,7 +33,9 @@ static const struct fsp_options default_options = {
 			.max_events = FSP_DEFAULT_MAX_EVENTS,
 			.stack_size = FSP_NATIVE_DEFAULT_STACK,
 		},
-	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = FSP_DEFAULT_MIN_PCT}},
+	.view = {.format = FSP_FMT_TEXT,
+		 .ropts = {.min_pct = FSP_DEFAULT_MIN_PCT,
+			   .top_functions = FSP_DEFAULT_TOP_FUNCTIONS}},
 	.scale = 1,
 	.file_mode = -1,
 };
@@ -252,6 +254,14 @@ static const struct argp_option view_options[] = {
 	 "Show only the processes of these names (their main thread's comm; repeatable): "
 	 "times and shares are then theirs alone",
 	 1},
+	{"function", OPT_FUNCTION, "NAME", 0,
+	 "Text, with native stacks (record --stacks): the callers and callees of function NAME "
+	 "in each feature (a call graph entry), instead of the hottest functions",
+	 1},
+	{"top-functions", OPT_TOP_FUNCTIONS, "N", 0,
+	 "Text, with native stacks: list the N hottest functions of each feature and instance "
+	 "(default " FSP_STR(FSP_DEFAULT_TOP_FUNCTIONS) ")",
+	 1},
 	{"value", OPT_VALUE, "WHAT", 0,
 	 "What folded lines count: samples (default), offcpu (ns) or wall (ns, on + off CPU)", 1},
 	{"source-dir", OPT_SOURCE_DIR, "DIR", 0,
@@ -273,6 +283,9 @@ static int view_end(struct argp_state *state, struct fsp_options *o)
 	if (f == FSP_FMT_DOT && !o->view.plugins)
 		return options__error(state, "--format dot draws the graph of a plug-in: name it "
 					     "with --plugin (boundary or tasks)");
+	if (o->view.ropts.function && f != FSP_FMT_TEXT)
+		return options__error(state, "--function shows a call graph in the text report: "
+					     "use it with --format text");
 	if (o->view.plugins && (f == FSP_FMT_FOLDED || f == FSP_FMT_PPROF))
 		return options__error(state, "--plugin output is in --format text, json or dot, "
 					     "not folded or pprof");
@@ -328,6 +341,22 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 		if (!arg[strspn(arg, ",")])
 			return options__error(state, "--feature needs a feature name");
 		return options__add_list(state, o, FSP_LIST_FEATURES, arg);
+	case OPT_FUNCTION:
+		if (!*arg)
+			return options__error(state, "--function needs a function name");
+		r->function = arg;
+		return 0;
+	case OPT_TOP_FUNCTIONS: {
+		uint64_t n;
+
+		if (options__u64(arg, 1, FSP_MAX_TOP_FUNCTIONS, &n))
+			return options__error(state,
+					      "invalid --top-functions '%s': expected a number "
+					      "from 1 to %d",
+					      arg, FSP_MAX_TOP_FUNCTIONS);
+		r->top_functions = (size_t)n;
+		return 0;
+	}
 	case OPT_COMM:
 		if (!arg[strspn(arg, ",")])
 			return options__error(state, "--comm needs a process name");

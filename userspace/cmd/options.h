@@ -23,6 +23,9 @@
 /* Above it record says what sampling costs the target (record.c). */
 #define FSP_HIGH_FREQUENCY_HZ 10000
 #define FSP_DEFAULT_MIN_PCT 0.5
+/* The hottest functions of each feature and instance (native stacks). */
+#define FSP_DEFAULT_TOP_FUNCTIONS REPORT_DEFAULT_TOP_FUNCTIONS
+#define FSP_MAX_TOP_FUNCTIONS 100000
 #define FSP_MAX_SOURCE_DIRS 16
 
 /* A macro's value as a string literal, for --help texts. */
@@ -45,7 +48,8 @@ struct plugin_set;
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
 	enum fsp_format format;
-	struct report_opts ropts; /* min_pct, by, order, feature, comm, pid */
+	/* min_pct, by, order, feature, comm, pid, function, top_functions */
+	struct report_opts ropts;
 	/* --source-dir: where the HTML report's source view finds files */
 	const char *source_dirs[FSP_MAX_SOURCE_DIRS];
 	size_t nr_source_dirs;
@@ -143,6 +147,8 @@ enum {
 	OPT_PLUGINS,
 	OPT_STACKS,
 	OPT_STACK_SIZE,
+	OPT_FUNCTION,
+	OPT_TOP_FUNCTIONS,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,

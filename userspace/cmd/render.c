@@ -145,7 +145,13 @@ int render__profile(const struct profile *p, const struct fsp_view *v, const cha
 		return err;
 	}
 	err = render_to(outfile__stream(f), p, v, &rp);
-	if (err == -ENOENT && v->ropts.feature && !rp.err) {
+	if (err == -ESRCH && v->ropts.function && !rp.err) {
+		fflush(outfile__stream(f));
+		log__err("no function '%s' in the native stacks of the features shown (the report "
+			 "without --function lists the hottest)",
+			 v->ropts.function);
+		outfile__commit(f); /* the report itself is whole */
+	} else if (err == -ENOENT && v->ropts.feature && !rp.err) {
 		fflush(outfile__stream(f));
 		log__err("no feature '%s' in this profile (the text report lists them all)",
 			 v->ropts.feature);

@@ -5,6 +5,7 @@
 import { el, ms, pct, dur, cfixed, td, bar, heat, fileLine, sourceView, pluginSections, tabs, facts, when, plural, SortTable } from './common.js';
 import { summarize, procName, threadName } from './model.js';
 import { Flame } from './flame.js';
+import { NativeView } from './native.js';
 import { histogram } from './events.js';
 
 const INSTANCE_ROWS = 200; // instances drawn per feature before "show all"
@@ -206,11 +207,13 @@ class Summary {
 export function profilePage(D, root) {
   document.title = `fsp-bpf: ${D.meta.target ?? 'profile'}`;
   root.appendChild(header(D));
-  let flame = null, sel = { process: -1, thread: -1 };
+  let flame = null, native = null, sel = { process: -1, thread: -1 };
   const list = [
-    { id: 'summary', label: 'Summary', build: (p) => new Summary(D, p, (s) => { sel = s; if (flame) flame.setSelection(s); }) },
+    { id: 'summary', label: 'Summary', build: (p) => new Summary(D, p, (s) => { sel = s; if (flame) flame.setSelection(s); if (native) native.setSelection(s); }) },
     { id: 'flame', label: 'Flame graph', build: (p) => { flame = new Flame(D, p); flame.setSelection(sel); flame.draw(); } },
   ];
+  // native stacks (record --stacks): the hottest functions per feature
+  if (D.native_stacks && D.native_stacks.length) list.push({ id: 'native', label: 'Native functions', build: (p) => { native = new NativeView(D, p); native.setSelection(sel); } });
   if (D.plugins && D.plugins.length) list.push({ id: 'plugins-tab', label: 'Plug-ins', build: (p) => p.appendChild(pluginSections(D.plugins)) });
   const show = tabs(root, list);
   show('summary');
