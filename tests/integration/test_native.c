@@ -18,9 +18,9 @@
  *                  blocks: most of its time in the kernel's read and write):
  *                  the share of samples ending in kernel frames (the folded
  *                  "_[k]" ones) is dd's system time over its CPU time (the
- *                  shell's `times`, tick-sampled at >= 100 Hz: itself a share of that
- *                  many ticks, whose variance adds to the tolerance), they
- *                  are under the libc wrapper of the
+ *                  shell's `times`, tick-sampled at >= 100 Hz: itself a
+ *                  share of that many ticks, whose variance adds to the
+ *                  tolerance), they are under the libc wrapper of the
  *                  system call, and the zeroing read_zero is there
  *   pg_planner     PostgreSQL 15 (Debian's: no frame pointers, names from
  *                  .dynsym), -p on one backend, --map postgresql --feature
