@@ -290,10 +290,11 @@ static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
 	return 0;
 }
 
-static bool valid_record(const struct fsp_native_rec *r, size_t size)
+static bool valid_record(const struct stacks *st, const struct fsp_native_rec *r, size_t size)
 {
 	return size >= sizeof(*r) && r->stack_len <= size - sizeof(*r) &&
-	       r->user_len <= sizeof(r->ustack) && r->kernel_len <= sizeof(r->kstack);
+	       r->stack_len <= st->opts.stack_size && r->user_len <= sizeof(r->ustack) &&
+	       r->kernel_len <= sizeof(r->kstack);
 }
 
 int stacks__add(struct stacks *st, const void *data, size_t size)
@@ -303,7 +304,7 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 	double t0 = thread_cpu_s();
 	int err = 0;
 
-	if (!valid_record(r, size)) {
+	if (!valid_record(st, r, size)) {
 		st->stats.bad++;
 		return 0;
 	}

@@ -19,7 +19,7 @@ struct profile;
 struct stacks;
 
 struct stacks_opts {
-	uint32_t stack_size; /* bytes of user stack each record carries */
+	uint32_t stack_size; /* bytes of user stack a record carries at most */
 };
 
 /* Counters for the profile's diagnostics and the bench. */
