@@ -88,6 +88,10 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD
 	$(patsubst tests/workloads/%.cc,$(OUTPUT)/workloads/%,$(WORKLOAD_CXX))
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
+# The same workloads built with probe ABI v1 (-DFSP_ABI_V1): the integration
+# tests run against both (FSP_ABI=v1 picks these).
+WORKLOAD_V1_BINS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(WORKLOAD_BINS))
+WORKLOAD_V1_LIBS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(WORKLOAD_LIBS))
 
 BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
@@ -223,27 +227,33 @@ $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
 
-$(OUTPUT)/workloads/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -fPIC -shared $< -o $@
+# $(1): the output folder, $(2): extra flags (the ABI).
+define workload_rules
+$(OUTPUT)/$(1)/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -fPIC -shared $$< -o $$@
 
-$(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(WORKLOAD_LIBS)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ -ldl -lm
+$(OUTPUT)/$(1)/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/$(1)/%,$(WORKLOAD_LIBS))
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads $$< $(WORKLOAD_COMMON) -o $$@ -ldl -lm
 
-# C++ workloads link wl_common compiled as C.
+$(OUTPUT)/$(1)/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
+	$$(call msg,CXX,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror $(2) -Iusdt -Itests/workloads -pthread $$< \
+		$(OUTPUT)/workloads/wl_common.o -o $$@ -lm
+endef
+
+# C++ workloads link wl_common compiled as C (it has no marks).
 $(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -c $< -o $@
 
-$(OUTPUT)/workloads/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
-	$(call msg,CXX,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -Itests/workloads -pthread $< \
-		$(OUTPUT)/workloads/wl_common.o -o $@ -lm
+$(eval $(call workload_rules,workloads,))
+$(eval $(call workload_rules,workloads-v1,-DFSP_ABI_V1))
 
 # Synthetic profile files and their load/attribute/write timing (bench/files.sh):
 # an analysis-library program, not a probe one.
@@ -278,7 +288,7 @@ $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspa
 		$(LDLIBS) -o $@
 
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
-workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS)
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS)
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 
@@ -304,9 +314,16 @@ unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests.sh unit-asan $(UNIT_ASAN_BINS)
 
+# Every test against the default (probe ABI v2) workloads, then those that
+# profile the marks themselves again against the ABI v1 builds.
+ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
+	test_dynamic test_events test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS)
-	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) \
-		scripts/run-tests.sh integration $(ITEST_BINS)
+	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
+		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \
+	FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v1 \
+		scripts/run-tests.sh integration-v1 $(ITEST_V1_BINS); v1=$$?; \
+	[ $$v2 -eq 0 ] && [ $$v1 -eq 0 ]
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -28,7 +28,9 @@ struct tframe {
 	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
 	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
 	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
-	__u32 pad;
+	/* An ABI v1 site of an ABI v2 file (--events): the frame serves the event
+	 * view only; never sampled, and hash is that of the frame below. */
+	__u32 shadow;
 };
 
 /* Labels this thread already saw stored in the labels map, direct-mapped by
@@ -95,6 +97,37 @@ struct {
 	__type(key, int);
 	__type(value, struct tstack);
 } tstacks SEC(".maps");
+
+/* A thread's ABI v2 stack in one DSO, as usdt/fsp.h lays it out in the
+ * process's memory (struct fsp_v2_stack, struct fsp_v2_frame there). */
+struct v2_frame {
+	__u64 feature;
+	__u64 instance;
+	__u64 payload;
+	__u64 sp_kind; /* stack pointer at the enter | 1 for an antimark */
+};
+
+struct v2_stack {
+	__u32 magic;
+	__u32 gen;
+	__u32 depth;
+	__u32 overflow;
+	__u64 busy_sp;
+	__u64 overflow_sp;
+	struct fsp_v2_counters counters;
+	struct v2_frame f[FSP_V2_DEPTH];
+};
+_Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * 32, "fsp.h layout");
+
+/* The stacks one sample merges: the thread's stack of each registered DSO,
+ * and (last) the live frames of its ABI v1 stack in the same layout. */
+#define MERGE_SOURCES (FSP_V2_MAX_DSOS + 1)
+
+struct merge_buf {
+	__u32 depth[MERGE_SOURCES]; /* live frames of each source */
+	__u32 head[MERGE_SOURCES]; /* the merge's position in each */
+	struct v2_stack src[MERGE_SOURCES];
+};
 
 /* Sizes below are defaults; userspace resizes every map before load. */
 struct {
@@ -214,6 +247,67 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_rec);
 } offcpu_spill SEC(".maps");
+
+/* ABI v2: the records of each process (tgid -> struct fsp_v2_proc). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct fsp_v2_proc);
+} v2_procs SEC(".maps");
+
+/* ABI v2: non-zero counters of each stack seen by the sampler. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fsp_v2_key);
+	__type(value, struct fsp_v2_counters);
+} v2_counts SEC(".maps");
+
+/*
+ * Frames of a thread's ABI v2 stack that an unwinding (longjmp, C++ catch)
+ * left dead, recorded by the unwinding hook: the header drops them only at
+ * the thread's next mark made above them, and the thread may first call
+ * deeper again, where they would look live. Valid while the stack's stale
+ * counter has not moved (the header has not pruned since).
+ */
+#define UNWIND_FRAMES 8
+
+struct v2_unwind {
+	__u64 stack; /* the stack's address in the process; 0: none */
+	__u64 stale; /* its stale counter at the unwinding */
+	__u32 gen;
+	__u32 from; /* index of the first dead frame */
+	__u32 n; /* dead frames recorded */
+	__u32 pad;
+	struct v2_frame f[UNWIND_FRAMES];
+};
+
+struct v2_unwinds {
+	struct v2_unwind u[FSP_V2_MAX_DSOS]; /* by the DSO's index in v2_procs */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct v2_unwinds);
+} v2_unwinds SEC(".maps");
+
+/* Read and merge buffers, per CPU and context (sampler, scheduler hook). */
+enum merge_user {
+	MERGE_SAMPLE,
+	MERGE_SWITCH,
+	MERGE_PROBE, /* the unwinding hooks */
+	MERGE__COUNT,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MERGE__COUNT);
+	__type(key, __u32);
+	__type(value, struct merge_buf);
+} merge_bufs SEC(".maps");
 
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {

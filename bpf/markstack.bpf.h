@@ -53,13 +53,34 @@ static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
 	return c.depth;
 }
 
-/* Drops the frames whose stack frame is gone; called on every probe. */
+struct shadow_ctx {
+	const struct tstack *st;
+	__u32 from;
+	__u32 n; /* shadow frames among those visited */
+};
+
+static long shadow_cb(__u64 i, void *data)
+{
+	struct shadow_ctx *c = data;
+	__u32 k = c->from + (__u32)i;
+
+	if (k >= FSP_MAX_DEPTH)
+		return 1;
+	c->n += c->st->f[slot(k)].shadow != 0;
+	return 0;
+}
+
+/* Drops the frames whose stack frame is gone; called on every probe. Shadow
+ * frames are not counted: their ABI v2 stack counts its own stale marks. */
 static __always_inline void prune(struct tstack *st, __u64 sp)
 {
 	__u32 d = live_depth(st, sp);
 
 	if (d != st->depth) {
-		stat_add(FSP_STAT_STALE_MARKS, st->depth - d);
+		struct shadow_ctx c = {.st = st, .from = d};
+
+		bpf_loop(st->depth - d, shadow_cb, &c, 0);
+		stat_add(FSP_STAT_STALE_MARKS, st->depth - d - c.n);
 		st->depth = d;
 	}
 	if (st->overflow && is_stale(st->overflow_sp, sp)) {
@@ -70,14 +91,26 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 
 /* ---- enter and leave ----------------------------------------------------- */
 
+/* The hash of a stack whose top frame is (feature, instance, payload, kind)
+ * and whose frames below hash to prev (0: none). Never 0. */
+static __always_inline __u64 hash_frame(__u64 prev, __u64 feature, __u64 instance, __u64 payload,
+					__u64 kind)
+{
+	__u64 h = mix64(prev + feature);
+
+	h = mix64(h + instance);
+	h = mix64(h + payload);
+	h = mix64(h + kind);
+	return h ? h : 1;
+}
+
+/* The hash of frames [0..f] of a thread's stack: shadow frames are not part of
+ * what is sampled, so they keep the hash of the frames below. */
 static __always_inline __u64 frame_hash(__u64 prev, const struct tframe *f)
 {
-	__u64 h = mix64(prev + f->feature);
-
-	h = mix64(h + f->instance);
-	h = mix64(h + f->payload);
-	h = mix64(h + f->kind);
-	return h ? h : 1;
+	if (f->shadow)
+		return prev;
+	return hash_frame(prev, f->feature, f->instance, f->payload, f->kind);
 }
 
 static __always_inline struct tstack *tstack_get(bool create)
@@ -89,7 +122,7 @@ static __always_inline struct tstack *tstack_get(bool create)
 }
 
 static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    __u64 payload, __u64 sp_off)
+				    __u64 payload, __u64 sp_off, __u32 shadow)
 {
 	__u64 sp = PT_REGS_SP(ctx);
 	struct tstack *st;
@@ -110,7 +143,8 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		if (!st->overflow)
 			st->overflow_sp = sp + sp_off;
 		st->overflow++;
-		stat_inc(FSP_STAT_OVERFLOWS);
+		if (!shadow)
+			stat_inc(FSP_STAT_OVERFLOWS);
 		return 0;
 	}
 	f = &st->f[slot(d)];
@@ -119,6 +153,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->payload = payload;
 	f->kind = kind;
 	f->sp = sp + sp_off;
+	f->shadow = shadow;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);
@@ -142,6 +177,7 @@ struct leave_ctx {
 	__u32 depth;
 	__u32 found; /* index of the matching frame, or depth when none */
 	__u32 match; /* also match the instance (mapped "match instance") */
+	__u32 shadow; /* a shadow leave matches shadow frames, others the others */
 };
 
 static __always_inline bool same_feature(const struct tframe *f, __u64 feature, __u64 fhash)
@@ -161,7 +197,7 @@ static long find_cb(__u64 n, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->kind == c->kind && same_feature(f, c->feature, c->fhash) &&
+	if (f->kind == c->kind && f->shadow == c->shadow && same_feature(f, c->feature, c->fhash) &&
 	    (!c->match || f->instance == c->instance)) {
 		c->found = i;
 		return 1;
@@ -185,19 +221,24 @@ static long shift_cb(__u64 n, void *data)
 }
 
 static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    bool match)
+				    bool match, __u32 shadow)
 {
 	/* First: the leave's own bookkeeping is not part of the duration. */
 	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
-	struct leave_ctx c = {
-		.kind = kind, .feature = feature, .instance = instance, .match = match};
+	struct leave_ctx c = {.kind = kind,
+			      .feature = feature,
+			      .instance = instance,
+			      .match = match,
+			      .shadow = shadow};
 	struct tstack *st;
+	const struct tframe *top;
 	__u32 d;
 
 	stat_inc(FSP_STAT_PROBE_HITS);
 	st = tstack_get(false);
 	if (!st) {
-		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		if (!shadow)
+			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
 	prune(st, PT_REGS_SP(ctx));
@@ -209,8 +250,9 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	if (d > FSP_MAX_DEPTH)
 		return 0;
 	/* Fast path: the top frame, same pointer. */
-	if (d && st->f[slot(d - 1)].feature == feature && st->f[slot(d - 1)].kind == kind &&
-	    (!match || st->f[slot(d - 1)].instance == instance)) {
+	top = &st->f[slot(d - 1)];
+	if (d && top->feature == feature && top->kind == kind && top->shadow == shadow &&
+	    (!match || top->instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);
 		st->depth = d - 1;
@@ -222,7 +264,8 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	c.fhash = label_hash_cached(st, feature);
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
-		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		if (!shadow)
+			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
 	if (events_enabled)
@@ -261,29 +304,48 @@ static long copy_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* Stores the frames of a live stack the first time it is sampled (or seen
- * switched out); user is the caller's scratch buffer. */
+struct store_ctx {
+	const struct tstack *st;
+	struct fsp_stack *dst;
+	__u32 n;
+};
+
+/* bpf_loop callback: frame i of the stack, unless a shadow, into dst. */
+static long store_cb(__u64 i, void *data)
+{
+	struct store_ctx *c = data;
+	const struct tframe *f;
+	struct fsp_frame *o;
+
+	if (i >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->st->f[slot(i)];
+	if (f->shadow)
+		return 0;
+	o = &c->dst->frames[slot(c->n)];
+	o->feature = f->feature;
+	o->instance = f->instance;
+	o->payload = f->payload;
+	o->kind = f->kind;
+	c->n++;
+	return 0;
+}
+
+/* Stores the frames of a live stack (but its shadow frames) the first time it
+ * is sampled (or seen switched out); user is the caller's scratch buffer. */
 static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 					const struct fsp_stack_key *key, __u32 user)
 {
-	struct fsp_stack *s;
-	__u32 i;
+	struct store_ctx c = {.st = st};
 
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
-	s = scratch_get(user);
-	if (!s)
+	c.dst = scratch_get(user);
+	if (!c.dst)
 		return false;
-	s->depth = depth;
-	for (i = 0; i < FSP_MAX_DEPTH; i++) {
-		if (i >= depth)
-			break;
-		s->frames[i].feature = st->f[i].feature;
-		s->frames[i].instance = st->f[i].instance;
-		s->frames[i].payload = st->f[i].payload;
-		s->frames[i].kind = st->f[i].kind;
-	}
-	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
+	bpf_loop(depth < FSP_MAX_DEPTH ? depth : FSP_MAX_DEPTH, store_cb, &c, 0);
+	c.dst->depth = c.n;
+	if (bpf_map_update_elem(&stacks, key, c.dst, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
 }

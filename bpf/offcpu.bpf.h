@@ -17,6 +17,7 @@
 #include "util.bpf.h"
 #include "admit.bpf.h"
 #include "markstack.bpf.h"
+#include "v2stack.bpf.h"
 
 #define TASK_DEAD 0x80 /* prev_state of a thread's final switch-out */
 #define PF_KTHREAD 0x00200000 /* task_struct.flags: a kernel thread */
@@ -199,18 +200,15 @@ static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev
  */
 static __always_inline void switch_out(struct task_struct *prev, struct offcpu_rec *r, __u64 now)
 {
-	struct tstack *st = bpf_task_storage_get(&tstacks, prev, NULL, 0);
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	struct fsp_stack_key skey = {.tgid = prev->tgid};
-	struct pt_regs *regs;
-	__u32 d = 0;
+	struct live_stack ls;
 
-	if (st && st->depth) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
-		d = live_depth(st, regs->sp);
-	}
-	skey.hash = st && d && d <= FSP_MAX_DEPTH ? st->f[slot(d - 1)].hash : 0;
-	if (st && skey.hash && skey.hash != r->off_stored) {
-		if (store_stack(st, d, &skey, SCRATCH_SWITCH))
+	/* prev is still the current task: its memory (ABI v2 stacks) is readable. */
+	live_stack_get(prev, regs->sp, SCRATCH_SWITCH, &ls);
+	skey.hash = ls.hash;
+	if (skey.hash && skey.hash != r->off_stored) {
+		if (live_stack_store(&ls, &skey, SCRATCH_SWITCH))
 			r->off_stored = skey.hash;
 		else
 			stat_inc(FSP_STAT_STACK_DROPS);

@@ -2,11 +2,14 @@
 /*
  * fsp-bpf kernel side.
  *
- * Four USDT programs keep a mark stack per thread (task-local storage, freed
- * with the thread). A perf-event program on every CPU samples the targeted
- * processes: it takes the live part of the current thread's mark stack and
- * counts (tgid, tid, stack hash), storing each new stack's frames once. All
- * attribution happens in userspace (analysis/).
+ * Probe ABI v1: four USDT programs keep a mark stack per thread (task-local
+ * storage, freed with the thread). Probe ABI v2: the marks keep their stack in
+ * the process's own memory, one per thread and library, without trapping;
+ * v2_announce registers where (the fsp:v2 probe of a library's constructor, or
+ * userspace for a running process). A perf-event program on every CPU samples
+ * the targeted processes: it takes the live part of the current thread's mark
+ * stacks, merged, and counts (tgid, tid, stack hash), storing each new stack's
+ * frames once. All attribution happens in userspace (analysis/).
  *
  * Marks are frame-bound: each frame remembers the user stack pointer at its
  * enter. Once the thread's stack pointer is above it (the entering function
@@ -37,6 +40,8 @@
  *   usdt_arg.bpf.h   USDT argument decoding (read_reg, usdt_arg)
  *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark
  *   offcpu.bpf.h     off-CPU records, accumulation, charge and switch_out()
+ *   v2stack.bpf.h    ABI v2: records, a thread's stacks in its memory, the merge
+ *                    by stack pointer, the live stack a sample charges
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,6 +57,7 @@
 #include "usdt_arg.bpf.h"
 #include "mapped.bpf.h"
 #include "offcpu.bpf.h"
+#include "v2stack.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
@@ -69,7 +75,7 @@ int mark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0);
+	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -85,7 +91,7 @@ int mark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false);
+	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -101,7 +107,7 @@ int antimark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0);
+	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -117,7 +123,26 @@ int antimark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false);
+	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false, site_shadow(ctx));
+}
+
+/* ABI v2: a library's constructor announces its record (address, TLS offset). */
+SEC("uprobe")
+int v2_announce(struct pt_regs *ctx)
+{
+	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	__u64 record, tp_offset;
+	__u32 gen;
+
+	if (!admit(true))
+		return 0;
+	if (!spec || usdt_arg(ctx, spec, 0, &record) || usdt_arg(ctx, spec, 1, &tp_offset) ||
+	    bpf_probe_read_user(&gen, sizeof(gen), (void *)(record + FSP_V2_GEN_OFF))) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	v2_register(bpf_get_current_pid_tgid() >> 32, record, tp_offset, gen);
+	return 0;
 }
 
 /* ---- mapped probes (--map) ------------------------------------------------ */
@@ -140,7 +165,7 @@ int map_enter(struct pt_regs *ctx)
 		instance = map_label(ctx, ms, true);
 	if ((ms->flags & FSP_MAP_PAYLOAD) && usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
 		stat_inc(FSP_STAT_ARG_ERRORS);
-	return do_enter(ctx, ms->kind, ms->feature, instance, payload, ms->sp_off);
+	return do_enter(ctx, ms->kind, ms->feature, instance, payload, ms->sp_off, 0);
 }
 
 SEC("uprobe")
@@ -159,7 +184,7 @@ int map_leave(struct pt_regs *ctx)
 	match = (ms->flags & FSP_MAP_MATCH_INSTANCE) && ms->nr_parts;
 	if (match)
 		instance = map_label(ctx, ms, false);
-	return do_leave(ctx, ms->kind, ms->feature, instance, match);
+	return do_leave(ctx, ms->kind, ms->feature, instance, match, 0);
 }
 
 /* ---- the sampler ------------------------------------------------------------ */
@@ -171,29 +196,26 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct fsp_count_key ckey = {.tgid = id >> 32, .tid = (__u32)id};
 	struct fsp_count *c, fresh = {};
 	struct task_struct *task;
-	struct tstack *st;
-	bool truncated = false;
+	struct live_stack ls;
+	struct pt_regs *regs;
+	bool truncated;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);
 
+	/* The user stack pointer, also when the sample lands in the kernel. */
 	task = bpf_get_current_task_btf();
-	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
-	if (st) {
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		__u32 d = live_depth(st, BPF_CORE_READ(regs, sp));
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	live_stack_get(task, BPF_CORE_READ(regs, sp), SCRATCH_SAMPLE, &ls);
+	ckey.hash = ls.hash;
+	if (ls.hash) {
+		struct fsp_stack_key skey = {.tgid = ckey.tgid, .hash = ls.hash};
 
-		if (d && d <= FSP_MAX_DEPTH) {
-			struct fsp_stack_key skey = {.tgid = ckey.tgid};
-
-			ckey.hash = st->f[slot(d - 1)].hash;
-			skey.hash = ckey.hash;
-			if (!store_stack(st, d, &skey, SCRATCH_SAMPLE))
-				stat_inc(FSP_STAT_STACK_DROPS);
-		}
-		truncated = st->overflow && d == st->depth;
+		if (!live_stack_store(&ls, &skey, SCRATCH_SAMPLE))
+			stat_inc(FSP_STAT_STACK_DROPS);
 	}
+	truncated = ls.truncated;
 	if (truncated)
 		stat_inc(FSP_STAT_TRUNCATED);
 
@@ -289,12 +311,16 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
-
+	struct fsp_v2_proc *v2;
 	struct tstack *pst, *cst;
 
 	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
 		return 0;
 	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	/* The child's memory is a copy: its ABI v2 records and stacks too. */
+	v2 = bpf_map_lookup_elem(&v2_procs, &ptgid);
+	if (v2)
+		bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY);
 	/* The child's thread is a copy of the forking thread, stack included:
 	 * the features live at the fork stay live in the child. */
 	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
@@ -326,6 +352,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	/* The old image's marks mean nothing in the new one. */
 	bpf_task_storage_delete(&tstacks, p);
+	bpf_map_delete_elem(&v2_procs, &tgid);
 	if (offcpu_enabled) {
 		/* A thread other than the leader that execs takes the leader's
 		 * id: its record under the old id goes (the leader's went with
@@ -361,8 +388,9 @@ int BPF_KPROBE(on_longjmp, void *env)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
 	__u64 mangled, guard, sp, fsbase;
+	__u32 tgid = task->tgid;
 
-	if (!st || (!st->depth && !st->overflow))
+	if ((!st || (!st->depth && !st->overflow)) && !bpf_map_lookup_elem(&v2_procs, &tgid))
 		return 0;
 	fsbase = BPF_CORE_READ(task, thread.fsbase);
 	if (bpf_probe_read_user(&mangled, sizeof(mangled), (__u64 *)env + JB_RSP) ||
@@ -370,8 +398,11 @@ int BPF_KPROBE(on_longjmp, void *env)
 		return 0;
 	sp = ((mangled >> 17) | (mangled << 47)) ^ guard;
 	/* longjmp only goes up the stack; anything else is not a sane jmp_buf. */
-	if (sp > PT_REGS_SP(ctx))
+	if (sp <= PT_REGS_SP(ctx))
+		return 0;
+	if (st && (st->depth || st->overflow))
 		prune(st, sp);
+	v2_unwind(task, sp);
 	return 0;
 }
 
@@ -384,6 +415,7 @@ int BPF_KPROBE(on_catch)
 
 	if (st && (st->depth || st->overflow))
 		prune(st, PT_REGS_SP(ctx) + 8);
+	v2_unwind(bpf_get_current_task_btf(), PT_REGS_SP(ctx) + 8);
 	return 0;
 }
 

@@ -49,6 +49,8 @@ enum fsp_stat {
 	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
 	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
 	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not read or kept (labels map full) */
+	FSP_STAT_V2_UNREADABLE, /* samples with an ABI v2 mark stack that could not be read */
+	FSP_STAT_V2_DSO_DROPS, /* ABI v2 records not registered: a process has too many */
 	FSP_STAT__COUNT,
 };
 
@@ -196,6 +198,59 @@ struct fsp_map_site {
 	__u64 nr_parts; /* instance template; 0: no instance */
 	struct fsp_map_part parts[FSP_MAP_MAX_PARTS];
 };
+
+/*
+ * Probe ABI v2 (usdt/fsp.h): each executable or library of a process that
+ * includes the header has a record (struct fsp_v2_record there) and a TLS
+ * pointer to each thread's mark stack, at the thread pointer (fsbase) plus
+ * tp_offset. A process's records are registered in the v2_procs map by the
+ * fsp:v2 probe (a constructor announcing its record) or by userspace reading
+ * the record of a running process. The sampler reads every registered stack of
+ * the thread it interrupts and merges them, and the process's ABI v1 marks, by
+ * stack pointer.
+ */
+#define FSP_V2_MAX_DSOS 8 /* records of one process the sampler reads */
+#define FSP_V2_DEPTH 64 /* frames of one stack, as usdt/fsp.h FSP_V2_DEPTH */
+#define FSP_V2_HEADER 64 /* bytes before the frames, as offsetof(struct fsp_v2_stack, f) */
+#define FSP_V2_STACK_MAGIC 0x53505346u /* "FSPS" */
+#define FSP_V2_RECORD_MAGIC 0x32505346u /* "FSP2" */
+#define FSP_V2_GEN_OFF 12 /* offsetof(struct fsp_v2_record, gen) */
+
+struct fsp_v2_dso {
+	__u64 record; /* address of the DSO's record in the process */
+	__s64 tp_offset; /* of its TLS pointer, from the thread pointer */
+	__u32 gen; /* the record's gen when registered: stacks of another gen are stale */
+	__u32 pad;
+};
+
+/* Value of v2_procs, key: tgid. */
+struct fsp_v2_proc {
+	__u32 nr;
+	__u32 pad;
+	struct fsp_v2_dso dso[FSP_V2_MAX_DSOS];
+};
+
+/* The counters in an ABI v2 stack's header, as the sampler last saw them
+ * (v2_counts: key {tgid, stack address}); userspace sums them. */
+struct fsp_v2_key {
+	__u64 tgid;
+	__u64 addr;
+};
+
+struct fsp_v2_counters {
+	__u64 stale;
+	__u64 overflows;
+	__u64 unmatched;
+	__u64 skipped;
+};
+
+/*
+ * A probe site's BPF cookie: the index of its argument layout, with this bit
+ * set on the ABI v1 sites of an ABI v2 file (attached only for exact counts,
+ * --events). Their frames are "shadows" of the v2 stack's: kept for the event
+ * view's durations, never sampled.
+ */
+#define FSP_COOKIE_SHADOW (1U << 31)
 
 enum fsp_event_type {
 	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */

@@ -37,6 +37,8 @@ enum profile_diag {
 	DIAG_EVENTS_LOST, /* fork/exec/dlopen notifications lost */
 	DIAG_ATTACH_ERRORS, /* probe sites or processes fsp-bpf failed to attach to */
 	DIAG_EVENT_DROPS, /* enters/leaves not counted: the event map was full */
+	DIAG_UNREADABLE_STACKS, /* samples with an ABI v2 mark stack that could not be read */
+	DIAG_SKIPPED_MARKS, /* ABI v2 marks made while an interrupted mark was in progress */
 	DIAG__COUNT,
 };
 
@@ -50,6 +52,11 @@ struct profile_meta {
 	const char *host;
 	const char *kernel;
 	const char *tool_version;
+	/* The marks the session read, comma-separated: "v2" (probe ABI v2
+	 * stacks, no traps), "v1" (ABI v1 probes, a trap per mark), "v2-events"
+	 * (ABI v2 marks also trapped for exact counts), "mapped" (probe maps).
+	 * NULL: not recorded (older files, merges of different sessions). */
+	const char *marks;
 	uint64_t frequency_hz;
 	uint64_t period_ns; /* time one sample stands for */
 	double start_time; /* unix seconds */

@@ -157,8 +157,17 @@ int itest_teardown(void **state)
 	return 0;
 }
 
-int itest_run_group(const char *name, const struct CMUnitTest *tests, size_t n)
+int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 {
+	const char *abi = getenv("FSP_ABI");
+	char name[128];
+
+	if (abi && strcmp(abi, "v1") && strcmp(abi, "v2")) {
+		fprintf(stderr, "%s: FSP_ABI=%s: expected v1 or v2\n", group, abi);
+		return 1;
+	}
+	snprintf(name, sizeof(name), "%s (probe ABI %s workloads)", group,
+		 itest_abi_v1() ? "v1" : "v2");
 	if (geteuid() != 0) {
 		/* cmocka has no group-level skip: report each test as skipped. */
 		printf("[==========] %s: not root, skipping %zu test(s)\n", name, n);
@@ -195,12 +204,25 @@ const char *itest_fsp_bpf(void)
 	return p;
 }
 
+bool itest_abi_v1(void)
+{
+	const char *abi = getenv("FSP_ABI");
+
+	return abi && !strcmp(abi, "v1");
+}
+
+const char *itest_events_opt(void)
+{
+	return itest_abi_v1() ? NULL : "--events";
+}
+
 const char *itest_workload(const char *name)
 {
 	const char *out = getenv("FSP_OUT");
 	char *buf = path_slot();
 
-	snprintf(buf, PATH_MAX, "%s/workloads/%s", out ? out : ".output", name);
+	snprintf(buf, PATH_MAX, "%s/%s/%s", out ? out : ".output",
+		 itest_abi_v1() ? "workloads-v1" : "workloads", name);
 	if (access(buf, R_OK))
 		fail_msg("workload %s is missing (make workloads)", buf);
 	return buf;

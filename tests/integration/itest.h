@@ -8,6 +8,9 @@
  * Environment (set by `make integration`):
  *   FSP_BPF  absolute path of the fsp-bpf binary
  *   FSP_OUT  absolute path of .output (workloads are in $FSP_OUT/workloads)
+ *   FSP_ABI  v2 (default): the workloads built with usdt/fsp.h as is (probe ABI
+ *            v2); v1: those built with -DFSP_ABI_V1 ($FSP_OUT/workloads-v1).
+ *            Tests run the same assertions against both.
  *
  * Every test must be registered with itest_teardown (ITEST(fn) does it): it
  * kills whatever the test spawned and did not reap (a failed assertion leaves
@@ -47,7 +50,15 @@ const char *itest_fsp_bpf(void);
  * Paths are returned in a ring of 64 static buffers: each stays valid for the
  * next 63 calls of itest_workload/itest_tmp, plenty for one test.
  */
-/* $FSP_OUT/workloads/NAME, checked to exist. */
+/* Are the workloads built with probe ABI v1 (FSP_ABI=v1)? */
+bool itest_abi_v1(void);
+/*
+ * fsp-bpf's option for exact enter/leave counts of the workloads' marks: ABI
+ * v1 marks are counted by default; ABI v2 ones need --events (each then traps).
+ * NULL when none is needed.
+ */
+const char *itest_events_opt(void);
+/* $FSP_OUT/workloads/NAME (workloads-v1 with FSP_ABI=v1), checked to exist. */
 const char *itest_workload(const char *name);
 /* A path in this test's scratch directory (mode 0755, removed by the teardown;
  * set ITEST_KEEP=1 to keep it). */

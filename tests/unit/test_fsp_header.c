@@ -203,6 +203,22 @@ static int find_bias(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/*
+ * Is a real profiler attached to this program (a system-wide fsp-bpf finds it
+ * like any process with fsp probes)? Its uprobes own the probe sites (an int3
+ * the kernel handles) and its semaphores are raised: the tests below would see
+ * it instead of themselves.
+ */
+static bool foreign_profiler(void)
+{
+	for (size_t i = 0; i < elf.n; i++)
+		if (*(const volatile uint8_t *)(uintptr_t)(elf.notes[i].pc + load_bias) == 0xcc)
+			return true;
+	return FSP_ENABLED() || *(volatile unsigned short *)&fsp_mark_leave_semaphore ||
+	       *(volatile unsigned short *)&fsp_antimark_enter_semaphore ||
+	       *(volatile unsigned short *)&fsp_antimark_leave_semaphore;
+}
+
 static int group_setup(void **state)
 {
 	struct sigaction sa;
@@ -213,6 +229,18 @@ static int group_setup(void **state)
 	if (sdt_file_read("/proc/self/exe", &elf))
 		return -1;
 	dl_iterate_phdr(find_bias, &load_bias);
+	for (i = 0; foreign_profiler(); i++) {
+		if (i == 0)
+			fprintf(stderr,
+				"note: another profiler is attached to this program "
+				"(a system-wide fsp-bpf?); waiting up to 120 s for it to go\n");
+		if (i == 1200) {
+			fprintf(stderr, "error: a profiler stayed attached to this program: its "
+					"probes cannot be tested now\n");
+			return -1;
+		}
+		usleep(100000);
+	}
 	for (i = 0; i < elf.n && nsites < MAX_SITES; i++) {
 		struct site *s = &sites[nsites];
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Attaching the probes of one file: fsp's four probes and the probe maps'
- * sites, each probe's sites of a file in one uprobe_multi link; the argument
- * specs and probe map sites interned in their BPF maps; the teardown. */
+/* Attaching the probes of one file: fsp's four probes (ABI v1), its fsp:v2
+ * record (ABI v2, session/v2.c) and the probe maps' sites, each probe's sites
+ * of a file in one uprobe_multi link; the argument specs and probe map sites
+ * interned in their BPF maps; the teardown. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "fsp_probes.h"
+#include "fsp_v2.h"
 #include "log.h"
 #include "probemap_sites.h"
 #include "procscan.h"
@@ -79,9 +81,12 @@ static int spec_id(struct session *s, const struct fsp_usdt_spec *spec)
 		      sizeof(*spec));
 }
 
-/* Attaches one probe's sites of a file; returns the sites attached or -errno. */
-static int attach_probe(struct session *s, pid_t pid, const char *path, int probe,
-			const struct usdt_site *sites, size_t nr)
+/*
+ * Attaches prog to the sites of probe fsp:name of a file, with cookie_flag in
+ * their cookies; returns the sites attached or -errno.
+ */
+int attach__sites(struct session *s, pid_t pid, const char *path, struct bpf_program *prog,
+		  const char *name, __u64 cookie_flag, const struct usdt_site *sites, size_t nr)
 {
 	__u64 *offs = calloc(nr, sizeof(*offs)), *refs = calloc(nr, sizeof(*refs));
 	__u64 *cookies = calloc(nr, sizeof(*cookies));
@@ -95,8 +100,7 @@ static int attach_probe(struct session *s, pid_t pid, const char *path, int prob
 	for (size_t i = 0; i < nr; i++) {
 		int id;
 
-		if (strcmp(sites[i].provider, FSP_PROVIDER) ||
-		    strcmp(sites[i].name, fsp_probe_names[probe]))
+		if (strcmp(sites[i].provider, FSP_PROVIDER) || strcmp(sites[i].name, name))
 			continue;
 		if (!sites[i].args_ok) {
 			log__err("%s: skipping fsp:%s at 0x%llx: arguments fsp-bpf cannot read",
@@ -111,11 +115,11 @@ static int attach_probe(struct session *s, pid_t pid, const char *path, int prob
 		}
 		offs[cnt] = sites[i].offset;
 		refs[cnt] = sites[i].ref_ctr_offset;
-		cookies[cnt++] = id;
+		cookies[cnt++] = id | cookie_flag;
 	}
 	if (!cnt)
 		goto cleanup;
-	fd = usdt__link(bpf_program__fd(probe_prog(s, probe)), path, offs, refs, cookies, cnt, pid);
+	fd = usdt__link(bpf_program__fd(prog), path, offs, refs, cookies, cnt, pid);
 	if (fd < 0) {
 		err = fd;
 		goto cleanup;
@@ -128,6 +132,27 @@ cleanup:
 	free(refs);
 	free(cookies);
 	return err ? err : (int)cnt;
+}
+
+/*
+ * Attaches one ABI v1 probe's sites of a file. In a file with an ABI v2
+ * record they are attached only for exact counts (--events), as shadows of
+ * the v2 stacks' frames.
+ */
+static int attach_probe(struct session *s, pid_t pid, const char *path, int probe,
+			const struct fsp_v2_file *vf, const struct usdt_site *sites, size_t nr)
+{
+	int err;
+
+	if (vf->has_record && !s->opts.v2_events)
+		return 0;
+	err = attach__sites(s, pid, path, probe_prog(s, probe), fsp_probe_names[probe],
+			    vf->has_record ? FSP_COOKIE_SHADOW : 0, sites, nr);
+	if (err > 0 && vf->has_record)
+		s->nr_shadow_sites += err;
+	else if (err > 0)
+		s->nr_v1_sites += err;
+	return err;
 }
 
 /* Adds provider to the list of providers seen, once. */
@@ -316,6 +341,7 @@ cleanup:
 int attach__file(struct session *s, pid_t pid, const char *path)
 {
 	struct usdt_site *sites = NULL;
+	struct fsp_v2_file vf;
 	size_t nr, skipped;
 	unsigned int total = 0;
 	char why[256];
@@ -330,8 +356,27 @@ int attach__file(struct session *s, pid_t pid, const char *path)
 	}
 	for (size_t k = 0; k < nr; k++)
 		note_provider(s, sites[k].provider);
+	if (fsp_v2__file(sites, nr, &vf)) {
+		log__err("%s: its fsp:v2 probes name different records (translation units "
+			 "built with different fsp.h?): its marks are not sampled",
+			 path);
+		s->attach_errors++;
+		vf.has_record = false;
+	}
+	if (vf.has_record) {
+		err = v2__attach_file(s, pid, path, &vf, sites, nr);
+		if (err == -ESRCH || err == -ENOENT)
+			goto cleanup;
+		if (err < 0) {
+			log__err("cannot attach fsp:v2 in %s (pid %d): %s", path, pid,
+				 strerror(-err));
+			s->attach_errors++;
+		} else {
+			total += err;
+		}
+	}
 	for (i = 0; i < FSP_PROBE__COUNT && nr; i++) {
-		err = attach_probe(s, pid, path, i, sites, nr);
+		err = attach_probe(s, pid, path, i, &vf, sites, nr);
 		if (err == -ESRCH || err == -ENOENT)
 			goto cleanup;
 		if (err < 0) {

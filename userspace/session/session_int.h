@@ -11,6 +11,7 @@
  *	syswide.c	system-wide mode (-a)
  *	loop.c		the event loop
  *	collect.c	draining the maps into a profile
+ *	v2.c		probe ABI v2: records attached and registered
  */
 #ifndef FSP_SESSION_INT_H
 #define FSP_SESSION_INT_H
@@ -24,6 +25,7 @@
 #include "profiler.h"
 #include "profiler.skel.h"
 #include "session.h"
+#include "usdt.h"
 
 #define RESCAN_INTERVAL_S 1.0
 #define MAX_SPECS 4096
@@ -112,6 +114,10 @@ struct session {
 	sigset_t old_mask;
 	bool mask_set;
 	unsigned int nr_sites;
+	/* What the marks are (session__marks): files with an ABI v2 record,
+	 * ABI v1 sites, v1 sites of v2 files (--events). */
+	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
+	struct v2_state *v2;
 	uint64_t attach_errors;
 	int child_status;
 	bool stop;
@@ -140,6 +146,9 @@ void loader__stop_sampler(struct session *s); /* idempotent */
  * every process mapping it). Returns the sites attached or -errno (-ENOMSG: a
  * probe map does not fit the file, already reported). */
 int attach__file(struct session *s, pid_t pid, const char *path);
+/* Attaches prog to the sites of fsp:name of a file (cookies | cookie_flag). */
+int attach__sites(struct session *s, pid_t pid, const char *path, struct bpf_program *prog,
+		  const char *name, __u64 cookie_flag, const struct usdt_site *sites, size_t nr);
 /* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
 int attach__link(struct session *s, struct bpf_link *link);
 /* Destroys every link kept (in threads: each waits for an RCU grace period). */
@@ -167,6 +176,18 @@ int syswide__rescan(struct session *s);
 void syswide__new_process(struct session *s, pid_t pid);
 /* A process that is no target exec'd: look at it again. */
 void syswide__exec(struct session *s, pid_t pid);
+
+/* v2.c */
+struct fsp_v2_file;
+struct mapping;
+/* Remembers the record of the file at path and attaches its fsp:v2 sites for
+ * pid (0: every process). Returns the sites attached or -errno. */
+int v2__attach_file(struct session *s, pid_t pid, const char *path, const struct fsp_v2_file *vf,
+		    const struct usdt_site *sites, size_t nr);
+/* Registers the records of pid's mapped files (m, n) for the sampler. */
+void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n);
+void v2__forget(struct session *s, pid_t pid); /* pid is gone */
+void v2__free(struct session *s);
 
 /* loop.c */
 /* The epoll set: the signals, the ring buffer (pidfds join as targets come). */

@@ -127,6 +127,7 @@ int targets__rescan(struct session *s, struct target *t)
 		procmaps__for_each_file(m, n, hook_cb, &c);
 		t->unwind_hooked = true;
 	}
+	v2__scan(s, t->pid, m, n);
 	procmaps__free(t->mappings, t->nr_mappings);
 	t->mappings = m;
 	t->nr_mappings = n;
@@ -197,4 +198,5 @@ void targets__gone(struct session *s, struct target *t)
 		return;
 	t->alive = false;
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+	v2__forget(s, t->pid);
 }

@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ABI v2 mark stacks (usdt/fsp.h): the records of a process, a thread's stack
+ * in each read from its memory, and the live mark stack a sample or a
+ * switch-out charges: the live frames of every such stack and of the thread's
+ * ABI v1 stack (task storage), merged by stack pointer.
+ *
+ * Why merging by stack pointer is exact: every stack holds frames in the order
+ * they were pushed, and a frame's stack pointer is that of the function that
+ * entered it. An outer function's frame has a higher stack pointer than an
+ * inner one's, whatever library the function is in; the frames of one
+ * function all come from one library (one stack), where their order is kept.
+ * The merge takes, at each step, the head frame with the highest stack
+ * pointer among the stacks (ties: the lower stack index first), so it also
+ * keeps each stack's own order when a signal handler or a coroutine broke the
+ * monotony within that stack.
+ */
+#ifndef FSP_V2STACK_BPF_H
+#define FSP_V2STACK_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "profiler.h"
+#include "config.bpf.h"
+#include "maps.bpf.h"
+#include "util.bpf.h"
+#include "markstack.bpf.h"
+
+/* Frames read with a stack's header; deeper stacks take a second read. */
+#define V2_FIRST_FRAMES 4
+#define V2_FIRST_READ (FSP_V2_HEADER + V2_FIRST_FRAMES * sizeof(struct v2_frame))
+/* The ABI v1 stack's place among the merged sources. */
+#define V1_SOURCE FSP_V2_MAX_DSOS
+
+/* ---- registration ---------------------------------------------------------- */
+
+/* Registers process tgid's record at `record` (TLS pointer at tp_offset from
+ * the thread pointer, gen as read from the record); an update if known. */
+static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offset, __u32 gen)
+{
+	struct fsp_v2_proc fresh = {}, *p;
+	__u32 i, n;
+
+	p = bpf_map_lookup_elem(&v2_procs, &tgid);
+	if (!p) {
+		bpf_map_update_elem(&v2_procs, &tgid, &fresh, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&v2_procs, &tgid);
+		if (!p) {
+			stat_inc(FSP_STAT_V2_DSO_DROPS);
+			return;
+		}
+	}
+	n = p->nr;
+	for (i = 0; i < FSP_V2_MAX_DSOS; i++) {
+		if (i >= n)
+			break;
+		if (p->dso[i].record == record) {
+			p->dso[i].tp_offset = tp_offset;
+			p->dso[i].gen = gen;
+			return;
+		}
+	}
+	if (n >= FSP_V2_MAX_DSOS) {
+		stat_inc(FSP_STAT_V2_DSO_DROPS);
+		return;
+	}
+	p->dso[n].record = record;
+	p->dso[n].tp_offset = tp_offset;
+	p->dso[n].gen = gen;
+	/* The entry is complete before a sampler may read it (x86 keeps the
+	 * order of stores; the compiler must too). */
+	asm volatile("" ::: "memory");
+	p->nr = n + 1;
+}
+
+/* ---- reading a thread's stacks ------------------------------------------------ */
+
+struct v2_read_ctx {
+	struct merge_buf *buf;
+	struct v2_unwinds *uw; /* the thread's unwinding records, if any */
+	const struct fsp_v2_proc *proc;
+	__u64 fsbase; /* the thread pointer */
+	__u64 sp; /* the thread's user stack pointer */
+	__u64 tgid;
+	bool truncated;
+	bool unreadable;
+};
+
+/* Live frames of a stack read into dst, given its published depth d: the dead
+ * ones are on top (each push prunes first). */
+static __always_inline __u32 v2_live_depth(const struct v2_stack *dst, __u32 d, __u64 sp)
+{
+	for (int j = 0; j < FSP_V2_DEPTH; j++) {
+		if (!d || d > FSP_V2_DEPTH)
+			break;
+		if (!is_stale(dst->f[slot(d - 1)].sp_kind & ~7ULL, sp))
+			break;
+		d--;
+	}
+	return d;
+}
+
+/* Reads the stack at ptr into dst; its published depth, or -1 if unreadable. */
+static __always_inline int v2_read_stack(struct v2_stack *dst, __u64 ptr)
+{
+	__u64 d, size;
+
+	if (bpf_probe_read_user(dst, V2_FIRST_READ, (void *)ptr))
+		return -1;
+	d = dst->depth;
+	if (dst->magic != FSP_V2_STACK_MAGIC || d > FSP_V2_DEPTH)
+		return -1;
+	if (d <= V2_FIRST_FRAMES)
+		return d;
+	size = (d - V2_FIRST_FRAMES) * sizeof(struct v2_frame);
+	if (size > sizeof(dst->f) - V2_FIRST_FRAMES * sizeof(struct v2_frame))
+		return -1;
+	if (bpf_probe_read_user(&dst->f[V2_FIRST_FRAMES], size, (void *)(ptr + V2_FIRST_READ)))
+		return -1;
+	return d;
+}
+
+/* ---- unwinding ------------------------------------------------------------------- */
+
+struct v2_unwind_ctx {
+	struct v2_stack *buf;
+	struct v2_unwinds *uw;
+	const struct fsp_v2_proc *proc;
+	__u64 fsbase;
+	__u64 sp;
+};
+
+/* bpf_loop callback: records the frames of the thread's stack of registered
+ * DSO i that died at the unwinding (those on top whose stack pointer is below
+ * the one the thread resumes at). */
+static long v2_unwind_cb(__u64 i, void *data)
+{
+	struct v2_unwind_ctx *c = data;
+	struct v2_stack *st = c->buf;
+	const struct fsp_v2_dso *dso;
+	struct v2_unwind *u;
+	__u64 ptr = 0;
+	__u32 live, n;
+	int d;
+
+	if (i >= FSP_V2_MAX_DSOS)
+		return 1;
+	dso = &c->proc->dso[i];
+	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr)
+		return 0;
+	d = v2_read_stack(st, ptr);
+	if (d < 0 || st->gen != dso->gen)
+		return 0;
+	live = v2_live_depth(st, d, c->sp);
+	if (live >= (__u32)d)
+		return 0; /* nothing died: an earlier record stays */
+	u = &c->uw->u[i];
+	n = (__u32)d - live;
+	u->stack = ptr;
+	u->stale = st->counters.stale;
+	u->gen = st->gen;
+	u->from = live;
+	u->n = n < UNWIND_FRAMES ? n : UNWIND_FRAMES;
+	for (int k = 0; k < UNWIND_FRAMES; k++) {
+		if (k >= u->n)
+			break;
+		u->f[k] = st->f[slot(live + k)];
+	}
+	return 0;
+}
+
+/*
+ * The current thread resumes at stack pointer sp (a longjmp, a C++ catch):
+ * records, for each of its ABI v2 stacks, the frames of the functions that
+ * were unwound, so that the sampler ignores them until the header drops them.
+ */
+static __always_inline void v2_unwind(struct task_struct *task, __u64 sp)
+{
+	__u32 tgid = task->tgid, key = MERGE_PROBE;
+	const struct fsp_v2_proc *proc = bpf_map_lookup_elem(&v2_procs, &tgid);
+	struct v2_unwind_ctx c = {.proc = proc, .sp = sp};
+	struct merge_buf *b;
+	__u32 nr;
+
+	if (!proc || !proc->nr)
+		return;
+	b = bpf_map_lookup_elem(&merge_bufs, &key);
+	c.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!b || !c.uw)
+		return;
+	nr = proc->nr;
+	c.buf = &b->src[0];
+	c.fsbase = BPF_CORE_READ(task, thread.fsbase);
+	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, v2_unwind_cb, &c, 0);
+}
+
+static __always_inline bool same_v2_frame(const struct v2_frame *a, const struct v2_frame *b)
+{
+	return a->feature == b->feature && a->instance == b->instance &&
+	       a->payload == b->payload && a->sp_kind == b->sp_kind;
+}
+
+struct drop_ctx {
+	const struct v2_unwind *u;
+	struct v2_stack *st;
+	__u32 live;
+	__u32 k; /* where the next live frame goes */
+};
+
+/* bpf_loop callback: frame u->from + j, kept (moved to k) unless recorded dead. */
+static long drop_cb(__u64 j, void *data)
+{
+	struct drop_ctx *c = data;
+	__u32 at = c->u->from + (__u32)j, r = (__u32)j;
+
+	if (at >= c->live || at >= FSP_V2_DEPTH)
+		return 1;
+	if (r < c->u->n && r < UNWIND_FRAMES &&
+	    same_v2_frame(&c->st->f[slot(at)], &c->u->f[r & (UNWIND_FRAMES - 1)]))
+		return 0;
+	c->st->f[slot(c->k)] = c->st->f[slot(at)];
+	c->k++;
+	return 0;
+}
+
+/*
+ * Removes from st's live frames [0, live) those an unwinding left dead (u,
+ * while valid): returns the live frames left, moved down over the dead ones.
+ */
+static __always_inline __u32 v2_drop_unwound(struct v2_unwind *u, struct v2_stack *st, __u64 ptr,
+					     __u32 gen, __u32 live)
+{
+	struct drop_ctx c = {.u = u, .st = st, .live = live, .k = u->from};
+
+	if (u->stack != ptr)
+		return live;
+	if (u->gen != gen || u->stale != st->counters.stale) {
+		u->stack = 0; /* the header has pruned since: obsolete */
+		return live;
+	}
+	if (u->from >= live)
+		return live;
+	bpf_loop(live - u->from, drop_cb, &c, 0);
+	return c.k;
+}
+
+/* bpf_loop callback: reads the thread's stack of registered DSO i. */
+static long v2_read_cb(__u64 i, void *data)
+{
+	struct v2_read_ctx *c = data;
+	const struct fsp_v2_dso *dso;
+	struct fsp_v2_key key = {.tgid = c->tgid};
+	struct v2_stack *dst;
+	__u64 ptr = 0;
+	__u32 live;
+	int d;
+
+	if (i >= FSP_V2_MAX_DSOS)
+		return 1;
+	dso = &c->proc->dso[i];
+	dst = &c->buf->src[i];
+	c->buf->depth[i] = 0;
+	c->buf->head[i] = 0;
+	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset))) {
+		c->unreadable = true;
+		return 0;
+	}
+	if (!ptr)
+		return 0; /* the thread made no mark in this DSO */
+	d = v2_read_stack(dst, ptr);
+	if (d < 0) {
+		c->unreadable = true;
+		return 0;
+	}
+	if (dst->gen != dso->gen)
+		return 0; /* left over from an earlier session */
+	if (dst->counters.stale | dst->counters.overflows | dst->counters.unmatched |
+	    dst->counters.skipped) {
+		key.addr = ptr;
+		bpf_map_update_elem(&v2_counts, &key, &dst->counters, BPF_ANY);
+	}
+	live = v2_live_depth(dst, d, c->sp);
+	if (dst->overflow && live == (__u32)d)
+		c->truncated = true;
+	if (c->uw)
+		live = v2_drop_unwound(&c->uw->u[i], dst, ptr, dso->gen, live);
+	c->buf->depth[i] = live;
+	return 0;
+}
+
+/* ---- the ABI v1 stack as a source ------------------------------------------------- */
+
+struct v1_copy_ctx {
+	const struct tstack *st;
+	struct v2_stack *dst;
+	__u32 n;
+};
+
+/* bpf_loop callback: frame i of the v1 stack, unless a shadow, into dst. */
+static long v1_copy_cb(__u64 i, void *data)
+{
+	struct v1_copy_ctx *c = data;
+	const struct tframe *f;
+	struct v2_frame *o;
+
+	if (i >= FSP_MAX_DEPTH || c->n >= FSP_V2_DEPTH)
+		return 1;
+	f = &c->st->f[slot(i)];
+	if (f->shadow)
+		return 0;
+	o = &c->dst->f[slot(c->n)];
+	o->feature = f->feature;
+	o->instance = f->instance;
+	o->payload = f->payload;
+	o->sp_kind = (f->sp & ~7ULL) | (f->kind == FSP_FRAME_ANTIMARK);
+	c->n++;
+	return 0;
+}
+
+/* ---- merging ------------------------------------------------------------------------ */
+
+struct merge_ctx {
+	struct merge_buf *buf;
+	struct fsp_stack *out;
+	__u64 hash;
+	__u32 n;
+	bool truncated;
+};
+
+/* bpf_loop callback: output frame i, the head with the highest stack pointer. */
+static long merge_cb(__u64 i, void *data)
+{
+	struct merge_ctx *c = data;
+	struct merge_buf *b = c->buf;
+	const struct v2_frame *f;
+	struct fsp_frame *o;
+	__u32 s, best = MERGE_SOURCES, h;
+	__u64 best_sp = 0, fsp;
+
+	for (s = 0; s < MERGE_SOURCES; s++) {
+		h = b->head[s];
+		if (h >= b->depth[s] || h >= FSP_V2_DEPTH)
+			continue;
+		fsp = b->src[s].f[h].sp_kind & ~7ULL;
+		if (best == MERGE_SOURCES || fsp > best_sp) {
+			best = s;
+			best_sp = fsp;
+		}
+	}
+	if (best >= MERGE_SOURCES)
+		return 1;
+	if (i >= max_depth || i >= FSP_MAX_DEPTH) {
+		c->truncated = true;
+		return 1;
+	}
+	h = b->head[best];
+	if (h >= FSP_V2_DEPTH)
+		return 1;
+	f = &b->src[best].f[h];
+	o = &c->out->frames[slot(i)];
+	o->feature = f->feature;
+	o->instance = f->instance;
+	o->payload = f->payload;
+	o->kind = f->sp_kind & 1 ? FSP_FRAME_ANTIMARK : FSP_FRAME_MARK;
+	c->hash = hash_frame(c->hash, o->feature, o->instance, o->payload, o->kind);
+	b->head[best] = h + 1;
+	c->n = i + 1;
+	return 0;
+}
+
+/* ---- the live stack of a thread ---------------------------------------------------- */
+
+struct live_stack {
+	const struct tstack *st; /* its ABI v1 stack, or NULL */
+	struct fsp_stack *merged; /* the merged frames; NULL: st's [0, depth) */
+	__u64 hash; /* 0: no live frame */
+	__u32 depth;
+	bool truncated; /* a stack had overflowed, or the merge exceeded max_depth */
+};
+
+/*
+ * Merges the thread's ABI v2 stacks of every DSO of proc with its live ABI v1
+ * frames (st's [0, d1)) into scratch[user]. Returns false if a buffer is
+ * missing (the v1 frames alone are then charged).
+ */
+static __always_inline bool v2_merge(struct task_struct *task, __u64 sp, __u32 user,
+				     const struct fsp_v2_proc *proc, const struct tstack *st,
+				     __u32 d1, struct live_stack *ls)
+{
+	__u32 key = user == SCRATCH_SWITCH ? MERGE_SWITCH : MERGE_SAMPLE;
+	struct merge_buf *b = bpf_map_lookup_elem(&merge_bufs, &key);
+	struct fsp_stack *out = scratch_get(user);
+	struct v2_read_ctx rc = {.proc = proc, .sp = sp, .tgid = task->tgid};
+	struct v1_copy_ctx cc = {.st = st};
+	struct merge_ctx mc = {.out = out};
+	__u32 nr = proc->nr;
+
+	if (!b || !out)
+		return false;
+	rc.buf = b;
+	rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
+	rc.fsbase = BPF_CORE_READ(task, thread.fsbase);
+	for (int s = 0; s < MERGE_SOURCES; s++) {
+		b->depth[s] = 0;
+		b->head[s] = 0;
+	}
+	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, v2_read_cb, &rc, 0);
+	if (rc.unreadable)
+		stat_inc(FSP_STAT_V2_UNREADABLE);
+	if (st && d1) {
+		cc.dst = &b->src[V1_SOURCE];
+		bpf_loop(d1, v1_copy_cb, &cc, 0);
+		b->depth[V1_SOURCE] = cc.n;
+	}
+	mc.buf = b;
+	bpf_loop(FSP_MAX_DEPTH + 1, merge_cb, &mc, 0);
+	out->depth = mc.n;
+	ls->merged = out;
+	ls->depth = mc.n;
+	ls->hash = mc.hash;
+	ls->truncated |= rc.truncated || mc.truncated;
+	return true;
+}
+
+/*
+ * The live mark stack of task (the current task: its memory is readable) whose
+ * user stack pointer is sp: its hash (0: no live frame) and whether it is
+ * truncated. The sampler and the scheduler hook (--off-cpu) both charge this.
+ * A process without ABI v2 records takes the ABI v1 stack's own hash.
+ */
+static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, __u32 user,
+					   struct live_stack *ls)
+{
+	__u32 tgid = task->tgid, d = 0;
+	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	const struct fsp_v2_proc *proc = bpf_map_lookup_elem(&v2_procs, &tgid);
+
+	ls->st = st;
+	ls->merged = NULL;
+	ls->hash = 0;
+	ls->truncated = false;
+	if (st && (st->depth || st->overflow)) {
+		d = live_depth(st, sp);
+		ls->truncated = st->overflow && d == st->depth;
+	}
+	ls->depth = d;
+	if (proc && proc->nr && v2_merge(task, sp, user, proc, st, d, ls))
+		return;
+	if (st && d && d <= FSP_MAX_DEPTH)
+		ls->hash = st->f[slot(d - 1)].hash;
+}
+
+/* Stores a live stack's frames the first time its hash is seen. */
+static __always_inline bool live_stack_store(const struct live_stack *ls,
+					     const struct fsp_stack_key *key, __u32 user)
+{
+	if (!ls->merged)
+		return ls->st && store_stack(ls->st, ls->depth, key, user);
+	if (bpf_map_lookup_elem(&stacks, key))
+		return true;
+	if (bpf_map_update_elem(&stacks, key, ls->merged, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&stacks, key) != NULL;
+	return true;
+}
+
+#endif /* FSP_V2STACK_BPF_H */
