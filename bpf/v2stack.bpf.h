@@ -198,8 +198,8 @@ static __always_inline void v2_unwind(struct task_struct *task, __u64 sp)
 
 static __always_inline bool same_v2_frame(const struct v2_frame *a, const struct v2_frame *b)
 {
-	return a->feature == b->feature && a->instance == b->instance &&
-	       a->payload == b->payload && a->sp_kind == b->sp_kind;
+	return a->feature == b->feature && a->instance == b->instance && a->payload == b->payload &&
+	       a->sp_kind == b->sp_kind;
 }
 
 struct drop_ctx {

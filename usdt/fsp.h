@@ -525,6 +525,43 @@ static inline void fsp__v2_unmap(void *p, uint64_t len)
 	(void)ret;
 }
 
+/*
+ * Is the thread running on its alternate signal stack (sigaltstack), and
+ * where is that? Asked only on the cold paths, when a frame looks dead: a
+ * handler on an alternate stack mapped just above the thread's stack sees the
+ * interrupted code's frames below its stack pointer, yet they are live.
+ */
+static inline int fsp__v2_on_altstack(uint64_t *lo, uint64_t *hi)
+{
+	struct {
+		void *sp;
+		int flags;
+		uint64_t size;
+	} ss; /* stack_t */
+	long ret;
+
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret)
+			     : "0"(131L), "D"(0L), "S"(&ss)
+			     : "rcx", "r11", "memory");
+	if (ret || !(ss.flags & 1)) /* SS_ONSTACK */
+		return 0;
+	*lo = (uint64_t)(uintptr_t)ss.sp;
+	*hi = *lo + ss.size;
+	return 1;
+}
+
+/* Could a frame entered at sp_kind's stack pointer be unwound by now? Not if
+ * the thread runs on its alternate signal stack and the frame is elsewhere. */
+static inline int fsp__v2_same_stack(uint64_t sp_kind, int *alt, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t fsp = sp_kind & ~(uint64_t)7;
+
+	if (*alt < 0)
+		*alt = fsp__v2_on_altstack(lo, hi);
+	return !*alt || (fsp >= *lo && fsp < *hi);
+}
+
 /* pthread key destructor: the thread exits, its stack goes. */
 static inline void fsp__v2_release(void *p)
 {
@@ -573,9 +610,10 @@ static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
  */
 static FSP__COLD int fsp__v2_interrupted(struct fsp_v2_stack *s, uint64_t sp)
 {
-	uint64_t busy = s->busy_sp;
+	uint64_t busy = s->busy_sp, lo = 0, hi = 0;
+	int alt = -1;
 
-	if (sp >= busy && sp - busy < FSP_V2_WINDOW) {
+	if (sp >= busy && sp - busy < FSP_V2_WINDOW && fsp__v2_same_stack(busy, &alt, &lo, &hi)) {
 		s->busy_sp = 0;
 		return 0;
 	}
@@ -587,8 +625,11 @@ static FSP__COLD int fsp__v2_interrupted(struct fsp_v2_stack *s, uint64_t sp)
 static FSP__COLD uint32_t fsp__v2_prune(struct fsp_v2_stack *s, uint64_t sp)
 {
 	uint32_t d = s->depth;
+	uint64_t lo = 0, hi = 0;
+	int alt = -1;
 
-	while (d && fsp__v2_dead(s->f[d - 1].sp_kind, sp))
+	while (d && fsp__v2_dead(s->f[d - 1].sp_kind, sp) &&
+	       fsp__v2_same_stack(s->f[d - 1].sp_kind, &alt, &lo, &hi))
 		d--;
 	s->stale += s->depth - d;
 	s->depth = d;

@@ -1096,6 +1096,80 @@ static void test_v2_signal_handlers(void **state)
 	attach_v2(0);
 }
 
+/*
+ * A handler on an alternate signal stack mapped just above the thread's own
+ * stack: the interrupted mark's stack pointer is below the handler's, within
+ * the window, yet it is live. The handler's mark must not drop it.
+ */
+#define ALT_REGION (2UL << 20)
+
+/* What the thread saw (cmocka asserts in the main thread only). */
+struct alt_result {
+	int altstack_err;
+	int handler_depth; /* 2: nested on the interrupted mark */
+	uint32_t depth_after; /* 1: the interrupted mark is still there */
+	const char *top;
+	uint64_t stale, unmatched; /* after its leave: 0, 0 */
+};
+
+static void *altstack_thread(void *arg)
+{
+	static struct alt_result r;
+	char *region = arg;
+	stack_t ss = {.ss_sp = region + ALT_REGION / 2, .ss_size = ALT_REGION / 2};
+	struct fsp_v2_stack *s;
+
+	r.altstack_err = sigaltstack(&ss, NULL);
+	FSP_MARK_ENTER("interrupted", NULL, 0);
+	s = stack();
+	handler_depth = 0;
+	raise(SIGUSR1);
+	r.handler_depth = handler_depth;
+	r.depth_after = s->depth;
+	r.top = (const char *)(uintptr_t)s->f[0].feature;
+	FSP_MARK_LEAVE("interrupted", NULL, 0);
+	r.stale = s->stale;
+	r.unmatched = s->unmatched;
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return &r;
+}
+
+static void test_v2_altstack_above(void **state)
+{
+	struct sigaction sa, old;
+	struct alt_result *r = NULL;
+	pthread_attr_t attr;
+	pthread_t th;
+	char *region;
+
+	(void)state;
+	region = mmap(NULL, ALT_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(region != MAP_FAILED);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = marking_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	attach_v2(1);
+	new_session();
+	/* The thread's stack: the lower half; its alternate stack: the upper. */
+	pthread_attr_init(&attr);
+	assert_int_equal(pthread_attr_setstack(&attr, region, ALT_REGION / 2), 0);
+	assert_int_equal(pthread_create(&th, &attr, altstack_thread, region), 0);
+	assert_int_equal(pthread_join(th, (void **)&r), 0);
+	attach_v2(0);
+	sigaction(SIGUSR1, &old, NULL);
+	pthread_attr_destroy(&attr);
+	munmap(region, ALT_REGION);
+	assert_int_equal(r->altstack_err, 0);
+	assert_int_equal(r->handler_depth, 2);
+	assert_int_equal(r->depth_after, 1);
+	assert_string_equal(r->top, "interrupted");
+	assert_int_equal(r->stale, 0);
+	assert_int_equal(r->unmatched, 0);
+}
+
 /* Exact counts and the stack at once: both semaphores raised. */
 static void test_v2_with_v1_probes(void **state)
 {
@@ -1168,6 +1242,7 @@ int main(void)
 		cmocka_unit_test_setup(test_v2_new_session, test_setup),
 		cmocka_unit_test_setup(test_v2_thread_stacks, test_setup),
 		cmocka_unit_test_setup(test_v2_signal_handlers, test_setup),
+		cmocka_unit_test_setup(test_v2_altstack_above, test_setup),
 		cmocka_unit_test_setup(test_v2_with_v1_probes, test_setup),
 		cmocka_unit_test_setup(test_v2_scoped, test_setup),
 #endif

@@ -32,7 +32,8 @@ static void test_record_layout(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct fsp_v2_record_raw), sizeof(struct fsp_v2_record));
-#define SAME_OFF(f) assert_int_equal(offsetof(struct fsp_v2_record_raw, f), offsetof(struct fsp_v2_record, f))
+#define SAME_OFF(f)                                                                                \
+	assert_int_equal(offsetof(struct fsp_v2_record_raw, f), offsetof(struct fsp_v2_record, f))
 	SAME_OFF(sema_v2);
 	SAME_OFF(sema_v1);
 	SAME_OFF(magic);
@@ -83,7 +84,8 @@ static struct usdt_site site(const char *name, uint64_t sema_off)
 /* Notes that disagree on the record, or a record without a semaphore. */
 static void test_file_errors(void **state)
 {
-	struct usdt_site s[3] = {site("v2", 0x4000), site("v2", 0x4040), site("mark_enter", 0x4002)};
+	struct usdt_site s[3] = {site("v2", 0x4000), site("v2", 0x4040),
+				 site("mark_enter", 0x4002)};
 	struct fsp_v2_file vf;
 
 	(void)state;
@@ -159,8 +161,8 @@ static void test_record_in_process(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_layout),	 cmocka_unit_test(test_file_of_self),
-		cmocka_unit_test(test_file_errors),	 cmocka_unit_test(test_record_addr),
+		cmocka_unit_test(test_record_layout),	  cmocka_unit_test(test_file_of_self),
+		cmocka_unit_test(test_file_errors),	  cmocka_unit_test(test_record_addr),
 		cmocka_unit_test(test_record_in_process),
 	};
 
