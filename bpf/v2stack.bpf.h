@@ -88,18 +88,32 @@ struct v2_read_ctx {
 	bool unreadable;
 };
 
-/* Live frames of a stack read into dst, given its published depth d: the dead
- * ones are on top (each push prunes first). */
-static __always_inline __u32 v2_live_depth(const struct v2_stack *dst, __u32 d, __u64 sp)
+struct v2_live_ctx {
+	const struct v2_stack *st;
+	__u64 sp;
+	__u32 depth;
+};
+
+static long v2_live_cb(__u64 n, void *data)
 {
-	for (int j = 0; j < FSP_V2_DEPTH; j++) {
-		if (!d || d > FSP_V2_DEPTH)
-			break;
-		if (!is_stale(dst->f[slot(d - 1)].sp_kind & ~7ULL, sp))
-			break;
-		d--;
-	}
-	return d;
+	struct v2_live_ctx *c = data;
+	__u32 d = c->depth;
+
+	if (d == 0 || d > FSP_V2_DEPTH || !is_stale(c->st->f[slot(d - 1)].sp_kind & ~7ULL, c->sp))
+		return 1;
+	c->depth = d - 1;
+	return 0;
+}
+
+/* Live frames of a stack read into st, given its published depth d: the dead
+ * ones are on top (each push prunes first). The same rule as live_depth(). */
+static __always_inline __u32 v2_live_depth(const struct v2_stack *st, __u32 d, __u64 sp)
+{
+	struct v2_live_ctx c = {.st = st, .sp = sp, .depth = d};
+
+	if (d && d <= FSP_V2_DEPTH && is_stale(st->f[slot(d - 1)].sp_kind & ~7ULL, sp))
+		bpf_loop(d, v2_live_cb, &c, 0);
+	return c.depth;
 }
 
 /* Reads the stack at ptr into dst; its published depth, or -1 if unreadable. */

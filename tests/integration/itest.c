@@ -211,11 +211,6 @@ bool itest_abi_v1(void)
 	return abi && !strcmp(abi, "v1");
 }
 
-const char *itest_events_opt(void)
-{
-	return itest_abi_v1() ? NULL : "--events";
-}
-
 const char *itest_workload(const char *name)
 {
 	const char *out = getenv("FSP_OUT");
@@ -714,6 +709,12 @@ static const char *label(json_object *strings, json_object *v)
 void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_t *charged,
 		      uint64_t *total)
 {
+	itest_attrib_thread(prof, pid, 0, feature, charged, total);
+}
+
+void itest_attrib_thread(json_object *prof, pid_t pid, pid_t tid, const char *feature,
+			 uint64_t *charged, uint64_t *total)
+{
 	json_object *stacks = member(prof, "stacks"), *samples = member(prof, "samples");
 	json_object *strings = member(prof, "strings");
 	size_t ns = json_object_array_length(samples), nst = json_object_array_length(stacks);
@@ -727,7 +728,8 @@ void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_
 
 		if (json_object_array_length(s) < 5)
 			fail_msg("JSON: samples[%zu] has fewer than 5 columns", i);
-		if ((pid_t)json_object_get_int64(element(s, 1, "a sample")) != pid)
+		if ((pid_t)json_object_get_int64(element(s, 1, "a sample")) != pid ||
+		    (tid && (pid_t)json_object_get_int64(element(s, 2, "a sample")) != tid))
 			continue;
 		count = json_object_get_uint64(element(s, 4, "a sample"));
 		*total += count;

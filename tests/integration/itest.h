@@ -52,12 +52,6 @@ const char *itest_fsp_bpf(void);
  */
 /* Are the workloads built with probe ABI v1 (FSP_ABI=v1)? */
 bool itest_abi_v1(void);
-/*
- * fsp-bpf's option for exact enter/leave counts of the workloads' marks: ABI
- * v1 marks are counted by default; ABI v2 ones need --events (each then traps).
- * NULL when none is needed.
- */
-const char *itest_events_opt(void);
 /* $FSP_OUT/workloads/NAME (workloads-v1 with FSP_ABI=v1), checked to exist. */
 const char *itest_workload(const char *name);
 /* A path in this test's scratch directory (mode 0755, removed by the teardown;
@@ -146,6 +140,9 @@ json_object *itest_thread(json_object *prof, pid_t tid);
  * (frames and sample rows as arrays, labels in strings[]). */
 void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_t *charged,
 		      uint64_t *total);
+/* The same for thread tid of process pid only. */
+void itest_attrib_thread(json_object *prof, pid_t pid, pid_t tid, const char *feature,
+			 uint64_t *charged, uint64_t *total);
 /* Fails the test if any feature or instance name, or any label of strings[],
  * looks like an unresolved label. */
 void itest_assert_labels_resolved(json_object *prof);
