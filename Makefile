@@ -96,6 +96,8 @@ WORKLOAD_V1_LIBS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(
 BENCH_C := $(filter-out bench/gen_profile.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
+# The mark benchmarks built with probe ABI v1 too (a uprobe trap per mark).
+BENCH_V1_BINS := $(patsubst %,$(OUTPUT)/bench/v1/%,probe_cost cpu_work tick_cost fsp_off)
 
 all: $(APP)
 
@@ -262,10 +264,15 @@ $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
-$(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
+$(OUTPUT)/bench/%: bench/%.c usdt/fsp.h bench/bench_attached.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
+
+$(OUTPUT)/bench/v1/%: bench/%.c usdt/fsp.h bench/bench_attached.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -DFSP_ABI_V1 -Ibench $< -o $@ -lm
 
 $(OUTPUT)/bench/%: bench/%.cc usdt/fsp.h
 	$(call msg,CXX,$@)
@@ -338,9 +345,10 @@ demo: deps
 	./$(APP) -- $(OUTPUT)/examples/demo 3000
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
-bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
+bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(BENCH_TOOLS) examples workloads
 bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/run.sh
+	$(Q)bench/v2.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/files.sh

@@ -460,7 +460,9 @@ static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, _
 		ls->truncated = st->overflow && d == st->depth;
 	}
 	ls->depth = d;
-	if (proc && proc->nr && v2_merge(task, sp, user, proc, st, d, ls))
+	/* An exiting thread whose memory is gone (exit_mm) has no stacks left
+	 * to read: not an error. */
+	if (proc && proc->nr && task->mm && v2_merge(task, sp, user, proc, st, d, ls))
 		return;
 	if (st && d && d <= FSP_MAX_DEPTH)
 		ls->hash = st->f[slot(d - 1)].hash;

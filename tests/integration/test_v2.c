@@ -95,7 +95,8 @@ static bool within_pp(const char *what, uint64_t k, uint64_t n, double p)
 
 static void observer_case(const char *mode)
 {
-	const char *t0 = itest_tmp("truth0"), *t1 = itest_tmp("truth1"), *json = itest_tmp("p.json");
+	const char *t0 = itest_tmp("truth0"), *t1 = itest_tmp("truth1"),
+		   *json = itest_tmp("p.json");
 	char iters[32], *args1[] = {(char *)t1, (char *)mode, iters, NULL};
 	char *wargv[4] = {(char *)itest_workload("wl_observer"), (char *)t0, (char *)mode, NULL};
 	struct itest_truth *u, *prof_t;
@@ -409,11 +410,11 @@ static void test_threads_attach(void **state)
 	/* A dump misses at most one 3 ms cycle per thread, at both ends. */
 	delta = (2 * 4 * 3e6 + l_att * 1e9) / W;
 	assert_true(n >= 1000);
-	ok &= itest_share_ok("pool", itest_feature_samples(prof, "pool"), n,
-			     (itest_truth_u64(b, "feature.pool.ns") -
-			      itest_truth_u64(a, "feature.pool.ns")) /
-				     dC,
-			     delta);
+	ok &= itest_share_ok(
+		"pool", itest_feature_samples(prof, "pool"), n,
+		(itest_truth_u64(b, "feature.pool.ns") - itest_truth_u64(a, "feature.pool.ns")) /
+			dC,
+		delta);
 	/* Each thread started after the attach: its own share, 2 of its 3 ms. */
 	for (int i = 2; i < 4; i++) {
 		pid_t tid = (pid_t)itest_truth_u64(b, "thread.%d.tid", i);
@@ -528,9 +529,8 @@ static void test_mixed(void **state)
 	assert_true(n >= 1000);
 	ok &= itest_truth_share_ok("outer (the program)", itest_feature_samples(prof, "outer"), n,
 				   t, "feature.outer", C, dw);
-	ok &= itest_truth_share_ok("middle (ABI v1 library)",
-				   itest_feature_samples(prof, "middle"), n, t, "feature.middle",
-				   C, dw);
+	ok &= itest_truth_share_ok("middle (ABI v1 library)", itest_feature_samples(prof, "middle"),
+				   n, t, "feature.middle", C, dw);
 	ok &= itest_truth_share_ok("mixmap:inner (probe map)",
 				   itest_feature_samples(prof, "mixmap:inner"), n, t,
 				   "feature.inner", C, dw);
@@ -560,9 +560,9 @@ static void test_mixed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_observer_1us),   ITEST(test_observer_100ns), ITEST(test_mid_push),
+		ITEST(test_observer_1us),   ITEST(test_observer_100ns),	 ITEST(test_mid_push),
 		ITEST(test_signal_handler), ITEST(test_signal_altstack), ITEST(test_coroutine),
-		ITEST(test_threads_attach), ITEST(test_reattach),	ITEST(test_mixed),
+		ITEST(test_threads_attach), ITEST(test_reattach),	 ITEST(test_mixed),
 	};
 
 	return ITEST_MAIN("v2", tests);
