@@ -82,12 +82,28 @@ struct offcpu_rec {
 	struct acc_entry acc[OFFCPU_ACC]; /* off-CPU time not yet in counts */
 };
 
+/*
+ * What the sampler knows of a thread's ABI v2 stacks, kept in its task storage
+ * beside the ABI v1 stack (one lookup gives both): a copy of its process's
+ * records (v2_procs), valid while the global v2_epoch has not moved (every
+ * registration moves it), and where each record's stack of this thread is
+ * (0: not known yet; checked against the stack's tid at each read).
+ */
+struct v2_cache {
+	__u64 epoch;
+	__u32 nr;
+	__u32 unwinds; /* v2_unwinds holds records of this thread */
+	struct fsp_v2_dso dso[FSP_V2_MAX_DSOS];
+	__u64 stack[FSP_V2_MAX_DSOS];
+};
+
 struct tstack {
 	struct lcache_entry lcache[LCACHE_SIZE];
 	struct ecache_entry ecache[ECACHE_SIZE];
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	struct v2_cache v2;
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -114,7 +130,12 @@ struct v2_stack {
 	__u32 overflow;
 	__u64 busy_sp;
 	__u64 overflow_sp;
-	struct fsp_v2_counters counters;
+	__u64 stale;
+	__u64 unmatched;
+	__u32 overflows;
+	__u32 skipped;
+	__u32 tid;
+	__u32 reserved;
 	struct v2_frame f[FSP_V2_DEPTH];
 };
 _Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * 32, "fsp.h layout");
@@ -198,6 +219,10 @@ struct {
 /* Slots of mark_stats handed out so far (may exceed max_events: failed
  * attempts count too). */
 __u64 nr_mark_slots;
+
+/* Moves at every change of v2_procs (BPF or userspace, which adds to it
+ * through the skeleton's .bss): the threads' v2_cache copies are then stale. */
+__u64 v2_epoch;
 
 /* A mapped probe's label being assembled: parts are written at offsets up
  * to FSP_LABEL_LEN - 1 and may run FSP_LABEL_LEN bytes past it (cut after). */

@@ -319,8 +319,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
 	/* The child's memory is a copy: its ABI v2 records and stacks too. */
 	v2 = bpf_map_lookup_elem(&v2_procs, &ptgid);
-	if (v2)
-		bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY);
+	if (v2 && !bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY))
+		__sync_fetch_and_add(&v2_epoch, 1);
 	/* The child's thread is a copy of the forking thread, stack included:
 	 * the features live at the fork stay live in the child. */
 	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
@@ -352,7 +352,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	}
 	/* The old image's marks mean nothing in the new one. */
 	bpf_task_storage_delete(&tstacks, p);
-	bpf_map_delete_elem(&v2_procs, &tgid);
+	if (!bpf_map_delete_elem(&v2_procs, &tgid))
+		__sync_fetch_and_add(&v2_epoch, 1);
 	if (offcpu_enabled) {
 		/* A thread other than the leader that execs takes the leader's
 		 * id: its record under the old id goes (the leader's went with

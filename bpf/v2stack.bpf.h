@@ -14,6 +14,11 @@
  * pointer among the stacks (ties: the lower stack index first), so it also
  * keeps each stack's own order when a signal handler or a coroutine broke the
  * monotony within that stack.
+ *
+ * The sampler's cost: a thread's task storage (struct tstack, looked up for
+ * its ABI v1 stack anyway) caches its process's records and where its stacks
+ * are, so that a sample reads each stack with one bounded read and no map
+ * lookup; the merge runs only when two stacks have live frames.
  */
 #ifndef FSP_V2STACK_BPF_H
 #define FSP_V2STACK_BPF_H
@@ -33,6 +38,9 @@
 #define V2_FIRST_READ (FSP_V2_HEADER + V2_FIRST_FRAMES * sizeof(struct v2_frame))
 /* The ABI v1 stack's place among the merged sources. */
 #define V1_SOURCE FSP_V2_MAX_DSOS
+/* live_stack.src: where a live stack's frames are. */
+#define SRC_V1 0x100 /* the ABI v1 stack, [0, depth) */
+#define SRC_MERGED 0x101 /* the merged frames */
 
 /* ---- registration ---------------------------------------------------------- */
 
@@ -59,6 +67,7 @@ static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offse
 		if (p->dso[i].record == record) {
 			p->dso[i].tp_offset = tp_offset;
 			p->dso[i].gen = gen;
+			__sync_fetch_and_add(&v2_epoch, 1);
 			return;
 		}
 	}
@@ -73,20 +82,49 @@ static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offse
 	 * order of stores; the compiler must too). */
 	asm volatile("" ::: "memory");
 	p->nr = n + 1;
+	__sync_fetch_and_add(&v2_epoch, 1);
+}
+
+/* The thread's copy of its process's records, refreshed if v2_procs moved. */
+static __always_inline struct v2_cache *v2_cache_get(struct tstack *st, __u32 tgid)
+{
+	__u64 epoch = v2_epoch;
+	const struct fsp_v2_proc *p;
+
+	if (st->v2.epoch == epoch)
+		return &st->v2;
+	p = bpf_map_lookup_elem(&v2_procs, &tgid);
+	st->v2.nr = 0;
+	if (p) {
+		st->v2.nr = p->nr < FSP_V2_MAX_DSOS ? p->nr : FSP_V2_MAX_DSOS;
+		for (int i = 0; i < FSP_V2_MAX_DSOS; i++) {
+			st->v2.dso[i] = p->dso[i];
+			st->v2.stack[i] = 0;
+		}
+	}
+	st->v2.epoch = epoch;
+	return &st->v2;
+}
+
+/*
+ * The thread's task storage with its ABI v2 cache. Threads of processes with
+ * ABI v2 records get one at their first sample (as at their first ABI v1
+ * mark); for the others, NULL when they have no ABI v1 stack either.
+ */
+static __always_inline struct tstack *v2_thread(struct task_struct *task, struct tstack *st)
+{
+	__u32 tgid = task->tgid;
+	const struct fsp_v2_proc *p;
+
+	if (st)
+		return st;
+	p = bpf_map_lookup_elem(&v2_procs, &tgid);
+	if (!p || !p->nr)
+		return NULL;
+	return bpf_task_storage_get(&tstacks, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
 /* ---- reading a thread's stacks ------------------------------------------------ */
-
-struct v2_read_ctx {
-	struct merge_buf *buf;
-	struct v2_unwinds *uw; /* the thread's unwinding records, if any */
-	const struct fsp_v2_proc *proc;
-	__u64 fsbase; /* the thread pointer */
-	__u64 sp; /* the thread's user stack pointer */
-	__u64 tgid;
-	bool truncated;
-	bool unreadable;
-};
 
 struct v2_live_ctx {
 	const struct v2_stack *st;
@@ -136,14 +174,30 @@ static __always_inline int v2_read_stack(struct v2_stack *dst, __u64 ptr)
 	return d;
 }
 
+/* The stack's non-zero counters, for userspace's diagnostics. */
+static __always_inline void v2_note_counters(const struct v2_stack *st, __u64 tgid, __u64 ptr)
+{
+	struct fsp_v2_key key = {.tgid = tgid, .addr = ptr};
+	struct fsp_v2_counters c = {
+		.stale = st->stale,
+		.overflows = st->overflows,
+		.unmatched = st->unmatched,
+		.skipped = st->skipped,
+	};
+
+	if (c.stale | c.overflows | c.unmatched | c.skipped)
+		bpf_map_update_elem(&v2_counts, &key, &c, BPF_ANY);
+}
+
 /* ---- unwinding ------------------------------------------------------------------- */
 
 struct v2_unwind_ctx {
 	struct v2_stack *buf;
 	struct v2_unwinds *uw;
-	const struct fsp_v2_proc *proc;
+	const struct v2_cache *cache;
 	__u64 fsbase;
 	__u64 sp;
+	bool recorded;
 };
 
 /* bpf_loop callback: records the frames of the thread's stack of registered
@@ -161,7 +215,7 @@ static long v2_unwind_cb(__u64 i, void *data)
 
 	if (i >= FSP_V2_MAX_DSOS)
 		return 1;
-	dso = &c->proc->dso[i];
+	dso = &c->cache->dso[i];
 	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr)
 		return 0;
 	d = v2_read_stack(st, ptr);
@@ -173,7 +227,7 @@ static long v2_unwind_cb(__u64 i, void *data)
 	u = &c->uw->u[i];
 	n = (__u32)d - live;
 	u->stack = ptr;
-	u->stale = st->counters.stale;
+	u->stale = st->stale;
 	u->gen = st->gen;
 	u->from = live;
 	u->n = n < UNWIND_FRAMES ? n : UNWIND_FRAMES;
@@ -182,32 +236,38 @@ static long v2_unwind_cb(__u64 i, void *data)
 			break;
 		u->f[k] = st->f[slot(live + k)];
 	}
+	c->recorded = true;
 	return 0;
 }
 
 /*
  * The current thread resumes at stack pointer sp (a longjmp, a C++ catch):
  * records, for each of its ABI v2 stacks, the frames of the functions that
- * were unwound, so that the sampler ignores them until the header drops them.
+ * were unwound, so that the sampler ignores them until the header drops them
+ * (rewriting the stack from BPF is not possible under kernel lockdown).
  */
 static __always_inline void v2_unwind(struct task_struct *task, __u64 sp)
 {
-	__u32 tgid = task->tgid, key = MERGE_PROBE;
-	const struct fsp_v2_proc *proc = bpf_map_lookup_elem(&v2_procs, &tgid);
-	struct v2_unwind_ctx c = {.proc = proc, .sp = sp};
+	struct tstack *st = v2_thread(task, bpf_task_storage_get(&tstacks, task, NULL, 0));
+	struct v2_unwind_ctx c = {.sp = sp};
+	__u32 key = MERGE_PROBE, nr;
 	struct merge_buf *b;
-	__u32 nr;
 
-	if (!proc || !proc->nr)
+	if (!st)
+		return;
+	c.cache = v2_cache_get(st, task->tgid);
+	nr = c.cache->nr;
+	if (!nr)
 		return;
 	b = bpf_map_lookup_elem(&merge_bufs, &key);
 	c.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!b || !c.uw)
 		return;
-	nr = proc->nr;
 	c.buf = &b->src[0];
 	c.fsbase = BPF_CORE_READ(task, thread.fsbase);
 	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, v2_unwind_cb, &c, 0);
+	if (c.recorded)
+		st->v2.unwinds = 1;
 }
 
 static __always_inline bool same_v2_frame(const struct v2_frame *a, const struct v2_frame *b)
@@ -250,7 +310,7 @@ static __always_inline __u32 v2_drop_unwound(struct v2_unwind *u, struct v2_stac
 
 	if (u->stack != ptr)
 		return live;
-	if (u->gen != gen || u->stale != st->counters.stale) {
+	if (u->gen != gen || u->stale != st->stale) {
 		u->stack = 0; /* the header has pruned since: obsolete */
 		return live;
 	}
@@ -260,47 +320,84 @@ static __always_inline __u32 v2_drop_unwound(struct v2_unwind *u, struct v2_stac
 	return c.k;
 }
 
-/* bpf_loop callback: reads the thread's stack of registered DSO i. */
-static long v2_read_cb(__u64 i, void *data)
+/* ---- reading them all ------------------------------------------------------------- */
+
+struct v2_read_ctx {
+	struct merge_buf *buf;
+	struct v2_cache *cache;
+	struct v2_unwinds *uw; /* the thread's unwinding records, if any */
+	__u64 fsbase; /* the thread pointer */
+	__u64 sp; /* the thread's user stack pointer */
+	__u64 tgid;
+	__u32 tid;
+	__u32 sources; /* stacks with live frames */
+	__u32 last; /* the last of them */
+	bool truncated;
+	bool unreadable;
+};
+
+/* Where the thread's stack of DSO i is: the cached address if its header
+ * says it is this thread's (the page may be another's after the thread's
+ * exit), else the TLS pointer's value. Its published depth (0: none). */
+static __always_inline int v2_find_stack(struct v2_read_ctx *c, __u32 i, struct v2_stack *dst,
+					 __u64 *ptr)
 {
-	struct v2_read_ctx *c = data;
+	const struct fsp_v2_dso *dso = &c->cache->dso[i & (FSP_V2_MAX_DSOS - 1)];
+	int d;
+
+	*ptr = c->cache->stack[i & (FSP_V2_MAX_DSOS - 1)];
+	if (*ptr) {
+		d = v2_read_stack(dst, *ptr);
+		if (d >= 0 && dst->tid == c->tid)
+			return d;
+	}
+	if (bpf_probe_read_user(ptr, sizeof(*ptr), (void *)(c->fsbase + dso->tp_offset)))
+		return -1;
+	c->cache->stack[i & (FSP_V2_MAX_DSOS - 1)] = *ptr;
+	/* No stack: the thread made no mark in this DSO. A stack whose tid is
+	 * another's was inherited across fork: the pointer says it is ours. */
+	return *ptr ? v2_read_stack(dst, *ptr) : 0;
+}
+
+/* Reads the thread's stack of registered DSO i into buf->src[i]. */
+static __always_inline void v2_read_one(struct v2_read_ctx *c, __u32 i)
+{
 	const struct fsp_v2_dso *dso;
-	struct fsp_v2_key key = {.tgid = c->tgid};
 	struct v2_stack *dst;
 	__u64 ptr = 0;
 	__u32 live;
 	int d;
 
 	if (i >= FSP_V2_MAX_DSOS)
-		return 1;
-	dso = &c->proc->dso[i];
+		return;
+	dso = &c->cache->dso[i];
 	dst = &c->buf->src[i];
 	c->buf->depth[i] = 0;
 	c->buf->head[i] = 0;
-	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset))) {
-		c->unreadable = true;
-		return 0;
-	}
-	if (!ptr)
-		return 0; /* the thread made no mark in this DSO */
-	d = v2_read_stack(dst, ptr);
+	d = v2_find_stack(c, i, dst, &ptr);
 	if (d < 0) {
 		c->unreadable = true;
-		return 0;
+		return;
 	}
-	if (dst->gen != dso->gen)
-		return 0; /* left over from an earlier session */
-	if (dst->counters.stale | dst->counters.overflows | dst->counters.unmatched |
-	    dst->counters.skipped) {
-		key.addr = ptr;
-		bpf_map_update_elem(&v2_counts, &key, &dst->counters, BPF_ANY);
-	}
+	if (!d || dst->gen != dso->gen)
+		return; /* empty, or left over from an earlier session */
+	v2_note_counters(dst, c->tgid, ptr);
 	live = v2_live_depth(dst, d, c->sp);
 	if (dst->overflow && live == (__u32)d)
 		c->truncated = true;
 	if (c->uw)
 		live = v2_drop_unwound(&c->uw->u[i], dst, ptr, dso->gen, live);
 	c->buf->depth[i] = live;
+	if (live) {
+		c->sources++;
+		c->last = i;
+	}
+}
+
+/* bpf_loop callback: the stacks of the DSOs after the first. */
+static long v2_read_cb(__u64 i, void *data)
+{
+	v2_read_one(data, (__u32)i + 1);
 	return 0;
 }
 
@@ -333,7 +430,57 @@ static long v1_copy_cb(__u64 i, void *data)
 	return 0;
 }
 
-/* ---- merging ------------------------------------------------------------------------ */
+/* ---- one source, or the merge ------------------------------------------------------------ */
+
+static __always_inline __u64 v2_kind(const struct v2_frame *f)
+{
+	return f->sp_kind & 1 ? FSP_FRAME_ANTIMARK : FSP_FRAME_MARK;
+}
+
+struct frames_ctx {
+	const struct v2_stack *src;
+	struct fsp_stack *out; /* NULL: hash only */
+	__u64 hash;
+};
+
+/* bpf_loop callback: frame i of one source, hashed (and copied to out). */
+static long frames_cb(__u64 i, void *data)
+{
+	struct frames_ctx *c = data;
+	const struct v2_frame *f;
+
+	if (i >= FSP_V2_DEPTH)
+		return 1;
+	f = &c->src->f[slot(i)];
+	c->hash = hash_frame(c->hash, f->feature, f->instance, f->payload, v2_kind(f));
+	if (c->out) {
+		c->out->frames[slot(i)].feature = f->feature;
+		c->out->frames[slot(i)].instance = f->instance;
+		c->out->frames[slot(i)].payload = f->payload;
+		c->out->frames[slot(i)].kind = v2_kind(f);
+	}
+	return 0;
+}
+
+/* The hash of one source's frames [0, d): shallow stacks without a loop. */
+static __always_inline __u64 v2_hash(const struct v2_stack *src, __u32 d)
+{
+	struct frames_ctx c = {.src = src};
+	__u64 h = 0;
+
+	if (d > V2_FIRST_FRAMES) {
+		bpf_loop(d, frames_cb, &c, 0);
+		return c.hash;
+	}
+	for (int i = 0; i < V2_FIRST_FRAMES; i++) {
+		const struct v2_frame *f = &src->f[i];
+
+		if (i >= (int)d)
+			break;
+		h = hash_frame(h, f->feature, f->instance, f->payload, v2_kind(f));
+	}
+	return h;
+}
 
 struct merge_ctx {
 	struct merge_buf *buf;
@@ -377,7 +524,7 @@ static long merge_cb(__u64 i, void *data)
 	o->feature = f->feature;
 	o->instance = f->instance;
 	o->payload = f->payload;
-	o->kind = f->sp_kind & 1 ? FSP_FRAME_ANTIMARK : FSP_FRAME_MARK;
+	o->kind = v2_kind(f);
 	c->hash = hash_frame(c->hash, o->feature, o->instance, o->payload, o->kind);
 	b->head[best] = h + 1;
 	c->n = i + 1;
@@ -387,55 +534,83 @@ static long merge_cb(__u64 i, void *data)
 /* ---- the live stack of a thread ---------------------------------------------------- */
 
 struct live_stack {
-	const struct tstack *st; /* its ABI v1 stack, or NULL */
-	struct fsp_stack *merged; /* the merged frames; NULL: st's [0, depth) */
+	const struct tstack *st; /* its ABI v1 stack and v2 cache, or NULL */
+	struct merge_buf *buf; /* the v2 stacks read */
+	struct fsp_stack *merged; /* the merged frames (src SRC_MERGED) */
 	__u64 hash; /* 0: no live frame */
 	__u32 depth;
-	bool truncated; /* a stack had overflowed, or the merge exceeded max_depth */
+	__u32 src; /* SRC_V1, SRC_MERGED or the one v2 stack with live frames */
+	bool truncated; /* a stack had overflowed, or they exceed max_depth */
 };
 
-/*
- * Merges the thread's ABI v2 stacks of every DSO of proc with its live ABI v1
- * frames (st's [0, d1)) into scratch[user]. Returns false if a buffer is
- * missing (the v1 frames alone are then charged).
- */
-static __always_inline bool v2_merge(struct task_struct *task, __u64 sp, __u32 user,
-				     const struct fsp_v2_proc *proc, const struct tstack *st,
-				     __u32 d1, struct live_stack *ls)
+/* The stacks of every source, merged into scratch[user]. */
+static __always_inline void v2_merge_all(struct v2_read_ctx *rc, const struct tstack *st, __u32 d1,
+					 __u32 user, struct live_stack *ls)
 {
-	__u32 key = user == SCRATCH_SWITCH ? MERGE_SWITCH : MERGE_SAMPLE;
-	struct merge_buf *b = bpf_map_lookup_elem(&merge_bufs, &key);
-	struct fsp_stack *out = scratch_get(user);
-	struct v2_read_ctx rc = {.proc = proc, .sp = sp, .tgid = task->tgid};
 	struct v1_copy_ctx cc = {.st = st};
-	struct merge_ctx mc = {.out = out};
-	__u32 nr = proc->nr;
+	struct merge_ctx mc = {.buf = rc->buf, .out = scratch_get(user)};
 
-	if (!b || !out)
-		return false;
-	rc.buf = b;
-	rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
-	rc.fsbase = BPF_CORE_READ(task, thread.fsbase);
-	for (int s = 0; s < MERGE_SOURCES; s++) {
-		b->depth[s] = 0;
-		b->head[s] = 0;
-	}
-	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, v2_read_cb, &rc, 0);
-	if (rc.unreadable)
-		stat_inc(FSP_STAT_V2_UNREADABLE);
+	if (!mc.out)
+		return;
+	rc->buf->depth[V1_SOURCE] = 0;
+	rc->buf->head[V1_SOURCE] = 0;
 	if (st && d1) {
-		cc.dst = &b->src[V1_SOURCE];
+		cc.dst = &rc->buf->src[V1_SOURCE];
 		bpf_loop(d1, v1_copy_cb, &cc, 0);
-		b->depth[V1_SOURCE] = cc.n;
+		rc->buf->depth[V1_SOURCE] = cc.n;
 	}
-	mc.buf = b;
 	bpf_loop(FSP_MAX_DEPTH + 1, merge_cb, &mc, 0);
-	out->depth = mc.n;
-	ls->merged = out;
+	mc.out->depth = mc.n;
+	ls->merged = mc.out;
+	ls->src = SRC_MERGED;
 	ls->depth = mc.n;
 	ls->hash = mc.hash;
-	ls->truncated |= rc.truncated || mc.truncated;
-	return true;
+	ls->truncated |= mc.truncated;
+}
+
+/*
+ * Reads the thread's ABI v2 stacks (the process's records in st's cache) and
+ * makes ls the live stack of them and of the live ABI v1 frames (st's [0,
+ * d1)): the v1 stack alone or one v2 stack alone as it is, else the merge.
+ */
+static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 user,
+				    struct tstack *st, __u32 d1, struct live_stack *ls)
+{
+	__u32 key = user == SCRATCH_SWITCH ? MERGE_SWITCH : MERGE_SAMPLE;
+	struct v2_read_ctx rc = {.sp = sp, .tgid = task->tgid, .tid = task->pid};
+	__u32 nr, d;
+
+	rc.cache = v2_cache_get(st, task->tgid);
+	nr = rc.cache->nr;
+	if (!nr)
+		return;
+	rc.buf = bpf_map_lookup_elem(&merge_bufs, &key);
+	if (!rc.buf)
+		return;
+	rc.fsbase = BPF_CORE_READ(task, thread.fsbase);
+	if (st->v2.unwinds)
+		rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
+	v2_read_one(&rc, 0);
+	if (nr > 1)
+		bpf_loop((nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS) - 1, v2_read_cb, &rc, 0);
+	if (rc.unreadable)
+		stat_inc(FSP_STAT_V2_UNREADABLE);
+	ls->buf = rc.buf;
+	ls->truncated |= rc.truncated;
+	if (!rc.sources)
+		return; /* the v1 stack alone */
+	if (rc.sources == 1 && !ls->hash && rc.last < FSP_V2_MAX_DSOS) {
+		d = rc.buf->depth[rc.last];
+		if (d > max_depth) {
+			d = max_depth;
+			ls->truncated = true;
+		}
+		ls->src = rc.last;
+		ls->depth = d;
+		ls->hash = v2_hash(&rc.buf->src[rc.last], d);
+		return;
+	}
+	v2_merge_all(&rc, st, d1, user, ls);
 }
 
 /*
@@ -447,36 +622,57 @@ static __always_inline bool v2_merge(struct task_struct *task, __u64 sp, __u32 u
 static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, __u32 user,
 					   struct live_stack *ls)
 {
-	__u32 tgid = task->tgid, d = 0;
 	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
-	const struct fsp_v2_proc *proc = bpf_map_lookup_elem(&v2_procs, &tgid);
+	__u32 d = 0;
 
-	ls->st = st;
 	ls->merged = NULL;
+	ls->buf = NULL;
 	ls->hash = 0;
+	ls->src = SRC_V1;
 	ls->truncated = false;
 	if (st && (st->depth || st->overflow)) {
 		d = live_depth(st, sp);
 		ls->truncated = st->overflow && d == st->depth;
+		if (d && d <= FSP_MAX_DEPTH)
+			ls->hash = st->f[slot(d - 1)].hash; /* shadows excluded */
 	}
 	ls->depth = d;
 	/* An exiting thread whose memory is gone (exit_mm) has no stacks left
 	 * to read: not an error. */
-	if (proc && proc->nr && task->mm && v2_merge(task, sp, user, proc, st, d, ls))
-		return;
-	if (st && d && d <= FSP_MAX_DEPTH)
-		ls->hash = st->f[slot(d - 1)].hash;
+	st = task->mm ? v2_thread(task, st) : st;
+	ls->st = st;
+	if (st && task->mm)
+		v2_live(task, sp, user, st, d, ls);
+}
+
+/* Copies one v2 source's frames [0, depth) into scratch[user]. */
+static __always_inline struct fsp_stack *v2_frames_out(const struct live_stack *ls, __u32 user)
+{
+	struct frames_ctx c = {.out = scratch_get(user)};
+
+	if (!c.out || !ls->buf || ls->src >= FSP_V2_MAX_DSOS)
+		return NULL;
+	c.src = &ls->buf->src[ls->src];
+	bpf_loop(ls->depth < FSP_V2_DEPTH ? ls->depth : FSP_V2_DEPTH, frames_cb, &c, 0);
+	c.out->depth = ls->depth;
+	return c.out;
 }
 
 /* Stores a live stack's frames the first time its hash is seen. */
 static __always_inline bool live_stack_store(const struct live_stack *ls,
 					     const struct fsp_stack_key *key, __u32 user)
 {
-	if (!ls->merged)
+	const struct fsp_stack *s = ls->merged;
+
+	if (ls->src == SRC_V1)
 		return ls->st && store_stack(ls->st, ls->depth, key, user);
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
-	if (bpf_map_update_elem(&stacks, key, ls->merged, BPF_NOEXIST))
+	if (ls->src != SRC_MERGED)
+		s = v2_frames_out(ls, user);
+	if (!s)
+		return false;
+	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
 }

@@ -393,9 +393,11 @@ struct fsp_v2_stack {
 	uint64_t overflow_sp; /* sp of the shallowest overflowed enter */
 	/* Since the last reset (the start of a profiling session): */
 	uint64_t stale; /* frames dropped because their stack frame was unwound */
-	uint64_t overflows; /* enters beyond FSP_V2_DEPTH */
 	uint64_t unmatched; /* leaves that matched no frame */
-	uint64_t skipped; /* marks made while an interrupted operation was in progress */
+	uint32_t overflows; /* enters beyond FSP_V2_DEPTH */
+	uint32_t skipped; /* marks made while an interrupted operation was in progress */
+	uint32_t tid; /* the thread's id: a reader may tell its stack from a reused page */
+	uint32_t reserved;
 	struct fsp_v2_frame f[FSP_V2_DEPTH];
 };
 
@@ -525,6 +527,14 @@ static inline void fsp__v2_unmap(void *p, uint64_t len)
 	(void)ret;
 }
 
+static inline uint32_t fsp__v2_gettid(void)
+{
+	long ret;
+
+	__asm__ __volatile__("syscall" : "=a"(ret) : "0"(186L) : "rcx", "r11", "memory");
+	return (uint32_t)ret;
+}
+
 /*
  * Is the thread running on its alternate signal stack (sigaltstack), and
  * where is that? Asked only on the cold paths, when a frame looks dead: a
@@ -562,6 +572,13 @@ static inline int fsp__v2_same_stack(uint64_t sp_kind, int *alt, uint64_t *lo, u
 	return !*alt || (fsp >= *lo && fsp < *hi);
 }
 
+/* In a forked child: the forking thread's stack is this thread's now. */
+static inline void fsp__v2_atfork_child(void)
+{
+	if (fsp__v2_self)
+		fsp__v2_self->tid = fsp__v2_gettid();
+}
+
 /* pthread key destructor: the thread exits, its stack goes. */
 static inline void fsp__v2_release(void *p)
 {
@@ -587,6 +604,7 @@ static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
 			return s;
 		s->magic = FSP_V2_STACK_MAGIC;
 		s->gen = gen;
+		s->tid = fsp__v2_gettid();
 		if (fsp__v2_rec.key_state == 1)
 			pthread_setspecific((pthread_key_t)fsp__v2_rec.key, s);
 		fsp__v2_self = s;
@@ -824,7 +842,8 @@ static FSP__INLINE void fsp__v2_leave1(uint32_t w, const char *feature)
 /*
  * Per DSO, at load: the TLS pointer's offset from the thread pointer (%fs:0
  * holds the thread pointer itself on x86-64), the pthread key that releases
- * stacks, and the fsp:v2 probe announcing the record to a profiler already
+ * stacks, a fork handler (the child's stack gets its thread's id), and the
+ * fsp:v2 probe announcing the record to a profiler already
  * attached. Every translation unit has this constructor; the first to run
  * does the work. The store of ready is a full barrier: a profiler that raises
  * the semaphore and then reads the record either sees it ready or is
@@ -842,6 +861,7 @@ static __attribute__((constructor, unused)) void fsp__v2_init(void)
 	if (!r->key_state) {
 		r->key_state = pthread_key_create(&key, fsp__v2_release) ? 3 : 1;
 		r->key = (uint32_t)key;
+		pthread_atfork(0, 0, fsp__v2_atfork_child);
 	}
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
 	off = (int64_t)((char *)&fsp__v2_self - tp);

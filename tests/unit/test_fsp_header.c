@@ -32,6 +32,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <cmocka.h>
 
@@ -812,6 +814,7 @@ static __attribute__((noinline)) void push_pop_body(void)
 	s = stack();
 	assert_non_null(s);
 	assert_int_equal(s->magic, FSP_V2_STACK_MAGIC);
+	assert_int_equal(s->tid, (uint32_t)syscall(SYS_gettid));
 	assert_int_equal(s->depth, 1);
 	assert_ptr_equal((void *)(uintptr_t)s->f[0].feature, v2_feat);
 	assert_ptr_equal((void *)(uintptr_t)s->f[0].instance, v2_inst);
@@ -1031,6 +1034,35 @@ static void test_v2_thread_stacks(void **state)
 	assert_int_equal(errno, ENOMEM);
 }
 
+/* fork: the child's thread has the forking thread's marks, its stack its id. */
+static void test_v2_fork(void **state)
+{
+	int status = -1;
+	pid_t pid;
+
+	(void)state;
+	attach_v2(1);
+	new_session();
+	FSP_MARK_ENTER("forked", NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		struct fsp_v2_stack *s = stack();
+		int ok = s && s->depth == 1 && s->tid == (uint32_t)getpid() &&
+			 !strcmp((const char *)(uintptr_t)s->f[0].feature, "forked");
+
+		FSP_MARK_LEAVE("forked", NULL, 0);
+		_exit(ok && s->depth == 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(stack()->tid, (uint32_t)syscall(SYS_gettid));
+	FSP_MARK_LEAVE("forked", NULL, 0);
+	assert_int_equal(stack()->depth, 0);
+	attach_v2(0);
+}
+
 /* What a signal handler does while the code it interrupted is inside a mark. */
 static volatile int handler_depth;
 
@@ -1241,6 +1273,7 @@ int main(void)
 		cmocka_unit_test_setup(test_v2_overflow, test_setup),
 		cmocka_unit_test_setup(test_v2_new_session, test_setup),
 		cmocka_unit_test_setup(test_v2_thread_stacks, test_setup),
+		cmocka_unit_test_setup(test_v2_fork, test_setup),
 		cmocka_unit_test_setup(test_v2_signal_handlers, test_setup),
 		cmocka_unit_test_setup(test_v2_altstack_above, test_setup),
 		cmocka_unit_test_setup(test_v2_with_v1_probes, test_setup),

@@ -125,7 +125,11 @@ static int map_ensure(struct session *s, const struct v2_reg *r)
 	p.dso[i] = (struct fsp_v2_dso){.record = r->addr, .tp_offset = r->tp_offset, .gen = r->gen};
 	if (i == p.nr)
 		p.nr++;
-	return bpf_map_update_elem(fd, &key, &p, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(fd, &key, &p, BPF_ANY))
+		return -errno;
+	/* The threads' cached copies of the records are stale now. */
+	__atomic_fetch_add(&s->skel->bss->v2_epoch, 1, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 /* Was (pid, addr) announced in this session with gen? */
