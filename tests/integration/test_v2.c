@@ -16,6 +16,10 @@
  *                   out of order and under antimarks; no stored stack has a
  *                   torn or stale frame (every frame's fields agree, every
  *                   stack is one that existed).
+ *   unreadable      wl_torn corrupt: the program breaks its own stack's header
+ *                   and TLS pointer, inside a mark, then spins: its samples
+ *                   are counted as unreadable_stacks, nothing is charged from
+ *                   garbage, nothing faults.
  *   signal_handler, signal_altstack
  *                   a handler that marks while the thread is inside a mark,
  *                   on the thread's stack and on an alternate signal stack:
@@ -257,6 +261,37 @@ static void test_mid_push(void **state)
 	assert_true(ns >= 24);
 	assert_int_equal(bad, 0);
 	assert_int_equal(itest_diag(prof, "unreadable_stacks"), 0);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+static void test_unreadable(void **state)
+{
+	const char *json = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "300", "corrupt", NULL};
+	json_object *prof, *stacks, *strings;
+	struct itest_truth *t;
+	uint64_t unreadable;
+
+	(void)state;
+	if (itest_abi_v1())
+		skip(); /* ABI v1 stacks are the kernel's */
+	prof = launch(ITEST_HZ, json, NULL, "wl_torn", args);
+	t = itest_truth_load(truth);
+	json_object_object_get_ex(prof, "stacks", &stacks);
+	json_object_object_get_ex(prof, "strings", &strings);
+	for (size_t i = 0; i < json_object_array_length(stacks); i++) {
+		json_object *frames;
+
+		json_object_object_get_ex(elem(stacks, i), "frames", &frames);
+		if (!torn_stack_ok(strings, frames))
+			fail_msg("stack from garbage: %s", json_object_to_json_string(frames));
+	}
+	unreadable = itest_diag(prof, "unreadable_stacks");
+	print_message("  unreadable_stacks %llu over %.0f ms of spinning with a broken stack\n",
+		      (unsigned long long)unreadable, itest_truth_u64(t, "corrupt_ns") / 1e6);
+	/* 300 ms at ~2 kHz: about 600 samples; half of them is plenty. */
+	assert_true(unreadable >= 300);
 	itest_truth_free(t);
 	json_object_put(prof);
 }
@@ -560,9 +595,10 @@ static void test_mixed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_observer_1us),   ITEST(test_observer_100ns),	 ITEST(test_mid_push),
-		ITEST(test_signal_handler), ITEST(test_signal_altstack), ITEST(test_coroutine),
-		ITEST(test_threads_attach), ITEST(test_reattach),	 ITEST(test_mixed),
+		ITEST(test_observer_1us), ITEST(test_observer_100ns), ITEST(test_mid_push),
+		ITEST(test_unreadable),	  ITEST(test_signal_handler), ITEST(test_signal_altstack),
+		ITEST(test_coroutine),	  ITEST(test_threads_attach), ITEST(test_reattach),
+		ITEST(test_mixed),
 	};
 
 	return ITEST_MAIN("v2", tests);
