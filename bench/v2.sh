@@ -23,7 +23,8 @@
 # repetitions, default 5), BENCH_ITER (probe_cost iterations, 2000000),
 # BENCH_BASELINE_FSP (another fsp-bpf binary, e.g. one built from main before
 # ABI v2, whose sampler is "today's" in C; default: this fsp-bpf on the ABI v1
-# build), BENCH_BPF_STATS=0 to skip C's BPF statistics. Output:
+# build), BENCH_BPF_STATS=0 to skip C's BPF statistics, BENCH_V2_PARTS (the
+# parts to run, default ABC). Output:
 # bench/results/v2-latest.txt and a dated copy, raw logs in bench/results/raw-v2/.
 set -u
 
@@ -42,11 +43,14 @@ OREPS=${BENCH_OBS_REPS:-5}
 ITER=${BENCH_ITER:-2000000}
 BASE_FSP=${BENCH_BASELINE_FSP:-}
 BPF_STATS=${BENCH_BPF_STATS:-1}
+PARTS=${BENCH_V2_PARTS:-ABC}
 FREQ=999
 PIN="taskset -c $(($(nproc) - 1))"
 
 # shellcheck source=bench/lib.sh
 . "$ROOT/bench/lib.sh"
+
+part() { case $PARTS in *"$1"*) return 0 ;; esac; return 1; }
 
 if [ "$(id -u)" != 0 ]; then
 	echo "bench/v2.sh: needs root (BPF, uprobes, perf events)" >&2
@@ -107,10 +111,12 @@ pair_run() {
 	kv "$log" ns_per_hit
 }
 
-echo "== A. An enter+leave pair with fsp-bpf attached (bench/probe_cost, $ITER iterations x 2" \
-	"marks, 5 timed runs per process, $REPS interleaved reps) =="
-PAIR=""
-for ((r = 0; r < REPS; r++)); do
+PAIR="" PAIR_MED=n/a V1_PAIR=n/a
+part A && echo "== A. An enter+leave pair with fsp-bpf attached (bench/probe_cost, $ITER" \
+	"iterations x 2 marks, 5 timed runs per process, $REPS interleaved reps) =="
+NA=$REPS
+part A || NA=0
+for ((r = 0; r < NA; r++)); do
 	for c in $([ $((r % 2)) = 0 ] && echo none fsp || echo fsp none); do
 		HIT[$c,$r]=$(pair_run "$BIN" "$c" "$r")
 	done
@@ -120,13 +126,15 @@ for ((r = 0; r < REPS; r++)); do
 			"${HIT[none,$r]}" "${HIT[fsp,$r]}" "$(calc "2 * (${HIT[fsp,$r]} - ${HIT[none,$r]})")"
 	fi
 done
-# shellcheck disable=SC2086
-PAIR_MED=$(median $PAIR)
-# ABI v1 for reference: a trap per mark (fewer iterations: ~1 us each).
-V1_NONE=$(ITER=200000 pair_run "$BIN1" none v1) V1_FSP=$(ITER=200000 pair_run "$BIN1" fsp v1)
-V1_PAIR=$(calc "2 * ($V1_FSP - $V1_NONE)")
-echo "  ABI v1 for reference: $V1_PAIR ns per pair (a uprobe trap per mark)"
-echo
+if part A; then
+	# shellcheck disable=SC2086
+	PAIR_MED=$(median $PAIR)
+	# ABI v1 for reference: a trap per mark (fewer iterations: ~1 us each).
+	V1_NONE=$(ITER=200000 pair_run "$BIN1" none v1) V1_FSP=$(ITER=200000 pair_run "$BIN1" fsp v1)
+	V1_PAIR=$(calc "2 * ($V1_FSP - $V1_NONE)")
+	echo "  ABI v1 for reference: $V1_PAIR ns per pair (a uprobe trap per mark)"
+	echo
+fi
 
 # ---- B. the observer effect --------------------------------------------------------------
 
@@ -156,10 +164,11 @@ obs_run() {
 	sed -n 's/^cpu_total_ns //p' "$t" 2>/dev/null
 }
 
-echo "== B. The observer effect: wl_observer run time (its process CPU) unprofiled | fsp-bpf" \
-	"-F $FREQ | fsp-bpf on the ABI v1 build | bpftrace (ABI v1 build) | perf record; $OREPS reps =="
 declare -A RATIO COARSE
-for m in fine1us fine100ns; do
+part B && echo "== B. The observer effect: wl_observer run time (its process CPU) unprofiled |" \
+	"fsp-bpf -F $FREQ | fsp-bpf on the ABI v1 build | bpftrace (ABI v1 build) | perf record;" \
+	"$OREPS reps =="
+for m in $(part B && echo fine1us fine100ns); do
 	$PIN "$WL/wl_observer" "$RAW/obs_$m.cal" "$m" >/dev/null 2>&1
 	it=$(sed -n 's/^iters //p' "$RAW/obs_$m.cal")
 	n=${#OBS_CONDS[@]}
@@ -210,7 +219,7 @@ sample_cost() {
 	echo "$ns"
 }
 declare -A SNS
-if [ "$BPF_STATS" = 1 ]; then
+if [ "$BPF_STATS" = 1 ] && part C; then
 	echo "== C1. BPF time per sample (kernel.bpf_stats_enabled, $REPS reps): today's sampler on" \
 		"ABI v1 marks, this one on ABI v1 and on ABI v2 marks (a stack read from memory) =="
 	OLD=$(sysctl -n kernel.bpf_stats_enabled)
@@ -261,10 +270,13 @@ tick_run() {
 	esac
 	kv "$log" irq_lost_pct
 }
-echo "== C2. Interrupt time per sampler tick (bench/tick_cost gaps, $REPS reps): none | fsp-bpf" \
-	"on ABI v1 marks | on ABI v2 marks | bpftrace profile:hz:$FREQ (a count per tid) | perf record =="
+part C && echo "== C2. Interrupt time per sampler tick (bench/tick_cost gaps, $REPS reps): none |" \
+	"fsp-bpf on ABI v1 marks | on ABI v2 marks | bpftrace profile:hz:$FREQ (a count per tid) |" \
+	"perf record =="
 n=${#TICK_CONDS[@]}
-for ((r = 0; r < REPS; r++)); do
+NC=$REPS
+part C || NC=0
+for ((r = 0; r < NC; r++)); do
 	line="  rep $r:"
 	for ((k = 0; k < n; k++)); do
 		c=${TICK_CONDS[$(((r + k) % n))]}

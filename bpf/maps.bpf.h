@@ -103,6 +103,7 @@ struct tstack {
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	__u64 stored[2]; /* hashes of stacks of the thread already in the stacks map */
 	struct v2_cache v2;
 	struct tframe f[FSP_MAX_DEPTH];
 };

@@ -59,7 +59,7 @@ static __always_inline struct offcpu_rec *rec_find(__u32 tid, __u32 tgid)
 /* Adds ns of off-CPU time of thread `task` with stack `hash` to counts. */
 static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64 ns)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_jiffies64(); /* as the sampler's seen */
 	struct fsp_count_key key = {.tgid = task->tgid, .tid = task->pid, .hash = hash};
 	struct fsp_count *c = bpf_map_lookup_elem(&counts, &key), fresh = {};
 
@@ -68,11 +68,11 @@ static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64
 		/* The sampler keeps a running thread's latest name; this one may
 		 * seldom run (comm is renamed by exec and prctl). */
 		bpf_probe_read_kernel(c->comm, sizeof(c->comm), task->comm);
-		c->seen_ns = now;
+		c->seen = now;
 		return;
 	}
 	fresh.offcpu_ns = ns;
-	fresh.seen_ns = now;
+	fresh.seen = now;
 	bpf_probe_read_kernel(fresh.comm, sizeof(fresh.comm), task->comm);
 	if (bpf_map_update_elem(&counts, &key, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &key);

@@ -189,6 +189,15 @@ int map_leave(struct pt_regs *ctx)
 
 /* ---- the sampler ------------------------------------------------------------ */
 
+/* The 8 bytes at off of the interrupted registers (the context allows only
+ * whole words there; cs shares its word with padding). */
+#define user_word(ctx, off)                                                                        \
+	({                                                                                         \
+		__u64 __w;                                                                         \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__w) : "r"(ctx), "i"(off));           \
+		__w;                                                                               \
+	})
+
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
@@ -199,15 +208,23 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct live_stack ls;
 	struct pt_regs *regs;
 	bool truncated;
+	__u64 sp;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);
 
-	/* The user stack pointer, also when the sample lands in the kernel. */
+	/* The user stack pointer: the interrupted registers' if the sample
+	 * landed in user mode (cs's privilege level 3), else the task's saved
+	 * user registers'. */
 	task = bpf_get_current_task_btf();
-	regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	live_stack_get(task, BPF_CORE_READ(regs, sp), SCRATCH_SAMPLE, &ls);
+	if ((user_word(ctx, __builtin_offsetof(struct pt_regs, cs)) & 3) == 3) {
+		sp = user_word(ctx, __builtin_offsetof(struct pt_regs, sp));
+	} else {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		sp = regs->sp;
+	}
+	live_stack_get(task, sp, SCRATCH_SAMPLE, &ls);
 	ckey.hash = ls.hash;
 	if (ls.hash) {
 		struct fsp_stack_key skey = {.tgid = ckey.tgid, .hash = ls.hash};
@@ -227,12 +244,14 @@ int sample(struct bpf_perf_event_data *ctx)
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
 		 * keep its latest name (only this thread writes this entry). */
 		bpf_get_current_comm(c->comm, sizeof(c->comm));
-		c->seen_ns = bpf_ktime_get_ns();
+		/* It only orders the names: the tick count costs a load where
+		 * bpf_ktime_get_ns() reads the clock. */
+		c->seen = bpf_jiffies64();
 		return 0;
 	}
 	fresh.samples = 1;
 	fresh.truncated = truncated;
-	fresh.seen_ns = bpf_ktime_get_ns();
+	fresh.seen = bpf_jiffies64();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);

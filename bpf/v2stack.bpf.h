@@ -264,7 +264,7 @@ static __always_inline void v2_unwind(struct task_struct *task, __u64 sp)
 	if (!b || !c.uw)
 		return;
 	c.buf = &b->src[0];
-	c.fsbase = BPF_CORE_READ(task, thread.fsbase);
+	c.fsbase = task->thread.fsbase;
 	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, v2_unwind_cb, &c, 0);
 	if (c.recorded)
 		st->v2.unwinds = 1;
@@ -534,7 +534,7 @@ static long merge_cb(__u64 i, void *data)
 /* ---- the live stack of a thread ---------------------------------------------------- */
 
 struct live_stack {
-	const struct tstack *st; /* its ABI v1 stack and v2 cache, or NULL */
+	struct tstack *st; /* its ABI v1 stack and v2 cache, or NULL */
 	struct merge_buf *buf; /* the v2 stacks read */
 	struct fsp_stack *merged; /* the merged frames (src SRC_MERGED) */
 	__u64 hash; /* 0: no live frame */
@@ -587,7 +587,7 @@ static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 us
 	rc.buf = bpf_map_lookup_elem(&merge_bufs, &key);
 	if (!rc.buf)
 		return;
-	rc.fsbase = BPF_CORE_READ(task, thread.fsbase);
+	rc.fsbase = task->thread.fsbase; /* a trusted pointer: a plain load */
 	if (st->v2.unwinds)
 		rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
 	v2_read_one(&rc, 0);
@@ -658,9 +658,9 @@ static __always_inline struct fsp_stack *v2_frames_out(const struct live_stack *
 	return c.out;
 }
 
-/* Stores a live stack's frames the first time its hash is seen. */
-static __always_inline bool live_stack_store(const struct live_stack *ls,
-					     const struct fsp_stack_key *key, __u32 user)
+/* Stores the frames of a live stack (not yet stored) in the stacks map. */
+static __always_inline bool live_stack_put(const struct live_stack *ls,
+					   const struct fsp_stack_key *key, __u32 user)
 {
 	const struct fsp_stack *s = ls->merged;
 
@@ -674,6 +674,26 @@ static __always_inline bool live_stack_store(const struct live_stack *ls,
 		return false;
 	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
+	return true;
+}
+
+/* Stores a live stack's frames the first time its hash is seen. The thread
+ * remembers the last two it stored: a session never drops a stored stack,
+ * and a thread mostly samples the same few stacks, so most samples skip the
+ * map lookup. */
+static __always_inline bool live_stack_store(const struct live_stack *ls,
+					     const struct fsp_stack_key *key, __u32 user)
+{
+	struct tstack *st = ls->st;
+
+	if (st && (st->stored[0] == key->hash || st->stored[1] == key->hash))
+		return true;
+	if (!live_stack_put(ls, key, user))
+		return false;
+	if (st) {
+		st->stored[1] = st->stored[0];
+		st->stored[0] = key->hash;
+	}
 	return true;
 }
 

@@ -138,8 +138,8 @@ struct count_entry {
 
 static int cmp_seen(const void *a, const void *b)
 {
-	uint64_t x = ((const struct count_entry *)a)->c.seen_ns;
-	uint64_t y = ((const struct count_entry *)b)->c.seen_ns;
+	uint64_t x = ((const struct count_entry *)a)->c.seen;
+	uint64_t y = ((const struct count_entry *)b)->c.seen;
 
 	return (x > y) - (x < y);
 }
