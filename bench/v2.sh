@@ -141,7 +141,7 @@ fi
 OBS_CONDS=(none fsp fsp_v1)
 [ $HAVE_BT = 1 ] && OBS_CONDS+=(bpftrace)
 [ $HAVE_PERF = 1 ] && OBS_CONDS+=(perf)
-declare -A OBS SHARE
+declare -A OBS
 # obs_run MODE ITERS COND REP: the workload's CPU time (ns) under COND
 obs_run() {
 	local m=$1 it=$2 c=$3 r=$4 t=$RAW/obs_$1_$3_$4 wl=$WL/wl_observer
@@ -157,10 +157,6 @@ obs_run() {
 	perf) $PIN perf record -q -e cpu-clock -F "$FREQ" -o "$t.perf" -- "$wl" "$t" "$m" "$it" \
 		>"$t.log" 2>&1 ;;
 	esac
-	if [ "$c" = fsp ] || [ "$c" = fsp_v1 ]; then
-		SHARE[$m,$c,$r]=$(jq -r '[.features[] | select(.name == "coarse") | .pct][0] // 0' \
-			"$t.json" 2>/dev/null)
-	fi
 	sed -n 's/^cpu_total_ns //p' "$t" 2>/dev/null
 }
 
@@ -187,7 +183,10 @@ for m in $(part B && echo fine1us fine100ns); do
 	done
 	for c in fsp fsp_v1; do
 		vals=""
-		for ((r = 0; r < OREPS; r++)); do vals+=" ${SHARE[$m,$c,$r]:-}"; done
+		for ((r = 0; r < OREPS; r++)); do
+			vals+=" $(jq -r '[.features[] | select(.name == "coarse") | .pct][0] // empty' \
+				"$RAW/obs_${m}_${c}_$r.json" 2>/dev/null)"
+		done
 		# shellcheck disable=SC2086
 		COARSE[$m,$c]=$(median $vals)
 	done

@@ -164,6 +164,9 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		/* Last: the enter's own bookkeeping is not part of the duration. */
 		f->t_enter = bpf_ktime_get_ns();
 	}
+	/* The sampler runs nested in probe programs: the frame is complete
+	 * before it is published. */
+	asm volatile("" ::: "memory");
 	st->depth = d + 1;
 	return 0;
 }
@@ -278,8 +281,13 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 		st->depth = c.found;
 		return 0;
 	}
-	/* Keep the frames above it: independent features may leave out of order. */
+	/* Keep the frames above it: independent features may leave out of order.
+	 * They are unpublished while they move down, so that a sample nested in
+	 * this program never sees a frame twice or half-moved. */
+	st->depth = c.found;
+	asm volatile("" ::: "memory");
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
+	asm volatile("" ::: "memory");
 	st->depth = d - 1;
 	return 0;
 }
