@@ -5,6 +5,7 @@
 #   make demo            install missing Debian packages, build, profile the demo
 #   make test            unit tests, sanitized unit tests, root integration tests
 #   make bench           benchmarks (root), results in bench/results/
+#   make soak            -a for 10 minutes while processes come and go (root)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make format | format-check
 
@@ -42,7 +43,7 @@ endif
 
 .DELETE_ON_ERROR:
 .SECONDARY:
-.PHONY: all clean test unit unit-asan integration demo bench install format format-check \
+.PHONY: all clean test unit unit-asan integration demo bench soak install format format-check \
 	deps examples workloads
 
 APP := fsp-bpf
@@ -76,7 +77,7 @@ ITEST_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(I
 ITEST_LIB_SRCS := $(filter-out $(ITEST_SRCS),$(wildcard tests/integration/*.c))
 ITEST_LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ITEST_LIB_SRCS))
 
-EXAMPLE_C := $(wildcard examples/*.c)
+EXAMPLE_C := $(filter-out examples/lib%.c,$(wildcard examples/*.c))
 EXAMPLE_CXX := $(wildcard examples/*.cc)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
 	$(patsubst examples/%.cc,$(OUTPUT)/examples/%,$(EXAMPLE_CXX))
@@ -168,6 +169,35 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# ---- the HTML report's page (analysis/render/html, docs/output-formats.md) -------
+# npm ci installs the libraries the page bundles, pinned by the committed lock
+# file, into .output/html; build.mjs bundles them with the page's script
+# (esbuild) into one template, which html_assets.c puts into the binary.
+
+NPM ?= npm
+NODE ?= node
+HTML_SRC := analysis/render/html
+HTML_OUT := $(OUTPUT)/html
+HTML_NODE := $(HTML_OUT)/node_modules
+HTML_PAGE := $(HTML_OUT)/page.html
+HTML_PAGE_FLAG := -DFSP_HTML_PAGE='"$(abspath $(HTML_PAGE))"'
+
+$(HTML_NODE)/.stamp: $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json
+	$(call msg,NPM-CI,$(HTML_OUT))
+	$(Q)mkdir -p $(HTML_OUT)
+	$(Q)cp $^ $(HTML_OUT)/
+	$(Q)cd $(HTML_OUT) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+	$(Q)touch $@
+
+$(HTML_PAGE): $(HTML_SRC)/build.mjs $(wildcard $(HTML_SRC)/*.js $(HTML_SRC)/*.css $(HTML_SRC)/*.html) \
+		$(HTML_NODE)/.stamp
+	$(call msg,PAGE,$@)
+	$(Q)$(NODE) $(HTML_SRC)/build.mjs $(HTML_SRC) $(HTML_NODE) $@ >/dev/null
+
+$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: $(HTML_PAGE)
+$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: \
+	BASE_CFLAGS += $(HTML_PAGE_FLAG)
+
 # ---- the CLI ------------------------------------------------------------------
 
 
@@ -213,16 +243,20 @@ $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB
 
 PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
 
-$(OUTPUT)/examples/lib%.so: examples/lib%.c usdt/fsp.h
+# Example libraries (a plug-in among them: -Ianalysis/plugin for fsp-plugin.h).
+$(OUTPUT)/examples/lib%.so: examples/lib%.c usdt/fsp.h analysis/plugin/fsp-plugin.h $(wildcard examples/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -fPIC -shared $< -o $@
+	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -Ianalysis/plugin -fPIC -shared $< -o $@
 
+# A program NAME_*.c links examples/libNAME.c's library when there is one.
+example_lib = $(if $(wildcard examples/lib$(firstword $(subst _, ,$(1))).c),-l$(firstword $(subst _, ,$(1))))
 $(OUTPUT)/examples/%: examples/%.c usdt/fsp.h $(EXAMPLE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples $< -o $@ -L$(OUTPUT)/examples \
-		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) -ldl -lm
+		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) \
+		$(call example_lib,$*) -ldl -lm
 
 $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 	$(call msg,CXX,$@)
@@ -230,16 +264,19 @@ $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
 
 # $(1): the output folder, $(2): extra flags (the ABI).
+# A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
 define workload_rules
 $(OUTPUT)/$(1)/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
 	$$(call msg,CC,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -fPIC -shared $$< -o $$@
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -Ianalysis/plugin -fPIC -shared $$< -o $$@
 
-$(OUTPUT)/$(1)/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/$(1)/%,$(WORKLOAD_LIBS))
+$(OUTPUT)/$(1)/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/$(1)/%,$(WORKLOAD_LIBS)) $(EXAMPLE_LIBS)
 	$$(call msg,CC,$$@)
 	$(Q)mkdir -p $$(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads $$< $(WORKLOAD_COMMON) -o $$@ -ldl -lm
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -Iexamples $$< $(WORKLOAD_COMMON) -o $$@ \
+		-L$(OUTPUT)/examples -Wl,-rpath,'$$$$ORIGIN/../examples' \
+		$$(call example_lib,$$(patsubst wl_%,%,$$*)) -ldl -lm
 
 $(OUTPUT)/$(1)/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
 	$$(call msg,CXX,$$@)
@@ -294,8 +331,24 @@ $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspa
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
 		$(LDLIBS) -o $@
 
+# The soak's watcher: occupancy of a process's BPF maps (bench/soak.sh).
+$(OUTPUT)/bench/tools/bpfmaps: bench/tools/bpfmaps.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< $(LDLIBS) -o $@
+
 examples: $(EXAMPLE_LIBS) $(EXAMPLE_BINS)
-workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS)
+# The JVM workload, when a JDK is installed (scripts/install-deps.sh installs
+# openjdk-17-jdk-headless; without it tests/integration/test_jvm skips).
+JAVAC ?= $(shell command -v javac 2>/dev/null)
+JAVA_WORKLOADS := $(if $(JAVAC),$(patsubst tests/workloads/java/%.java,$(OUTPUT)/workloads/java/%.class,$(wildcard tests/workloads/java/*.java)))
+
+$(OUTPUT)/workloads/java/%.class: tests/workloads/java/%.java
+	$(call msg,JAVAC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(JAVAC) -d $(@D) $<
+
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS) $(JAVA_WORKLOADS)
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 
@@ -323,9 +376,10 @@ unit-asan: $(UNIT_ASAN_BINS)
 
 # Every test against the default (probe ABI v2) workloads, then those that
 # profile the marks themselves again against the ABI v1 builds.
+# test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
 	test_dynamic test_events test_system test_v2),$(ITEST_BINS))
-integration: $(APP) examples workloads $(ITEST_BINS)
+integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
 		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \
 	FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v1 \
@@ -352,7 +406,13 @@ bench: $(OUTPUT)/bench/gen_profile
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/files.sh
+	$(Q)bench/html.sh
 	$(Q)bench/pg.sh
+
+# -a for SOAK_S seconds (600) while thousands of short processes come and go;
+# not part of make test (root; hold the integration lock, it is system-wide).
+soak: $(APP) workloads $(OUTPUT)/bench/tools/bpfmaps
+	$(Q)bench/soak.sh
 
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
 	$(call msg,GEN,$@)
@@ -361,6 +421,7 @@ fsp-bpf.pc: scripts/fsp-bpf.pc.in
 install: $(APP) fsp-bpf.pc
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
 	install -D -m 0644 usdt/fsp.h $(DESTDIR)$(PREFIX)/include/fsp/fsp.h
+	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
 	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
 	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps
 	install -m 0644 maps/*.map $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps/
@@ -376,10 +437,10 @@ FUZZ_SRCS := bench/fuzz/fuzz_profile.c $(ANALYSIS_SRCS) $(filter %.c,$(PROTO_GEN
 FUZZ_CFLAGS := -std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE \
 	-DFSP_VERSION='"$(VERSION)"' -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fsanitize-recover=pointer-overflow \
-	$(ANALYSIS_INC)
+	$(ANALYSIS_INC) $(HTML_PAGE_FLAG)
 
 .PHONY: fuzz
-$(FUZZ_BIN): $(FUZZ_SRCS) $(shell find analysis -name '*.h') | $(PROTO_GEN)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(shell find analysis -name '*.h') $(HTML_PAGE) | $(PROTO_GEN)
 	$(call msg,CLANG,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_SRCS) $(LDLIBS) -lm -o $@
@@ -390,6 +451,27 @@ fuzz: $(FUZZ_BIN)
 	$(FUZZ_BIN) -max_total_time=$(FUZZ_SECS) -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -dict=bench/fuzz/profile.dict -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus bench/fuzz/corpus
+
+# The probe-map parser (analysis/probemap/, files root reads with --map FILE):
+# seeds are the shipped maps and bench/fuzz/probemap_corpus; findings go to
+# $(OUTPUT)/fuzz-probemap/ and, fixed, become tests in tests/unit/test_probemap.c
+# (docs/probe-maps.md "Testing the parser").
+FUZZ_PM_BIN := $(OUTPUT)/fuzz/fuzz_probemap
+FUZZ_PM_SRCS := bench/fuzz/fuzz_probemap.c $(wildcard analysis/probemap/*.c) analysis/common/utf8.c
+
+.PHONY: fuzz-probemap
+$(FUZZ_PM_BIN): $(FUZZ_PM_SRCS) $(wildcard analysis/probemap/*.h analysis/common/*.h)
+	$(call msg,CLANG,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $(FUZZ_PM_SRCS) -o $@
+
+fuzz-probemap: $(FUZZ_PM_BIN)
+	$(Q)mkdir -p $(OUTPUT)/fuzz-probemap/corpus
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=bench/fuzz/ubsan.supp \
+	$(FUZZ_PM_BIN) -max_total_time=$(FUZZ_SECS) -timeout=10 -rss_limit_mb=2048 \
+		-max_len=8192 -dict=bench/fuzz/probemap.dict -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz-probemap/ $(OUTPUT)/fuzz-probemap/corpus \
+		bench/fuzz/probemap_corpus maps
 
 # Tracked sources that exist: one deleted but not yet committed is skipped.
 FORMAT_FILES = $(wildcard $(shell git ls-files '*.c' '*.h' '*.cc' 2>/dev/null))

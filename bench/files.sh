@@ -9,8 +9,15 @@
 #   fsp-bpf report --format text|json|folded|pprof  on one such file
 #   fsp-bpf merge                                   of 1, 2, 5 and 10 of them
 #
+#   fsp-bpf report --plugin NAME                     on a profile of the plug-ins'
+#                                                    features (gen_profile -P), against
+#                                                    the same report without plug-ins
+#
 # Targets (docs/benchmarks.md): report under 1 s and 200 MB; merge linear in
-# the number of files (time per file of 10 within 1.5x of that of 2).
+# the number of files (time per file of 10 within 1.5x of that of 2); a
+# plug-in adds under 0.5 s of CPU time and 100 MB of peak RSS to report
+# (medians of BENCH_PLUGIN_REPS interleaved runs, default 7: the machine may
+# be busy, so CPU time, user + system, is what is compared).
 # Prints a table and "bench: key=value" lines; appends to bench/results/files.txt.
 set -u
 
@@ -31,6 +38,22 @@ for f in "$FSP" "$GEN" /usr/bin/time; do
 	fi
 done
 mkdir -p "$RES"
+
+# cpu CMD...: sets C (user + system seconds) and M (peak RSS in MB).
+cpu() {
+	local log=$TMP/time.log
+	if ! /usr/bin/time -f '%U %S %M' -o "$log" "$@" >/dev/null 2>"$TMP/err.log"; then
+		echo "bench/files.sh: failed: $*" >&2
+		cat "$TMP/err.log" >&2
+		C=nan M=nan
+		return 1
+	fi
+	read -r u s k <"$log"
+	C=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+	M=$(awk -v k="$k" 'BEGIN { printf "%.1f", k / 1024 }')
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # measure OUT_PREFIX CMD...: sets T (seconds) and M (peak RSS in MB).
 measure() {
@@ -77,4 +100,38 @@ verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "nan" && v + 0 <= lim
 	printf '  merge time per file, 10 vs 2 files: %sx (linear: ~1; target <= 1.5) %s\n' \
 		"$LIN" "$(verdict "$LIN" 1.5)"
 	echo "bench: files samples=$N stacks=$K$KV merge_linearity=$LIN merge_linear=$(verdict "$LIN" 1.5)"
+
+	# The plug-ins: each one's report against the plain report of the same
+	# file, interleaved, medians of CPU time and peak RSS.
+	REPS=${BENCH_PLUGIN_REPS:-7}
+	"$GEN" -P -n "$N" -k "$K" -t 64 -s 1 -o "$TMP/plug.json" || exit 1
+	names=(none boundary tasks backtrack)
+	declare -A PC PM
+	for name in "${names[@]}"; do PC[$name]=""; PM[$name]=""; done
+	for r in $(seq 1 "$REPS"); do
+		for name in "${names[@]}"; do
+			args=()
+			[ "$name" = none ] || args=(--plugin "$name")
+			cpu "$FSP" report "${args[@]}" -o "$TMP/plug.out" "$TMP/plug.json"
+			PC[$name]="${PC[$name]} $C"
+			PM[$name]="${PM[$name]} $M"
+		done
+	done
+	printf '%-34s %8s %10s %s\n' "report of $N samples, $K stacks" "CPU s" "peak MB" \
+		"verdict (adds < 0.5 s, < 100 MB)"
+	KV=""
+	c0=$(echo "${PC[none]}" | median)
+	m0=$(echo "${PM[none]}" | median)
+	printf '%-34s %8s %10s\n' "no plug-in" "$c0" "$m0"
+	for name in "${names[@]:1}"; do
+		c=$(echo "${PC[$name]}" | median)
+		m=$(echo "${PM[$name]}" | median)
+		dc=$(awk -v a="$c" -v b="$c0" 'BEGIN { printf "%.2f", a - b }')
+		dm=$(awk -v a="$m" -v b="$m0" 'BEGIN { printf "%.1f", a - b }')
+		v=PASS
+		[ "$(verdict "$dc" 0.5)" = PASS ] && [ "$(verdict "$dm" 100)" = PASS ] || v=FAIL
+		printf '%-34s %8s %10s %s\n' "--plugin $name" "$c" "$m" "+$dc s, +$dm MB $v"
+		KV="$KV plugin_${name}_s=$dc plugin_${name}_mb=$dm plugin_${name}=$v"
+	done
+	echo "bench: plugins samples=$N stacks=$K reps=$REPS$KV"
 } 2>&1 | tee -a "$RES/files.txt"

@@ -11,6 +11,14 @@
  *	SAMPLES allows (a quarter of them on a second thread too), plus each
  *	thread's empty-stack samples. The same options give the same file.
  *
+ *   gen_profile -P ...
+ *	The same, with the stacks of the three built-in plug-ins' features
+ *	(docs/plugins.md) instead: a task ancestry ("task", payload the task
+ *	id, over a tree of 10,000 tasks), then a check at a boundary
+ *	("contract", "cN->cM:check") and attempts of ordered choices
+ *	("choice", payload branch << 48 | offset), for bench/files.sh's
+ *	plug-in runs.
+ *
  *   gen_profile -l FILE [-o OUT]
  *	Loads FILE, attributes it and writes it to OUT (default /dev/null),
  *	printing the time of each step and the peak RSS.
@@ -18,6 +26,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +109,68 @@ static void make_labels(struct labels *l)
 	}
 }
 
+/* ---- -P: the plug-ins' features ---- */
+
+#define NR_TASKS 10000
+#define NR_COMPONENTS 20
+#define NR_CHECKS 5
+#define NR_CHOICES 30
+
+struct plugin_labels {
+	char task_kind[8][16];
+	char boundary[NR_COMPONENTS][NR_COMPONENTS][NR_CHECKS][48];
+	char choice[NR_CHOICES][24];
+};
+
+static bool plugin_mode;
+static struct plugin_labels *plabels;
+
+static void make_plugin_labels(struct plugin_labels *l)
+{
+	static const char *const checks[NR_CHECKS] = {"finite", "sorted", "range", "nonnull",
+						      "dims"};
+
+	for (int k = 0; k < 8; k++)
+		snprintf(l->task_kind[k], sizeof(l->task_kind[k]), "kind%d", k);
+	for (int a = 0; a < NR_COMPONENTS; a++)
+		for (int b = 0; b < NR_COMPONENTS; b++)
+			for (int c = 0; c < NR_CHECKS; c++)
+				snprintf(l->boundary[a][b][c], sizeof(l->boundary[a][b][c]),
+					 "comp%d->comp%d:%s", a, b, checks[c]);
+	for (int c = 0; c < NR_CHOICES; c++)
+		snprintf(l->choice[c], sizeof(l->choice[c]), "rule%d", c);
+}
+
+/* A stack of the plug-ins' features into frames (room for MAX_DEPTH):
+ * task i's ancestry (parent of i: i / 10, so at most 4 deep), then a check
+ * half the time, then up to MAX_DEPTH - depth attempts of choices. */
+static size_t plugin_stack(struct profile_frame *frames)
+{
+	uint64_t chain[8], t = rng_below(NR_TASKS);
+	size_t n = 0, depth = 0, choices;
+
+	for (; n < 4; t /= 10) {
+		chain[n++] = t;
+		if (!t)
+			break;
+	}
+	while (n--)
+		frames[depth++] = (struct profile_frame){
+			PROFILE_MARK, "task", plabels->task_kind[chain[n] % 8], chain[n] + 1};
+	if (rng_below(2)) {
+		int a = (int)rng_below(NR_COMPONENTS), b = (int)rng_below(NR_COMPONENTS);
+
+		frames[depth++] = (struct profile_frame){
+			PROFILE_MARK, "contract", plabels->boundary[a][b][rng_below(NR_CHECKS)], 0};
+	}
+	choices = rng_below(MAX_DEPTH - depth + 1);
+	while (choices--)
+		frames[depth++] = (struct profile_frame){PROFILE_MARK, "choice",
+							 plabels->choice[rng_below(NR_CHOICES)],
+							 rng_below(4) << 48 | rng_below(1000000)};
+	return depth;
+}
+
 struct entry {
 	uint32_t tid;
 	uint64_t key;
@@ -129,9 +200,11 @@ static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_
 	int ret = 1, r;
 
 	rng_state = seed;
-	if (!l || !p)
+	if (!l || !p || (plugin_mode && !(plabels = calloc(1, sizeof(*plabels)))))
 		goto nomem;
 	make_labels(l);
+	if (plugin_mode)
+		make_plugin_labels(plabels);
 	meta.end_time = meta.start_time + (double)samples / 1000.0 / threads;
 	meta.duration_s = meta.end_time - meta.start_time;
 	if (profile__set_meta(p, &meta) || profile__add_pid(p, PID))
@@ -147,6 +220,10 @@ static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_
 		size_t depth = 1 + (size_t)rng_below(MAX_DEPTH), d;
 		uint64_t key;
 
+		if (plugin_mode) {
+			depth = plugin_stack(frames);
+			goto add;
+		}
 		for (d = 0; d < depth; d++) {
 			int f = (int)rng_below(NR_FEATURES);
 
@@ -163,6 +240,7 @@ static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_
 			}
 		}
 		frames[depth - 1].payload = i;
+	add:
 		do
 			key = rng();
 		while (!key || (r = profile__add_stack(p, PID, key, frames, depth)) == -EEXIST);
@@ -224,6 +302,7 @@ cleanup:
 	free(w);
 	free(e);
 	free(l);
+	free(plabels);
 	profile__free(p);
 	return ret;
 }
@@ -268,8 +347,9 @@ cleanup:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: gen_profile [-n SAMPLES] [-k STACKS] [-t THREADS] [-s SEED] -o FILE\n"
-		   "       gen_profile -l FILE [-o OUT]\n");
+	fprintf(f,
+		"usage: gen_profile [-P] [-n SAMPLES] [-k STACKS] [-t THREADS] [-s SEED] -o FILE\n"
+		"       gen_profile -l FILE [-o OUT]\n");
 }
 
 static int number(const char *s, uint64_t max, uint64_t *out)
@@ -291,8 +371,11 @@ int main(int argc, char **argv)
 	const char *out = NULL, *in = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:k:t:s:o:l:h")) != -1) {
+	while ((c = getopt(argc, argv, "Pn:k:t:s:o:l:h")) != -1) {
 		switch (c) {
+		case 'P':
+			plugin_mode = true;
+			break;
 		case 'n':
 			if (number(optarg, UINT64_MAX, &samples))
 				return 2;

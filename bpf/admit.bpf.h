@@ -74,9 +74,17 @@ static __always_inline bool admit(bool enter)
 		bpf_map_update_elem(&targets, &tgid, &zero, BPF_NOEXIST);
 		return false;
 	}
-	if (!bpf_map_update_elem(&targets, &tgid, &one, BPF_NOEXIST))
+	if (!bpf_map_update_elem(&targets, &tgid, &one, BPF_NOEXIST)) {
 		emit(FSP_EVENT_NEW_PROC, tgid, 0);
-	return true;
+		return true;
+	}
+	/* Another thread admitted it first; else the map is full: not
+	 * tracked at all rather than half (counted, userspace reports it). */
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	if (v)
+		return *v;
+	stat_inc(FSP_STAT_UNTRACKED);
+	return false;
 }
 
 #endif /* FSP_ADMIT_BPF_H */

@@ -13,8 +13,9 @@
 
 /* Configured by userspace before load. */
 const volatile __u32 max_depth = FSP_MAX_DEPTH;
-/* Frames whose enter sp is below the current sp by less than this are dead;
- * farther apart means another stack (sigaltstack, coroutine): leave alone. */
+/* Frames whose enter sp is below the current sp, on the same stack, by less
+ * than this are dead; farther apart means another stack (a coroutine's not
+ * switched by swapcontext): leave alone (framelive.h). */
 const volatile __u64 stack_window = 8ULL << 20;
 /* -- CMD mode: stop this process at link-map changes so that userspace can
  * attach a new library's probes before any of its code runs. */
@@ -24,6 +25,9 @@ const volatile bool follow_forks = true;
 const volatile bool events_enabled = true;
 /* Slots of mark_stats (= its max_entries). */
 const volatile __u32 max_events = FSP_DEFAULT_MAX_EVENTS;
+
+/* Some mapped feature has "charge threads" (charge.bpf.h). */
+const volatile bool charge_enabled = false;
 
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;

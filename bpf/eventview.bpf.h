@@ -28,14 +28,16 @@ static __noinline __u32 mark_slot_lookup(__u64 feature, __u64 instance)
 
 	if (v)
 		return *v;
-	if (nr_mark_slots >= max_events)
-		return SLOT_NONE;
-	id = __sync_fetch_and_add(&nr_mark_slots, 1);
-	if (id >= max_events)
+	id = max_events;
+	if (nr_mark_slots < max_events)
+		id = __sync_fetch_and_add(&nr_mark_slots, 1);
+	/* All handed out once: one of an exited process, freed by userspace. */
+	if (id >= max_events && bpf_map_pop_elem(&free_slots, &id))
 		return SLOT_NONE;
 	if (bpf_map_update_elem(&mark_ids, &key, &id, BPF_NOEXIST)) {
 		/* Another thread of the process inserted it first: its slot wins
-		 * (ours is never read). Or mark_ids is full. */
+		 * and ours goes back. Or mark_ids is full. */
+		bpf_map_push_elem(&free_slots, &id, 0);
 		v = bpf_map_lookup_elem(&mark_ids, &key);
 		return v ? *v : SLOT_NONE;
 	}

@@ -35,8 +35,10 @@ static long fnv_cb(__u64 i, void *data)
 /*
  * The label at addr in the current process: copied once on first sight (the
  * ABI promises static storage), so that userspace can name it even after the
- * target exited. Returns the hash of the string, used to match features by
- * name when two call sites pass different pointers to equal strings.
+ * target exited or unloaded the library. Returns the hash of the string, used
+ * to match features by name when two call sites pass different pointers to
+ * equal strings (a label not paged in at first sight is matched by address
+ * on this thread; userspace stores its hash for the next threads).
  */
 static __u64 label_hash(__u32 tgid, __u64 addr)
 {
@@ -55,8 +57,9 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 		return mix64(addr);
 	len = bpf_probe_read_user_str(l->str, sizeof(l->str), (const void *)addr);
 	if (len <= 0) {
-		/* Not paged in: userspace reads it later from /proc/PID/mem. */
-		stat_inc(FSP_STAT_LABEL_ERRORS);
+		/* Not paged in (the target only passed its address): userspace
+		 * reads it from /proc/PID/mem, which can fault it in, when it
+		 * hears of it right below; failing that, from the file. */
 		l->len = 0;
 		l->str[0] = 0;
 		l->hash = mix64(addr);
@@ -66,9 +69,12 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 		l->len = len - 1;
 		l->hash = fc.hash;
 	}
-	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&labels, &key))
-		stat_inc(FSP_STAT_LABEL_ERRORS);
+	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST)) {
+		if (!bpf_map_lookup_elem(&labels, &key))
+			stat_inc(FSP_STAT_LABEL_ERRORS);
+	} else if (len <= 0) {
+		emit_addr(FSP_EVENT_LABEL, tgid, 0, addr);
+	}
 	return l->hash;
 }
 

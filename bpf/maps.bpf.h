@@ -28,10 +28,22 @@ struct tframe {
 	__u64 t_enter; /* bpf_ktime_get_ns() at the enter */
 	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
 	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
-	/* An ABI v1 site of an ABI v2 file (--events): the frame serves the event
-	 * view only; never sampled, and hash is that of the frame below. */
-	__u32 shadow;
+	__u32 flags; /* TF_* */
 };
+
+/* tframe.flags */
+#define TF_MUTED 1 /* an enter a "when" muted: kind ANTIMARK, closed by the feature's leave */
+#define TF_HAS_PAYLOAD 2 /* a frame of [0..this] has a non-zero payload */
+/* An ABI v1 site of an ABI v2 file (--events): the frame serves the event view
+ * only; never sampled, and its hash is that of the frame below. */
+#define TF_SHADOW 4
+#define TF_CHARGE_SHIFT 8 /* bits 8..11: the charges slots this frame holds (charge.bpf.h) */
+
+/* do_enter()'s kind for a muted enter (stored as an antimark with TF_MUTED). */
+#define KIND_MUTED 4
+/* do_enter()'s sp_off for a mark bound to no stack frame ("frame none"): its
+ * sp is the highest address, never below a thread's stack pointer. */
+#define SP_UNFRAMED (~0ULL)
 
 /* Labels this thread already saw stored in the labels map, direct-mapped by
  * address: saves the map lookups on most enters. */
@@ -76,6 +88,8 @@ struct offcpu_rec {
 	__u64 owner; /* the thread holding it: tgid << 32 | tid; 0: free */
 	__u64 off_ts; /* when the thread was switched out; 0 while it runs */
 	__u64 off_hash; /* hash of its live mark stack then (0: empty) */
+	__u64 at_ts; /* when its latest switch-out or switch-in was seen */
+	__u64 at_cpu; /* its CPU time then (se.sum_exec_runtime, ns) */
 	__u64 off_stored; /* latest hash known to be in the stacks map */
 	__u32 spill; /* array slots: a thread with this index is in offcpu_spill */
 	__u32 acc_next; /* acc_entry()'s next victim */
@@ -103,8 +117,27 @@ struct tstack {
 	__u32 depth;
 	__u32 overflow; /* enters beyond max_depth not yet left */
 	__u64 overflow_sp; /* sp of the shallowest overflowed enter */
+	/* The alternate signal stack a probe of the thread last saw (size 0:
+	 * none), for handlers that run with the task's cleared (SS_AUTODISARM). */
+	__u64 alt_sp;
+	__u64 alt_size;
+	__u32 charging; /* the charges slots this thread holds (a bit each) */
+	__u32 pad;
 	__u64 stored[2]; /* hashes of stacks of the thread already in the stacks map */
 	struct v2_cache v2;
+	struct tframe f[FSP_MAX_DEPTH];
+};
+
+/* A suspended coroutine's frames (the parked map). */
+struct park_key {
+	__u64 tgid;
+	__u64 ctx; /* address of the ucontext_t the frames were saved with */
+};
+
+struct parked {
+	__u32 depth;
+	__u32 overflow;
+	__u64 overflow_sp;
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -148,6 +181,7 @@ _Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * 32, "fs
 struct merge_buf {
 	__u32 depth[MERGE_SOURCES]; /* live frames of each source */
 	__u32 head[MERGE_SOURCES]; /* the merge's position in each */
+	__u64 payload[FSP_MAX_DEPTH]; /* the merged frames' payloads */
 	struct v2_stack src[MERGE_SOURCES];
 };
 
@@ -200,6 +234,13 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
+/* The payloads of sampled stacks (struct fsp_payload_rec, depth payloads),
+ * aggregated by userspace: stacks are identified without them. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FSP_PAYLOAD_RB_SIZE);
+} payload_rb SEC(".maps");
+
 /* The event view: (tgid, feature, instance) -> slot of mark_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -225,6 +266,14 @@ __u64 nr_mark_slots;
  * through the skeleton's .bss): the threads' v2_cache copies are then stale. */
 __u64 v2_epoch;
 
+/* Slots of mark_stats given back: those of exited processes, zeroed by
+ * userspace when it retires them (-a), taken once none is left unused. */
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, FSP_DEFAULT_MAX_EVENTS);
+	__type(value, __u32);
+} free_slots SEC(".maps");
+
 /* A mapped probe's label being assembled: parts are written at offsets up
  * to FSP_LABEL_LEN - 1 and may run FSP_LABEL_LEN bytes past it (cut after). */
 struct label_buf {
@@ -233,6 +282,8 @@ struct label_buf {
 };
 
 union scratch {
+	struct parked parked;
+	struct fsp_payload_rec payload;
 	struct fsp_stack stack;
 	struct fsp_label label;
 	struct label_buf lb;
@@ -247,6 +298,7 @@ enum scratch_user {
 	SCRATCH_PROBE,
 	SCRATCH_SAMPLE,
 	SCRATCH_SWITCH,
+	SCRATCH_PAYLOAD, /* the sampler's payload record (send_payloads) */
 	SCRATCH__COUNT,
 };
 
@@ -334,6 +386,52 @@ struct {
 	__type(key, __u32);
 	__type(value, struct merge_buf);
 } merge_bufs SEC(".maps");
+
+/*
+ * The marks of suspended coroutines: when a thread switches stacks with
+ * swapcontext(oucp, ucp), the frames it had are parked under (process, oucp)
+ * and those parked under (process, ucp) become its own (coro.bpf.h). Only
+ * contexts suspended inside a mark take an entry; userspace sizes the map.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, FSP_DEFAULT_MAX_PARKED);
+	__type(key, struct park_key);
+	__type(value, struct parked);
+} parked SEC(".maps");
+
+/* The r_state of each process's link map at its last _dl_debug_state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} dl_state SEC(".maps");
+/* "charge threads": the marks of each process that charge other threads'
+ * samples (charge.bpf.h), by tgid. Userspace sizes it (1 without charges). */
+#define CHARGE_SLOTS 4
+
+struct charge_slot {
+	__u64 tid; /* the thread whose mark it is; 0: free (64 bits: clang's BPF atomics) */
+	__u64 seq; /* odd while its owner writes it */
+	__u64 feature;
+	__u64 instance;
+	__u64 len; /* bytes of pat a thread's name must start with */
+	__u64 prefix; /* 0: and nothing more */
+	char pat[FSP_CHARGE_PAT_LEN];
+};
+
+struct charge_proc {
+	struct charge_slot s[CHARGE_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct charge_proc);
+} charges SEC(".maps");
 
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {

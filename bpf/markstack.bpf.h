@@ -12,6 +12,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "profiler.h"
+#include "framelive.h"
 #include "config.bpf.h"
 #include "maps.bpf.h"
 #include "util.bpf.h"
@@ -20,14 +21,33 @@
 
 /* ---- liveness ------------------------------------------------------------ */
 
-static __always_inline bool is_stale(__u64 frame_sp, __u64 sp)
+/*
+ * The current thread's stack bounds for fsp_frame_dead() (framelive.h). The
+ * alternate signal stack is the task's; a handler installed with
+ * SS_AUTODISARM runs with the task's cleared, so the last ones a probe of the
+ * thread saw (st) stand in for them.
+ */
+static __always_inline void cur_bounds(const struct tstack *st, struct fsp_stack_bounds *b)
 {
-	return frame_sp < sp && sp - frame_sp < stack_window;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 alt_sp = task->sas_ss_sp, alt_size = task->sas_ss_size;
+
+	/* Keeps the compiler from merging the task's and st's loads into one
+	 * instruction on two kinds of pointer, which the verifier rejects. */
+	barrier_var(alt_size);
+	if (!alt_size && st) {
+		alt_sp = st->alt_sp;
+		alt_size = st->alt_size;
+	}
+	b->alt_sp = alt_sp;
+	b->alt_size = alt_size;
+	b->window = stack_window;
 }
 
 struct live_ctx {
 	const struct tstack *st;
 	__u64 sp;
+	struct fsp_stack_bounds b;
 	__u32 depth;
 };
 
@@ -36,7 +56,7 @@ static long live_cb(__u64 n, void *data)
 	struct live_ctx *c = data;
 	__u32 d = c->depth;
 
-	if (d == 0 || d > FSP_MAX_DEPTH || !is_stale(c->st->f[slot(d - 1)].sp, c->sp))
+	if (d == 0 || d > FSP_MAX_DEPTH || !fsp_frame_dead(c->st->f[slot(d - 1)].sp, c->sp, &c->b))
 		return 1;
 	c->depth = d - 1;
 	return 0;
@@ -48,7 +68,9 @@ static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
 {
 	struct live_ctx c = {.st = st, .sp = sp, .depth = st->depth};
 
-	if (c.depth && c.depth <= FSP_MAX_DEPTH && is_stale(st->f[slot(c.depth - 1)].sp, sp))
+	cur_bounds(st, &c.b);
+	if (c.depth && c.depth <= FSP_MAX_DEPTH &&
+	    fsp_frame_dead(st->f[slot(c.depth - 1)].sp, sp, &c.b))
 		bpf_loop(c.depth, live_cb, &c, 0);
 	return c.depth;
 }
@@ -66,16 +88,31 @@ static long shadow_cb(__u64 i, void *data)
 
 	if (k >= FSP_MAX_DEPTH)
 		return 1;
-	c->n += c->st->f[slot(k)].shadow != 0;
+	c->n += (c->st->f[slot(k)].flags & TF_SHADOW) != 0;
 	return 0;
+}
+
+/* Remembers the thread's alternate stack (see cur_bounds). */
+static __always_inline void note_alt_stack(struct tstack *st)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 size = task->sas_ss_size;
+
+	if (size) {
+		st->alt_sp = task->sas_ss_sp;
+		st->alt_size = size;
+	}
 }
 
 /* Drops the frames whose stack frame is gone; called on every probe. Shadow
  * frames are not counted: their ABI v2 stack counts its own stale marks. */
 static __always_inline void prune(struct tstack *st, __u64 sp)
 {
-	__u32 d = live_depth(st, sp);
+	struct fsp_stack_bounds b;
+	__u32 d;
 
+	note_alt_stack(st);
+	d = live_depth(st, sp);
 	if (d != st->depth) {
 		struct shadow_ctx c = {.st = st, .from = d};
 
@@ -83,7 +120,8 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 		stat_add(FSP_STAT_STALE_MARKS, st->depth - d - c.n);
 		st->depth = d;
 	}
-	if (st->overflow && is_stale(st->overflow_sp, sp)) {
+	cur_bounds(st, &b);
+	if (st->overflow && fsp_frame_dead(st->overflow_sp, sp, &b)) {
 		stat_inc(FSP_STAT_STALE_MARKS);
 		st->overflow = 0;
 	}
@@ -91,15 +129,14 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 
 /* ---- enter and leave ----------------------------------------------------- */
 
-/* The hash of a stack whose top frame is (feature, instance, payload, kind)
- * and whose frames below hash to prev (0: none). Never 0. */
-static __always_inline __u64 hash_frame(__u64 prev, __u64 feature, __u64 instance, __u64 payload,
-					__u64 kind)
+/* The hash of a stack whose top frame is (feature, instance, kind) and whose
+ * frames below hash to prev (0: none): the stack's identity, not its payloads
+ * (they go with each sample, see struct fsp_payload_rec). Never 0. */
+static __always_inline __u64 hash_frame(__u64 prev, __u64 feature, __u64 instance, __u64 kind)
 {
 	__u64 h = mix64(prev + feature);
 
 	h = mix64(h + instance);
-	h = mix64(h + payload);
 	h = mix64(h + kind);
 	return h ? h : 1;
 }
@@ -108,9 +145,26 @@ static __always_inline __u64 hash_frame(__u64 prev, __u64 feature, __u64 instanc
  * what is sampled, so they keep the hash of the frames below. */
 static __always_inline __u64 frame_hash(__u64 prev, const struct tframe *f)
 {
-	if (f->shadow)
+	if (f->flags & TF_SHADOW)
 		return prev;
-	return hash_frame(prev, f->feature, f->instance, f->payload, f->kind);
+	return hash_frame(prev, f->feature, f->instance, f->kind);
+}
+
+/* Sets the hash and payload flag of frame i of f from the frame below it. */
+static __always_inline void frame_link(struct tframe *f, __u32 i)
+{
+	struct tframe *t = &f[slot(i)];
+	__u64 prev_hash = 0;
+	__u32 prev_payload = 0;
+
+	if (i) {
+		prev_hash = f[slot(i - 1)].hash;
+		prev_payload = f[slot(i - 1)].flags & TF_HAS_PAYLOAD;
+	}
+	t->hash = frame_hash(prev_hash, t);
+	if (t->flags & TF_SHADOW)
+		t->payload = 0; /* the ABI v2 stack's frame has it */
+	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
 }
 
 static __always_inline struct tstack *tstack_get(bool create)
@@ -125,6 +179,8 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 				    __u64 payload, __u64 sp_off, __u32 shadow)
 {
 	__u64 sp = PT_REGS_SP(ctx);
+	/* the stack pointer the frame is bound to (never below any sp: unbound) */
+	__u64 fsp = sp_off == SP_UNFRAMED ? SP_UNFRAMED : sp + sp_off;
 	struct tstack *st;
 	struct tframe *f;
 	__u32 d, id = SLOT_NONE;
@@ -141,7 +197,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	d = st->depth;
 	if (d >= max_depth || d >= FSP_MAX_DEPTH || st->overflow) {
 		if (!st->overflow)
-			st->overflow_sp = sp + sp_off;
+			st->overflow_sp = fsp;
 		st->overflow++;
 		if (!shadow)
 			stat_inc(FSP_STAT_OVERFLOWS);
@@ -151,13 +207,13 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->feature = feature;
 	f->instance = instance;
 	f->payload = payload;
-	f->kind = kind;
-	f->sp = sp + sp_off;
-	f->shadow = shadow;
+	f->kind = kind == KIND_MUTED ? FSP_FRAME_ANTIMARK : kind;
+	f->flags = (kind == KIND_MUTED ? TF_MUTED : 0) | (shadow ? TF_SHADOW : 0);
+	f->sp = fsp;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);
-	f->hash = frame_hash(d ? st->f[slot(d - 1)].hash : 0, f);
+	frame_link(st->f, d);
 	if (events_enabled) {
 		f->slot = id;
 		f->anti_ns = 0;
@@ -188,6 +244,19 @@ static __always_inline bool same_feature(const struct tframe *f, __u64 feature, 
 	return f->feature == feature || f->fhash == fhash;
 }
 
+/* Does a leave of this kind close frame f? A muted enter's frame (an
+ * antimark) is closed by its feature's mark leave. */
+static __always_inline bool kind_matches(const struct tframe *f, __u64 kind)
+{
+	return f->kind == kind || (kind == FSP_FRAME_MARK && (f->flags & TF_MUTED));
+}
+
+/* An ABI v1 site of an ABI v2 file (--events): see TF_SHADOW. */
+static __always_inline __u32 is_shadow(const struct tframe *f)
+{
+	return (f->flags & TF_SHADOW) != 0;
+}
+
 /* bpf_loop callback: visits frames top-down, stops at the first frame of the
  * same kind whose feature is the same pointer or the same name (and, when
  * matching instances, whose instance is the leave's). */
@@ -200,8 +269,8 @@ static long find_cb(__u64 n, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->kind == c->kind && f->shadow == c->shadow && same_feature(f, c->feature, c->fhash) &&
-	    (!c->match || f->instance == c->instance)) {
+	if (kind_matches(f, c->kind) && is_shadow(f) == c->shadow &&
+	    same_feature(f, c->feature, c->fhash) && (!c->match || f->instance == c->instance)) {
 		c->found = i;
 		return 1;
 	}
@@ -219,7 +288,7 @@ static long shift_cb(__u64 n, void *data)
 		return 1;
 	dst = &c->st->f[slot(j)];
 	*dst = c->st->f[slot(j + 1)];
-	dst->hash = frame_hash(j ? c->st->f[slot(j - 1)].hash : 0, dst);
+	frame_link(c->st->f, j);
 	return 0;
 }
 
@@ -254,7 +323,7 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 		return 0;
 	/* Fast path: the top frame, same pointer. */
 	top = &st->f[slot(d - 1)];
-	if (d && top->feature == feature && top->kind == kind && top->shadow == shadow &&
+	if (d && top->feature == feature && kind_matches(top, kind) && is_shadow(top) == shadow &&
 	    (!match || top->instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);
@@ -313,12 +382,13 @@ static long copy_cb(__u64 i, void *data)
 }
 
 struct store_ctx {
+	struct fsp_stack *s;
 	const struct tstack *st;
-	struct fsp_stack *dst;
 	__u32 n;
 };
 
-/* bpf_loop callback: frame i of the stack, unless a shadow, into dst. */
+/* bpf_loop callback: copies frame i of the live stack, unless a shadow, into
+ * the stored one (its payload is sent per sample: send_payloads()). */
 static long store_cb(__u64 i, void *data)
 {
 	struct store_ctx *c = data;
@@ -328,12 +398,12 @@ static long store_cb(__u64 i, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->shadow)
+	if (f->flags & TF_SHADOW)
 		return 0;
-	o = &c->dst->frames[slot(c->n)];
+	o = &c->s->frames[slot(c->n)];
 	o->feature = f->feature;
 	o->instance = f->instance;
-	o->payload = f->payload;
+	o->payload = 0;
 	o->kind = f->kind;
 	c->n++;
 	return 0;
@@ -345,15 +415,19 @@ static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 					const struct fsp_stack_key *key, __u32 user)
 {
 	struct store_ctx c = {.st = st};
+	struct fsp_stack *s;
 
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
-	c.dst = scratch_get(user);
-	if (!c.dst)
+	s = scratch_get(user);
+	if (!s)
 		return false;
+	c.s = s;
+	/* A callback, not an unrolled loop: the sampler's other branches
+	 * (payloads, charges) times 64 copies exceeded the verifier's budget. */
 	bpf_loop(depth < FSP_MAX_DEPTH ? depth : FSP_MAX_DEPTH, store_cb, &c, 0);
-	c.dst->depth = c.n;
-	if (bpf_map_update_elem(&stacks, key, c.dst, BPF_NOEXIST))
+	s->depth = c.n;
+	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
 }

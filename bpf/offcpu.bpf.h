@@ -2,7 +2,9 @@
 /*
  * Off-CPU time (--off-cpu): a target thread's off-CPU record, found and
  * claimed by thread id, the time accumulated per stack in it, and its charge
- * to the counts map; switch_out() takes the stack a thread leaves the CPU with.
+ * to the counts map; switch_out() takes the stack a thread leaves the CPU with,
+ * switch_in() ends the interval, and offcpu_recover() rebuilds an interval one
+ * of whose ends sched_switch did not report from the thread's CPU clock.
  */
 #ifndef FSP_OFFCPU_BPF_H
 #define FSP_OFFCPU_BPF_H
@@ -18,6 +20,10 @@
 #include "admit.bpf.h"
 #include "markstack.bpf.h"
 #include "v2stack.bpf.h"
+
+/* Set by userspace before it detaches on_switch at the end of the session:
+ * from then on a pending interval may have ended unseen. */
+bool offcpu_detaching = false;
 
 #define TASK_DEAD 0x80 /* prev_state of a thread's final switch-out */
 #define PF_KTHREAD 0x00200000 /* task_struct.flags: a kernel thread */
@@ -37,6 +43,40 @@ static __always_inline __u64 sched_now(struct task_struct *t)
 	if (bpf_core_field_exists(t->se.cfs_rq))
 		return t->se.cfs_rq->rq->clock;
 	return bpf_ktime_get_ns();
+}
+
+/*
+ * The CPU time of thread t (ns): the scheduler's se.sum_exec_runtime, what
+ * CLOCK_THREAD_CPUTIME_ID reads. In sched_switch it is exact for both threads:
+ * __schedule() has charged prev up to now (update_curr() at its dequeue or in
+ * put_prev_task()), and next has not run since it was charged at its
+ * switch-out. It advances by rq->clock_task, which is rq->clock less the time
+ * of interrupts (CONFIG_IRQ_TIME_ACCOUNTING) and of the hypervisor's steal
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING).
+ */
+static __always_inline __u64 cpu_clock(struct task_struct *t)
+{
+	return t->se.sum_exec_runtime;
+}
+
+/*
+ * sched_switch did not report one end of the thread's interval: the kernel
+ * counts the switch (rq->nr_switches) but the tracepoint does not run for
+ * it; on some kernels the switch-outs of some threads are never reported,
+ * and the next target thread on that CPU runs without a switch-in. At `now`
+ * (CPU time `cpu`), the thread was off the CPU for the time since its latest
+ * event seen (at_ts, at_cpu) less the CPU time it ran since: the interval
+ * becomes the pending one, ending at `now`, for offcpu_end() to charge. The
+ * result is exact but for the interrupt and steal time of the run between
+ * (cpu_clock()), which it counts as off-CPU time, as CLOCK_THREAD_CPUTIME_ID
+ * does.
+ */
+static __always_inline void offcpu_recover(struct offcpu_rec *r, __u64 now, __u64 cpu)
+{
+	__u64 elapsed = now > r->at_ts ? now - r->at_ts : 0;
+	__u64 ran = cpu > r->at_cpu ? cpu - r->at_cpu : 0;
+
+	r->off_ts = now - (elapsed > ran ? elapsed - ran : 0);
 }
 
 /* The off-CPU record of thread tid of process tgid, if it has one. */
@@ -188,24 +228,20 @@ static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev
 		return r;
 	r = rec_claim(prev);
 	if (!r)
-		stat_inc(FSP_STAT_OFFCPU_DROPS);
+		stat_inc(FSP_STAT_OFFCPU_NOREC);
 	return r;
 }
 
-/*
- * A target thread leaves the CPU, for whatever reason: it blocks or sleeps
- * (prev_state != 0), or it is preempted while runnable. Until it runs again,
- * its time is off-CPU time of the live mark stack it has now (stored in the
- * stacks map the first time it is seen).
- */
-static __always_inline void switch_out(struct task_struct *prev, struct offcpu_rec *r, __u64 now)
+/* The hash of thread t's live mark stack (0: empty), stored in the stacks
+ * map the first time the record sees it. */
+static __always_inline __u64 live_hash(struct task_struct *t, struct offcpu_rec *r)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	struct fsp_stack_key skey = {.tgid = prev->tgid};
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct fsp_stack_key skey = {.tgid = t->tgid};
 	struct live_stack ls;
 
-	/* prev is still the current task: its memory (ABI v2 stacks) is readable. */
-	live_stack_get(prev, regs->sp, SCRATCH_SWITCH, &ls);
+	/* t is still the current task: its memory (ABI v2 stacks) is readable. */
+	live_stack_get(t, regs->sp, SCRATCH_SWITCH, &ls);
 	skey.hash = ls.hash;
 	if (skey.hash && skey.hash != r->off_stored) {
 		if (live_stack_store(&ls, &skey, SCRATCH_SWITCH))
@@ -213,8 +249,82 @@ static __always_inline void switch_out(struct task_struct *prev, struct offcpu_r
 		else
 			stat_inc(FSP_STAT_STACK_DROPS);
 	}
-	r->off_hash = skey.hash;
+	return skey.hash;
+}
+
+/*
+ * A target thread leaves the CPU, for whatever reason: it blocks or sleeps
+ * (prev_state != 0), or it is preempted while runnable. Until it runs again,
+ * its time is off-CPU time of the live mark stack it has now (stored in the
+ * stacks map the first time it is seen). An interval still pending means that
+ * its switch-in was not reported: that interval is recovered first.
+ */
+static __always_inline void switch_out(struct task_struct *prev, struct offcpu_rec *r, __u64 now)
+{
+	__u64 cpu = cpu_clock(prev);
+
+	if (r->off_ts) {
+		offcpu_recover(r, now, cpu);
+		offcpu_end(prev, r, now);
+		stat_inc(FSP_STAT_OFFCPU_RECOVERED);
+	}
+	r->off_hash = live_hash(prev, r);
 	r->off_ts = now;
+	r->at_ts = now;
+	r->at_cpu = cpu;
+}
+
+/*
+ * A target thread runs again: its interval ends. None pending means that its
+ * switch-out was not reported: the interval since its latest switch-in is
+ * recovered, charged to the stack it has now, the one it left with (it has
+ * not run since).
+ */
+static __always_inline void switch_in(struct task_struct *next, struct offcpu_rec *r, __u64 now)
+{
+	__u64 cpu = cpu_clock(next);
+
+	if (!r->off_ts) {
+		r->off_hash = live_hash(next, r);
+		offcpu_recover(r, now, cpu);
+		stat_inc(FSP_STAT_OFFCPU_RECOVERED);
+	}
+	offcpu_end(next, r, now);
+	r->at_ts = now;
+	r->at_cpu = cpu;
+}
+
+/*
+ * Closes the pending interval of thread t, if any, when it exits or execs
+ * (it is running: its switch-in was not seen) or at the end of the session
+ * (on_switch is detached: it may have run since). A thread on a CPU is
+ * measured with that CPU's clock, which the scheduler updated with its CPU
+ * time (at the CPU's latest tick or switch); a thread off the CPU up to `now`
+ * less the CPU time it ran since its switch-out (none unless a switch-in
+ * went unseen).
+ */
+static __always_inline void offcpu_close(struct task_struct *t, struct offcpu_rec *r, __u64 now)
+{
+	if (!r->off_ts)
+		return;
+	if (t->on_cpu)
+		now = sched_now(t);
+	offcpu_recover(r, now, cpu_clock(t));
+	offcpu_end(t, r, now);
+}
+
+/*
+ * Thread t, running, exits or execs: its record (held under thread id tid)
+ * goes, its off-CPU time to the counts map. An interval still pending lost its
+ * switch-in (unless on_switch is being detached) and is recovered.
+ */
+static __always_inline void rec_retire(struct task_struct *t, struct offcpu_rec *r, __u32 tid)
+{
+	if (r->off_ts && !offcpu_detaching)
+		stat_inc(FSP_STAT_OFFCPU_RECOVERED);
+	offcpu_close(t, r, sched_now(t));
+	flush_acc(t, r);
+	rec_release(r, tid);
 }
 
 #endif /* FSP_OFFCPU_BPF_H */

@@ -9,12 +9,16 @@
  * userspace for a running process). A perf-event program on every CPU samples
  * the targeted processes: it takes the live part of the current thread's mark
  * stacks, merged, and counts (tgid, tid, stack hash), storing each new stack's
- * frames once. All attribution happens in userspace (analysis/).
+ * frames once; a stack is identified without its payloads, which go to
+ * userspace with each sample (payload_rb). All attribution happens in
+ * userspace (analysis/).
  *
  * Marks are frame-bound: each frame remembers the user stack pointer at its
- * enter. Once the thread's stack pointer is above it (the entering function
- * returned or was unwound by longjmp/an exception without its leave), the
- * frame is dead: the sampler ignores it and the next probe drops it.
+ * enter. Once the thread's stack pointer is above it on the same stack (the
+ * entering function returned or was unwound by longjmp/an exception without
+ * its leave), the frame is dead: the sampler ignores it and the next probe
+ * drops it (framelive.h: a signal handler's alternate stack is told apart;
+ * coro.bpf.h: swapcontext coroutines park their frames).
  *
  * The event view (rodata events_enabled) counts every mark's enter and leave
  * and the duration between them, per (process, feature, instance), in a
@@ -38,8 +42,11 @@
  *   eventview.bpf.h  the event view: per-instance counts, durations, histogram
  *   markstack.bpf.h  the mark stack: liveness, enter/leave, fork copy, store
  *   usdt_arg.bpf.h   USDT argument decoding (read_reg, usdt_arg)
- *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark
- *   offcpu.bpf.h     off-CPU records, accumulation, charge and switch_out()
+ *   mapped.bpf.h     mapped probes (--map): site, instance label, outer mark,
+ *                    "when" conditions, point events
+ *   charge.bpf.h     "charge threads": marks charged to other threads' samples
+ *   offcpu.bpf.h     off-CPU records, accumulation, charge, switch_out/in()
+ *   coro.bpf.h       coroutines: marks parked with the context they belong to
  *   v2stack.bpf.h    ABI v2: records, a thread's stacks in its memory, the merge
  *                    by stack pointer, the live stack a sample charges
  */
@@ -56,7 +63,9 @@
 #include "markstack.bpf.h"
 #include "usdt_arg.bpf.h"
 #include "mapped.bpf.h"
+#include "charge.bpf.h"
 #include "offcpu.bpf.h"
+#include "coro.bpf.h"
 #include "v2stack.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
@@ -151,7 +160,8 @@ SEC("uprobe")
 int map_enter(struct pt_regs *ctx)
 {
 	const struct fsp_map_site *ms = map_site(ctx);
-	__u64 instance = 0, payload = 0;
+	__u64 instance = 0, payload = 0, kind, sp_off;
+	bool on;
 
 	if (!admit(true))
 		return 0;
@@ -159,13 +169,29 @@ int map_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	/* "when": an enter that fails a condition is muted (a frame that
+	 * charges and counts nothing, closed by the feature's leave). */
+	on = !ms->nr_conds || map_conds(ctx, ms);
+	if (ms->flags & FSP_MAP_POINT)
+		return on ? map_point(ctx, ms) : 0;
 	if (ms->flags & FSP_MAP_OUTER)
 		instance = outer_instance(ctx, ms->outer);
 	else if (ms->nr_parts)
-		instance = map_label(ctx, ms, true);
-	if ((ms->flags & FSP_MAP_PAYLOAD) && usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
+		instance = map_label(ctx, ms, ms->parts, ms->nr_parts, on);
+	if (on && (ms->flags & FSP_MAP_PAYLOAD) &&
+	    usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
 		stat_inc(FSP_STAT_ARG_ERRORS);
-	return do_enter(ctx, ms->kind, ms->feature, instance, payload, ms->sp_off, 0);
+	kind = on ? ms->kind : KIND_MUTED;
+	sp_off = (ms->flags & FSP_MAP_UNFRAMED) ? SP_UNFRAMED : ms->sp_off;
+	do_enter(ctx, kind, ms->feature, instance, payload, sp_off, 0);
+	if (charge_enabled) {
+		struct tstack *st = tstack_get(false);
+
+		if (on && (ms->flags & FSP_MAP_CHARGE))
+			charge_open(st, ms, instance);
+		charge_sync(st);
+	}
+	return 0;
 }
 
 SEC("uprobe")
@@ -183,8 +209,11 @@ int map_leave(struct pt_regs *ctx)
 	}
 	match = (ms->flags & FSP_MAP_MATCH_INSTANCE) && ms->nr_parts;
 	if (match)
-		instance = map_label(ctx, ms, false);
-	return do_leave(ctx, ms->kind, ms->feature, instance, match, 0);
+		instance = map_label(ctx, ms, ms->parts, ms->nr_parts, false);
+	do_leave(ctx, ms->kind, ms->feature, instance, match, 0);
+	if (charge_enabled)
+		charge_sync(tstack_get(false));
+	return 0;
 }
 
 /* ---- the sampler ------------------------------------------------------------ */
@@ -207,7 +236,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct live_stack ls;
 	struct pt_regs *regs;
-	bool truncated;
+	bool truncated, payload = false;
 	__u64 sp;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
@@ -231,14 +260,22 @@ int sample(struct bpf_perf_event_data *ctx)
 
 		if (!live_stack_store(&ls, &skey, SCRATCH_SAMPLE))
 			stat_inc(FSP_STAT_STACK_DROPS);
+		if (ls.payload) {
+			payload = true;
+			live_stack_send_payloads(&ls, ckey.tgid, ckey.tid, ls.hash);
+		}
 	}
 	truncated = ls.truncated;
 	if (truncated)
 		stat_inc(FSP_STAT_TRUNCATED);
+	if (charge_enabled)
+		ckey.hash = charge_sample(ckey.tgid, ckey.tid, ckey.hash);
 
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {
 		__sync_fetch_and_add(&c->samples, 1);
+		if (payload)
+			__sync_fetch_and_add(&c->payload_samples, 1);
 		if (truncated)
 			__sync_fetch_and_add(&c->truncated, 1);
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
@@ -250,14 +287,17 @@ int sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	fresh.samples = 1;
+	fresh.payload_samples = payload;
 	fresh.truncated = truncated;
 	fresh.seen = bpf_jiffies64();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);
-		if (c)
+		if (c) {
 			__sync_fetch_and_add(&c->samples, 1);
-		else
+			if (payload)
+				__sync_fetch_and_add(&c->payload_samples, 1);
+		} else
 			stat_inc(FSP_STAT_LOST_SAMPLES);
 	}
 	return 0;
@@ -271,32 +311,50 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	struct offcpu_rec *out = offcpu_thread(prev, prev_state);
 	struct offcpu_rec *in = next->tgid ? rec_find(next->pid, next->tgid) : NULL;
-	__u64 now;
+	__u64 now = 0;
 
-	/* Most switches of the machine concern no target. */
-	if (!out && !(in && in->off_ts))
-		return 0;
-	/* This CPU's clock, read through a target task's run queue (prev and
-	 * next are both on it): the idle task's se.cfs_rq need not be this
+	/* Most switches of the machine concern no target (no clock read).
+	 * This CPU's clock is read through a target task's run queue (prev
+	 * and next are both on it): the idle task's se.cfs_rq need not be this
 	 * CPU's, and another CPU's clock can be a whole idle period old. */
-	now = sched_now(out ? prev : next);
-	if (out)
+	if (out) {
+		now = sched_now(prev);
 		switch_out(prev, out, now);
-	if (in && in->off_ts)
-		offcpu_end(next, in, now);
+	}
+	if (in)
+		switch_in(next, in, now ? now : sched_now(next));
 	return 0;
 }
 
-/* A target thread exits: its record goes, its off-CPU time not. */
+/* A thread exits: a target thread's off-CPU record goes, its off-CPU time
+ * not. System-wide, a process that was a target (or excluded) is reported
+ * when its last thread exits, so that userspace retires its records. Loaded
+ * with --off-cpu or -a. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 {
-	struct offcpu_rec *r = rec_find(p->pid, p->tgid);
+	__u32 tgid = p->tgid;
 
-	if (r) {
-		flush_acc(p, r);
-		rec_release(r, p->pid);
+	if (offcpu_enabled) {
+		struct offcpu_rec *r = rec_find(p->pid, tgid);
+
+		if (r)
+			rec_retire(p, r, p->pid);
 	}
+	/* Deleted here, not by userspace when it hears of it: by then a new
+	 * process may have the PID. */
+	if (system_wide && group_dead && !bpf_map_delete_elem(&targets, &tgid))
+		emit(FSP_EVENT_EXIT, tgid, 0);
+	if (group_dead && !bpf_map_delete_elem(&v2_procs, &tgid))
+		__sync_fetch_and_add(&v2_epoch, 1);
+	return 0;
+}
+
+/* "charge threads": a thread that exits releases the marks it published. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(charge_on_exit, struct task_struct *p, bool group_dead)
+{
+	charge_exit(p);
 	return 0;
 }
 
@@ -316,10 +374,10 @@ int flush_offcpu(struct bpf_iter__task *ctx)
 	r = rec_find(task->pid, task->tgid);
 	if (!r)
 		return 0;
-	if (r->off_ts)
-		/* This CPU's clock, current within a tick (userspace yields the
-		 * CPU right before, which updates it). */
-		offcpu_end(task, r, sched_now(bpf_get_current_task_btf()));
+	/* This CPU's clock, current within a tick (userspace yields the CPU
+	 * right before, which updates it). Not counted as recovered: a thread
+	 * may have run since on_switch was detached. */
+	offcpu_close(task, r, sched_now(bpf_get_current_task_btf()));
 	flush_acc(task, r);
 	return 0;
 }
@@ -335,7 +393,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
 		return 0;
-	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY)) {
+		stat_inc(FSP_STAT_UNTRACKED);
+		return 0;
+	}
 	/* The child's memory is a copy: its ABI v2 records and stacks too. */
 	v2 = bpf_map_lookup_elem(&v2_procs, &ptgid);
 	if (v2 && !bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY))
@@ -361,28 +422,34 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	if (!is_target(tgid)) {
-		/* System-wide: the new program may carry probes; userspace looks. */
+	if (!v || !*v) {
+		/* System-wide: the new program may carry probes; userspace looks.
+		 * An exclusion (--comm) was of the old program: it goes here, at
+		 * the exec (userspace, later, could delete the new program's own
+		 * admission). */
+		if (v)
+			bpf_map_delete_elem(&targets, &tgid);
 		if (system_wide)
 			emit(FSP_EVENT_EXEC, tgid, 0);
 		return 0;
 	}
 	/* The old image's marks mean nothing in the new one. */
+	if (charge_enabled)
+		charge_exit(p);
 	bpf_task_storage_delete(&tstacks, p);
 	if (!bpf_map_delete_elem(&v2_procs, &tgid))
 		__sync_fetch_and_add(&v2_epoch, 1);
+	forget_contexts(tgid);
 	if (offcpu_enabled) {
 		/* A thread other than the leader that execs takes the leader's
 		 * id: its record under the old id goes (the leader's went with
 		 * the leader's exit). */
 		struct offcpu_rec *r = rec_find(old_pid, tgid);
 
-		if (r && (__u32)old_pid != (__u32)p->pid) {
-			flush_acc(p, r);
-			rec_release(r, old_pid);
-		}
+		if (r && (__u32)old_pid != (__u32)p->pid)
+			rec_retire(p, r, old_pid);
 	}
 	emit(FSP_EVENT_EXEC, tgid, 0);
 	return 0;
@@ -439,16 +506,67 @@ int BPF_KPROBE(on_catch)
 	return 0;
 }
 
+/* Coroutines (coro.bpf.h): glibc's swapcontext(oucp, ucp) saves the running
+ * context in oucp and resumes ucp; setcontext(ucp) resumes ucp. */
+SEC("uprobe")
+int BPF_KPROBE(on_swapcontext, void *oucp, void *ucp)
+{
+	switch_context((__u64)oucp, (__u64)ucp, PT_REGS_SP(ctx));
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(on_setcontext, void *ucp)
+{
+	switch_context(0, (__u64)ucp, PT_REGS_SP(ctx));
+	return 0;
+}
+
 #define SIGSTOP 19
 
+/* struct r_debug (link.h): r_version (int, padded), r_map, r_brk, r_state. */
+#define R_STATE_OFF 24
+enum { RT_CONSISTENT, RT_ADD, RT_DELETE };
+
+/*
+ * Did this call of _dl_debug_state finish adding objects to the link map?
+ * ld.so calls it with r_state RT_ADD before mapping a dlopen()ed library and
+ * RT_CONSISTENT once it is mapped (before any of its code runs); a dlclose
+ * with RT_DELETE and RT_CONSISTENT once unmapped. The cookie places r_debug
+ * relative to the hook (0: unknown). Unknown or unexpected sequences (a
+ * dlmopen namespace, whose r_debug is not _r_debug) count as a dlopen.
+ */
+static __always_inline bool dlopen_done(struct pt_regs *ctx, __u32 tgid)
+{
+	__u64 delta = bpf_get_attach_cookie(ctx);
+	__u32 state, *prev, was;
+
+	if (!delta || bpf_probe_read_user(&state, sizeof(state),
+					  (void *)(PT_REGS_IP(ctx) + delta + R_STATE_OFF)))
+		return true;
+	prev = bpf_map_lookup_elem(&dl_state, &tgid);
+	was = prev ? *prev : RT_ADD;
+	bpf_map_update_elem(&dl_state, &tgid, &state, BPF_ANY);
+	if (state != RT_CONSISTENT)
+		return state == was;
+	return was != RT_DELETE;
+}
+
 /* ld.so calls _dl_debug_state() (the debugger's hook) around every change of
- * the link map: dlopen, dlclose, and once after the startup libraries. */
+ * the link map: dlopen, dlclose, and once after the startup libraries. Only
+ * a completed dlopen needs its new files attached (a library opened again
+ * after a dlclose has its probes still attached: the kernel arms them when it
+ * maps the file), so only that reports and, for a launched command, stops.
+ * Hooked per target with -p, per ld.so file (every process) with -a. */
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *v;
 
-	if (!is_target(tgid))
+	v = bpf_map_lookup_elem(&targets, &tgid);
+	/* System-wide, any process but an excluded one: a library it loads
+	 * may carry probes no process mapped before. */
+	if ((v ? !*v : !system_wide) || !dlopen_done(ctx, tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

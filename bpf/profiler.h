@@ -20,6 +20,7 @@
  */
 #define FSP_DEFAULT_MAX_STACKS 8192 /* distinct mark stacks kept */
 #define FSP_DEFAULT_MAX_EVENTS 16384 /* distinct (process, feature, instance) counted */
+#define FSP_DEFAULT_MAX_PARKED 4096 /* coroutines suspended inside a mark (swapcontext) */
 
 /* Bytes of a feature or instance label copied from the target, NUL included. */
 #define FSP_LABEL_LEN 256
@@ -30,6 +31,9 @@
 enum fsp_frame_kind {
 	FSP_FRAME_MARK = 1,
 	FSP_FRAME_ANTIMARK = 2,
+	/* In stored stacks only: a mark of another thread of the process whose
+	 * feature charges this thread's samples ("charge threads", --map). */
+	FSP_FRAME_CHARGED = 3,
 };
 
 /* Diagnostic counters, a per-CPU array indexed by this enum. */
@@ -49,6 +53,13 @@ enum fsp_stat {
 	FSP_STAT_EVENT_DROPS, /* mark enters not counted: mark_ids/mark_stats full */
 	FSP_STAT_OFFCPU_DROPS, /* off-CPU intervals not recorded: counts map full */
 	FSP_STAT_LABEL_DROPS, /* mapped-probe labels not read or kept (labels map full) */
+	FSP_STAT_OFFCPU_RECOVERED, /* off-CPU intervals whose end or start sched_switch did not
+				    * report, recovered from the thread's CPU clock */
+	FSP_STAT_OFFCPU_NOREC, /* off-CPU intervals not recorded: no record for the thread
+				* (spill hash full, or its entry not allocated) */
+	FSP_STAT_CHARGE_DROPS, /* marks of "charge threads" that found no free slot:
+				* they charge their own thread only */
+	FSP_STAT_UNTRACKED, /* probes of processes not admitted: the targets map was full */
 	FSP_STAT_V2_UNREADABLE, /* samples with an ABI v2 mark stack that could not be read */
 	FSP_STAT_V2_DSO_DROPS, /* ABI v2 records not registered: a process has too many */
 	FSP_STAT__COUNT,
@@ -73,6 +84,23 @@ struct fsp_stack {
 	struct fsp_frame frames[FSP_MAX_DEPTH];
 };
 
+/*
+ * A sample's payloads, bottom frame first, sent through the payload_rb ring
+ * buffer (depth of them) when a frame of its stack has a non-zero payload:
+ * stacks are identified by their features, instances and kinds only, so that
+ * a payload that changes at every call (an input offset) does not make every
+ * sample a new stack; userspace keeps these records, within a bound.
+ */
+struct fsp_payload_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 hash; /* the stack's */
+	__u64 depth;
+	__u64 payload[FSP_MAX_DEPTH];
+};
+
+#define FSP_PAYLOAD_RB_SIZE (1024 * 1024)
+
 /* Key of the counts map: samples of one thread with one mark stack. */
 struct fsp_count_key {
 	__u32 tgid;
@@ -82,6 +110,7 @@ struct fsp_count_key {
 
 struct fsp_count {
 	__u64 samples;
+	__u64 payload_samples; /* of which with a payload: sent to payload_rb */
 	__u64 truncated; /* of which taken while the stack had overflowed */
 	__u64 offcpu_ns; /* time switched out with this stack (--off-cpu) */
 	__u64 seen; /* when comm was last refreshed (jiffies): orders the names */
@@ -161,6 +190,10 @@ struct fsp_usdt_spec {
 
 #define FSP_MAP_MAX_PARTS 6 /* as analysis/probemap/probemap.h PROBEMAP_MAX_PARTS */
 #define FSP_MAP_LIT_LEN 32 /* a literal part holds at most 31 bytes (PROBEMAP_LIT_LEN) */
+#define FSP_MAP_MAX_DEREF 2 /* PROBEMAP_MAX_DEREF */
+#define FSP_MAP_MAX_CONDS 4 /* PROBEMAP_MAX_WHEN */
+#define FSP_MAP_NUL_TERMINATED (~0ULL) /* fsp_map_part.len_arg: the string ends at its NUL */
+#define FSP_CHARGE_PAT_LEN 16 /* a thread-name pattern's bytes, '*' excluded */
 
 enum fsp_part_type {
 	FSP_PART_LIT = 1, /* literal bytes */
@@ -174,6 +207,12 @@ struct fsp_map_part {
 	__u64 arg; /* STR, INT: argument number */
 	__u64 len; /* LIT: bytes of lit */
 	__u64 addr; /* GLOBAL: link-time address of the variable */
+	/* STR, INT: the value is replaced nr_deref times by the 8-byte word at
+	 * value + deref[i] (a pointer followed) */
+	__u64 nr_deref;
+	__u64 deref[FSP_MAP_MAX_DEREF];
+	/* STR: the argument holding its length in bytes, or FSP_MAP_NUL_TERMINATED */
+	__u64 len_arg;
 	char lit[FSP_MAP_LIT_LEN];
 };
 
@@ -181,6 +220,34 @@ enum fsp_map_flags {
 	FSP_MAP_OUTER = 1, /* instance: that of the innermost live frame of `outer` */
 	FSP_MAP_MATCH_INSTANCE = 2, /* leave: close the frame with the same instance */
 	FSP_MAP_PAYLOAD = 4, /* payload: argument payload_arg */
+	FSP_MAP_UNFRAMED = 8, /* "frame none": the frame is bound to no stack frame */
+	FSP_MAP_POINT = 16, /* "event": count the instance, push nothing */
+	FSP_MAP_CHARGE = 32, /* "charge threads": charge other threads' samples */
+};
+
+/* "when": a condition on an enter; an enter that fails one is muted. */
+enum fsp_cond_type {
+	FSP_COND_INT = 1, /* part (an INT) compared with value */
+	FSP_COND_LABEL = 2, /* the label of part (STR or GLOBAL) == or != the label id value */
+	FSP_COND_OUTER = 3, /* the instance of the innermost live mark of feature `outer` */
+};
+
+enum fsp_cond_op {
+	FSP_COND_EQ = 1,
+	FSP_COND_NE = 2,
+	FSP_COND_LT = 3,
+	FSP_COND_LE = 4,
+	FSP_COND_GT = 5,
+	FSP_COND_GE = 6,
+};
+
+struct fsp_map_cond {
+	__u64 type; /* enum fsp_cond_type */
+	__u64 op; /* enum fsp_cond_op */
+	__u64 is_signed; /* INT: compare as signed (the argument's note, or a read word: no) */
+	__u64 value; /* INT: the integer; LABEL, OUTER: a label id (FSP_ID_SYNTH | hash) */
+	__u64 outer; /* OUTER: the feature id */
+	struct fsp_map_part part; /* INT, LABEL: the operand */
 };
 
 /* What a mapped probe site does; its cookie indexes the map_sites map. */
@@ -197,6 +264,14 @@ struct fsp_map_site {
 	__u64 sp_off;
 	__u64 nr_parts; /* instance template; 0: no instance */
 	struct fsp_map_part parts[FSP_MAP_MAX_PARTS];
+	/* enter: the conditions, all of which must hold (else the enter is muted) */
+	__u64 nr_conds;
+	struct fsp_map_cond conds[FSP_MAP_MAX_CONDS];
+	/* FSP_MAP_CHARGE: the names of the threads charged: the first
+	 * charge_len bytes of charge_pat, and (charge_prefix 0) nothing more */
+	__u64 charge_len;
+	__u64 charge_prefix;
+	char charge_pat[FSP_CHARGE_PAT_LEN];
 };
 
 /*
@@ -258,6 +333,7 @@ enum fsp_event_type {
 	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
 	FSP_EVENT_EXIT = 4, /* a target's last thread exited */
 	FSP_EVENT_NEW_PROC = 5, /* system-wide: a probe fired in a process not yet known */
+	FSP_EVENT_LABEL = 6, /* a label at addr could not be read (not paged in) */
 };
 
 struct fsp_event {
@@ -265,6 +341,7 @@ struct fsp_event {
 	__u32 pid;
 	__u32 ppid;
 	__u32 pad;
+	__u64 addr; /* FSP_EVENT_LABEL: the label's address in pid */
 };
 
 #endif /* FSP_PROFILER_H */

@@ -49,7 +49,7 @@ static __always_inline void stat_add(__u32 stat, __u64 n)
 		*v += n;
 }
 
-static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
+static __always_inline void emit_addr(__u32 type, __u32 pid, __u32 ppid, __u64 addr)
 {
 	struct fsp_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -61,7 +61,13 @@ static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
 	e->pid = pid;
 	e->ppid = ppid;
 	e->pad = 0;
+	e->addr = addr;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void emit(__u32 type, __u32 pid, __u32 ppid)
+{
+	emit_addr(type, pid, ppid, 0);
 }
 
 static __always_inline __u64 mix64(__u64 x)

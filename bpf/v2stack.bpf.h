@@ -129,6 +129,7 @@ static __always_inline struct tstack *v2_thread(struct task_struct *task, struct
 struct v2_live_ctx {
 	const struct v2_stack *st;
 	__u64 sp;
+	const struct fsp_stack_bounds *b;
 	__u32 depth;
 };
 
@@ -137,19 +138,22 @@ static long v2_live_cb(__u64 n, void *data)
 	struct v2_live_ctx *c = data;
 	__u32 d = c->depth;
 
-	if (d == 0 || d > FSP_V2_DEPTH || !is_stale(c->st->f[slot(d - 1)].sp_kind & ~7ULL, c->sp))
+	if (d == 0 || d > FSP_V2_DEPTH ||
+	    !fsp_frame_dead(c->st->f[slot(d - 1)].sp_kind & ~7ULL, c->sp, c->b))
 		return 1;
 	c->depth = d - 1;
 	return 0;
 }
 
 /* Live frames of a stack read into st, given its published depth d: the dead
- * ones are on top (each push prunes first). The same rule as live_depth(). */
-static __always_inline __u32 v2_live_depth(const struct v2_stack *st, __u32 d, __u64 sp)
+ * ones are on top (each push prunes first). The same rule as live_depth()
+ * (framelive.h), with the thread's stack bounds b. */
+static __always_inline __u32 v2_live_depth(const struct v2_stack *st, __u32 d, __u64 sp,
+					   const struct fsp_stack_bounds *b)
 {
-	struct v2_live_ctx c = {.st = st, .sp = sp, .depth = d};
+	struct v2_live_ctx c = {.st = st, .sp = sp, .b = b, .depth = d};
 
-	if (d && d <= FSP_V2_DEPTH && is_stale(st->f[slot(d - 1)].sp_kind & ~7ULL, sp))
+	if (d && d <= FSP_V2_DEPTH && fsp_frame_dead(st->f[slot(d - 1)].sp_kind & ~7ULL, sp, b))
 		bpf_loop(d, v2_live_cb, &c, 0);
 	return c.depth;
 }
@@ -197,6 +201,7 @@ struct v2_unwind_ctx {
 	const struct v2_cache *cache;
 	__u64 fsbase;
 	__u64 sp;
+	struct fsp_stack_bounds b;
 	bool recorded;
 };
 
@@ -221,7 +226,7 @@ static long v2_unwind_cb(__u64 i, void *data)
 	d = v2_read_stack(st, ptr);
 	if (d < 0 || st->gen != dso->gen)
 		return 0;
-	live = v2_live_depth(st, d, c->sp);
+	live = v2_live_depth(st, d, c->sp, &c->b);
 	if (live >= (__u32)d)
 		return 0; /* nothing died: an earlier record stays */
 	u = &c->uw->u[i];
@@ -265,6 +270,7 @@ static __always_inline void v2_unwind(struct task_struct *task, __u64 sp)
 		return;
 	c.buf = &b->src[0];
 	c.fsbase = task->thread.fsbase;
+	cur_bounds(st, &c.b);
 	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, v2_unwind_cb, &c, 0);
 	if (c.recorded)
 		st->v2.unwinds = 1;
@@ -328,6 +334,7 @@ struct v2_read_ctx {
 	struct v2_unwinds *uw; /* the thread's unwinding records, if any */
 	__u64 fsbase; /* the thread pointer */
 	__u64 sp; /* the thread's user stack pointer */
+	struct fsp_stack_bounds b; /* its stack bounds (framelive.h) */
 	__u64 tgid;
 	__u32 tid;
 	__u32 sources; /* stacks with live frames */
@@ -382,7 +389,7 @@ static __always_inline void v2_read_one(struct v2_read_ctx *c, __u32 i)
 	if (!d || dst->gen != dso->gen)
 		return; /* empty, or left over from an earlier session */
 	v2_note_counters(dst, c->tgid, ptr);
-	live = v2_live_depth(dst, d, c->sp);
+	live = v2_live_depth(dst, d, c->sp, &c->b);
 	if (dst->overflow && live == (__u32)d)
 		c->truncated = true;
 	if (c->uw)
@@ -419,7 +426,7 @@ static long v1_copy_cb(__u64 i, void *data)
 	if (i >= FSP_MAX_DEPTH || c->n >= FSP_V2_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->shadow)
+	if (f->flags & TF_SHADOW)
 		return 0;
 	o = &c->dst->f[slot(c->n)];
 	o->feature = f->feature;
@@ -441,6 +448,7 @@ struct frames_ctx {
 	const struct v2_stack *src;
 	struct fsp_stack *out; /* NULL: hash only */
 	__u64 hash;
+	__u64 payloads; /* non-zero: a frame has a payload */
 };
 
 /* bpf_loop callback: frame i of one source, hashed (and copied to out). */
@@ -452,24 +460,27 @@ static long frames_cb(__u64 i, void *data)
 	if (i >= FSP_V2_DEPTH)
 		return 1;
 	f = &c->src->f[slot(i)];
-	c->hash = hash_frame(c->hash, f->feature, f->instance, f->payload, v2_kind(f));
+	c->hash = hash_frame(c->hash, f->feature, f->instance, v2_kind(f));
+	c->payloads |= f->payload;
 	if (c->out) {
 		c->out->frames[slot(i)].feature = f->feature;
 		c->out->frames[slot(i)].instance = f->instance;
-		c->out->frames[slot(i)].payload = f->payload;
+		c->out->frames[slot(i)].payload = 0; /* sent per sample */
 		c->out->frames[slot(i)].kind = v2_kind(f);
 	}
 	return 0;
 }
 
-/* The hash of one source's frames [0, d): shallow stacks without a loop. */
-static __always_inline __u64 v2_hash(const struct v2_stack *src, __u32 d)
+/* The hash of one source's frames [0, d): shallow stacks without a loop.
+ * *payloads: non-zero when one of them has a payload. */
+static __always_inline __u64 v2_hash(const struct v2_stack *src, __u32 d, __u64 *payloads)
 {
 	struct frames_ctx c = {.src = src};
-	__u64 h = 0;
+	__u64 h = 0, p = 0;
 
 	if (d > V2_FIRST_FRAMES) {
 		bpf_loop(d, frames_cb, &c, 0);
+		*payloads = c.payloads;
 		return c.hash;
 	}
 	for (int i = 0; i < V2_FIRST_FRAMES; i++) {
@@ -477,8 +488,10 @@ static __always_inline __u64 v2_hash(const struct v2_stack *src, __u32 d)
 
 		if (i >= (int)d)
 			break;
-		h = hash_frame(h, f->feature, f->instance, f->payload, v2_kind(f));
+		h = hash_frame(h, f->feature, f->instance, v2_kind(f));
+		p |= f->payload;
 	}
+	*payloads = p;
 	return h;
 }
 
@@ -486,6 +499,7 @@ struct merge_ctx {
 	struct merge_buf *buf;
 	struct fsp_stack *out;
 	__u64 hash;
+	__u64 payloads; /* non-zero: a frame has a payload */
 	__u32 n;
 	bool truncated;
 };
@@ -523,9 +537,11 @@ static long merge_cb(__u64 i, void *data)
 	o = &c->out->frames[slot(i)];
 	o->feature = f->feature;
 	o->instance = f->instance;
-	o->payload = f->payload;
+	o->payload = 0; /* sent per sample, from b->payload */
 	o->kind = v2_kind(f);
-	c->hash = hash_frame(c->hash, o->feature, o->instance, o->payload, o->kind);
+	b->payload[slot(i)] = f->payload;
+	c->payloads |= f->payload;
+	c->hash = hash_frame(c->hash, o->feature, o->instance, o->kind);
 	b->head[best] = h + 1;
 	c->n = i + 1;
 	return 0;
@@ -541,6 +557,7 @@ struct live_stack {
 	__u32 depth;
 	__u32 src; /* SRC_V1, SRC_MERGED or the one v2 stack with live frames */
 	bool truncated; /* a stack had overflowed, or they exceed max_depth */
+	bool payload; /* a live frame has a payload (live_stack_send_payloads) */
 };
 
 /* The stacks of every source, merged into scratch[user]. */
@@ -565,6 +582,7 @@ static __always_inline void v2_merge_all(struct v2_read_ctx *rc, const struct ts
 	ls->src = SRC_MERGED;
 	ls->depth = mc.n;
 	ls->hash = mc.hash;
+	ls->payload = mc.payloads != 0;
 	ls->truncated |= mc.truncated;
 }
 
@@ -578,6 +596,7 @@ static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 us
 {
 	__u32 key = user == SCRATCH_SWITCH ? MERGE_SWITCH : MERGE_SAMPLE;
 	struct v2_read_ctx rc = {.sp = sp, .tgid = task->tgid, .tid = task->pid};
+	__u64 payloads = 0;
 	__u32 nr, d;
 
 	rc.cache = v2_cache_get(st, task->tgid);
@@ -588,6 +607,7 @@ static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 us
 	if (!rc.buf)
 		return;
 	rc.fsbase = task->thread.fsbase; /* a trusted pointer: a plain load */
+	cur_bounds(st, &rc.b);
 	if (st->v2.unwinds)
 		rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
 	v2_read_one(&rc, 0);
@@ -607,7 +627,8 @@ static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 us
 		}
 		ls->src = rc.last;
 		ls->depth = d;
-		ls->hash = v2_hash(&rc.buf->src[rc.last], d);
+		ls->hash = v2_hash(&rc.buf->src[rc.last], d, &payloads);
+		ls->payload = payloads != 0;
 		return;
 	}
 	v2_merge_all(&rc, st, d1, user, ls);
@@ -630,11 +651,14 @@ static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, _
 	ls->hash = 0;
 	ls->src = SRC_V1;
 	ls->truncated = false;
+	ls->payload = false;
 	if (st && (st->depth || st->overflow)) {
 		d = live_depth(st, sp);
 		ls->truncated = st->overflow && d == st->depth;
-		if (d && d <= FSP_MAX_DEPTH)
+		if (d && d <= FSP_MAX_DEPTH) {
 			ls->hash = st->f[slot(d - 1)].hash; /* shadows excluded */
+			ls->payload = st->f[slot(d - 1)].flags & TF_HAS_PAYLOAD;
+		}
 	}
 	ls->depth = d;
 	/* An exiting thread whose memory is gone (exit_mm) has no stacks left
@@ -695,6 +719,72 @@ static __always_inline bool live_stack_store(const struct live_stack *ls,
 		st->stored[0] = key->hash;
 	}
 	return true;
+}
+
+/* ---- payloads ------------------------------------------------------------------------ */
+
+_Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
+	       "live_stack_send_payloads() may write 127 payloads to its scratch buffer");
+
+struct payload_ctx {
+	const struct live_stack *ls;
+	struct fsp_payload_rec *r;
+	__u32 n;
+};
+
+/* bpf_loop callback: the payload of the live stack's frame i, in the order
+ * of its stored frames (the ABI v1 stack's shadow frames are not stored). */
+static long payload_cb(__u64 i, void *data)
+{
+	struct payload_ctx *c = data;
+	const struct live_stack *ls = c->ls;
+	__u64 v;
+
+	if (i >= FSP_MAX_DEPTH || c->n >= FSP_MAX_DEPTH)
+		return 1;
+	if (ls->src == SRC_V1) {
+		const struct tframe *f = &ls->st->f[slot(i)];
+
+		if (f->flags & TF_SHADOW)
+			return 0;
+		v = f->payload;
+	} else if (ls->src == SRC_MERGED) {
+		v = ls->buf->payload[slot(i)];
+	} else {
+		v = ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)].payload;
+	}
+	c->r->payload[slot(c->n)] = v;
+	c->n++;
+	return 0;
+}
+
+/*
+ * Sends the payloads of the live stack (whose hash is hash) to userspace.
+ * Wakes it only when the ring is half full: it also reads it every second.
+ * Returns false when the ring is full (the record is lost).
+ */
+static __always_inline bool live_stack_send_payloads(const struct live_stack *ls, __u32 tgid,
+						     __u32 tid, __u64 hash)
+{
+	struct payload_ctx c = {.ls = ls, .r = scratch_get(SCRATCH_PAYLOAD)};
+	__u64 size, flags = BPF_RB_NO_WAKEUP;
+
+	if (!c.r || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
+	    (ls->src != SRC_V1 && !ls->buf))
+		return false;
+	c.r->tgid = tgid;
+	c.r->tid = tid;
+	c.r->hash = hash;
+	bpf_loop(ls->depth, payload_cb, &c, 0);
+	c.r->depth = c.n;
+	size = c.n;
+	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
+	 * larger than any record). */
+	asm volatile("%0 &= 127" : "+r"(size));
+	size = 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
+	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
+		flags = BPF_RB_FORCE_WAKEUP;
+	return !bpf_ringbuf_output(&payload_rb, c.r, size, flags);
 }
 
 #endif /* FSP_V2STACK_BPF_H */

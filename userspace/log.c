@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "escape.h"
 #include "log.h"
 
 static enum log_level max_level = LOG_INFO;
@@ -16,13 +19,51 @@ bool log__enabled(enum log_level level)
 	return level <= max_level;
 }
 
+/*
+ * A message is one line, and much of what it quotes is outside text:
+ * labels, comms, paths of the target's files, map file text. So the whole
+ * message is written escaped (escape.h): a control, invalid UTF-8 or a
+ * bidirectional override in it shows as \x1b, \xff, \u202e. (A message too
+ * long for memory is cut.)
+ */
 static void vlog(enum log_level level, const char *fmt, va_list ap)
 {
+	char small[1024], *msg = small;
+	va_list again;
+	int n;
+
 	if (!log__enabled(level))
 		return;
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small)) {
+		msg = malloc((size_t)n + 1);
+		if (msg)
+			vsnprintf(msg, (size_t)n + 1, fmt, again);
+		else
+			msg = small;
+	}
+	va_end(again);
 	fputs("fsp-bpf: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	escape__fputs(n < 0 ? fmt : msg, stderr);
 	fputc('\n', stderr);
+	if (msg != small)
+		free(msg);
+}
+
+void log__lines(const char *text)
+{
+	const char *nl;
+
+	for (; *text; text = nl + 1) {
+		nl = strchr(text, '\n');
+		if (!nl) {
+			escape__fputs(text, stderr);
+			return;
+		}
+		escape__fwrite(text, (size_t)(nl - text), stderr);
+		fputc('\n', stderr);
+	}
 }
 
 /* log__err, log__info, log__verbose */

@@ -20,8 +20,17 @@ enum log_level {
 void log__set_level(enum log_level level);
 bool log__enabled(enum log_level level);
 
+/*
+ * Messages are written escaped (escape.h): every byte of them, fsp-bpf's
+ * words and the labels, comms and paths they quote alike, so a message is
+ * one line whatever it quotes.
+ */
 void log__err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log__info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log__verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Text of another library (libbpf's messages) to stderr as it is, lines
+ * and all, but each line escaped. */
+void log__lines(const char *text);
 
 #endif /* FSP_LOG_H */

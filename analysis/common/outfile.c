@@ -10,6 +10,10 @@
 
 #include "outfile.h"
 
+/* Permissions of a new file: private by default, as perf's perf.data, since
+ * profiles hold strings read from the target (statements, file names). */
+static unsigned int new_mode = OUTFILE_DEFAULT_MODE;
+
 struct outfile {
 	FILE *f;
 	char *path; /* NULL for stdout */
@@ -43,6 +47,84 @@ static void sync_dir(const char *path)
 		close(fd);
 	}
 	free(d);
+}
+
+void outfile__set_new_mode(unsigned int mode)
+{
+	new_mode = mode & 0777;
+}
+
+/* The invoking user of sudo (SUDO_UID, SUDO_GID) when running as root under
+ * it: new files are theirs. false otherwise. */
+static bool sudo_owner(uid_t *uid, gid_t *gid)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	unsigned long v;
+	char *end;
+
+	if (geteuid() != 0 || !u || !*u)
+		return false;
+	errno = 0;
+	v = strtoul(u, &end, 10);
+	if (errno || *end || v == 0 || v >= (uid_t)-1)
+		return false;
+	*uid = v;
+	*gid = (gid_t)-1;
+	if (g && *g) {
+		v = strtoul(g, &end, 10);
+		if (!errno && !*end && v < (gid_t)-1)
+			*gid = v;
+	}
+	return true;
+}
+
+/*
+ * Owner and mode of the temporary file before anything is written to it:
+ * those of the file it replaces (old, when there is one), else new_mode
+ * and, under sudo, the invoking user. Keeping another user's ownership
+ * needs root: without it the file becomes the writer's.
+ */
+static int set_owner_mode(int fd, const struct stat *old)
+{
+	uid_t uid;
+	gid_t gid;
+
+	if (old) {
+		if (fchown(fd, old->st_uid, old->st_gid) && errno != EPERM)
+			return -errno;
+		return fchmod(fd, old->st_mode & 07777) ? -errno : 0;
+	}
+	if (sudo_owner(&uid, &gid) && fchown(fd, uid, gid))
+		return -errno;
+	return fchmod(fd, new_mode) ? -errno : 0;
+}
+
+int outfile__check(const char *path)
+{
+	struct stat st;
+	char *tmp;
+	int fd;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return access(path, W_OK) ? -errno : 0; /* opening a FIFO would block */
+	}
+	tmp = temp_name(path);
+	if (!tmp)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		free(tmp);
+		return fd;
+	}
+	close(fd);
+	unlink(tmp);
+	free(tmp);
+	return 0;
 }
 
 struct outfile *outfile__open(const char *path, int *err)
@@ -85,9 +167,9 @@ struct outfile *outfile__open(const char *path, int *err)
 		f->tmp = NULL;
 		goto cleanup;
 	}
-	/* A replaced file keeps its mode; a new one gets 0644 (mkostemp: 0600). */
-	if (fchmod(fd, stat(path, &st) ? 0644 : st.st_mode & 07777)) {
-		*err = -errno;
+	/* A replaced file keeps its owner and mode; a new one gets new_mode. */
+	*err = set_owner_mode(fd, stat(path, &st) ? NULL : &st);
+	if (*err) {
 		close(fd);
 		goto cleanup;
 	}

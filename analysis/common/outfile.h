@@ -6,6 +6,12 @@
  * the previous file (if any) untouched and no torn file behind. A destination
  * that exists but is not a regular file (/dev/null, a FIFO) is written in
  * place: a rename would replace the device or pipe itself.
+ *
+ * Permissions: a new file is private (OUTFILE_DEFAULT_MODE, 0600, as perf's
+ * perf.data: profiles hold strings read from the target), or the mode set
+ * by outfile__set_new_mode; run as root under sudo, it belongs to the
+ * invoking user (SUDO_UID, SUDO_GID). A replaced file keeps its owner (when
+ * root) and mode. Both are set before anything is written.
  */
 #ifndef FSP_OUTFILE_H
 #define FSP_OUTFILE_H
@@ -13,6 +19,17 @@
 #include <stdio.h>
 
 struct outfile;
+
+#define OUTFILE_DEFAULT_MODE 0600
+
+/* The permissions of files created from now on (the low 9 bits of mode). */
+void outfile__set_new_mode(unsigned int mode);
+
+/* Could path be written now? Creates and removes a temporary file beside
+ * it, as outfile__open would (nothing is left behind; a FIFO or device is
+ * checked for write access, not opened). 0 or -errno (-EISDIR, -ENOENT,
+ * -EACCES, ...). */
+int outfile__check(const char *path);
 
 /* path NULL or "-" writes to stdout (not atomic, nothing to rename). On
  * failure NULL and *err = -errno (-EISDIR for a directory). */

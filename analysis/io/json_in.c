@@ -15,6 +15,8 @@ void json_in__init(struct json_in *in, const char *name, char *err, size_t errle
 	memset(in, 0, sizeof(*in));
 	in->fd = -1;
 	in->eof = true;
+	in->chunk_size = JSON_IN_CHUNK;
+	in->window = JSON_IN_WINDOW;
 	in->name = name;
 	in->err = err;
 	in->errlen = errlen;
@@ -26,9 +28,20 @@ void json_in__set_buf(struct json_in *in, const char *buf, size_t len)
 	in->len = len;
 }
 
+void json_in__set_sizes(struct json_in *in, size_t chunk, size_t window)
+{
+	if (chunk)
+		in->chunk_size = chunk;
+	if (window)
+		in->window = window < JSON_IN_UTF8_MAX ? JSON_IN_UTF8_MAX : window;
+	if (in->window > JSON_IN_WINDOW)
+		in->window = JSON_IN_WINDOW;
+}
+
 int json_in__set_fd(struct json_in *in, int fd)
 {
-	in->chunk = malloc(JSON_IN_CHUNK);
+	/* A chunk, and before it the tail of a character cut at its end. */
+	in->chunk = malloc(in->chunk_size + JSON_IN_UTF8_MAX);
 	if (!in->chunk)
 		return json_in__fail(in, "out of memory");
 	in->fd = fd;
@@ -76,32 +89,91 @@ unsigned long long json_in__off(const struct json_in *in)
 	return in->base + in->pos;
 }
 
-/* Makes data available at pos: 1, 0 at the end of the input, -1 on error. */
-static int in_fill(struct json_in *in)
+/*
+ * Reads the next chunk of the file after the keep bytes at pos (at most the
+ * start of a character cut by the chunk's end), which move to the front.
+ * 1, 0 at the end of the file, -1 on error.
+ */
+static int in_read(struct json_in *in)
 {
+	size_t keep = in->len - in->pos;
 	ssize_t n;
 
-	if (in->pos < in->len)
-		return 1;
 	if (in->fd < 0 || in->eof)
 		return 0;
+	memmove(in->chunk, in->chunk + in->pos, keep);
+	in->base += in->pos;
+	in->pos = 0;
+	in->len = keep;
 	do {
-		n = read(in->fd, in->chunk, JSON_IN_CHUNK);
+		n = read(in->fd, in->chunk + keep, in->chunk_size);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return json_in__fail(in, "read error at byte %llu: %s", json_in__off(in),
+		return json_in__fail(in, "read error at byte %llu: %s", json_in__off(in) + keep,
 				     strerror(errno));
-	in->base += in->len;
-	in->pos = 0;
-	in->len = (size_t)n;
 	if (!n) {
 		in->eof = true;
 		return 0;
 	}
+	in->len += (size_t)n;
 	if (in->base + in->len > PROFILE_IO_MAX_FILE)
 		return json_in__fail(in, "file too large: more than %llu bytes (the limit)",
 				     (unsigned long long)PROFILE_IO_MAX_FILE);
 	return 1;
+}
+
+/* Makes data available at pos: 1, 0 at the end of the input, -1 on error. */
+static int in_fill(struct json_in *in)
+{
+	if (in->pos < in->len)
+		return 1;
+	return in_read(in);
+}
+
+/* The bytes at the end of s[0..n) that start a UTF-8 character without
+ * ending it (0 to 3): json-c must get them with the rest of the character. */
+static size_t utf8_cut_tail(const char *s, size_t n)
+{
+	for (size_t k = 1; k < JSON_IN_UTF8_MAX && k <= n; k++) {
+		unsigned char c = s[n - k];
+		size_t need;
+
+		if ((c & 0xc0) == 0x80)
+			continue; /* a continuation byte: look further back */
+		if (c < 0xc0)
+			return 0; /* ASCII: nothing cut */
+		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		return need > k ? k : 0;
+	}
+	return 0;
+}
+
+/*
+ * The bytes at pos to give json-c in one call: at most the window, and not
+ * ending inside a character while more input follows (json-c validates
+ * UTF-8 per call: the bytes of a character split between two calls are
+ * rejected). Reads on when only such a tail is left. 0 at the end of the
+ * input, -1 on error.
+ */
+static ssize_t in_slice(struct json_in *in)
+{
+	for (;;) {
+		size_t n = in->len - in->pos, cut;
+		bool more = n > in->window || (in->fd >= 0 && !in->eof);
+		int r;
+
+		if (n > in->window)
+			n = in->window;
+		cut = more ? utf8_cut_tail(in->data + in->pos, n) : 0;
+		if (n > cut)
+			return (ssize_t)(n - cut);
+		/* Only the start of a character is left in the chunk (or nothing). */
+		r = in_read(in);
+		if (r < 0)
+			return -1;
+		if (!r)
+			return (ssize_t)(in->len - in->pos);
+	}
 }
 
 static int in_truncated(struct json_in *in)
@@ -235,6 +307,9 @@ static int ns_scan(struct json_in *in, const char *s, size_t n, uint64_t off)
 		}
 		c = s[i];
 		if (ns->in_num) {
+			if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+			    c == '+' || c == '-')
+				ns->last = c;
 			if (c >= '0' && c <= '9') {
 				if (!ns->frac && ns->nd < sizeof(ns->digits) - 1)
 					ns->digits[ns->nd] = c;
@@ -254,6 +329,7 @@ static int ns_scan(struct json_in *in, const char *s, size_t n, uint64_t off)
 			ns->in_str = true;
 		} else if (c == '-' || (c >= '0' && c <= '9')) {
 			ns->in_num = true;
+			ns->last = c;
 			ns->neg = c == '-';
 			ns->frac = false;
 			ns->nd = 0;
@@ -286,6 +362,32 @@ static json_tokener *in_tok(struct json_in *in)
 }
 
 /*
+ * One json-c call on the n bytes at pos; *used: the bytes of them it used.
+ * json-c 0.16 resumes a number cut by the end of its previous call as if it
+ * could take a sign ("12", then "-4]", reads the number "12-4"), where in one
+ * call the number ends at the '-' (and the '-' is an error). So when the
+ * previous slice ended inside a number literal, not right after its 'e',
+ * and a '-' comes next, json-c is given a blank instead: that ends the
+ * number as one call does, and uses nothing of the input (*fake).
+ */
+static struct json_object *in_parse(struct json_in *in, json_tokener *tok, size_t n, size_t *used,
+				    bool *fake)
+{
+	const struct json_numscan *ns = &in->ns;
+	struct json_object *o;
+
+	*fake = ns->in_num && ns->last != 'e' && ns->last != 'E' && in->data[in->pos] == '-';
+	if (*fake) {
+		o = json_tokener_parse_ex(tok, " ", 1);
+		*used = 0;
+		return o;
+	}
+	o = json_tokener_parse_ex(tok, in->data + in->pos, (int)n);
+	*used = json_tokener_get_parse_end(tok);
+	return o;
+}
+
+/*
  * Parses the JSON value at the current position with json-c. *out is the
  * value (NULL for null); 0 or -1 (message set). what names it in messages.
  */
@@ -297,7 +399,8 @@ int json_in__value(struct json_in *in, const char *what, struct json_object **ou
 	json_tokener *tok;
 	size_t n, used;
 	uint64_t fed = 0;
-	int r;
+	ssize_t slice;
+	bool fake;
 
 	*out = NULL;
 	tok = in_tok(in);
@@ -305,17 +408,14 @@ int json_in__value(struct json_in *in, const char *what, struct json_object **ou
 		return json_in__fail(in, "out of memory");
 	ns_reset(&in->ns);
 	for (;;) {
-		r = in_fill(in);
-		if (r < 0)
+		slice = in_slice(in);
+		if (slice < 0)
 			return -1;
-		if (!r)
+		if (!slice)
 			return in_truncated(in);
-		n = in->len - in->pos;
-		if (n > JSON_IN_WINDOW)
-			n = JSON_IN_WINDOW;
-		o = json_tokener_parse_ex(tok, in->data + in->pos, (int)n);
+		n = (size_t)slice;
+		o = in_parse(in, tok, n, &used, &fake);
 		jerr = json_tokener_get_error(tok);
-		used = json_tokener_get_parse_end(tok);
 		if (jerr == json_tokener_success && fed + used > PROFILE_IO_MAX_VALUE) {
 			json_object_put(o);
 			return json_in__fail(in,
@@ -340,6 +440,11 @@ int json_in__value(struct json_in *in, const char *what, struct json_object **ou
 						     PROFILE_IO_MAX_DEPTH, json_in__off(in));
 			return json_in__fail(in, "invalid JSON at byte %llu: %s", json_in__off(in),
 					     json_tokener_error_desc(jerr));
+		}
+		if (fake) { /* the number ended, the input is where it was */
+			if (ns_end(in))
+				return -1;
+			continue;
 		}
 		if (ns_scan(in, in->data + in->pos, n, json_in__off(in)))
 			return -1;

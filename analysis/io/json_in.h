@@ -28,6 +28,9 @@
 
 #define JSON_IN_CHUNK (256 * 1024) /* bytes read from a file at a time */
 #define JSON_IN_WINDOW (1 << 20) /* bytes given to json-c at a time: its lengths are int */
+/* The longest UTF-8 sequence: json-c checks UTF-8 within each call only, so
+ * a call never ends inside a character while more input can follow. */
+#define JSON_IN_UTF8_MAX 4
 #define JSON_NO_IDX SIZE_MAX
 
 /*
@@ -38,6 +41,7 @@
 struct json_numscan {
 	bool in_str, esc;
 	bool in_num, neg, frac;
+	char last; /* the literal's last byte so far */
 	unsigned int nd; /* digits of the integer part */
 	char digits[24]; /* the first of them */
 	uint64_t start; /* offset of the literal */
@@ -49,7 +53,9 @@ struct json_in {
 	const char *data;
 	size_t pos, len;
 	uint64_t base; /* input offset of data[0] */
-	char *chunk;
+	char *chunk; /* chunk_size bytes, and room for the tail of a character */
+	size_t chunk_size; /* bytes read at a time (JSON_IN_CHUNK) */
+	size_t window; /* bytes given to json-c at a time (JSON_IN_WINDOW) */
 	bool eof;
 
 	/* parsing */
@@ -78,6 +84,10 @@ void json_in__init(struct json_in *in, const char *name, char *err, size_t errle
 void json_in__set_buf(struct json_in *in, const char *buf, size_t len);
 /* The input is read from fd. 0, or -1 (out of memory). */
 int json_in__set_fd(struct json_in *in, int fd);
+/* Other sizes than JSON_IN_CHUNK and JSON_IN_WINDOW (0: keep the default),
+ * for tests of the boundaries; before json_in__set_fd. The window is at
+ * least JSON_IN_UTF8_MAX bytes. */
+void json_in__set_sizes(struct json_in *in, size_t chunk, size_t window);
 /* Frees what the input holds (not fd). */
 void json_in__fini(struct json_in *in);
 

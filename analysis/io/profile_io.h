@@ -39,11 +39,25 @@
  */
 int profile__write_json(FILE *out, const struct profile *p);
 
+struct json_out;
+
+/* More top-level members of a profile file (the plug-ins' "plugins"):
+ * members() writes them with json_out's framing, after "events" and before
+ * "diagnostics". It returns 0 or -errno, which fails the write. */
+struct profile_json_ext {
+	int (*members)(void *ctx, struct json_out *w);
+	void *ctx;
+};
+
+/* As profile__write_json, with ext's members (ext may be NULL). */
+int profile__write_json_ext(FILE *out, const struct profile *p, const struct profile_json_ext *ext);
+
 /*
  * Writes the profile file atomically: a temporary ".NAME.XXXXXX" in NAME's
  * directory is written, flushed, fsync'ed and renamed over NAME. On any error
  * the temporary is removed and an existing NAME is left untouched. A new file
- * gets mode 0644, a replaced one keeps its mode. "-" writes to stdout.
+ * is private (0600, outfile.h), a replaced one keeps its owner and mode.
+ * "-" writes to stdout.
  * Returns 0 or -errno, with a one-line message ("out.json: No space left on
  * device") in err (may be NULL).
  */
@@ -60,5 +74,24 @@ struct profile *profile__load(const char *path, char *err, size_t errlen);
  * file name the messages use. */
 struct profile *profile__parse_json(const char *buf, size_t len, const char *name, char *err,
 				    size_t errlen);
+
+/*
+ * How the reader takes its input, for tests of its boundaries and the
+ * fuzzer (0: the default). A file is read `chunk` bytes at a time
+ * (256 KiB); json-c is given at most `window` bytes at a time (1 MiB, at
+ * least 4), never ending inside a UTF-8 character while more input follows.
+ */
+struct profile_read_opts {
+	size_t chunk;
+	size_t window;
+};
+
+/* As profile__parse_json and profile__load (from fd, which stays open),
+ * with these sizes (o may be NULL). */
+struct profile *profile__parse_json_opts(const char *buf, size_t len, const char *name,
+					 const struct profile_read_opts *o, char *err,
+					 size_t errlen);
+struct profile *profile__read_fd(int fd, const char *name, const struct profile_read_opts *o,
+				 char *err, size_t errlen);
 
 #endif /* FSP_ANALYSIS_PROFILE_IO_H */

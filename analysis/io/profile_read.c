@@ -448,14 +448,17 @@ static struct profile *rd_run(struct rd *rd)
 	return p;
 }
 
-struct profile *profile__parse_json(const char *buf, size_t len, const char *name, char *err,
-				    size_t errlen)
+struct profile *profile__parse_json_opts(const char *buf, size_t len, const char *name,
+					 const struct profile_read_opts *o, char *err,
+					 size_t errlen)
 {
 	struct rd rd = {};
 
 	if (err && errlen)
 		err[0] = 0;
 	json_in__init(&rd.js, name ? name : "(buffer)", err, errlen);
+	if (o)
+		json_in__set_sizes(&rd.js, o->chunk, o->window);
 	if (!buf && len) {
 		json_in__fail(&rd.js, "%s", strerror(EINVAL));
 		return NULL;
@@ -467,6 +470,12 @@ struct profile *profile__parse_json(const char *buf, size_t len, const char *nam
 	}
 	json_in__set_buf(&rd.js, buf, len);
 	return rd_run(&rd);
+}
+
+struct profile *profile__parse_json(const char *buf, size_t len, const char *name, char *err,
+				    size_t errlen)
+{
+	return profile__parse_json_opts(buf, len, name, NULL, err, errlen);
 }
 
 /* The file at fd: checks, then rd_run. */
@@ -493,9 +502,24 @@ static struct profile *rd_load_fd(struct rd *rd, int fd)
 	return rd_run(rd);
 }
 
-struct profile *profile__load(const char *path, char *err, size_t errlen)
+struct profile *profile__read_fd(int fd, const char *name, const struct profile_read_opts *o,
+				 char *err, size_t errlen)
 {
 	struct rd rd = {};
+	struct profile *p;
+
+	if (err && errlen)
+		err[0] = 0;
+	json_in__init(&rd.js, name ? name : "(file)", err, errlen);
+	if (o)
+		json_in__set_sizes(&rd.js, o->chunk, o->window);
+	p = rd_load_fd(&rd, fd);
+	json_in__fini(&rd.js);
+	return p;
+}
+
+struct profile *profile__load(const char *path, char *err, size_t errlen)
+{
 	struct profile *p;
 	int fd;
 
@@ -505,14 +529,12 @@ struct profile *profile__load(const char *path, char *err, size_t errlen)
 		fsp_set_err(err, errlen, "(null): %s", strerror(EINVAL));
 		return NULL;
 	}
-	json_in__init(&rd.js, strcmp(path, "-") ? path : "stdin", err, errlen);
 	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	if (fd < 0) {
-		json_in__fail(&rd.js, "%s", strerror(errno));
+		fsp_set_err(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	p = rd_load_fd(&rd, fd);
-	json_in__fini(&rd.js);
+	p = profile__read_fd(fd, strcmp(path, "-") ? path : "stdin", NULL, err, errlen);
 	if (fd != STDIN_FILENO)
 		close(fd);
 	return p;

@@ -18,6 +18,7 @@ struct stack_in {
 	uint32_t source, pid;
 	uint64_t key;
 	bool has_key;
+	bool payloads_lost; /* "payloads_kept": false */
 	size_t depth;
 };
 
@@ -202,9 +203,11 @@ static int rd_frame_v2(struct rd *rd, size_t i, size_t j, struct json_object *a)
 		fr->kind = PROFILE_MARK;
 	else if (!strcmp(kind, "a"))
 		fr->kind = PROFILE_ANTIMARK;
+	else if (!strcmp(kind, "c"))
+		fr->kind = PROFILE_CHARGED;
 	else
 		return jv__fail(&rd->js, &w, "kind",
-				"unknown frame kind \"%s\" (expected \"m\" or \"a\")",
+				"unknown frame kind \"%s\" (expected \"m\", \"a\" or \"c\")",
 				json_in__msg_str(kind, buf, sizeof(buf)));
 	fr->feature = rd->strs[x->feature];
 	fr->instance = x->instance == NO_IDX ? NULL : rd->strs[x->instance];
@@ -236,6 +239,11 @@ static int rd_stack_json(struct rd *rd, size_t i, struct stack_in *in, struct js
 		v = jf__get(*o, "key", &in->has_key);
 		if (in->has_key && jv__key(&rd->js, &w, "key", v, &in->key))
 			return -1;
+		v = jf__get(*o, "payloads_kept", &present);
+		if (present && !json_object_is_type(v, json_type_boolean))
+			return jv__fail(&rd->js, &w, "payloads_kept", "expected a boolean, got %s",
+					jv__type(v));
+		in->payloads_lost = present && !json_object_get_boolean(v);
 	}
 	frames = jf__get(*o, "frames", &present);
 	if (!present)
@@ -282,6 +290,9 @@ static int rd_add_stack(struct rd *rd, size_t i, const struct stack_in *in)
 			&rd->js,
 			"stacks[%zu]: a second stack of source %u, pid %u with key 0x%" PRIx64, i,
 			in->source, in->pid, key);
+	if (!r && in->payloads_lost)
+		r = profile__set_stack_flags(rd->p, profile__nr_stacks(rd->p) - 1,
+					     PROFILE_STACK_PAYLOADS_LOST);
 	if (r)
 		return rd__add_err(rd, &w, r);
 	/* From now on the strings this stack used are given to the profile as
@@ -538,6 +549,15 @@ int rd__event(struct rd *rd, size_t i)
 				    &st.hist[b]))
 				goto cleanup;
 		}
+	}
+	h = jf__get(o, "point", &present);
+	if (present) {
+		if (!json_object_is_type(h, json_type_boolean)) {
+			jv__fail(&rd->js, &w, "point", "expected true or false, got %s",
+				 jv__type(h));
+			goto cleanup;
+		}
+		st.point = json_object_get_boolean(h);
 	}
 	if (rd__add_pids(rd) || rd__use_source(rd, &w, src))
 		goto cleanup;

@@ -127,6 +127,10 @@ static void pw_features(struct json_out *w, const struct attrib *a, uint64_t per
 		json_out__value(w, json_out__real(w, report_ms(f->samples, period)));
 		json_out__puts(w, ",\"pct\":");
 		json_out__value(w, json_out__real(w, report_pct(f->samples, total)));
+		if (f->other_samples) {
+			json_out__puts(w, ",\"other_samples\":");
+			json_out__value(w, json_out__u64(w, f->other_samples));
+		}
 		json_out__puts(w, ",\"instances\":[");
 		for (j = 0; j < f->nr_instances && !w->err; j++) {
 			const struct attrib_instance *in = &f->instances[j];
@@ -138,6 +142,9 @@ static void pw_features(struct json_out *w, const struct attrib *a, uint64_t per
 				      json_out__real(w, report_ms(in->samples, period)));
 			json_out__add(w, o, "pct",
 				      json_out__real(w, report_pct(in->samples, total)));
+			if (in->other_samples)
+				json_out__add(w, o, "other_samples",
+					      json_out__u64(w, in->other_samples));
 			json_out__puts(w, j ? ",\n      " : "\n      ");
 			json_out__value(w, o);
 		}
@@ -263,14 +270,17 @@ static void pw_strings(struct json_out *w, const struct pw_strings *t)
 	json_out__end_array(w);
 }
 
-/* A frame: ["m", feature, instance] for a mark, ["a", feature] for an
- * antimark (with its instance when it has one), then the payload when not 0. */
+/* A frame: ["m", feature, instance] for a mark (["c", ...] for a mark of
+ * another thread charged to this one), ["a", feature] for an antimark (with
+ * its instance when it has one), then the payload when not 0. */
 static void pw_frame(struct json_out *w, struct pw_strings *t, const struct profile_frame *fr)
 {
-	bool mark = fr->kind == PROFILE_MARK;
+	bool mark = fr->kind == PROFILE_MARK || fr->kind == PROFILE_CHARGED;
 
-	if (mark)
+	if (fr->kind == PROFILE_MARK)
 		json_out__row_lit(w, "[\"m\",");
+	else if (fr->kind == PROFILE_CHARGED)
+		json_out__row_lit(w, "[\"c\",");
 	else
 		json_out__row_lit(w, "[\"a\",");
 	json_out__row_u64(w, pw_string(w, t, fr->feature));
@@ -311,7 +321,10 @@ static void pw_stacks(struct json_out *w, const struct profile *p, struct pw_str
 				json_out__row_lit(w, ",");
 			pw_frame(w, t, &st.frames[j]);
 		}
-		json_out__row_lit(w, "]}");
+		json_out__row_lit(w, "]");
+		if (st.flags & PROFILE_STACK_PAYLOADS_LOST)
+			json_out__row_lit(w, ",\"payloads_kept\":false");
+		json_out__row_lit(w, "}");
 		json_out__row_end(w);
 	}
 	json_out__end_array(w);
@@ -384,13 +397,16 @@ static void pw_events(struct json_out *w, const struct profile *p, struct pw_str
 		for (b = 0; b < n && !w->err; b++)
 			json_out__append(w, h, json_out__u64(w, st->hist[b]));
 		json_out__add(w, o, "hist", h);
+		if (st->point)
+			json_out__add(w, o, "point", json_out__bool(w, true));
 		json_out__record(w, o, "    ");
 	}
 	json_out__end_array(w);
 }
 
-/* The profile file of p, with its attribution a, into w. */
-static void pw_profile(struct json_out *w, const struct profile *p, const struct attrib *a)
+/* The profile file of p, with its attribution a and ext's members, into w. */
+static void pw_profile(struct json_out *w, const struct profile *p, const struct attrib *a,
+		       const struct profile_json_ext *ext)
 {
 	const struct profile_meta *m = profile__meta(p);
 	uint64_t period = report_period_ns(m), diag[DIAG__COUNT];
@@ -420,6 +436,12 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 	pw_stacks(w, p, &strs);
 	pw_samples(w, p);
 	pw_events(w, p, &strs);
+	if (ext && ext->members && !w->err) {
+		int err = ext->members(ext->ctx, w);
+
+		if (err && !w->err)
+			w->err = err;
+	}
 
 	/* diagnostics: pretty, one counter per line */
 	for (d = 0; d < DIAG__COUNT; d++)
@@ -437,6 +459,11 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 
 int profile__write_json(FILE *out, const struct profile *p)
 {
+	return profile__write_json_ext(out, p, NULL);
+}
+
+int profile__write_json_ext(FILE *out, const struct profile *p, const struct profile_json_ext *ext)
+{
 	struct json_out w;
 	struct attrib *a;
 	int err;
@@ -448,7 +475,7 @@ int profile__write_json(FILE *out, const struct profile *p)
 		return -ENOMEM;
 	err = json_out__begin(&w, out);
 	if (!err) {
-		pw_profile(&w, p, a);
+		pw_profile(&w, p, a, ext);
 		err = json_out__end(&w);
 	}
 	attrib__free(a);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The attribution rule (DESIGN.md section 2) over a profile's core samples. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ static void stats_add(struct profile_event_stats *dst, const struct profile_even
 		dst->max_ns = src->max_ns;
 	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
 		dst->hist[i] = sat_add(dst->hist[i], src->hist[i]);
+	dst->point |= src->point;
 }
 
 static int attrib__cmp_feature(const void *x, const void *y)
@@ -103,9 +105,10 @@ static struct attrib_instance *attrib__instance(struct attrib_ctx *ctx, size_t f
 	return &b->inst[idx];
 }
 
-/* Charges `count` samples and `off` ns off-CPU to instance inst of feature f. */
+/* Charges `count` samples and `off` ns off-CPU to instance inst of feature f;
+ * `other`: through a mark of another thread (PROFILE_CHARGED). */
 static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, uint64_t count,
-			  uint64_t off)
+			  uint64_t off, bool other)
 {
 	struct attrib_instance *in;
 	int err = 0;
@@ -113,6 +116,10 @@ static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, ui
 	in = attrib__instance(ctx, f, inst, &err);
 	if (!in)
 		return err;
+	if (other) {
+		in->other_samples += count;
+		ctx->a->features[f].other_samples += count;
+	}
 	in->samples += count;
 	in->offcpu_ns = sat_add(in->offcpu_ns, off);
 	ctx->a->features[f].samples += count;
@@ -136,9 +143,9 @@ static int attrib__stack(struct attrib_ctx *ctx, const struct profile_stack *st,
 		if (ctx->build[f].stamp == stamp)
 			continue; /* a frame above decided for this feature */
 		ctx->build[f].stamp = stamp;
-		if (fr->kind != PROFILE_MARK)
+		if (fr->kind != PROFILE_MARK && fr->kind != PROFILE_CHARGED)
 			continue;
-		err = attrib__charge(ctx, f, fr->instance, count, off);
+		err = attrib__charge(ctx, f, fr->instance, count, off, fr->kind == PROFILE_CHARGED);
 		if (err)
 			return err;
 		charged = 1;

@@ -20,6 +20,9 @@ struct attrib_instance {
 	const char *name;
 	uint64_t samples;
 	uint64_t offcpu_ns; /* off-CPU time charged by the same rule */
+	/* of samples, those charged through a mark of another thread of the
+	 * process ("charge threads" in a probe map: PROFILE_CHARGED) */
+	uint64_t other_samples;
 	/* The event view (exact counts and durations from the probes), summed
 	 * over the selected processes; NULL when no events were recorded. */
 	const struct profile_event_stats *events;
@@ -29,6 +32,7 @@ struct attrib_feature {
 	const char *name;
 	uint64_t samples; /* == sum of its instances' samples */
 	uint64_t offcpu_ns; /* == sum of its instances' offcpu_ns */
+	uint64_t other_samples; /* == sum of its instances' other_samples */
 	const struct profile_event_stats *events; /* sum of its instances'; NULL if none */
 	size_t nr_instances;
 	const struct attrib_instance *instances; /* descending samples, then name */

@@ -152,6 +152,8 @@ static int merge_stacks(struct profile *dst, const struct profile *src, const ui
 			ret = use_source(dst, map, nr_map, st.source);
 		if (!ret)
 			ret = profile__add_stack(dst, st.pid, st.key, st.frames, st.depth);
+		if (!ret && st.flags)
+			ret = profile__set_stack_flags(dst, profile__nr_stacks(dst) - 1, st.flags);
 		if (ret)
 			return copy_err(ret, "stack", i, src, err, errlen);
 	}

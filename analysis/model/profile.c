@@ -30,6 +30,7 @@ struct profile_stack_rec {
 	uint64_t key;
 	size_t first; /* index of the bottom frame in profile.frames */
 	size_t depth;
+	unsigned int flags; /* enum profile_stack_flags */
 };
 
 struct profile_sample_rec {
@@ -114,7 +115,24 @@ static const struct {
 	[DIAG_ATTACH_ERRORS] = {"attach_errors",
 				"probe sites or processes fsp-bpf failed to attach to"},
 	[DIAG_EVENT_DROPS] = {"event_drops",
-			      "enters and leaves not counted because the event map was full"},
+			      "enters not counted, nor then their leaves, because the event map "
+			      "was full; raise --max-events"},
+	[DIAG_OFFCPU_RECOVERED] =
+		{"offcpu_recovered",
+		 "off-CPU intervals whose end (or start) the kernel's sched_switch "
+		 "tracepoint did not report, recovered from the thread's CPU clock"},
+	[DIAG_OFFCPU_LOST] = {"offcpu_lost", "off-CPU intervals not recorded: the counts map was "
+					     "full or their thread had no off-CPU record"},
+	[DIAG_CHARGE_DROPS] = {"charge_drops",
+			       "marks of \"charge threads\" features that charged only their own "
+			       "thread: more were open in one process than the kernel side holds"},
+	[DIAG_UNTRACKED] = {"untracked",
+			    "probe hits of processes not profiled because more processes with "
+			    "probes ran at once than fsp-bpf tracks"},
+	[DIAG_FOLDED_PROCESSES] = {"folded_processes",
+				   "processes that exited after the first 1000 of a system-wide "
+				   "session: their records are added to an earlier process of the "
+				   "same name"},
 	[DIAG_UNREADABLE_STACKS] = {"unreadable_stacks",
 				    "samples whose mark stack in the process's memory (probe ABI "
 				    "v2) could not be read (charged without it)"},
@@ -420,7 +438,8 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 	if (!p || !key || (depth && !frames))
 		return -EINVAL;
 	for (i = 0; i < depth; i++) {
-		if (frames[i].kind != PROFILE_MARK && frames[i].kind != PROFILE_ANTIMARK)
+		if (frames[i].kind != PROFILE_MARK && frames[i].kind != PROFILE_ANTIMARK &&
+		    frames[i].kind != PROFILE_CHARGED)
 			return -EINVAL;
 		if (!frames[i].feature)
 			return -EINVAL;
@@ -461,7 +480,27 @@ int profile__add_stack(struct profile *p, uint32_t pid, uint64_t key,
 	st->key = key;
 	st->first = p->nr_frames;
 	st->depth = depth;
+	st->flags = 0;
 	p->nr_frames += depth;
+	return 0;
+}
+
+int profile__find_stack(const struct profile *p, uint32_t pid, uint64_t key, size_t *i)
+{
+	uint64_t v;
+
+	if (!p || !key || !hashmap__find(&p->stack_map, PKEY(p->cur, pid), key, &v))
+		return -ENOENT;
+	if (i)
+		*i = v;
+	return 0;
+}
+
+int profile__set_stack_flags(struct profile *p, size_t i, unsigned int flags)
+{
+	if (!p || i >= p->nr_stacks || (flags & ~PROFILE_STACK_PAYLOADS_LOST))
+		return -EINVAL;
+	p->stacks[i].flags = flags;
 	return 0;
 }
 
@@ -482,6 +521,7 @@ int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
 	out->key = st->key;
 	out->depth = st->depth;
 	out->frames = st->depth ? p->frames + st->first : NULL;
+	out->flags = st->flags;
 	return 0;
 }
 
@@ -634,6 +674,7 @@ int profile__add_events(struct profile *p, uint32_t pid, const char *feature, co
 		e->st.max_ns = st->max_ns;
 	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
 		e->st.hist[i] = sat_add(e->st.hist[i], st->hist[i]);
+	e->st.point |= st->point;
 	return 0;
 }
 

@@ -14,6 +14,10 @@
 enum profile_frame_kind {
 	PROFILE_MARK = 1,
 	PROFILE_ANTIMARK = 2,
+	/* A mark of another thread of the process that charges this thread's
+	 * samples ("charge threads" in a probe map): charged like a mark, and
+	 * reported as charged from another thread. Top of the stack. */
+	PROFILE_CHARGED = 3,
 };
 
 /* One frame of a mark stack, bottom..top order in arrays. */
@@ -36,7 +40,12 @@ enum profile_diag {
 	DIAG_ARG_ERRORS, /* probe arguments that could not be read */
 	DIAG_EVENTS_LOST, /* fork/exec/dlopen notifications lost */
 	DIAG_ATTACH_ERRORS, /* probe sites or processes fsp-bpf failed to attach to */
-	DIAG_EVENT_DROPS, /* enters/leaves not counted: the event map was full */
+	DIAG_EVENT_DROPS, /* enters (and so their leaves) not counted: the event map was full */
+	DIAG_OFFCPU_RECOVERED, /* off-CPU intervals sched_switch reported one end of */
+	DIAG_OFFCPU_LOST, /* off-CPU intervals not recorded (--off-cpu) */
+	DIAG_CHARGE_DROPS, /* "charge threads" marks that charged no other thread: no slot */
+	DIAG_UNTRACKED, /* probe hits of processes not tracked: too many at once */
+	DIAG_FOLDED_PROCESSES, /* exited processes folded into one of the same name (-a) */
 	DIAG_UNREADABLE_STACKS, /* samples with an ABI v2 mark stack that could not be read */
 	DIAG_SKIPPED_MARKS, /* ABI v2 marks made while an interrupted mark was in progress */
 	DIAG__COUNT,
@@ -158,7 +167,23 @@ struct profile_stack {
 	uint64_t key;
 	const struct profile_frame *frames; /* NULL when depth is 0 */
 	size_t depth;
+	unsigned int flags; /* enum profile_stack_flags */
 };
+
+enum profile_stack_flags {
+	/* The samples of this stack had payloads that the recorder did not
+	 * keep (it keeps a bounded sample of the distinct payload vectors):
+	 * its frames' payloads are 0 here, not as sampled. Attribution does
+	 * not look at payloads; a plug-in that does scales by the stack's
+	 * samples kept with payloads (the other stacks of the same frames). */
+	PROFILE_STACK_PAYLOADS_LOST = 1,
+};
+
+/* The id of stack key of process pid (of the current source, see
+ * profile__use_source) in *i (may be NULL). 0 or -ENOENT. */
+int profile__find_stack(const struct profile *p, uint32_t pid, uint64_t key, size_t *i);
+/* Sets the flags of stack i. 0 or -EINVAL (no such stack, unknown flags). */
+int profile__set_stack_flags(struct profile *p, size_t i, unsigned int flags);
 
 size_t profile__nr_stacks(const struct profile *p);
 int profile__stack(const struct profile *p, size_t i, struct profile_stack *out);
@@ -227,6 +252,9 @@ struct profile_event_stats {
 	uint64_t total_ns; /* sum of (leave - enter - time under the feature's antimarks) */
 	uint64_t max_ns;
 	uint64_t hist[PROFILE_HIST_BUCKETS]; /* the leaves' durations */
+	/* 1: a point event ("event" in a probe map): enters counts the hits of
+	 * its probe, which has no extent (no leaves, no durations). */
+	int point;
 };
 
 /*

@@ -100,6 +100,59 @@ static int name_arg(struct parser *p, enum directive d, struct slice arg, enum n
 		out);
 }
 
+/* "enter/leave/event [PROVIDER:]PROBE": the probe and its provider's index. */
+static int probe_arg(struct parser *p, enum directive d, struct slice arg, char *out,
+		     unsigned int *provider)
+{
+	struct slice all = arg, w = first_word(&arg), prov;
+	char name[PROBEMAP_NAME_LEN], q[64];
+	const char *colon;
+	int err;
+
+	*provider = 0;
+	colon = w.n ? memchr(w.s, ':', w.n) : NULL;
+	if (!colon)
+		return name_arg(p, d, all, NAME_IDENT, out);
+	if (arg.n)
+		return probemap_fail(p, p->line,
+				     "unexpected text '%s' after the %s name (one name per line)",
+				     probemap_show(q, sizeof(q), arg), probemap_directive_names[d]);
+	prov.s = w.s;
+	prov.n = colon - w.s;
+	err = probemap_take_name(p, prov, NAME_IDENT, "provider", name);
+	if (err)
+		return err;
+	if (!probemap__has_provider(p->m, name))
+		return probemap_fail(p, p->line,
+				     "provider '%s' of probe '%s' is not the map's (add it to the "
+				     "\"provider\" line)",
+				     name, probemap_show(q, sizeof(q), w));
+	for (unsigned int i = 0; i < p->m->nr_providers; i++)
+		if (!strcmp(p->m->providers[i], name))
+			*provider = i;
+	w.n -= prov.n + 1;
+	w.s = colon + 1;
+	return name_arg(p, d, w, NAME_IDENT, out);
+}
+
+/* The checks of a point event ("event PROBE") once its block is complete. */
+static int end_event_block(struct parser *p, struct probemap_feature *f, struct block *b)
+{
+	static const enum directive not_for_events[] = {D_ENTER, D_LEAVE, D_KIND,  D_PAYLOAD,
+							D_MATCH, D_FRAME, D_CHARGE};
+
+	for (size_t i = 0; i < sizeof(not_for_events) / sizeof(not_for_events[0]); i++) {
+		enum directive d = not_for_events[i];
+
+		if (b->lines[d])
+			return probemap_fail(p, b->lines[d],
+					     "point event '%s' cannot have '%s' (an event counts "
+					     "each hit of its probe: it has no extent)",
+					     f->name, probemap_directive_names[d]);
+	}
+	return 0;
+}
+
 /* Checks the open feature block once it is complete. */
 static int end_block(struct parser *p)
 {
@@ -110,6 +163,8 @@ static int end_block(struct parser *p)
 		return 0;
 	f = cur_feature(p);
 	b = &p->blocks[p->cur];
+	if (f->point)
+		return end_event_block(p, f, b);
 	if (!b->lines[D_ENTER])
 		return probemap_fail(p, f->line,
 				     "feature '%s' has no enter probe (add \"enter PROBE\")",
@@ -143,6 +198,12 @@ static int end_block(struct parser *p)
 				"antimark feature '%s' has no instance to match (remove \"match "
 				"instance\", or use \"kind mark\")",
 				f->name);
+		if (b->lines[D_WHEN] || b->lines[D_CHARGE])
+			return probemap_fail(
+				p, b->lines[D_WHEN] ? b->lines[D_WHEN] : b->lines[D_CHARGE],
+				"antimark feature '%s' cannot have '%s' (remove it, or use "
+				"\"kind mark\")",
+				f->name, b->lines[D_WHEN] ? "when" : "charge");
 	}
 	if (b->lines[D_MATCH] && !f->nr_parts)
 		return probemap_fail(
@@ -216,11 +277,14 @@ static int keyword_directive(struct parser *p, struct probemap_feature *f, enum 
 	default: /* D_FRAME */
 		if (slice_is(w, "caller"))
 			f->frame_caller = true;
+		else if (slice_is(w, "none"))
+			f->unframed = true;
 		else if (!slice_is(w, "probe"))
-			return probemap_fail(p, p->line,
-					     "unknown frame '%s' (expected \"frame probe\" or "
-					     "\"frame caller\")",
-					     probemap_show(q, sizeof(q), w));
+			return probemap_fail(
+				p, p->line,
+				"unknown frame '%s' (expected \"frame probe\", \"frame "
+				"caller\" or \"frame none\")",
+				probemap_show(q, sizeof(q), w));
 		return 0;
 	}
 }
@@ -231,16 +295,32 @@ static int block_directive(struct parser *p, enum directive d, struct slice arg)
 	struct probemap_feature *f = cur_feature(p);
 	struct block *b = &p->blocks[p->cur];
 
-	if (b->lines[d])
+	if (b->lines[d] && d != D_WHEN)
 		return probemap_fail(p, p->line,
 				     "second '%s' in feature '%s' (the first is at line %u)",
 				     probemap_directive_names[d], f->name, b->lines[d]);
-	b->lines[d] = p->line;
+	if ((d == D_EVENT && (b->lines[D_ENTER] || b->lines[D_LEAVE])) ||
+	    ((d == D_ENTER || d == D_LEAVE) && b->lines[D_EVENT]))
+		return probemap_fail(p, p->line,
+				     "feature '%s' has both 'event' and '%s' (a point event has "
+				     "one probe; a feature with an extent has enter and leave)",
+				     f->name,
+				     d == D_EVENT ? (b->lines[D_ENTER] ? "enter" : "leave")
+						  : probemap_directive_names[d]);
+	if (!b->lines[d])
+		b->lines[d] = p->line;
 	switch (d) {
 	case D_ENTER:
-		return name_arg(p, d, arg, NAME_IDENT, f->enter);
+		return probe_arg(p, d, arg, f->enter, &f->enter_provider);
 	case D_LEAVE:
-		return name_arg(p, d, arg, NAME_IDENT, f->leave);
+		return probe_arg(p, d, arg, f->leave, &f->leave_provider);
+	case D_EVENT:
+		f->point = true;
+		return probe_arg(p, d, arg, f->enter, &f->enter_provider);
+	case D_WHEN:
+		return probemap_parse_when(p, f, b, arg);
+	case D_CHARGE:
+		return probemap_parse_charge(p, f, arg);
 	case D_INSTANCE:
 		return probemap_parse_template(p, f, b, arg);
 	case D_PAYLOAD:
@@ -293,6 +373,36 @@ static int feature_directive(struct parser *p, struct slice arg)
 	return 0;
 }
 
+/* "provider NAME [NAME...]": the providers whose probes the map uses. */
+static int provider_directive(struct parser *p, struct slice arg)
+{
+	struct probemap *m = p->m;
+	int err;
+
+	if (!arg.n)
+		return probemap_fail(p, p->line, "'provider' needs a name (provider NAME)");
+	while (arg.n) {
+		struct slice w = first_word(&arg);
+		char *out;
+
+		if (m->nr_providers == PROBEMAP_MAX_PROVIDERS)
+			return probemap_fail(p, p->line, "more than %d providers (split the map)",
+					     PROBEMAP_MAX_PROVIDERS);
+		out = m->providers[m->nr_providers];
+		err = probemap_take_name(p, w, NAME_IDENT, "provider", out);
+		if (err)
+			return err;
+		for (unsigned int i = 0; i < m->nr_providers; i++)
+			if (!strcmp(m->providers[i], out))
+				return probemap_fail(p, p->line,
+						     "provider '%s' named twice (name it once)",
+						     out);
+		m->nr_providers++;
+	}
+	memcpy(m->provider, m->providers[0], sizeof(m->provider));
+	return 0;
+}
+
 static int header_directive(struct parser *p, enum directive d, struct slice arg)
 {
 	struct probemap *m = p->m;
@@ -308,9 +418,9 @@ static int header_directive(struct parser *p, enum directive d, struct slice arg
 	p->header_lines[d] = p->line;
 	switch (d) {
 	case D_MAP:
-		return name_arg(p, d, arg, NAME_IDENT, m->name);
+		return name_arg(p, d, arg, NAME_MAP, m->name);
 	case D_PROVIDER:
-		return name_arg(p, d, arg, NAME_IDENT, m->provider);
+		return provider_directive(p, arg);
 	default:
 		arg = trim(arg);
 		if (arg.n == 0)
@@ -348,13 +458,14 @@ static int parse_line(struct parser *p, struct slice line)
 		return probemap_fail(
 			p, p->line,
 			"unknown directive '%s' (map, provider, description, feature, enter, "
-			"leave, instance, kind, payload, match, default or frame)",
+			"leave, event, instance, kind, payload, match, default, frame, when or "
+			"charge)",
 			probemap_show(q, sizeof(q), word));
 	if (d != D_MAP && !p->header_lines[D_MAP])
 		return probemap_fail(p, p->line,
 				     "'%s' before 'map' (a map file starts with \"map NAME\")",
 				     probemap_directive_names[d]);
-	if (d != D_INSTANCE)
+	if (d != D_INSTANCE && d != D_WHEN && d != D_CHARGE)
 		arg = trim(uncomment(arg));
 	switch (d) {
 	case D_MAP:
@@ -371,6 +482,37 @@ static int parse_line(struct parser *p, struct slice line)
 				probemap_directive_names[d]);
 		return block_directive(p, d, arg);
 	}
+}
+
+/* {outer:NAME} of feature i, written at line: the feature it names. */
+static int resolve_outer(struct parser *p, size_t i, const char *name, unsigned int line, int *out)
+{
+	struct probemap *m = p->m;
+	const char *fname = m->features[i].name;
+	int o = probemap__feature_index(m, name);
+
+	if ((size_t)o == i)
+		return probemap_fail(
+			p, line, "feature '%s' is its own {outer:%s} (name an enclosing feature)",
+			fname, name);
+	if (o < 0)
+		return probemap_fail(
+			p, line,
+			"{outer:%s} of feature '%s' names no feature of map '%s' (define "
+			"feature '%s' or fix the name)",
+			name, fname, m->name, name);
+	if (m->features[o].kind != PROBEMAP_MARK)
+		return probemap_fail(p, line,
+				     "{outer:%s} of feature '%s' names an antimark (an outer "
+				     "feature must be a mark, which has instances)",
+				     name, fname);
+	if (m->features[o].point)
+		return probemap_fail(p, line,
+				     "{outer:%s} of feature '%s' names a point event (an outer "
+				     "feature must be a mark, which has an extent)",
+				     name, fname);
+	*out = o;
+	return 0;
 }
 
 /* After the last line: the last block, the header, {outer:F} references. */
@@ -397,29 +539,20 @@ static int finish(struct parser *p)
 	for (i = 0; i < m->nr_features; i++) {
 		struct probemap_feature *f = &m->features[i];
 		const struct block *b = &p->blocks[i];
-		int o;
 
-		if (!b->outer[0])
-			continue;
-		o = probemap__feature_index(m, b->outer);
-		if ((size_t)o == i)
-			return probemap_fail(
-				p, b->lines[D_INSTANCE],
-				"feature '%s' is its own {outer:%s} (name an enclosing feature)",
-				f->name, b->outer);
-		if (o < 0)
-			return probemap_fail(
-				p, b->lines[D_INSTANCE],
-				"{outer:%s} of feature '%s' names no feature of map '%s' (define "
-				"feature '%s' or fix the name)",
-				b->outer, f->name, m->name, b->outer);
-		if (m->features[o].kind != PROBEMAP_MARK)
-			return probemap_fail(
-				p, b->lines[D_INSTANCE],
-				"{outer:%s} of feature '%s' names an antimark (an outer feature "
-				"must be a mark, which has instances)",
-				b->outer, f->name);
-		f->outer = o;
+		if (b->outer[0]) {
+			err = resolve_outer(p, i, b->outer, b->lines[D_INSTANCE], &f->outer);
+			if (err)
+				return err;
+		}
+		for (unsigned int k = 0; k < f->nr_when; k++) {
+			if (!b->when_outer[k][0])
+				continue;
+			err = resolve_outer(p, i, b->when_outer[k], b->when_lines[k],
+					    &f->when[k].outer);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }

@@ -19,6 +19,7 @@ const char *const probemap_directive_names[D__COUNT] = {
 	[D_FEATURE] = "feature",   [D_ENTER] = "enter",	      [D_LEAVE] = "leave",
 	[D_INSTANCE] = "instance", [D_KIND] = "kind",	      [D_PAYLOAD] = "payload",
 	[D_MATCH] = "match",	   [D_DEFAULT] = "default",   [D_FRAME] = "frame",
+	[D_EVENT] = "event",	   [D_WHEN] = "when",	      [D_CHARGE] = "charge",
 };
 
 int probemap_fail(struct parser *p, unsigned int line, const char *fmt, ...)
@@ -44,11 +45,9 @@ const char *probemap_show(char *buf, size_t size, struct slice t)
 			n--;
 		cut = true;
 	}
-	for (i = 0; i < n && o + 4 < size; i++) {
-		unsigned char c = t.s[i];
-
-		buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
+	/* as it is: whoever prints the message escapes it (escape.h) */
+	for (i = 0; i < n && o + 4 < size; i++)
+		buf[o++] = t.s[i];
 	if (cut && o + 4 <= size) {
 		memcpy(buf + o, "...", 3);
 		o += 3;
@@ -61,9 +60,9 @@ static bool name_char(char c, enum name_kind kind)
 {
 	if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')
 		return true;
-	if (kind == NAME_FEATURE)
-		return c == '-';
-	return c >= 'A' && c <= 'Z';
+	if (c == '-')
+		return kind != NAME_IDENT;
+	return kind != NAME_FEATURE && c >= 'A' && c <= 'Z';
 }
 
 int probemap_take_name(struct parser *p, struct slice t, enum name_kind kind, const char *what,
@@ -84,6 +83,11 @@ int probemap_take_name(struct parser *p, struct slice t, enum name_kind kind, co
 					p, p->line,
 					"invalid %s name '%s' (lowercase letters, digits, '_' "
 					"and '-' only)",
+					what, probemap_show(q, sizeof(q), t));
+			if (kind == NAME_MAP)
+				return probemap_fail(
+					p, p->line,
+					"invalid %s name '%s' (letters, digits, '_' and '-' only)",
 					what, probemap_show(q, sizeof(q), t));
 			return probemap_fail(p, p->line,
 					     "invalid %s name '%s' (letters, digits and '_' only)",

@@ -29,6 +29,9 @@ enum directive {
 	D_MATCH,
 	D_DEFAULT,
 	D_FRAME,
+	D_EVENT,
+	D_WHEN,
+	D_CHARGE,
 	D__COUNT,
 };
 
@@ -45,6 +48,8 @@ struct slice {
 struct block {
 	unsigned int lines[D__COUNT]; /* line of each directive seen in the block, 0: not seen */
 	char outer[PROBEMAP_NAME_LEN]; /* {outer:F}: F, resolved at the end */
+	char when_outer[PROBEMAP_MAX_WHEN][PROBEMAP_NAME_LEN]; /* "when {outer:F} ...": F */
+	unsigned int when_lines[PROBEMAP_MAX_WHEN];
 };
 
 struct parser {
@@ -63,7 +68,8 @@ int probemap_fail(struct parser *p, unsigned int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Text of the file for a message: at most 40 bytes (cut at a UTF-8
- * character boundary, "..." appended), control characters as '?'. */
+ * character boundary, "..." appended), as it is: messages are escaped
+ * where they are printed (log.h, escape.h). */
 const char *probemap_show(char *buf, size_t size, struct slice t);
 
 static inline bool is_space(char c)
@@ -111,8 +117,9 @@ static inline bool slice_is(struct slice t, const char *s)
 }
 
 enum name_kind {
-	NAME_IDENT, /* map, provider, probe: [A-Za-z0-9_]+ */
+	NAME_IDENT, /* provider, probe, symbol: [A-Za-z0-9_]+ */
 	NAME_FEATURE, /* [a-z0-9_-]+ */
+	NAME_MAP, /* [A-Za-z0-9_-]+ */
 };
 
 /* Copies a valid name into out (PROBEMAP_NAME_LEN bytes); what says what it
@@ -131,5 +138,27 @@ int probemap_bad_arg(struct parser *p, struct slice t);
  * template may hold '#'). */
 int probemap_parse_template(struct parser *p, struct probemap_feature *f, struct block *b,
 			    struct slice t);
+
+/* One placeholder {key:val} but {outer:F} into part: {str:N[OFF]..,len:L},
+ * {int:N[OFF]..}, {global:SYMBOL}. whole is the placeholder as written,
+ * for messages. */
+int probemap_parse_ref(struct parser *p, struct slice key, struct slice val, struct slice whole,
+		       struct probemap_part *part);
+
+/* "when OPERAND OP VALUE" (probemap_rules.c): t is the rest of the line,
+ * comment included (a quoted value may hold '#'). */
+int probemap_parse_when(struct parser *p, struct probemap_feature *f, struct block *b,
+			struct slice t);
+
+/* "charge threads PATTERN" (probemap_rules.c). */
+int probemap_parse_charge(struct parser *p, struct probemap_feature *f, struct slice t);
+
+/* A quoted "..." or bare text up to a comment: the value of "when" and
+ * "charge" (probemap_rules.c). */
+int probemap_text_arg(struct parser *p, struct slice t, const char *what, struct slice *out);
+
+/* Appends the placeholder of part ({str:...}, {int:...}, {global:...}) to
+ * buf[*len..size) (snprintf-like: *len may pass size). */
+void probemap_format_ref(const struct probemap_part *part, char *buf, size_t size, size_t *len);
 
 #endif /* FSP_ANALYSIS_PROBEMAP_PARSE_H */

@@ -35,6 +35,123 @@ static int add_lit(struct parser *p, struct probemap_feature *f, char c)
 	return 0;
 }
 
+/* An offset of "[OFF]": decimal or 0x hex, at most PROBEMAP_MAX_DEREF_OFF. */
+static int deref_offset(struct slice t, unsigned int *out)
+{
+	unsigned int base = 10, v = 0, d;
+	size_t i = 0;
+
+	if (t.n > 2 && t.s[0] == '0' && (t.s[1] == 'x' || t.s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == t.n)
+		return -1;
+	for (; i < t.n; i++) {
+		char c = t.s[i];
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v * base + d;
+		if (v > PROBEMAP_MAX_DEREF_OFF)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* "N[OFF][OFF]" of {str:...} and {int:...}: the argument and its reads. */
+static int arg_ref(struct parser *p, struct slice v, struct slice whole, struct probemap_part *part)
+{
+	const char *br = memchr(v.s, '[', v.n);
+	struct slice num = {v.s, br ? (size_t)(br - v.s) : v.n};
+	char q[64];
+	int arg;
+
+	arg = probemap_arg_number(num);
+	if (arg < 0)
+		return probemap_bad_arg(p, num);
+	part->arg = arg;
+	while (br) {
+		const char *close = memchr(br, ']', v.n - (br - v.s));
+		struct slice off = {br + 1, close ? (size_t)(close - br - 1) : 0};
+
+		if (!close)
+			return probemap_fail(p, p->line, "unterminated '[' in %s (write [OFFSET])",
+					     probemap_show(q, sizeof(q), whole));
+		if (part->nr_deref == PROBEMAP_MAX_DEREF)
+			return probemap_fail(p, p->line,
+					     "%s reads memory more than %d times (at most %d "
+					     "[OFFSET] after the argument)",
+					     probemap_show(q, sizeof(q), whole), PROBEMAP_MAX_DEREF,
+					     PROBEMAP_MAX_DEREF);
+		if (deref_offset(off, &part->deref[part->nr_deref]))
+			return probemap_fail(p, p->line,
+					     "bad offset '%s' in %s (a number from 0 to %d, "
+					     "decimal or 0x hex)",
+					     probemap_show(q, sizeof(q), off),
+					     probemap_show(q + 32, sizeof(q) - 32, whole),
+					     PROBEMAP_MAX_DEREF_OFF);
+		part->nr_deref++;
+		br = close + 1;
+		if (br == v.s + v.n)
+			break;
+		if (*br != '[')
+			return probemap_fail(p, p->line,
+					     "unexpected text after ']' in %s (an argument, then "
+					     "[OFFSET]s)",
+					     probemap_show(q, sizeof(q), whole));
+	}
+	return 0;
+}
+
+int probemap_parse_ref(struct parser *p, struct slice key, struct slice val, struct slice whole,
+		       struct probemap_part *part)
+{
+	const char *comma;
+	char q[64];
+
+	memset(part, 0, sizeof(*part));
+	part->len_arg = -1;
+	if (slice_is(key, "global")) {
+		part->type = PROBEMAP_PART_GLOBAL;
+		return probemap_take_name(p, val, NAME_IDENT, "global symbol", part->sym);
+	}
+	if (!slice_is(key, "str") && !slice_is(key, "int"))
+		return probemap_fail(
+			p, p->line,
+			"unknown placeholder '%s' (use {str:N}, {int:N}, {global:SYMBOL} or "
+			"{outer:FEATURE}; '{{' for a literal brace)",
+			probemap_show(q, sizeof(q), whole));
+	part->type = key.s[0] == 's' ? PROBEMAP_PART_STR : PROBEMAP_PART_INT;
+	comma = memchr(val.s, ',', val.n);
+	if (comma) {
+		struct slice opt = {comma + 1, val.n - (comma + 1 - val.s)};
+		struct slice lkey = {opt.s, 4};
+		struct slice larg = {opt.s + 4, opt.n >= 4 ? opt.n - 4 : 0};
+		int l;
+
+		if (part->type != PROBEMAP_PART_STR || opt.n < 4 || !slice_is(lkey, "len:"))
+			return probemap_fail(p, p->line,
+					     "unknown option '%s' in %s (only {str:N,len:L}: the "
+					     "length in argument L)",
+					     probemap_show(q, sizeof(q), opt),
+					     probemap_show(q + 32, sizeof(q) - 32, whole));
+		l = probemap_arg_number(larg);
+		if (l < 0)
+			return probemap_bad_arg(p, larg);
+		part->len_arg = l;
+		val.n = comma - val.s;
+	}
+	return arg_ref(p, val, whole, part);
+}
+
 /* The placeholder {body} at t.s[start..end] (end at its '}'). */
 static int add_placeholder(struct parser *p, struct probemap_feature *f, struct block *b,
 			   struct slice t, size_t start, size_t end)
@@ -43,9 +160,8 @@ static int add_placeholder(struct parser *p, struct probemap_feature *f, struct 
 		     whole = {t.s + start, end - start + 1};
 	const char *colon = memchr(body.s, ':', body.n);
 	struct slice key = body, val = {NULL, 0};
-	struct probemap_part *part;
 	char q[64];
-	int arg;
+	int err;
 
 	if (colon) {
 		key.n = colon - body.s;
@@ -61,31 +177,18 @@ static int add_placeholder(struct parser *p, struct probemap_feature *f, struct 
 				probemap_show(q, sizeof(q), whole));
 		return probemap_take_name(p, val, NAME_FEATURE, "outer feature", b->outer);
 	}
-	if (colon && slice_is(key, "global")) {
-		if (f->nr_parts == PROBEMAP_MAX_PARTS)
-			return too_many_parts(p);
-		part = &f->parts[f->nr_parts];
-		memset(part, 0, sizeof(*part));
-		part->type = PROBEMAP_PART_GLOBAL;
-		f->nr_parts++;
-		return probemap_take_name(p, val, NAME_IDENT, "global symbol", part->sym);
-	}
-	if (!colon || !(slice_is(key, "str") || slice_is(key, "int")))
+	if (!colon)
 		return probemap_fail(
 			p, p->line,
 			"unknown placeholder '%s' (use {str:N}, {int:N}, {global:SYMBOL} or "
 			"{outer:FEATURE}; '{{' for a literal brace)",
 			probemap_show(q, sizeof(q), whole));
-	arg = probemap_arg_number(val);
-	if (arg < 0)
-		return probemap_bad_arg(p, val);
 	if (f->nr_parts == PROBEMAP_MAX_PARTS)
 		return too_many_parts(p);
-	part = &f->parts[f->nr_parts++];
-	memset(part, 0, sizeof(*part));
-	part->type = key.s[0] == 's' ? PROBEMAP_PART_STR : PROBEMAP_PART_INT;
-	part->arg = arg;
-	return 0;
+	err = probemap_parse_ref(p, key, val, whole, &f->parts[f->nr_parts]);
+	if (!err)
+		f->nr_parts++;
+	return err;
 }
 
 int probemap_parse_template(struct parser *p, struct probemap_feature *f, struct block *b,
@@ -172,13 +275,41 @@ static void puts_(struct outbuf *o, const char *s)
 		put(o, *s++);
 }
 
+void probemap_format_ref(const struct probemap_part *part, char *buf, size_t size, size_t *len)
+{
+	struct outbuf o = {buf, size, *len};
+	char num[16];
+
+	if (part->type == PROBEMAP_PART_GLOBAL) {
+		puts_(&o, "{global:");
+		puts_(&o, part->sym);
+		put(&o, '}');
+		*len = o.len;
+		return;
+	}
+	snprintf(num, sizeof(num), "%u", part->arg);
+	puts_(&o, part->type == PROBEMAP_PART_STR ? "{str:" : "{int:");
+	puts_(&o, num);
+	for (unsigned int i = 0; i < part->nr_deref && i < PROBEMAP_MAX_DEREF; i++) {
+		snprintf(num, sizeof(num), "[%u]", part->deref[i]);
+		puts_(&o, num);
+	}
+	if (part->type == PROBEMAP_PART_STR && part->len_arg >= 0) {
+		snprintf(num, sizeof(num), ",len:%d", part->len_arg);
+		puts_(&o, num);
+	}
+	put(&o, '}');
+	if (o.len < o.size)
+		o.buf[o.len] = 0;
+	*len = o.len;
+}
+
 int probemap__format_template(const struct probemap *m, const struct probemap_feature *f, char *buf,
 			      size_t size)
 {
 	struct outbuf o = {buf, size, 0};
 	bool quote_char = false, hash = false, edge_space = false, quoted;
 	unsigned int i, j;
-	char num[16];
 
 	if (f->outer >= 0 && (size_t)f->outer < m->nr_features) {
 		puts_(&o, "{outer:");
@@ -221,15 +352,8 @@ int probemap__format_template(const struct probemap *m, const struct probemap_fe
 			break;
 		case PROBEMAP_PART_STR:
 		case PROBEMAP_PART_INT:
-			snprintf(num, sizeof(num), "%u", part->arg);
-			puts_(&o, part->type == PROBEMAP_PART_STR ? "{str:" : "{int:");
-			puts_(&o, num);
-			put(&o, '}');
-			break;
 		case PROBEMAP_PART_GLOBAL:
-			puts_(&o, "{global:");
-			puts_(&o, part->sym);
-			put(&o, '}');
+			probemap_format_ref(part, o.buf, o.size, &o.len);
 			break;
 		}
 	}

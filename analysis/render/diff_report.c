@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "diff.h"
+#include "escape.h"
 #include "json_out.h"
 #include "report_util.h"
 
@@ -55,10 +56,15 @@ static void text_side(struct text_ctx *c, const char *label, const struct diff_s
 	char when[64];
 
 	format_time(m->start_time, when, sizeof(when));
-	fprintf(c->out, "  %s %s%s%s, started %s, %" PRIu64 " %s = %.1f ms (%.3f ms per sample)\n",
-		label, m->target ? m->target : "an unnamed target", m->host ? " on " : "",
-		m->host ? m->host : "", when, s->total_samples,
-		s->total_samples == 1 ? "sample" : "samples", s->total_ms,
+	/* target and host are the profiles' text: escaped */
+	fprintf(c->out, "  %s ", label);
+	escape__fputs(m->target ? m->target : "an unnamed target", c->out);
+	if (m->host) {
+		fputs(" on ", c->out);
+		escape__fputs(m->host, c->out);
+	}
+	fprintf(c->out, ", started %s, %" PRIu64 " %s = %.1f ms (%.3f ms per sample)\n", when,
+		s->total_samples, s->total_samples == 1 ? "sample" : "samples", s->total_ms,
 		(double)s->period_ns / 1e6);
 }
 
@@ -105,9 +111,11 @@ static void text_row(struct text_ctx *c, const struct diff_row *r, int indent)
 {
 	char growth[32];
 
-	fprintf(c->out, "%*s%-*s %10.1f %7.2f%% %10.1f %7.2f%% %+10.1f %+8.2f", indent, "",
-		c->width - indent, r->name, r->base_ms, r->base_pct, r->new_ms, r->new_pct,
-		no_neg_zero(r->delta_ms), no_neg_zero(r->delta_pp));
+	/* the name escaped, padded by its escaped width */
+	fprintf(c->out, "%*s", indent, "");
+	escape__fpad(r->name, (size_t)(c->width - indent), c->out);
+	fprintf(c->out, " %10.1f %7.2f%% %10.1f %7.2f%% %+10.1f %+8.2f", r->base_ms, r->base_pct,
+		r->new_ms, r->new_pct, no_neg_zero(r->delta_ms), no_neg_zero(r->delta_pp));
 	if (c->scaled) {
 		if (isnan(r->growth))
 			snprintf(growth, sizeof(growth), "-");
@@ -130,7 +138,8 @@ static void text_fold(struct text_ctx *c, size_t n, int indent)
 			plural(n, "row", "rows"), c->min_pct);
 }
 
-/* The name column: as wide as the longest shown name (indented instances too). */
+/* The name column: as wide as the longest shown name, escaped (indented
+ * instances too). */
 static int text_width(const struct text_ctx *c)
 {
 	const struct diff_feature *f;
@@ -140,11 +149,12 @@ static int text_width(const struct text_ctx *c)
 		f = diff__feature(c->d, i);
 		if (!text_shown(c, &f->row))
 			continue;
-		if (strlen(f->row.name) > w)
-			w = strlen(f->row.name);
+		if (escape__width(f->row.name) > w)
+			w = escape__width(f->row.name);
 		for (j = 0; j < f->nr_instances; j++)
-			if (text_shown(c, &f->instances[j]) && strlen(f->instances[j].name) + 2 > w)
-				w = strlen(f->instances[j].name) + 2;
+			if (text_shown(c, &f->instances[j]) &&
+			    escape__width(f->instances[j].name) + 2 > w)
+				w = escape__width(f->instances[j].name) + 2;
 	}
 	return (int)(w < NAME_MAX_WIDTH ? w : NAME_MAX_WIDTH);
 }

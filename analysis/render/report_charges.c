@@ -44,7 +44,7 @@ int report_charges__init(struct report_charges *c, const struct profile *p)
 
 			for (k = j + 1; k < st.depth && !decided; k++)
 				decided = st.frames[k].feature == fr->feature;
-			if (decided || fr->kind != PROFILE_MARK)
+			if (decided || (fr->kind != PROFILE_MARK && fr->kind != PROFILE_CHARGED))
 				continue;
 			c->charges[nr].feature = fr->feature;
 			/* As attrib.c: the label "(no instance)" is the NULL instance. */

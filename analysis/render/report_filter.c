@@ -228,6 +228,8 @@ static int filter_records(struct profile *f, const struct profile *p, struct rep
 			continue;
 		}
 		err = profile__add_stack(f, st.pid, st.key, st.frames, st.depth);
+		if (!err && st.flags)
+			err = profile__set_stack_flags(f, profile__nr_stacks(f) - 1, st.flags);
 	}
 	for (i = 0; i < profile__nr_samples(p) && !err; i++) {
 		err = profile__sample(p, i, &s);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "hashmap.h"
 #include "report.h"
 #include "report_util.h"
@@ -59,21 +60,29 @@ struct folded_ctx {
 };
 
 /*
- * Writes s percent-encoded: '%', ';', ' ' and the bytes below 0x20 and 0x7f
- * become %XX (uppercase hex), everything else (UTF-8 included) is kept. So
- * no label can split a frame, end the stack early or break a line, and the
- * text of frames fsp-bpf makes itself ("(no feature)", "demo (1234)"), whose
- * spaces stay raw, never equals an encoded label.
+ * Writes s percent-encoded: '%', ';', ' ' and every byte that escape.h's
+ * rule escapes in human-readable output (controls, DEL, invalid UTF-8, the
+ * bytes of C1 controls, bidirectional controls and the other characters of
+ * its set) become %XX (uppercase hex); the rest, valid UTF-8 included, is
+ * kept. So no label can split a frame, end the stack early or break a
+ * line, the output is valid UTF-8 that is safe to print, and the text of
+ * frames fsp-bpf makes itself ("(no feature)", "demo (1234)"), whose spaces
+ * stay raw, never equals an encoded label.
  */
 static void folded_escape(FILE *out, const char *s)
 {
-	const unsigned char *c;
+	size_t n = strlen(s), i, j, len;
+	uint32_t cp;
 
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '%' || *c == ';' || *c == ' ' || *c < 0x20 || *c == 0x7f)
-			fprintf(out, "%%%02X", *c);
-		else
-			putc_unlocked(*c, out);
+	for (i = 0; i < n; i += len) {
+		if (escape__unit(s + i, n - i, &len, &cp) != ESCAPE_KEEP) {
+			for (j = i; j < i + len; j++)
+				fprintf(out, "%%%02X", (unsigned char)s[j]);
+		} else if (s[i] == '%' || s[i] == ';' || s[i] == ' ') {
+			fprintf(out, "%%%02X", (unsigned char)s[i]);
+		} else {
+			fwrite(s + i, 1, len, out);
+		}
 	}
 }
 

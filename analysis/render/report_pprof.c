@@ -28,6 +28,7 @@
 #include "report.h"
 #include "report_util.h"
 #include "report_view.h"
+#include "utf8.h"
 #include "util.h"
 
 /* The labels of one thread's samples: pid, nspid, tid, thread, process, source. */
@@ -90,7 +91,7 @@ static int64_t clamp_i64(uint64_t v)
 }
 
 /* The index of s in the string table, added when new; -ENOMEM on failure. */
-static int64_t pprof_str(struct pprof_ctx *c, const char *s)
+static int64_t pprof_str_valid(struct pprof_ctx *c, const char *s)
 {
 	uint64_t h = fsp_hash_str(s), idx, k;
 	char *dup;
@@ -113,6 +114,29 @@ static int64_t pprof_str(struct pprof_ctx *c, const char *s)
 	}
 	c->strs[c->nr_strs] = dup;
 	return (int64_t)c->nr_strs++;
+}
+
+/*
+ * The same for any s: proto3 strings must be valid UTF-8, so each byte that
+ * starts no valid sequence becomes U+FFFD, as in the JSON profile (a pprof
+ * of a profile file equals the pprof of the session that wrote it). Other
+ * bytes, controls included, are kept: readers escape them for display.
+ */
+static int64_t pprof_str(struct pprof_ctx *c, const char *s)
+{
+	size_t n = strlen(s);
+	int64_t idx;
+	char *fixed;
+
+	if (utf8__valid_len(s, n) == n)
+		return pprof_str_valid(c, s);
+	fixed = malloc(UTF8_REPAIR_SIZE(n));
+	if (!fixed)
+		return -ENOMEM;
+	utf8__repair(fixed, s, n);
+	idx = pprof_str_valid(c, fixed);
+	free(fixed);
+	return idx;
 }
 
 /* The location id of function (name, system_name) keyed (a, b): created

@@ -15,24 +15,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_text.h"
 #include "report_util.h"
 
-/* "events: N calls counted by the probes, M returned" over the profile. */
+/* "events: N calls counted by the probes, M returned[, P point events]"
+ * over the profile. */
 static void text_header_events(struct text_ctx *c)
 {
-	uint64_t enters = 0, leaves = 0;
+	uint64_t enters = 0, leaves = 0, points = 0;
 	struct profile_event ev;
 	size_t i;
 
 	for (i = 0; i < profile__nr_events(c->p); i++) {
 		if (profile__event(c->p, i, &ev))
 			continue;
+		if (ev.stats->point) {
+			points = report_sat_add(points, ev.stats->enters);
+			continue;
+		}
 		enters = report_sat_add(enters, ev.stats->enters);
 		leaves = report_sat_add(leaves, ev.stats->leaves);
 	}
-	fprintf(c->out, "  events: %" PRIu64 " %s counted by the probes, %" PRIu64 " returned\n",
+	fprintf(c->out, "  events: %" PRIu64 " %s counted by the probes, %" PRIu64 " returned",
 		enters, plural(enters, "call", "calls"), leaves);
+	if (points)
+		fprintf(c->out, ", %" PRIu64 " point %s", points,
+			plural(points, "event", "events"));
+	fputc('\n', c->out);
 }
 
 /* "filter: comm X and pid Y: N of M processes, S of T samples (P%); shares
@@ -44,10 +54,14 @@ static void text_filter(struct text_ctx *c)
 	uint64_t ks = profile__total_samples(c->p), ws = profile__total_samples(c->whole);
 
 	fputs("  filter:", c->out);
-	if (o->comm)
-		fprintf(c->out, " comm %s", o->comm);
-	if (o->pid)
-		fprintf(c->out, "%s pid %s", o->comm ? " and" : "", o->pid);
+	if (o->comm) {
+		fputs(" comm ", c->out);
+		escape__fputs(o->comm, c->out);
+	}
+	if (o->pid) {
+		fprintf(c->out, "%s pid ", o->comm ? " and" : "");
+		escape__fputs(o->pid, c->out);
+	}
 	fprintf(c->out, ": %zu of %zu %s, %" PRIu64 " of %" PRIu64 " %s (%.2f%%)", kept, all,
 		plural(all, "process", "processes"), ks, ws, plural(ws, "sample", "samples"),
 		report_pct(ks, ws));
@@ -94,9 +108,12 @@ static void text_header(struct text_ctx *c)
 	uint64_t samples = profile__total_samples(c->p);
 	size_t nr_pids = profile__nr_pids(c->p), nr_threads = profile__nr_threads(c->p);
 
-	fprintf(c->out, "fsp-bpf %s: feature profile of %s\n",
-		m->tool_version ? m->tool_version : FSP_VERSION,
-		m->target ? m->target : "an unnamed target");
+	/* Both come from the profile: a file is anyone's text. */
+	fputs("fsp-bpf ", c->out);
+	escape__fputs(m->tool_version ? m->tool_version : FSP_VERSION, c->out);
+	fputs(": feature profile of ", c->out);
+	escape__fputs(m->target ? m->target : "an unnamed target", c->out);
+	fputc('\n', c->out);
 	if (c->whole)
 		text_filter(c);
 	fprintf(c->out,
@@ -136,7 +153,8 @@ void text_names(struct text_ctx *c, bool found)
 	for (i = 0; i < c->feat->nr; i++) {
 		if ((report_find_feature(c->a, c->feat->names[i]) != NULL) != found)
 			continue;
-		fprintf(c->out, "%s%s", n++ ? " or " : "", c->feat->names[i]);
+		fputs(n++ ? " or " : "", c->out);
+		escape__fputs(c->feat->names[i], c->out);
 	}
 }
 
@@ -162,8 +180,10 @@ int text_missing(struct text_ctx *c)
 		return -ENOMEM;
 	if (n) {
 		fputs("its features are: ", c->out);
-		for (i = 0; i < n; i++)
-			fprintf(c->out, "%s%s", i ? ", " : "", items[i].key.name);
+		for (i = 0; i < n; i++) {
+			fputs(i ? ", " : "", c->out);
+			escape__fputs(items[i].key.name, c->out);
+		}
 		fputc('\n', c->out);
 	}
 	free(items);
@@ -197,6 +217,11 @@ void text_note(struct text_ctx *c, bool events)
 	if (c->offcpu)
 		fputs("Off-CPU time is charged by the same rule as samples, but is not in the "
 		      "shares above:\nthe wall-clock view adds it.\n",
+		      c->out);
+	if (text_charges_others(c->a))
+		fputs("Features whose probe map says \"charge threads\" are also charged the "
+		      "samples of other threads\nof their process while one of their marks is "
+		      "open (\"on other threads\" above).\n",
 		      c->out);
 }
 

@@ -110,4 +110,7 @@ bool text_empty(struct text_ctx *c);
 /* The note under the features; `events` when calls columns were shown. */
 void text_note(struct text_ctx *c, bool events);
 
+/* Does a feature of a charge samples of other threads ("charge threads")? */
+bool text_charges_others(const struct attrib *a);
+
 #endif /* FSP_ANALYSIS_REPORT_TEXT_H */

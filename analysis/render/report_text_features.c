@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_text.h"
 #include "report_util.h"
 
@@ -126,7 +127,10 @@ static void text_feature_extra(struct text_ctx *c, const struct text_block *b,
 {
 	struct text_cells t;
 
-	if (b->events && f->events) {
+	if (b->events && f->events && f->events->point) {
+		fprintf(c->out, "; %" PRIu64 " %s", f->events->enters,
+			plural(f->events->enters, "event", "events"));
+	} else if (b->events && f->events) {
 		text_cells(&t, f->events);
 		fprintf(c->out, "; %s %s", t.calls, plural(f->events->enters, "call", "calls"));
 		if (f->events->leaves)
@@ -184,7 +188,8 @@ static void text_instance(struct text_ctx *c, const struct text_block *b,
 	}
 	if (c->offcpu)
 		fprintf(c->out, "off-CPU %9.1f ms  ", ms_of_ns(in->offcpu_ns));
-	fprintf(c->out, "%s\n", in->name);
+	escape__fputs(in->name, c->out);
+	fputc('\n', c->out);
 	if (c->feature && b->events && in->events)
 		text_hist(c, b, in->events);
 }
@@ -196,12 +201,21 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 	struct text_item *items;
 	size_t i, n, shown = 0;
 
-	fprintf(c->out, "%s%s accounts for %.2f%% of %s (%.1f / %.1f ms, %" PRIu64 " %s)",
-		b->indent, f->name, report_pct(f->samples, b->total), b->of,
-		report_ms(f->samples, c->period), report_ms(b->total, c->period), f->samples,
+	fputs(b->indent, c->out);
+	escape__fputs(f->name, c->out);
+	fprintf(c->out, " accounts for %.2f%% of %s (%.1f / %.1f ms, %" PRIu64 " %s)",
+		report_pct(f->samples, b->total), b->of, report_ms(f->samples, c->period),
+		report_ms(b->total, c->period), f->samples,
 		plural(f->samples, "sample", "samples"));
 	text_feature_extra(c, b, f);
 	fputc('\n', c->out);
+	if (f->other_samples)
+		fprintf(c->out,
+			"%s    of which %.1f ms (%.2f%% of %s, %" PRIu64
+			" %s) on other threads of the process (charge threads)\n",
+			b->indent, report_ms(f->other_samples, c->period),
+			report_pct(f->other_samples, b->total), b->of, f->other_samples,
+			plural(f->other_samples, "sample", "samples"));
 	items = text_sorted(c, NULL, f, &n);
 	if (!items)
 		return -ENOMEM;
@@ -231,6 +245,15 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 	}
 	free(items);
 	return 0;
+}
+
+/* Does a feature of a charge samples of other threads ("charge threads")? */
+bool text_charges_others(const struct attrib *a)
+{
+	for (size_t i = 0; i < attrib__nr_features(a); i++)
+		if (attrib__feature(a, i)->other_samples)
+			return true;
+	return false;
 }
 
 /* The features of --feature that b->a has (the caller made sure it has one),
@@ -331,9 +354,11 @@ static void text_wall_row(struct text_ctx *c, uint64_t samples, uint64_t offcpu_
 {
 	uint64_t wall = report_charged_ns(samples, offcpu_ns, c->period);
 
-	fprintf(c->out, "%10.1f ms + %10.1f ms = %10.1f ms %6.2f%%  %s%s\n",
+	fprintf(c->out, "%10.1f ms + %10.1f ms = %10.1f ms %6.2f%%  %s",
 		report_ms(samples, c->period), ms_of_ns(offcpu_ns), ms_of_ns(wall),
-		report_pct(wall, wall_total), indent, name);
+		report_pct(wall, wall_total), indent);
+	escape__fputs(name, c->out);
+	fputc('\n', c->out);
 }
 
 /* Rows of the wall-clock view: the features (f NULL, then the time charged

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_text.h"
 #include "report_util.h"
 
@@ -32,12 +33,27 @@ static void text_section_header(struct text_ctx *c, const struct text_who *w)
 	if (in_ns)
 		snprintf(ns, sizeof(ns), "pid %u in its namespace", w->nspid);
 	fputc('\n', c->out);
-	if (w->thread)
-		fprintf(c->out, "thread %u%s%s%s of pid %s%s%s%s", w->tid, *w->comm ? " (" : "",
-			w->comm, *w->comm ? ")" : "", pid, in_ns ? " (" : "", ns, in_ns ? ")" : "");
-	else
-		fprintf(c->out, "process %s%s%s%s%s%s", pid, *w->comm || in_ns ? " (" : "", w->comm,
-			*w->comm && in_ns ? ", " : "", ns, *w->comm || in_ns ? ")" : "");
+	/* the comm and a merged profile's host are the target's text: escaped */
+	if (w->thread) {
+		fprintf(c->out, "thread %u", w->tid);
+		if (*w->comm) {
+			fputs(" (", c->out);
+			escape__fputs(w->comm, c->out);
+			fputc(')', c->out);
+		}
+		fputs(" of pid ", c->out);
+		escape__fputs(pid, c->out);
+		if (in_ns)
+			fprintf(c->out, " (%s)", ns);
+	} else {
+		fputs("process ", c->out);
+		escape__fputs(pid, c->out);
+		if (*w->comm || in_ns) {
+			fputs(" (", c->out);
+			escape__fputs(w->comm, c->out);
+			fprintf(c->out, "%s%s)", *w->comm && in_ns ? ", " : "", ns);
+		}
+	}
 	fprintf(c->out, ": %.1f ms, %.2f%% of running time (%" PRIu64 " %s",
 		report_ms(w->samples, c->period), report_pct(w->samples, all), w->samples,
 		plural(w->samples, "sample", "samples"));

@@ -5,11 +5,19 @@
  * What parses is attributed and written, and the written file
  * must read back and write again to the same bytes (the writer's output is
  * always readable, and reading normalizes in one step).
+ *
+ * The reader's boundaries: the input is read again from a file in small
+ * chunks (1 to 64 bytes) and from memory with a small window (4 to 67
+ * bytes given to json-c at a time), sizes taken from the input's last byte;
+ * both must accept what the plain read accepts, as the same profile, and
+ * reject what it rejects.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "attrib.h"
 #include "profile_io.h"
@@ -28,6 +36,40 @@ static char *write_mem(const struct profile *p, size_t *len)
 	return buf;
 }
 
+/* The profile read with other chunk and window sizes, written (NULL: rejected). */
+static char *read_sized(const uint8_t *data, size_t size, size_t *len)
+{
+	unsigned int h = size ? data[size - 1] : 0;
+	struct profile_read_opts chunked = {.chunk = 1 + h % 64}, windowed = {.window = 4 + h / 4};
+	char err[512], *a = NULL, *b = NULL;
+	struct profile *p, *q;
+	size_t la = 0, lb = 0;
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET))
+		abort();
+	p = profile__read_fd(fd, "fuzz.json", &chunked, err, sizeof(err));
+	close(fd);
+	q = profile__parse_json_opts((const char *)data, size, "fuzz.json", &windowed, err,
+				     sizeof(err));
+	if (!p != !q) {
+		fprintf(stderr, "chunks of %zu and a window of %zu disagree: %s\n", chunked.chunk,
+			windowed.window, err);
+		abort();
+	}
+	if (p) {
+		a = write_mem(p, &la);
+		b = write_mem(q, &lb);
+		if (la != lb || memcmp(a, b, la))
+			abort();
+	}
+	free(b);
+	profile__free(p);
+	profile__free(q);
+	*len = la;
+	return a;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -38,16 +80,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t l1, l2;
 
 	p = profile__parse_json((const char *)data, size, "fuzz.json", err, sizeof(err));
+	t2 = read_sized(data, size, &l2);
 	if (!p) {
 		if (strncmp(err, "fuzz.json: ", 11) || strchr(err, '\n'))
 			abort();
+		if (t2) {
+			fprintf(stderr, "read in small chunks, a rejected input reads: %s\n", err);
+			abort();
+		}
 		return 0;
+	}
+	if (!t2) {
+		fprintf(stderr, "read in small chunks, a profile is rejected\n");
+		abort();
 	}
 	a = attrib__compute(p, NULL);
 	if (!a)
 		abort();
 	attrib__free(a);
 	t1 = write_mem(p, &l1);
+	if (l1 != l2 || memcmp(t1, t2, l1)) {
+		fprintf(stderr, "read in small chunks, the profile differs\n");
+		abort();
+	}
+	free(t2);
 	q = profile__parse_json(t1, l1, "rewritten.json", err, sizeof(err));
 	if (!q) {
 		fprintf(stderr, "the written profile does not read back: %s\n", err);

@@ -182,6 +182,9 @@ int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 	/* Unbuffered, so that the numbers of a failing comparison come before
 	 * cmocka's verdict. */
 	setvbuf(stdout, NULL, _IONBF, 0);
+	/* ITEST_FILTER=test_x (a glob): run only the tests it matches. */
+	if (getenv("ITEST_FILTER"))
+		cmocka_set_test_filter(getenv("ITEST_FILTER"));
 	return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
 }
 
@@ -449,6 +452,38 @@ double itest_attach_fsp(struct itest_proc *p, pid_t pid, ...)
 			 err ? err : "");
 	}
 	return itest_now() - t0;
+}
+
+void itest_start_fsp(struct itest_proc *p, char **argv)
+{
+	argv[0] = (char *)itest_fsp_bpf();
+	itest_spawn(p, "fsp", argv);
+	if (!itest_wait_text(p->err_path, "fsp-bpf: profiling", ITEST_START_TIMEOUT_S)) {
+		char *err = itest_slurp(p->err_path);
+
+		fail_msg("fsp-bpf did not start profiling within %.0f s; stderr:\n%s",
+			 ITEST_START_TIMEOUT_S, err ? err : "");
+	}
+}
+
+void itest_stop_fsp(struct itest_proc *p)
+{
+	itest_signal(p, SIGINT);
+	itest_wait(p, ITEST_TIMEOUT_S);
+	itest_assert_exit(p, 0);
+}
+
+const char *itest_fresh_copy(const char *dir, const char *name)
+{
+	const char *d = itest_tmp("%s", dir), *dst = itest_tmp("%s/%s", dir, name);
+	char cmd[3 * PATH_MAX];
+
+	if (mkdir(d, 0755) && errno != EEXIST)
+		fail_msg("mkdir %s: %s", d, strerror(errno));
+	if (snprintf(cmd, sizeof(cmd), "cp %s %s", itest_workload(name), dst) >= (int)sizeof(cmd) ||
+	    system(cmd))
+		fail_msg("cannot copy %s to %s", name, dst);
+	return dst;
 }
 
 static const char *describe_status(int status, char *buf, size_t size)

@@ -11,6 +11,7 @@
  *   FSP_ABI  v2 (default): the workloads built with usdt/fsp.h as is (probe ABI
  *            v2); v1: those built with -DFSP_ABI_V1 ($FSP_OUT/workloads-v1).
  *            Tests run the same assertions against both.
+ *   ITEST_FILTER  optional: run only the tests whose name matches (a glob)
  *
  * Every test must be registered with itest_teardown (ITEST(fn) does it): it
  * kills whatever the test spawned and did not reap (a failed assertion leaves
@@ -104,6 +105,23 @@ void itest_run_fspv(struct itest_proc *p, const char *tag, double timeout_s, cha
  * within 15 s. Returns the seconds that took: an upper bound of the attach time.
  */
 double itest_attach_fsp(struct itest_proc *p, pid_t pid, ...) __attribute__((sentinel));
+
+/* fsp-bpf's start-up (loading BPF, -a's first /proc scan) on a loaded machine. */
+#define ITEST_START_TIMEOUT_S 30.0
+
+/* Starts fsp-bpf with argv (argv[0] is replaced by its path; NULL-terminated)
+ * in the background and waits for its "fsp-bpf: profiling" line. */
+void itest_start_fsp(struct itest_proc *p, char **argv);
+/* Ends it with Ctrl-C: exit 0, the profile written. */
+void itest_stop_fsp(struct itest_proc *p);
+
+/*
+ * A copy of workload name in the scratch directory's subdirectory dir (same
+ * base name, so the same comm): a file no other process maps, whose probes
+ * nobody attached before (other test suites may run the workloads of
+ * .output at the same time). Returns its path (an itest_tmp slot).
+ */
+const char *itest_fresh_copy(const char *dir, const char *name);
 
 /* Exit status checks, with the process's stderr in the failure message. */
 void itest_assert_exit(const struct itest_proc *p, int code);

@@ -11,6 +11,11 @@
  *   hooks_no_probes -- CMD, a C++ program without probes: its __cxa_begin_catch
  *                   and longjmp are not hooked (each hook costs every call a
  *                   trap); once it dlopen()s a library with probes they are
+ *                   hooked
+ *   dlclose_loop    -- CMD that dlopen()s and dlclose()s a library with marks
+ *                   200 times: its labels named (the library is gone by the
+ *                   end), its share as measured, and the command stopped at
+ *                   most once per dlopen
  */
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +23,8 @@
 #include <string.h>
 
 #include "itest.h"
+
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* fsp-bpf must notice a dlopen() "within ms": we allow 100 ms of CPU time. */
 #define DLOPEN_LATENCY_MAX_NS 100e6
@@ -237,11 +244,67 @@ static void test_hooks_no_probes(void **state)
 	itest_truth_free(t);
 }
 
+static void test_dlclose_loop(void **state)
+{
+	const char *truth = itest_tmp("truth"), *bare = itest_tmp("bare"),
+		   *json = itest_tmp("prof.json");
+	char *wargv[5] = {(char *)itest_workload("wl_dlloop"), (char *)bare, "200", "1"};
+	uint64_t n, cycles, stops;
+	struct itest_truth *t, *b;
+	struct itest_proc w, p;
+	json_object *prof;
+	double C;
+	bool ok;
+
+	(void)state;
+	/* Unprofiled first: what its dlopen and dlclose cost by themselves. */
+	itest_spawn(&w, "bare", wargv);
+	itest_wait(&w, ITEST_TIMEOUT_S);
+	itest_assert_exit(&w, 0);
+	b = itest_truth_load(bare);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
+		      "--", itest_workload("wl_dlloop"), truth, "200", "1", NULL);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	prof = itest_json_load(json);
+	/* Labels of a library that was unloaded, read when the BPF side could
+	 * not (not paged in): none is "<label at 0x...>". */
+	itest_assert_labels_resolved(prof);
+	assert_int_equal(itest_diag(prof, "label_errors"), 0);
+	n = itest_total_samples(prof);
+	C = (double)itest_truth_u64(t, "cpu_total_ns");
+	assert_true(n >= 1000);
+	ok = itest_truth_share_ok("dlfeature", itest_feature_samples(prof, "dlfeature"), n, t,
+				  "feature.dlfeature", C, ITEST_EXIT_NS / C);
+	assert_int_equal(itest_instance_samples(prof, "dlfeature", "libwl_dl"),
+			 itest_feature_samples(prof, "dlfeature"));
+	/* Every load armed before the library ran (the command is stopped at
+	 * each dlopen), and a dlclose or a dlopen of a library already attached
+	 * costs no more than that stop: the process gives up the CPU once per
+	 * cycle, where stopping at each of ld.so's four link-map changes of a
+	 * cycle would make it four times. */
+	assert_int_equal(itest_truth_u64(t, "cycles_unarmed"), 0);
+	cycles = itest_truth_u64(t, "cycles");
+	stops = itest_truth_u64(t, "voluntary_switches");
+	stops -= MIN(stops, itest_truth_u64(b, "voluntary_switches"));
+	print_message("  dlopen + dlclose: median %.0f us profiled, %.0f us not; %llu more "
+		      "voluntary switches in %llu cycles\n",
+		      itest_truth_u64(t, "dl_median_ns") / 1e3,
+		      itest_truth_u64(b, "dl_median_ns") / 1e3, (unsigned long long)stops,
+		      (unsigned long long)cycles);
+	assert_true(stops <= 2 * cycles);
+	ITEST_ASSERT_OK(ok);
+	itest_truth_free(t);
+	itest_truth_free(b);
+	json_object_put(prof);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_dlopen_launch), ITEST(test_dlopen_attach),	ITEST(test_fork),
-		ITEST(test_short_lived),   ITEST(test_hooks_no_probes),
+		ITEST(test_short_lived),   ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
 	};
 
 	return ITEST_MAIN("dynamic", tests);

@@ -154,8 +154,6 @@
 
 #define UNSHARE "/usr/bin/unshare"
 #define PYTHON "/usr/bin/python3.11"
-/* fsp-bpf's start-up (loading BPF, the first /proc scan) on a loaded machine. */
-#define START_TIMEOUT_S 30.0
 
 /* ---- the profile ------------------------------------------------------------------ */
 
@@ -263,28 +261,6 @@ static struct attrib *attrib_pid(const struct profile *p, pid_t pid)
 }
 
 /* ---- processes ---------------------------------------------------------------------- */
-
-/* Starts fsp-bpf with argv (argv[0] is replaced) and waits for its
- * "fsp-bpf: profiling" line. */
-static void start_fsp(struct itest_proc *p, char **argv)
-{
-	argv[0] = (char *)itest_fsp_bpf();
-	itest_spawn(p, "fsp", argv);
-	if (!itest_wait_text(p->err_path, "fsp-bpf: profiling", START_TIMEOUT_S)) {
-		char *err = itest_slurp(p->err_path);
-
-		fail_msg("fsp-bpf did not start profiling within %.0f s; stderr:\n%s",
-			 START_TIMEOUT_S, err ? err : "");
-	}
-}
-
-/* Ends a session with Ctrl-C: exit 0, the profile written. */
-static void stop_fsp(struct itest_proc *p)
-{
-	itest_signal(p, SIGINT);
-	itest_wait(p, ITEST_TIMEOUT_S);
-	itest_assert_exit(p, 0);
-}
 
 /* A wl_service: its ready file and dump prefix. */
 struct svc {
@@ -434,25 +410,6 @@ static void write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
-/*
- * A copy of workload name in the scratch directory's "fresh" directory (same
- * base name, so the same comm): a file no other process maps, whose probes
- * nobody attached before (other test suites may run the workloads of
- * .output at the same time). Returns its path (an itest_tmp slot).
- */
-static const char *fresh_copy(const char *name)
-{
-	const char *dir = itest_tmp("fresh"), *dst = itest_tmp("fresh/%s", name);
-	char cmd[3 * PATH_MAX];
-
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		fail_msg("mkdir %s: %s", dir, strerror(errno));
-	if (snprintf(cmd, sizeof(cmd), "cp %s %s", itest_workload(name), dst) >= (int)sizeof(cmd) ||
-	    system(cmd))
-		fail_msg("cannot copy %s to %s", name, dst);
-	return dst;
-}
-
 /* Runs `fsp-bpf ARGS...` (NULL-terminated) to completion; the caller checks. */
 #define FSP(p, tag, ...) itest_run_fsp(p, tag, ITEST_TIMEOUT_S, __VA_ARGS__, NULL)
 
@@ -487,9 +444,9 @@ static void test_sw_new_processes(void **state)
 	bool ok = true;
 
 	(void)state;
-	snprintf(svc_path, sizeof(svc_path), "%s", fresh_copy("wl_service"));
-	snprintf(mix_path, sizeof(mix_path), "%s", fresh_copy("wl_mix"));
-	start_fsp(&fsp, fsp_argv);
+	snprintf(svc_path, sizeof(svc_path), "%s", itest_fresh_copy("fresh", "wl_service"));
+	snprintf(mix_path, sizeof(mix_path), "%s", itest_fresh_copy("fresh", "wl_mix"));
+	itest_start_fsp(&fsp, fsp_argv);
 	itest_spawn(&sleeper, "sleep", sleep_argv);
 	itest_spawn(&busy, "busy", busy_argv);
 	/* A: the first process of its file, found by a scan. */
@@ -506,7 +463,7 @@ static void test_sw_new_processes(void **state)
 	assert_true(svc_wait_armed(&b, 1) >= 0);
 	tb = stop_svc(&b);
 	ta = stop_svc(&a);
-	stop_fsp(&fsp);
+	itest_stop_fsp(&fsp);
 	/* The processes without probes were left alone. */
 	assert_false(itest_poll(&sleeper));
 	assert_false(itest_poll(&busy));
@@ -628,14 +585,14 @@ static void test_sw_exec_after_scan(void **state)
 	struct svc s;
 
 	(void)state;
-	start_fsp(&fsp, fsp_argv);
+	itest_start_fsp(&fsp, fsp_argv);
 	snprintf(s.ready, sizeof(s.ready), "%s", itest_tmp("svc.ready"));
 	snprintf(s.dump, sizeof(s.dump), "%s", itest_tmp("svc.dump"));
 	s.dumps = 0;
 	/* The scans see /bin/sh (no probes) for 2.5 s; then it becomes
 	 * wl_service, whose file no process mapped before. */
-	snprintf(cmd, sizeof(cmd), "sleep 2.5; exec %s %s %s", fresh_copy("wl_service"), s.ready,
-		 s.dump);
+	snprintf(cmd, sizeof(cmd), "sleep 2.5; exec %s %s %s",
+		 itest_fresh_copy("fresh", "wl_service"), s.ready, s.dump);
 	itest_spawn(&s.p, "svc", sh_argv);
 	if (!itest_wait_file(s.ready, 15))
 		fail_msg("wl_service did not get ready");
@@ -643,7 +600,7 @@ static void test_sw_exec_after_scan(void **state)
 	print_message("  pid %d: /bin/sh for 2.5 s, then exec wl_service: %s\n", s.p.pid,
 		      armed >= 0 ? "armed" : "not armed within 5 s of its exec");
 	itest_truth_free(stop_svc(&s));
-	stop_fsp(&fsp);
+	itest_stop_fsp(&fsp);
 	p = itest_profile_load(json);
 	print_processes(p);
 	if (armed < 0 || !find_process(p, s.p.pid, NULL))
@@ -683,7 +640,7 @@ static void test_sw_comm_filter(void **state)
 	struct svc s;
 
 	(void)state;
-	start_fsp(&fsp, fsp_argv);
+	itest_start_fsp(&fsp, fsp_argv);
 	start_svc(&s, "svc");
 	armed = svc_wait_armed(&s, 10);
 	if (armed < 0)
@@ -692,7 +649,7 @@ static void test_sw_comm_filter(void **state)
 	itest_wait(&mix, 60);
 	itest_assert_exit(&mix, 0);
 	t = stop_svc(&s);
-	stop_fsp(&fsp);
+	itest_stop_fsp(&fsp);
 	assert_contains("the record's report", fsp.out, "wl_service");
 
 	p = itest_profile_load(json);
@@ -722,9 +679,9 @@ static void test_sw_comm_shared_file(void **state)
 
 	(void)state;
 	snprintf(other_path, sizeof(other_path), "%s", itest_tmp("wl_other"));
-	snprintf(svc_path, sizeof(svc_path), "%s", fresh_copy("wl_service"));
+	snprintf(svc_path, sizeof(svc_path), "%s", itest_fresh_copy("fresh", "wl_service"));
 	assert_int_equal(symlink(svc_path, other_path), 0);
-	start_fsp(&fsp, fsp_argv);
+	itest_start_fsp(&fsp, fsp_argv);
 	start_svc_at(&s, "svc", svc_path);
 	if (svc_wait_armed(&s, 10) < 0)
 		fail_msg("wl_service was not armed within 10 s");
@@ -736,7 +693,7 @@ static void test_sw_comm_shared_file(void **state)
 	itest_truth_free(t);
 	t = stop_svc(&s);
 	itest_truth_free(t);
-	stop_fsp(&fsp);
+	itest_stop_fsp(&fsp);
 
 	p = itest_profile_load(json);
 	print_processes(p);
@@ -923,12 +880,12 @@ static void test_container_sw(void **state)
 
 	(void)state;
 	start_container(&c);
-	start_fsp(&fsp, fsp_argv);
+	itest_start_fsp(&fsp, fsp_argv);
 	armed = svc_wait_armed(&c.s, 10);
 	if (armed < 0)
 		fail_msg("-a did not arm the container's process within 10 s");
 	itest_sleep(1.0);
-	stop_fsp(&fsp);
+	itest_stop_fsp(&fsp);
 	check_container_profile(json, &c);
 	stop_container(&c);
 }

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "plugin.h"
 #include "profiler.h"
 #include "unit_helpers.h"
 
@@ -255,6 +256,19 @@ static void test_subcommands(void **state)
 	assert_runs(&p, &cmd_diff);
 	assert_true(p.o.scale == 1);
 	done(&p);
+	/* the HTML report: --format html, --source-dir repeated, in order */
+	PARSE(&p, "diff", "--format", "html", "--source-dir", "src", "-o", "d.html", "a", "b");
+	assert_runs(&p, &cmd_diff);
+	assert_int_equal(p.o.view.format, FSP_FMT_HTML);
+	assert_int_equal(p.o.view.nr_source_dirs, 1);
+	assert_string_equal(p.o.view.source_dirs[0], "src");
+	done(&p);
+	PARSE(&p, "report", "--format", "html", "--source-dir", "a", "--source-dir", "b/c", "x");
+	assert_runs(&p, &cmd_report);
+	assert_int_equal(p.o.view.format, FSP_FMT_HTML);
+	assert_int_equal(p.o.view.nr_source_dirs, 2);
+	assert_string_equal(p.o.view.source_dirs[1], "b/c");
+	done(&p);
 	PARSE(&p, "list", "-p", "1");
 	assert_runs(&p, &cmd_list);
 	assert_int_equal(p.o.pids[0], 1);
@@ -301,13 +315,123 @@ static void test_strict_numbers(void **state)
 	assert_usage_error(&p, "fsp-bpf",
 			   "invalid PID '4194305': expected a process id (a positive integer)");
 	done(&p);
-	PARSE(&p, "-p", ",");
+	PARSE(&p, "-p", "");
 	assert_usage_error(&p, "fsp-bpf", "-p needs at least one PID");
+	done(&p);
+	PARSE(&p, "-p", "123456789012345678901");
+	assert_usage_error(
+		&p, "fsp-bpf",
+		"invalid PID '123456789012345678901': expected a process id (a positive integer)");
 	done(&p);
 	PARSE(&p, "-d", "nan", "-p", "1");
 	assert_usage_error(&p, "fsp-bpf",
 			   "invalid duration 'nan': expected seconds, a number greater than 0 "
 			   "(e.g. 10 or 0.5)");
+	done(&p);
+}
+
+/* --file-mode: octal permissions, for every subcommand that writes -o. */
+static void test_file_mode(void **state)
+{
+	static const char *const bad[] = {"", "8", "1000", "0x1", "-1", "00644", "6 4"};
+	char msg[256];
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "-p", "1");
+	assert_int_equal(p.o.file_mode, -1); /* the default: private (outfile.h) */
+	done(&p);
+	PARSE(&p, "-p", "1", "--file-mode", "644", "-o", "x");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.file_mode, 0644);
+	done(&p);
+	PARSE(&p, "report", "--file-mode=0640", "-o", "y", "x");
+	assert_runs(&p, &cmd_report);
+	assert_int_equal(p.o.file_mode, 0640);
+	done(&p);
+	PARSE(&p, "merge", "--file-mode", "600", "-o", "m", "a", "b");
+	assert_runs(&p, &cmd_merge);
+	assert_int_equal(p.o.file_mode, 0600);
+	done(&p);
+	PARSE(&p, "diff", "--file-mode", "0", "a", "b");
+	assert_runs(&p, &cmd_diff);
+	assert_int_equal(p.o.file_mode, 0);
+	done(&p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		PARSE(&p, "report", "--file-mode", bad[i], "x");
+		snprintf(msg, sizeof(msg),
+			 "invalid --file-mode '%s': expected octal permissions from 0 to 777 (e.g. "
+			 "600 or 644)",
+			 bad[i]);
+		assert_usage_error(&p, "fsp-bpf report", msg);
+		done(&p);
+	}
+}
+
+/* --wait-probes[=SECONDS]: with -p only. */
+static void test_wait_probes(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "-p", "1");
+	assert_false(p.o.wait_probes);
+	assert_true(p.o.session.probe_timeout_s == 0);
+	done(&p);
+	PARSE(&p, "--wait-probes", "-p", "1");
+	assert_runs(&p, &cmd_record);
+	assert_true(p.o.wait_probes);
+	assert_true(p.o.session.probe_timeout_s == 0);
+	done(&p);
+	PARSE(&p, "-p", "1", "--wait-probes=2.5");
+	assert_runs(&p, &cmd_record);
+	assert_true(p.o.wait_probes);
+	assert_true(p.o.session.probe_timeout_s == 2.5);
+	done(&p);
+	PARSE(&p, "-p", "1", "--wait-probes=0");
+	assert_usage_error(&p, "fsp-bpf",
+			   "invalid --wait-probes '0': expected seconds, a number greater than 0 "
+			   "(e.g. 30)");
+	done(&p);
+	PARSE(&p, "--wait-probes", "--", "ls");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--wait-probes goes with -p PID (a command's and -a's probes are "
+			   "attached whenever they come)");
+	done(&p);
+	PARSE(&p, "--wait-probes=3", "-a");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--wait-probes goes with -p PID (a command's and -a's probes are "
+			   "attached whenever they come)");
+	done(&p);
+}
+
+/* -p lists: every element a PID (no empty one), a PID named twice is one. */
+static void test_pid_lists(void **state)
+{
+	static const char *const empty[] = {",", "1,,2", "1,", ",1", "1,2,,"};
+	char msg[256];
+	struct parse p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
+		PARSE(&p, "-p", empty[i]);
+		snprintf(msg, sizeof(msg),
+			 "invalid PID list '%s': an empty element (PIDs are separated by single "
+			 "commas)",
+			 empty[i]);
+		assert_usage_error(&p, "fsp-bpf", msg);
+		done(&p);
+	}
+	PARSE(&p, "-p", "5,5,6,5", "-p", "6", "-p", "7");
+	assert_runs(&p, &cmd_record);
+	assert_int_equal(p.o.nr_pids, 3);
+	assert_int_equal(p.o.pids[0], 5);
+	assert_int_equal(p.o.pids[1], 6);
+	assert_int_equal(p.o.pids[2], 7);
+	done(&p);
+	PARSE(&p, "list", "-p", "9,9");
+	assert_runs(&p, &cmd_list);
+	assert_int_equal(p.o.nr_pids, 1);
 	done(&p);
 }
 
@@ -333,7 +457,8 @@ static void test_ranges(void **state)
 		{"--min-pct", "101",
 		 "invalid --min-pct '101': expected a percentage from 0 to 100"},
 		{"--min-pct", "-1", "invalid --min-pct '-1': expected a percentage from 0 to 100"},
-		{"--format", "xml", "invalid --format 'xml': expected text, json, folded or pprof"},
+		{"--format", "xml",
+		 "invalid --format 'xml': expected text, json, folded, pprof, html or dot"},
 		{"--by", "cpu", "invalid --by 'cpu': expected feature, thread or process"},
 		{"--order", "x", "invalid --order 'x': expected cost, samples or name"},
 		{"--value", "x", "invalid --value 'x': expected samples, offcpu or wall"},
@@ -342,6 +467,7 @@ static void test_ranges(void **state)
 		{"--map", "", "--map needs a map name, a file, or auto"},
 		{"-o", "", "-o needs a file name (or - for stdout)"},
 		{"--json", "", "--json needs a file name (or - for stdout)"},
+		{"--source-dir", "", "--source-dir needs a directory"},
 	};
 	struct parse p;
 
@@ -358,7 +484,12 @@ static void test_ranges(void **state)
 	done(&p);
 	PARSE(&p, "diff", "--format", "folded", "a", "b");
 	assert_usage_error(&p, "fsp-bpf diff",
-			   "invalid --format 'folded' for diff: expected text or json");
+			   "invalid --format 'folded' for diff: expected text, json or html");
+	done(&p);
+	PARSE(&p, "--format", "html", "--interval", "1", "-o", "x.html", "-p", "1");
+	assert_usage_error(
+		&p, "fsp-bpf",
+		"--interval re-renders a report on the terminal: not with --format html");
 	done(&p);
 	PARSE(&p, "report", "--pid", "0", "x");
 	assert_usage_error(&p, "fsp-bpf report",
@@ -393,6 +524,59 @@ static void test_conflicts(void **state)
 	done(&p);
 	PARSE(&p, "list", "-p", "1", "--map", "python");
 	assert_usage_error(&p, "fsp-bpf list", "give -p PID or --map NAME, not both");
+	done(&p);
+}
+
+/* --plugin: loaded at the end of the parse; formats that fit it. */
+static void test_plugins(void **state)
+{
+	struct parse p;
+
+	(void)state;
+	PARSE(&p, "report", "--plugin", "tasks", "--plugin", "boundary=check,tasks", "x.json");
+	assert_runs(&p, &cmd_report);
+	assert_string_equal(p.o.view.plugins, "tasks,boundary=check,tasks");
+	assert_non_null(p.o.view.pset);
+	assert_int_equal(plugin_set__nr(p.o.view.pset), 2);
+	done(&p);
+	PARSE(&p, "report", "--plugin", "backtrack", "--format", "json", "x.json");
+	assert_runs(&p, &cmd_report);
+	done(&p);
+	PARSE(&p, "report", "--plugin", "nosuch", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "unknown plug-in 'nosuch': the built-in ones are backtrack, boundary or "
+			   "tasks (fsp-bpf list --plugins); name a shared object by its path "
+			   "(./libnosuch.so)");
+	done(&p);
+	PARSE(&p, "report", "--plugin", ",", "x.json");
+	assert_usage_error(&p, "fsp-bpf report", "--plugin needs a plug-in name");
+	done(&p);
+	PARSE(&p, "report", "--format", "dot", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "--format dot draws the graph of a plug-in: name it with --plugin "
+			   "(boundary or tasks)");
+	done(&p);
+	PARSE(&p, "report", "--format", "dot", "--plugin", "backtrack", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "--format dot draws the graph of one plug-in: 0 of those given draw one "
+			   "(fsp-bpf list --plugins)");
+	done(&p);
+	PARSE(&p, "report", "--format", "dot", "--plugin", "tasks,boundary", "x.json");
+	assert_usage_error(&p, "fsp-bpf report",
+			   "--format dot draws the graph of one plug-in: 2 of those given draw one "
+			   "(fsp-bpf list --plugins)");
+	done(&p);
+	PARSE(&p, "--format", "folded", "--plugin", "tasks", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--plugin output is in --format text, json or dot, not folded or pprof");
+	done(&p);
+	PARSE(&p, "list", "--plugins");
+	assert_runs(&p, &cmd_list);
+	assert_true(p.o.list_plugins);
+	done(&p);
+	PARSE(&p, "list", "--plugins", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf list",
+			   "--plugins lists the plug-ins alone: give it without -p or --map");
 	done(&p);
 }
 
@@ -487,8 +671,10 @@ static void test_help_usage_version(void **state)
 	PARSE(&p, "merge", "--usage");
 	assert_false(p.run);
 	assert_int_equal(p.status, 0);
-	assert_string_equal(p.out, "Usage: fsp-bpf merge [-?V] [-o FILE] [--output=FILE] [--help] "
-				   "[--usage]\n            [--version] FILE FILE...\n");
+	assert_string_equal(p.out,
+			    "Usage: fsp-bpf merge [-?V] [-o FILE] [--file-mode=MODE] "
+			    "[--output=FILE]\n            [--help] [--usage] [--version] FILE "
+			    "FILE...\n");
 	done(&p);
 	PARSE(&p, "-p", "1", "-V", "-F", "0");
 	assert_false(p.run);
@@ -501,16 +687,13 @@ static void test_help_usage_version(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_defaults),
-		cmocka_unit_test(test_record_options),
-		cmocka_unit_test(test_record_command),
-		cmocka_unit_test(test_argv_untouched),
-		cmocka_unit_test(test_subcommands),
-		cmocka_unit_test(test_strict_numbers),
-		cmocka_unit_test(test_ranges),
-		cmocka_unit_test(test_conflicts),
-		cmocka_unit_test(test_operands),
-		cmocka_unit_test(test_unknown_options),
+		cmocka_unit_test(test_record_defaults),	   cmocka_unit_test(test_record_options),
+		cmocka_unit_test(test_record_command),	   cmocka_unit_test(test_argv_untouched),
+		cmocka_unit_test(test_subcommands),	   cmocka_unit_test(test_strict_numbers),
+		cmocka_unit_test(test_pid_lists),	   cmocka_unit_test(test_file_mode),
+		cmocka_unit_test(test_wait_probes),	   cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_conflicts),	   cmocka_unit_test(test_plugins),
+		cmocka_unit_test(test_operands),	   cmocka_unit_test(test_unknown_options),
 		cmocka_unit_test(test_help_usage_version),
 	};
 

@@ -599,12 +599,13 @@ static void test_errors_header(void **state)
 	bad("map\n", 1, "'map' needs a name");
 	bad("map # name?\n", 1, "'map' needs a name");
 	bad("map a b\n", 1, "unexpected text 'b' after the map name");
-	bad("map a-b\n", 1, "invalid map name 'a-b' (letters, digits and '_' only)");
+	bad("map a.b\n", 1, "invalid map name 'a.b' (letters, digits, '_' and '-' only)");
 	bad("map a:b\n", 1, "invalid map name 'a:b'");
 	bad("map \xc3\xa9\n", 1, "invalid map name '\xc3\xa9'");
 	bad("map a\nprovider\n", 2, "'provider' needs a name");
 	bad("map a\nprovider p.q\n", 2, "invalid provider name 'p.q'");
-	bad("map a\nprovider p q\n", 2, "unexpected text 'q'");
+	bad("map a\nprovider p q p\n", 2, "provider 'p' named twice");
+	bad("map a\nprovider p q r s t\n", 2, "more than 4 providers");
 	bad(HEAD "description\n", 3, "'description' needs text");
 	bad(HEAD "description   # only a comment\n", 3, "'description' needs text");
 	{
@@ -626,12 +627,13 @@ static void test_errors_header(void **state)
 			 d256);
 		probemap__free(parse(text));
 	}
-	/* unknown directives, shown safely */
+	/* unknown directives, quoted as they are (log__err escapes the message:
+	 * test_escape's test_log) */
 	bad("mapp a\n", 1,
 	    "unknown directive 'mapp' (map, provider, description, feature, enter, "
-	    "leave, instance, kind, payload, match, default or frame)");
+	    "leave, event, instance, kind, payload, match, default, frame, when or charge)");
 	bad("Map a\n", 1, "unknown directive 'Map'");
-	bad(HEAD "\x01\x1b[31m x\n", 3, "unknown directive '??[31m'");
+	bad(HEAD "\x01\x1b[31m x\n", 3, "unknown directive '\x01\x1b[31m'");
 	bad(HEAD "feature a\nenter b\nleave c\nexit d\n", 6, "unknown directive 'exit'");
 	bad(HEAD "\"instance\" x\n", 3, "unknown directive '\"instance\"'");
 	{
@@ -656,7 +658,8 @@ static void test_errors_block(void **state)
 	bad(HEAD "instance {str:0}\n", 3, "'instance' outside a feature");
 	bad(HEAD "default off\n", 3, "'default' outside a feature");
 	bad(HEAD "feature a\nenter b\nleave c\nframe callee\n", 6,
-	    "unknown frame 'callee' (expected \"frame probe\" or \"frame caller\")");
+	    "unknown frame 'callee' (expected \"frame probe\", \"frame caller\" or \"frame "
+	    "none\")");
 	bad(HEAD "feature a\nenter b\nleave c\nframe caller\nframe probe\n", 7,
 	    "second 'frame' in feature 'a'");
 	bad(HEAD "feature a\nenter b\nleave c\nfeature a\n", 6,

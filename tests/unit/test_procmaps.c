@@ -151,6 +151,37 @@ static int find_self(void *ctx, const char *path, dev_t dev, ino_t ino)
 	return !strcmp(path, self);
 }
 
+/* A mapping gone since the last scan (a dlclose()d library) stays known,
+ * after the current ones; one still there is not kept twice. */
+static void test_keep_gone(void **state)
+{
+	struct mapping *cur = calloc(1, sizeof(*cur)), *old = calloc(3, sizeof(*old));
+	size_t nr = 1;
+
+	(void)state;
+	assert_non_null(cur);
+	assert_non_null(old);
+	cur[0] = (struct mapping){.start = 0x1000, .end = 0x2000, .ino = 1, .path = strdup("/a")};
+	old[0] = (struct mapping){.start = 0x1000, .end = 0x2000, .ino = 1, .path = strdup("/a")};
+	old[1] = (struct mapping){.start = 0x5000, .end = 0x6000, .ino = 2, .path = strdup("/lib")};
+	/* same place, another file: gone too (the current one wins its addresses) */
+	old[2] = (struct mapping){.start = 0x1000, .end = 0x2000, .ino = 3, .path = strdup("/b")};
+	assert_int_equal(procmaps__keep_gone(&cur, &nr, old, 3), 0);
+	assert_int_equal(nr, 3);
+	assert_string_equal(cur[0].path, "/a");
+	assert_string_equal(cur[1].path, "/lib");
+	assert_string_equal(cur[2].path, "/b");
+	/* Nothing gone: nothing added. */
+	old = calloc(1, sizeof(*old));
+	assert_non_null(old);
+	old[0] = (struct mapping){.start = 0x5000, .end = 0x6000, .ino = 2, .path = strdup("/lib")};
+	assert_int_equal(procmaps__keep_gone(&cur, &nr, old, 1), 0);
+	assert_int_equal(nr, 3);
+	assert_int_equal(procmaps__keep_gone(&cur, &nr, NULL, 0), 0);
+	assert_int_equal(nr, 3);
+	procmaps__free(cur, nr);
+}
+
 static void test_own_mappings(void **state)
 {
 	char self[4096];
@@ -174,9 +205,8 @@ static void test_own_mappings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_fixture),
-		cmocka_unit_test(test_for_each_file),
-		cmocka_unit_test(test_read_string),
+		cmocka_unit_test(test_parse_fixture), cmocka_unit_test(test_for_each_file),
+		cmocka_unit_test(test_read_string),   cmocka_unit_test(test_keep_gone),
 		cmocka_unit_test(test_own_mappings),
 	};
 

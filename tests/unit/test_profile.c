@@ -224,7 +224,7 @@ static void test_stack_errors(void **state)
 	struct profile *p = *state;
 	struct profile_frame ok[] = {MARK("F", "i")};
 	struct profile_frame other[] = {MARK("G", "j")};
-	struct profile_frame bad_kind[] = {{3, "F", NULL, 0}};
+	struct profile_frame bad_kind[] = {{4, "F", NULL, 0}};
 	struct profile_frame no_feature[] = {MARK("F", "i"), MARK(NULL, "i")};
 	struct profile_stack st;
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "attrib.h"
 #include "profile_io.h"
 #include "report.h"
+#include "merge.h"
 #include "unit_helpers.h"
 
 /* ---- fixtures and helpers -------------------------------------------------------------- */
@@ -134,12 +136,26 @@ static char *write_str(const struct profile *p, size_t *len)
 }
 
 /* Parses text. (Called twice per input by the checks below: the reader must
- * be deterministic, the same profile or the same message each time.) */
+ * be deterministic, the same profile or the same message each time.) The
+ * second time (again false) it reads text from a file 7 bytes at a time,
+ * giving json-c 5 bytes at a time: chunk and window boundaries everywhere
+ * must change nothing. */
 static struct profile *parse_path(const char *text, size_t len, const char *name, bool again,
 				  char *err, size_t errlen)
 {
-	(void)again;
-	return profile__parse_json(text, len, name, err, errlen);
+	struct profile_read_opts small = {.chunk = 7, .window = 5};
+	struct profile *p;
+	int fd;
+
+	if (again)
+		return profile__parse_json(text, len, name, err, errlen);
+	fd = memfd_create("fsp-pio", MFD_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+	p = profile__read_fd(fd, name, &small, err, errlen);
+	close(fd);
+	return p;
 }
 
 /* Parses text, which must be a profile, twice: both reads must give the same
@@ -180,7 +196,7 @@ static void parse_bad_len(const char *text, size_t len, const char *expect, cons
 		fail_msg("message \"%s\", expected \"%s\"%s%s", err, expect, expect2 ? " and " : "",
 			 expect2 ? expect2 : "");
 	assert_null(strchr(err, '\n'));
-	p = parse_path(text, len, "bad.json", true, again, sizeof(again));
+	p = parse_path(text, len, "bad.json", false, again, sizeof(again));
 	if (p) {
 		profile__free(p);
 		fail_msg("parsed the second time, expected \"%s\"", err);
@@ -277,6 +293,7 @@ static void assert_profiles_equal(const struct profile *a, const struct profile 
 		assert_int_equal(sa.pid, sb.pid);
 		assert_true(sa.key == sb.key);
 		assert_int_equal(sa.depth, sb.depth);
+		assert_int_equal(sa.flags, sb.flags);
 		assert_frames_equal(sa.frames, sb.frames, sa.depth);
 	}
 	assert_int_equal(profile__nr_samples(a), profile__nr_samples(b));
@@ -427,6 +444,59 @@ static void test_round_trip_nspid(void **state)
 		  "processes[0].nspid: 4294967296 is out of range", NULL);
 }
 
+/* A stack whose payloads were not kept: the flag, written only when set,
+ * read back, kept by a merge; anything but a boolean is rejected. */
+static void test_round_trip_payloads_lost(void **state)
+{
+	struct profile *p = profile__new(), *q, *m;
+	struct profile_stack st;
+	char *text, err[256];
+	size_t id;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &rich_meta), 0);
+	ADD_STACK(p, 7, 0x11, MARKP("pay", "loop", 42));
+	ADD_STACK(p, 7, 0x12, MARK("pay", "loop"));
+	assert_int_equal(profile__find_stack(p, 7, 0x12, &id), 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(profile__find_stack(p, 7, 0x13, &id), -ENOENT);
+	assert_int_equal(profile__find_stack(p, 8, 0x12, &id), -ENOENT);
+	assert_int_equal(profile__set_stack_flags(p, 1, PROFILE_STACK_PAYLOADS_LOST), 0);
+	assert_int_equal(profile__set_stack_flags(p, 2, PROFILE_STACK_PAYLOADS_LOST), -EINVAL);
+	assert_int_equal(profile__set_stack_flags(p, 0, 2), -EINVAL);
+	ADD_SAMPLES(p, 7, 7, 0x11, 3);
+	ADD_SAMPLES(p, 7, 7, 0x12, 5);
+	text = write_str(p, NULL);
+	assert_non_null(strstr(text, "\"frames\":[[\"m\",0,1,42]]}"));
+	assert_non_null(strstr(text, "\"frames\":[[\"m\",0,1]],\"payloads_kept\":false}"));
+	free(text);
+	q = round_trip(p);
+	assert_int_equal(profile__stack(q, 0, &st), 0);
+	assert_int_equal(st.flags, 0);
+	assert_int_equal(profile__stack(q, 1, &st), 0);
+	assert_int_equal(st.flags, PROFILE_STACK_PAYLOADS_LOST);
+	m = profile__new();
+	assert_non_null(m);
+	assert_int_equal(profile__merge(m, q, err, sizeof(err)), 0);
+	assert_int_equal(profile__stack(m, 1, &st), 0);
+	assert_int_equal(st.flags, PROFILE_STACK_PAYLOADS_LOST);
+	profile__free(m);
+	profile__free(q);
+	profile__free(p);
+	/* true is the default, written by nobody but accepted */
+	p = parse_ok(HEAD_V2 "\"strings\":[\"f\"],\"stacks\":[{\"pid\":1,\"key\":\"0x1\","
+			     "\"frames\":[[\"m\",0]],\"payloads_kept\":true}]}",
+		     strlen(HEAD_V2 "\"strings\":[\"f\"],\"stacks\":[{\"pid\":1,\"key\":\"0x1\","
+				    "\"frames\":[[\"m\",0]],\"payloads_kept\":true}]}"));
+	assert_int_equal(profile__stack(p, 0, &st), 0);
+	assert_int_equal(st.flags, 0);
+	profile__free(p);
+	parse_bad(HEAD_V2 "\"strings\":[\"f\"],\"stacks\":[{\"pid\":1,\"key\":\"0x1\","
+			  "\"frames\":[[\"m\",0]],\"payloads_kept\":0}]}",
+		  "stacks[0].payloads_kept: expected a boolean, got", NULL);
+}
+
 static void test_round_trip_empty(void **state)
 {
 	struct profile *p = profile__new(), *q;
@@ -462,7 +532,7 @@ static void test_write_deterministic_and_save(void **state)
 	snprintf(path, sizeof(path), "%s/p.json", dir);
 	assert_int_equal(profile__save(path, p, err, sizeof(err)), 0);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_mode & 0777, 0600); /* private (outfile.h) */
 	c = calloc(1, st.st_size + 1);
 	assert_non_null(c);
 	f = fopen(path, "r");
@@ -479,10 +549,10 @@ static void test_write_deterministic_and_save(void **state)
 	b = write_str(p, NULL);
 	assert_string_equal(a, b);
 	/* a replaced file keeps its mode; nothing else is left behind */
-	assert_int_equal(chmod(path, 0600), 0);
+	assert_int_equal(chmod(path, 0644), 0);
 	assert_int_equal(profile__save(path, p, err, sizeof(err)), 0);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(st.st_mode & 0777, 0644);
 	unlink(path);
 	assert_int_equal(rmdir(dir), 0);
 	free(a);
@@ -885,6 +955,41 @@ static void test_unknown_fields_ignored(void **state)
 	assert_int_equal(profile__event(p, 0, &e), 0);
 	assert_string_equal(e.feature, "F");
 	assert_string_equal(e.instance, "i");
+	profile__free(p);
+}
+
+/* The off-CPU diagnostics (--off-cpu) are written last, under their names,
+ * and read back; a file of an older writer without them reads them as 0. */
+static void test_offcpu_diagnostics(void **state)
+{
+	static const char old[] =
+		HEAD "\"samples\":[],\"diagnostics\":{\"lost_samples\":1,\"event_drops\":2}}";
+	struct profile *p = profile__new(), *q;
+	char *text;
+
+	(void)state;
+	assert_non_null(p);
+	assert_string_equal(profile_diag__name(DIAG_OFFCPU_RECOVERED), "offcpu_recovered");
+	assert_string_equal(profile_diag__name(DIAG_OFFCPU_LOST), "offcpu_lost");
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, 4);
+	profile__set_diag(p, DIAG_OFFCPU_LOST, 2);
+	text = write_str(p, NULL);
+	assert_non_null(strstr(text,
+			       "\n    \"event_drops\": 0,\n    \"offcpu_recovered\": 4,\n"
+			       "    \"offcpu_lost\": 2,\n    \"charge_drops\": 0,\n"
+			       "    \"untracked\": 0,\n    \"folded_processes\": 0,\n"
+			       "    \"unreadable_stacks\": 0,\n    \"skipped_marks\": 0\n  }\n}\n"));
+	q = parse_ok(text, strlen(text));
+	assert_true(profile__diag(q, DIAG_OFFCPU_RECOVERED) == 4);
+	assert_true(profile__diag(q, DIAG_OFFCPU_LOST) == 2);
+	free(text);
+	profile__free(q);
+	profile__free(p);
+
+	p = parse_ok(old, strlen(old));
+	assert_true(profile__diag(p, DIAG_EVENT_DROPS) == 2);
+	assert_true(profile__diag(p, DIAG_OFFCPU_RECOVERED) == 0);
+	assert_true(profile__diag(p, DIAG_OFFCPU_LOST) == 0);
 	profile__free(p);
 }
 
@@ -1330,7 +1435,7 @@ static void test_bad_frames(void **state)
 	parse_bad(HEAD "\"strings\":[\"F\"],"
 		       "\"stacks\":[{\"pid\":5,\"frames\":[[\"m\",0],[\"push\",0]]}]}",
 		  "stacks[0].frames[1].kind: unknown frame kind \"push\"",
-		  "(expected \"m\" or \"a\")");
+		  "(expected \"m\", \"a\" or \"c\")");
 	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[\"mark\",0]]}]}",
 		  "stacks[0].frames[0].kind: unknown frame kind \"mark\"", NULL);
 	parse_bad(HEAD "\"strings\":[\"F\"],\"stacks\":[{\"pid\":5,\"frames\":[[1,0]]}]}",
@@ -1612,6 +1717,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_rich),
 		cmocka_unit_test(test_round_trip_sources),
 		cmocka_unit_test(test_round_trip_nspid),
+		cmocka_unit_test(test_round_trip_payloads_lost),
 		cmocka_unit_test(test_round_trip_empty),
 		cmocka_unit_test(test_write_deterministic_and_save),
 		cmocka_unit_test(test_save_errors),
@@ -1622,6 +1728,7 @@ int main(void)
 		cmocka_unit_test(test_doc_example),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_unknown_fields_ignored),
+		cmocka_unit_test(test_offcpu_diagnostics),
 		cmocka_unit_test(test_other_forms),
 		cmocka_unit_test(test_member_order),
 		cmocka_unit_test(test_load_chunked),

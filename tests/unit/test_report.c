@@ -451,6 +451,37 @@ static void test_text_diagnostics(void **state)
 	assert_null(strstr(text, "all counters are zero"));
 	free(text);
 
+	/* --off-cpu's: intervals recovered after a missed sched_switch, and lost */
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, 2);
+	profile__set_diag(p, DIAG_OFFCPU_LOST, 1);
+	text = render_text(p, NULL, 0);
+	assert_non_null(strstr(text,
+			       "  attach_errors: 1 (probe sites or processes fsp-bpf failed to "
+			       "attach to)\n"
+			       "  offcpu_recovered: 2 (off-CPU intervals whose end (or start) "
+			       "the kernel's sched_switch tracepoint did not report, recovered "
+			       "from the thread's CPU clock)\n"
+			       "  offcpu_lost: 1 (off-CPU intervals not recorded: the counts map "
+			       "was full or their thread had no off-CPU record)\n"));
+	free(text);
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, 0);
+	profile__set_diag(p, DIAG_OFFCPU_LOST, 0);
+
+	/* event_drops counts enters (the BPF side counts each enter it cannot
+	 * count; their leaves then count nowhere): the footer says so */
+	profile__set_diag(p, DIAG_LOST_SAMPLES, 0);
+	profile__set_diag(p, DIAG_STALE_MARKS, 0);
+	profile__set_diag(p, DIAG_ATTACH_ERRORS, 0);
+	profile__set_diag(p, DIAG_EVENT_DROPS, 7);
+	text = render_text(p, NULL, 0);
+	diag = strstr(text, "\nDiagnostics:\n");
+	assert_non_null(diag);
+	assert_string_equal(diag, "\nDiagnostics:\n"
+				  "  event_drops: 7 (enters not counted, nor then their leaves, "
+				  "because the event map was full; raise --max-events)\n");
+	assert_null(strstr(text, "enters and leaves"));
+	free(text);
+
 	/* every counter gets its line with its description */
 	for (d = 0; d < DIAG__COUNT; d++)
 		profile__set_diag(p, d, 1000 + d);
@@ -884,7 +915,7 @@ static void test_json_file_atomic(void **state)
 	free(text);
 	free(direct);
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_mode & 0777, 0600); /* private (outfile.h) */
 
 	/* replacing keeps the old file's mode */
 	assert_int_equal(chmod(path, 0640), 0);

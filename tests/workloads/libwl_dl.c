@@ -7,7 +7,9 @@
  * unmarked work (1-3 ms). At the start of every cycle it looks at its own USDT
  * semaphore (FSP_ENABLED(): the copy in this library): until a profiler has
  * armed this library's probes, its marks are skipped, and the thread CPU time
- * until it first sees the semaphore raised is reported as latency_ns.
+ * until it first sees the semaphore raised is reported as latency_ns. A mark
+ * is entered when its enter probe is armed, and left (then) when its leave
+ * is: the marks fired are counted (enters_fired, leaves_fired).
  */
 #include "fsp.h"
 #include "wl_dl.h"
@@ -24,6 +26,7 @@ void wl_dl_run(const struct wl_dl_api *api, uint64_t ms, struct wl_dl_result *ou
 	*out = (struct wl_dl_result){0};
 	while (api->thread_ns() - start < ms * 1000000ULL) {
 		uint64_t a, b, c, d, ambig;
+		int entered;
 
 		if (!armed && FSP_ENABLED()) {
 			armed = 1;
@@ -32,10 +35,17 @@ void wl_dl_run(const struct wl_dl_api *api, uint64_t ms, struct wl_dl_result *ou
 		if (!armed)
 			out->cycles_unarmed++;
 		a = api->thread_ns();
-		FSP_MARK_ENTER("dlfeature", "libwl_dl", 7);
+		entered = FSP__ON(mark_enter);
+		if (entered) {
+			FSP__FIRE3(mark_enter, "dlfeature", "libwl_dl", 7);
+			out->enters_fired++;
+		}
 		b = api->thread_ns();
 		c = api->burn(api->rand_range(&rng, 2000 * US, 4000 * US));
-		FSP_MARK_LEAVE("dlfeature", "libwl_dl", 7);
+		if (entered && FSP__ON(mark_leave)) {
+			FSP__FIRE3(mark_leave, "dlfeature", "libwl_dl", 7);
+			out->leaves_fired++;
+		}
 		d = api->thread_ns();
 		ambig = (b - a) + (d - c);
 		out->feature_ns += (c - b) + ambig / 2;

@@ -20,6 +20,8 @@ struct wl_dl_result {
 	uint64_t latency_ns; /* thread CPU until the library saw its semaphore raised */
 	uint64_t cycles;
 	uint64_t cycles_unarmed; /* cycles that started before that */
+	uint64_t enters_fired; /* marks entered with the probe firing */
+	uint64_t leaves_fired; /* and left */
 };
 
 /* Runs the library's feature for ms ms of thread CPU time. */

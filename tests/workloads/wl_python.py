@@ -29,7 +29,10 @@ gc      The probes gc__start(generation) and gc__done fire inside
         collecting) each; twice their median, U_g, bounds the mean bracket
         of a collection of generation g (same code path, same probes
         attached): every collection counts (d - a) - U_g/2 with ambiguity
-        U_g. Cold, because a full collection traverses the whole heap and its
+        U_g. On the monotonic clock, the time the thread spent off the CPU
+        inside [a, d] (monotonic minus thread CPU time: preempted, or its
+        vCPU's time stolen) is ambiguous too, since a bracket may hold it:
+        "<key>.wall_off_ns", part of "<key>.wall_ambig_ns". Cold, because a full collection traverses the whole heap and its
         bracket then runs with cold caches: with bpftrace on the probes it
         took 18 us where warm calibrations gave U = 15 us. The gc phase runs
         with threshold0 = 20000 so that collections are few and long
@@ -57,7 +60,8 @@ import  import__find__load__start/done(module) bracket importlib's
         bracket is measured like the collector's: __import__ of a name bound
         to None in sys.modules fires the pair around importlib's shortest path
         (ModuleNotFoundError); U is twice the median of 15 such imports, each
-        after reading the 48 MiB buffer.
+        after reading the 48 MiB buffer. Time off the CPU inside an import's
+        [a, d] is ambiguous on the monotonic clock, as for gc.
 call    function__entry/function__return(file, function, line). CPython 3.11
         (gh-98894) fires function__entry only while a profile or trace
         function is installed, at the RESUME instruction (function start and
@@ -119,6 +123,7 @@ _gc_aw = 0
 _gc_n = [0, 0, 0]  # collections measured, per generation
 _gc_cpu = [0, 0, 0]  # sum of d - a, thread CPU
 _gc_wall = [0, 0, 0]  # sum of d - a, monotonic
+_gc_off = [0, 0, 0]  # sum of monotonic - CPU: time off the CPU inside [a, d]
 _gc_gen0_max = [0, 0]  # the longest gen-0 collection at threshold 700: CPU, wall
 _gc_track_max = True  # the threshold is the default
 _gc_last = [0, 0]  # the last collection: CPU, wall
@@ -138,6 +143,7 @@ def _gc_cb(phase, info):
     _gc_n[g] += 1
     _gc_cpu[g] += cpu
     _gc_wall[g] += wall
+    _gc_off[g] += max(wall - cpu, 0)
     _gc_last[0] = cpu
     _gc_last[1] = wall
     if g == 0 and _gc_track_max:
@@ -193,6 +199,7 @@ class Acc:
         self.ambig_ns = 0
         self.wall_ns = 0
         self.wall_ambig_ns = 0
+        self.wall_off_ns = 0
 
     def span(self, a, b, c, d, aw, bw, cw, dw):
         amb = (b - a) + (d - c)
@@ -210,12 +217,20 @@ class Acc:
         self.wall_ns += (dw - aw) // 2
         self.wall_ambig_ns += dw - aw
 
-    def measured(self, cpu, wall, u_cpu, u_wall, n=1):
-        """n intervals [a, d] of total cpu/wall, each with a bracket <= U."""
+    def measured(self, cpu, wall, u_cpu, u_wall, n=1, off=0):
+        """n intervals [a, d] of total cpu/wall, each with a bracket <= U.
+
+        U bounds the brackets' work. Of the wall time, off is time the thread
+        was off the CPU (preempted, or its vCPU's time stolen) inside the
+        intervals: the workload cannot tell whether it fell inside the
+        probes' interval [b, c] or in a bracket, so on the monotonic clock it
+        is ambiguous too (with a loaded machine a preemption of a few ms lands
+        in a bracket of a few us now and then)."""
         self.ns += cpu - n * u_cpu // 2
         self.ambig_ns += n * u_cpu
-        self.wall_ns += wall - n * u_wall // 2
-        self.wall_ambig_ns += n * u_wall
+        self.wall_ns += wall - (n * u_wall + off) // 2
+        self.wall_ambig_ns += n * u_wall + off
+        self.wall_off_ns += off
         self.calls += n
 
     def write(self, out, key):
@@ -224,6 +239,7 @@ class Acc:
         out.put(key + ".ambig_ns", self.ambig_ns)
         out.put(key + ".wall_ns", max(self.wall_ns, 0))
         out.put(key + ".wall_ambig_ns", self.wall_ambig_ns)
+        out.put(key + ".wall_off_ns", self.wall_off_ns)
 
 
 class Truth:
@@ -420,10 +436,11 @@ def phase_import(out, truth_dir, ms_list):
         __import__(name)
         d = _tt()
         dw = _mono()
-        acc.measured(d - a, dw - aw, u_cpu, u_wall)
+        off = max((dw - aw) - (d - a), 0)
+        acc.measured(d - a, dw - aw, u_cpu, u_wall, off=off)
         mod = sys.modules[name]
         if kind == "gen":
-            gen.measured(d - a, dw - aw, u_cpu, u_wall)
+            gen.measured(d - a, dw - aw, u_cpu, u_wall, off=off)
             _bad += mod.BAD
             out.put("import.%d.chunks" % i, mod.CHUNKS)
         out.put("import.%d.name" % i, name)
@@ -767,9 +784,9 @@ def main():
         out.put("gc.%d.calib.ns" % g, u_gc[g][0])
         out.put("gc.%d.calib.wall_ns" % g, u_gc[g][1])
         acc = Acc()
-        acc.measured(_gc_cpu[g], _gc_wall[g], u_gc[g][0], u_gc[g][1], _gc_n[g])
+        acc.measured(_gc_cpu[g], _gc_wall[g], u_gc[g][0], u_gc[g][1], _gc_n[g], _gc_off[g])
         acc.write(out, "gc.%d" % g)
-        total.measured(_gc_cpu[g], _gc_wall[g], u_gc[g][0], u_gc[g][1], _gc_n[g])
+        total.measured(_gc_cpu[g], _gc_wall[g], u_gc[g][0], u_gc[g][1], _gc_n[g], _gc_off[g])
     total.write(out, "gc")
     out.put("gc.gen0_max_ns", _gc_gen0_max[0])
     out.put("gc.gen0_max_wall_ns", _gc_gen0_max[1])

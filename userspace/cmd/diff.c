@@ -9,11 +9,17 @@
 #include "log.h"
 #include "outfile.h"
 #include "profile_file.h"
+#include "render.h"
+#include "report_html.h"
 
 static int diff_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct diff_report_opts ro = {.min_pct = o->view.ropts.min_pct};
 	struct diff_opts dopts = {.scale = o->scale};
+	struct report_html_opts h = {
+		.source_dirs = o->view.source_dirs,
+		.nr_source_dirs = o->view.nr_source_dirs,
+	};
 	struct profile *base = NULL, *new_p = NULL;
 	struct outfile *f = NULL;
 	struct diff *d = NULL;
@@ -31,6 +37,9 @@ static int diff_run(const struct fsp_options *o, const char *cmdline)
 		log__err("cannot compare the profiles: %s", strerror(-err));
 		goto cleanup;
 	}
+	err = render__to_terminal_check(o->view.format, o->out_path);
+	if (err)
+		goto cleanup;
 	f = outfile__open(o->out_path, &err);
 	if (!f) {
 		log__err("cannot write %s: %s", o->out_path, strerror(-err));
@@ -38,6 +47,8 @@ static int diff_run(const struct fsp_options *o, const char *cmdline)
 	}
 	if (o->view.format == FSP_FMT_JSON)
 		err = diff__json(outfile__stream(f), d);
+	else if (o->view.format == FSP_FMT_HTML)
+		err = diff__html(outfile__stream(f), d, &h);
 	else
 		err = diff__text(outfile__stream(f), d, &ro);
 	if (!err)
@@ -65,18 +76,22 @@ static const char diff_doc[] =
 	"EXAMPLES:\n"
 	"  fsp-bpf diff before.json after.json\n"
 	"  fsp-bpf diff --scale 4 n1000.json n4000.json   where growth is not linear\n"
-	"  fsp-bpf diff --format json before.json after.json\n\n"
+	"  fsp-bpf diff --format json before.json after.json\n"
+	"  fsp-bpf diff --format html -o diff.html before.json after.json\n\n"
 	"The layout and the scale model: docs/diff-format.md.";
 
 static const struct argp_option diff_options[] = {
 	{"scale", OPT_SCALE, "K", 0,
 	 "NEW ran on K times BASE's input: compare NEW with linear growth (K > 0)", 0},
-	{"format", OPT_FORMAT, "FMT", 0, "text (default) or json", 0},
+	{"format", OPT_FORMAT, "FMT", 0, "text (default), json or html (a page: use -o)", 0},
+	{"source-dir", OPT_SOURCE_DIR, "DIR", 0,
+	 "HTML: look for the source files of FILE:LINE instances in DIR first (repeatable)", 0},
 	{"min-pct", OPT_MIN_PCT, "PCT", 0,
 	 "Fold rows whose shares and change are all under PCT% (default " FSP_STR(
 		 FSP_DEFAULT_MIN_PCT) "; 0 shows all)",
 	 0},
 	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
+	OPTIONS_FILE_MODE,
 	{},
 };
 
@@ -95,16 +110,21 @@ static error_t parse_diff(int key, char *arg, struct argp_state *state)
 				arg);
 		return 0;
 	case OPT_FORMAT:
-		if (options__format(arg, &f) || (f != FSP_FMT_TEXT && f != FSP_FMT_JSON))
+		if (options__format(arg, &f) ||
+		    (f != FSP_FMT_TEXT && f != FSP_FMT_JSON && f != FSP_FMT_HTML))
 			return options__error(
-				state, "invalid --format '%s' for diff: expected text or json",
-				arg);
+				state,
+				"invalid --format '%s' for diff: expected text, json or html", arg);
 		o->view.format = f;
 		return 0;
 	case OPT_MIN_PCT:
 		return options__min_pct(state, o, arg);
+	case OPT_SOURCE_DIR:
+		return options__source_dir(state, o, arg);
 	case 'o':
 		return options__output(state, o, "-o", arg);
+	case OPT_FILE_MODE:
+		return options__file_mode(state, o, arg);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

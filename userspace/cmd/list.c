@@ -11,28 +11,94 @@
 #include <string.h>
 
 #include "commands.h"
+#include "escape.h"
 #include "log.h"
+#include "plugin.h"
 #include "probemap_dir.h"
 #include "probemap.h"
 #include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"
 
+/*
+ * Text of map files, of the process's files and of its ELF notes (paths,
+ * provider and probe names, comm) is written escaped (escape.h): any
+ * process chooses its own.
+ */
+static void put(const char *s)
+{
+	escape__fputs(s, stdout);
+}
+
+/* "PROVIDER:PROBE" when the map has several providers, else "PROBE". */
+static void put_probe(const struct probemap *pm, unsigned int provider, const char *probe)
+{
+	if (pm->nr_providers > 1) {
+		put(pm->providers[provider]);
+		putchar(':');
+	}
+	put(probe);
+}
+
+/* A feature's rules beyond its probes and template, on one line each. */
+static void print_rules(const struct probemap *pm, const struct probemap_feature *f)
+{
+	char buf[512];
+
+	for (unsigned int k = 0; k < f->nr_when; k++) {
+		probemap__format_when(pm, &f->when[k], buf, sizeof(buf));
+		fputs("                 when ", stdout);
+		put(buf);
+		putchar('\n');
+	}
+	if (f->charge[0]) {
+		fputs("                 charge threads ", stdout);
+		put(f->charge);
+		putchar('\n');
+	}
+}
+
 static void print_map(const struct probemap *pm, const char *path)
 {
 	char tmpl[512];
 
-	printf("%s  (provider %s, %s)\n", pm->name, pm->provider, path);
-	if (pm->description[0])
-		printf("  %s\n", pm->description);
+	put(pm->name);
+	fputs(pm->nr_providers > 1 ? "  (providers " : "  (provider ", stdout);
+	for (unsigned int k = 0; k < pm->nr_providers; k++) {
+		if (k)
+			putchar(' ');
+		put(pm->providers[k]);
+	}
+	fputs(", ", stdout);
+	put(path);
+	fputs(")\n", stdout);
+	if (pm->description[0]) {
+		fputs("  ", stdout);
+		put(pm->description);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < pm->nr_features; i++) {
 		const struct probemap_feature *f = &pm->features[i];
 
 		probemap__format_template(pm, f, tmpl, sizeof(tmpl));
-		printf("  %-14s %s -> %s%s%s%s%s\n", f->name, f->enter, f->leave,
-		       tmpl[0] ? "  instance " : "", tmpl,
-		       f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		fputs("  ", stdout);
+		escape__fpad(f->name, 14, stdout);
+		putchar(' ');
+		if (f->point)
+			fputs("event ", stdout);
+		put_probe(pm, f->enter_provider, f->enter);
+		if (!f->point) {
+			fputs(" -> ", stdout);
+			put_probe(pm, f->leave_provider, f->leave);
+		}
+		if (tmpl[0]) {
+			fputs("  instance ", stdout);
+			put(tmpl);
+		}
+		printf("%s%s%s\n", f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		       f->unframed ? "  (frame none)" : "",
 		       f->default_off ? "  (default off: name it with --feature)" : "");
+		print_rules(pm, f);
 	}
 }
 
@@ -115,11 +181,15 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 		pc[j].semaphore |= sites[i].ref_ctr_offset != 0;
 	}
 	qsort(pc, n, sizeof(*pc), cmp_probe);
-	printf("  %s\n", shown);
+	fputs("  ", stdout);
+	put(shown);
+	putchar('\n');
 	for (size_t j = 0; j < n; j++) {
 		if (strcmp(prov, pc[j].provider)) {
 			prov = pc[j].provider;
-			printf("    provider %s\n", prov);
+			fputs("    provider ", stdout);
+			put(prov);
+			putchar('\n');
 			if (!procscan__in_list(c->providers, prov)) {
 				size_t len = strlen(c->providers);
 
@@ -127,8 +197,10 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 					 len ? "," : "", prov);
 			}
 		}
-		printf("      %-36s %u site%s%s\n", pc[j].name, pc[j].sites,
-		       pc[j].sites == 1 ? "" : "s", pc[j].semaphore ? ", semaphore" : "");
+		fputs("      ", stdout);
+		escape__fpad(pc[j].name, 36, stdout);
+		printf(" %u site%s%s\n", pc[j].sites, pc[j].sites == 1 ? "" : "s",
+		       pc[j].semaphore ? ", semaphore" : "");
 	}
 	{
 		struct usdt_site *all = realloc(c->all, (c->nr_all + nr) * sizeof(*all));
@@ -163,34 +235,58 @@ static bool has_probe(const struct list_ctx *c, const char *provider, const char
 	return false;
 }
 
+/* The probe of feature f that the process lacks, NULL if it has both. */
+static const char *missing_probe(const struct list_ctx *c, const struct probemap *pm,
+				 const struct probemap_feature *f, unsigned int *provider)
+{
+	*provider = f->enter_provider;
+	if (!has_probe(c, pm->providers[f->enter_provider], f->enter))
+		return f->enter;
+	*provider = f->leave_provider;
+	if (!f->point && !has_probe(c, pm->providers[f->leave_provider], f->leave))
+		return f->leave;
+	return NULL;
+}
+
 /* Whether a shipped map applies to the process, and which features fit. */
 static int applies_cb(void *arg, const char *path)
 {
 	struct list_ctx *c = arg;
 	struct probemap *pm;
+	unsigned int prov;
 	char err[512];
 	size_t ok = 0;
+	bool any = false;
 
 	if (probemap__load(path, &pm, err, sizeof(err)))
 		return 0;
-	if (!procscan__in_list(c->providers, pm->provider)) {
+	for (unsigned int k = 0; k < pm->nr_providers; k++)
+		any |= procscan__in_list(c->providers, pm->providers[k]);
+	if (!any) {
 		probemap__free(pm);
 		return 0;
 	}
-	printf("  %s (%s):", pm->name, path);
-	for (size_t i = 0; i < pm->nr_features; i++) {
-		const struct probemap_feature *f = &pm->features[i];
-
-		if (has_probe(c, pm->provider, f->enter) && has_probe(c, pm->provider, f->leave))
-			ok++;
-	}
+	fputs("  ", stdout);
+	put(pm->name);
+	fputs(" (", stdout);
+	put(path);
+	fputs("):", stdout);
+	for (size_t i = 0; i < pm->nr_features; i++)
+		ok += !missing_probe(c, pm, &pm->features[i], &prov);
 	printf(" %zu of %zu features have their probes here\n", ok, pm->nr_features);
 	for (size_t i = 0; i < pm->nr_features; i++) {
 		const struct probemap_feature *f = &pm->features[i];
+		const char *miss = missing_probe(c, pm, f, &prov);
 
-		if (!has_probe(c, pm->provider, f->enter) || !has_probe(c, pm->provider, f->leave))
-			printf("    %s: missing %s:%s\n", f->name, pm->provider,
-			       has_probe(c, pm->provider, f->enter) ? f->leave : f->enter);
+		if (!miss)
+			continue;
+		fputs("    ", stdout);
+		put(f->name);
+		fputs(": missing ", stdout);
+		put(pm->providers[prov]);
+		putchar(':');
+		put(miss);
+		putchar('\n');
 	}
 	c->applied++;
 	probemap__free(pm);
@@ -208,7 +304,9 @@ static int list_pid(pid_t pid)
 		return -ESRCH;
 	}
 	procscan__comm(pid, comm, sizeof(comm));
-	printf("pid %d (%s): USDT probes by file\n", pid, comm);
+	printf("pid %d (", pid);
+	put(comm);
+	fputs("): USDT probes by file\n", stdout);
 	err = procmaps__for_each_mapped_file(pid, file_cb, &c);
 	if (err) {
 		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));
@@ -225,12 +323,35 @@ cleanup:
 	return err;
 }
 
+/* The built-in analysis plug-ins: name, feature read, formats, summary. */
+static void list_plugins(void)
+{
+	printf("Built-in analysis plug-ins (fsp-bpf report --plugin NAME[=FEATURE] FILE, "
+	       "docs/plugins.md):\n\n");
+	for (size_t i = 0; i < plugin__nr_builtins(); i++) {
+		const struct fsp_plugin *d = plugin__builtin(i);
+		char fmts[64];
+
+		snprintf(fmts, sizeof(fmts), "text%s%s", d->render_json ? ", json" : "",
+			 d->render_dot ? ", dot" : "");
+		printf("  %-10s reads feature %-10s %s\n      %s\n", d->name,
+		       d->feature ? d->feature : "(named)", fmts, d->summary ? d->summary : "");
+	}
+	printf("\nOther plug-ins are shared objects, named by their path (--plugin ./libmine.so); "
+	       "they are built against <fsp/fsp-plugin.h> (ABI version %d).\n",
+	       FSP_PLUGIN_ABI_VERSION);
+}
+
 static int list_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct maplist_ctx c = {0};
 	int err = 0;
 
 	(void)cmdline;
+	if (o->list_plugins) {
+		list_plugins();
+		return 0;
+	}
 	if (o->nr_pids) {
 		for (int i = 0; i < o->nr_pids && !err; i++)
 			err = list_pid(o->pids[i]);
@@ -259,17 +380,20 @@ static int list_run(const struct fsp_options *o, const char *cmdline)
 static const char list_doc[] =
 	"Lists the shipped probe maps and their features; with -p, the USDT providers "
 	"and probes a process's executable and libraries carry, and which maps apply; "
-	"with --map, one map (a file's path checks it).\n\n"
-	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE]"
+	"with --map, one map (a file's path checks it); with --plugins, the analysis "
+	"plug-ins.\n\n"
+	"USAGE: fsp-bpf list [-p PID | --map NAME|FILE | --plugins]"
 	"\v"
 	"EXAMPLES:\n"
 	"  fsp-bpf list                          the shipped maps\n"
 	"  sudo fsp-bpf list -p 1234             what process 1234 carries\n"
-	"  fsp-bpf list --map ./my.map           check a map file you wrote";
+	"  fsp-bpf list --map ./my.map           check a map file you wrote\n"
+	"  fsp-bpf list --plugins                the built-in analysis plug-ins";
 
 static const struct argp_option list_options[] = {
 	{"pid", 'p', "PID[,PID...]", 0, "Show the probes these processes carry", 0},
 	{"map", OPT_MAP, "NAME|FILE", 0, "Show one map (a file: check it)", 0},
+	{"plugins", OPT_PLUGINS, NULL, 0, "Show the built-in analysis plug-ins", 0},
 	{},
 };
 
@@ -282,6 +406,9 @@ static error_t parse_list(int key, char *arg, struct argp_state *state)
 		return options__pids(state, o, arg);
 	case OPT_MAP:
 		return options__probemaps(state, o, arg);
+	case OPT_PLUGINS:
+		o->list_plugins = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:
@@ -291,6 +418,9 @@ static error_t parse_list(int key, char *arg, struct argp_state *state)
 				o->inputs[0]);
 		if (o->nr_pids && o->probemaps)
 			return options__error(state, "give -p PID or --map NAME, not both");
+		if (o->list_plugins && (o->nr_pids || o->probemaps))
+			return options__error(state, "--plugins lists the plug-ins alone: give it "
+						     "without -p or --map");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

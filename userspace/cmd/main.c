@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "log.h"
 #include "options.h"
+#include "outfile.h"
 
 static void join_argv(int argc, char **argv, char *buf, size_t size)
 {
@@ -28,6 +29,8 @@ int main(int argc, char **argv)
 		return status;
 	}
 	log__set_level(opts.verbose ? LOG_VERBOSE : LOG_INFO);
+	if (opts.file_mode >= 0)
+		outfile__set_new_mode(opts.file_mode);
 	err = opts.command->run(&opts, cmdline);
 	options__free(&opts);
 	return err ? 1 : 0;

@@ -60,6 +60,7 @@ static const char merge_doc[] =
 
 static const struct argp_option merge_options[] = {
 	{"output", 'o', "FILE", 0, "The merged profile (required; - for stdout)", 0},
+	OPTIONS_FILE_MODE,
 	{},
 };
 
@@ -70,6 +71,8 @@ static error_t parse_merge(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'o':
 		return options__output(state, o, "-o", arg);
+	case OPT_FILE_MODE:
+		return options__file_mode(state, o, arg);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "plugin.h"
 #include "profiler.h"
 
 /* The end of the parse after --help, --usage or --version: exit 0. */
@@ -33,6 +34,7 @@ static const struct fsp_options default_options = {
 		},
 	.view = {.format = FSP_FMT_TEXT, .ropts = {.min_pct = FSP_DEFAULT_MIN_PCT}},
 	.scale = 1,
+	.file_mode = -1,
 };
 
 const char *argp_program_bug_address = "the fsp-bpf issue tracker";
@@ -88,10 +90,8 @@ int options__double(const char *s, double min, double max, double *out)
 int options__format(const char *s, enum fsp_format *out)
 {
 	static const char *const names[] = {
-		[FSP_FMT_TEXT] = "text",
-		[FSP_FMT_JSON] = "json",
-		[FSP_FMT_FOLDED] = "folded",
-		[FSP_FMT_PPROF] = "pprof",
+		[FSP_FMT_TEXT] = "text",   [FSP_FMT_JSON] = "json", [FSP_FMT_FOLDED] = "folded",
+		[FSP_FMT_PPROF] = "pprof", [FSP_FMT_HTML] = "html", [FSP_FMT_DOT] = "dot",
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -103,29 +103,47 @@ int options__format(const char *s, enum fsp_format *out)
 	return -EINVAL;
 }
 
+/* Adds pid to o->pids unless it is there already (a PID named twice is one
+ * target). */
+static int add_pid(struct argp_state *state, struct fsp_options *o, pid_t pid)
+{
+	for (int i = 0; i < o->nr_pids; i++)
+		if (o->pids[i] == pid)
+			return 0;
+	if (o->nr_pids == FSP_MAX_PIDS)
+		return options__error(state, "too many PIDs: at most %d", FSP_MAX_PIDS);
+	o->pids[o->nr_pids++] = pid;
+	return 0;
+}
+
 int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg)
 {
-	char *copy = strdup(arg), *tok, *save = NULL;
+	const char *tok = arg;
 	int err = 0;
 
-	if (!copy)
-		return out_of_memory(state);
-	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+	if (!*arg)
+		return options__error(state, "-p needs at least one PID");
+	while (tok && !err) {
+		const char *comma = strchr(tok, ',');
+		size_t len = comma ? (size_t)(comma - tok) : strlen(tok);
+		char num[16];
 		uint64_t pid;
 
-		if (options__u64(tok, 1, 4194304, &pid))
-			err = options__error(
+		/* "1,,2", ",1", "1,": an empty element is a mistake, not nothing */
+		if (!len)
+			return options__error(state,
+					      "invalid PID list '%s': an empty element (PIDs are "
+					      "separated by single commas)",
+					      arg);
+		snprintf(num, sizeof(num), "%.*s", (int)len, tok);
+		if (len >= sizeof(num) || options__u64(num, 1, 4194304, &pid))
+			return options__error(
 				state,
-				"invalid PID '%s': expected a process id (a positive integer)",
-				tok);
-		else if (o->nr_pids == FSP_MAX_PIDS)
-			err = options__error(state, "too many PIDs: at most %d", FSP_MAX_PIDS);
-		else
-			o->pids[o->nr_pids++] = pid;
+				"invalid PID '%.*s': expected a process id (a positive integer)",
+				(int)len, tok);
+		err = add_pid(state, o, (pid_t)pid);
+		tok = comma ? comma + 1 : NULL;
 	}
-	free(copy);
-	if (!err && !o->nr_pids)
-		err = options__error(state, "-p needs at least one PID");
 	return err;
 }
 
@@ -137,6 +155,7 @@ int options__add_list(struct argp_state *state, struct fsp_options *o, enum fsp_
 		[FSP_LIST_FEATURES] = &o->view.ropts.feature,
 		[FSP_LIST_COMMS] = &o->view.ropts.comm,
 		[FSP_LIST_PIDS] = &o->view.ropts.pid,
+		[FSP_LIST_PLUGINS] = &o->view.plugins,
 	};
 	const char **value = lists[list];
 	char *joined;
@@ -169,11 +188,36 @@ int options__output(struct argp_state *state, struct fsp_options *o, const char 
 	return 0;
 }
 
+int options__file_mode(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	size_t n = strspn(arg, "01234567");
+	unsigned long mode;
+
+	if (!n || arg[n] || n > 4 || (mode = strtoul(arg, NULL, 8)) > 0777)
+		return options__error(state,
+				      "invalid --file-mode '%s': expected octal permissions from 0 "
+				      "to 777 (e.g. 600 or 644)",
+				      arg);
+	o->file_mode = (int)mode;
+	return 0;
+}
+
 int options__min_pct(struct argp_state *state, struct fsp_options *o, const char *arg)
 {
 	if (options__double(arg, 0, 100, &o->view.ropts.min_pct))
 		return options__error(
 			state, "invalid --min-pct '%s': expected a percentage from 0 to 100", arg);
+	return 0;
+}
+
+int options__source_dir(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	if (!*arg)
+		return options__error(state, "--source-dir needs a directory");
+	if (o->view.nr_source_dirs == FSP_MAX_SOURCE_DIRS)
+		return options__error(state, "too many --source-dir: at most %d",
+				      FSP_MAX_SOURCE_DIRS);
+	o->view.source_dirs[o->view.nr_source_dirs++] = arg;
 	return 0;
 }
 
@@ -191,7 +235,9 @@ int options__input(struct argp_state *state, struct fsp_options *o, const char *
 static const struct argp_option view_options[] = {
 	{"format", OPT_FORMAT, "FMT", 0,
 	 "text (default), json (the profile file), folded (flame graph stacks), "
-	 "pprof (gzipped profile.proto; binary: redirect it or use -o)",
+	 "pprof (gzipped profile.proto; binary: redirect it or use -o), "
+	 "html (one self-contained page: tables, source, flame graph; use -o), "
+	 "dot (a plug-in's graph, for Graphviz)",
 	 1},
 	{"by", OPT_BY, "WHAT", 0, "feature (default), thread or process", 1},
 	{"order", OPT_ORDER, "KEY", 0, "cost (default), samples or name", 1},
@@ -207,8 +253,41 @@ static const struct argp_option view_options[] = {
 	 1},
 	{"value", OPT_VALUE, "WHAT", 0,
 	 "What folded lines count: samples (default), offcpu (ns) or wall (ns, on + off CPU)", 1},
+	{"source-dir", OPT_SOURCE_DIR, "DIR", 0,
+	 "HTML: look for the source files of FILE:LINE instances in DIR first (repeatable)", 1},
+	{"plugin", OPT_PLUGIN, "NAME[=FEATURE][,...]", 0,
+	 "Analysis plug-ins whose sections the report adds (text, json) or whose graph it draws "
+	 "(dot): built-in (fsp-bpf list --plugins) or a shared object's path (./libx.so); "
+	 "=FEATURE: read that feature (repeatable)",
+	 1},
 	{},
 };
+
+/* At the end of the parse: the plug-ins loaded, the format fits them. */
+static int view_end(struct argp_state *state, struct fsp_options *o)
+{
+	enum fsp_format f = o->view.format;
+	char msg[1024];
+
+	if (f == FSP_FMT_DOT && !o->view.plugins)
+		return options__error(state, "--format dot draws the graph of a plug-in: name it "
+					     "with --plugin (boundary or tasks)");
+	if (o->view.plugins && (f == FSP_FMT_FOLDED || f == FSP_FMT_PPROF))
+		return options__error(state, "--plugin output is in --format text, json or dot, "
+					     "not folded or pprof");
+	if (!o->view.plugins)
+		return 0;
+	if (plugin_set__new(o->view.plugins, &o->view.pset, msg, sizeof(msg)))
+		return options__error(state, "%s", msg);
+	if (!o->view.pset)
+		return options__error(state, "--plugin needs a plug-in name");
+	if (f == FSP_FMT_DOT && plugin_set__nr_dot(o->view.pset) != 1)
+		return options__error(state,
+				      "--format dot draws the graph of one plug-in: %zu of those "
+				      "given draw one (fsp-bpf list --plugins)",
+				      plugin_set__nr_dot(o->view.pset));
+	return 0;
+}
 
 static error_t parse_view(int key, char *arg, struct argp_state *state)
 {
@@ -218,9 +297,10 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case OPT_FORMAT:
 		if (options__format(arg, &o->view.format))
-			return options__error(
-				state,
-				"invalid --format '%s': expected text, json, folded or pprof", arg);
+			return options__error(state,
+					      "invalid --format '%s': expected text, json, folded, "
+					      "pprof, html or dot",
+					      arg);
 		return 0;
 	case OPT_BY:
 		if (report_by__parse(arg, &r->by))
@@ -241,6 +321,8 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_MIN_PCT:
 		return options__min_pct(state, o, arg);
+	case OPT_SOURCE_DIR:
+		return options__source_dir(state, o, arg);
 	case OPT_FEATURE:
 		if (!arg[strspn(arg, ",")])
 			return options__error(state, "--feature needs a feature name");
@@ -249,6 +331,12 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 		if (!arg[strspn(arg, ",")])
 			return options__error(state, "--comm needs a process name");
 		return options__add_list(state, o, FSP_LIST_COMMS, arg);
+	case OPT_PLUGIN:
+		if (!arg[strspn(arg, ",")])
+			return options__error(state, "--plugin needs a plug-in name");
+		return options__add_list(state, o, FSP_LIST_PLUGINS, arg);
+	case ARGP_KEY_END:
+		return view_end(state, o);
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -341,6 +429,8 @@ bool options__parse(int argc, char **argv, struct fsp_options *o, int *status)
 
 void options__free(struct fsp_options *o)
 {
+	plugin_set__free(o->view.pset);
+	o->view.pset = NULL;
 	free(o->argv);
 	o->argv = NULL;
 	for (int i = 0; i < FSP_LIST__COUNT; i++) {

@@ -20,7 +20,10 @@
 #define FSP_MAX_PIDS 256
 #define FSP_MAX_INPUTS 1024
 #define FSP_DEFAULT_FREQUENCY_HZ 999
+/* Above it record says what sampling costs the target (record.c). */
+#define FSP_HIGH_FREQUENCY_HZ 10000
 #define FSP_DEFAULT_MIN_PCT 0.5
+#define FSP_MAX_SOURCE_DIRS 16
 
 /* A macro's value as a string literal, for --help texts. */
 #define FSP_STR(x) FSP_STR_(x)
@@ -33,20 +36,31 @@ enum fsp_format {
 	FSP_FMT_JSON, /* the profile file format */
 	FSP_FMT_FOLDED,
 	FSP_FMT_PPROF,
+	FSP_FMT_HTML, /* one self-contained page (report_html.h) */
+	FSP_FMT_DOT, /* the graph of a plug-in (--plugin) */
 };
+
+struct plugin_set;
 
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
 	enum fsp_format format;
 	struct report_opts ropts; /* min_pct, by, order, feature, comm, pid */
+	/* --source-dir: where the HTML report's source view finds files */
+	const char *source_dirs[FSP_MAX_SOURCE_DIRS];
+	size_t nr_source_dirs;
+	const char *plugins; /* --plugin NAME[=FEATURE][,...], NULL: none */
+	struct plugin_set *pset; /* the plug-ins it names, loaded by the parser (owned) */
 };
 
-/* The lists a repeated option adds to (--map, --feature, --comm, --pid). */
+/* The lists a repeated option adds to (--map, --feature, --comm, --pid,
+ * --plugin). */
 enum fsp_list {
 	FSP_LIST_PROBEMAPS,
 	FSP_LIST_FEATURES,
 	FSP_LIST_COMMS,
 	FSP_LIST_PIDS,
+	FSP_LIST_PLUGINS,
 	FSP_LIST__COUNT,
 };
 
@@ -59,11 +73,17 @@ struct fsp_options {
 	/* record: -F, -d, --max-depth, --max-stacks, --no-follow-forks,
 	 * --no-events, --off-cpu, --max-events, --interval, -a */
 	struct session_opts session;
+	/* record -p --wait-probes[=S]: accept processes without probes yet
+	 * (session.probe_timeout_s: S, 0 without) */
+	bool wait_probes;
 	bool verbose;
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
+	bool list_plugins; /* list --plugins */
 	/* record: the profile file; report, diff: the rendering; merge: the merge */
 	const char *out_path;
+	/* --file-mode: permissions of new output files, -1: private (outfile.h) */
+	int file_mode;
 	struct fsp_view view;
 	/* report FILE, merge FILE..., diff BASE NEW */
 	const char *inputs[FSP_MAX_INPUTS];
@@ -111,10 +131,16 @@ enum {
 	OPT_VIEW_PID,
 	OPT_MAP,
 	OPT_USAGE,
+	OPT_SOURCE_DIR,
+	OPT_FILE_MODE,
+	OPT_WAIT_PROBES,
+	OPT_PLUGIN,
+	OPT_PLUGINS,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,
- * --value): a child of record's and report's parsers. */
+ * --value, --source-dir, --plugin): a child of record's and report's parsers.
+ * It loads the plug-ins at the end of the parse (view.pset). */
 extern const struct argp options_view_argp;
 
 /* Prints a usage error (argp_error: "PROG: message", then where to find
@@ -127,7 +153,7 @@ int options__error(struct argp_state *state, const char *fmt, ...)
 int options__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A finite number within [min, max], nothing after it. 0 or -EINVAL. */
 int options__double(const char *s, double min, double max, double *out);
-/* The name of a format (text, json, folded, pprof). 0 or -EINVAL. */
+/* The name of a format (text, json, folded, pprof, html, dot). 0 or -EINVAL. */
 int options__format(const char *s, enum fsp_format *out);
 
 /* -p PID[,PID...] into o->pids. */
@@ -137,8 +163,21 @@ int options__probemaps(struct argp_state *state, struct fsp_options *o, const ch
 /* -o FILE (option: "-o" or "--json", for the message). */
 int options__output(struct argp_state *state, struct fsp_options *o, const char *option,
 		    const char *arg);
+/* --file-mode MODE (octal permissions) into o->file_mode. */
+int options__file_mode(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* The --file-mode entry of an option table (each subcommand that writes -o). */
+#define OPTIONS_FILE_MODE                                                                          \
+	{                                                                                          \
+		"file-mode", OPT_FILE_MODE, "MODE", 0,                                             \
+			"Permissions of a new output file, in octal (default 600: only you can "   \
+			"read it; "                                                                \
+			"644 lets everyone); a replaced file keeps its own",                       \
+			0                                                                          \
+	}
 /* --min-pct PCT into o->view.ropts.min_pct. */
 int options__min_pct(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* --source-dir DIR (repeatable) into o->view.source_dirs. */
+int options__source_dir(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* A file operand (report, merge, diff; list, to say it takes none). */
 int options__input(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* A repeatable list option: a repetition adds to the list. */

@@ -1,5 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "log.h"
+#include "outfile.h"
 #include "profile_file.h"
 #include "profile_io.h"
 
@@ -11,4 +21,76 @@ struct profile *profile_file__load(const char *path)
 	if (!p)
 		log__err("%s", msg);
 	return p;
+}
+
+int profile_file__check(const char *path)
+{
+	int err = outfile__check(path);
+
+	if (err)
+		log__err("cannot save the profile to %s: %s; nothing was profiled (give -o a "
+			 "file in a directory you can write)",
+			 path, strerror(-err));
+	return err;
+}
+
+/* Tries to save p in dir as fsp-bpf-NAME-DATE-PID[-N].json (NAME: path's
+ * file name without .json), a name no file has; 0 with its path in out. */
+static int keep_in(const char *dir, const char *path, const struct profile *p, char *out,
+		   size_t size)
+{
+	char *copy = strdup(path), *name, stamp[32], msg[512];
+	time_t t = time(NULL);
+	struct tm tm;
+	size_t n;
+	int err = -EEXIST;
+
+	if (!copy)
+		return -ENOMEM;
+	name = basename(copy);
+	n = strlen(name);
+	if (n > 5 && !strcmp(name + n - 5, ".json"))
+		name[n - 5] = 0;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime_r(&t, &tm));
+	for (int i = 0; i < 100 && err == -EEXIST; i++) {
+		if ((size_t)snprintf(out, size, "%s/fsp-bpf-%.64s-%s-%d%s%.0d.json", dir, name,
+				     stamp, (int)getpid(), i ? "-" : "", i) >= size) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		if (!access(out, F_OK))
+			continue;
+		err = profile__save(out, p, msg, sizeof(msg));
+	}
+	free(copy);
+	return err;
+}
+
+int profile_file__save(const char *path, const struct profile *p, char *kept, size_t size)
+{
+	const char *dirs[] = {getenv("TMPDIR"), "/var/tmp", "/tmp"};
+	char msg[512], where[PATH_MAX];
+	int err = profile__save(path, p, msg, sizeof(msg));
+
+	if (kept && size)
+		kept[0] = 0;
+	if (!err || !strcmp(path, "-")) {
+		if (err)
+			log__err("cannot write the profile: %s", msg);
+		return err;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!dirs[i] || !*dirs[i] || keep_in(dirs[i], path, p, where, sizeof(where)))
+			continue;
+		log__err("cannot save the profile to %s; it is saved in %s instead (move it "
+			 "where you want it)",
+			 msg, where);
+		if (kept)
+			snprintf(kept, size, "%s", where);
+		return err;
+	}
+	log__err("cannot save the profile to %s, nor in $TMPDIR, /var/tmp or /tmp: it is lost "
+		 "(the report follows)",
+		 msg);
+	return err;
 }

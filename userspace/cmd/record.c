@@ -17,6 +17,7 @@
 #include "launch.h"
 #include "log.h"
 #include "probemap_select.h"
+#include "profile_file.h"
 #include "profiler.h"
 #include "profile.h"
 #include "procscan.h"
@@ -86,36 +87,33 @@ static int check_probemaps(struct session *s, const struct fsp_options *o)
 	return 0;
 }
 
-static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
+/* Adds process pid (a -p element) to the session: its probe sites (>= 0)
+ * or -errno, reported. */
+static int add_pid(struct session *s, pid_t pid, const char *comm)
 {
-	int i, err, sites = 0, with_probes = 0, without[FSP_MAX_PIDS];
-	size_t len = 0;
+	int err = session__add_target(s, pid, NULL);
 
-	for (i = 0; i < o->nr_pids; i++) {
-		char comm[64] = "";
-		pid_t pid = check_pid(o->pids[i]);
+	if (err < 0 && kill(pid, 0) && errno == ESRCH)
+		err = -ESRCH;
+	if (err == -ESRCH)
+		log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
+	else if (err < 0 && err != -ENOMSG) /* -ENOMSG: a map does not fit, reported */
+		log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
+	return err;
+}
 
-		if (pid < 0)
-			return pid;
-		procscan__comm(pid, comm, sizeof(comm));
-		err = session__add_target(s, pid, NULL);
-		if (err < 0 && kill(pid, 0) && errno == ESRCH)
-			err = -ESRCH;
-		if (err == -ESRCH) {
-			log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
-			return err;
-		}
-		if (err == -ENOMSG)
-			return err; /* a map does not fit: reported */
-		if (err < 0) {
-			log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
-			return err;
-		}
-		without[i] = err == 0 ? pid : 0;
-		with_probes += err > 0;
-		sites += err;
-		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
-				i ? ", " : "", pid, comm);
+/* Without --wait-probes, a process with no probes (and no map's provider)
+ * is refused: most likely the wrong PID. */
+static int check_found(struct session *s, const struct fsp_options *o, int nr, int with_probes)
+{
+	int err;
+
+	if (o->wait_probes) {
+		if (!with_probes && !session__nr_sites(s))
+			log__info("no probes in %s yet: waiting for them (--wait-probes), sampling "
+				  "meanwhile",
+				  nr > 1 ? "the processes" : "the process");
+		return 0;
 	}
 	err = check_probemaps(s, o);
 	if (err)
@@ -123,11 +121,47 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *desc, 
 	if (!with_probes && !o->probemaps) {
 		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
 			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
-			 "usdt/README.md), or check the PID",
-			 o->nr_pids > 1 ? "any of the processes" : "the process");
+			 "usdt/README.md), check the PID, or wait for a library it loads later "
+			 "with --wait-probes",
+			 nr > 1 ? "any of the processes" : "the process");
 		return -ENOENT;
 	}
-	for (i = 0; i < o->nr_pids; i++)
+	return 0;
+}
+
+static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
+{
+	int i, n = 0, err, sites = 0, with_probes = 0;
+	pid_t added[FSP_MAX_PIDS], without[FSP_MAX_PIDS];
+	size_t len = 0;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		char comm[64] = "";
+		pid_t pid = check_pid(o->pids[i]);
+		bool dup = false;
+
+		if (pid < 0)
+			return pid;
+		/* Two threads of one process, or a PID and its thread: one target. */
+		for (int j = 0; j < n && !dup; j++)
+			dup = added[j] == pid;
+		if (dup)
+			continue;
+		procscan__comm(pid, comm, sizeof(comm));
+		err = add_pid(s, pid, comm);
+		if (err < 0)
+			return err;
+		without[n] = err == 0 ? pid : 0;
+		added[n++] = pid;
+		with_probes += err > 0;
+		sites += err;
+		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
+				len ? ", " : "", pid, comm);
+	}
+	err = check_found(s, o, n, with_probes);
+	if (err)
+		return err;
+	for (i = 0; i < n && (with_probes || !o->wait_probes); i++)
 		if (without[i])
 			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
 				  "(probes it loads later are attached)",
@@ -163,6 +197,8 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 	int err;
 
 	err = session__add_target(s, launch__pid(l), launch__path(l));
+	if (err == -ENOMSG)
+		return err; /* a map does not fit the program: reported */
 	if (err < 0) {
 		log__err("cannot attach to %s: %s", launch__path(l), strerror(-err));
 		return err;
@@ -199,18 +235,35 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 	return profile__set_meta(p, &m);
 }
 
+/* --format html: the page goes to -o FILE (stdout without -o, or with -o -),
+ * and the text report to stdout when the page went to a file. The profile
+ * file itself is not saved: record -o prof.json, then report --format html. */
+static int render_html(struct profile *p, const struct fsp_options *o)
+{
+	struct fsp_view text = o->view;
+	int err;
+
+	err = render__profile(p, &o->view, o->out_path);
+	if (!err && o->out_path && strcmp(o->out_path, "-")) {
+		log__info("wrote the HTML report to %s", o->out_path);
+		text.format = FSP_FMT_TEXT;
+		err = render__profile(p, &text, NULL);
+	}
+	fflush(stdout);
+	return err;
+}
+
 /* Saves the profile (-o) and renders the view to stdout (unless the profile
  * itself went to stdout). A failed save still shows the report. */
 static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
-	char msg[512];
 	int err = 0, rerr = 0;
 
-	if (o->out_path) {
-		err = profile__save(o->out_path, p, msg, sizeof(msg));
-		if (err)
-			log__err("%s (the report follows)", msg);
-	}
+	if (o->view.format == FSP_FMT_HTML)
+		return render_html(p, o);
+	/* A failed save keeps the profile elsewhere and says where. */
+	if (o->out_path)
+		err = profile_file__save(o->out_path, p, NULL, 0);
 	if (!o->out_path || strcmp(o->out_path, "-"))
 		rerr = render__profile(p, &o->view, NULL);
 	fflush(stdout);
@@ -281,23 +334,85 @@ static void print_child_status(int status)
 			  strsignal(WTERMSIG(status)));
 }
 
-static int record_run(const struct fsp_options *o, const char *cmdline)
+/* The end of a session: collects, saves and reports; run_err is how
+ * session__run ended. Returns the run's error, else the report's. */
+static int finish(struct session *s, const struct fsp_options *o, const char *desc,
+		  const char *cmdline, bool launched, bool mapped, int run_err)
+{
+	struct profile *p = profile__new();
+	int err = p ? session__collect(s, p) : -ENOMEM;
+
+	if (!err)
+		err = set_meta(p, s, o, desc, cmdline);
+	if (err) {
+		log__err("cannot collect the profile: %s", strerror(-err));
+		goto out;
+	}
+	/* A map error ends the session: what came before it is kept, if any. */
+	if (run_err == -ENOMSG && !profile__total_samples(p))
+		goto out;
+	if (!session__nr_sites(s) && launched && !mapped)
+		log__info("'%s' had no fsp probes in its executable or libraries; nothing could be "
+			  "charged to features",
+			  o->cmd[0]);
+	else if (!session__nr_sites(s) && o->wait_probes && !run_err)
+		log__info("no probes appeared in %s during the session (--wait-probes); nothing "
+			  "could be charged to features",
+			  desc);
+	err = save_and_render(p, o);
+	/* After the report: what was collected is shown. */
+	if (!err && !run_err && mapped && (launched || o->wait_probes))
+		err = check_probemaps(s, o);
+out:
+	profile__free(p);
+	return run_err ? run_err : err;
+}
+
+/* Starts the targets of the command line in s: 0 or -errno, reported. */
+static int add_targets(struct session *s, struct launch *l, const struct fsp_options *o, char *desc,
+		       size_t size)
+{
+	if (l)
+		return start_command(s, l, o, desc, size);
+	if (o->session.system_wide)
+		return add_system_wide(s, o, desc, size);
+	return add_pids(s, o, desc, size);
+}
+
+/* How the session ran: 0 or its error, reported. */
+static int run(struct session *s, const struct fsp_options *o, const char *desc)
+{
+	int err = session__run(s);
+
+	if (err == -ETIMEDOUT)
+		log__err("no probes appeared in %s within %g s (--wait-probes=%g): check the PID, "
+			 "or wait longer",
+			 desc, o->session.probe_timeout_s, o->session.probe_timeout_s);
+	else if (err == -ENOMSG && !o->cmd)
+		log__err("the session ended at the probe map error above (fix the map, or leave "
+			 "the feature out with --feature)");
+	else if (err)
+		log__err("the session ended early: %s; reporting what was collected",
+			 strerror(-err));
+	return err;
+}
+
+static int record_session(const struct fsp_options *o, const char *cmdline)
 {
 	char desc[DESC_LEN] = "";
 	struct live_ctx live = {.o = o, .desc = desc, .cmdline = cmdline};
 	struct session_opts so;
 	struct session *s = NULL;
 	struct launch *l = NULL;
-	struct profile *p = NULL;
 	struct probemap_selection *sel = NULL;
 	int err;
 
 	live.tty = isatty(STDOUT_FILENO);
-	if (geteuid() != 0) {
-		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
-			 "processes (try: sudo %s)",
-			 cmdline);
-		return -EPERM;
+	/* before profiling, not after: a page is not for a terminal */
+	if (o->view.format == FSP_FMT_HTML) {
+		err = render__to_terminal_check(o->view.format, o->out_path);
+		if (err)
+			return err;
 	}
 	if (o->cmd) {
 		l = launch__new(o->cmd, &err);
@@ -319,44 +434,60 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
-	if (l)
-		err = start_command(s, l, o, desc, sizeof(desc));
-	else if (o->session.system_wide)
-		err = add_system_wide(s, o, desc, sizeof(desc));
-	else
-		err = add_pids(s, o, desc, sizeof(desc));
+	err = add_targets(s, l, o, desc, sizeof(desc));
 	if (err)
 		goto cleanup;
-	err = session__run(s);
-	if (err)
-		log__err("the session ended early: %s; reporting what was collected",
-			 strerror(-err));
-	p = profile__new();
-	if (!p) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	err = session__collect(s, p);
-	if (!err)
-		err = set_meta(p, s, o, desc, cmdline);
-	if (err) {
-		log__err("cannot collect the profile: %s", strerror(-err));
-		goto cleanup;
-	}
-	if (l && !sel && !session__nr_sites(s))
-		log__info("'%s' had no fsp probes in its executable or libraries; nothing could be "
-			  "charged to features",
-			  o->cmd[0]);
-	err = save_and_render(p, o);
-	if (!err && l && sel)
-		err = check_probemaps(s, o); /* after the report: what was collected is shown */
+	err = run(s, o, desc);
+	if (err != -ETIMEDOUT)
+		err = finish(s, o, desc, cmdline, l, sel, err);
 	if (l)
 		print_child_status(session__child_status(s));
 cleanup:
-	profile__free(p);
 	session__free(s);
 	launch__free(l);
 	probemap_selection__free(sel);
+	return err;
+}
+
+/* What a high sampling frequency costs, said before it is paid. */
+static void frequency_note(uint64_t hz)
+{
+	if (hz <= FSP_HIGH_FREQUENCY_HZ)
+		return;
+	log__info("-F %llu: every sample interrupts the CPU it lands on, so sampling above %d Hz "
+		  "slows the target (measured in a 2-CPU VM: 1.14x at 10000 Hz, 1.3x at 20000, "
+		  "2.5x at 50000, 30-60x at 100000, where sampling takes nearly all the CPU; "
+		  "docs/benchmarks.md); %d Hz is usually enough",
+		  (unsigned long long)hz, FSP_HIGH_FREQUENCY_HZ, FSP_DEFAULT_FREQUENCY_HZ);
+}
+
+static int record_run(const struct fsp_options *o, const char *cmdline)
+{
+	sigset_t stop, old;
+	int err;
+
+	if (geteuid() != 0) {
+		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
+			 "processes (try: sudo %s)",
+			 cmdline);
+		return -EPERM;
+	}
+	/* Not found out at the end of a long session: the output can be made. */
+	if (o->out_path && profile_file__check(o->out_path))
+		return -EINVAL;
+	frequency_note(o->session.frequency_hz);
+	/* From here Ctrl-C and SIGTERM end the session with its report, also
+	 * when they come while the BPF programs load (~60 ms): held pending
+	 * until the session's loop reads them. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	err = record_session(o, cmdline);
+	/* One more (a second Ctrl-C during the report) is not a kill. */
+	while (sigtimedwait(&stop, NULL, &(struct timespec){0}) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return err;
 }
 
@@ -379,6 +510,10 @@ static const char record_doc[] =
 	"EXAMPLES:\n"
 	"  sudo fsp-bpf -p 1234                  profile a running process until Ctrl-C\n"
 	"  sudo fsp-bpf -p 1234,1240 -d 30       two processes for 30 seconds\n"
+	"  sudo fsp-bpf --wait-probes=60 -p 1234 a process whose probes are in a plug-in it\n"
+	"                                        loads later (within 60 s)\n"
+	"  sudo fsp-bpf -o prof.json --file-mode 644 -p 1234\n"
+	"                                        a profile others may read (default: 600)\n"
 	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
 	"  sudo fsp-bpf record -o prof.json -p 1234\n"
 	"                                        also save the profile to prof.json\n"
@@ -394,33 +529,51 @@ static const char record_doc[] =
 	"  sudo fsp-bpf --map auto -p 1234       the shipped maps that fit the process\n"
 	"  sudo fsp-bpf -a --map postgresql -d 30 --by process\n"
 	"                                        every PostgreSQL process, new ones too\n"
-	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n\n"
+	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n"
+	"  sudo fsp-bpf --plugin tasks -- ./app  and the tasks plug-in's tree of tasks\n\n"
 	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
-	"has exited; the report is printed in every case. Needs root.";
+	"has exited; the report is printed in every case. -o is checked before profiling "
+	"starts; if the save still fails at the end (a full disk), the profile is kept in "
+	"$TMPDIR, /var/tmp or /tmp and the message says where. Profile files are created "
+	"0600 (they hold strings read from the target), under sudo owned by the invoking "
+	"user. Needs root.";
+
+/* clang-format off */
+#define FREQUENCY_DOC                                                                      \
+	"Samples per second on each CPU (default " FSP_STR(FSP_DEFAULT_FREQUENCY_HZ)       \
+	", 1-100000; above " FSP_STR(FSP_HIGH_FREQUENCY_HZ) " the samples slow the target " \
+	"markedly, and it says so)"
+/* clang-format on */
 
 static const struct argp_option record_options[] = {
 	{"pid", 'p', "PID[,PID...]", 0, "Profile these running processes", 0},
+	{"wait-probes", OPT_WAIT_PROBES, "SECONDS", OPTION_ARG_OPTIONAL,
+	 "With -p: accept a process that has no probes yet (a plug-in it loads later carries "
+	 "them) and attach them when they come, sampling meanwhile; with =SECONDS, give up "
+	 "with an error if none has come by then. Without it such a process is refused",
+	 0},
 	{"all-processes", 'a', NULL, 0,
 	 "System-wide: every process whose executable or libraries carry fsp probes (or "
-	 "the --map providers), also those started during the session; --comm restricts it",
+	 "the --map providers), also those started or dlopen()ing them during the session; "
+	 "--comm restricts it. Exited processes leave the kernel maps; after the first "
+	 "1000, each is folded into an earlier one of the same name",
 	 0},
 	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
 	 "Also profile an existing USDT provider's probes as features, by a probe map "
 	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
 	 "whose provider the target carries. --feature selects the map's features",
 	 0},
-	{"frequency", 'F', "HZ", 0,
-	 "Samples per second on each CPU (default " FSP_STR(FSP_DEFAULT_FREQUENCY_HZ) ", 1-100000)",
-	 0},
+	{"frequency", 'F', "HZ", 0, FREQUENCY_DOC, 0},
 	{"duration", 'd', "SECONDS", 0,
 	 "Stop after this many seconds (default: until Ctrl-C or "
 	 "the targets exit)",
 	 0},
 	{"output", 'o', "FILE", 0,
 	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
-	 "replaces the report)",
+	 "replaces the report); with --format html, write the HTML report to FILE instead",
 	 0},
 	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
+	OPTIONS_FILE_MODE,
 	{"max-depth", OPT_MAX_DEPTH, "N", 0,
 	 "Deepest mark stack tracked per thread (default and "
 	 "maximum " FSP_STR(FSP_MAX_DEPTH) "); deeper enters are counted as overflows",
@@ -494,6 +647,14 @@ static error_t parse_record_number(int key, char *arg, struct argp_state *state)
 					      arg, 1 << 20);
 		so->max_events = u;
 		return 0;
+	case OPT_WAIT_PROBES:
+		((struct fsp_options *)state->input)->wait_probes = true;
+		if (arg && options__double(arg, 0.001, 31536000, &so->probe_timeout_s))
+			return options__error(state,
+					      "invalid --wait-probes '%s': expected seconds, a "
+					      "number greater than 0 (e.g. 30)",
+					      arg);
+		return 0;
 	case OPT_INTERVAL:
 		if (options__double(arg, 0.1, 86400, &so->interval_s))
 			return options__error(
@@ -517,6 +678,12 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 	if (o->session.v2_events && !o->session.events)
 		return options__error(state, "--events and --no-events contradict each other: "
 					     "give one of them");
+	if (o->session.interval_s > 0 && o->view.format == FSP_FMT_HTML)
+		return options__error(state, "--interval re-renders a report on the terminal: not "
+					     "with --format html");
+	if (o->wait_probes && !o->nr_pids)
+		return options__error(state, "--wait-probes goes with -p PID (a command's and -a's "
+					     "probes are attached whenever they come)");
 	if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
 		return options__error(state, "--interval prints reports to stdout: save the "
 					     "profile with -o FILE, not -o -");
@@ -541,6 +708,8 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 	case 'o':
 	case OPT_JSON:
 		return options__output(state, o, key == 'o' ? "-o" : "--json", arg);
+	case OPT_FILE_MODE:
+		return options__file_mode(state, o, arg);
 	case OPT_NO_FOLLOW:
 		o->session.follow_forks = false;
 		return 0;

@@ -37,12 +37,18 @@ static const char report_doc[] =
 	"  fsp-bpf report --pid 1234,7 prof.json         host or in-container PIDs\n"
 	"  fsp-bpf report --format folded prof.json | flamegraph.pl > fg.svg\n"
 	"  fsp-bpf report --format pprof -o prof.pb.gz prof.json\n"
-	"  go tool pprof -top prof.pb.gz\n\n"
+	"  fsp-bpf report --format html -o prof.html prof.json   a page for a browser\n"
+	"  go tool pprof -top prof.pb.gz\n"
+	"  fsp-bpf report --plugin tasks prof.json       with a plug-in's section\n"
+	"  fsp-bpf report --plugin boundary --format dot prof.json | dot -Tsvg > b.svg\n"
+	"  fsp-bpf report --plugin ./libmine.so=feat prof.json\n"
+	"                                                a plug-in shared object\n\n"
 	"Needs no privileges. Output formats: docs/output-formats.md; the file format: "
-	"docs/profile-format.md.";
+	"docs/profile-format.md; plug-ins: docs/plugins.md (fsp-bpf list --plugins).";
 
 static const struct argp_option report_options[] = {
 	{"output", 'o', "FILE", 0, "Write to FILE instead of stdout (atomically)", 0},
+	OPTIONS_FILE_MODE,
 	{},
 };
 
@@ -95,6 +101,8 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'o':
 		return options__output(state, o, "-o", arg);
+	case OPT_FILE_MODE:
+		return options__file_mode(state, o, arg);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

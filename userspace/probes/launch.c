@@ -47,6 +47,7 @@ static int resolve(const char *cmd, char out[PATH_MAX])
 
 static void child(int go_fd, int err_fd, char *const argv[], const char *path)
 {
+	sigset_t held;
 	char c;
 	int e;
 
@@ -56,6 +57,12 @@ static void child(int go_fd, int err_fd, char *const argv[], const char *path)
 		_exit(127);
 	prctl(PR_SET_PDEATHSIG, 0);
 	close(go_fd);
+	/* fsp-bpf holds Ctrl-C and SIGTERM from before the fork (record.c): the
+	 * command gets them as if run alone (one already pending then arrives). */
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &held, NULL);
 	execv(path, argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)

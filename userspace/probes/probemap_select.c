@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "probemap_dir.h"
@@ -18,6 +19,7 @@ struct probemap_selection {
 	struct probemap *probemaps[MAX_PROBEMAPS];
 	struct session_probemap selected[MAX_PROBEMAPS];
 	size_t nr;
+	bool named[MAX_PROBEMAPS]; /* named by --map (else added by auto) */
 	char names[MAX_PROBEMAPS * (PROBEMAP_NAME_LEN + 2)]; /* for messages */
 };
 
@@ -73,6 +75,25 @@ static int for_each_provider(pid_t pid, const char *path, provider_cb cb, void *
 	return procmaps__for_each_mapped_file(pid, mapped_cb, &c);
 }
 
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (!strcmp(a, b))
+		return true;
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* A file's name is its map's (NAME.map): the conventional file of a map. */
+static bool named_as(const struct probemap *pm)
+{
+	const char *base = strrchr(pm->path, '/');
+	size_t n = strlen(pm->name);
+
+	base = base ? base + 1 : pm->path;
+	return !strncmp(base, pm->name, n) && !strcmp(base + n, ".map");
+}
+
 static int add_probemap(struct probemap_selection *sel, const char *name)
 {
 	char path[PATH_MAX], err[512];
@@ -99,14 +120,22 @@ static int add_probemap(struct probemap_selection *sel, const char *name)
 		return ret;
 	}
 	for (size_t i = 0; i < sel->nr; i++) {
-		if (!strcmp(sel->probemaps[i]->name, pm->name)) {
-			probemap__free(pm);
-			return 0; /* named twice */
-		}
+		const struct probemap *had = sel->probemaps[i];
+
+		if (strcmp(had->name, pm->name))
+			continue;
+		ret = same_file(had->path, pm->path) ? 0 : -EINVAL;
+		/* Two files of one map name would attach the probes twice. */
+		if (ret)
+			log__err("--map: %s and %s are both map '%s' (its \"map\" line): give one "
+				 "of them, or rename one",
+				 had->path, pm->path, pm->name);
+		probemap__free(pm);
+		return ret; /* the same file named twice: once */
 	}
 	sel->probemaps[sel->nr] = pm;
 	sel->selected[sel->nr].probemap = pm;
-	sel->nr++;
+	sel->named[sel->nr++] = true;
 	return 0;
 }
 
@@ -114,6 +143,7 @@ static int add_probemap(struct probemap_selection *sel, const char *name)
 struct auto_ctx {
 	struct probemap_selection *sel;
 	const char *providers; /* comma-separated */
+	int fits; /* maps whose provider the targets carry */
 	int err;
 };
 
@@ -128,6 +158,38 @@ static int provider_list_cb(void *arg, const char *path, const char *provider)
 	return 0;
 }
 
+/*
+ * --map auto found pm, a map whose name a selected map has already (two
+ * files with one "map" line, on the search path or named by --map too):
+ * attaching both would count every probe twice. One is kept: the one named
+ * by --map, else the file called NAME.map, else the first found; said
+ * unless both are the same file. Returns 0 when pm is no duplicate, 1 when
+ * it is to be dropped, 2 when it replaced the other (in place).
+ */
+static int auto_duplicate(struct probemap_selection *sel, struct probemap *pm)
+{
+	for (size_t i = 0; i < sel->nr; i++) {
+		struct probemap *had = sel->probemaps[i];
+		bool swap;
+
+		if (strcmp(had->name, pm->name))
+			continue;
+		if (same_file(had->path, pm->path))
+			return 1;
+		swap = !sel->named[i] && !named_as(had) && named_as(pm);
+		log__info("--map auto: %s and %s are both map '%s' (their \"map\" line); using %s "
+			  "only",
+			  had->path, pm->path, pm->name, swap ? pm->path : had->path);
+		if (!swap)
+			return 1;
+		sel->probemaps[i] = pm;
+		sel->selected[i].probemap = pm;
+		probemap__free(had);
+		return 2;
+	}
+	return 0;
+}
+
 static int auto_cb(void *arg, const char *path)
 {
 	struct auto_ctx *c = arg;
@@ -136,7 +198,21 @@ static int auto_cb(void *arg, const char *path)
 
 	if (probemap__load(path, &pm, err, sizeof(err)))
 		return 0; /* a broken shipped map is reported by fsp-bpf list */
-	if (c->providers && !procscan__in_list(c->providers, pm->provider)) {
+	if (c->providers) {
+		bool any = false;
+
+		for (unsigned int k = 0; k < pm->nr_providers; k++)
+			any |= procscan__in_list(c->providers, pm->providers[k]);
+		if (!any) {
+			probemap__free(pm);
+			return 0;
+		}
+	}
+	c->fits++;
+	switch (auto_duplicate(c->sel, pm)) {
+	case 2:
+		return 0; /* in the place of the other */
+	case 1:
 		probemap__free(pm);
 		return 0;
 	}
@@ -153,7 +229,6 @@ static int add_auto(struct probemap_selection *sel, const struct probemap_select
 {
 	char providers[1024] = "";
 	struct auto_ctx c = {.sel = sel, .providers = providers};
-	size_t before = sel->nr;
 	int err;
 
 	if (o->system_wide)
@@ -165,7 +240,7 @@ static int add_auto(struct probemap_selection *sel, const struct probemap_select
 	err = probemap_dir__list(auto_cb, &c);
 	if (err)
 		return err;
-	if (sel->nr == before) {
+	if (!c.fits) {
 		log__err("--map auto: no shipped map fits the target, whose USDT providers are: %s "
 			 "(see fsp-bpf list)",
 			 providers[0] ? providers : "none");

@@ -35,6 +35,13 @@ static inline bool probemap_sites__is_label_id(uint64_t id)
 }
 
 /*
+ * The identifier the kernel side gives a mapped probe's label of these
+ * bytes (bpf/mapped.bpf.h map_label()): what a "when" compares a string
+ * operand's label with.
+ */
+uint64_t probemap_sites__label_id(const char *text, size_t len);
+
+/*
  * Fills out for a site of feature f's enter (leave false) or leave probe.
  * feature_id and outer_id (the id of f's {outer:...} feature, if any) are
  * the session's; path is the file of the site, where {global:SYMBOL} parts

@@ -85,6 +85,43 @@ void procmaps__free(struct mapping *m, size_t nr)
 	free(m);
 }
 
+static bool same_mapping(const struct mapping *a, const struct mapping *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->dev == b->dev && a->ino == b->ino;
+}
+
+int procmaps__keep_gone(struct mapping **cur, size_t *nr, struct mapping *old, size_t nr_old)
+{
+	size_t n = *nr, gone = 0;
+	struct mapping *m;
+
+	for (size_t i = 0; i < nr_old; i++) {
+		bool kept = false;
+
+		for (size_t j = 0; j < n && !kept; j++)
+			kept = same_mapping(&old[i], &(*cur)[j]);
+		if (!kept)
+			old[gone++] = old[i];
+		else
+			free(old[i].path);
+	}
+	if (!gone) {
+		free(old);
+		return 0;
+	}
+	m = realloc(*cur, (n + gone) * sizeof(*m));
+	if (!m) {
+		procmaps__free(old, gone);
+		return -ENOMEM;
+	}
+	memcpy(m + n, old, gone * sizeof(*m));
+	free(old);
+	*cur = m;
+	*nr = n + gone;
+	return 0;
+}
+
 int procmaps__for_each_file(const struct mapping *m, size_t nr, procmaps_file_cb cb, void *ctx)
 {
 	for (size_t i = 0; i < nr; i++) {

@@ -44,6 +44,15 @@ int procmaps__for_each_file(const struct mapping *m, size_t nr, procmaps_file_cb
 /* procmaps__read, then procmaps__for_each_file. -ESRCH if the process is gone. */
 int procmaps__for_each_mapped_file(pid_t pid, procmaps_file_cb cb, void *ctx);
 
+/*
+ * Appends to the mappings *cur (read now) those of old (read earlier) that
+ * are gone since, e.g. of a library dlclose()d, so that its labels can still
+ * be read from its file; takes old (frees it, and what it does not move).
+ * Current mappings come first: they win where both hold an address. 0 or
+ * -ENOMEM (old is freed and *cur unchanged).
+ */
+int procmaps__keep_gone(struct mapping **cur, size_t *nr, struct mapping *old, size_t nr_old);
+
 /* Reads a NUL-terminated string at addr of a process from the mapped file,
  * for when the process is gone. Returns its length or -errno (-ENOENT: no
  * mapping holds addr, -ERANGE: longer than size). */

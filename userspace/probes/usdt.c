@@ -374,6 +374,32 @@ cleanup:
 	return err;
 }
 
+int usdt__func_range(const char *path, uint64_t vaddr, uint64_t *start, uint64_t *end)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_CFI *cfi = NULL;
+	Dwarf_Addr lo, hi;
+	struct elf_file f;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (err)
+		return err;
+	err = -ENOENT;
+	cfi = dwarf_getcfi_elf(f.elf);
+	if (cfi && !dwarf_cfi_addrframe(cfi, vaddr, &frame) &&
+	    dwarf_frame_info(frame, &lo, &hi, NULL) >= 0) {
+		*start = lo;
+		*end = hi;
+		err = 0;
+	}
+	free(frame);
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	elf_file_close(&f);
+	return err;
+}
+
 /* The defined symbol name of type type (.dynsym or .symtab) in f. 0 or -ENOENT. */
 static int find_symbol(const struct elf_file *f, const char *name, int type, GElf_Sym *out)
 {
@@ -402,21 +428,6 @@ static int find_symbol(const struct elf_file *f, const char *name, int type, GEl
 		}
 	}
 	return -ENOENT;
-}
-
-int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
-{
-	struct elf_file f;
-	GElf_Sym sym;
-	int err;
-
-	err = elf_file_open(path, &f);
-	if (!err)
-		err = find_symbol(&f, name, STT_OBJECT, &sym);
-	if (!err)
-		*vaddr = sym.st_value;
-	elf_file_close(&f);
-	return err;
 }
 
 /* Is the instruction at code (len bytes) one the x86 uprobe code emulates
@@ -470,6 +481,32 @@ int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *em
 cleanup:
 	elf_file_close(&f);
 	return err;
+}
+
+/* The link-time address of symbol name of type type (STT_OBJECT, STT_FUNC). */
+static int symbol_vaddr(const char *path, const char *name, int type, uint64_t *vaddr)
+{
+	struct elf_file f;
+	GElf_Sym sym;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err)
+		err = find_symbol(&f, name, type, &sym);
+	if (!err)
+		*vaddr = sym.st_value;
+	elf_file_close(&f);
+	return err;
+}
+
+int usdt__func(const char *path, const char *name, uint64_t *vaddr)
+{
+	return symbol_vaddr(path, name, STT_FUNC, vaddr);
+}
+
+int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
+{
+	return symbol_vaddr(path, name, STT_OBJECT, vaddr);
 }
 
 /*

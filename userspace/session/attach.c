@@ -4,6 +4,7 @@
  * of a file in one uprobe_multi link; the argument specs and probe map sites
  * interned in their BPF maps; the teardown. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,78 +82,81 @@ static int spec_id(struct session *s, const struct fsp_usdt_spec *spec)
 		      sizeof(*spec));
 }
 
-/*
- * Attaches prog to the sites of probe fsp:name of a file, with cookie_flag in
- * their cookies; returns the sites attached or -errno.
- */
-int attach__sites(struct session *s, pid_t pid, const char *path, struct bpf_program *prog,
-		  const char *name, __u64 cookie_flag, const struct usdt_site *sites, size_t nr)
+/* A path as the target sees it: without our "/proc/PID/root" prefix. */
+static const char *shown_path(const char *path)
 {
-	__u64 *offs = calloc(nr, sizeof(*offs)), *refs = calloc(nr, sizeof(*refs));
-	__u64 *cookies = calloc(nr, sizeof(*cookies));
-	__u32 cnt = 0;
-	int err = 0, fd;
+	const char *p;
 
-	if (!offs || !refs || !cookies) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
+	if (strncmp(path, "/proc/", 6))
+		return path;
+	p = strchr(path + 6, '/');
+	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
+}
+
+struct site_batch {
+	__u64 *offs, *refs, *cookies;
+	__u32 cnt;
+};
+
+static void batch_free(struct site_batch *b)
+{
+	free(b->offs);
+	free(b->refs);
+	free(b->cookies);
+	*b = (struct site_batch){};
+}
+
+static int batch_alloc(struct site_batch *b, size_t cap)
+{
+	b->offs = calloc(cap ? cap : 1, sizeof(__u64));
+	b->refs = calloc(cap ? cap : 1, sizeof(__u64));
+	b->cookies = calloc(cap ? cap : 1, sizeof(__u64));
+	b->cnt = 0;
+	if (b->offs && b->refs && b->cookies)
+		return 0;
+	batch_free(b);
+	return -ENOMEM;
+}
+
+static bool is_leave_probe(int probe)
+{
+	return probe == FSP_PROBE_MARK_LEAVE || probe == FSP_PROBE_ANTIMARK_LEAVE;
+}
+
+/*
+ * The sites of probe fsp:name of a file into b, with cookie_flag in their
+ * cookies. An enter site whose arguments cannot be read is left out (its
+ * leave then matches nothing, counted); a leave site cannot be (its enters
+ * would never be left): -ENOEXEC. probe: FSP_PROBE_*, or -1 (fsp:v2).
+ */
+static int batch_probe(struct session *s, const char *path, int probe, const char *name,
+		       __u64 cookie_flag, const struct usdt_site *sites, size_t nr,
+		       struct site_batch *b)
+{
 	for (size_t i = 0; i < nr; i++) {
 		int id;
 
 		if (strcmp(sites[i].provider, FSP_PROVIDER) || strcmp(sites[i].name, name))
 			continue;
 		if (!sites[i].args_ok) {
-			log__err("%s: skipping fsp:%s at 0x%llx: arguments fsp-bpf cannot read",
-				 path, sites[i].name, (unsigned long long)sites[i].vaddr);
+			log__err("%s: fsp:%s at 0x%llx has arguments fsp-bpf cannot read%s",
+				 shown_path(path), sites[i].name,
+				 (unsigned long long)sites[i].vaddr,
+				 is_leave_probe(probe) ? "; the file's fsp probes are not attached"
+						       : ": skipped");
 			s->attach_errors++;
+			if (is_leave_probe(probe))
+				return -ENOEXEC;
 			continue;
 		}
 		id = spec_id(s, &sites[i].spec);
-		if (id < 0) {
-			err = id;
-			goto cleanup;
-		}
-		offs[cnt] = sites[i].offset;
-		refs[cnt] = sites[i].ref_ctr_offset;
-		cookies[cnt++] = id | cookie_flag;
+		if (id < 0)
+			return id;
+		b->offs[b->cnt] = sites[i].offset;
+		b->refs[b->cnt] = sites[i].ref_ctr_offset;
+		b->cookies[b->cnt++] = id | cookie_flag;
 	}
-	if (!cnt)
-		goto cleanup;
-	fd = usdt__link(bpf_program__fd(prog), path, offs, refs, cookies, cnt, pid);
-	if (fd < 0) {
-		err = fd;
-		goto cleanup;
-	}
-	err = add_attachment(s, NULL, fd);
-	if (err)
-		close(fd);
-cleanup:
-	free(offs);
-	free(refs);
-	free(cookies);
-	return err ? err : (int)cnt;
-}
-
-/*
- * Attaches one ABI v1 probe's sites of a file. In a file with an ABI v2
- * record they are attached only for exact counts (--events), as shadows of
- * the v2 stacks' frames.
- */
-static int attach_probe(struct session *s, pid_t pid, const char *path, int probe,
-			const struct fsp_v2_file *vf, const struct usdt_site *sites, size_t nr)
-{
-	int err;
-
-	if (vf->has_record && !s->opts.v2_events)
-		return 0;
-	err = attach__sites(s, pid, path, probe_prog(s, probe), fsp_probe_names[probe],
-			    vf->has_record ? FSP_COOKIE_SHADOW : 0, sites, nr);
-	if (err > 0 && vf->has_record)
-		s->nr_shadow_sites += err;
-	else if (err > 0)
-		s->nr_v1_sites += err;
-	return err;
+	return 0;
 }
 
 /* Adds provider to the list of providers seen, once. */
@@ -171,11 +175,6 @@ static int probemap_site_id(struct session *s, const struct fsp_map_site *ms)
 	return intern(s->skel->maps.map_sites, s->probemap_sites, &s->nr_probemap_sites,
 		      MAX_PROBEMAP_SITES, ms, sizeof(*ms));
 }
-
-struct site_batch {
-	__u64 *offs, *refs, *cookies;
-	__u32 cnt;
-};
 
 static int batch_link(struct session *s, struct bpf_program *prog, const char *path, pid_t pid,
 		      struct site_batch *b)
@@ -202,15 +201,49 @@ static bool has_probe(const struct usdt_site *sites, size_t nr, const char *prov
 	return false;
 }
 
-/* A path as the target sees it: without our "/proc/PID/root" prefix. */
-static const char *shown_path(const char *path)
+/* The call-frame range of the first site of provider:name in the file. */
+static bool site_range(const char *path, const struct usdt_site *sites, size_t nr,
+		       const char *provider, const char *name, uint64_t *lo, uint64_t *hi,
+		       uint64_t *vaddr)
 {
-	const char *p;
+	for (size_t i = 0; i < nr; i++) {
+		if (strcmp(sites[i].provider, provider) || strcmp(sites[i].name, name))
+			continue;
+		*vaddr = sites[i].vaddr;
+		return !usdt__func_range(path, sites[i].vaddr, lo, hi);
+	}
+	return false;
+}
 
-	if (strncmp(path, "/proc/", 6))
-		return path;
-	p = strchr(path + 6, '/');
-	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
+/*
+ * A frame-bound feature whose enter and leave fire in different functions
+ * (different call-frame entries) is cut short when the enter's function
+ * returns, unless the leave's function is one it calls: worth a warning,
+ * once per feature, when the map is attached. Unknown ranges say nothing.
+ */
+static void probemap_warn_frames(struct session *s, size_t m, size_t f, const char *path,
+				 const struct usdt_site *sites, size_t nr)
+{
+	const struct probemap *pm = s->opts.probemaps[m].probemap;
+	const struct probemap_feature *pf = &pm->features[f];
+	uint64_t elo, ehi, llo, lhi, ev, lv;
+	bool *warned = &s->frames_warned[s->feature_base[m] + f];
+
+	if (*warned || pf->frame_caller ||
+	    !site_range(path, sites, nr, pm->providers[pf->enter_provider], pf->enter, &elo, &ehi,
+			&ev) ||
+	    !site_range(path, sites, nr, pm->providers[pf->leave_provider], pf->leave, &llo, &lhi,
+			&lv) ||
+	    (elo == llo && ehi == lhi))
+		return;
+	*warned = true;
+	log__err("warning: %s:%u: feature %s enters at %s (0x%llx, in the function at 0x%llx) "
+		 "and leaves at %s (0x%llx, in the function at 0x%llx): a frame-bound mark is "
+		 "cut short when the enter's function returns; if the leave does not fire "
+		 "in a function it calls, use \"frame none\" (docs/probe-maps.md)",
+		 pm->path ? pm->path : pm->name, pf->line, pf->name, pf->enter,
+		 (unsigned long long)ev, (unsigned long long)elo, pf->leave, (unsigned long long)lv,
+		 (unsigned long long)llo);
 }
 
 /* Checks that the file has both probes of every enabled feature of probe map m. */
@@ -221,22 +254,28 @@ static int check_probemap_probes(struct session *s, size_t m, const char *path,
 
 	for (size_t f = 0; f < pm->nr_features; f++) {
 		const struct probemap_feature *pf = &pm->features[f];
-		const char *missing = NULL;
+		const char *missing = NULL, *prov = NULL;
 
 		if (!s->opts.probemaps[m].enabled[f])
 			continue;
-		if (!has_probe(sites, nr, pm->provider, pf->enter))
+		if (!has_probe(sites, nr, pm->providers[pf->enter_provider], pf->enter)) {
 			missing = pf->enter;
-		else if (!has_probe(sites, nr, pm->provider, pf->leave))
+			prov = pm->providers[pf->enter_provider];
+		} else if (!pf->point &&
+			   !has_probe(sites, nr, pm->providers[pf->leave_provider], pf->leave)) {
 			missing = pf->leave;
+			prov = pm->providers[pf->leave_provider];
+		}
 		if (missing) {
 			log__err("%s:%u: feature %s needs probe %s:%s, which %s does not have "
 				 "(see its probes with fsp-bpf list; leave the feature out with "
 				 "--feature)",
-				 pm->path ? pm->path : pm->name, pf->line, pf->name, pm->provider,
-				 missing, shown_path(path));
+				 pm->path ? pm->path : pm->name, pf->line, pf->name, prov, missing,
+				 shown_path(path));
 			return -ENOMSG;
 		}
+		if (!pf->point && !pf->unframed)
+			probemap_warn_frames(s, m, f, path, sites, nr);
 	}
 	return 0;
 }
@@ -251,7 +290,7 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 	char why[512];
 
 	for (size_t i = 0; i < nr; i++) {
-		if (strcmp(sites[i].provider, pm->provider))
+		if (!probemap__has_provider(pm, sites[i].provider))
 			continue;
 		for (size_t f = 0; f < pm->nr_features; f++) {
 			const struct probemap_feature *pf = &pm->features[f];
@@ -266,7 +305,11 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 			for (is_leave = 0; is_leave < 2; is_leave++) {
 				struct site_batch *b = is_leave ? leave : enter;
 
-				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter))
+				unsigned int prov =
+					is_leave ? pf->leave_provider : pf->enter_provider;
+
+				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter) ||
+				    strcmp(sites[i].provider, pm->providers[prov]))
 					continue;
 				if (probemap_sites__build(pm, pf, is_leave, path, &sites[i],
 							  probemap_sites__feature_id(n), outer, &ms,
@@ -286,126 +329,260 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 	return 0;
 }
 
-/* Attaches the enabled features of every probe map whose provider the file
- * carries. Returns the sites attached or -errno (-ENOMSG: the probe map does not
- * fit the file, already reported). */
-static int attach_probemaps(struct session *s, pid_t pid, const char *path,
-			    const struct usdt_site *sites, size_t nr)
+/* The enabled features' sites of every probe map whose provider the file
+ * carries, into the enter and leave batches (b[0], b[1]). 0 or -errno
+ * (-ENOMSG: the probe map does not fit the file, already reported). */
+static int batch_probemaps(struct session *s, const char *path, const struct usdt_site *sites,
+			   size_t nr, struct site_batch b[2])
 {
-	/* A site may enter one feature and leave another: room for both. */
-	size_t cap = 2 * nr * PROBEMAP_MAX_FEATURES;
-	struct site_batch b[2] = {};
-	int err = 0, total = 0;
+	int err;
 
-	for (int k = 0; k < 2; k++) {
-		b[k].offs = calloc(cap, sizeof(__u64));
-		b[k].refs = calloc(cap, sizeof(__u64));
-		b[k].cookies = calloc(cap, sizeof(__u64));
-		if (!b[k].offs || !b[k].refs || !b[k].cookies) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-	}
 	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
-		if (!has_probe(sites, nr, s->opts.probemaps[m].probemap->provider, NULL))
+		const struct probemap *pm = s->opts.probemaps[m].probemap;
+		bool any = false;
+
+		for (unsigned int k = 0; k < pm->nr_providers && !any; k++)
+			any = has_probe(sites, nr, pm->providers[k], NULL);
+		if (!any)
 			continue;
 		s->probemap_found[m] = true;
 		err = check_probemap_probes(s, m, path, sites, nr);
 		if (!err)
 			err = batch_probemap(s, m, path, sites, nr, &b[0], &b[1]);
 		if (err)
-			goto cleanup;
+			return err;
 	}
-	for (int k = 0; k < 2; k++) {
-		err = batch_link(s, k ? s->skel->progs.map_leave : s->skel->progs.map_enter, path,
-				 pid, &b[k]);
-		if (err < 0)
-			goto cleanup;
-		total += err;
+	return 0;
+}
+
+/*
+ * The links of one file, in the order they are made: every leave before any
+ * enter, so that a process never has an enter armed without its leave. A
+ * probe's USDT semaphore is raised in every process mapping the file when
+ * its link is made (and at each later mapping): a process that maps the file
+ * while the links are being made sees the leaves armed first, and its first
+ * enter fires only once everything is.
+ */
+enum file_step {
+	STEP_MARK_LEAVE,
+	STEP_ANTIMARK_LEAVE,
+	STEP_MAP_LEAVE,
+	STEP_MARK_ENTER,
+	STEP_ANTIMARK_ENTER,
+	STEP_MAP_ENTER,
+	STEP_V2, /* ABI v2: the record's announcement (its constructor) */
+	STEP__COUNT,
+};
+
+static const int step_probe[STEP__COUNT] = {
+	[STEP_MARK_LEAVE] = FSP_PROBE_MARK_LEAVE,
+	[STEP_ANTIMARK_LEAVE] = FSP_PROBE_ANTIMARK_LEAVE,
+	[STEP_MAP_LEAVE] = -1,
+	[STEP_MARK_ENTER] = FSP_PROBE_MARK_ENTER,
+	[STEP_ANTIMARK_ENTER] = FSP_PROBE_ANTIMARK_ENTER,
+	[STEP_MAP_ENTER] = -1,
+	[STEP_V2] = -1,
+};
+
+static const char *step_name(int step)
+{
+	if (step == STEP_MAP_LEAVE)
+		return "the mapped leaves";
+	if (step == STEP_MAP_ENTER)
+		return "the mapped enters";
+	if (step == STEP_V2)
+		return "fsp:" FSP_V2_PROBE;
+	return fsp_probe_names[step_probe[step]];
+}
+
+static struct bpf_program *step_prog(struct session *s, int step)
+{
+	if (step == STEP_MAP_LEAVE)
+		return s->skel->progs.map_leave;
+	if (step == STEP_MAP_ENTER)
+		return s->skel->progs.map_enter;
+	if (step == STEP_V2)
+		return s->skel->progs.v2_announce;
+	return probe_prog(s, step_probe[step]);
+}
+
+/*
+ * Every batch of the file's sites (the fsp probes', its ABI v2 record's and
+ * the probe maps'). In a file with an ABI v2 record, the ABI v1 sites are
+ * attached only for exact counts (--events), as shadows of the v2 stacks'
+ * frames (FSP_COOKIE_SHADOW).
+ */
+static int plan_file(struct session *s, const char *path, const struct usdt_site *sites, size_t nr,
+		     const struct fsp_v2_file *vf, struct site_batch b[STEP__COUNT])
+{
+	/* A mapped site may enter one feature and leave another: room for both. */
+	size_t map_cap = s->opts.nr_probemaps ? 2 * nr * PROBEMAP_MAX_FEATURES : 0;
+	bool v1 = !vf->has_record || s->opts.v2_events;
+	__u64 flag = vf->has_record ? FSP_COOKIE_SHADOW : 0;
+	struct site_batch maps[2];
+	int err;
+
+	for (int k = 0; k < STEP__COUNT; k++) {
+		bool mapped = step_probe[k] < 0 && k != STEP_V2;
+
+		err = batch_alloc(&b[k], mapped ? map_cap : nr);
+		if (err)
+			return err;
+		if (k == STEP_V2 && vf->has_record)
+			err = batch_probe(s, path, -1, FSP_V2_PROBE, 0, sites, nr, &b[k]);
+		else if (!mapped && k != STEP_V2 && v1)
+			err = batch_probe(s, path, step_probe[k], fsp_probe_names[step_probe[k]],
+					  flag, sites, nr, &b[k]);
+		if (err)
+			return err;
 	}
-	err = 0;
-cleanup:
-	for (int k = 0; k < 2; k++) {
-		free(b[k].offs);
-		free(b[k].refs);
-		free(b[k].cookies);
+	if (!s->opts.nr_probemaps)
+		return 0;
+	maps[0] = b[STEP_MAP_ENTER];
+	maps[1] = b[STEP_MAP_LEAVE];
+	err = batch_probemaps(s, path, sites, nr, maps);
+	b[STEP_MAP_ENTER] = maps[0];
+	b[STEP_MAP_LEAVE] = maps[1];
+	return err;
+}
+
+/* Destroys the links kept since index first (a file's, on failure). */
+static void unwind_links(struct session *s, size_t first)
+{
+	for (size_t i = first; i < s->nr_links; i++) {
+		if (s->links[i].link)
+			bpf_link__destroy(s->links[i].link);
+		else
+			close(s->links[i].fd);
 	}
-	return err ? err : total;
+	s->nr_links = first;
+}
+
+/* Makes the file's links in step order; all or none. Sites attached or -errno. */
+static int link_file(struct session *s, pid_t pid, const char *path, const char *kpath,
+		     struct site_batch b[STEP__COUNT])
+{
+	size_t first = s->nr_links;
+	int total = 0, err = 0, k;
+
+	for (k = 0; k < STEP__COUNT && err >= 0; k++) {
+		err = batch_link(s, step_prog(s, k), kpath, pid, &b[k]);
+		total += err > 0 ? err : 0;
+	}
+	if (err >= 0)
+		return total;
+	unwind_links(s, first);
+	if (err == -ESRCH)
+		return err; /* -p: the process is gone */
+	log__err("cannot attach %s in %s%s%.0d: %s; none of the file's probes are attached, "
+		 "its processes are not profiled",
+		 step_name(k - 1), shown_path(path), pid ? " for pid " : "", pid, strerror(-err));
+	s->attach_errors++;
+	return err;
+}
+
+/* What a file attached adds to the session's kinds of marks (session__marks);
+ * a file with an ABI v2 record is remembered for the rescans (session/v2.c). */
+static void count_marks(struct session *s, int fd, const struct fsp_v2_file *vf,
+			const struct site_batch b[STEP__COUNT])
+{
+	unsigned int v1 = 0;
+
+	for (int k = 0; k < STEP__COUNT; k++)
+		if (step_probe[k] >= 0)
+			v1 += b[k].cnt;
+	if (vf->has_record) {
+		s->nr_shadow_sites += v1;
+		if (b[STEP_V2].cnt && !v2__note_file(s, fd, vf))
+			s->nr_v2_files++;
+	} else {
+		s->nr_v1_sites += v1;
+	}
 }
 
 /*
  * Attaches the fsp probes and the mapped probes of one file, for process pid
- * (0: for every process that maps the file, system-wide). Returns the sites
- * attached or -errno (-ENOMSG: a probe map does not fit the file).
+ * (0: for every process that maps the file, system-wide), all or none.
+ * The file is opened once, and every link names it through that descriptor:
+ * the process whose /proc/PID/root reached it may exit meanwhile (each link
+ * would otherwise open the path again, and fail once it has). Returns
+ * the sites attached or -errno (-ENOENT, -ESRCH: the file could not be opened,
+ * e.g. the process is gone; -ENOMSG: a probe map does not fit the file; any
+ * other error is reported and counted).
  */
-int attach__file(struct session *s, pid_t pid, const char *path)
+void attach__fd_path(int fd, char *buf, size_t size)
 {
-	struct usdt_site *sites = NULL;
-	struct fsp_v2_file vf;
-	size_t nr, skipped;
-	unsigned int total = 0;
-	char why[256];
-	int err, i;
+	snprintf(buf, size, "/proc/self/fd/%d", fd);
+}
 
-	err = usdt__read_sites(path, NULL, &sites, &nr, &skipped, why, sizeof(why));
-	if (err)
-		return err == -ENOEXEC ? 0 : err;
+int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
+{
+	struct site_batch b[STEP__COUNT] = {};
+	struct usdt_site *sites = NULL;
+	struct fsp_v2_file vf = {};
+	size_t nr = 0, skipped;
+	char why[256], kpath[64];
+	int err, fd = given_fd;
+
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (err != -ENOENT && err != -ESRCH && err != -EACCES) {
+			log__err("cannot open %s to attach its probes: %s", shown_path(path),
+				 strerror(-err));
+			s->attach_errors++;
+		}
+		return err == -EACCES ? 0 : err;
+	}
+	attach__fd_path(fd, kpath, sizeof(kpath));
+	err = usdt__read_sites(kpath, NULL, &sites, &nr, &skipped, why, sizeof(why));
+	if (err) {
+		if (err != -ENOEXEC) {
+			log__err("cannot read the probes of %s: %s", shown_path(path),
+				 strerror(-err));
+			s->attach_errors++;
+		}
+		err = err == -ENOEXEC ? 0 : err;
+		goto cleanup;
+	}
 	if (skipped) {
-		log__err("%s: skipping %zu probe sites: %s", path, skipped, why);
+		log__err("%s: skipping %zu probe sites: %s", shown_path(path), skipped, why);
 		s->attach_errors += skipped;
 	}
 	for (size_t k = 0; k < nr; k++)
 		note_provider(s, sites[k].provider);
+	if (!nr)
+		goto cleanup;
 	if (fsp_v2__file(sites, nr, &vf)) {
 		log__err("%s: its fsp:v2 probes name different records (translation units "
 			 "built with different fsp.h?): its marks are not sampled",
-			 path);
+			 shown_path(path));
 		s->attach_errors++;
 		vf.has_record = false;
 	}
-	if (vf.has_record) {
-		err = v2__attach_file(s, pid, path, &vf, sites, nr);
-		if (err == -ESRCH || err == -ENOENT)
-			goto cleanup;
-		if (err < 0) {
-			log__err("cannot attach fsp:v2 in %s (pid %d): %s", path, pid,
-				 strerror(-err));
-			s->attach_errors++;
-		} else {
-			total += err;
-		}
+	err = plan_file(s, path, sites, nr, &vf, b);
+	if (err == -ENOEXEC)
+		err = 0; /* reported: the file is left alone */
+	else if (!err)
+		err = link_file(s, pid, path, kpath, b);
+	if (err > 0)
+		count_marks(s, fd, &vf, b);
+	else if (err != -ENOMSG) {
+		log__err("cannot attach the probes of %s: %s", shown_path(path), strerror(-err));
+		s->attach_errors++;
 	}
-	for (i = 0; i < FSP_PROBE__COUNT && nr; i++) {
-		err = attach_probe(s, pid, path, i, &vf, sites, nr);
-		if (err == -ESRCH || err == -ENOENT)
-			goto cleanup;
-		if (err < 0) {
-			log__err("cannot attach fsp:%s in %s (pid %d): %s", fsp_probe_names[i],
-				 path, pid, strerror(-err));
-			s->attach_errors++;
-			continue;
-		}
-		total += err;
+	if (err > 0) {
+		log__verbose("%s%.0d: %d probe sites in %s", pid ? "pid " : "every process", pid,
+			     err, shown_path(path));
+		s->nr_sites += err;
 	}
-	if (s->opts.nr_probemaps && nr) {
-		err = attach_probemaps(s, pid, path, sites, nr);
-		if (err == -ESRCH || err == -ENOENT || err == -ENOMSG)
-			goto cleanup;
-		if (err < 0) {
-			log__err("cannot attach the mapped probes in %s (pid %d): %s", path, pid,
-				 strerror(-err));
-			s->attach_errors++;
-		} else {
-			total += err;
-		}
-	}
-	err = total;
-	if (total)
-		log__verbose("%s%.0d: %u probe sites in %s", pid ? "pid " : "every process", pid,
-			     total, path);
-	s->nr_sites += total;
 cleanup:
+	for (int k = 0; k < STEP__COUNT; k++)
+		batch_free(&b[k]);
 	free(sites);
+	if (given_fd < 0)
+		close(fd);
 	return err;
 }
 

@@ -32,15 +32,77 @@ static uint64_t stat_sum(struct session *s, __u32 stat)
 	return sum;
 }
 
-/* A label from the labels map, else from the live process, else a placeholder. */
+/* The string at addr in process tgid, from /proc/PID/mem (which faults the
+ * page in), cut to size - 1 bytes. 0 or -1. */
+static int read_mem_string(__u32 tgid, __u64 addr, char *buf, size_t size)
+{
+	char mem[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(mem, sizeof(mem), "/proc/%u/mem", tgid);
+	fd = open(mem, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, size - 1, (off_t)addr);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return memchr(buf, 0, n) || n == (ssize_t)size - 1 ? 0 : -1;
+}
+
+/* The label hash of the BPF side (labels.bpf.h): FNV-1a of the string. */
+static __u64 label_fnv(const char *str)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * A label the BPF side saw first but could not read (its page was not mapped
+ * in): read it now, while the library holding it is surely mapped, and store
+ * it as the BPF side would have. Best effort: at the end, a label still
+ * missing is read from the process or the file (resolve_label).
+ */
+void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
+{
+	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	struct fsp_label l = {0};
+
+	if (read_mem_string(tgid, addr, l.str, sizeof(l.str)))
+		return;
+	l.len = strlen(l.str);
+	l.hash = label_fnv(l.str);
+	bpf_map_update_elem(bpf_map__fd(s->skel->maps.labels), &key, &l, BPF_ANY);
+}
+
+/* Is addr a mapped feature that is a point event ("event PROBE")? */
+static bool is_point_event(const struct session *s, __u64 addr)
+{
+	uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
+
+	if (!probemap_sites__is_feature_id(addr))
+		return false;
+	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
+		const struct probemap *pm = s->opts.probemaps[m].probemap;
+
+		if (i >= s->feature_base[m] && i - s->feature_base[m] < pm->nr_features)
+			return pm->features[i - s->feature_base[m]].point;
+	}
+	return false;
+}
+
+/* A label from the labels map, else from the live process, else from the
+ * file mapped there (also an unloaded library's), else a placeholder. */
 static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf, size_t size,
 				 uint64_t *errors)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	struct fsp_label l;
-	char mem[64];
-	ssize_t n;
-	int fd;
 
 	if (probemap_sites__is_feature_id(addr)) {
 		uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
@@ -64,17 +126,8 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 		snprintf(buf, size, "%.*s", (int)l.len, l.str);
 		return buf;
 	}
-	snprintf(mem, sizeof(mem), "/proc/%u/mem", tgid);
-	fd = open(mem, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = pread(fd, buf, size - 1, (off_t)addr);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			if (memchr(buf, 0, n) || n == (ssize_t)size - 1)
-				return buf;
-		}
-	}
+	if (!read_mem_string(tgid, addr, buf, size))
+		return buf;
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		const struct target *t = &s->targets[i];
 
@@ -87,7 +140,52 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	return buf;
 }
 
-static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_errors)
+/*
+ * Which processes' records a pass copies: all of them (the report), or
+ * those of exited processes, which it also deletes from the maps (their
+ * retirement, -a). Keys are deleted after the walk, not during it.
+ */
+struct drain {
+	const pid_t *pids; /* NULL: every process */
+	size_t nr;
+	bool take;
+	void *keys; /* keys to delete */
+	size_t nr_keys, cap_keys;
+};
+
+static bool drain_wants(const struct drain *d, __u32 tgid)
+{
+	if (!d->pids)
+		return true;
+	for (size_t i = 0; i < d->nr; i++)
+		if ((__u32)d->pids[i] == tgid)
+			return true;
+	return false;
+}
+
+/* Remembers key (size bytes) for drain_delete. 0 or -ENOMEM. */
+static int drain_keep(struct drain *d, const void *key, size_t size)
+{
+	if (!d->take)
+		return 0;
+	if (fsp_grow(&d->keys, &d->cap_keys, d->nr_keys + 1, size))
+		return -ENOMEM;
+	memcpy((char *)d->keys + d->nr_keys++ * size, key, size);
+	return 0;
+}
+
+/* Deletes the keys remembered from map fd, and forgets them. */
+static void drain_delete(struct drain *d, int fd, size_t size)
+{
+	for (size_t i = 0; i < d->nr_keys; i++)
+		bpf_map_delete_elem(fd, (char *)d->keys + i * size);
+	free(d->keys);
+	d->keys = NULL;
+	d->nr_keys = d->cap_keys = 0;
+}
+
+static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_errors,
+			  struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.stacks), err = 0;
 	struct fsp_stack_key key, next, *prev = NULL;
@@ -104,13 +202,19 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
 		prev = &key;
+		if (!drain_wants(d, key.tgid))
+			continue;
+		err = drain_keep(d, &key, sizeof(key));
+		if (err)
+			break;
 		if (bpf_map_lookup_elem(fd, &key, st) || !st->depth || st->depth > FSP_MAX_DEPTH)
 			continue;
 		for (__u64 i = 0; i < st->depth; i++) {
 			const struct fsp_frame *f = &st->frames[i];
 
-			frames[i].kind =
-				f->kind == FSP_FRAME_ANTIMARK ? PROFILE_ANTIMARK : PROFILE_MARK;
+			frames[i].kind = f->kind == FSP_FRAME_ANTIMARK	? PROFILE_ANTIMARK
+					 : f->kind == FSP_FRAME_CHARGED ? PROFILE_CHARGED
+									: PROFILE_MARK;
 			frames[i].payload = f->payload;
 			frames[i].feature = resolve_label(s, key.tgid, f->feature, bufs[i][0],
 							  sizeof(bufs[i][0]), label_errors);
@@ -126,6 +230,7 @@ static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_
 			break;
 	}
 cleanup:
+	drain_delete(d, fd, sizeof(key));
 	free(st);
 	free(bufs);
 	return err;
@@ -144,24 +249,117 @@ static int cmp_seen(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The key of the stack of frames `hash` with the payloads of phash (a
+ * payloads record), or with payloads not kept (phash 0): never 0, and apart
+ * from the BPF side's keys in practice. */
+static uint64_t payload_key(uint64_t hash, uint64_t phash)
+{
+	uint64_t k = hash ^ (phash ? phash : 0x5bd1e9955bd1e995ULL) * 0x9e3779b97f4a7c15ULL;
+
+	return k ? k : 1;
+}
+
+/* Stack `key` of pid with the frames of stack `hash` and the depth payloads
+ * given (NULL: 0, and flagged as not kept). Its id in *id. 0 or -errno
+ * (-ENOENT: stack hash is not known, or not of that depth). */
+static int payload_stack(struct profile *p, __u32 pid, uint64_t hash, uint64_t key,
+			 const uint64_t *payloads, size_t depth, size_t *id)
+{
+	struct profile_frame frames[FSP_MAX_DEPTH];
+	struct profile_stack st;
+	size_t i;
+	int err;
+
+	if (!profile__find_stack(p, pid, key, id))
+		return 0;
+	err = profile__find_stack(p, pid, hash, &i);
+	if (!err)
+		err = profile__stack(p, i, &st);
+	if (err)
+		return err;
+	if (st.depth > FSP_MAX_DEPTH || (payloads && depth != st.depth))
+		return -ENOENT;
+	memcpy(frames, st.frames, st.depth * sizeof(*frames));
+	for (i = 0; i < st.depth; i++)
+		frames[i].payload = payloads ? payloads[i] : 0;
+	err = profile__add_stack(p, pid, key, frames, st.depth);
+	if (err)
+		return err;
+	*id = profile__nr_stacks(p) - 1;
+	return payloads ? 0 : profile__set_stack_flags(p, *id, PROFILE_STACK_PAYLOADS_LOST);
+}
+
+/*
+ * The samples of one counts entry: those without payloads with their stack;
+ * of those with payloads, the ones not kept (payloads.c) with a copy of the
+ * stack flagged so; the kept ones come with their records (collect_payloads).
+ */
+static int add_samples(struct session *s, struct profile *p, const struct count_entry *e)
+{
+	uint64_t with = e->c.payload_samples, kept;
+	__u32 pid = e->key.tgid, tid = e->key.tid;
+	size_t id;
+	int err;
+
+	if (with > e->c.samples || profile__find_stack(p, pid, e->key.hash, NULL))
+		with = 0; /* an unknown stack: all its samples are charged to nothing */
+	if (e->c.samples > with) {
+		err = profile__add_samples(p, pid, tid, e->key.hash, e->c.samples - with);
+		if (err)
+			return err;
+	}
+	kept = payloads__kept(s->payloads, pid, tid, e->key.hash);
+	if (kept >= with)
+		return 0;
+	err = payload_stack(p, pid, e->key.hash, payload_key(e->key.hash, 0), NULL, 0, &id);
+	return err ? err
+		   : profile__add_samples(p, pid, tid, payload_key(e->key.hash, 0), with - kept);
+}
+
+/* The samples kept with their payloads: each record a stack of its own. */
+static int collect_payloads(struct session *s, struct profile *p)
+{
+	for (size_t i = 0; i < payloads__nr(s->payloads); i++) {
+		const struct payload_rec *r = payloads__rec(s->payloads, i);
+		__u32 pid = r->a >> 32, tid = (__u32)r->a;
+		uint64_t key = payload_key(r->hash, r->phash);
+		size_t id;
+		int err;
+
+		err = payload_stack(p, pid, r->hash, key, payloads__values(s->payloads, r),
+				    r->depth, &id);
+		if (err == -ENOENT)
+			continue; /* its stack was not stored: counted as unknown */
+		if (!err)
+			err = profile__add_samples(p, pid, tid, key, r->count);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Samples and off-CPU time per (thread, stack). Threads are named in the
  * order their entries were last updated, so each ends with its latest name (a
  * launched command is sampled as "fsp-bpf" until its exec, a worker before
  * pthread_setname_np). */
-static int collect_counts(struct session *s, struct profile *p)
+static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
-	struct fsp_count_key key, *prev = NULL;
+	struct fsp_count_key key, last, *prev = NULL;
 	struct count_entry *ents = NULL;
 	size_t n = 0, cap = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		if (fsp_grow((void **)&ents, &cap, n + 1, sizeof(*ents))) {
+		last = key;
+		prev = &last;
+		if (!drain_wants(d, key.tgid))
+			continue;
+		if (fsp_grow((void **)&ents, &cap, n + 1, sizeof(*ents)) ||
+		    drain_keep(d, &key, sizeof(key))) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
 		ents[n].key = key;
-		prev = &ents[n].key;
 		if (bpf_map_lookup_elem(fd, &key, &ents[n].c))
 			continue;
 		ents[n].c.comm[FSP_COMM_LEN - 1] = 0;
@@ -178,12 +376,9 @@ static int collect_counts(struct session *s, struct profile *p)
 			goto cleanup;
 		/* Entries of off-CPU time only have no samples. -ENOENT: the
 		 * stack could not be stored; the time still counts in the total. */
-		if (e->c.samples) {
-			err = profile__add_samples(p, e->key.tgid, e->key.tid, e->key.hash,
-						   e->c.samples);
-			if (err && err != -ENOENT)
-				goto cleanup;
-		}
+		err = add_samples(s, p, e);
+		if (err && err != -ENOENT)
+			goto cleanup;
 		if (e->c.offcpu_ns) {
 			err = profile__add_offcpu(p, e->key.tgid, e->key.tid, e->key.hash,
 						  e->c.offcpu_ns);
@@ -193,6 +388,7 @@ static int collect_counts(struct session *s, struct profile *p)
 		err = 0;
 	}
 cleanup:
+	drain_delete(d, fd, sizeof(key));
 	free(ents);
 	return err;
 }
@@ -201,7 +397,49 @@ cleanup:
  * The event view: per (process, feature, instance), the per-CPU statistics
  * of its mark_stats slot, summed, with the labels resolved as in stacks.
  */
-static int collect_events(struct session *s, struct profile *p, uint64_t *label_errors)
+/* Sums a mark_stats slot's per-CPU values (v: ncpu of them). */
+static void sum_stats(const struct fsp_mark_stats *v, int ncpu, struct profile_event_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (int c = 0; c < ncpu; c++) {
+		st->enters += v[c].enters;
+		st->leaves += v[c].leaves;
+		st->total_ns += v[c].total_ns;
+		if (v[c].max_ns > st->max_ns)
+			st->max_ns = v[c].max_ns;
+		for (int b = 0; b < FSP_HIST_BUCKETS; b++)
+			st->hist[b] += v[c].hist[b];
+	}
+}
+
+/* A retired process's mark_ids entry: deleted, its slot zeroed and given
+ * back for the BPF side to reuse (v: ncpu zeroed values to write). */
+struct taken_slot {
+	struct fsp_mark_key key;
+	__u32 id;
+};
+
+static void free_slots(struct session *s, struct taken_slot *t, size_t n, struct fsp_mark_stats *v,
+		       int ncpu)
+{
+	int ids = bpf_map__fd(s->skel->maps.mark_ids), vals = bpf_map__fd(s->skel->maps.mark_stats);
+	int q = bpf_map__fd(s->skel->maps.free_slots);
+
+	memset(v, 0, ncpu * sizeof(*v));
+	for (size_t i = 0; i < n; i++) {
+		bpf_map_delete_elem(ids, &t[i].key);
+		/* Zeroed before it can be handed out again. */
+		if (!bpf_map_update_elem(vals, &t[i].id, v, BPF_ANY))
+			bpf_map_update_elem(q, NULL, &t[i].id, BPF_ANY);
+	}
+}
+
+/*
+ * The event view: per (process, feature, instance), the per-CPU statistics
+ * of its mark_stats slot, summed, with the labels resolved as in stacks.
+ */
+static int collect_events(struct session *s, struct profile *p, uint64_t *label_errors,
+			  const struct drain *d)
 {
 	int ids = bpf_map__fd(s->skel->maps.mark_ids), vals = bpf_map__fd(s->skel->maps.mark_stats);
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
@@ -209,6 +447,8 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 	char fbuf[FSP_LABEL_LEN + 32], ibuf[FSP_LABEL_LEN + 32];
 	struct fsp_mark_stats *v = NULL;
 	const char *feature, *instance;
+	struct taken_slot *taken = NULL;
+	size_t nr_taken = 0, cap_taken = 0;
 
 	if (ncpu <= 0) {
 		err = ncpu ? ncpu : -EINVAL;
@@ -221,23 +461,25 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 	}
 	_Static_assert(sizeof(*v) % 8 == 0, "per-CPU values are laid out 8-byte aligned");
 	while (!bpf_map_get_next_key(ids, prev, &key)) {
-		struct profile_event_stats st = {0};
+		struct profile_event_stats st;
 		__u32 id;
 
 		prev = &key;
-		if (bpf_map_lookup_elem(ids, &key, &id) || bpf_map_lookup_elem(vals, &id, v))
+		if (!drain_wants(d, key.tgid) || bpf_map_lookup_elem(ids, &key, &id))
 			continue;
-		for (int c = 0; c < ncpu; c++) {
-			st.enters += v[c].enters;
-			st.leaves += v[c].leaves;
-			st.total_ns += v[c].total_ns;
-			if (v[c].max_ns > st.max_ns)
-				st.max_ns = v[c].max_ns;
-			for (int b = 0; b < FSP_HIST_BUCKETS; b++)
-				st.hist[b] += v[c].hist[b];
+		if (d->take) {
+			if (fsp_grow((void **)&taken, &cap_taken, nr_taken + 1, sizeof(*taken))) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			taken[nr_taken++] = (struct taken_slot){key, id};
 		}
+		if (bpf_map_lookup_elem(vals, &id, v))
+			continue;
+		sum_stats(v, ncpu, &st);
 		if (!st.enters && !st.leaves)
 			continue;
+		st.point = is_point_event(s, key.feature);
 		feature = resolve_label(s, key.tgid, key.feature, fbuf, sizeof(fbuf), label_errors);
 		instance = key.instance ? resolve_label(s, key.tgid, key.instance, ibuf,
 							sizeof(ibuf), label_errors)
@@ -247,8 +489,26 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 			goto cleanup;
 	}
 cleanup:
+	if (v)
+		free_slots(s, taken, nr_taken, v, ncpu);
+	free(taken);
 	free(v);
 	return err;
+}
+
+/* Deletes the labels the processes of d copied (not the interned ones, tgid 0). */
+static void drop_labels(struct session *s, struct drain *d)
+{
+	int fd = bpf_map__fd(s->skel->maps.labels);
+	struct fsp_label_key key, last, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		last = key;
+		prev = &last;
+		if (key.tgid && drain_wants(d, key.tgid) && drain_keep(d, &key, sizeof(key)))
+			break;
+	}
+	drain_delete(d, fd, sizeof(key));
 }
 
 /*
@@ -263,6 +523,8 @@ static void flush_offcpu(struct session *s)
 	ssize_t n;
 	int fd;
 
+	/* From here a pending interval may end unseen: not a missed event. */
+	s->skel->bss->offcpu_detaching = true;
 	bpf_link__destroy(s->switch_link);
 	s->switch_link = NULL;
 	/* The iterator measures up to this CPU's run-queue clock, which the
@@ -307,16 +569,17 @@ static void v2_counters(struct session *s, struct fsp_v2_counters *sum)
 	}
 }
 
-/* Everything the maps hold so far into p; the sampler may still be running. */
-static int collect_into(struct session *s, struct profile *p)
+/* The process records of the targets (of pids, if not NULL), with their
+ * PIDs in their namespaces. */
+static int add_processes(struct session *s, struct profile *p, const struct drain *d)
 {
-	struct fsp_v2_counters v2;
-	uint64_t label_errors = 0;
 	int err;
 
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		const struct target *t = &s->targets[i];
 
+		if (!drain_wants(d, t->pid))
+			continue;
 		err = profile__add_pid(p, t->pid);
 		/* In a container: its PID there too. */
 		if (!err && t->nspid && t->nspid != t->pid)
@@ -324,11 +587,50 @@ static int collect_into(struct session *s, struct profile *p)
 		if (err)
 			return err;
 	}
-	err = collect_stacks(s, p, &label_errors);
+	return 0;
+}
+
+/* The records of d's processes from the maps into p (taken out of them
+ * with d->take): labels are resolved before they go. */
+static int drain_into(struct session *s, struct profile *p, struct drain *d, uint64_t *label_errors)
+{
+	int err = add_processes(s, p, d);
+
 	if (!err)
-		err = collect_counts(s, p);
+		err = collect_stacks(s, p, label_errors, d);
+	if (!err)
+		err = collect_counts(s, p, d);
 	if (!err && s->opts.events)
-		err = collect_events(s, p, &label_errors);
+		err = collect_events(s, p, label_errors, d);
+	if (!err && d->take)
+		drop_labels(s, d);
+	return err;
+}
+
+int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr)
+{
+	struct drain d = {.pids = pids, .nr = nr, .take = true};
+
+	return drain_into(s, p, &d, &s->retired_label_errors);
+}
+
+/* Everything the maps hold so far into p, after the exited processes'
+ * records taken out of them earlier; the sampler may still be running. */
+static int collect_into(struct session *s, struct profile *p)
+{
+	uint64_t label_errors = s->retired_label_errors;
+	struct fsp_v2_counters v2;
+	struct drain all = {0};
+	int err;
+
+	err = retire__replay(s, p);
+	if (!err)
+		err = drain_into(s, p, &all, &label_errors);
+	if (!err) {
+		/* The payloads still in their ring (the sampler may still run). */
+		ring_buffer__consume(s->rb);
+		err = collect_payloads(s, p);
+	}
 	if (err)
 		return err;
 	v2_counters(s, &v2);
@@ -348,6 +650,12 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_ATTACH_ERRORS,
 			  s->attach_errors + stat_sum(s, FSP_STAT_V2_DSO_DROPS));
 	profile__set_diag(p, DIAG_EVENT_DROPS, stat_sum(s, FSP_STAT_EVENT_DROPS));
+	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, stat_sum(s, FSP_STAT_OFFCPU_RECOVERED));
+	profile__set_diag(p, DIAG_OFFCPU_LOST,
+			  stat_sum(s, FSP_STAT_OFFCPU_DROPS) + stat_sum(s, FSP_STAT_OFFCPU_NOREC));
+	profile__set_diag(p, DIAG_CHARGE_DROPS, stat_sum(s, FSP_STAT_CHARGE_DROPS));
+	profile__set_diag(p, DIAG_UNTRACKED, s->untracked + stat_sum(s, FSP_STAT_UNTRACKED));
+	profile__set_diag(p, DIAG_FOLDED_PROCESSES, retire__folded(s));
 	return 0;
 }
 
@@ -379,6 +687,10 @@ int session__collect(struct session *s, struct profile *p)
 		log__err("%llu off-CPU intervals were not recorded: the counts map was full "
 			 "(raise --max-stacks)",
 			 (unsigned long long)stat_sum(s, FSP_STAT_OFFCPU_DROPS));
+	if (stat_sum(s, FSP_STAT_OFFCPU_NOREC))
+		log__err("%llu off-CPU intervals were not recorded: no off-CPU record could be "
+			 "allocated for their thread (more than %u threads, or out of memory)",
+			 (unsigned long long)stat_sum(s, FSP_STAT_OFFCPU_NOREC), OFFCPU_SPILL);
 	s->collected = true;
 	return 0;
 }

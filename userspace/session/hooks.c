@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Uprobes on runtime functions, not on probes: ld.so's _dl_debug_state
  * (dlopen), longjmp and __cxa_begin_catch (a thread resuming higher up its
- * stack). */
+ * stack), swapcontext and setcontext (a thread switching coroutines). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,7 +11,24 @@
 
 #include "log.h"
 #include "usdt.h"
+#include "util.h"
 #include "session_int.h"
+
+/*
+ * The BPF cookie of the _dl_debug_state hook of the ld.so at path: where
+ * ld.so's r_debug (_r_debug) is relative to _dl_debug_state, so that the BPF
+ * side reads the link map's state (RT_ADD, RT_CONSISTENT, RT_DELETE) and stops
+ * and rescans only when a dlopen completed. 0 when unknown: it then does so at
+ * every call.
+ */
+static __u64 dl_state_cookie(const char *path)
+{
+	uint64_t r_debug, hook;
+
+	if (usdt__symbol(path, "_r_debug", &r_debug) || usdt__func(path, "_dl_debug_state", &hook))
+		return 0;
+	return r_debug - hook;
+}
 
 /* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
 int hooks__dl(struct session *s, struct target *t, const char *exe)
@@ -28,6 +45,7 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
 	/* The interpreter as the target sees it (its mount namespace). */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", t->pid, interp);
+	uo.bpf_cookie = dl_state_cookie(path);
 	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, path, 0,
 					       &uo);
 	if (!link) {
@@ -68,18 +86,38 @@ static int hook_func(struct session *s, struct bpf_program *prog, pid_t pid, con
 	return 0;
 }
 
+enum unwind_hook { HOOK_LONGJMP, HOOK_CATCH, HOOK_SWAPCONTEXT, HOOK_SETCONTEXT };
+
+static struct bpf_program *unwind_prog(struct session *s, enum unwind_hook h)
+{
+	switch (h) {
+	case HOOK_LONGJMP:
+		return s->skel->progs.on_longjmp;
+	case HOOK_CATCH:
+		return s->skel->progs.on_catch;
+	case HOOK_SWAPCONTEXT:
+		return s->skel->progs.on_swapcontext;
+	default:
+		return s->skel->progs.on_setcontext;
+	}
+}
+
 /* Hooks the points where a thread resumes higher up its stack (longjmp, a
- * C++ catch) in the runtime libraries the target maps. Best effort. */
-void hooks__unwind(struct session *s, pid_t pid, const char *path)
+ * C++ catch) or switches stacks (coroutines) in the runtime libraries the
+ * target maps. Best effort. path names the file, kpath reaches it
+ * (attach__file). */
+void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath)
 {
 	static const struct {
 		const char *lib;
 		const char *func;
-		bool cxx;
+		enum unwind_hook hook;
 	} hooks[] = {
-		{"libc.so.", "longjmp", false},
-		{"libc.so.", "__longjmp_chk", false},
-		{"libstdc++.so.", "__cxa_begin_catch", true},
+		{"libc.so.", "longjmp", HOOK_LONGJMP},
+		{"libc.so.", "__longjmp_chk", HOOK_LONGJMP},
+		{"libc.so.", "swapcontext", HOOK_SWAPCONTEXT},
+		{"libc.so.", "setcontext", HOOK_SETCONTEXT},
+		{"libstdc++.so.", "__cxa_begin_catch", HOOK_CATCH},
 	};
 	const char *base = strrchr(path, '/');
 
@@ -90,33 +128,53 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path)
 
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
-		prog = hooks[i].cxx ? s->skel->progs.on_catch : s->skel->progs.on_longjmp;
-		err = hook_func(s, prog, pid, path, hooks[i].func);
+		prog = unwind_prog(s, hooks[i].hook);
+		err = hook_func(s, prog, pid, kpath, hooks[i].func);
 		if (err)
-			log__verbose("cannot hook %s in %s (pid %d): %s; marks unwound through it "
-				     "are dropped at the thread's next probe instead",
+			log__verbose("cannot hook %s in %s (pid %d): %s; the marks of threads "
+				     "passing through it are judged by their stack pointers alone",
 				     hooks[i].func, path, pid, strerror(-err));
 	}
 }
 
-/* System-wide: hooks _dl_debug_state in a dynamic loader for every process
- * (the BPF side reports targets' link-map changes only). */
-void hooks__dl_file(struct session *s, const char *path)
+bool hooks__is_dl(const char *path)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	const char *base = strrchr(path, '/');
-	struct bpf_link *link;
 
 	base = base ? base + 1 : path;
-	if (strncmp(base, "ld-linux", 8) && strncmp(base, "ld-2.", 5))
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-2.", 5);
+}
+
+/*
+ * System-wide: hooks _dl_debug_state in a dynamic loader, once per file, for
+ * every process: the BPF side reports the link-map changes of any process
+ * but an excluded one, so that a library with probes that a process loads
+ * is found at once. path names the file, kpath reaches it.
+ */
+void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
+	struct bpf_link *link;
+
+	if (!hooks__is_dl(path))
 		return;
-	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, path, 0, &uo);
+	for (size_t i = 0; i < s->nr_dl_files; i++)
+		if (s->dl_files[i].dev == dev && s->dl_files[i].ino == ino)
+			return;
+	if (fsp_grow((void **)&s->dl_files, &s->cap_dl_files, s->nr_dl_files + 1,
+		     sizeof(*s->dl_files)))
+		return;
+	uo.bpf_cookie = dl_state_cookie(kpath);
+	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, kpath, 0, &uo);
 	if (!link) {
 		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
 			 "within %.0f s instead",
 			 path, strerror(errno), RESCAN_INTERVAL_S);
 		return;
 	}
-	if (attach__link(s, link))
+	if (attach__link(s, link)) {
 		bpf_link__destroy(link);
+		return;
+	}
+	s->dl_files[s->nr_dl_files++] = (struct file_id){dev, ino};
 }

@@ -16,12 +16,32 @@
 #include "usdt.h"
 #include "session_int.h"
 
-/* libbpf's warnings and information with -v (its own "libbpf: " prefix). */
+/* libbpf's warnings and information with -v (its own "libbpf: " prefix),
+ * escaped: they quote paths of the target's files. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *text = NULL;
+	int n;
+
 	if (level == LIBBPF_DEBUG || !log__enabled(LOG_VERBOSE))
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	n = vasprintf(&text, fmt, ap);
+	if (n < 0)
+		return fputs("libbpf: (a message that did not fit in memory)\n", stderr);
+	log__lines(text);
+	free(text);
+	return n;
+}
+
+/* Does an enabled feature of a probe map charge other threads? */
+static bool uses_charges(const struct session_opts *o)
+{
+	for (size_t m = 0; m < o->nr_probemaps; m++)
+		for (size_t f = 0; f < o->probemaps[m].probemap->nr_features; f++)
+			if (o->probemaps[m].enabled[f] &&
+			    o->probemaps[m].probemap->features[f].charge[0])
+				return true;
+	return false;
 }
 
 static int attach_tracepoints(struct session *s)
@@ -40,14 +60,26 @@ static int attach_tracepoints(struct session *s)
 			return err;
 		}
 	}
-	if (s->opts.offcpu) {
+	if (uses_charges(&s->opts)) {
+		struct bpf_link *link = bpf_program__attach(s->skel->progs.charge_on_exit);
+		int err;
+
+		if (!link)
+			return -errno;
+		err = attach__link(s, link);
+		if (err) {
+			bpf_link__destroy(link);
+			return err;
+		}
+	}
+	if (s->opts.offcpu || s->opts.system_wide) {
 		/* on_exit first: a thread's off-CPU time must not die with it. */
 		struct bpf_link *link = bpf_program__attach(s->skel->progs.on_exit);
 		int err;
 
 		if (!link) {
 			err = -errno;
-			log__err("cannot hook thread exits for --off-cpu: %s", strerror(-err));
+			log__err("cannot hook thread exits: %s", strerror(-err));
 			return err;
 		}
 		err = attach__link(s, link);
@@ -55,6 +87,10 @@ static int attach_tracepoints(struct session *s)
 			bpf_link__destroy(link);
 			return err;
 		}
+	}
+	if (s->opts.offcpu) {
+		int err;
+
 		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
 		if (!s->switch_link) {
 			err = -errno;
@@ -146,6 +182,7 @@ int loader__load(struct session *s)
 	/* With the event view off, its maps are never touched: keep them tiny. */
 	bpf_map__set_max_entries(skel->maps.mark_ids, o->events ? max_events : 1);
 	bpf_map__set_max_entries(skel->maps.mark_stats, o->events ? max_events : 1);
+	bpf_map__set_max_entries(skel->maps.free_slots, o->events ? max_events : 1);
 	/* The scheduler hook costs every context switch of the machine: only
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
@@ -159,12 +196,14 @@ int loader__load(struct session *s)
 	skel->rodata->system_wide = o->system_wide;
 	set_comms(skel, o->comm_filter);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
-	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu);
+	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu || o->system_wide);
 	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
 	bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 	bpf_map__set_max_entries(skel->maps.counts, o->max_stacks * 8);
 	bpf_map__set_max_entries(skel->maps.labels, o->max_stacks * 2);
-	bpf_map__set_max_entries(skel->maps.targets, 4096);
+	/* Processes with probes at once (and, -a, excluded ones); -a retires
+	 * exited ones. A process beyond is not profiled, and counted. */
+	bpf_map__set_max_entries(skel->maps.targets, o->system_wide ? MAX_TARGETS_SW : MAX_TARGETS);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
 	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
@@ -174,6 +213,11 @@ int loader__load(struct session *s)
 	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);
+	/* "charge threads": the sampler looks up the charging marks of the
+	 * sampled process, and thread exits release them. */
+	skel->rodata->charge_enabled = uses_charges(o);
+	bpf_map__set_max_entries(skel->maps.charges, uses_charges(o) ? 4096 : 1);
+	bpf_program__set_autoload(skel->progs.charge_on_exit, uses_charges(o));
 	/* The mapped-probe programs take the verifier a while: only with --map. */
 	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);
 	bpf_program__set_autoload(skel->progs.map_leave, o->nr_probemaps > 0);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The event loop (session__run): fork, exec, dlopen and new-process events
  * from the ring buffer, signals, targets' exits (pidfds), the launched
- * command's stops, the live view's ticks and the rescan every second. */
+ * command's stops, the live view's ticks, the rescan every second and, -a,
+ * exits and the retirement of exited processes. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -26,8 +27,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		return 0;
 	switch (e->type) {
 	case FSP_EVENT_FORK:
-		err = session__add_target(s, e->pid, NULL);
-		if (err < 0 && err != -ESRCH)
+		err = loop__check(s, session__add_target(s, e->pid, NULL));
+		if (err < 0 && err != -ESRCH && err != -ENOMSG)
 			log__verbose("cannot follow child %d of %d: %s", e->pid, e->ppid,
 				     strerror(-err));
 		break;
@@ -40,17 +41,40 @@ static int on_event(void *ctx, void *data, size_t size)
 		/* Links are per task and file: they stay armed across exec for the
 		 * files the new image maps again; only new files need attaching. */
 		if (t)
-			targets__rescan(s, t);
+			loop__check(s, targets__rescan(s, t));
 		break;
 	case FSP_EVENT_DLOPEN:
+		/* The launched command also stopped itself: on_sigchld rescans
+		 * (once, not twice per dlopen). */
+		if ((pid_t)e->pid == s->opts.sync_pid)
+			break;
 		t = targets__find(s, e->pid);
 		if (t)
-			targets__rescan(s, t);
+			loop__check(s, targets__rescan(s, t));
+		else if (s->opts.system_wide)
+			syswide__dlopen(s, e->pid);
 		break;
 	case FSP_EVENT_NEW_PROC:
 		syswide__new_process(s, e->pid);
 		break;
+	case FSP_EVENT_LABEL:
+		collect__label_now(s, e->pid, e->addr);
+		break;
+	case FSP_EVENT_EXIT:
+		syswide__exit(s, e->pid);
+		break;
 	}
+	return 0;
+}
+
+/* A sample's payloads (the sampler wakes us when its ring is half full; the
+ * loop also reads it every second). Out of memory: the record is lost, and
+ * its sample counted as one whose payloads were not kept. */
+static int on_payload(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	payloads__add(s->payloads, data, size);
 	return 0;
 }
 
@@ -72,7 +96,9 @@ static void on_sigchld(struct session *s)
 			 * moved the targets. */
 			t = targets__find(s, pid);
 			if (t)
-				targets__rescan(s, t);
+				loop__check(s, targets__rescan(s, t));
+			if (s->fatal)
+				return; /* held stopped: killed at the end of the loop */
 			kill(pid, SIGCONT);
 			continue;
 		}
@@ -82,6 +108,34 @@ static void on_sigchld(struct session *s)
 			targets__gone(s, t);
 		break;
 	}
+}
+
+int loop__check(struct session *s, int err)
+{
+	/* -a keeps its own rule: a map error at the start ends it
+	 * (session__add_system_wide), one found later does not. */
+	if (err == -ENOMSG && !s->fatal && !s->opts.system_wide) {
+		s->fatal = err;
+		s->stop = true;
+	}
+	return err;
+}
+
+/* The session ends on an error with a launched command (a probe map that
+ * does not fit a library it loaded): the command, held stopped before
+ * that library ran, and the processes it started are killed rather than
+ * left to run unprofiled. */
+static void kill_launched(struct session *s)
+{
+	int status;
+
+	for (size_t i = 0; i < s->nr_targets; i++)
+		if (s->targets[i].alive)
+			kill(s->targets[i].pid, SIGKILL);
+	if (waitpid(s->opts.sync_pid, &status, 0) == s->opts.sync_pid)
+		s->child_status = status;
+	log__err("killed the command before it ran that file's code (fix the map, or leave the "
+		 "feature out with --feature)");
 }
 
 static bool any_alive(const struct session *s)
@@ -111,11 +165,13 @@ int session__run(struct session *s)
 	double next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
 	double interval = s->opts.on_interval ? s->opts.interval_s : 0;
 	double next_tick = interval > 0 ? now(CLOCK_MONOTONIC) + interval : 0;
+	double probe_deadline =
+		s->opts.probe_timeout_s > 0 ? now(CLOCK_MONOTONIC) + s->opts.probe_timeout_s : 0;
 	struct epoll_event evs[16];
 	int err = 0;
 
 	while (!s->stop) {
-		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t;
+		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t, retire_s;
 		int n, i;
 
 		if (next_tick && t >= next_tick) {
@@ -127,6 +183,10 @@ int session__run(struct session *s)
 		}
 		if (next_tick && next_tick - t < wait_s)
 			wait_s = next_tick - t;
+		retire__due(s);
+		retire_s = retire__next(s);
+		if (retire_s >= 0 && retire_s < wait_s)
+			wait_s = retire_s;
 
 		if (!s->opts.system_wide && !any_alive(s))
 			break;
@@ -134,6 +194,15 @@ int session__run(struct session *s)
 			break;
 		if (deadline && deadline - t < wait_s)
 			wait_s = deadline - t;
+		/* --wait-probes=S: no probe came within S seconds. */
+		if (probe_deadline && s->nr_sites)
+			probe_deadline = 0;
+		if (probe_deadline && t >= probe_deadline) {
+			err = -ETIMEDOUT;
+			break;
+		}
+		if (probe_deadline && probe_deadline - t < wait_s)
+			wait_s = probe_deadline - t;
 		n = epoll_wait(s->epfd, evs, 16, wait_s > 0 ? (int)(wait_s * 1000) + 1 : 0);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -152,10 +221,12 @@ int session__run(struct session *s)
 				targets__gone(s, &s->targets[tag & 0xffffffffULL]);
 		}
 		if (now(CLOCK_MONOTONIC) >= next_rescan) {
+			/* The payloads, which do not wake us up. */
+			ring_buffer__consume(s->rb);
 			/* Catch what the events missed (ring buffer full, no ld.so hook). */
-			for (size_t j = 0; j < s->nr_targets; j++)
+			for (size_t j = 0; j < s->nr_targets && !s->fatal; j++)
 				if (s->targets[j].alive &&
-				    targets__rescan(s, &s->targets[j]) == -ESRCH)
+				    loop__check(s, targets__rescan(s, &s->targets[j])) == -ESRCH)
 					targets__gone(s, &s->targets[j]);
 			/* System-wide: processes started since (their probes may not
 			 * have fired yet, or be in files not seen before). */
@@ -165,10 +236,13 @@ int session__run(struct session *s)
 		}
 	}
 	/* Events that arrived last, and a final look at the launched child. */
-	ring_buffer__consume(s->rb);
+	if (!s->fatal)
+		ring_buffer__consume(s->rb);
+	if (s->fatal && s->opts.sync_pid)
+		kill_launched(s);
 	s->end_mono = now(CLOCK_MONOTONIC);
 	s->end_wall = now(CLOCK_REALTIME);
-	return err;
+	return s->fatal ? s->fatal : err;
 }
 
 int loop__setup(struct session *s)
@@ -194,6 +268,11 @@ int loop__setup(struct session *s)
 		return -errno;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
 	if (!s->rb)
+		return -errno;
+	s->payloads = payloads__new(MAX_PAYLOADS);
+	if (!s->payloads)
+		return -ENOMEM;
+	if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.payload_rb), on_payload, s))
 		return -errno;
 	ev.data.u64 = TAG_RINGBUF;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))

@@ -25,7 +25,8 @@ static int number_features(struct session *s)
 	for (size_t m = 0; m < s->opts.nr_probemaps; m++)
 		n += s->opts.probemaps[m].probemap->nr_features;
 	s->feature_names = calloc(n + 1, sizeof(*s->feature_names));
-	if (!s->feature_base || !s->probemap_found || !s->feature_names)
+	s->frames_warned = calloc(n + 1, sizeof(*s->frames_warned));
+	if (!s->feature_base || !s->probemap_found || !s->feature_names || !s->frames_warned)
 		return -ENOMEM;
 	for (size_t m = 0; m < s->opts.nr_probemaps; m++) {
 		const struct probemap *pm = s->opts.probemaps[m].probemap;
@@ -87,18 +88,23 @@ void session__free(struct session *s)
 	free(s->probemap_sites);
 	free(s->feature_base);
 	free(s->probemap_found);
+	free(s->frames_warned);
 	free(s->feature_names);
 	free(s->sw_files);
 	free(s->sw_seen);
 	free(s->verdicts);
 	v2__free(s);
+	free(s->dl_files);
+	retire__free(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {
-		close(s->targets[i].pidfd);
+		if (s->targets[i].pidfd >= 0)
+			close(s->targets[i].pidfd);
 		free(s->targets[i].files);
 		procmaps__free(s->targets[i].mappings, s->targets[i].nr_mappings);
 	}
 	free(s->targets);
 	ring_buffer__free(s->rb);
+	payloads__free(s->payloads);
 	profiler_bpf__destroy(s->skel);
 	if (s->sigfd >= 0)
 		close(s->sigfd);

@@ -64,6 +64,9 @@ struct session_opts {
 	size_t nr_probemaps;
 	/* -a: only processes whose comm is in this comma-separated list. */
 	const char *comm_filter;
+	/* -p --wait-probes=S: session__run ends with -ETIMEDOUT when no probe
+	 * site has been attached after S seconds (0: no limit). */
+	double probe_timeout_s;
 };
 
 /* Needs root. On failure NULL and *err (-EPERM, -ENOSYS: BPF unsupported, ...),
@@ -94,8 +97,11 @@ bool session__probemap_found(const struct session *s, size_t i);
 /* The USDT providers seen in the targets' files, comma-separated ("" if none). */
 const char *session__providers(const struct session *s);
 
-/* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM, the
- * duration, or when every target has exited. */
+/* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM (also
+ * one that came before it started), the duration, or when every target has
+ * exited; or early: -ETIMEDOUT (probe_timeout_s), -ENOMSG (a probe map does
+ * not fit a file a target loaded, reported; a launched command and the
+ * processes it started are killed, held before that file's code ran). */
 int session__run(struct session *s);
 
 /* Exit status of the launched command (as from waitpid), -1 if unknown. */

@@ -9,9 +9,11 @@
  *	hooks.c		dlopen (ld.so) and unwinding (longjmp, catch) hooks
  *	targets.c	the processes profiled, their files, rescans
  *	syswide.c	system-wide mode (-a)
+ *	retire.c	exited processes' records out of the maps (-a)
  *	loop.c		the event loop
  *	collect.c	draining the maps into a profile
  *	v2.c		probe ABI v2: records attached and registered
+ *	payloads.c	the sampled stacks' payloads (kept within a bound)
  */
 #ifndef FSP_SESSION_INT_H
 #define FSP_SESSION_INT_H
@@ -24,15 +26,27 @@
 
 #include "profiler.h"
 #include "profiler.skel.h"
+#include "payloads.h"
 #include "session.h"
 #include "usdt.h"
 
 #define RESCAN_INTERVAL_S 1.0
+/* -a: an exited process's records leave the maps this long after its exit
+ * (its last samples, taken on the way out, are in by then). */
+#define RETIRE_DELAY_S 0.2
+/* -a: exited processes kept each with their own records; later ones are
+ * folded into an earlier process of the same name (profile.c says 1000). */
+#define RETIRED_KEEP 1000
 #define MAX_SPECS 4096
+/* Entries of the targets map: processes profiled at once. */
+#define MAX_TARGETS 4096
+#define MAX_TARGETS_SW 32768
 #define MAX_PROBEMAP_SITES 1024
 /* Off-CPU records of threads whose array slot is taken (allocated on use). */
 #define OFFCPU_SPILL 65536
 #define PROVIDERS_LEN 1024
+/* Distinct payload vectors of sampled stacks kept (thinned beyond: payloads.c). */
+#define MAX_PAYLOADS 16384
 /* What an epoll event is: the ring buffer, the signalfd, or a target's
  * pidfd (TAG_PIDFD | its index in targets). */
 #define TAG_RINGBUF 1ULL
@@ -51,6 +65,12 @@ struct sw_verdict {
 	bool relevant;
 };
 
+/* System-wide: a process looked at, and the last /proc scan that saw it. */
+struct sw_seen {
+	pid_t pid;
+	unsigned int gen;
+};
+
 /* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
 struct attachment {
 	struct bpf_link *link;
@@ -61,8 +81,9 @@ struct attachment {
 struct target {
 	pid_t pid;
 	pid_t nspid; /* its PID in its own PID namespace (== pid outside containers) */
-	int pidfd;
+	int pidfd; /* -1 system-wide: exits come as events */
 	bool alive;
+	double gone_mono; /* when it was seen gone (CLOCK_MONOTONIC) */
 	bool dl_hooked;
 	/* Has fsp probes (sites attached): only then are longjmp and catch
 	 * hooked, each hook costs every call a uprobe hit. */
@@ -97,6 +118,7 @@ struct session {
 	char (*feature_names)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
 	size_t nr_feature_names;
 	bool *probemap_found; /* a file carried the probe map's provider */
+	bool *frames_warned; /* per mapped feature: its enter and leave functions differ, said */
 	struct fsp_map_site *probemap_sites; /* mirror of the map_sites map */
 	size_t nr_probemap_sites;
 	char providers[PROVIDERS_LEN]; /* providers seen, comma-separated */
@@ -104,11 +126,16 @@ struct session {
 	 * processes looked at, so that each is read once. */
 	struct file_id *sw_files;
 	size_t nr_sw_files, cap_sw_files;
-	pid_t *sw_seen;
+	struct sw_seen *sw_seen;
 	size_t nr_sw_seen, cap_sw_seen;
+	unsigned int sw_scan_gen; /* the /proc scan under way, or the last one */
+	uint64_t sw_reported[4]; /* errnos of failures already reported */
 	struct sw_verdict *verdicts;
 	size_t nr_verdicts, cap_verdicts;
-	struct ring_buffer *rb;
+	struct file_id *dl_files; /* dynamic loaders hooked for every process */
+	size_t nr_dl_files, cap_dl_files;
+	struct ring_buffer *rb; /* events, and payload_rb into payloads */
+	struct payloads *payloads;
 	int epfd;
 	int sigfd;
 	sigset_t old_mask;
@@ -119,8 +146,15 @@ struct session {
 	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
 	struct v2_state *v2;
 	uint64_t attach_errors;
+	uint64_t untracked; /* processes userspace could not add to the targets map */
+	/* System-wide: the records of exited processes, taken out of the maps
+	 * (retire.c), and how they were folded. */
+	struct profile *retired;
+	struct retire_fold *fold;
+	uint64_t retired_label_errors;
 	int child_status;
 	bool stop;
+	int fatal; /* -errno that ends the session (a probe map that does not fit) */
 	double start_mono, end_mono;
 	double start_wall, end_wall;
 	bool collected;
@@ -143,12 +177,13 @@ void loader__stop_sampler(struct session *s); /* idempotent */
 
 /* attach.c */
 /* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:
- * every process mapping it). Returns the sites attached or -errno (-ENOMSG: a
- * probe map does not fit the file, already reported). */
-int attach__file(struct session *s, pid_t pid, const char *path);
-/* Attaches prog to the sites of fsp:name of a file (cookies | cookie_flag). */
-int attach__sites(struct session *s, pid_t pid, const char *path, struct bpf_program *prog,
-		  const char *name, __u64 cookie_flag, const struct usdt_site *sites, size_t nr);
+ * every process mapping it), all or none, leaves first. path names the file;
+ * fd, if not -1, is the file open (else path is opened). Returns the sites
+ * attached or -errno (-ENOENT, -ESRCH: not reached; -ENOMSG: a probe map
+ * does not fit the file; other errors are reported and counted). */
+int attach__file(struct session *s, pid_t pid, const char *path, int fd);
+/* "/proc/self/fd/FD": a path the kernel and libbpf resolve to the open file. */
+void attach__fd_path(int fd, char *buf, size_t size);
 /* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
 int attach__link(struct session *s, struct bpf_link *link);
 /* Destroys every link kept (in threads: each waits for an RCU grace period). */
@@ -156,8 +191,10 @@ void attach__destroy_all(struct session *s);
 
 /* hooks.c */
 int hooks__dl(struct session *s, struct target *t, const char *exe);
-void hooks__unwind(struct session *s, pid_t pid, const char *path);
-void hooks__dl_file(struct session *s, const char *path);
+void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath);
+/* Is path a dynamic loader (ld.so)? */
+bool hooks__is_dl(const char *path);
+void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino);
 
 /* targets.c */
 struct target *targets__find(struct session *s, pid_t pid);
@@ -168,22 +205,50 @@ int targets__rescan(struct session *s, struct target *t);
 void targets__gone(struct session *s, struct target *t);
 
 /* syswide.c */
-/* Has the file been scanned already? Else records it. 0 or -ENOMEM. */
-int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen);
+/* Have the file's probes been attached for every process (or failed)? */
+bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino);
+/* Records that they have. 0 or -ENOMEM. */
+int syswide__file_add(struct session *s, dev_t dev, ino_t ino);
 /* Looks at every process in /proc not looked at yet. */
 int syswide__rescan(struct session *s);
 /* A process fired its first probe. */
 void syswide__new_process(struct session *s, pid_t pid);
 /* A process that is no target exec'd: look at it again. */
 void syswide__exec(struct session *s, pid_t pid);
+/* A process that was a target (or excluded) exited. */
+void syswide__exit(struct session *s, pid_t pid);
+/* A process that is no target changed its link map (dlopen): look at it now. */
+void syswide__dlopen(struct session *s, pid_t pid);
+
+/* collect.c */
+/* Adds the records of processes pids to p and deletes them from the maps
+ * (their mark_stats slots zeroed and freed). 0 or -errno. */
+int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr);
+
+/* retire.c */
+/* Retires the targets gone for RETIRE_DELAY_S: their records move from the
+ * maps to s->retired, folded after the first RETIRED_KEEP (DIAG_FOLDED_PROCESSES). */
+void retire__due(struct session *s);
+/* Seconds until the next target is due (< 0: none gone). */
+double retire__next(const struct session *s);
+/* Adds the retired records to p. 0 or -errno. */
+int retire__replay(struct session *s, struct profile *p);
+uint64_t retire__folded(const struct session *s);
+void retire__free(struct session *s);
+
+/* collect.c */
+/* Reads the label at addr of tgid, which the BPF side could not, into the
+ * labels map (FSP_EVENT_LABEL). Best effort. */
+void collect__label_now(struct session *s, __u32 tgid, __u64 addr);
 
 /* v2.c */
 struct fsp_v2_file;
 struct mapping;
 /* Remembers the record of the file at path and attaches its fsp:v2 sites for
  * pid (0: every process). Returns the sites attached or -errno. */
-int v2__attach_file(struct session *s, pid_t pid, const char *path, const struct fsp_v2_file *vf,
-		    const struct usdt_site *sites, size_t nr);
+/* Remembers a file (open as fd) whose ABI v2 record was attached, for the
+ * rescans that find the record in each process mapping it. 0 or -errno. */
+int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf);
 /* Registers the records of pid's mapped files (m, n) for the sampler. */
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n);
 void v2__forget(struct session *s, pid_t pid); /* pid is gone */
@@ -192,5 +257,8 @@ void v2__free(struct session *s);
 /* loop.c */
 /* The epoll set: the signals, the ring buffer (pidfds join as targets come). */
 int loop__setup(struct session *s);
+/* err of adding or rescanning a target: -ENOMSG (a probe map does not fit
+ * a file, reported) ends the session. Returns err. */
+int loop__check(struct session *s, int err);
 
 #endif /* FSP_SESSION_INT_H */

@@ -3,7 +3,9 @@
  * probe map's provider, found in /proc at the start and every second, and by
  * its first probe; probes are attached per file, for every process. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +22,16 @@
 #include "util.h"
 #include "session_int.h"
 
-/* System-wide: has the file been scanned already? Else records it. */
-int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen)
+bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < s->nr_sw_files; i++) {
-		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino) {
-			*seen = true;
-			return 0;
-		}
-	}
-	*seen = false;
+	for (size_t i = 0; i < s->nr_sw_files; i++)
+		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino)
+			return true;
+	return false;
+}
+
+int syswide__file_add(struct session *s, dev_t dev, ino_t ino)
+{
 	if (fsp_grow((void **)&s->sw_files, &s->cap_sw_files, s->nr_sw_files + 1,
 		     sizeof(*s->sw_files)))
 		return -ENOMEM;
@@ -38,11 +40,13 @@ int syswide__file_seen(struct session *s, dev_t dev, ino_t ino, bool *seen)
 	return 0;
 }
 
-/* System-wide: has pid been looked at? Else records it. */
+/* System-wide: has pid been looked at? Else records it. Either way it is
+ * marked as seen by the scan under way. */
 static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
 {
 	for (size_t i = 0; i < s->nr_sw_seen; i++) {
-		if (s->sw_seen[i] == pid) {
+		if (s->sw_seen[i].pid == pid) {
+			s->sw_seen[i].gen = s->sw_scan_gen;
 			*seen = true;
 			return 0;
 		}
@@ -50,18 +54,29 @@ static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
 	*seen = false;
 	if (fsp_grow((void **)&s->sw_seen, &s->cap_sw_seen, s->nr_sw_seen + 1, sizeof(*s->sw_seen)))
 		return -ENOMEM;
-	s->sw_seen[s->nr_sw_seen++] = pid;
+	s->sw_seen[s->nr_sw_seen++] = (struct sw_seen){pid, s->sw_scan_gen};
 	return 0;
 }
 
 static void sw_forget(struct session *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nr_sw_seen; i++) {
-		if (s->sw_seen[i] == pid) {
+		if (s->sw_seen[i].pid == pid) {
 			s->sw_seen[i] = s->sw_seen[--s->nr_sw_seen];
 			return;
 		}
 	}
+}
+
+/* Forgets the processes the last scan did not see: they have exited. */
+static void sw_prune(struct session *s)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->nr_sw_seen; i++)
+		if (s->sw_seen[i].gen == s->sw_scan_gen)
+			s->sw_seen[j++] = s->sw_seen[i];
+	s->nr_sw_seen = j;
 }
 
 /* System-wide: does the comm filter let pid in? An excluded process is
@@ -80,36 +95,82 @@ static bool sw_admitted(struct session *s, pid_t pid)
 	return false;
 }
 
-/* Does the file at path carry fsp probes or the provider of a probe map? */
-static bool file_relevant(struct session *s, const char *path)
+/*
+ * A failure that makes system-wide mode miss processes for now (no
+ * descriptor left, no memory): reported at once, the first time for each
+ * error, and counted; what failed is tried again at the next scan.
+ */
+static void sw_report(struct session *s, const char *what, int err)
+{
+	unsigned int e = -err;
+
+	if (e < 256 && (s->sw_reported[e / 64] >> (e % 64)) & 1)
+		return;
+	if (e < 256)
+		s->sw_reported[e / 64] |= 1ULL << (e % 64);
+	log__err("cannot %s: %s; processes are looked at again at the next scan", what,
+		 strerror(e));
+	s->attach_errors++;
+}
+
+/* Errors that say the process or file is gone, not that we failed. */
+static bool gone_error(int err)
+{
+	return err == -ESRCH || err == -ENOENT;
+}
+
+/* Does the file at path carry fsp probes or the provider of a probe map?
+ * 1, 0 or -errno (the file could not be read: no verdict). */
+static int file_relevant(struct session *s, const char *path)
 {
 	struct usdt_site *sites = NULL;
 	size_t nr = 0, skipped;
 	bool relevant = false;
+	int err;
 
-	if (usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0))
-		return false;
+	err = usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0);
+	if (err == -ENOEXEC || err == -EACCES)
+		return 0; /* not an ELF file we can read: nothing to attach */
+	if (err)
+		return err;
 	for (size_t i = 0; i < nr && !relevant; i++) {
 		relevant = !strcmp(sites[i].provider, FSP_PROVIDER);
 		for (size_t m = 0; m < s->opts.nr_probemaps && !relevant; m++)
-			relevant =
-				!strcmp(sites[i].provider, s->opts.probemaps[m].probemap->provider);
+			relevant = probemap__has_provider(s->opts.probemaps[m].probemap,
+							  sites[i].provider);
 	}
 	free(sites);
 	return relevant;
+}
+
+/* A dynamic loader any process maps: hooked, for the libraries it loads. */
+static void sw_hook_dl(struct session *s, const char *path, dev_t dev, ino_t ino)
+{
+	char kpath[64];
+	int fd;
+
+	if (!hooks__is_dl(path))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	attach__fd_path(fd, kpath, sizeof(kpath));
+	hooks__dl_file(s, path, kpath, dev, ino);
+	close(fd);
 }
 
 struct sw_scan_ctx {
 	struct session *s;
 	pid_t pid;
 	bool relevant;
+	int failed; /* a file could not be read: -errno */
 };
 
 static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct sw_scan_ctx *c = ctx;
 	char host[PATH_MAX + 64];
-	bool relevant;
+	int relevant;
 
 	for (size_t i = 0; i < c->s->nr_verdicts; i++) {
 		if (c->s->verdicts[i].id.dev == dev && c->s->verdicts[i].id.ino == ino) {
@@ -119,6 +180,11 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	}
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
 	relevant = file_relevant(c->s, host);
+	if (relevant < 0) {
+		c->failed = relevant;
+		return 0;
+	}
+	sw_hook_dl(c->s, host, dev, ino);
 	if (fsp_grow((void **)&c->s->verdicts, &c->s->cap_verdicts, c->s->nr_verdicts + 1,
 		     sizeof(*c->s->verdicts)))
 		return -ENOMEM;
@@ -126,6 +192,8 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	c->relevant |= relevant;
 	return c->relevant ? 1 : 0;
 }
+
+static int sw_add(struct session *s, pid_t pid);
 
 static int sw_pid_cb(void *ctx, pid_t pid)
 {
@@ -140,19 +208,73 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 	if (err || seen)
 		return err;
 	err = procmaps__for_each_mapped_file(pid, sw_file_cb, &c);
-	if (err < 0 || !c.relevant || !sw_admitted(s, pid))
-		return err == -ENOMEM ? err : 0;
-	err = session__add_target(s, pid, NULL);
+	if (!err && !c.relevant && c.failed && !gone_error(c.failed))
+		err = c.failed;
+	if (err < 0) {
+		if (gone_error(err))
+			return 0;
+		/* Not looked at: again at the next scan. EACCES: a process in
+		 * the middle of an exec (its mappings are not readable then). */
+		sw_forget(s, pid);
+		if (err != -EACCES)
+			sw_report(s, "read the mappings or files of a process", err);
+		return 0;
+	}
+	if (!c.relevant || !sw_admitted(s, pid))
+		return 0;
+	return sw_add(s, pid);
+}
+
+/* Profiles pid, a process with probes. 0 or -ENOMSG (a probe map does not
+ * fit, fatal). */
+static int sw_add(struct session *s, pid_t pid)
+{
+	int err = session__add_target(s, pid, NULL);
+
 	if (err == -ENOMSG)
 		return err;
-	if (err < 0 && err != -ESRCH)
-		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
+	/* Errors of attaching are reported where they happen; the target's
+	 * files are read again at the next scan. */
+	if (err < 0 && !gone_error(err))
+		sw_report(s, "read the mappings or files of a process with probes", err);
 	return 0;
+}
+
+/*
+ * Deletes the targets map's entries of processes that are gone. The kernel
+ * side deletes a process's entry at its exit, but userspace may write one
+ * for a process that has just exited (an admission or exclusion decided from
+ * an event or a scan that raced with the exit): without this, such entries
+ * would fill the map over the hours.
+ */
+static void sw_sweep(struct session *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.targets);
+	__u32 key, last, *prev = NULL, gone[256];
+	size_t n = 0;
+
+	while (n < sizeof(gone) / sizeof(gone[0]) && !bpf_map_get_next_key(fd, prev, &key)) {
+		last = key;
+		prev = &last;
+		if (kill((pid_t)key, 0) && errno == ESRCH)
+			gone[n++] = key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
 }
 
 int syswide__rescan(struct session *s)
 {
-	return procscan__for_each_pid(sw_pid_cb, s);
+	int err;
+
+	s->sw_scan_gen++;
+	err = procscan__for_each_pid(sw_pid_cb, s);
+	if (!err)
+		sw_prune(s);
+	else if (err != -ENOMSG)
+		sw_report(s, "scan /proc", err);
+	sw_sweep(s);
+	return err;
 }
 
 int session__add_system_wide(struct session *s)
@@ -165,22 +287,39 @@ int session__add_system_wide(struct session *s)
 void syswide__new_process(struct session *s, pid_t pid)
 {
 	bool seen;
-	int err;
 
 	if (targets__find(s, pid))
 		return;
 	if (sw_pid_seen(s, pid, &seen) || !sw_admitted(s, pid))
 		return;
-	err = session__add_target(s, pid, NULL);
-	if (err < 0 && err != -ESRCH)
-		log__verbose("cannot profile process %d: %s", pid, strerror(-err));
+	sw_add(s, pid);
 }
 
 void syswide__exec(struct session *s, pid_t pid)
 {
-	__u32 key = pid;
-
+	/* The kernel side dropped an exclusion (--comm) of the old program. */
 	sw_forget(s, pid);
-	/* An exclusion (--comm) was of the old program. */
-	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.targets), &key);
+}
+
+void syswide__exit(struct session *s, pid_t pid)
+{
+	struct target *t = targets__find(s, pid);
+
+	/* The kernel side deleted it from the targets map at the exit. */
+	sw_forget(s, pid);
+	if (t)
+		targets__gone(s, t);
+}
+
+/*
+ * A process that is no target changed its link map: it may have loaded a
+ * library with probes that no process mapped before, whose probes nobody
+ * attached yet. Looked at right away (it goes on running meanwhile: what it
+ * runs of the library before the probes are armed is not profiled; the
+ * semaphores stay down until then, so nothing is half counted).
+ */
+void syswide__dlopen(struct session *s, pid_t pid)
+{
+	sw_forget(s, pid);
+	sw_pid_cb(s, pid);
 }

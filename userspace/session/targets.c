@@ -2,7 +2,9 @@
 /* The processes profiled: adding one, and attaching the files it maps,
  * once each, at the start and at every rescan (dlopen, exec, each second). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -13,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "log.h"
 #include "procmaps.h"
 #include "procscan.h"
 #include "util.h"
@@ -53,30 +56,40 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct scan_ctx *c = ctx;
 	/* The file as the target sees it, also in another mount namespace. */
-	char host[PATH_MAX + 64];
-	bool sw = c->s->opts.system_wide, seen;
-	int err;
+	char host[PATH_MAX + 64], kpath[64];
+	bool sw = c->s->opts.system_wide;
+	int err, fd;
 
 	if (target_has_file(c->t, dev, ino))
 		return 0;
 	err = target_add_file(c->t, dev, ino);
-	if (!err && sw)
-		err = syswide__file_seen(c->s, dev, ino, &seen);
 	if (err)
 		return err;
-	if (sw && seen)
+	if (sw && syswide__file_known(c->s, dev, ino))
 		return 0; /* attached for every process when first seen */
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
-	if (sw || c->t->unwind_hooked)
-		hooks__unwind(c->s, sw ? -1 : c->t->pid, host);
-	if (sw)
-		hooks__dl_file(c->s, host);
-	err = attach__file(c->s, sw ? 0 : c->t->pid, host);
+	fd = open(host, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		attach__fd_path(fd, kpath, sizeof(kpath));
+		if (sw || c->t->unwind_hooked)
+			hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
+		if (sw)
+			hooks__dl_file(c->s, host, kpath, dev, ino);
+	}
+	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
+	if (fd >= 0)
+		close(fd);
+	if (err == -ESRCH || err == -ENOENT) {
+		/* Not reached: the next process mapping the file attaches it.
+		 * The process is gone, or the file is (a deleted file). */
+		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
+	}
+	/* Attached, or failed and reported: not tried again for each process. */
+	if (sw && syswide__file_add(c->s, dev, ino))
+		return -ENOMEM;
 	if (err == -ENOMSG)
 		return err;
-	if (err < 0)
-		return err == -ESRCH || err == -ENOENT ? -ESRCH : 0;
-	c->sites += err;
+	c->sites += err > 0 ? err : 0;
 	return 0;
 }
 
@@ -88,7 +101,7 @@ static int hook_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	(void)dev;
 	(void)ino;
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
-	hooks__unwind(c->s, c->t->pid, host);
+	hooks__unwind(c->s, c->t->pid, host, host);
 	return 0;
 }
 
@@ -108,7 +121,7 @@ int targets__rescan(struct session *s, struct target *t)
 			return err;
 	}
 	/* One read of /proc/PID/maps: the files to attach, and the mappings
-	 * kept for the labels of a process that is gone by the end. */
+	 * kept for the labels of a process or library that is gone by the end. */
 	err = procmaps__read(t->pid, &m, &n);
 	if (err)
 		return err;
@@ -128,9 +141,13 @@ int targets__rescan(struct session *s, struct target *t)
 		t->unwind_hooked = true;
 	}
 	v2__scan(s, t->pid, m, n);
-	procmaps__free(t->mappings, t->nr_mappings);
+	/* The mappings gone since the last scan (a dlclose()d library) stay
+	 * known: their labels may be read from their files at the end. */
+	err = procmaps__keep_gone(&m, &n, t->mappings, t->nr_mappings);
 	t->mappings = m;
 	t->nr_mappings = n;
+	if (err)
+		return err;
 	return c.sites;
 }
 
@@ -139,11 +156,52 @@ static int pidfd_open(pid_t pid)
 	return syscall(SYS_pidfd_open, pid, 0);
 }
 
+/*
+ * -p: a pidfd per target tells its exit (closed then). System-wide, the
+ * kernel side reports exits instead: no descriptor per process, whose limit
+ * a busy host would reach.
+ */
+static int watch_exit(struct session *s, struct target *t)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_PIDFD | s->nr_targets};
+	int err;
+
+	if (s->opts.system_wide)
+		return 0;
+	t->pidfd = pidfd_open(t->pid);
+	err = t->pidfd < 0 ? -errno : 0;
+	if (!err && epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
+		err = -errno;
+		close(t->pidfd);
+		t->pidfd = -1;
+	}
+	if (err && err != -ESRCH) {
+		log__err("cannot watch process %d for its exit: %s; it is not profiled", t->pid,
+			 strerror(-err));
+		s->attach_errors++;
+	}
+	return err;
+}
+
+/* Admits pid in the kernel side's targets map; a full map is reported. */
+static int admit(struct session *s, pid_t pid)
+{
+	__u32 key = pid, one = 1;
+	int err;
+
+	if (!bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+		return 0;
+	err = -errno;
+	if (!s->untracked++)
+		log__err("cannot profile process %d: %s (more processes with probes at once than "
+			 "fsp-bpf tracks); such processes are counted as untracked",
+			 pid, strerror(-err));
+	return err;
+}
+
 int session__add_target(struct session *s, pid_t pid, const char *exe)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
 	struct target *t = targets__find(s, pid);
-	__u32 key = pid, one = 1;
 	int err, sites = 0;
 
 	if (!t) {
@@ -153,22 +211,21 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		t = &s->targets[s->nr_targets];
 		memset(t, 0, sizeof(*t));
 		t->pid = pid;
-		t->pidfd = pidfd_open(pid);
-		if (t->pidfd < 0)
-			return -errno;
-		ev.data.u64 = TAG_PIDFD | s->nr_targets;
-		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, t->pidfd, &ev)) {
-			err = -errno;
-			close(t->pidfd);
+		t->pidfd = -1;
+		err = watch_exit(s, t);
+		if (err)
 			return err;
-		}
 		t->alive = true;
 		if (procscan__nspid(pid, &t->nspid))
 			t->nspid = pid;
 		s->nr_targets++;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
-		return -errno;
+	/* -a: admitted once its files are attached, so that the leaves it fires
+	 * while they are (entered before: unseen) are not counted as unmatched;
+	 * with its first enter the kernel side admits it anyway. */
+	err = s->opts.system_wide ? 0 : admit(s, pid);
+	if (err)
+		return err;
 	if (exe) {
 		struct stat st;
 
@@ -181,7 +238,7 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		err = target_add_file(t, st.st_dev, st.st_ino);
 		if (err)
 			return err;
-		sites = attach__file(s, pid, exe);
+		sites = attach__file(s, pid, exe, -1);
 		t->probed |= sites > 0;
 		return sites;
 	}
@@ -189,6 +246,11 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 	if (err < 0)
 		return err;
 	sites += err;
+	if (s->opts.system_wide) {
+		err = admit(s, pid);
+		if (err)
+			return err;
+	}
 	return sites;
 }
 
@@ -197,6 +259,11 @@ void targets__gone(struct session *s, struct target *t)
 	if (!t->alive)
 		return;
 	t->alive = false;
-	epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+	t->gone_mono = now(CLOCK_MONOTONIC);
+	if (t->pidfd >= 0) {
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, t->pidfd, NULL);
+		close(t->pidfd);
+		t->pidfd = -1;
+	}
 	v2__forget(s, t->pid);
 }

@@ -66,14 +66,14 @@ void v2__free(struct session *s)
 	s->v2 = NULL;
 }
 
-static int remember_file(struct session *s, const char *path, const struct fsp_v2_file *vf)
+int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf)
 {
 	struct v2_state *v = state(s);
 	struct stat st;
 
 	if (!v)
 		return -ENOMEM;
-	if (stat(path, &st))
+	if (fstat(fd, &st))
 		return -errno;
 	for (size_t i = 0; i < v->nr_files; i++) {
 		if (v->files[i].id.dev == st.st_dev && v->files[i].id.ino == st.st_ino) {
@@ -86,19 +86,6 @@ static int remember_file(struct session *s, const char *path, const struct fsp_v
 	v->files[v->nr_files].id = (struct file_id){st.st_dev, st.st_ino};
 	v->files[v->nr_files++].f = *vf;
 	return 0;
-}
-
-int v2__attach_file(struct session *s, pid_t pid, const char *path, const struct fsp_v2_file *vf,
-		    const struct usdt_site *sites, size_t nr)
-{
-	int err = remember_file(s, path, vf);
-
-	if (err)
-		return err;
-	err = attach__sites(s, pid, path, s->skel->progs.v2_announce, FSP_V2_PROBE, 0, sites, nr);
-	if (err > 0)
-		s->nr_v2_files++;
-	return err;
 }
 
 /* The v2_procs entry of pid holds reg (added or updated if not). */
@@ -226,6 +213,11 @@ void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 void v2__forget(struct session *s, pid_t pid)
 {
 	struct v2_state *v = s->v2;
+	__u32 key = pid;
+
+	/* Its records mean nothing to a process that takes the PID next. */
+	if (!bpf_map_delete_elem(bpf_map__fd(s->skel->maps.v2_procs), &key))
+		__atomic_fetch_add(&s->skel->bss->v2_epoch, 1, __ATOMIC_SEQ_CST);
 
 	for (size_t i = 0; v && i < v->nr_regs;) {
 		if (v->regs[i].pid == pid)

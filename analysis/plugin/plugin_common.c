@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* What the built-in plug-ins share (plugin_builtin.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin_builtin.h"
+#include "util.h"
+
+static uint64_t cost_ns(const struct pl_cost *c, uint64_t period_ns)
+{
+	uint64_t on = period_ns && c->samples > UINT64_MAX / period_ns ? UINT64_MAX
+								       : c->samples * period_ns;
+
+	return on > UINT64_MAX - c->offcpu_ns ? UINT64_MAX : on + c->offcpu_ns;
+}
+
+int pl_cost_cmp(const struct pl_cost *a, const struct pl_cost *b, uint64_t period_ns)
+{
+	int c = fsp_cmp_u64(cost_ns(b, period_ns), cost_ns(a, period_ns));
+
+	return c ? c : fsp_cmp_u64(b->samples, a->samples);
+}
+
+struct pl_cost *pl_stack_costs(const struct fsp_plugin_host *h, const struct fsp_plugin_profile *p,
+			       const struct fsp_plugin_info *info)
+{
+	struct pl_cost *c = calloc(info->nr_stacks ? info->nr_stacks : 1, sizeof(*c));
+	struct fsp_plugin_sample s;
+	size_t n = h->nr_samples(p);
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!h->sample(p, i, &s) && s.stack < info->nr_stacks)
+			pl_cost_add(&c[s.stack], s.count, s.offcpu_ns);
+	return c;
+}
+
+void pl_json_cost(const struct fsp_plugin_host *h, struct fsp_plugin_json *j, const char *prefix,
+		  const struct pl_cost *c, const struct fsp_plugin_info *info)
+{
+	static const char *const names[] = {"samples", "time_ms", "pct", "offcpu_ns"};
+	char key[4][48];
+
+	for (int i = 0; i < 4; i++)
+		snprintf(key[i], sizeof(key[i]), "%s%s", prefix, names[i]);
+	h->json_key(j, key[0]);
+	h->json_u64(j, c->samples);
+	h->json_key(j, key[1]);
+	h->json_real(j, pl_ms(c->samples, info->period_ns));
+	h->json_key(j, key[2]);
+	h->json_real(j, pl_pct(c->samples, info->total_samples));
+	h->json_key(j, key[3]);
+	h->json_u64(j, c->offcpu_ns);
+}
+
+void pl_text_cost(FILE *out, const char *lead, uint64_t samples, const struct fsp_plugin_info *info)
+{
+	fprintf(out, "%s%10.1f %6.2f%%", lead, pl_ms(samples, info->period_ns),
+		pl_pct(samples, info->total_samples));
+}

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The HTML report in a real browser: Debian's chromium, headless, driven by
+ * tests/integration/html_browser.mjs (playwright-core, from the npm ci of
+ * analysis/render/html). Screenshots are kept in
+ * $FSP_OUT/test-artifacts/html/TEST/.
+ *
+ *   html_profile   a real recording (examples/demo_mt, --off-cpu): the table
+ *                  equals the text report, sorting, the source view of a
+ *                  FILE:LINE instance, the histogram, a thread filter, the
+ *                  flame graph's zoom and search; record --format html -o
+ *   html_diff      two runs of examples/demo, diff --scale 2: the table
+ *                  equals the text table, sorting, a source line colored
+ *   html_hostile   a profile whose labels, target and source are markup:
+ *                  shown as text, nothing of theirs runs
+ *   html_extend    plug-in sections and native frames put into a page's data
+ *                  render (the extension points of docs/output-formats.md)
+ *   html_1m        1,000,000 samples over 100,000 stacks (bench/gen_profile):
+ *                  a file under 20 MB, drawn in under 3 s
+ *
+ * Every browser run fails on a console error, an exception or a request.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "itest.h"
+#include "profile.h"
+#include "profile_io.h"
+
+#define HTML_MAX_BYTES (20u << 20)
+#define HTML_MAX_MS "3000"
+
+static const char *out_dir(void)
+{
+	const char *out = getenv("FSP_OUT");
+
+	return out ? out : ".output";
+}
+
+/* The source tree: FSP_OUT's parent. */
+static const char *root_path(const char *rel)
+{
+	static char buf[4][4096];
+	static int slot;
+	char *b = buf[slot++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s/../%s", out_dir(), rel);
+	return b;
+}
+
+/* $FSP_OUT/test-artifacts/html/NAME, created. */
+static const char *shots_dir(const char *name)
+{
+	static char buf[4096];
+	char cmd[4200];
+
+	snprintf(buf, sizeof(buf), "%s/test-artifacts/html/%s", out_dir(), name);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", buf);
+	assert_int_equal(system(cmd), 0);
+	return buf;
+}
+
+/* fsp-bpf ARGS... (NULL-terminated), exit 0; returns stdout (caller frees). */
+static char *fsp_ok(const char *tag, ...)
+{
+	char *argv[40] = {NULL};
+	struct itest_proc p;
+	va_list ap;
+	int n = 1;
+
+	va_start(ap, tag);
+	for (char *a; n < 39 && (a = va_arg(ap, char *));)
+		argv[n++] = a;
+	va_end(ap);
+	itest_run_fspv(&p, tag, 60, argv);
+	itest_assert_exit(&p, 0);
+	free(p.err);
+	return p.out;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* node html_browser.mjs MODE ARGS... (NULL-terminated); fails the test with
+ * the script's output unless it exits 0. */
+static void browser(const char *mode, ...)
+{
+	char *argv[16] = {"/usr/bin/env", "node",
+			  (char *)root_path("tests/integration/html_browser.mjs"), (char *)mode};
+	char modules[4200];
+	struct itest_proc p;
+	va_list ap;
+	int n = 4;
+
+	if (access("/usr/bin/chromium", X_OK))
+		fail_msg("/usr/bin/chromium is missing: scripts/install-deps.sh installs it");
+	snprintf(modules, sizeof(modules), "%s/html/node_modules", out_dir());
+	setenv("FSP_NODE_MODULES", modules, 1);
+	va_start(ap, mode);
+	for (char *a; n < 15 && (a = va_arg(ap, char *));)
+		argv[n++] = a;
+	va_end(ap);
+	itest_spawn(&p, mode, argv);
+	itest_wait(&p, 120);
+	printf("%s", p.out ? p.out : "");
+	if (!WIFEXITED(p.status) || WEXITSTATUS(p.status))
+		fail_msg("html_browser.mjs %s failed:\n%s%s", mode, p.out ? p.out : "",
+			 p.err ? p.err : "");
+	free(p.out);
+	free(p.err);
+}
+
+static void assert_page(const char *path)
+{
+	char *page = itest_slurp(path);
+
+	assert_non_null(page);
+	if (strncmp(page, "<!DOCTYPE html>", 15) || !strstr(page, "id=\"fsp-data\""))
+		fail_msg("%s is not fsp-bpf's HTML report", path);
+	free(page);
+}
+
+/* Records examples/demo_mt with --off-cpu into JSON. */
+static void record_demo_mt(const char *json)
+{
+	char demo[4200];
+
+	snprintf(demo, sizeof(demo), "%s/examples/demo_mt", out_dir());
+	free(fsp_ok("record", "-F", ITEST_HZ, "--off-cpu", "-o", json, "--", demo, "3", "400",
+		    NULL));
+}
+
+static void test_html_profile(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *html = itest_tmp("prof.html"),
+		   *text = itest_tmp("prof.txt"), *live = itest_tmp("live.html");
+	char demo[4200], *out;
+
+	(void)state;
+	record_demo_mt(json);
+	out = fsp_ok("report", "report", "--min-pct", "0", json, NULL);
+	write_text(text, out);
+	free(out);
+	free(fsp_ok("html", "report", "--format", "html", "--source-dir", root_path("examples"),
+		    "-o", html, json, NULL));
+	assert_page(html);
+	browser("profile", html, text, shots_dir("profile"), NULL);
+	/* record --format html -o: the page to the file, the text report to stdout */
+	snprintf(demo, sizeof(demo), "%s/examples/demo_mt", out_dir());
+	out = fsp_ok("record-html", "--format", "html", "-o", live, "--", demo, "2", "200", NULL);
+	assert_non_null(strstr(out, "accounts for"));
+	free(out);
+	assert_page(live);
+}
+
+static void test_html_diff(void **state)
+{
+	const char *base = itest_tmp("base.json"), *new_p = itest_tmp("new.json"),
+		   *html = itest_tmp("diff.html"), *text = itest_tmp("diff.txt");
+	char demo[4200], *out;
+
+	(void)state;
+	snprintf(demo, sizeof(demo), "%s/examples/demo", out_dir());
+	free(fsp_ok("base", "-F", ITEST_HZ, "-o", base, "--", demo, "400", NULL));
+	free(fsp_ok("new", "-F", ITEST_HZ, "-o", new_p, "--", demo, "800", NULL));
+	out = fsp_ok("diff", "diff", "--scale", "2", "--min-pct", "0", base, new_p, NULL);
+	write_text(text, out);
+	free(out);
+	free(fsp_ok("diff-html", "diff", "--scale", "2", "--format", "html", "--source-dir",
+		    root_path("examples"), "-o", html, base, new_p, NULL));
+	assert_page(html);
+	browser("diff", html, text, shots_dir("diff"), NULL);
+}
+
+/* A profile made with the analysis API: labels, target, a comm and a
+ * source file that are markup. */
+static void test_html_hostile(void **state)
+{
+	static const struct profile_meta meta = {
+		.target = "<b>bold</b> target",
+		.tool_version = "0.1.0",
+		.frequency_hz = 1000,
+		.period_ns = 1000000,
+		.duration_s = 1.0,
+	};
+	const struct profile_frame s1[] = {
+		{PROFILE_MARK, "</script><script>window.__pwned=1</script>", "evil.c:2", 0},
+	};
+	const struct profile_frame s2[] = {
+		{PROFILE_MARK, "<img src=x onerror=\"window.__pwned=1\">", "<!-- <script>", 0},
+	};
+	const char *json = itest_tmp("evil.json"), *html = itest_tmp("evil.html"),
+		   *src = itest_tmp("evil.c");
+	struct profile *p = profile__new();
+	char err[256];
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__add_thread(p, 7, 7, "<i>comm</i>"), 0);
+	assert_int_equal(profile__add_stack(p, 7, 1, s1, 1), 0);
+	assert_int_equal(profile__add_stack(p, 7, 2, s2, 1), 0);
+	assert_int_equal(profile__add_samples(p, 7, 7, 1, 60), 0);
+	assert_int_equal(profile__add_samples(p, 7, 7, 2, 40), 0);
+	assert_int_equal(profile__save(json, p, err, sizeof(err)), 0);
+	profile__free(p);
+	write_text(src, "int x;\n<script>window.__pwned=1</script> </pre></div>\n");
+	assert_int_equal(chmod(src, 0644), 0);
+	free(fsp_ok("evil-html", "report", "--format", "html", "--source-dir", itest_tmp("."), "-o",
+		    html, json, NULL));
+	browser("hostile", html, shots_dir("hostile"), NULL);
+}
+
+static void test_html_extend(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *html = itest_tmp("prof.html");
+
+	(void)state;
+	record_demo_mt(json);
+	free(fsp_ok("html", "report", "--format", "html", "-o", html, json, NULL));
+	browser("extend", html, shots_dir("extend"), NULL);
+}
+
+static void test_html_1m(void **state)
+{
+	const char *json = itest_tmp("big.json"), *html = itest_tmp("big.html");
+	char gen[4200];
+	struct itest_proc p;
+	struct stat st;
+
+	(void)state;
+	snprintf(gen, sizeof(gen), "%s/bench/gen_profile", out_dir());
+	char *argv[] = {gen,  "-n", "1000000", "-k", "100000",	   "-t",
+			"64", "-s", "1",       "-o", (char *)json, NULL};
+	itest_spawn(&p, "gen", argv);
+	itest_wait(&p, 120);
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+	free(fsp_ok("html", "report", "--format", "html", "-o", html, json, NULL));
+	assert_int_equal(stat(html, &st), 0);
+	printf("1M samples: %s is %.1f MB\n", html, (double)st.st_size / 1e6);
+	if ((uint64_t)st.st_size >= HTML_MAX_BYTES)
+		fail_msg("the page of 1M samples is %lld bytes, not under 20 MiB",
+			 (long long)st.st_size);
+	browser("perf", html, HTML_MAX_MS, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_html_profile), ITEST(test_html_diff), ITEST(test_html_hostile),
+		ITEST(test_html_extend),  ITEST(test_html_1m),
+	};
+
+	return ITEST_MAIN("html", tests);
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What fsp-bpf record does around a session:
+ *
+ *   output_checked_first  an -o that cannot be written fails at once, before
+ *                         anything runs, not after the session
+ *   save_fallback         a save that fails at the end (a full device) keeps
+ *                         the profile in $TMPDIR and says where
+ *   file_permissions      new profiles and rendered files are 0600, under sudo
+ *                         the invoking user's; --file-mode; a replaced file
+ *                         keeps its owner and mode
+ *   early_signal          Ctrl-C or SIGTERM while the BPF programs load ends
+ *                         with the report, not by the default action
+ *   high_frequency        -F above 10000 Hz says what it costs
+ *   pid_twice             -p P,P is one target, with no warning about it
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "itest.h"
+#include "profile.h"
+#include "profile_io.h"
+
+/* A profile in path that loads and has samples. */
+static void assert_profile(const char *path)
+{
+	struct profile *p = itest_profile_load(path);
+
+	assert_true(profile__total_samples(p) > 0);
+	profile__free(p);
+}
+
+static void assert_mode_owner(const char *path, unsigned int mode, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		fail_msg("%s: missing", path);
+	if ((st.st_mode & 07777) != mode || st.st_uid != uid || st.st_gid != gid)
+		fail_msg("%s: mode %04o owner %d:%d, want %04o %d:%d", path, st.st_mode & 07777,
+			 st.st_uid, st.st_gid, mode, uid, gid);
+}
+
+static void test_output_checked_first(void **state)
+{
+	const char *marker = itest_tmp("ran"), *dir = itest_tmp(".");
+	struct itest_proc p;
+
+	(void)state;
+	/* A missing directory: refused before the half-hour session, and before
+	 * the command runs. */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-o", "/nonexistent/dir/p.json", "-d", "1800",
+		      "--", "/usr/bin/touch", marker, NULL);
+	itest_assert_failed_cleanly(&p);
+	print_message("  refused after %.3f s\n", p.end_s - p.start_s);
+	assert_true(p.end_s - p.start_s < 5);
+	itest_assert_one_error_line(&p, "/nonexistent/dir/p.json", "no such file or directory",
+				    "nothing was profiled", NULL);
+	assert_int_equal(access(marker, F_OK), -1);
+	/* A directory in the way */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-o", dir, "-d", "1800", "--", "/usr/bin/touch",
+		      marker, NULL);
+	itest_assert_failed_cleanly(&p);
+	itest_assert_one_error_line(&p, "is a directory", NULL);
+	assert_int_equal(access(marker, F_OK), -1);
+}
+
+static void test_save_fallback(void **state)
+{
+	const char *keep = itest_tmp("keep");
+	char *saved = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL, *at, path[4096];
+	struct itest_proc p;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(mkdir(keep, 0700), 0);
+	setenv("TMPDIR", keep, 1);
+	/* /dev/full passes the check (it can be opened for writing) and fails
+	 * the write: as a disk that fills up during the session */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-o", "/dev/full", "--",
+		      itest_workload("wl_short"), itest_tmp("truth"), NULL);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+	itest_assert_failed_cleanly(&p);
+	itest_assert_one_error_line(&p, "/dev/full", "no space left on device", "saved in", keep,
+				    NULL);
+	/* the report is printed all the same */
+	assert_non_null(strstr(p.out, "feature profile of"));
+	at = strstr(p.err, keep);
+	n = strcspn(at, " \n");
+	snprintf(path, sizeof(path), "%.*s", (int)n, at);
+	print_message("  kept in %s\n", path);
+	assert_non_null(strstr(path, "/fsp-bpf-full-"));
+	assert_profile(path);
+	assert_mode_owner(path, 0600, 0, getegid());
+	unlink(path);
+}
+
+/* fsp-bpf ARGS -- wl_short (exit 0); env: "NAME=VALUE" set for the run. */
+static void record_with_env(const char *env_uid, const char *env_gid, char **args)
+{
+	char *argv[32] = {NULL};
+	struct itest_proc p;
+	int n = 1;
+
+	for (int i = 0; args[i] && n < 28; i++)
+		argv[n++] = args[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)itest_workload("wl_short");
+	argv[n++] = (char *)itest_tmp("truth");
+	argv[n] = NULL;
+	if (env_uid) {
+		setenv("SUDO_UID", env_uid, 1);
+		setenv("SUDO_GID", env_gid, 1);
+	}
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_file_permissions(void **state)
+{
+	const char *json = itest_tmp("p.json"), *folded = itest_tmp("p.folded"),
+		   *open_json = itest_tmp("open.json");
+	char *plain[] = {"-o", (char *)json, NULL};
+	char *asked[] = {"-o", (char *)open_json, "--file-mode", "644", NULL};
+	char *unset_uid = getenv("SUDO_UID") ? strdup(getenv("SUDO_UID")) : NULL;
+	char *unset_gid = getenv("SUDO_GID") ? strdup(getenv("SUDO_GID")) : NULL;
+	struct itest_proc p;
+
+	(void)state;
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	/* root, not under sudo: root's, private */
+	record_with_env(NULL, NULL, plain);
+	assert_mode_owner(json, 0600, 0, getegid());
+	assert_profile(json);
+	/* the user asked otherwise */
+	record_with_env(NULL, NULL, asked);
+	assert_mode_owner(open_json, 0644, 0, getegid());
+	/* a replaced file keeps its owner and mode */
+	assert_int_equal(chown(json, 4321, 4322), 0);
+	assert_int_equal(chmod(json, 0640), 0);
+	record_with_env(NULL, NULL, plain);
+	assert_mode_owner(json, 0640, 4321, 4322);
+	unlink(json);
+	/* under sudo: the invoking user's */
+	record_with_env("65534", "65533", plain);
+	assert_mode_owner(json, 0600, 65534, 65533);
+	/* rendered files too (report -o) */
+	setenv("SUDO_UID", "65534", 1);
+	setenv("SUDO_GID", "65533", 1);
+	itest_run_fsp(&p, "report", ITEST_TIMEOUT_S, "report", "--format", "folded", "-o", folded,
+		      json, NULL);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	itest_assert_exit(&p, 0);
+	assert_mode_owner(folded, 0600, 65534, 65533);
+	if (unset_uid)
+		setenv("SUDO_UID", unset_uid, 1);
+	if (unset_gid)
+		setenv("SUDO_GID", unset_gid, 1);
+	free(unset_uid);
+	free(unset_gid);
+}
+
+/* Has pid blocked sig (SigBlk in /proc/PID/status)? */
+static bool blocks(pid_t pid, int sig)
+{
+	char path[64], *status, *line;
+	unsigned long long mask = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	status = itest_slurp(path);
+	line = status ? strstr(status, "\nSigBlk:") : NULL;
+	if (line)
+		mask = strtoull(line + 8, NULL, 16);
+	free(status);
+	return mask & (1ULL << (sig - 1));
+}
+
+/* Is pid loading its BPF objects (a BPF map among its open files)? */
+static bool loading_bpf(pid_t pid)
+{
+	char dir[64], path[320], link[128];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	while (d && !found && (de = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = 0;
+			found = strstr(link, "bpf-map") != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * The signal arrives as soon as fsp-bpf holds it, or once it has started
+ * loading its BPF objects (its first BPF map: the session is ~60 ms away),
+ * or a little later: the run ends normally (exit 0, not killed by the
+ * signal) with its report.
+ */
+static void test_early_signal(void **state)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGINT, SIGTERM, SIGINT};
+	static const bool at_load[] = {false, false, true, true, false};
+	static const double delay_s[] = {0, 0, 0, 0, 0.03};
+	char *argv[] = {NULL, "--", "/bin/sleep", "10", NULL};
+
+	(void)state;
+	argv[0] = (char *)itest_fsp_bpf();
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct itest_proc p;
+		double t0;
+
+		itest_spawn(&p, "fsp", argv);
+		t0 = itest_now();
+		while (!(at_load[i] ? loading_bpf(p.pid) : blocks(p.pid, sigs[i])) &&
+		       !itest_poll(&p) && itest_now() - t0 < 10)
+			itest_sleep(0.0002);
+		assert_false(p.exited);
+		itest_sleep(delay_s[i]);
+		itest_signal(&p, sigs[i]);
+		itest_wait(&p, ITEST_TIMEOUT_S);
+		print_message("  signal %d %s, +%.0f ms: %s\n", sigs[i],
+			      at_load[i] ? "while loading BPF" : "once held", delay_s[i] * 1e3,
+			      WIFEXITED(p.status) ? "exited" : "killed");
+		itest_assert_exit(&p, 0);
+		assert_non_null(strstr(p.out, "feature profile of /bin/sleep 10"));
+		itest_kill(&p); /* the command it started */
+	}
+}
+
+static void test_high_frequency(void **state)
+{
+	struct itest_proc p;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", "20000", "--", "/bin/true", NULL);
+	itest_assert_exit(&p, 0);
+	if (!strstr(p.err, "fsp-bpf: -F 20000: every sample interrupts the CPU") ||
+	    !strstr(p.err, "slows the target"))
+		fail_msg("no word about the cost of -F 20000:\n%s", p.err);
+	free(p.out);
+	free(p.err);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", "10000", "--", "/bin/true", NULL);
+	itest_assert_exit(&p, 0);
+	if (strstr(p.err, "interrupts the CPU"))
+		fail_msg("a note at 10000 Hz:\n%s", p.err);
+}
+
+static void test_pid_twice(void **state)
+{
+	const char *truth = itest_tmp("truth"), *ready = itest_tmp("ready");
+	char *wargv[] = {(char *)itest_workload("wl_dlopen"),
+			 (char *)truth,
+			 "300",
+			 "wait",
+			 (char *)ready,
+			 NULL};
+	char pids[64], one[48];
+	struct itest_proc w, p;
+
+	(void)state;
+	itest_spawn(&w, "wl_dlopen", wargv);
+	if (!itest_wait_file(ready, 10))
+		fail_msg("wl_dlopen did not get ready");
+	snprintf(pids, sizeof(pids), "%d,%d,%d", w.pid, w.pid, w.pid);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-p", pids, "-d", "0.5", NULL);
+	itest_assert_exit(&p, 0);
+	if (strstr(p.err, "no fsp probes loaded yet"))
+		fail_msg("a warning about a PID named twice:\n%s", p.err);
+	snprintf(one, sizeof(one), "profiling pid %d (wl_dlopen): ", w.pid);
+	if (!strstr(p.err, one))
+		fail_msg("the process is not named once:\n%s", p.err);
+	assert_non_null(strstr(p.out, "1 process,"));
+	itest_kill(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_output_checked_first), ITEST(test_save_fallback),
+		ITEST(test_file_permissions),	  ITEST(test_early_signal),
+		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
+	};
+
+	return ITEST_MAIN("record_cli", tests);
+}
