@@ -237,19 +237,13 @@ static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev
 static __always_inline __u64 live_hash(struct task_struct *t, struct offcpu_rec *r)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
-	struct fsp_stack_key skey = {.tgid = t->tgid};
-	struct live_stack ls;
+	struct live_take lt;
 
 	/* t is still the current task: its memory (ABI v2 stacks) is readable. */
-	live_stack_get(t, regs->sp, SCRATCH_SWITCH, &ls);
-	skey.hash = ls.hash;
-	if (skey.hash && skey.hash != r->off_stored) {
-		if (live_stack_store(&ls, &skey, SCRATCH_SWITCH))
-			r->off_stored = skey.hash;
-		else
-			stat_inc(FSP_STAT_STACK_DROPS);
-	}
-	return skey.hash;
+	live_stack_take(&lt, regs->sp, SCRATCH_SWITCH, r->off_stored);
+	if (lt.hash)
+		r->off_stored = lt.hash;
+	return lt.hash;
 }
 
 /*

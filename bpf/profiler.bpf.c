@@ -234,9 +234,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct fsp_count_key ckey = {.tgid = id >> 32, .tid = (__u32)id};
 	struct fsp_count *c, fresh = {};
 	struct task_struct *task;
-	struct live_stack ls;
+	struct live_take lt;
 	struct pt_regs *regs;
-	bool truncated, payload = false;
+	bool truncated, payload;
 	__u64 sp;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
@@ -253,19 +253,10 @@ int sample(struct bpf_perf_event_data *ctx)
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		sp = regs->sp;
 	}
-	live_stack_get(task, sp, SCRATCH_SAMPLE, &ls);
-	ckey.hash = ls.hash;
-	if (ls.hash) {
-		struct fsp_stack_key skey = {.tgid = ckey.tgid, .hash = ls.hash};
-
-		if (!live_stack_store(&ls, &skey, SCRATCH_SAMPLE))
-			stat_inc(FSP_STAT_STACK_DROPS);
-		if (ls.payload) {
-			payload = true;
-			live_stack_send_payloads(&ls, ckey.tgid, ckey.tid, ls.hash);
-		}
-	}
-	truncated = ls.truncated;
+	live_stack_take(&lt, sp, SCRATCH_SAMPLE, 0);
+	ckey.hash = lt.hash;
+	payload = lt.payload;
+	truncated = lt.truncated;
 	if (truncated)
 		stat_inc(FSP_STAT_TRUNCATED);
 	if (charge_enabled)

@@ -787,4 +787,49 @@ static __always_inline bool live_stack_send_payloads(const struct live_stack *ls
 	return !bpf_ringbuf_output(&payload_rb, c.r, size, flags);
 }
 
+/* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
+
+/* What live_stack_take() found. */
+struct live_take {
+	__u64 hash; /* the live stack's hash; 0: no live frame */
+	__u32 truncated; /* a stack had overflowed, or they exceed max_depth */
+	__u32 payload; /* a live frame has a payload: they were sent (SCRATCH_SAMPLE) */
+};
+
+/*
+ * The current thread's live mark stack when its user stack pointer is sp, in
+ * *out: stored in the stacks map unless its hash is `known` (the caller's
+ * record of the last one it stored), and, for the sampler (user
+ * SCRATCH_SAMPLE), its payloads sent. Counts a stack that could not be
+ * stored. Returns 0, or -1 when out is NULL.
+ *
+ * A global function: the verifier checks it once on its own instead of inline
+ * in each caller, whose other branches (charges, payloads, the event view)
+ * times the stacks' reading loops exceeded its budget.
+ */
+__noinline int live_stack_take(struct live_take *out, __u64 sp, __u32 user, __u64 known)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fsp_stack_key skey = {.tgid = task->tgid};
+	struct live_stack ls;
+
+	if (!out)
+		return -1;
+	user = user == SCRATCH_SWITCH ? SCRATCH_SWITCH : SCRATCH_SAMPLE;
+	live_stack_get(task, sp, user, &ls);
+	out->hash = ls.hash;
+	out->truncated = ls.truncated;
+	out->payload = 0;
+	if (!ls.hash)
+		return 0;
+	skey.hash = ls.hash;
+	if (ls.hash != known && !live_stack_store(&ls, &skey, user))
+		stat_inc(FSP_STAT_STACK_DROPS);
+	if (ls.payload && user == SCRATCH_SAMPLE) {
+		out->payload = 1;
+		live_stack_send_payloads(&ls, task->tgid, task->pid, ls.hash);
+	}
+	return 0;
+}
+
 #endif /* FSP_V2STACK_BPF_H */
