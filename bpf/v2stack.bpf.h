@@ -145,14 +145,19 @@ static long v2_live_cb(__u64 n, void *data)
 	return 0;
 }
 
-/* Live frames of a stack read into st, given its published depth d: the dead
+/*
+ * Live frames of a stack read into st, given its published depth d: the dead
  * ones are on top (each push prunes first). The same rule as live_depth()
- * (framelive.h), with the thread's stack bounds b. */
-static __always_inline __u32 v2_live_depth(const struct v2_stack *st, __u32 d, __u64 sp,
-					   const struct fsp_stack_bounds *b)
+ * (framelive.h), with the thread's stack bounds b. A global function: the
+ * verifier checks it once, not again for every stack its callers read.
+ */
+__noinline __u32 v2_live_depth(const struct v2_stack *st, __u32 d, __u64 sp,
+			       const struct fsp_stack_bounds *b)
 {
 	struct v2_live_ctx c = {.st = st, .sp = sp, .b = b, .depth = d};
 
+	if (!st || !b)
+		return 0;
 	if (d && d <= FSP_V2_DEPTH && fsp_frame_dead(st->f[slot(d - 1)].sp_kind & ~7ULL, sp, b))
 		bpf_loop(d, v2_live_cb, &c, 0);
 	return c.depth;
@@ -743,11 +748,16 @@ static long payload_cb(__u64 i, void *data)
 	if (i >= FSP_MAX_DEPTH || c->n >= FSP_MAX_DEPTH)
 		return 1;
 	if (ls->src == SRC_V1) {
-		const struct tframe *f = &ls->st->f[slot(i)];
+		const struct tframe *f;
 
+		if (!ls->st)
+			return 1;
+		f = &ls->st->f[slot(i)];
 		if (f->flags & TF_SHADOW)
 			return 0;
 		v = f->payload;
+	} else if (!ls->buf) {
+		return 1;
 	} else if (ls->src == SRC_MERGED) {
 		v = ls->buf->payload[slot(i)];
 	} else {
