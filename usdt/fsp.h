@@ -607,6 +607,8 @@ static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
 		s->tid = fsp__v2_gettid();
 		if (fsp__v2_rec.key_state == 1)
 			pthread_setspecific((pthread_key_t)fsp__v2_rec.key, s);
+		/* The header is whole before a sampler can find the stack. */
+		FSP__BARRIER();
 		fsp__v2_self = s;
 		return s;
 	}
