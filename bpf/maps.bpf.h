@@ -299,6 +299,8 @@ enum scratch_user {
 	SCRATCH_SAMPLE,
 	SCRATCH_SWITCH,
 	SCRATCH_PAYLOAD, /* the sampler's payload record (send_payloads) */
+	SCRATCH_LABEL_SAMPLE, /* labels of ABI v2 frames (v2_copy_labels), per context */
+	SCRATCH_LABEL_SWITCH,
 	SCRATCH__COUNT,
 };
 

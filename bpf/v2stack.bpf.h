@@ -32,6 +32,7 @@
 #include "maps.bpf.h"
 #include "util.bpf.h"
 #include "markstack.bpf.h"
+#include "labels.bpf.h"
 
 /* Frames read with a stack's header; deeper stacks take a second read. */
 #define V2_FIRST_FRAMES 4
@@ -687,6 +688,46 @@ static __always_inline struct fsp_stack *v2_frames_out(const struct live_stack *
 	return c.out;
 }
 
+struct labels_ctx {
+	const struct fsp_stack *s;
+	__u32 tgid;
+	__u32 user;
+};
+
+/* bpf_loop callback: the labels of frame i, copied if new. */
+static long labels_cb(__u64 i, void *data)
+{
+	struct labels_ctx *c = data;
+	const struct fsp_frame *f;
+
+	if (i >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->s->frames[slot(i)];
+	if (f->feature)
+		label_hash(c->tgid, f->feature, c->user);
+	if (f->instance)
+		label_hash(c->tgid, f->instance, c->user);
+	return 0;
+}
+
+/*
+ * Copies the labels of a newly stored stack's frames into the labels map, as
+ * ABI v1's enter does (the labels of its ABI v1 frames are there already):
+ * ABI v2 marks never trap, and a label built at run time (a formatted
+ * instance) is gone from the target's memory by the end of the session.
+ * Once per distinct stack. A global function: checked once on its own.
+ */
+__noinline int v2_copy_labels(const struct fsp_stack *s, __u32 tgid, __u32 user)
+{
+	struct labels_ctx c = {.s = s, .tgid = tgid};
+
+	if (!s)
+		return -1;
+	c.user = user == SCRATCH_SWITCH ? SCRATCH_LABEL_SWITCH : SCRATCH_LABEL_SAMPLE;
+	bpf_loop(s->depth < FSP_MAX_DEPTH ? s->depth : FSP_MAX_DEPTH, labels_cb, &c, 0);
+	return 0;
+}
+
 /* Stores the frames of a live stack (not yet stored) in the stacks map. */
 static __always_inline bool live_stack_put(const struct live_stack *ls,
 					   const struct fsp_stack_key *key, __u32 user)
@@ -703,6 +744,7 @@ static __always_inline bool live_stack_put(const struct live_stack *ls,
 		return false;
 	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
+	v2_copy_labels(s, key->tgid, user);
 	return true;
 }
 
