@@ -89,10 +89,17 @@ WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD
 	$(patsubst tests/workloads/%.cc,$(OUTPUT)/workloads/%,$(WORKLOAD_CXX))
 WORKLOAD_LIBS := $(patsubst tests/workloads/lib%.c,$(OUTPUT)/workloads/lib%.so,$(wildcard tests/workloads/lib*.c))
 WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
+# The same workloads built with probe ABI v1 (-DFSP_ABI_V1): the integration
+# tests run against both (FSP_ABI=v1 picks these).
+# (wl_native has rules of its own, for native stacks: not an ABI v1 test)
+WORKLOAD_V1_BINS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(filter-out %/wl_native,$(WORKLOAD_BINS)))
+WORKLOAD_V1_LIBS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(WORKLOAD_LIBS))
 
 BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
+# The mark benchmarks built with probe ABI v1 too (a uprobe trap per mark).
+BENCH_V1_BINS := $(patsubst %,$(OUTPUT)/bench/v1/%,probe_cost cpu_work tick_cost fsp_off)
 
 all: $(APP)
 
@@ -271,18 +278,36 @@ $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
 
-$(OUTPUT)/workloads/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -Ianalysis/plugin -fPIC -shared $< -o $@
-
+# $(1): the output folder, $(2): extra flags (the ABI).
 # A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
-$(OUTPUT)/workloads/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(WORKLOAD_LIBS) $(EXAMPLE_LIBS)
+define workload_rules
+$(OUTPUT)/$(1)/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -Ianalysis/plugin -fPIC -shared $$< -o $$@
+
+$(OUTPUT)/$(1)/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/$(1)/%,$(WORKLOAD_LIBS)) $(EXAMPLE_LIBS)
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -Iexamples $$< $(WORKLOAD_COMMON) -o $$@ \
+		-L$(OUTPUT)/examples -Wl,-rpath,'$$$$ORIGIN/../examples' \
+		$$(call example_lib,$$(patsubst wl_%,%,$$*)) -ldl -lm
+
+$(OUTPUT)/$(1)/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
+	$$(call msg,CXX,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror $(2) -Iusdt -Itests/workloads -pthread $$< \
+		$(OUTPUT)/workloads/wl_common.o -o $$@ -lm
+endef
+
+# C++ workloads link wl_common compiled as C (it has no marks).
+$(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -Iexamples $< $(WORKLOAD_COMMON) -o $@ \
-		-L$(OUTPUT)/examples -Wl,-rpath,'$$ORIGIN/../examples' \
-		$(call example_lib,$(patsubst wl_%,%,$*)) -ldl -lm
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -c $< -o $@
+
+$(eval $(call workload_rules,workloads,))
+$(eval $(call workload_rules,workloads-v1,-DFSP_ABI_V1))
 
 # wl_native.c twice (native stacks, test_native): with frame pointers, and
 # without (as Debian builds most binaries); both link libwl_native.so.
@@ -297,17 +322,6 @@ $(OUTPUT)/workloads/wl_native_nofp: $(NATIVE_WL_DEPS)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
 		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
 
-# C++ workloads link wl_common compiled as C.
-$(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads -c $< -o $@
-
-$(OUTPUT)/workloads/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
-	$(call msg,CXX,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -Itests/workloads -pthread $< \
-		$(OUTPUT)/workloads/wl_common.o -o $@ -lm
 
 # Synthetic profile files and their load/attribute/write timing (bench/files.sh):
 # an analysis-library program, not a probe one.
@@ -322,10 +336,15 @@ $(OUTPUT)/bench/native_views: bench/native_views.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
-$(OUTPUT)/bench/%: bench/%.c usdt/fsp.h
+$(OUTPUT)/bench/%: bench/%.c usdt/fsp.h bench/bench_attached.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
+
+$(OUTPUT)/bench/v1/%: bench/%.c usdt/fsp.h bench/bench_attached.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -DFSP_ABI_V1 -Ibench $< -o $@ -lm
 
 $(OUTPUT)/bench/%: bench/%.cc usdt/fsp.h
 	$(call msg,CXX,$@)
@@ -371,7 +390,7 @@ $(OUTPUT)/workloads/java/%.class: tests/workloads/java/%.java
 	$(Q)mkdir -p $(@D)
 	$(Q)$(JAVAC) -d $(@D) $<
 
-workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(JAVA_WORKLOADS)
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS) $(JAVA_WORKLOADS)
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 
@@ -397,10 +416,17 @@ unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		scripts/run-tests.sh unit-asan $(UNIT_ASAN_BINS)
 
+# Every test against the default (probe ABI v2) workloads, then those that
+# profile the marks themselves again against the ABI v1 builds.
 # test_html makes a 1M-sample profile with gen_profile.
+ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
+	test_dynamic test_events test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
-	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) \
-		scripts/run-tests.sh integration $(ITEST_BINS)
+	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
+		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \
+	FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v1 \
+		scripts/run-tests.sh integration-v1 $(ITEST_V1_BINS); v1=$$?; \
+	[ $$v2 -eq 0 ] && [ $$v1 -eq 0 ]
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -415,9 +441,10 @@ demo: deps
 	./$(APP) -- $(OUTPUT)/examples/demo 3000
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
-bench: $(APP) $(BENCH_BINS) $(BENCH_TOOLS) examples
+bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(BENCH_TOOLS) examples workloads
 bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/run.sh
+	$(Q)bench/v2.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/stacks.sh

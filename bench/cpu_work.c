@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_attached.h"
 #include "fsp.h"
 
 #define TABLE_SIZE (1u << 15) /* 8-byte entries: 256 KiB */
@@ -56,12 +57,6 @@ static __attribute__((noinline)) uint64_t work(uint64_t n, uint64_t x)
 		table[x & (TABLE_SIZE - 1)] += x;
 	}
 	return x;
-}
-
-/* FSP_ENABLED() tests fsp:mark_enter only; the leave is linked separately. */
-static int attached(void)
-{
-	return FSP_ENABLED() && *(volatile unsigned short *)&fsp_mark_leave_semaphore != 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -108,9 +103,9 @@ int main(int argc, char **argv)
 	if (wait_attach) {
 		int i;
 
-		for (i = 0; i < 3000 && !attached(); i++)
+		for (i = 0; i < 3000 && !bench_attached(); i++)
 			usleep(10000);
-		if (!attached()) {
+		if (!bench_attached()) {
 			fprintf(stderr, "cpu_work: fsp:mark_enter/leave never attached\n");
 			return 3;
 		}
@@ -138,6 +133,6 @@ int main(int argc, char **argv)
 	med = units % 2 ? unit_ns[units / 2] : (unit_ns[units / 2 - 1] + unit_ns[units / 2]) / 2;
 	printf("cpu_work: seconds=%.6f cpu_seconds=%.6f unit_ns=%.0f units=%d iterations=%llu "
 	       "attached=%d\n",
-	       t1 - t0, c1 - c0, med, units, (unsigned long long)n, attached());
+	       t1 - t0, c1 - c0, med, units, (unsigned long long)n, bench_attached());
 	return x == 0; /* use x; an xorshift state is never 0 */
 }

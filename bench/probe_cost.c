@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_attached.h"
 #include "fsp.h"
 
 #define MAX_REPS 101
@@ -51,15 +52,6 @@ static __attribute__((noinline)) void loop(uint64_t n)
 		sink = i;
 		FSP_MARK_LEAVE("bench", "site", 0);
 	}
-}
-
-/*
- * FSP_ENABLED() tests fsp:mark_enter only; a tool links each probe name
- * separately, so check the leave's semaphore (declared by fsp.h) as well.
- */
-static int attached(void)
-{
-	return FSP_ENABLED() && *(volatile unsigned short *)&fsp_mark_leave_semaphore != 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -118,9 +110,9 @@ int main(int argc, char **argv)
 	if (wait_attach) {
 		int i;
 
-		for (i = 0; i < 3000 && !attached(); i++)
+		for (i = 0; i < 3000 && !bench_attached(); i++)
 			usleep(10000);
-		if (!attached()) {
+		if (!bench_attached()) {
 			fprintf(stderr, "probe_cost: fsp:mark_enter/leave never attached\n");
 			return 3;
 		}
@@ -141,7 +133,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
 	printf("probe_cost: ns_per_hit=%.3f min_ns_per_hit=%.3f reps=%d iterations=%llu "
 	       "attached=%d cpu_seconds=%.6f\n",
-	       med, per_hit[0], reps, (unsigned long long)n, attached(),
+	       med, per_hit[0], reps, (unsigned long long)n, bench_attached(),
 	       cpu.tv_sec + cpu.tv_nsec / 1e9);
 	return 0;
 }

@@ -34,6 +34,9 @@ ROOT=$PWD
 OUT=$ROOT/.output
 FSP=$ROOT/fsp-bpf
 BIN=$OUT/bench
+# The uprobe costs below are those of probe ABI v1 marks (a trap each): the
+# programs built with -DFSP_ABI_V1. bench/v2.sh measures the default ABI v2.
+BIN1=$OUT/bench/v1
 EMPTY_ATTACH=$BIN/tools/empty_attach
 EMPTY_OBJ=$BIN/tools/empty.bpf.o
 RES=$ROOT/bench/results
@@ -54,7 +57,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench/run.sh: needs root (BPF, uprobes, perf events)" >&2
 	exit 1
 fi
-for f in "$FSP" "$BIN/fsp_off" "$BIN/probe_cost" "$BIN/cpu_work" "$BIN/tick_cost" "$EMPTY_ATTACH" \
+for f in "$FSP" "$BIN/fsp_off" "$BIN1/fsp_off" "$BIN1/probe_cost" "$BIN1/cpu_work" "$BIN1/tick_cost" "$EMPTY_ATTACH" \
 	"$EMPTY_OBJ"; do
 	if [ ! -x "$f" ] && [ ! -f "$f" ]; then
 		echo "bench/run.sh: $f is missing; run make bench" >&2
@@ -73,67 +76,8 @@ TEE=$!
 
 # ---- helpers --------------------------------------------------------------------
 
-now() { echo "$EPOCHREALTIME"; }
-
-# median of the arguments (numbers), empty if none
-median() {
-	[ $# -gt 0 ] || return 0
-	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
-		END { if (NR % 2) printf "%.3f\n", a[(NR + 1) / 2];
-		      else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-# "lo..hi" of the arguments
-minmax() {
-	[ $# -gt 0 ] || return 0
-	printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f..%.3f", lo, hi }'
-}
-# calc EXPR: floating-point arithmetic, "n/a" if any operand is empty or n/a
-calc() {
-	case "$1" in *n/a*) echo n/a; return ;; esac
-	awk "BEGIN { x = $1; printf \"%.3f\", x }" 2>/dev/null || echo n/a
-}
-# value of KEY=VALUE on the last line of FILE that has it
-kv() { grep -o "\b$2=[^ ]*" "$1" 2>/dev/null | tail -n 1 | cut -d= -f2; }
-# pass/fail VALUE OP LIMIT
-verdict() {
-	case "$1" in "" | n/a) echo "n/a"; return ;; esac
-	if awk "BEGIN { exit !($1 $2 $3) }"; then echo PASS; else echo FAIL; fi
-}
-# wait until /proc/PID/exe is FILE (the target has exec'd, tools may look at it)
-wait_exe() {
-	local i
-	for ((i = 0; i < 1000; i++)); do
-		[ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ] && return 0
-		kill -0 "$1" 2>/dev/null || return 1
-		sleep 0.005
-	done
-	return 1
-}
-# let a tool end by itself (it does when its target exits), else TERM, else KILL
-stop_tool() {
-	local pid=$1 grace=${2:-15} i
-	for ((i = 0; i < grace * 20; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -TERM "$pid" 2>/dev/null
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -KILL "$pid" 2>/dev/null
-	fi
-	wait "$pid" 2>/dev/null
-}
-# CPU time (ns) of all threads of PID so far
-sched_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
-}
-# bash `times` child line "0m0.120s 0m0.050s" -> seconds of user+sys
-times_s() {
-	sed -n 2p "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } printf "%.6f\n", s }'
-}
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 cat_bt() { # the bpftrace equivalent of fsp-bpf's bookkeeping, for binary $1
 	cat <<EOF
@@ -173,7 +117,7 @@ END
 EOF
 }
 BT=$RAW/probe_cost.bt
-cat_bt "$BIN/probe_cost" >"$BT"
+cat_bt "$BIN1/probe_cost" >"$BT"
 
 # ---- the machine ------------------------------------------------------------------
 
@@ -190,9 +134,11 @@ echo
 
 # ---- 1. marks with nobody attached -------------------------------------------------
 
-echo "== 1. A mark enter+leave with nobody attached (bench/fsp_off) =="
+echo "== 1. A mark enter+leave with nobody attached (bench/fsp_off; probe ABI v2, then v1) =="
 $PIN "$BIN/fsp_off" >"$RAW/fsp_off.log" 2>&1
 cat "$RAW/fsp_off.log"
+$PIN "$BIN1/fsp_off" >"$RAW/fsp_off_v1.log" 2>&1
+sed 's/^fsp_off:/fsp_off (ABI v1):/' "$RAW/fsp_off_v1.log"
 OFF_BASE=$(kv "$RAW/fsp_off.log" base_ns)
 OFF_MARKED=$(kv "$RAW/fsp_off.log" marked_ns)
 OFF_OVER=$(kv "$RAW/fsp_off.log" overhead_ns)
@@ -216,16 +162,16 @@ probe_run() {
 	local c=$1 r=$2 log=$RAW/probe_$1_$2.log tlog=$RAW/probe_$1_$2.tool.log pid tool="" att
 	local args=(-n "$ITER" -r "$RUNS")
 	[ "$c" != none ] && args+=(-a)
-	$PIN "$BIN/probe_cost" "${args[@]}" >"$log" 2>&1 &
+	$PIN "$BIN1/probe_cost" "${args[@]}" >"$log" 2>&1 &
 	pid=$!
-	if [ "$c" != none ] && ! wait_exe "$pid" "$BIN/probe_cost"; then
+	if [ "$c" != none ] && ! wait_exe "$pid" "$BIN1/probe_cost"; then
 		echo "  rep $r $c: target did not start" >&2
 		wait "$pid"
 		return
 	fi
 	case $c in
 	empty)
-		"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN/probe_cost" "$pid" >"$tlog" 2>&1 &
+		"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN1/probe_cost" "$pid" >"$tlog" 2>&1 &
 		tool=$!
 		;;
 	fsp)
@@ -313,21 +259,21 @@ cpu_run() {
 	local s0 s1 t0 t1 l0 l1 i
 	case $c in
 	none)
-		$PIN "$BIN/cpu_work" -n "$CPU_ITER" >"$log" 2>&1
+		$PIN "$BIN1/cpu_work" -n "$CPU_ITER" >"$log" 2>&1
 		;;
 	empty)
-		$PIN "$BIN/cpu_work" -n "$CPU_ITER" -a >"$log" 2>&1 &
+		$PIN "$BIN1/cpu_work" -n "$CPU_ITER" -a >"$log" 2>&1 &
 		pid=$!
-		wait_exe "$pid" "$BIN/cpu_work" || { wait "$pid"; return; }
-		"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN/cpu_work" "$pid" "$FREQ" >"$tlog" 2>&1 &
+		wait_exe "$pid" "$BIN1/cpu_work" || { wait "$pid"; return; }
+		"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN1/cpu_work" "$pid" "$FREQ" >"$tlog" 2>&1 &
 		tool=$!
 		wait "$pid"
 		stop_tool "$tool"
 		;;
 	fsp)
-		$PIN "$BIN/cpu_work" -n "$CPU_ITER" -a >"$log" 2>&1 &
+		$PIN "$BIN1/cpu_work" -n "$CPU_ITER" -a >"$log" 2>&1 &
 		pid=$!
-		wait_exe "$pid" "$BIN/cpu_work" || { wait "$pid"; return; }
+		wait_exe "$pid" "$BIN1/cpu_work" || { wait "$pid"; return; }
 		rm -f "$RAW/fsp.pid"
 		l0=$(now)
 		(
@@ -434,15 +380,15 @@ TK_CONDS=(none bare empty fsp)
 tick_run() {
 	local c=$1 r=$2 log=$RAW/tick_$1_$2.log tlog=$RAW/tick_$1_$2.tool.log pid tool
 	if [ "$c" = none ]; then
-		$PIN "$BIN/tick_cost" >"$log" 2>&1
+		$PIN "$BIN1/tick_cost" >"$log" 2>&1
 	else
-		$PIN "$BIN/tick_cost" -a >"$log" 2>&1 &
+		$PIN "$BIN1/tick_cost" -a >"$log" 2>&1 &
 		pid=$!
-		wait_exe "$pid" "$BIN/tick_cost" || { wait "$pid"; return; }
+		wait_exe "$pid" "$BIN1/tick_cost" || { wait "$pid"; return; }
 		if [ "$c" = empty ]; then
-			"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN/tick_cost" "$pid" "$FREQ" >"$tlog" 2>&1 &
+			"$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN1/tick_cost" "$pid" "$FREQ" >"$tlog" 2>&1 &
 		elif [ "$c" = bare ]; then
-			"$EMPTY_ATTACH" -b "$EMPTY_OBJ" "$BIN/tick_cost" "$pid" "$FREQ" >"$tlog" 2>&1 &
+			"$EMPTY_ATTACH" -b "$EMPTY_OBJ" "$BIN1/tick_cost" "$pid" "$FREQ" >"$tlog" 2>&1 &
 		else
 			"$FSP" -F "$FREQ" -p "$pid" >"$tlog" 2>&1 &
 		fi
@@ -500,11 +446,11 @@ prog_stats() {
 # stats_run COND: probe_cost under COND with bpf stats on, reads them mid-run
 stats_run() {
 	local c=$1 log=$RAW/stats_$1.log tlog=$RAW/stats_$1.tool.log pid tool i
-	$PIN "$BIN/probe_cost" -n "$ITER" -r 5 -a >"$log" 2>&1 &
+	$PIN "$BIN1/probe_cost" -n "$ITER" -r 5 -a >"$log" 2>&1 &
 	pid=$!
-	wait_exe "$pid" "$BIN/probe_cost" || { wait "$pid"; return; }
+	wait_exe "$pid" "$BIN1/probe_cost" || { wait "$pid"; return; }
 	case $c in
-	empty) "$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN/probe_cost" "$pid" "$FREQ" >"$tlog" 2>&1 & ;;
+	empty) "$EMPTY_ATTACH" "$EMPTY_OBJ" "$BIN1/probe_cost" "$pid" "$FREQ" >"$tlog" 2>&1 & ;;
 	fsp) "$FSP" --no-events -F "$FREQ" -p "$pid" >"$tlog" 2>&1 & ;;
 	bpftrace) bpftrace -p "$pid" "$BT" "$pid" >"$tlog" 2>&1 & ;;
 	esac

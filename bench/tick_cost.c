@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_attached.h"
 #include "fsp.h"
 
 #define MAX_GAPS 1000000
@@ -44,12 +45,6 @@ static inline uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* FSP_ENABLED() tests fsp:mark_enter only; the leave is linked separately. */
-static int attached(void)
-{
-	return FSP_ENABLED() && *(volatile unsigned short *)&fsp_mark_leave_semaphore != 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -95,9 +90,9 @@ int main(int argc, char **argv)
 	if (wait_attach) {
 		int i;
 
-		for (i = 0; i < 3000 && !attached(); i++)
+		for (i = 0; i < 3000 && !bench_attached(); i++)
 			usleep(10000);
-		if (!attached()) {
+		if (!bench_attached()) {
 			fprintf(stderr, "tick_cost: fsp:mark_enter/leave never attached\n");
 			return 3;
 		}
@@ -142,6 +137,6 @@ int main(int argc, char **argv)
 	       "long_gaps=%llu long_lost_pct=%.4f attached=%d\n",
 	       seconds, (double)nr_gaps / seconds, (double)gap_ns / (double)(t - start) * 100,
 	       (unsigned long long)median, (unsigned long long)nr_long,
-	       (double)long_ns / (double)(t - start) * 100, attached());
+	       (double)long_ns / (double)(t - start) * 100, bench_attached());
 	return 0;
 }

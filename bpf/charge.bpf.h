@@ -163,47 +163,62 @@ struct charged {
 	__u64 instance;
 };
 
-/* Stores the stack: the thread's d live frames, then n charged ones. */
-static __always_inline bool charge_store(const struct tstack *st, __u32 d, const struct charged *x,
+struct own_copy_ctx {
+	const struct fsp_stack *own;
+	struct fsp_stack *s;
+};
+
+/* bpf_loop callback: frame i of the thread's own stored stack into s. */
+static long own_copy_cb(__u64 i, void *data)
+{
+	struct own_copy_ctx *c = data;
+
+	c->s->frames[slot(i)] = c->own->frames[slot(i)];
+	return 0;
+}
+
+/* Stores the stack: the frames of the thread's own live stack (stored under
+ * own_hash, 0: none), then n charged ones. */
+static __always_inline bool charge_store(__u32 tgid, __u64 own_hash, const struct charged *x,
 					 __u32 n, const struct fsp_stack_key *key)
 {
-	struct fsp_stack *s;
-	__u32 i, k;
+	struct fsp_stack_key okey = {.tgid = tgid, .hash = own_hash};
+	struct own_copy_ctx c = {};
+	__u32 i = 0, k;
 
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
-	s = scratch_get(SCRATCH_SAMPLE);
-	if (!s)
+	c.s = scratch_get(SCRATCH_SAMPLE);
+	if (!c.s)
 		return false;
-	for (i = 0; i < FSP_MAX_DEPTH; i++) {
-		if (!st || i >= d)
-			break;
-		s->frames[i].feature = st->f[i].feature;
-		s->frames[i].instance = st->f[i].instance;
-		s->frames[i].payload = st->f[i].payload;
-		s->frames[i].kind = st->f[i].kind;
+	if (own_hash) {
+		/* The sampler stored it (ABI v1, v2 or merged) just before. */
+		c.own = bpf_map_lookup_elem(&stacks, &okey);
+		if (!c.own)
+			return false;
+		i = c.own->depth < FSP_MAX_DEPTH ? c.own->depth : FSP_MAX_DEPTH;
+		bpf_loop(i, own_copy_cb, &c, 0);
 	}
 	for (k = 0; k < CHARGE_SLOTS; k++) {
 		if (k >= n || i + k >= FSP_MAX_DEPTH)
 			break;
-		s->frames[slot(i + k)].feature = x[k].feature;
-		s->frames[slot(i + k)].instance = x[k].instance;
-		s->frames[slot(i + k)].payload = 0;
-		s->frames[slot(i + k)].kind = FSP_FRAME_CHARGED;
+		c.s->frames[slot(i + k)].feature = x[k].feature;
+		c.s->frames[slot(i + k)].instance = x[k].instance;
+		c.s->frames[slot(i + k)].payload = 0;
+		c.s->frames[slot(i + k)].kind = FSP_FRAME_CHARGED;
 	}
-	s->depth = i + k;
-	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
+	c.s->depth = i + k;
+	if (bpf_map_update_elem(&stacks, key, c.s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
 }
 
 /*
  * The sampler: the stack hash to count a sample of thread tid of tgid under,
- * its own live stack (st's d frames, hash `hash`) with the marks other threads
+ * its own live stack (hash `hash`, stored, 0: none) with the marks other threads
  * charge it appended; `hash` when there are none.
  */
-static __always_inline __u64 charge_sample(__u32 tgid, __u32 tid, const struct tstack *st, __u32 d,
-					   __u64 hash)
+static __always_inline __u64 charge_sample(__u32 tgid, __u32 tid, __u64 hash)
 {
 	struct charge_proc *e = bpf_map_lookup_elem(&charges, &tgid);
 	struct fsp_stack_key key = {.tgid = tgid};
@@ -242,7 +257,7 @@ static __always_inline __u64 charge_sample(__u32 tgid, __u32 tid, const struct t
 	if (!n)
 		return hash;
 	key.hash = h;
-	if (!charge_store(st, d, x, n, &key))
+	if (!charge_store(tgid, hash, x, n, &key))
 		stat_inc(FSP_STAT_STACK_DROPS);
 	return h;
 }

@@ -38,9 +38,10 @@ static long fnv_cb(__u64 i, void *data)
  * target exited or unloaded the library. Returns the hash of the string, used
  * to match features by name when two call sites pass different pointers to
  * equal strings (a label not paged in at first sight is matched by address
- * on this thread; userspace stores its hash for the next threads).
+ * on this thread; userspace stores its hash for the next threads). user is
+ * the caller's scratch buffer.
  */
-static __u64 label_hash(__u32 tgid, __u64 addr)
+static __u64 label_hash(__u32 tgid, __u64 addr, __u32 user)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	struct fnv_ctx fc = {.hash = 0xcbf29ce484222325ULL};
@@ -52,7 +53,7 @@ static __u64 label_hash(__u32 tgid, __u64 addr)
 	l = bpf_map_lookup_elem(&labels, &key);
 	if (l)
 		return l->hash;
-	l = scratch_get(SCRATCH_PROBE);
+	l = scratch_get(user);
 	if (!l)
 		return mix64(addr);
 	len = bpf_probe_read_user_str(l->str, sizeof(l->str), (const void *)addr);
@@ -86,7 +87,7 @@ static __always_inline __u64 label_hash_cached(struct tstack *st, __u64 addr)
 
 	if (e->addr == addr && addr)
 		return e->hash;
-	e->hash = label_hash(bpf_get_current_pid_tgid() >> 32, addr);
+	e->hash = label_hash(bpf_get_current_pid_tgid() >> 32, addr, SCRATCH_PROBE);
 	e->addr = addr;
 	return e->hash;
 }

@@ -34,6 +34,9 @@ struct tframe {
 /* tframe.flags */
 #define TF_MUTED 1 /* an enter a "when" muted: kind ANTIMARK, closed by the feature's leave */
 #define TF_HAS_PAYLOAD 2 /* a frame of [0..this] has a non-zero payload */
+/* An ABI v1 site of an ABI v2 file (--events): the frame serves the event view
+ * only; never sampled, and its hash is that of the frame below. */
+#define TF_SHADOW 4
 #define TF_CHARGE_SHIFT 8 /* bits 8..11: the charges slots this frame holds (charge.bpf.h) */
 
 /* do_enter()'s kind for a muted enter (stored as an antimark with TF_MUTED). */
@@ -93,6 +96,21 @@ struct offcpu_rec {
 	struct acc_entry acc[OFFCPU_ACC]; /* off-CPU time not yet in counts */
 };
 
+/*
+ * What the sampler knows of a thread's ABI v2 stacks, kept in its task storage
+ * beside the ABI v1 stack (one lookup gives both): a copy of its process's
+ * records (v2_procs), valid while the global v2_epoch has not moved (every
+ * registration moves it), and where each record's stack of this thread is
+ * (0: not known yet; checked against the stack's tid at each read).
+ */
+struct v2_cache {
+	__u64 epoch;
+	__u32 nr;
+	__u32 unwinds; /* v2_unwinds holds records of this thread */
+	struct fsp_v2_dso dso[FSP_V2_MAX_DSOS];
+	__u64 stack[FSP_V2_MAX_DSOS];
+};
+
 struct tstack {
 	struct lcache_entry lcache[LCACHE_SIZE];
 	struct ecache_entry ecache[ECACHE_SIZE];
@@ -105,6 +123,8 @@ struct tstack {
 	__u64 alt_size;
 	__u32 charging; /* the charges slots this thread holds (a bit each) */
 	__u32 pad;
+	__u64 stored[2]; /* hashes of stacks of the thread already in the stacks map */
+	struct v2_cache v2;
 	struct tframe f[FSP_MAX_DEPTH];
 };
 
@@ -127,6 +147,43 @@ struct {
 	__type(key, int);
 	__type(value, struct tstack);
 } tstacks SEC(".maps");
+
+/* A thread's ABI v2 stack in one DSO, as usdt/fsp.h lays it out in the
+ * process's memory (struct fsp_v2_stack, struct fsp_v2_frame there). */
+struct v2_frame {
+	__u64 feature;
+	__u64 instance;
+	__u64 payload;
+	__u64 sp_kind; /* stack pointer at the enter | 1 for an antimark */
+};
+
+struct v2_stack {
+	__u32 magic;
+	__u32 gen;
+	__u32 depth;
+	__u32 overflow;
+	__u64 busy_sp;
+	__u64 overflow_sp;
+	__u64 stale;
+	__u64 unmatched;
+	__u32 overflows;
+	__u32 skipped;
+	__u32 tid;
+	__u32 reserved;
+	struct v2_frame f[FSP_V2_DEPTH];
+};
+_Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * 32, "fsp.h layout");
+
+/* The stacks one sample merges: the thread's stack of each registered DSO,
+ * and (last) the live frames of its ABI v1 stack in the same layout. */
+#define MERGE_SOURCES (FSP_V2_MAX_DSOS + 1)
+
+struct merge_buf {
+	__u32 depth[MERGE_SOURCES]; /* live frames of each source */
+	__u32 head[MERGE_SOURCES]; /* the merge's position in each */
+	__u64 payload[FSP_MAX_DEPTH]; /* the merged frames' payloads */
+	struct v2_stack src[MERGE_SOURCES];
+};
 
 /* Sizes below are defaults; userspace resizes every map before load. */
 struct {
@@ -205,6 +262,10 @@ struct {
  * attempts count too). */
 __u64 nr_mark_slots;
 
+/* Moves at every change of v2_procs (BPF or userspace, which adds to it
+ * through the skeleton's .bss): the threads' v2_cache copies are then stale. */
+__u64 v2_epoch;
+
 /* Slots of mark_stats given back: those of exited processes, zeroed by
  * userspace when it retires them (-a), taken once none is left unused. */
 struct {
@@ -237,6 +298,9 @@ enum scratch_user {
 	SCRATCH_PROBE,
 	SCRATCH_SAMPLE,
 	SCRATCH_SWITCH,
+	SCRATCH_PAYLOAD, /* the sampler's payload record (send_payloads) */
+	SCRATCH_LABEL_SAMPLE, /* labels of ABI v2 frames (v2_copy_labels), per context */
+	SCRATCH_LABEL_SWITCH,
 	SCRATCH__COUNT,
 };
 
@@ -263,6 +327,67 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_rec);
 } offcpu_spill SEC(".maps");
+
+/* ABI v2: the records of each process (tgid -> struct fsp_v2_proc). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct fsp_v2_proc);
+} v2_procs SEC(".maps");
+
+/* ABI v2: non-zero counters of each stack seen by the sampler. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fsp_v2_key);
+	__type(value, struct fsp_v2_counters);
+} v2_counts SEC(".maps");
+
+/*
+ * Frames of a thread's ABI v2 stack that an unwinding (longjmp, C++ catch)
+ * left dead, recorded by the unwinding hook: the header drops them only at
+ * the thread's next mark made above them, and the thread may first call
+ * deeper again, where they would look live. Valid while the stack's stale
+ * counter has not moved (the header has not pruned since).
+ */
+#define UNWIND_FRAMES 8
+
+struct v2_unwind {
+	__u64 stack; /* the stack's address in the process; 0: none */
+	__u64 stale; /* its stale counter at the unwinding */
+	__u32 gen;
+	__u32 from; /* index of the first dead frame */
+	__u32 n; /* dead frames recorded */
+	__u32 pad;
+	struct v2_frame f[UNWIND_FRAMES];
+};
+
+struct v2_unwinds {
+	struct v2_unwind u[FSP_V2_MAX_DSOS]; /* by the DSO's index in v2_procs */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct v2_unwinds);
+} v2_unwinds SEC(".maps");
+
+/* Read and merge buffers, per CPU and context (sampler, scheduler hook). */
+enum merge_user {
+	MERGE_SAMPLE,
+	MERGE_SWITCH,
+	MERGE_PROBE, /* the unwinding hooks */
+	MERGE__COUNT,
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MERGE__COUNT);
+	__type(key, __u32);
+	__type(value, struct merge_buf);
+} merge_bufs SEC(".maps");
 
 /*
  * The marks of suspended coroutines: when a thread switches stacks with

@@ -75,6 +75,23 @@ static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
 	return c.depth;
 }
 
+struct shadow_ctx {
+	const struct tstack *st;
+	__u32 from;
+	__u32 n; /* shadow frames among those visited */
+};
+
+static long shadow_cb(__u64 i, void *data)
+{
+	struct shadow_ctx *c = data;
+	__u32 k = c->from + (__u32)i;
+
+	if (k >= FSP_MAX_DEPTH)
+		return 1;
+	c->n += (c->st->f[slot(k)].flags & TF_SHADOW) != 0;
+	return 0;
+}
+
 /* Remembers the thread's alternate stack (see cur_bounds). */
 static __always_inline void note_alt_stack(struct tstack *st)
 {
@@ -87,7 +104,8 @@ static __always_inline void note_alt_stack(struct tstack *st)
 	}
 }
 
-/* Drops the frames whose stack frame is gone; called on every probe. */
+/* Drops the frames whose stack frame is gone; called on every probe. Shadow
+ * frames are not counted: their ABI v2 stack counts its own stale marks. */
 static __always_inline void prune(struct tstack *st, __u64 sp)
 {
 	struct fsp_stack_bounds b;
@@ -96,7 +114,10 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 	note_alt_stack(st);
 	d = live_depth(st, sp);
 	if (d != st->depth) {
-		stat_add(FSP_STAT_STALE_MARKS, st->depth - d);
+		struct shadow_ctx c = {.st = st, .from = d};
+
+		bpf_loop(st->depth - d, shadow_cb, &c, 0);
+		stat_add(FSP_STAT_STALE_MARKS, st->depth - d - c.n);
 		st->depth = d;
 	}
 	cur_bounds(st, &b);
@@ -108,15 +129,25 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 
 /* ---- enter and leave ----------------------------------------------------- */
 
-/* The stack's identity up to f: features, instances and kinds, not payloads
- * (they go with each sample, see struct fsp_payload_rec). */
+/* The hash of a stack whose top frame is (feature, instance, kind) and whose
+ * frames below hash to prev (0: none): the stack's identity, not its payloads
+ * (they go with each sample, see struct fsp_payload_rec). Never 0. */
+static __always_inline __u64 hash_frame(__u64 prev, __u64 feature, __u64 instance, __u64 kind)
+{
+	__u64 h = mix64(prev + feature);
+
+	h = mix64(h + instance);
+	h = mix64(h + kind);
+	return h ? h : 1;
+}
+
+/* The hash of frames [0..f] of a thread's stack: shadow frames are not part of
+ * what is sampled, so they keep the hash of the frames below. */
 static __always_inline __u64 frame_hash(__u64 prev, const struct tframe *f)
 {
-	__u64 h = mix64(prev + f->feature);
-
-	h = mix64(h + f->instance);
-	h = mix64(h + f->kind);
-	return h ? h : 1;
+	if (f->flags & TF_SHADOW)
+		return prev;
+	return hash_frame(prev, f->feature, f->instance, f->kind);
 }
 
 /* Sets the hash and payload flag of frame i of f from the frame below it. */
@@ -131,6 +162,8 @@ static __always_inline void frame_link(struct tframe *f, __u32 i)
 		prev_payload = f[slot(i - 1)].flags & TF_HAS_PAYLOAD;
 	}
 	t->hash = frame_hash(prev_hash, t);
+	if (t->flags & TF_SHADOW)
+		t->payload = 0; /* the ABI v2 stack's frame has it */
 	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
 }
 
@@ -143,7 +176,7 @@ static __always_inline struct tstack *tstack_get(bool create)
 }
 
 static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    __u64 payload, __u64 sp_off)
+				    __u64 payload, __u64 sp_off, __u32 shadow)
 {
 	__u64 sp = PT_REGS_SP(ctx);
 	/* the stack pointer the frame is bound to (never below any sp: unbound) */
@@ -166,7 +199,8 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		if (!st->overflow)
 			st->overflow_sp = fsp;
 		st->overflow++;
-		stat_inc(FSP_STAT_OVERFLOWS);
+		if (!shadow)
+			stat_inc(FSP_STAT_OVERFLOWS);
 		return 0;
 	}
 	f = &st->f[slot(d)];
@@ -174,7 +208,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->instance = instance;
 	f->payload = payload;
 	f->kind = kind == KIND_MUTED ? FSP_FRAME_ANTIMARK : kind;
-	f->flags = kind == KIND_MUTED ? TF_MUTED : 0;
+	f->flags = (kind == KIND_MUTED ? TF_MUTED : 0) | (shadow ? TF_SHADOW : 0);
 	f->sp = fsp;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
@@ -186,6 +220,9 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		/* Last: the enter's own bookkeeping is not part of the duration. */
 		f->t_enter = bpf_ktime_get_ns();
 	}
+	/* The sampler runs nested in probe programs: the frame is complete
+	 * before it is published. */
+	asm volatile("" ::: "memory");
 	st->depth = d + 1;
 	return 0;
 }
@@ -199,6 +236,7 @@ struct leave_ctx {
 	__u32 depth;
 	__u32 found; /* index of the matching frame, or depth when none */
 	__u32 match; /* also match the instance (mapped "match instance") */
+	__u32 shadow; /* a shadow leave matches shadow frames, others the others */
 };
 
 static __always_inline bool same_feature(const struct tframe *f, __u64 feature, __u64 fhash)
@@ -213,6 +251,12 @@ static __always_inline bool kind_matches(const struct tframe *f, __u64 kind)
 	return f->kind == kind || (kind == FSP_FRAME_MARK && (f->flags & TF_MUTED));
 }
 
+/* An ABI v1 site of an ABI v2 file (--events): see TF_SHADOW. */
+static __always_inline __u32 is_shadow(const struct tframe *f)
+{
+	return (f->flags & TF_SHADOW) != 0;
+}
+
 /* bpf_loop callback: visits frames top-down, stops at the first frame of the
  * same kind whose feature is the same pointer or the same name (and, when
  * matching instances, whose instance is the leave's). */
@@ -225,8 +269,8 @@ static long find_cb(__u64 n, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (kind_matches(f, c->kind) && same_feature(f, c->feature, c->fhash) &&
-	    (!c->match || f->instance == c->instance)) {
+	if (kind_matches(f, c->kind) && is_shadow(f) == c->shadow &&
+	    same_feature(f, c->feature, c->fhash) && (!c->match || f->instance == c->instance)) {
 		c->found = i;
 		return 1;
 	}
@@ -249,19 +293,24 @@ static long shift_cb(__u64 n, void *data)
 }
 
 static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    bool match)
+				    bool match, __u32 shadow)
 {
 	/* First: the leave's own bookkeeping is not part of the duration. */
 	__u64 now = events_enabled ? bpf_ktime_get_ns() : 0;
-	struct leave_ctx c = {
-		.kind = kind, .feature = feature, .instance = instance, .match = match};
+	struct leave_ctx c = {.kind = kind,
+			      .feature = feature,
+			      .instance = instance,
+			      .match = match,
+			      .shadow = shadow};
 	struct tstack *st;
+	const struct tframe *top;
 	__u32 d;
 
 	stat_inc(FSP_STAT_PROBE_HITS);
 	st = tstack_get(false);
 	if (!st) {
-		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		if (!shadow)
+			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
 	prune(st, PT_REGS_SP(ctx));
@@ -273,8 +322,9 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	if (d > FSP_MAX_DEPTH)
 		return 0;
 	/* Fast path: the top frame, same pointer. */
-	if (d && st->f[slot(d - 1)].feature == feature && kind_matches(&st->f[slot(d - 1)], kind) &&
-	    (!match || st->f[slot(d - 1)].instance == instance)) {
+	top = &st->f[slot(d - 1)];
+	if (d && top->feature == feature && kind_matches(top, kind) && is_shadow(top) == shadow &&
+	    (!match || top->instance == instance)) {
 		if (events_enabled)
 			frame_left(st, d - 1, now);
 		st->depth = d - 1;
@@ -286,7 +336,8 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	c.fhash = label_hash_cached(st, feature);
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
-		stat_inc(FSP_STAT_UNMATCHED_LEAVES);
+		if (!shadow)
+			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
 	if (events_enabled)
@@ -299,8 +350,13 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 		st->depth = c.found;
 		return 0;
 	}
-	/* Keep the frames above it: independent features may leave out of order. */
+	/* Keep the frames above it: independent features may leave out of order.
+	 * They are unpublished while they move down, so that a sample nested in
+	 * this program never sees a frame twice or half-moved. */
+	st->depth = c.found;
+	asm volatile("" ::: "memory");
 	bpf_loop(d - 1 - c.found, shift_cb, &c, 0);
+	asm volatile("" ::: "memory");
 	st->depth = d - 1;
 	return 0;
 }
@@ -328,29 +384,37 @@ static long copy_cb(__u64 i, void *data)
 struct store_ctx {
 	struct fsp_stack *s;
 	const struct tstack *st;
+	__u32 n;
 };
 
-/* bpf_loop callback: copies frame i of the live stack into the stored one
- * (its payload is sent per sample: send_payloads()). */
+/* bpf_loop callback: copies frame i of the live stack, unless a shadow, into
+ * the stored one (its payload is sent per sample: send_payloads()). */
 static long store_cb(__u64 i, void *data)
 {
 	struct store_ctx *c = data;
-	const struct tframe *f = &c->st->f[slot(i)];
-	struct fsp_frame *o = &c->s->frames[slot(i)];
+	const struct tframe *f;
+	struct fsp_frame *o;
 
+	if (i >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->st->f[slot(i)];
+	if (f->flags & TF_SHADOW)
+		return 0;
+	o = &c->s->frames[slot(c->n)];
 	o->feature = f->feature;
 	o->instance = f->instance;
 	o->payload = 0;
 	o->kind = f->kind;
+	c->n++;
 	return 0;
 }
 
-/* Stores the frames of a live stack the first time it is sampled (or seen
- * switched out); user is the caller's scratch buffer. */
+/* Stores the frames of a live stack (but its shadow frames) the first time it
+ * is sampled (or seen switched out); user is the caller's scratch buffer. */
 static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 					const struct fsp_stack_key *key, __u32 user)
 {
-	struct store_ctx c;
+	struct store_ctx c = {.st = st};
 	struct fsp_stack *s;
 
 	if (bpf_map_lookup_elem(&stacks, key))
@@ -358,61 +422,14 @@ static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 	s = scratch_get(user);
 	if (!s)
 		return false;
-	s->depth = depth;
 	c.s = s;
-	c.st = st;
 	/* A callback, not an unrolled loop: the sampler's other branches
 	 * (payloads, charges) times 64 copies exceeded the verifier's budget. */
 	bpf_loop(depth < FSP_MAX_DEPTH ? depth : FSP_MAX_DEPTH, store_cb, &c, 0);
+	s->depth = c.n;
 	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
 	return true;
-}
-
-_Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
-	       "send_payloads() may read 127 payloads from its scratch buffer");
-
-struct payload_ctx {
-	struct fsp_payload_rec *r;
-	const struct tstack *st;
-};
-
-/* bpf_loop callback: copies the payload of frame i into the record. */
-static long payload_cb(__u64 i, void *data)
-{
-	struct payload_ctx *c = data;
-
-	if (i >= c->r->depth)
-		return 1;
-	c->r->payload[slot(i)] = c->st->f[slot(i)].payload;
-	return 0;
-}
-
-/* Sends the payloads of the live stack (depth frames, whose hash is hash) to
- * userspace. Wakes it only when the ring is half full: it also reads it
- * every second. Returns false when the ring is full (the record is lost). */
-static __always_inline bool send_payloads(const struct tstack *st, __u32 depth, __u32 tgid,
-					  __u32 tid, __u64 hash)
-{
-	struct fsp_payload_rec *r = scratch_get(SCRATCH_SAMPLE);
-	struct payload_ctx c = {.r = r, .st = st};
-	__u64 size, flags = BPF_RB_NO_WAKEUP;
-
-	if (!r || depth > FSP_MAX_DEPTH)
-		return false;
-	r->tgid = tgid;
-	r->tid = tid;
-	r->hash = hash;
-	r->depth = depth;
-	bpf_loop(FSP_MAX_DEPTH, payload_cb, &c, 0);
-	size = depth;
-	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
-	 * larger than any record). */
-	asm volatile("%0 &= 127" : "+r"(size));
-	size = 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
-	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
-		flags = BPF_RB_FORCE_WAKEUP;
-	return !bpf_ringbuf_output(&payload_rb, r, size, flags);
 }
 
 #endif /* FSP_MARKSTACK_BPF_H */

@@ -19,6 +19,7 @@
 #include "util.bpf.h"
 #include "admit.bpf.h"
 #include "markstack.bpf.h"
+#include "v2stack.bpf.h"
 
 /* Set by userspace before it detaches on_switch at the end of the session:
  * from then on a pending interval may have ended unseen. */
@@ -98,7 +99,7 @@ static __always_inline struct offcpu_rec *rec_find(__u32 tid, __u32 tgid)
 /* Adds ns of off-CPU time of thread `task` with stack `hash` to counts. */
 static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64 ns)
 {
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_jiffies64(); /* as the sampler's seen */
 	struct fsp_count_key key = {.tgid = task->tgid, .tid = task->pid, .hash = hash};
 	struct fsp_count *c = bpf_map_lookup_elem(&counts, &key), fresh = {};
 
@@ -107,11 +108,11 @@ static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64
 		/* The sampler keeps a running thread's latest name; this one may
 		 * seldom run (comm is renamed by exec and prctl). */
 		bpf_probe_read_kernel(c->comm, sizeof(c->comm), task->comm);
-		c->seen_ns = now;
+		c->seen = now;
 		return;
 	}
 	fresh.offcpu_ns = ns;
-	fresh.seen_ns = now;
+	fresh.seen = now;
 	bpf_probe_read_kernel(fresh.comm, sizeof(fresh.comm), task->comm);
 	if (bpf_map_update_elem(&counts, &key, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &key);
@@ -235,23 +236,14 @@ static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev
  * map the first time the record sees it. */
 static __always_inline __u64 live_hash(struct task_struct *t, struct offcpu_rec *r)
 {
-	struct tstack *st = bpf_task_storage_get(&tstacks, t, NULL, 0);
-	struct fsp_stack_key skey = {.tgid = t->tgid};
-	struct pt_regs *regs;
-	__u32 d = 0;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
+	struct live_take lt;
 
-	if (st && st->depth) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(t);
-		d = live_depth(st, regs->sp);
-	}
-	skey.hash = st && d && d <= FSP_MAX_DEPTH ? st->f[slot(d - 1)].hash : 0;
-	if (st && skey.hash && skey.hash != r->off_stored) {
-		if (store_stack(st, d, &skey, SCRATCH_SWITCH))
-			r->off_stored = skey.hash;
-		else
-			stat_inc(FSP_STAT_STACK_DROPS);
-	}
-	return skey.hash;
+	/* t is still the current task: its memory (ABI v2 stacks) is readable. */
+	live_stack_take(&lt, regs->sp, SCRATCH_SWITCH, r->off_stored);
+	if (lt.hash)
+		r->off_stored = lt.hash;
+	return lt.hash;
 }
 
 /*

@@ -2,12 +2,16 @@
 /*
  * fsp-bpf kernel side.
  *
- * Four USDT programs keep a mark stack per thread (task-local storage, freed
- * with the thread). A perf-event program on every CPU samples the targeted
- * processes: it takes the live part of the current thread's mark stack and
- * counts (tgid, tid, stack hash), storing each new stack's frames once; a
- * stack is identified without its payloads, which go to userspace with each
- * sample (payload_rb). All attribution happens in userspace (analysis/).
+ * Probe ABI v1: four USDT programs keep a mark stack per thread (task-local
+ * storage, freed with the thread). Probe ABI v2: the marks keep their stack in
+ * the process's own memory, one per thread and library, without trapping;
+ * v2_announce registers where (the fsp:v2 probe of a library's constructor, or
+ * userspace for a running process). A perf-event program on every CPU samples
+ * the targeted processes: it takes the live part of the current thread's mark
+ * stacks, merged, and counts (tgid, tid, stack hash), storing each new stack's
+ * frames once; a stack is identified without its payloads, which go to
+ * userspace with each sample (payload_rb). All attribution happens in
+ * userspace (analysis/).
  *
  * Marks are frame-bound: each frame remembers the user stack pointer at its
  * enter. Once the thread's stack pointer is above it on the same stack (the
@@ -45,6 +49,8 @@
  *   coro.bpf.h       coroutines: marks parked with the context they belong to
  *   native.bpf.h     native stacks with each sample (--stacks): registers,
  *                    frame-pointer stacks, a copy of the user stack
+ *   v2stack.bpf.h    ABI v2: records, a thread's stacks in its memory, the merge
+ *                    by stack pointer, the live stack a sample charges
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -63,6 +69,7 @@
 #include "offcpu.bpf.h"
 #include "coro.bpf.h"
 #include "native.bpf.h"
+#include "v2stack.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
@@ -80,7 +87,7 @@ int mark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0);
+	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -96,7 +103,7 @@ int mark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false);
+	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -112,7 +119,7 @@ int antimark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0);
+	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -128,7 +135,26 @@ int antimark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false);
+	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false, site_shadow(ctx));
+}
+
+/* ABI v2: a library's constructor announces its record (address, TLS offset). */
+SEC("uprobe")
+int v2_announce(struct pt_regs *ctx)
+{
+	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	__u64 record, tp_offset;
+	__u32 gen;
+
+	if (!admit(true))
+		return 0;
+	if (!spec || usdt_arg(ctx, spec, 0, &record) || usdt_arg(ctx, spec, 1, &tp_offset) ||
+	    bpf_probe_read_user(&gen, sizeof(gen), (void *)(record + FSP_V2_GEN_OFF))) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return 0;
+	}
+	v2_register(bpf_get_current_pid_tgid() >> 32, record, tp_offset, gen);
+	return 0;
 }
 
 /* ---- mapped probes (--map) ------------------------------------------------ */
@@ -160,7 +186,7 @@ int map_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 	kind = on ? ms->kind : KIND_MUTED;
 	sp_off = (ms->flags & FSP_MAP_UNFRAMED) ? SP_UNFRAMED : ms->sp_off;
-	do_enter(ctx, kind, ms->feature, instance, payload, sp_off);
+	do_enter(ctx, kind, ms->feature, instance, payload, sp_off, 0);
 	if (charge_enabled) {
 		struct tstack *st = tstack_get(false);
 
@@ -187,13 +213,22 @@ int map_leave(struct pt_regs *ctx)
 	match = (ms->flags & FSP_MAP_MATCH_INSTANCE) && ms->nr_parts;
 	if (match)
 		instance = map_label(ctx, ms, ms->parts, ms->nr_parts, false);
-	do_leave(ctx, ms->kind, ms->feature, instance, match);
+	do_leave(ctx, ms->kind, ms->feature, instance, match, 0);
 	if (charge_enabled)
 		charge_sync(tstack_get(false));
 	return 0;
 }
 
 /* ---- the sampler ------------------------------------------------------------ */
+
+/* The 8 bytes at off of the interrupted registers (the context allows only
+ * whole words there; cs shares its word with padding). */
+#define user_word(ctx, off)                                                                        \
+	({                                                                                         \
+		__u64 __w;                                                                         \
+		asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(__w) : "r"(ctx), "i"(off));           \
+		__w;                                                                               \
+	})
 
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
@@ -202,40 +237,33 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct fsp_count_key ckey = {.tgid = id >> 32, .tid = (__u32)id};
 	struct fsp_count *c, fresh = {};
 	struct task_struct *task;
-	struct tstack *st;
-	bool truncated = false, payload = false;
-	__u32 d = 0;
+	struct live_take lt;
+	struct pt_regs *regs;
+	bool truncated, payload;
+	__u64 sp;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);
 
+	/* The user stack pointer: the interrupted registers' if the sample
+	 * landed in user mode (cs's privilege level 3), else the task's saved
+	 * user registers'. */
 	task = bpf_get_current_task_btf();
-	st = bpf_task_storage_get(&tstacks, task, NULL, 0);
-	if (st) {
-		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-
-		d = live_depth(st, BPF_CORE_READ(regs, sp));
-
-		if (d && d <= FSP_MAX_DEPTH) {
-			struct fsp_stack_key skey = {.tgid = ckey.tgid};
-
-			ckey.hash = st->f[slot(d - 1)].hash;
-			skey.hash = ckey.hash;
-			if (!store_stack(st, d, &skey, SCRATCH_SAMPLE))
-				stat_inc(FSP_STAT_STACK_DROPS);
-			if (st->f[slot(d - 1)].flags & TF_HAS_PAYLOAD) {
-				payload = true;
-				send_payloads(st, d, ckey.tgid, ckey.tid, ckey.hash);
-			}
-		}
-		truncated = st->overflow && d == st->depth;
+	if ((user_word(ctx, __builtin_offsetof(struct pt_regs, cs)) & 3) == 3) {
+		sp = user_word(ctx, __builtin_offsetof(struct pt_regs, sp));
+	} else {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		sp = regs->sp;
 	}
+	live_stack_take(&lt, sp, SCRATCH_SAMPLE, 0);
+	ckey.hash = lt.hash;
+	payload = lt.payload;
+	truncated = lt.truncated;
 	if (truncated)
 		stat_inc(FSP_STAT_TRUNCATED);
 	if (charge_enabled)
-		ckey.hash = charge_sample(ckey.tgid, ckey.tid, st, d <= FSP_MAX_DEPTH ? d : 0,
-					  ckey.hash);
+		ckey.hash = charge_sample(ckey.tgid, ckey.tid, ckey.hash);
 	if (native_user || native_kernel)
 		native_sample(ctx, ckey.tgid, ckey.tid, ckey.hash);
 
@@ -249,13 +277,15 @@ int sample(struct bpf_perf_event_data *ctx)
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
 		 * keep its latest name (only this thread writes this entry). */
 		bpf_get_current_comm(c->comm, sizeof(c->comm));
-		c->seen_ns = bpf_ktime_get_ns();
+		/* It only orders the names: the tick count costs a load where
+		 * bpf_ktime_get_ns() reads the clock. */
+		c->seen = bpf_jiffies64();
 		return 0;
 	}
 	fresh.samples = 1;
 	fresh.payload_samples = payload;
 	fresh.truncated = truncated;
-	fresh.seen_ns = bpf_ktime_get_ns();
+	fresh.seen = bpf_jiffies64();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);
@@ -311,6 +341,8 @@ int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 	 * process may have the PID. */
 	if (system_wide && group_dead && !bpf_map_delete_elem(&targets, &tgid))
 		emit(FSP_EVENT_EXIT, tgid, 0);
+	if (group_dead && !bpf_map_delete_elem(&v2_procs, &tgid))
+		__sync_fetch_and_add(&v2_epoch, 1);
 	return 0;
 }
 
@@ -352,7 +384,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
-
+	struct fsp_v2_proc *v2;
 	struct tstack *pst, *cst;
 
 	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
@@ -361,6 +393,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		stat_inc(FSP_STAT_UNTRACKED);
 		return 0;
 	}
+	/* The child's memory is a copy: its ABI v2 records and stacks too. */
+	v2 = bpf_map_lookup_elem(&v2_procs, &ptgid);
+	if (v2 && !bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY))
+		__sync_fetch_and_add(&v2_epoch, 1);
 	/* The child's thread is a copy of the forking thread, stack included:
 	 * the features live at the fork stay live in the child. */
 	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
@@ -399,6 +435,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (charge_enabled)
 		charge_exit(p);
 	bpf_task_storage_delete(&tstacks, p);
+	if (!bpf_map_delete_elem(&v2_procs, &tgid))
+		__sync_fetch_and_add(&v2_epoch, 1);
 	forget_contexts(tgid);
 	if (offcpu_enabled) {
 		/* A thread other than the leader that execs takes the leader's
@@ -433,8 +471,9 @@ int BPF_KPROBE(on_longjmp, void *env)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
 	__u64 mangled, guard, sp, fsbase;
+	__u32 tgid = task->tgid;
 
-	if (!st || (!st->depth && !st->overflow))
+	if ((!st || (!st->depth && !st->overflow)) && !bpf_map_lookup_elem(&v2_procs, &tgid))
 		return 0;
 	fsbase = BPF_CORE_READ(task, thread.fsbase);
 	if (bpf_probe_read_user(&mangled, sizeof(mangled), (__u64 *)env + JB_RSP) ||
@@ -442,8 +481,11 @@ int BPF_KPROBE(on_longjmp, void *env)
 		return 0;
 	sp = ((mangled >> 17) | (mangled << 47)) ^ guard;
 	/* longjmp only goes up the stack; anything else is not a sane jmp_buf. */
-	if (sp > PT_REGS_SP(ctx))
+	if (sp <= PT_REGS_SP(ctx))
+		return 0;
+	if (st && (st->depth || st->overflow))
 		prune(st, sp);
+	v2_unwind(task, sp);
 	return 0;
 }
 
@@ -456,6 +498,7 @@ int BPF_KPROBE(on_catch)
 
 	if (st && (st->depth || st->overflow))
 		prune(st, PT_REGS_SP(ctx) + 8);
+	v2_unwind(bpf_get_current_task_btf(), PT_REGS_SP(ctx) + 8);
 	return 0;
 }
 

@@ -61,6 +61,8 @@ enum fsp_stat {
 				* they charge their own thread only */
 	FSP_STAT_UNTRACKED, /* probes of processes not admitted: the targets map was full */
 	FSP_STAT_NATIVE_LOST, /* --stacks: native stack records lost, their ring buffer full */
+	FSP_STAT_V2_UNREADABLE, /* samples with an ABI v2 mark stack that could not be read */
+	FSP_STAT_V2_DSO_DROPS, /* ABI v2 records not registered: a process has too many */
 	FSP_STAT__COUNT,
 };
 
@@ -112,7 +114,7 @@ struct fsp_count {
 	__u64 payload_samples; /* of which with a payload: sent to payload_rb */
 	__u64 truncated; /* of which taken while the stack had overflowed */
 	__u64 offcpu_ns; /* time switched out with this stack (--off-cpu) */
-	__u64 seen_ns; /* when comm was last refreshed (bpf_ktime_get_ns) */
+	__u64 seen; /* when comm was last refreshed (jiffies): orders the names */
 	char comm[FSP_COMM_LEN]; /* the thread's name at its latest sample */
 };
 
@@ -313,6 +315,59 @@ struct fsp_native_rec {
 	__u64 kstack[FSP_NATIVE_KERNEL_FRAMES];
 	__u8 stack[]; /* stack_size bytes reserved */
 };
+
+/*
+ * Probe ABI v2 (usdt/fsp.h): each executable or library of a process that
+ * includes the header has a record (struct fsp_v2_record there) and a TLS
+ * pointer to each thread's mark stack, at the thread pointer (fsbase) plus
+ * tp_offset. A process's records are registered in the v2_procs map by the
+ * fsp:v2 probe (a constructor announcing its record) or by userspace reading
+ * the record of a running process. The sampler reads every registered stack of
+ * the thread it interrupts and merges them, and the process's ABI v1 marks, by
+ * stack pointer.
+ */
+#define FSP_V2_MAX_DSOS 8 /* records of one process the sampler reads */
+#define FSP_V2_DEPTH 64 /* frames of one stack, as usdt/fsp.h FSP_V2_DEPTH */
+#define FSP_V2_HEADER 64 /* bytes before the frames, as offsetof(struct fsp_v2_stack, f) */
+#define FSP_V2_STACK_MAGIC 0x53505346u /* "FSPS" */
+#define FSP_V2_RECORD_MAGIC 0x32505346u /* "FSP2" */
+#define FSP_V2_GEN_OFF 12 /* offsetof(struct fsp_v2_record, gen) */
+
+struct fsp_v2_dso {
+	__u64 record; /* address of the DSO's record in the process */
+	__s64 tp_offset; /* of its TLS pointer, from the thread pointer */
+	__u32 gen; /* the record's gen when registered: stacks of another gen are stale */
+	__u32 pad;
+};
+
+/* Value of v2_procs, key: tgid. */
+struct fsp_v2_proc {
+	__u32 nr;
+	__u32 pad;
+	struct fsp_v2_dso dso[FSP_V2_MAX_DSOS];
+};
+
+/* The counters in an ABI v2 stack's header, as the sampler last saw them
+ * (v2_counts: key {tgid, stack address}); userspace sums them. */
+struct fsp_v2_key {
+	__u64 tgid;
+	__u64 addr;
+};
+
+struct fsp_v2_counters {
+	__u64 stale;
+	__u64 overflows;
+	__u64 unmatched;
+	__u64 skipped;
+};
+
+/*
+ * A probe site's BPF cookie: the index of its argument layout, with this bit
+ * set on the ABI v1 sites of an ABI v2 file (attached only for exact counts,
+ * --events). Their frames are "shadows" of the v2 stack's: kept for the event
+ * view's durations, never sampled.
+ */
+#define FSP_COOKIE_SHADOW (1U << 31)
 
 enum fsp_event_type {
 	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */

@@ -88,9 +88,15 @@ static __always_inline int usdt_arg(struct pt_regs *ctx, const struct fsp_usdt_s
 
 static __always_inline const struct fsp_usdt_spec *usdt_spec(struct pt_regs *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id = bpf_get_attach_cookie(ctx) & ~FSP_COOKIE_SHADOW;
 
 	return bpf_map_lookup_elem(&usdt_specs, &id);
+}
+
+/* Is the site that fired an ABI v1 site of an ABI v2 file (FSP_COOKIE_SHADOW)? */
+static __always_inline __u32 site_shadow(struct pt_regs *ctx)
+{
+	return (bpf_get_attach_cookie(ctx) & FSP_COOKIE_SHADOW) != 0;
 }
 
 #endif /* FSP_USDT_ARG_BPF_H */

@@ -9,6 +9,7 @@ static const char *const field_names[TF__COUNT] = {
 	[MF_COMMAND_LINE] = "command_line",
 	[MF_HOST] = "host",
 	[MF_KERNEL] = "kernel",
+	[MF_MARKS] = "marks",
 	[MF_TOOL_VERSION] = "tool_version",
 	[MF_START_TIME] = "start_time",
 	[MF_END_TIME] = "end_time",
@@ -59,8 +60,10 @@ const char **meta_field__str(struct profile_meta *m, enum meta_field f)
 		return &m->host;
 	case MF_TOOL_VERSION:
 		return &m->tool_version;
-	default:
+	case MF_KERNEL:
 		return &m->kernel;
+	default:
+		return &m->marks;
 	}
 }
 

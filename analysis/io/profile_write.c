@@ -34,7 +34,7 @@ static void pw_meta(struct json_out *w, struct json_object *o, const struct prof
 	int f;
 
 	for (f = 0; f < MF__COUNT && !w->err; f++) {
-		if (f <= MF_KERNEL)
+		if (f <= MF_MARKS)
 			v = json_out__str(w, *meta_field__str(&c, f));
 		else if (f == MF_FREQUENCY)
 			v = json_out__u64(w, m->frequency_hz);

@@ -58,9 +58,10 @@ static int diff__copy_meta(struct diff *d, struct profile_meta *dst, const struc
 	dst->host = strtab__intern(d->strs, m->host);
 	dst->kernel = strtab__intern(d->strs, m->kernel);
 	dst->tool_version = strtab__intern(d->strs, m->tool_version);
+	dst->marks = strtab__intern(d->strs, m->marks);
 	if ((m->target && !dst->target) || (m->command_line && !dst->command_line) ||
 	    (m->host && !dst->host) || (m->kernel && !dst->kernel) ||
-	    (m->tool_version && !dst->tool_version))
+	    (m->tool_version && !dst->tool_version) || (m->marks && !dst->marks))
 		return -ENOMEM;
 	return 0;
 }

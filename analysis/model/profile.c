@@ -145,6 +145,12 @@ static const struct {
 	[DIAG_NATIVE_FAILED] = {"native_failed",
 				"samples without a native stack because not even their leaf frame "
 				"could be found"},
+	[DIAG_UNREADABLE_STACKS] = {"unreadable_stacks",
+				    "samples whose mark stack in the process's memory (probe ABI "
+				    "v2) could not be read (charged without it)"},
+	[DIAG_SKIPPED_MARKS] = {"skipped_marks",
+				"marks a signal handler made while the code it interrupted was "
+				"in the middle of a mark (probe ABI v2), not recorded"},
 };
 
 const char *profile_diag__name(enum profile_diag d)
@@ -183,6 +189,7 @@ static void profile__free_meta(struct profile_meta *m)
 	free((char *)m->host);
 	free((char *)m->kernel);
 	free((char *)m->tool_version);
+	free((char *)m->marks);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -225,7 +232,7 @@ static int copy_meta(struct profile_meta *dst, const struct profile_meta *meta)
 	int err;
 
 	m = *meta;
-	m.target = m.command_line = m.host = m.kernel = m.tool_version = NULL;
+	m.target = m.command_line = m.host = m.kernel = m.tool_version = m.marks = NULL;
 	err = dup_opt(meta->target, &m.target);
 	if (err)
 		goto cleanup;
@@ -239,6 +246,9 @@ static int copy_meta(struct profile_meta *dst, const struct profile_meta *meta)
 	if (err)
 		goto cleanup;
 	err = dup_opt(meta->tool_version, &m.tool_version);
+	if (err)
+		goto cleanup;
+	err = dup_opt(meta->marks, &m.marks);
 	if (err)
 		goto cleanup;
 	*dst = m;

@@ -49,6 +49,8 @@ enum profile_diag {
 	DIAG_NATIVE_LOST, /* --stacks: samples whose native stack record was lost (ring full) */
 	DIAG_NATIVE_EXITED, /* --stacks: samples of processes gone before their stack was unwound */
 	DIAG_NATIVE_FAILED, /* --stacks: samples of which no native frame could be found */
+	DIAG_UNREADABLE_STACKS, /* samples with an ABI v2 mark stack that could not be read */
+	DIAG_SKIPPED_MARKS, /* ABI v2 marks made while an interrupted mark was in progress */
 	DIAG__COUNT,
 };
 
@@ -62,6 +64,11 @@ struct profile_meta {
 	const char *host;
 	const char *kernel;
 	const char *tool_version;
+	/* The marks the session read, comma-separated: "v2" (probe ABI v2
+	 * stacks, no traps), "v1" (ABI v1 probes, a trap per mark), "v2-events"
+	 * (ABI v2 marks also trapped for exact counts), "mapped" (probe maps).
+	 * NULL: not recorded (older files, merges of different sessions). */
+	const char *marks;
 	uint64_t frequency_hz;
 	uint64_t period_ns; /* time one sample stands for */
 	double start_time; /* unix seconds */

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 #include "report_text.h"
@@ -69,6 +70,38 @@ static void text_filter(struct text_ctx *c)
 	fputc('\n', c->out);
 }
 
+/* The marks the session read and what they cost the program, in words. */
+static void text_marks(struct text_ctx *c, const char *marks)
+{
+	static const struct {
+		const char *token;
+		const char *words;
+	} kinds[] = {
+		{"v2", "probe ABI v2 (stacks in the process's memory, no traps)"},
+		{"v1", "probe ABI v1 (a uprobe trap per mark)"},
+		{"v2-events", "ABI v2 marks also trapped for exact counts (--events)"},
+		{"mapped", "probe maps (a uprobe trap per probe)"},
+	};
+	const char *sep = "";
+
+	fputs("  marks: ", c->out);
+	for (const char *s = marks; *s;) {
+		size_t len = strcspn(s, ",");
+		size_t k = 0;
+
+		while (k < sizeof(kinds) / sizeof(kinds[0]) &&
+		       (strlen(kinds[k].token) != len || strncmp(kinds[k].token, s, len)))
+			k++;
+		if (k < sizeof(kinds) / sizeof(kinds[0]))
+			fprintf(c->out, "%s%s", sep, kinds[k].words);
+		else
+			fprintf(c->out, "%s%.*s", sep, (int)len, s);
+		sep = "; ";
+		s += len + (s[len] == ',');
+	}
+	fputc('\n', c->out);
+}
+
 static void text_header(struct text_ctx *c)
 {
 	const struct profile_meta *m = profile__meta(c->p);
@@ -90,6 +123,8 @@ static void text_header(struct text_ctx *c)
 		plural(samples, "sample", "samples"), report_ms(samples, c->period), nr_pids,
 		plural(nr_pids, "process", "processes"), nr_threads,
 		plural(nr_threads, "thread", "threads"));
+	if (m->marks && *m->marks)
+		text_marks(c, m->marks);
 	if (c->offcpu)
 		fprintf(c->out,
 			"  off CPU: %.1f ms (blocked, sleeping or waiting for a CPU); %.1f ms on + "

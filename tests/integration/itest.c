@@ -157,8 +157,17 @@ int itest_teardown(void **state)
 	return 0;
 }
 
-int itest_run_group(const char *name, const struct CMUnitTest *tests, size_t n)
+int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 {
+	const char *abi = getenv("FSP_ABI");
+	char name[128];
+
+	if (abi && strcmp(abi, "v1") && strcmp(abi, "v2")) {
+		fprintf(stderr, "%s: FSP_ABI=%s: expected v1 or v2\n", group, abi);
+		return 1;
+	}
+	snprintf(name, sizeof(name), "%s (probe ABI %s workloads)", group,
+		 itest_abi_v1() ? "v1" : "v2");
 	if (geteuid() != 0) {
 		/* cmocka has no group-level skip: report each test as skipped. */
 		printf("[==========] %s: not root, skipping %zu test(s)\n", name, n);
@@ -198,12 +207,20 @@ const char *itest_fsp_bpf(void)
 	return p;
 }
 
+bool itest_abi_v1(void)
+{
+	const char *abi = getenv("FSP_ABI");
+
+	return abi && !strcmp(abi, "v1");
+}
+
 const char *itest_workload(const char *name)
 {
 	const char *out = getenv("FSP_OUT");
 	char *buf = path_slot();
 
-	snprintf(buf, PATH_MAX, "%s/workloads/%s", out ? out : ".output", name);
+	snprintf(buf, PATH_MAX, "%s/%s/%s", out ? out : ".output",
+		 itest_abi_v1() ? "workloads-v1" : "workloads", name);
 	if (access(buf, R_OK))
 		fail_msg("workload %s is missing (make workloads)", buf);
 	return buf;
@@ -727,6 +744,12 @@ static const char *label(json_object *strings, json_object *v)
 void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_t *charged,
 		      uint64_t *total)
 {
+	itest_attrib_thread(prof, pid, 0, feature, charged, total);
+}
+
+void itest_attrib_thread(json_object *prof, pid_t pid, pid_t tid, const char *feature,
+			 uint64_t *charged, uint64_t *total)
+{
 	json_object *stacks = member(prof, "stacks"), *samples = member(prof, "samples");
 	json_object *strings = member(prof, "strings");
 	size_t ns = json_object_array_length(samples), nst = json_object_array_length(stacks);
@@ -740,7 +763,8 @@ void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_
 
 		if (json_object_array_length(s) < 5)
 			fail_msg("JSON: samples[%zu] has fewer than 5 columns", i);
-		if ((pid_t)json_object_get_int64(element(s, 1, "a sample")) != pid)
+		if ((pid_t)json_object_get_int64(element(s, 1, "a sample")) != pid ||
+		    (tid && (pid_t)json_object_get_int64(element(s, 2, "a sample")) != tid))
 			continue;
 		count = json_object_get_uint64(element(s, 4, "a sample"));
 		*total += count;

@@ -8,6 +8,9 @@
  * Environment (set by `make integration`):
  *   FSP_BPF  absolute path of the fsp-bpf binary
  *   FSP_OUT  absolute path of .output (workloads are in $FSP_OUT/workloads)
+ *   FSP_ABI  v2 (default): the workloads built with usdt/fsp.h as is (probe ABI
+ *            v2); v1: those built with -DFSP_ABI_V1 ($FSP_OUT/workloads-v1).
+ *            Tests run the same assertions against both.
  *   ITEST_FILTER  optional: run only the tests whose name matches (a glob)
  *
  * Every test must be registered with itest_teardown (ITEST(fn) does it): it
@@ -48,7 +51,9 @@ const char *itest_fsp_bpf(void);
  * Paths are returned in a ring of 64 static buffers: each stays valid for the
  * next 63 calls of itest_workload/itest_tmp, plenty for one test.
  */
-/* $FSP_OUT/workloads/NAME, checked to exist. */
+/* Are the workloads built with probe ABI v1 (FSP_ABI=v1)? */
+bool itest_abi_v1(void);
+/* $FSP_OUT/workloads/NAME (workloads-v1 with FSP_ABI=v1), checked to exist. */
 const char *itest_workload(const char *name);
 /* A path in this test's scratch directory (mode 0755, removed by the teardown;
  * set ITEST_KEEP=1 to keep it). */
@@ -153,6 +158,9 @@ json_object *itest_thread(json_object *prof, pid_t tid);
  * (frames and sample rows as arrays, labels in strings[]). */
 void itest_attrib_pid(json_object *prof, pid_t pid, const char *feature, uint64_t *charged,
 		      uint64_t *total);
+/* The same for thread tid of process pid only. */
+void itest_attrib_thread(json_object *prof, pid_t pid, pid_t tid, const char *feature,
+			 uint64_t *charged, uint64_t *total);
 /* Fails the test if any feature or instance name, or any label of strings[],
  * looks like an unresolved label. */
 void itest_assert_labels_resolved(json_object *prof);

@@ -86,7 +86,7 @@ static void test_event_counts(void **state)
 	bool ok = true;
 
 	(void)state;
-	record(json, NULL, "wl_events", args);
+	record(json, "--events", "wl_events", args);
 	t = itest_truth_load(truth);
 	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
@@ -132,7 +132,7 @@ static void test_event_threads(void **state)
 	uint64_t c0, c1, c2;
 
 	(void)state;
-	record(json, NULL, "wl_threads", args);
+	record(json, "--events", "wl_threads", args);
 	t = itest_truth_load(truth);
 	c0 = itest_truth_u64(t, "thread.0.cycles");
 	c1 = itest_truth_u64(t, "thread.1.cycles");

@@ -139,8 +139,9 @@ static void record_demo_mt(const char *json)
 	char demo[4200];
 
 	snprintf(demo, sizeof(demo), "%s/examples/demo_mt", out_dir());
-	free(fsp_ok("record", "-F", ITEST_HZ, "--off-cpu", "-o", json, "--", demo, "3", "400",
-		    NULL));
+	/* --events: the page shows the event view (ABI v2 marks trap only then) */
+	free(fsp_ok("record", "-F", ITEST_HZ, "--off-cpu", "--events", "-o", json, "--", demo, "3",
+		    "400", NULL));
 }
 
 static void test_html_profile(void **state)

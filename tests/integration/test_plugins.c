@@ -38,9 +38,11 @@
 static void launch(const char *workload, const char *json, const char *truth, const char *ms,
 		   const char *plugin, char **text)
 {
-	char *argv[16] = {NULL, "-F", ITEST_HZ, "-o", (char *)json, "--min-pct", "0"};
+	/* --events: the plug-ins count calls from the event view (ABI v2 marks
+	 * trap only then) */
+	char *argv[16] = {NULL, "-F", ITEST_HZ, "-o", (char *)json, "--min-pct", "0", "--events"};
 	struct itest_proc p;
-	int argc = 7;
+	int argc = 8;
 
 	if (plugin) {
 		argv[argc++] = "--plugin";

@@ -424,8 +424,8 @@ static void assert_contains(const char *what, const char *text, const char *need
 static void test_sw_new_processes(void **state)
 {
 	const char *json = itest_tmp("prof.json"), *truth_m = itest_tmp("truth_m");
-	char *fsp_argv[] = {NULL, "-a",		"-F",	     "999", "-d", "120",
-			    "-o", (char *)json, "--min-pct", "0",   NULL};
+	char *fsp_argv[] = {NULL,  "-a", "--events",   "-F",	    "999", "-d",
+			    "120", "-o", (char *)json, "--min-pct", "0",   NULL};
 	char *sleep_argv[] = {"/bin/sleep", "60", NULL};
 	char *busy_argv[] = {"/bin/sh", "-c", "while :; do :; done", NULL};
 	char svc_path[PATH_MAX], mix_path[PATH_MAX];
@@ -628,8 +628,8 @@ static void assert_only_comm(const struct profile *p, const char *comm)
 static void test_sw_comm_filter(void **state)
 {
 	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth_m");
-	char *fsp_argv[] = {NULL,  "-a", "--comm",     "wl_service", "-F", "999", "-d",
-			    "120", "-o", (char *)json, "--min-pct",  "0",  NULL};
+	char *fsp_argv[] = {NULL, "-a",	 "--events", "--comm",	   "wl_service", "-F", "999",
+			    "-d", "120", "-o",	     (char *)json, "--min-pct",	 "0",  NULL};
 	char *mix_argv[] = {(char *)itest_workload("wl_mix"), (char *)truth, "1000", NULL};
 	struct itest_proc fsp, mix;
 	struct itest_truth *t;
@@ -842,7 +842,8 @@ static void test_container(void **state)
 	free(list.out);
 	free(list.err);
 
-	FSP(&fsp, "fsp", "-F", "999", "-d", "2", "-o", (char *)json, "--min-pct", "0", "-p", pid);
+	FSP(&fsp, "fsp", "--events", "-F", "999", "-d", "2", "-o", (char *)json, "--min-pct", "0",
+	    "-p", pid);
 	itest_assert_exit(&fsp, 0);
 	assert_true(kill(c.hostpid, 0) == 0); /* still running */
 	check_container_profile(json, &c);
@@ -871,8 +872,8 @@ static void test_container(void **state)
 static void test_container_sw(void **state)
 {
 	const char *json = itest_tmp("prof.json");
-	char *fsp_argv[] = {NULL, "-a",		"-F",	     "999", "-d", "120",
-			    "-o", (char *)json, "--min-pct", "0",   NULL};
+	char *fsp_argv[] = {NULL,  "-a", "--events",   "-F",	    "999", "-d",
+			    "120", "-o", (char *)json, "--min-pct", "0",   NULL};
 	struct itest_proc fsp;
 	int64_t armed;
 	struct ctr c;
@@ -1013,10 +1014,12 @@ static void test_map_errors(void **state)
 static struct profile *record_threads(const char *map, const char *features, const char *json,
 				      const char *truth)
 {
-	char *argv[32] = {NULL, "-F",	      ITEST_HZ,	   "--map", (char *)map,
-			  "-o", (char *)json, "--min-pct", "0"};
+	/* --events: the map's durations are compared with fsp's own counts,
+	 * which ABI v2 marks give only then. */
+	char *argv[32] = {NULL,	       "--events", "-F",	 ITEST_HZ,    "--map",
+			  (char *)map, "-o",	   (char *)json, "--min-pct", "0"};
 	struct itest_proc p;
-	int n = 9;
+	int n = 10;
 
 	if (features) {
 		argv[n++] = "--feature";

@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Tests for usdt/fsp.h, the probe header feature libraries include.
+ * Tests for usdt/fsp.h, the probe header feature libraries include. This file
+ * is compiled twice: as is (probe ABI v2, the default) and with FSP_ABI_V1
+ * (test_fsp_header_v1.c), and every test below runs against both; the tests of
+ * ABI v2's mark stacks are at the end.
  *
  * The header's promises are checked two ways:
  *   - statically, on this program's own ELF file: the .note.stapsdt notes carry
- *     exactly the four ABI v1 probes, with semaphores, 1-byte nops at the probe
- *     sites and argument specs libbpf can read;
+ *     exactly the four ABI v1 probes (and, with ABI v2, the fsp:v2 probe of
+ *     its record), with semaphores, 1-byte nops at the probe sites and argument
+ *     specs libbpf can read;
  *   - dynamically, by playing the profiler in-process: "attaching" raises the
  *     semaphores (as the kernel does) and replaces each probe's nop with int3;
  *     a SIGTRAP handler decodes the arguments from the note's specs, as
  *     libbpf's USDT support does from BPF, and logs the event. Execution then
  *     simply continues after the int3, which is what the nop would have done.
  *     So the tests see exactly which probes fire, in which order and with
- *     which feature, instance and payload.
+ *     which feature, instance and payload. With ABI v2 these are the v1 probes
+ *     its marks still fire for exact counts (their shared semaphore raised).
+ *   - with ABI v2, by raising the record's fsp:v2 semaphore, as the kernel
+ *     does for fsp-bpf, and reading the thread's mark stack (fsp__v2_self)
+ *     after each mark, as fsp-bpf's sampler does.
  */
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,11 +32,17 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <ucontext.h>
 #include <cmocka.h>
 
 #include "fsp.h"
 #include "sdt_notes.h"
+
+#ifndef FSP_TEST_GROUP
+#define FSP_TEST_GROUP "fsp_header"
+#endif
 
 enum probe_kind { MARK_ENTER, MARK_LEAVE, ANTIMARK_ENTER, ANTIMARK_LEAVE, NKINDS };
 
@@ -127,12 +142,16 @@ static void on_sigtrap(int sig, siginfo_t *si, void *ucv)
 	stray_traps = stray_traps + 1;
 }
 
+/* Volatile stores: the header reads the semaphores through other lvalues
+ * (ABI v2: one 32-bit load of the record's first word). */
+#define SET_SEMAPHORE(var, v) (*(volatile unsigned short *)&(var) = (v))
+
 static void set_semaphores(unsigned short v)
 {
-	fsp_mark_enter_semaphore = v;
-	fsp_mark_leave_semaphore = v;
-	fsp_antimark_enter_semaphore = v;
-	fsp_antimark_leave_semaphore = v;
+	SET_SEMAPHORE(fsp_mark_enter_semaphore, v);
+	SET_SEMAPHORE(fsp_mark_leave_semaphore, v);
+	SET_SEMAPHORE(fsp_antimark_enter_semaphore, v);
+	SET_SEMAPHORE(fsp_antimark_leave_semaphore, v);
 }
 
 static int poke(uintptr_t addr, uint8_t byte)
@@ -174,6 +193,9 @@ static void attach(void)
 static void detach(void)
 {
 	set_semaphores(0);
+#ifndef FSP_ABI_V1
+	SET_SEMAPHORE(fsp_v2_semaphore, 0);
+#endif
 }
 
 static int find_bias(struct dl_phdr_info *info, size_t size, void *data)
@@ -181,6 +203,22 @@ static int find_bias(struct dl_phdr_info *info, size_t size, void *data)
 	(void)size;
 	*(uintptr_t *)data = info->dlpi_addr; /* the first object is the executable */
 	return 1;
+}
+
+/*
+ * Is a real profiler attached to this program (a system-wide fsp-bpf finds it
+ * like any process with fsp probes)? Its uprobes own the probe sites (an int3
+ * the kernel handles) and its semaphores are raised: the tests below would see
+ * it instead of themselves.
+ */
+static bool foreign_profiler(void)
+{
+	for (size_t i = 0; i < elf.n; i++)
+		if (*(const volatile uint8_t *)(uintptr_t)(elf.notes[i].pc + load_bias) == 0xcc)
+			return true;
+	return FSP_ENABLED() || *(volatile unsigned short *)&fsp_mark_leave_semaphore ||
+	       *(volatile unsigned short *)&fsp_antimark_enter_semaphore ||
+	       *(volatile unsigned short *)&fsp_antimark_leave_semaphore;
 }
 
 static int group_setup(void **state)
@@ -193,6 +231,18 @@ static int group_setup(void **state)
 	if (sdt_file_read("/proc/self/exe", &elf))
 		return -1;
 	dl_iterate_phdr(find_bias, &load_bias);
+	for (i = 0; foreign_profiler(); i++) {
+		if (i == 0)
+			fprintf(stderr,
+				"note: another profiler is attached to this program "
+				"(a system-wide fsp-bpf?); waiting up to 120 s for it to go\n");
+		if (i == 1200) {
+			fprintf(stderr, "error: a profiler stayed attached to this program: its "
+					"probes cannot be tested now\n");
+			return -1;
+		}
+		usleep(100000);
+	}
 	for (i = 0; i < elf.n && nsites < MAX_SITES; i++) {
 		struct site *s = &sites[nsites];
 
@@ -286,6 +336,43 @@ static const char g_instance[] = "global-instance";
 
 /* ---- (c) the notes in this very binary ----------------------------------------- */
 
+#ifdef FSP_ABI_V1
+static bool check_v2_note(const struct sdt_note *n, size_t i)
+{
+	(void)i;
+	if (!strcmp(n->name, "v2"))
+		fail_msg("ABI v1 build with an fsp:v2 probe");
+	return false;
+}
+#else
+static size_t v2_notes;
+
+/*
+ * fsp:v2 (one per translation unit's constructor): its semaphore is the
+ * record's first half-word, its arguments the record's address and the TLS
+ * pointer's offset (signed), its site a 1-byte nop.
+ */
+static bool check_v2_note(const struct sdt_note *n, size_t i)
+{
+	struct sdt_arg args[SDT_MAX_ARGS];
+
+	if (strcmp(n->name, "v2"))
+		return false;
+	v2_notes++;
+	assert_ptr_equal((void *)(uintptr_t)(n->sema + load_bias), (void *)&fsp__v2_rec);
+	assert_ptr_equal((void *)&fsp_v2_semaphore, (void *)&fsp__v2_rec);
+	if (strstr(n->args, "(%rip)"))
+		fail_msg("fsp:v2 has a %%rip-relative argument: %s", n->args);
+	assert_int_equal(sdt_args_parse(n->args, args, SDT_MAX_ARGS), 2);
+	assert_int_equal(args[0].size, 8);
+	assert_int_equal(args[1].size, -8);
+	if (note_byte[i] != 0x90)
+		fail_msg("fsp:v2 at %#lx: byte %#x, not a 1-byte nop", (unsigned long)n->pc,
+			 note_byte[i]);
+	return true;
+}
+#endif
+
 static void test_notes_abi(void **state)
 {
 	size_t i, seen[NKINDS] = {0};
@@ -295,6 +382,7 @@ static void test_notes_abi(void **state)
 		(uintptr_t)&fsp_antimark_enter_semaphore,
 		(uintptr_t)&fsp_antimark_leave_semaphore,
 	};
+	size_t v1_notes = 0;
 	int k;
 
 	(void)state;
@@ -307,14 +395,18 @@ static void test_notes_abi(void **state)
 		uint8_t byte;
 		int nargs;
 
-		/* Only fsp probes in this program, and only the four of ABI v1. */
+		/* Only fsp probes in this program, and only the four of ABI v1
+		 * (with ABI v2, also its record's fsp:v2). */
 		assert_string_equal(n->provider, "fsp");
+		if (check_v2_note(n, i))
+			continue;
 		for (k = 0; k < NKINDS; k++)
 			if (!strcmp(n->name, kind_name[k]))
 				break;
 		if (k == NKINDS)
 			fail_msg("unexpected probe fsp:%s", n->name);
 		seen[k]++;
+		v1_notes++;
 
 		/* Semaphore: present, and it is the variable the header defines. */
 		assert_int_not_equal(n->sema, 0);
@@ -345,7 +437,13 @@ static void test_notes_abi(void **state)
 	for (k = 0; k < NKINDS; k++)
 		if (!seen[k])
 			fail_msg("no fsp:%s probe found", kind_name[k]);
-	assert_int_equal(nsites, elf.n);
+	assert_int_equal(nsites, v1_notes);
+#ifndef FSP_ABI_V1
+	/* The four v1 probes share one semaphore: the record's second half-word. */
+	for (k = 0; k < NKINDS; k++)
+		assert_ptr_equal((void *)sema_addr[k], (char *)&fsp__v2_rec + 2);
+	assert_true(v2_notes > 0);
+#endif
 }
 
 static void test_abi_version_and_here(void **state)
@@ -355,7 +453,11 @@ static void test_abi_version_and_here(void **state)
 	int line = __LINE__ - 1;
 
 	(void)state;
+#ifdef FSP_ABI_V1
 	assert_int_equal(FSP_ABI_VERSION, 1);
+#else
+	assert_int_equal(FSP_ABI_VERSION, 2);
+#endif
 	snprintf(want, sizeof(want), "test_fsp_header.c:%d", line);
 	assert_string_equal(here, want);
 }
@@ -627,6 +729,529 @@ static void test_antimark_around_callback(void **state)
 	assert_int_equal(events[0].sp, events[1].sp);
 }
 
+#ifndef FSP_ABI_V1
+/* ---- (d) ABI v2: the thread's mark stack --------------------------------------- */
+
+/* "Attach" a stack reader: raise fsp:v2's semaphore, as the kernel does for fsp-bpf. */
+static void attach_v2(unsigned short v)
+{
+	SET_SEMAPHORE(fsp_v2_semaphore, v);
+}
+
+/* A new session starts: the next push resets the thread's stack. */
+static void new_session(void)
+{
+	(*(volatile uint32_t *)&fsp__v2_rec.gen)++;
+}
+
+static struct fsp_v2_stack *stack(void)
+{
+	return fsp__v2_self;
+}
+
+static uint64_t frame_sp(const struct fsp_v2_frame *f)
+{
+	return f->sp_kind & ~(uint64_t)7;
+}
+
+static void test_v2_record(void **state)
+{
+	char *tp;
+
+	(void)state;
+	assert_int_equal(sizeof(struct fsp_v2_record), 64);
+	assert_int_equal(sizeof(struct fsp_v2_frame), 32);
+	assert_int_equal(offsetof(struct fsp_v2_stack, f), 64);
+	assert_int_equal(offsetof(struct fsp_v2_record, tp_offset), 16);
+	assert_int_equal(fsp__v2_rec.magic, FSP_V2_RECORD_MAGIC);
+	assert_int_equal(fsp__v2_rec.version, 2);
+	assert_int_equal(fsp__v2_rec.depth, FSP_V2_DEPTH);
+	assert_int_equal(fsp__v2_rec.frame_size, sizeof(struct fsp_v2_frame));
+	assert_int_equal(fsp__v2_rec.header_size, offsetof(struct fsp_v2_stack, f));
+	assert_int_equal((uintptr_t)&fsp__v2_rec % 64, 0);
+	/* The constructor ran: the TLS pointer's offset, as a reader computes it
+	 * from the thread pointer (fsbase), and the key releasing stacks. */
+	assert_int_equal(fsp__v2_rec.ready, 1);
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	assert_int_equal(fsp__v2_rec.tp_offset, (char *)&fsp__v2_self - tp);
+	assert_true(fsp__v2_rec.tp_offset < 0); /* static TLS lies below the TCB */
+	assert_int_equal(fsp__v2_rec.key_state, 1);
+	/* The semaphores' symbols are the record's two half-words. */
+	assert_ptr_equal(&fsp_v2_semaphore, &fsp__v2_rec.sema_v2);
+	assert_ptr_equal(&fsp_mark_enter_semaphore, &fsp__v2_rec.sema_v1);
+}
+
+static void *no_stack_thread(void *arg)
+{
+	(void)arg;
+	FSP_MARK_ENTER("f", "i", 1);
+	FSP_MARK_LEAVE("f", "i", 1);
+	return stack();
+}
+
+/* Nobody attached: a thread's marks allocate nothing. */
+static void test_v2_detached_no_stack(void **state)
+{
+	pthread_t th;
+	void *st = (void *)1;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, no_stack_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, &st), 0);
+	assert_null(st);
+}
+
+static const char v2_feat[] = "v2feat";
+static const char v2_inst[] = "v2inst";
+
+static __attribute__((noinline)) void push_pop_body(void)
+{
+	struct fsp_v2_stack *s;
+	uint64_t sp;
+
+	FSP_MARK_ENTER(v2_feat, v2_inst, payload_fn(77));
+	sp = fsp__v2_sp();
+	s = stack();
+	assert_non_null(s);
+	assert_int_equal(s->magic, FSP_V2_STACK_MAGIC);
+	assert_int_equal(s->tid, (uint32_t)syscall(SYS_gettid));
+	assert_int_equal(s->depth, 1);
+	assert_ptr_equal((void *)(uintptr_t)s->f[0].feature, v2_feat);
+	assert_ptr_equal((void *)(uintptr_t)s->f[0].instance, v2_inst);
+	assert_int_equal(s->f[0].payload, 77);
+	assert_int_equal(s->f[0].sp_kind & 1, 0);
+	/* Bound to this function's frame: its stack pointer at the enter. */
+	assert_int_equal(frame_sp(&s->f[0]), sp);
+	FSP_ANTIMARK_ENTER(v2_feat);
+	assert_int_equal(s->depth, 2);
+	assert_ptr_equal((void *)(uintptr_t)s->f[1].feature, v2_feat);
+	assert_int_equal(s->f[1].instance, 0);
+	assert_int_equal(s->f[1].sp_kind & 1, 1);
+	FSP_ANTIMARK_LEAVE(v2_feat);
+	assert_int_equal(s->depth, 1);
+	FSP_MARK_LEAVE(v2_feat, v2_inst, 0);
+	assert_int_equal(s->depth, 0);
+}
+
+static void test_v2_push_pop(void **state)
+{
+	(void)state;
+	payload_calls = 0;
+	attach_v2(1);
+	assert_true(FSP_ENABLED());
+	push_pop_body();
+	attach_v2(0);
+	assert_false(FSP_ENABLED());
+	assert_int_equal(payload_calls, 1);
+	assert_int_equal(stack()->unmatched, 0);
+	assert_int_equal(stack()->stale, 0);
+	/* No trap fired: only the stack reader is attached. */
+	assert_int_equal(nevents, 0);
+	assert_int_equal(stray_traps, 0);
+}
+
+/* Independent features may leave out of order; a leave matches by name too. */
+static __attribute__((noinline)) void out_of_order_body(void)
+{
+	struct fsp_v2_stack *s;
+	char same_name[sizeof(v2_feat)];
+
+	memcpy(same_name, v2_feat, sizeof(v2_feat));
+	FSP_MARK_ENTER("alpha", "a", 1);
+	FSP_MARK_ENTER(v2_feat, "b", 2);
+	FSP_MARK_ENTER("gamma", "c", 3);
+	s = stack();
+	assert_int_equal(s->depth, 3);
+	FSP_MARK_LEAVE("alpha", "a", 1); /* the bottom frame */
+	assert_int_equal(s->depth, 2);
+	assert_string_equal((const char *)(uintptr_t)s->f[0].feature, v2_feat);
+	assert_string_equal((const char *)(uintptr_t)s->f[1].feature, "gamma");
+	assert_int_equal(s->f[1].payload, 3);
+	FSP_MARK_LEAVE(same_name, "b", 2); /* another pointer, the same name */
+	assert_int_equal(s->depth, 1);
+	assert_string_equal((const char *)(uintptr_t)s->f[0].feature, "gamma");
+	FSP_ANTIMARK_LEAVE("gamma"); /* an antimark leave never matches a mark */
+	assert_int_equal(s->depth, 1);
+	assert_int_equal(s->unmatched, 1);
+	FSP_MARK_LEAVE("gamma", "c", 3);
+	assert_int_equal(s->depth, 0);
+	FSP_MARK_LEAVE("nothing", NULL, 0);
+	assert_int_equal(s->unmatched, 2);
+}
+
+static void test_v2_out_of_order(void **state)
+{
+	(void)state;
+	attach_v2(1);
+	new_session();
+	out_of_order_body();
+	attach_v2(0);
+}
+
+/* Enters a mark in this frame and returns without leaving it. */
+static __attribute__((noinline)) uint64_t leaky_v2(void)
+{
+	FSP_MARK_ENTER("leaky", NULL, 0);
+	__asm__ __volatile__("" ::: "memory");
+	return frame_sp(&stack()->f[stack()->depth - 1]);
+}
+
+static jmp_buf v2_jb;
+
+static __attribute__((noinline, noreturn)) void jumper_v2(void)
+{
+	volatile char pad[256];
+
+	pad[0] = 1;
+	FSP_MARK_ENTER("jumped", NULL, pad[0]);
+	longjmp(v2_jb, 1);
+}
+
+/* Frame-bound: a frame whose function returned or was unwound is dead at once
+ * for a reader (its sp is below the thread's), and the next push drops it. */
+static __attribute__((noinline)) void frame_bound_body(void)
+{
+	struct fsp_v2_stack *s;
+	uint64_t dead_sp, sp = fsp__v2_sp();
+
+	dead_sp = leaky_v2();
+	s = stack();
+	assert_int_equal(s->depth, 1);
+	assert_true(dead_sp < sp);
+	assert_true(fsp__v2_dead(s->f[0].sp_kind, sp));
+	FSP_MARK_ENTER("caller", NULL, 0);
+	assert_int_equal(s->depth, 1);
+	assert_string_equal((const char *)(uintptr_t)s->f[0].feature, "caller");
+	assert_int_equal(s->stale, 1);
+	if (!setjmp(v2_jb))
+		jumper_v2();
+	assert_int_equal(s->depth, 2);
+	FSP_MARK_LEAVE("caller", NULL, 0); /* prunes "jumped", pops "caller" */
+	assert_int_equal(s->depth, 0);
+	assert_int_equal(s->stale, 2);
+	assert_int_equal(s->unmatched, 0);
+}
+
+static void test_v2_frame_bound(void **state)
+{
+	(void)state;
+	attach_v2(1);
+	new_session();
+	frame_bound_body();
+	attach_v2(0);
+}
+
+/* Enters beyond FSP_V2_DEPTH are counted and absorbed by their leaves. */
+static __attribute__((noinline)) void overflow_body(void)
+{
+	struct fsp_v2_stack *s;
+	int i;
+
+	for (i = 0; i < FSP_V2_DEPTH + 6; i++)
+		FSP_MARK_ENTER("deep", NULL, (uint64_t)i);
+	s = stack();
+	assert_int_equal(s->depth, FSP_V2_DEPTH);
+	assert_int_equal(s->overflow, 6);
+	assert_int_equal(s->overflows, 6);
+	assert_int_equal(s->f[FSP_V2_DEPTH - 1].payload, FSP_V2_DEPTH - 1);
+	for (i = 0; i < FSP_V2_DEPTH + 6; i++)
+		FSP_MARK_LEAVE("deep", NULL, 0);
+	assert_int_equal(s->depth, 0);
+	assert_int_equal(s->overflow, 0);
+	assert_int_equal(s->unmatched, 0);
+}
+
+static void test_v2_overflow(void **state)
+{
+	(void)state;
+	attach_v2(1);
+	new_session();
+	overflow_body();
+	attach_v2(0);
+}
+
+/*
+ * A mark left while nobody was attached leaves its frame behind; the next
+ * session (a new gen in the record, written by the profiler that attaches)
+ * starts from an empty stack and zero counters.
+ */
+static __attribute__((noinline)) void session_body(bool bump)
+{
+	FSP_MARK_ENTER("sess", NULL, 0);
+	attach_v2(0);
+	FSP_MARK_LEAVE("sess", NULL, 0); /* not seen */
+	if (bump)
+		new_session();
+	attach_v2(1);
+	FSP_MARK_ENTER("sess", NULL, 1);
+	assert_int_equal(stack()->depth, bump ? 1 : 2);
+	FSP_MARK_LEAVE("sess", NULL, 1);
+}
+
+static void test_v2_new_session(void **state)
+{
+	(void)state;
+	attach_v2(1);
+	new_session();
+	session_body(false);
+	assert_int_equal(stack()->depth, 1); /* the frame from before */
+	stack()->unmatched = 5;
+	session_body(true);
+	assert_int_equal(stack()->depth, 0);
+	assert_int_equal(stack()->unmatched, 0);
+	assert_int_equal(stack()->gen, fsp__v2_rec.gen);
+	attach_v2(0);
+}
+
+/* A thread's stack is its own, and is unmapped when the thread exits. */
+static void *stack_thread(void *arg)
+{
+	(void)arg;
+	FSP_MARK_ENTER("thread", NULL, 0);
+	assert_int_equal(stack()->depth, 1);
+	FSP_MARK_LEAVE("thread", NULL, 0);
+	return stack();
+}
+
+static void test_v2_thread_stacks(void **state)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	pthread_t th;
+	void *st = NULL;
+
+	(void)state;
+	attach_v2(1);
+	FSP_MARK_ENTER("main", NULL, 0);
+	assert_int_equal(pthread_create(&th, NULL, stack_thread, NULL), 0);
+	assert_int_equal(pthread_join(th, &st), 0);
+	assert_non_null(st);
+	assert_ptr_not_equal(st, stack());
+	assert_int_equal(stack()->depth, 1);
+	FSP_MARK_LEAVE("main", NULL, 0);
+	attach_v2(0);
+	/* msync fails with ENOMEM on memory that is not mapped. */
+	assert_int_equal(msync((void *)((uintptr_t)st & ~(uintptr_t)(psz - 1)), 1, MS_ASYNC), -1);
+	assert_int_equal(errno, ENOMEM);
+}
+
+/* fork: the child's thread has the forking thread's marks, its stack its id. */
+static void test_v2_fork(void **state)
+{
+	int status = -1;
+	pid_t pid;
+
+	(void)state;
+	attach_v2(1);
+	new_session();
+	FSP_MARK_ENTER("forked", NULL, 0);
+	pid = fork();
+	if (pid == 0) {
+		struct fsp_v2_stack *s = stack();
+		int ok = s && s->depth == 1 && s->tid == (uint32_t)getpid() &&
+			 !strcmp((const char *)(uintptr_t)s->f[0].feature, "forked");
+
+		FSP_MARK_LEAVE("forked", NULL, 0);
+		_exit(ok && s->depth == 0 ? 0 : 1);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(stack()->tid, (uint32_t)syscall(SYS_gettid));
+	FSP_MARK_LEAVE("forked", NULL, 0);
+	assert_int_equal(stack()->depth, 0);
+	attach_v2(0);
+}
+
+/* What a signal handler does while the code it interrupted is inside a mark. */
+static volatile int handler_depth;
+
+static void marking_handler(int sig)
+{
+	(void)sig;
+	FSP_MARK_ENTER("handler", NULL, 0);
+	handler_depth = (int)stack()->depth;
+	FSP_MARK_LEAVE("handler", NULL, 0);
+}
+
+static __attribute__((noinline)) void handler_body(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = marking_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	FSP_MARK_ENTER("interrupted", NULL, 0);
+	raise(SIGUSR1);
+	assert_int_equal(handler_depth, 2); /* nested on top of the interrupted mark */
+	assert_int_equal(stack()->depth, 1);
+	assert_string_equal((const char *)(uintptr_t)stack()->f[0].feature, "interrupted");
+	FSP_MARK_LEAVE("interrupted", NULL, 0);
+	sigaction(SIGUSR1, &old, NULL);
+}
+
+/* A mark made while an operation on the stack is in progress (busy_sp set:
+ * a handler that interrupted a push) is skipped, enter and leave alike. */
+static __attribute__((noinline)) void nested_marks(void)
+{
+	FSP_MARK_ENTER("nested", NULL, 0);
+	FSP_MARK_LEAVE("nested", NULL, 0);
+}
+
+static void test_v2_signal_handlers(void **state)
+{
+	struct fsp_v2_stack *s;
+
+	(void)state;
+	attach_v2(1);
+	new_session();
+	handler_body();
+	s = stack();
+	assert_int_equal(s->depth, 0);
+	assert_int_equal(s->unmatched, 0);
+	/* An operation in progress in this frame; the "handler" runs below it. */
+	s->busy_sp = fsp__v2_sp();
+	nested_marks();
+	assert_int_equal(s->depth, 0);
+	assert_int_equal(s->skipped, 2);
+	assert_int_equal(s->busy_sp, fsp__v2_sp());
+	/* An operation abandoned deeper down (the handler longjmp'ed out of it):
+	 * forgotten by the next mark at or above it. */
+	s->busy_sp = fsp__v2_sp() - 4096;
+	FSP_MARK_ENTER("after", NULL, 0);
+	assert_int_equal(s->depth, 1);
+	assert_int_equal(s->busy_sp, 0);
+	FSP_MARK_LEAVE("after", NULL, 0);
+	assert_int_equal(s->depth, 0);
+	assert_int_equal(s->skipped, 2);
+	attach_v2(0);
+}
+
+/*
+ * A handler on an alternate signal stack mapped just above the thread's own
+ * stack: the interrupted mark's stack pointer is below the handler's, within
+ * the window, yet it is live. The handler's mark must not drop it.
+ */
+#define ALT_REGION (2UL << 20)
+
+/* What the thread saw (cmocka asserts in the main thread only). */
+struct alt_result {
+	int altstack_err;
+	int handler_depth; /* 2: nested on the interrupted mark */
+	uint32_t depth_after; /* 1: the interrupted mark is still there */
+	const char *top;
+	uint64_t stale, unmatched; /* after its leave: 0, 0 */
+};
+
+static void *altstack_thread(void *arg)
+{
+	static struct alt_result r;
+	char *region = arg;
+	stack_t ss = {.ss_sp = region + ALT_REGION / 2, .ss_size = ALT_REGION / 2};
+	struct fsp_v2_stack *s;
+
+	r.altstack_err = sigaltstack(&ss, NULL);
+	FSP_MARK_ENTER("interrupted", NULL, 0);
+	s = stack();
+	handler_depth = 0;
+	raise(SIGUSR1);
+	r.handler_depth = handler_depth;
+	r.depth_after = s->depth;
+	r.top = (const char *)(uintptr_t)s->f[0].feature;
+	FSP_MARK_LEAVE("interrupted", NULL, 0);
+	r.stale = s->stale;
+	r.unmatched = s->unmatched;
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	return &r;
+}
+
+static void test_v2_altstack_above(void **state)
+{
+	struct sigaction sa, old;
+	struct alt_result *r = NULL;
+	pthread_attr_t attr;
+	pthread_t th;
+	char *region;
+
+	(void)state;
+	region = mmap(NULL, ALT_REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(region != MAP_FAILED);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = marking_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, &old);
+	attach_v2(1);
+	new_session();
+	/* The thread's stack: the lower half; its alternate stack: the upper. */
+	pthread_attr_init(&attr);
+	assert_int_equal(pthread_attr_setstack(&attr, region, ALT_REGION / 2), 0);
+	assert_int_equal(pthread_create(&th, &attr, altstack_thread, region), 0);
+	assert_int_equal(pthread_join(th, (void **)&r), 0);
+	attach_v2(0);
+	sigaction(SIGUSR1, &old, NULL);
+	pthread_attr_destroy(&attr);
+	munmap(region, ALT_REGION);
+	assert_int_equal(r->altstack_err, 0);
+	assert_int_equal(r->handler_depth, 2);
+	assert_int_equal(r->depth_after, 1);
+	assert_string_equal(r->top, "interrupted");
+	assert_int_equal(r->stale, 0);
+	assert_int_equal(r->unmatched, 0);
+}
+
+/* Exact counts and the stack at once: both semaphores raised. */
+static void test_v2_with_v1_probes(void **state)
+{
+	(void)state;
+	REQUIRE_TRAPS();
+	attach();
+	attach_v2(1);
+	new_session();
+	FSP_MARK_ENTER(v2_feat, v2_inst, 5);
+	assert_int_equal(stack()->depth, 1);
+	FSP_ANTIMARK_ENTER(v2_feat);
+	FSP_ANTIMARK_LEAVE(v2_feat);
+	FSP_MARK_LEAVE(v2_feat, v2_inst, 5);
+	assert_int_equal(stack()->depth, 0);
+	detach();
+	attach_v2(0);
+	assert_int_equal(nevents, 4);
+	expect_event(0, MARK_ENTER, v2_feat, v2_inst, 5);
+	expect_event(1, ANTIMARK_ENTER, v2_feat, NULL, 0);
+	expect_event(2, ANTIMARK_LEAVE, v2_feat, NULL, 0);
+	expect_event(3, MARK_LEAVE, v2_feat, v2_inst, 5);
+}
+
+/* Scoped marks: every exit path pops what it pushed. */
+static void test_v2_scoped(void **state)
+{
+	struct fsp_v2_stack *s;
+
+	(void)state;
+	attach_v2(1);
+	new_session();
+	payload_calls = 0;
+	assert_int_equal(exit_by_return(1), 1);
+	s = stack();
+	assert_int_equal(exit_by_return(0), 2);
+	assert_int_equal(exit_by_goto(1), 0);
+	assert_int_equal(exit_by_goto(0), 1);
+	assert_int_equal(exit_by_break_continue(), 2);
+	two_in_one_block();
+	assert_int_equal(feature_with_callback(user_callback, 20), 41);
+	attach_v2(0);
+	assert_int_equal(payload_calls, 8);
+	assert_int_equal(s->depth, 0);
+	assert_int_equal(s->unmatched, 0);
+	assert_int_equal(s->stale, 0);
+	assert_int_equal(s->overflows, 0);
+	assert_int_equal(nevents, 0);
+}
+#endif /* !FSP_ABI_V1 */
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -639,7 +1264,22 @@ int main(void)
 		cmocka_unit_test_setup(test_scoped_twice_in_block, test_setup),
 		cmocka_unit_test_setup(test_scoped_attach_mid_scope, test_setup),
 		cmocka_unit_test_setup(test_antimark_around_callback, test_setup),
+#ifndef FSP_ABI_V1
+		cmocka_unit_test_setup(test_v2_record, test_setup),
+		cmocka_unit_test_setup(test_v2_detached_no_stack, test_setup),
+		cmocka_unit_test_setup(test_v2_push_pop, test_setup),
+		cmocka_unit_test_setup(test_v2_out_of_order, test_setup),
+		cmocka_unit_test_setup(test_v2_frame_bound, test_setup),
+		cmocka_unit_test_setup(test_v2_overflow, test_setup),
+		cmocka_unit_test_setup(test_v2_new_session, test_setup),
+		cmocka_unit_test_setup(test_v2_thread_stacks, test_setup),
+		cmocka_unit_test_setup(test_v2_fork, test_setup),
+		cmocka_unit_test_setup(test_v2_signal_handlers, test_setup),
+		cmocka_unit_test_setup(test_v2_altstack_above, test_setup),
+		cmocka_unit_test_setup(test_v2_with_v1_probes, test_setup),
+		cmocka_unit_test_setup(test_v2_scoped, test_setup),
+#endif
 	};
 
-	return cmocka_run_group_tests_name("fsp_header", tests, group_setup, group_teardown);
+	return cmocka_run_group_tests_name(FSP_TEST_GROUP, tests, group_setup, group_teardown);
 }

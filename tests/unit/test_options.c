@@ -118,6 +118,7 @@ static void test_record_defaults(void **state)
 	assert_int_equal(p.o.session.max_events, FSP_DEFAULT_MAX_EVENTS);
 	assert_true(p.o.session.follow_forks);
 	assert_true(p.o.session.events);
+	assert_false(p.o.session.v2_events);
 	assert_false(p.o.session.offcpu);
 	assert_int_equal(p.o.session.stacks, 0);
 	assert_int_equal(p.o.session.stack_size, FSP_NATIVE_DEFAULT_STACK);
@@ -183,6 +184,16 @@ static void test_record_options(void **state)
 	assert_string_equal(p.o.out_path, "x.json");
 	assert_true(p.o.session.system_wide);
 	assert_string_equal(p.o.view.ropts.comm, "a,b,c");
+	done(&p);
+	/* --events: exact counts for ABI v2 marks too; not with --no-events. */
+	PARSE(&p, "--events", "-p", "7");
+	assert_runs(&p, &cmd_record);
+	assert_true(p.o.session.events);
+	assert_true(p.o.session.v2_events);
+	done(&p);
+	PARSE(&p, "--events", "--no-events", "-p", "7");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--events and --no-events contradict each other: give one of them");
 	done(&p);
 }
 

@@ -31,6 +31,7 @@ static const struct profile_meta rich_meta = {
 	.host = "testhost",
 	.kernel = "6.1.0-test",
 	.tool_version = "0.1.0",
+	.marks = "v2,v1,mapped",
 	.frequency_hz = 999,
 	.period_ns = 1001001,
 	.start_time = 1700000000.25,
@@ -225,6 +226,7 @@ static void assert_meta_equal(const struct profile_meta *a, const struct profile
 	assert_true(same_str(a->host, b->host));
 	assert_true(same_str(a->kernel, b->kernel));
 	assert_true(same_str(a->tool_version, b->tool_version));
+	assert_true(same_str(a->marks, b->marks));
 	assert_true(a->frequency_hz == b->frequency_hz);
 	assert_true(a->period_ns == b->period_ns);
 	assert_true(same_real(a->start_time, b->start_time));
@@ -976,7 +978,8 @@ static void test_offcpu_diagnostics(void **state)
 				     "    \"offcpu_lost\": 2,\n    \"charge_drops\": 0,\n"
 				     "    \"untracked\": 0,\n    \"folded_processes\": 0,\n"
 				     "    \"native_lost\": 0,\n    \"native_exited\": 0,\n"
-				     "    \"native_failed\": 0\n  }\n}\n"));
+				     "    \"native_failed\": 0,\n    \"unreadable_stacks\": 0,\n"
+				     "    \"skipped_marks\": 0\n  }\n}\n"));
 	q = parse_ok(text, strlen(text));
 	assert_true(profile__diag(q, DIAG_OFFCPU_RECOVERED) == 4);
 	assert_true(profile__diag(q, DIAG_OFFCPU_LOST) == 2);

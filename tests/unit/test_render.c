@@ -167,6 +167,31 @@ static char *render_text(const struct profile *p, const struct report_opts *o)
 	return render_text_rc(p, o, 0);
 }
 
+/* The header says which marks the session read, in words (unknown tokens as
+ * they are); no line when the profile does not say. */
+static void test_text_marks(void **state)
+{
+	struct profile_meta m = demo_meta;
+	struct report_opts o = {};
+	struct profile *p = order_profile();
+	char *text;
+
+	(void)state;
+	text = render_text(p, &o);
+	assert_null(strstr(text, "marks:"));
+	free(text);
+	m.marks = "v2,v1,v2-events,mapped,v9";
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	text = render_text(p, &o);
+	assert_non_null(
+		strstr(text, "\n  marks: probe ABI v2 (stacks in the process's memory, no traps); "
+			     "probe ABI v1 (a uprobe trap per mark); ABI v2 marks also trapped "
+			     "for exact counts (--events); probe maps (a uprobe trap per probe); "
+			     "v9\n"));
+	free(text);
+	profile__free(p);
+}
+
 static char *render_folded_rc(const struct profile *p, const struct report_opts *o, int want)
 {
 	char *buf = NULL;
@@ -2597,6 +2622,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_text_marks),
 		cmocka_unit_test_setup_teardown(test_text_default_opts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_by_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_by_process, setup, teardown),

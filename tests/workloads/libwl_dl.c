@@ -11,6 +11,11 @@
  * is entered when its enter probe is armed, and left (then) when its leave
  * is: the marks fired are counted (enters_fired, leaves_fired).
  */
+/* It looks at and fires the ABI v1 probes itself (what it measures is how
+ * they are armed): an ABI v1 build, also among the ABI v2 workloads. */
+#ifndef FSP_ABI_V1
+#define FSP_ABI_V1
+#endif
 #include "fsp.h"
 #include "wl_dl.h"
 

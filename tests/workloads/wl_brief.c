@@ -26,6 +26,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* It looks at and fires the ABI v1 probes itself (what it measures is how
+ * they are armed): an ABI v1 build, also among the ABI v2 workloads. */
+#ifndef FSP_ABI_V1
+#define FSP_ABI_V1
+#endif
 #include "fsp.h"
 #include "wl_common.h"
 

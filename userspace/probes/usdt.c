@@ -238,6 +238,7 @@ static int read_note(const struct elf_file *f, uint64_t base, const char *desc, 
 	if (base && note_base)
 		pc += base - note_base;
 	site.vaddr = pc;
+	site.sema_vaddr = sema;
 	snprintf(site.name, sizeof(site.name), "%s", name);
 	snprintf(site.provider, sizeof(site.provider), "%s", prov);
 	site.args_ok = !usdt__parse_args(args, &site.spec);

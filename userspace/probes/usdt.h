@@ -19,6 +19,7 @@ struct usdt_site {
 	uint64_t offset; /* file offset of the probe's nop */
 	uint64_t vaddr; /* its link-time address */
 	uint64_t ref_ctr_offset; /* file offset of the semaphore, 0 if none */
+	uint64_t sema_vaddr; /* link-time address of the semaphore, 0 if none */
 	struct fsp_usdt_spec spec;
 	bool args_ok; /* false: arguments fsp-bpf cannot read (spec is empty) */
 	char provider[64];

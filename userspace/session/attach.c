@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Attaching the probes of one file: fsp's four probes and the probe maps'
- * sites, each probe's sites of a file in one uprobe_multi link; the argument
- * specs and probe map sites interned in their BPF maps; the teardown. */
+/* Attaching the probes of one file: fsp's four probes (ABI v1), its fsp:v2
+ * record (ABI v2, session/v2.c) and the probe maps' sites, each probe's sites
+ * of a file in one uprobe_multi link; the argument specs and probe map sites
+ * interned in their BPF maps; the teardown. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "fsp_probes.h"
+#include "fsp_v2.h"
 #include "log.h"
 #include "probemap_sites.h"
 #include "procscan.h"
@@ -122,18 +124,19 @@ static bool is_leave_probe(int probe)
 }
 
 /*
- * One fsp probe's sites of a file into b. An enter site whose arguments
- * cannot be read is left out (its leave then matches nothing, counted); a
- * leave site cannot be (its enters would never be left): -ENOEXEC.
+ * The sites of probe fsp:name of a file into b, with cookie_flag in their
+ * cookies. An enter site whose arguments cannot be read is left out (its
+ * leave then matches nothing, counted); a leave site cannot be (its enters
+ * would never be left): -ENOEXEC. probe: FSP_PROBE_*, or -1 (fsp:v2).
  */
-static int batch_probe(struct session *s, const char *path, int probe,
-		       const struct usdt_site *sites, size_t nr, struct site_batch *b)
+static int batch_probe(struct session *s, const char *path, int probe, const char *name,
+		       __u64 cookie_flag, const struct usdt_site *sites, size_t nr,
+		       struct site_batch *b)
 {
 	for (size_t i = 0; i < nr; i++) {
 		int id;
 
-		if (strcmp(sites[i].provider, FSP_PROVIDER) ||
-		    strcmp(sites[i].name, fsp_probe_names[probe]))
+		if (strcmp(sites[i].provider, FSP_PROVIDER) || strcmp(sites[i].name, name))
 			continue;
 		if (!sites[i].args_ok) {
 			log__err("%s: fsp:%s at 0x%llx has arguments fsp-bpf cannot read%s",
@@ -151,7 +154,7 @@ static int batch_probe(struct session *s, const char *path, int probe,
 			return id;
 		b->offs[b->cnt] = sites[i].offset;
 		b->refs[b->cnt] = sites[i].ref_ctr_offset;
-		b->cookies[b->cnt++] = id;
+		b->cookies[b->cnt++] = id | cookie_flag;
 	}
 	return 0;
 }
@@ -367,6 +370,7 @@ enum file_step {
 	STEP_MARK_ENTER,
 	STEP_ANTIMARK_ENTER,
 	STEP_MAP_ENTER,
+	STEP_V2, /* ABI v2: the record's announcement (its constructor) */
 	STEP__COUNT,
 };
 
@@ -377,6 +381,7 @@ static const int step_probe[STEP__COUNT] = {
 	[STEP_MARK_ENTER] = FSP_PROBE_MARK_ENTER,
 	[STEP_ANTIMARK_ENTER] = FSP_PROBE_ANTIMARK_ENTER,
 	[STEP_MAP_ENTER] = -1,
+	[STEP_V2] = -1,
 };
 
 static const char *step_name(int step)
@@ -385,6 +390,8 @@ static const char *step_name(int step)
 		return "the mapped leaves";
 	if (step == STEP_MAP_ENTER)
 		return "the mapped enters";
+	if (step == STEP_V2)
+		return "fsp:" FSP_V2_PROBE;
 	return fsp_probe_names[step_probe[step]];
 }
 
@@ -394,29 +401,40 @@ static struct bpf_program *step_prog(struct session *s, int step)
 		return s->skel->progs.map_leave;
 	if (step == STEP_MAP_ENTER)
 		return s->skel->progs.map_enter;
+	if (step == STEP_V2)
+		return s->skel->progs.v2_announce;
 	return probe_prog(s, step_probe[step]);
 }
 
-/* Every batch of the file's sites (the fsp probes' and the probe maps'). */
+/*
+ * Every batch of the file's sites (the fsp probes', its ABI v2 record's and
+ * the probe maps'). In a file with an ABI v2 record, the ABI v1 sites are
+ * attached only for exact counts (--events), as shadows of the v2 stacks'
+ * frames (FSP_COOKIE_SHADOW).
+ */
 static int plan_file(struct session *s, const char *path, const struct usdt_site *sites, size_t nr,
-		     struct site_batch b[STEP__COUNT])
+		     const struct fsp_v2_file *vf, struct site_batch b[STEP__COUNT])
 {
 	/* A mapped site may enter one feature and leave another: room for both. */
 	size_t map_cap = s->opts.nr_probemaps ? 2 * nr * PROBEMAP_MAX_FEATURES : 0;
+	bool v1 = !vf->has_record || s->opts.v2_events;
+	__u64 flag = vf->has_record ? FSP_COOKIE_SHADOW : 0;
 	struct site_batch maps[2];
 	int err;
 
 	for (int k = 0; k < STEP__COUNT; k++) {
-		bool mapped = step_probe[k] < 0;
+		bool mapped = step_probe[k] < 0 && k != STEP_V2;
 
 		err = batch_alloc(&b[k], mapped ? map_cap : nr);
 		if (err)
 			return err;
-		if (!mapped) {
-			err = batch_probe(s, path, step_probe[k], sites, nr, &b[k]);
-			if (err)
-				return err;
-		}
+		if (k == STEP_V2 && vf->has_record)
+			err = batch_probe(s, path, -1, FSP_V2_PROBE, 0, sites, nr, &b[k]);
+		else if (!mapped && k != STEP_V2 && v1)
+			err = batch_probe(s, path, step_probe[k], fsp_probe_names[step_probe[k]],
+					  flag, sites, nr, &b[k]);
+		if (err)
+			return err;
 	}
 	if (!s->opts.nr_probemaps)
 		return 0;
@@ -463,6 +481,25 @@ static int link_file(struct session *s, pid_t pid, const char *path, const char 
 	return err;
 }
 
+/* What a file attached adds to the session's kinds of marks (session__marks);
+ * a file with an ABI v2 record is remembered for the rescans (session/v2.c). */
+static void count_marks(struct session *s, int fd, const struct fsp_v2_file *vf,
+			const struct site_batch b[STEP__COUNT])
+{
+	unsigned int v1 = 0;
+
+	for (int k = 0; k < STEP__COUNT; k++)
+		if (step_probe[k] >= 0)
+			v1 += b[k].cnt;
+	if (vf->has_record) {
+		s->nr_shadow_sites += v1;
+		if (b[STEP_V2].cnt && !v2__note_file(s, fd, vf))
+			s->nr_v2_files++;
+	} else {
+		s->nr_v1_sites += v1;
+	}
+}
+
 /*
  * Attaches the fsp probes and the mapped probes of one file, for process pid
  * (0: for every process that maps the file, system-wide), all or none.
@@ -482,6 +519,7 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 {
 	struct site_batch b[STEP__COUNT] = {};
 	struct usdt_site *sites = NULL;
+	struct fsp_v2_file vf = {};
 	size_t nr = 0, skipped;
 	char why[256], kpath[64];
 	int err, fd = given_fd;
@@ -516,11 +554,20 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		note_provider(s, sites[k].provider);
 	if (!nr)
 		goto cleanup;
-	err = plan_file(s, path, sites, nr, b);
+	if (fsp_v2__file(sites, nr, &vf)) {
+		log__err("%s: its fsp:v2 probes name different records (translation units "
+			 "built with different fsp.h?): its marks are not sampled",
+			 shown_path(path));
+		s->attach_errors++;
+		vf.has_record = false;
+	}
+	err = plan_file(s, path, sites, nr, &vf, b);
 	if (err == -ENOEXEC)
 		err = 0; /* reported: the file is left alone */
 	else if (!err)
 		err = link_file(s, pid, path, kpath, b);
+	if (err > 0)
+		count_marks(s, fd, &vf, b);
 	else if (err != -ENOMSG) {
 		log__err("cannot attach the probes of %s: %s", shown_path(path), strerror(-err));
 		s->attach_errors++;

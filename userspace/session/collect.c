@@ -243,8 +243,8 @@ struct count_entry {
 
 static int cmp_seen(const void *a, const void *b)
 {
-	uint64_t x = ((const struct count_entry *)a)->c.seen_ns;
-	uint64_t y = ((const struct count_entry *)b)->c.seen_ns;
+	uint64_t x = ((const struct count_entry *)a)->c.seen;
+	uint64_t y = ((const struct count_entry *)b)->c.seen;
 
 	return (x > y) - (x < y);
 }
@@ -550,7 +550,25 @@ cleanup:
 	bpf_link__destroy(link);
 }
 
-/* Everything the maps hold so far into p; the sampler may still be running. */
+/* The counters of the ABI v2 stacks the sampler saw, summed. */
+static void v2_counters(struct session *s, struct fsp_v2_counters *sum)
+{
+	int fd = bpf_map__fd(s->skel->maps.v2_counts);
+	struct fsp_v2_key key, *prev = NULL;
+	struct fsp_v2_counters c;
+
+	memset(sum, 0, sizeof(*sum));
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &c))
+			continue;
+		sum->stale += c.stale;
+		sum->overflows += c.overflows;
+		sum->unmatched += c.unmatched;
+		sum->skipped += c.skipped;
+	}
+}
+
 /* The process records of the targets (of pids, if not NULL), with their
  * PIDs in their namespaces. */
 static int add_processes(struct session *s, struct profile *p, const struct drain *d)
@@ -601,6 +619,7 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 static int collect_into(struct session *s, struct profile *p)
 {
 	uint64_t label_errors = s->retired_label_errors;
+	struct fsp_v2_counters v2;
 	struct drain all = {0};
 	int err;
 
@@ -614,17 +633,22 @@ static int collect_into(struct session *s, struct profile *p)
 	}
 	if (err)
 		return err;
+	v2_counters(s, &v2);
 	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
 	profile__set_diag(p, DIAG_UNKNOWN_STACKS, stat_sum(s, FSP_STAT_STACK_DROPS));
-	profile__set_diag(p, DIAG_UNMATCHED_LEAVES, stat_sum(s, FSP_STAT_UNMATCHED_LEAVES));
-	profile__set_diag(p, DIAG_OVERFLOWS, stat_sum(s, FSP_STAT_OVERFLOWS));
-	profile__set_diag(p, DIAG_STALE_MARKS, stat_sum(s, FSP_STAT_STALE_MARKS));
+	profile__set_diag(p, DIAG_UNMATCHED_LEAVES,
+			  stat_sum(s, FSP_STAT_UNMATCHED_LEAVES) + v2.unmatched);
+	profile__set_diag(p, DIAG_OVERFLOWS, stat_sum(s, FSP_STAT_OVERFLOWS) + v2.overflows);
+	profile__set_diag(p, DIAG_STALE_MARKS, stat_sum(s, FSP_STAT_STALE_MARKS) + v2.stale);
+	profile__set_diag(p, DIAG_UNREADABLE_STACKS, stat_sum(s, FSP_STAT_V2_UNREADABLE));
+	profile__set_diag(p, DIAG_SKIPPED_MARKS, v2.skipped);
 	profile__set_diag(p, DIAG_TRUNCATED, stat_sum(s, FSP_STAT_TRUNCATED));
 	profile__set_diag(p, DIAG_LABEL_ERRORS, label_errors + stat_sum(s, FSP_STAT_LABEL_DROPS));
 	profile__set_diag(p, DIAG_ARG_ERRORS,
 			  stat_sum(s, FSP_STAT_ARG_ERRORS) + stat_sum(s, FSP_STAT_NO_STORAGE));
 	profile__set_diag(p, DIAG_EVENTS_LOST, stat_sum(s, FSP_STAT_EVENTS_LOST));
-	profile__set_diag(p, DIAG_ATTACH_ERRORS, s->attach_errors);
+	profile__set_diag(p, DIAG_ATTACH_ERRORS,
+			  s->attach_errors + stat_sum(s, FSP_STAT_V2_DSO_DROPS));
 	profile__set_diag(p, DIAG_EVENT_DROPS, stat_sum(s, FSP_STAT_EVENT_DROPS));
 	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, stat_sum(s, FSP_STAT_OFFCPU_RECOVERED));
 	profile__set_diag(p, DIAG_OFFCPU_LOST,

@@ -223,6 +223,7 @@ int loader__load(struct session *s)
 	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.v2_announce, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
 	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);

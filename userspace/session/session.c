@@ -93,6 +93,7 @@ void session__free(struct session *s)
 	free(s->sw_files);
 	free(s->sw_seen);
 	free(s->verdicts);
+	v2__free(s);
 	free(s->dl_files);
 	retire__free(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {

@@ -42,6 +42,9 @@ struct session_opts {
 	/* The event view: exact enter/leave counts and durations per (process,
 	 * feature, instance), counted by the probes themselves. */
 	bool events;
+	/* Exact counts for ABI v2 marks too (--events): their v1 probes are
+	 * attached, so every v2 mark traps as a v1 mark does. */
+	bool v2_events;
 	/* Off-CPU time: a sched_switch hook charges the time a target thread is
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
@@ -112,6 +115,10 @@ int session__run(struct session *s);
 
 /* Exit status of the launched command (as from waitpid), -1 if unknown. */
 int session__child_status(const struct session *s);
+/* Which marks the session read, comma-separated: "v2" (ABI v2 stacks, no
+ * traps), "v1" (ABI v1 probes), "v2-events" (ABI v2 marks also trapped for
+ * exact counts), "mapped" (probe maps); "" if none yet. Returns buf. */
+const char *session__marks(const struct session *s, char *buf, size_t size);
 /* Probe sites attached over the whole session. */
 unsigned int session__nr_sites(const struct session *s);
 /* The sampling period, 1e9 / frequency_hz rounded (ns). */

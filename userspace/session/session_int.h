@@ -12,6 +12,7 @@
  *	retire.c	exited processes' records out of the maps (-a)
  *	loop.c		the event loop
  *	collect.c	draining the maps into a profile
+ *	v2.c		probe ABI v2: records attached and registered
  *	payloads.c	the sampled stacks' payloads (kept within a bound)
  */
 #ifndef FSP_SESSION_INT_H
@@ -28,6 +29,7 @@
 #include "payloads.h"
 #include "session.h"
 #include "stacks.h"
+#include "usdt.h"
 
 #define RESCAN_INTERVAL_S 1.0
 /* -a: an exited process's records leave the maps this long after its exit
@@ -144,6 +146,10 @@ struct session {
 	sigset_t old_mask;
 	bool mask_set;
 	unsigned int nr_sites;
+	/* What the marks are (session__marks): files with an ABI v2 record,
+	 * ABI v1 sites, v1 sites of v2 files (--events). */
+	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
+	struct v2_state *v2;
 	uint64_t attach_errors;
 	uint64_t untracked; /* processes userspace could not add to the targets map */
 	/* System-wide: the records of exited processes, taken out of the maps
@@ -239,6 +245,19 @@ void retire__free(struct session *s);
 /* Reads the label at addr of tgid, which the BPF side could not, into the
  * labels map (FSP_EVENT_LABEL). Best effort. */
 void collect__label_now(struct session *s, __u32 tgid, __u64 addr);
+
+/* v2.c */
+struct fsp_v2_file;
+struct mapping;
+/* Remembers the record of the file at path and attaches its fsp:v2 sites for
+ * pid (0: every process). Returns the sites attached or -errno. */
+/* Remembers a file (open as fd) whose ABI v2 record was attached, for the
+ * rescans that find the record in each process mapping it. 0 or -errno. */
+int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf);
+/* Registers the records of pid's mapped files (m, n) for the sampler. */
+void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n);
+void v2__forget(struct session *s, pid_t pid); /* pid is gone */
+void v2__free(struct session *s);
 
 /* loop.c */
 /* The epoll set: the signals, the ring buffer (pidfds join as targets come). */

@@ -140,6 +140,7 @@ int targets__rescan(struct session *s, struct target *t)
 		procmaps__for_each_file(m, n, hook_cb, &c);
 		t->unwind_hooked = true;
 	}
+	v2__scan(s, t->pid, m, n);
 	/* The mappings gone since the last scan (a dlclose()d library) stay
 	 * known: their labels may be read from their files at the end. */
 	err = procmaps__keep_gone(&m, &n, t->mappings, t->nr_mappings);
@@ -264,4 +265,5 @@ void targets__gone(struct session *s, struct target *t)
 		close(t->pidfd);
 		t->pidfd = -1;
 	}
+	v2__forget(s, t->pid);
 }

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Probe ABI v2 records: in a file's notes, in a process (fsp_v2.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsp_probes.h"
+#include "fsp_v2.h"
+#include "profiler.h"
+
+bool fsp_v2__is_v1_site(const struct usdt_site *site)
+{
+	if (strcmp(site->provider, FSP_PROVIDER))
+		return false;
+	for (int i = 0; i < FSP_PROBE__COUNT; i++)
+		if (!strcmp(site->name, fsp_probe_names[i]))
+			return true;
+	return false;
+}
+
+int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < nr; i++) {
+		const struct usdt_site *s = &sites[i];
+
+		if (fsp_v2__is_v1_site(s))
+			out->nr_v1_sites++;
+		if (strcmp(s->provider, FSP_PROVIDER) || strcmp(s->name, FSP_V2_PROBE))
+			continue;
+		if (!s->ref_ctr_offset)
+			return -EINVAL;
+		if (out->has_record && out->record_off != s->ref_ctr_offset)
+			return -EINVAL;
+		out->has_record = true;
+		out->record_off = s->ref_ctr_offset;
+		out->record_vaddr = s->sema_vaddr;
+		out->nr_sites++;
+	}
+	return 0;
+}
+
+int fsp_v2__record_addr(const struct mapping *m, size_t nr, dev_t dev, ino_t ino,
+			uint64_t record_off, uint64_t *addr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		if (m[i].dev != dev || m[i].ino != ino || record_off < m[i].offset ||
+		    record_off + sizeof(struct fsp_v2_record_raw) >
+			    m[i].offset + (m[i].end - m[i].start))
+			continue;
+		*addr = m[i].start + (record_off - m[i].offset);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int mem_open(pid_t pid, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? (errno == ENOENT ? -ESRCH : -errno) : fd;
+}
+
+int fsp_v2__read_record(pid_t pid, uint64_t addr, struct fsp_v2_record_raw *rec)
+{
+	int fd = mem_open(pid, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = pread(fd, rec, sizeof(*rec), (off_t)addr);
+	close(fd);
+	return n == (ssize_t)sizeof(*rec) ? 0 : -EIO;
+}
+
+bool fsp_v2__record_ok(const struct fsp_v2_record_raw *rec)
+{
+	return rec->magic == FSP_V2_RECORD_MAGIC && rec->version == 2 &&
+	       rec->depth == FSP_V2_DEPTH && rec->frame_size == 32 &&
+	       rec->header_size == FSP_V2_HEADER;
+}
+
+int fsp_v2__write_gen(pid_t pid, uint64_t addr, uint32_t gen)
+{
+	int fd = mem_open(pid, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	/* One aligned 4-byte write: the kernel copies it with one store. */
+	n = pwrite(fd, &gen, sizeof(gen), (off_t)(addr + FSP_V2_RECORD_GEN_OFF));
+	close(fd);
+	return n == (ssize_t)sizeof(gen) ? 0 : -EIO;
+}
