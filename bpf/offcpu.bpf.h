@@ -19,7 +19,7 @@
 #include "util.bpf.h"
 #include "admit.bpf.h"
 #include "markstack.bpf.h"
-#include "v2stack.bpf.h"
+#include "livestack.bpf.h"
 
 /* Set by userspace before it detaches on_switch at the end of the session:
  * from then on a pending interval may have ended unseen. */

@@ -50,7 +50,9 @@
  *   native.bpf.h     native stacks with each sample (--stacks): registers,
  *                    frame-pointer stacks, a copy of the user stack
  *   v2stack.bpf.h    ABI v2: records, a thread's stacks in its memory, the merge
- *                    by stack pointer, the live stack a sample charges
+ *                    by stack pointer
+ *   livestack.bpf.h  the live stack a sample or a switch-out charges: taken,
+ *                    stored with its labels, its payloads sent
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -70,6 +72,7 @@
 #include "coro.bpf.h"
 #include "native.bpf.h"
 #include "v2stack.bpf.h"
+#include "livestack.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 

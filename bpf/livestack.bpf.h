@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The live mark stack of a thread, as the sampler and the scheduler hook
+ * (--off-cpu) charge it: its ABI v1 stack alone, one ABI v2 stack alone, or
+ * their merge (v2stack.bpf.h); stored in the stacks map the first time it is
+ * seen, with its labels (ABI v2 frames never trapped to copy them); its
+ * payloads sent with each sample (payload_rb). live_stack_take() is the one
+ * entry point, a global function the verifier checks once.
+ */
+#ifndef FSP_LIVESTACK_BPF_H
+#define FSP_LIVESTACK_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+
+#include "profiler.h"
+#include "config.bpf.h"
+#include "maps.bpf.h"
+#include "util.bpf.h"
+#include "markstack.bpf.h"
+#include "labels.bpf.h"
+#include "v2stack.bpf.h"
+
+/* ---- the live stack of a thread ---------------------------------------------------- */
+
+struct live_stack {
+	struct tstack *st; /* its ABI v1 stack and v2 cache, or NULL */
+	struct merge_buf *buf; /* the v2 stacks read */
+	struct fsp_stack *merged; /* the merged frames (src SRC_MERGED) */
+	__u64 hash; /* 0: no live frame */
+	__u32 depth;
+	__u32 src; /* SRC_V1, SRC_MERGED or the one v2 stack with live frames */
+	bool truncated; /* a stack had overflowed, or they exceed max_depth */
+	bool payload; /* a live frame has a payload (live_stack_send_payloads) */
+};
+
+/* The stacks of every source, merged into scratch[user]. */
+static __always_inline void v2_merge_all(struct v2_read_ctx *rc, const struct tstack *st, __u32 d1,
+					 __u32 user, struct live_stack *ls)
+{
+	struct v1_copy_ctx cc = {.st = st};
+	struct merge_ctx mc = {.buf = rc->buf, .out = scratch_get(user)};
+
+	if (!mc.out)
+		return;
+	rc->buf->depth[V1_SOURCE] = 0;
+	rc->buf->head[V1_SOURCE] = 0;
+	if (st && d1) {
+		cc.dst = &rc->buf->src[V1_SOURCE];
+		bpf_loop(d1, v1_copy_cb, &cc, 0);
+		rc->buf->depth[V1_SOURCE] = cc.n;
+	}
+	bpf_loop(FSP_MAX_DEPTH + 1, merge_cb, &mc, 0);
+	mc.out->depth = mc.n;
+	ls->merged = mc.out;
+	ls->src = SRC_MERGED;
+	ls->depth = mc.n;
+	ls->hash = mc.hash;
+	ls->payload = mc.payloads != 0;
+	ls->truncated |= mc.truncated;
+}
+
+/*
+ * Reads the thread's ABI v2 stacks (the process's records in st's cache) and
+ * makes ls the live stack of them and of the live ABI v1 frames (st's [0,
+ * d1)): the v1 stack alone or one v2 stack alone as it is, else the merge.
+ */
+static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 user,
+				    struct tstack *st, __u32 d1, struct live_stack *ls)
+{
+	__u32 key = user == SCRATCH_SWITCH ? MERGE_SWITCH : MERGE_SAMPLE;
+	struct v2_read_ctx rc = {.sp = sp, .tgid = task->tgid, .tid = task->pid};
+	__u64 payloads = 0;
+	__u32 nr, d;
+
+	rc.cache = v2_cache_get(st, task->tgid);
+	nr = rc.cache->nr;
+	if (!nr)
+		return;
+	rc.buf = bpf_map_lookup_elem(&merge_bufs, &key);
+	if (!rc.buf)
+		return;
+	rc.fsbase = task->thread.fsbase; /* a trusted pointer: a plain load */
+	cur_bounds(st, &rc.b);
+	if (st->v2.unwinds)
+		rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
+	v2_read_one(&rc, 0);
+	if (nr > 1)
+		bpf_loop((nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS) - 1, v2_read_cb, &rc, 0);
+	if (rc.unreadable)
+		stat_inc(FSP_STAT_V2_UNREADABLE);
+	ls->buf = rc.buf;
+	ls->truncated |= rc.truncated;
+	if (!rc.sources)
+		return; /* the v1 stack alone */
+	if (rc.sources == 1 && !ls->hash && rc.last < FSP_V2_MAX_DSOS) {
+		d = rc.buf->depth[rc.last];
+		if (d > max_depth) {
+			d = max_depth;
+			ls->truncated = true;
+		}
+		ls->src = rc.last;
+		ls->depth = d;
+		ls->hash = v2_hash(&rc.buf->src[rc.last], d, &payloads);
+		ls->payload = payloads != 0;
+		return;
+	}
+	v2_merge_all(&rc, st, d1, user, ls);
+}
+
+/*
+ * The live mark stack of task (the current task: its memory is readable) whose
+ * user stack pointer is sp: its hash (0: no live frame) and whether it is
+ * truncated. The sampler and the scheduler hook (--off-cpu) both charge this.
+ * A process without ABI v2 records takes the ABI v1 stack's own hash.
+ */
+static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, __u32 user,
+					   struct live_stack *ls)
+{
+	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	__u32 d = 0;
+
+	ls->merged = NULL;
+	ls->buf = NULL;
+	ls->hash = 0;
+	ls->src = SRC_V1;
+	ls->truncated = false;
+	ls->payload = false;
+	if (st && (st->depth || st->overflow)) {
+		d = live_depth(st, sp);
+		ls->truncated = st->overflow && d == st->depth;
+		if (d && d <= FSP_MAX_DEPTH) {
+			ls->hash = st->f[slot(d - 1)].hash; /* shadows excluded */
+			ls->payload = st->f[slot(d - 1)].flags & TF_HAS_PAYLOAD;
+		}
+	}
+	ls->depth = d;
+	/* An exiting thread whose memory is gone (exit_mm) has no stacks left
+	 * to read: not an error. */
+	st = task->mm ? v2_thread(task, st) : st;
+	ls->st = st;
+	if (st && task->mm)
+		v2_live(task, sp, user, st, d, ls);
+}
+
+/* Copies one v2 source's frames [0, depth) into scratch[user]. */
+static __always_inline struct fsp_stack *v2_frames_out(const struct live_stack *ls, __u32 user)
+{
+	struct frames_ctx c = {.out = scratch_get(user)};
+
+	if (!c.out || !ls->buf || ls->src >= FSP_V2_MAX_DSOS)
+		return NULL;
+	c.src = &ls->buf->src[ls->src];
+	bpf_loop(ls->depth < FSP_V2_DEPTH ? ls->depth : FSP_V2_DEPTH, frames_cb, &c, 0);
+	c.out->depth = ls->depth;
+	return c.out;
+}
+
+struct labels_ctx {
+	const struct fsp_stack *s;
+	__u32 tgid;
+	__u32 user;
+};
+
+/* bpf_loop callback: the labels of frame i, copied if new. */
+static long labels_cb(__u64 i, void *data)
+{
+	struct labels_ctx *c = data;
+	const struct fsp_frame *f;
+
+	if (i >= FSP_MAX_DEPTH)
+		return 1;
+	f = &c->s->frames[slot(i)];
+	if (f->feature)
+		label_hash(c->tgid, f->feature, c->user);
+	if (f->instance)
+		label_hash(c->tgid, f->instance, c->user);
+	return 0;
+}
+
+/*
+ * Copies the labels of a newly stored stack's frames into the labels map, as
+ * ABI v1's enter does (the labels of its ABI v1 frames are there already):
+ * ABI v2 marks never trap, and a label built at run time (a formatted
+ * instance) is gone from the target's memory by the end of the session.
+ * Once per distinct stack. A global function: checked once on its own.
+ */
+__noinline int v2_copy_labels(const struct fsp_stack *s, __u32 tgid, __u32 user)
+{
+	struct labels_ctx c = {.s = s, .tgid = tgid};
+
+	if (!s)
+		return -1;
+	c.user = user == SCRATCH_SWITCH ? SCRATCH_LABEL_SWITCH : SCRATCH_LABEL_SAMPLE;
+	bpf_loop(s->depth < FSP_MAX_DEPTH ? s->depth : FSP_MAX_DEPTH, labels_cb, &c, 0);
+	return 0;
+}
+
+/* Stores the frames of a live stack (not yet stored) in the stacks map. */
+static __always_inline bool live_stack_put(const struct live_stack *ls,
+					   const struct fsp_stack_key *key, __u32 user)
+{
+	const struct fsp_stack *s = ls->merged;
+
+	if (ls->src == SRC_V1)
+		return ls->st && store_stack(ls->st, ls->depth, key, user);
+	if (bpf_map_lookup_elem(&stacks, key))
+		return true;
+	if (ls->src != SRC_MERGED)
+		s = v2_frames_out(ls, user);
+	if (!s)
+		return false;
+	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
+		return bpf_map_lookup_elem(&stacks, key) != NULL;
+	v2_copy_labels(s, key->tgid, user);
+	return true;
+}
+
+/* Stores a live stack's frames the first time its hash is seen. The thread
+ * remembers the last two it stored: a session never drops a stored stack,
+ * and a thread mostly samples the same few stacks, so most samples skip the
+ * map lookup. */
+static __always_inline bool live_stack_store(const struct live_stack *ls,
+					     const struct fsp_stack_key *key, __u32 user)
+{
+	struct tstack *st = ls->st;
+
+	if (st && (st->stored[0] == key->hash || st->stored[1] == key->hash))
+		return true;
+	if (!live_stack_put(ls, key, user))
+		return false;
+	if (st) {
+		st->stored[1] = st->stored[0];
+		st->stored[0] = key->hash;
+	}
+	return true;
+}
+
+/* ---- payloads ------------------------------------------------------------------------ */
+
+_Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
+	       "live_stack_send_payloads() may write 127 payloads to its scratch buffer");
+
+struct payload_ctx {
+	const struct live_stack *ls;
+	struct fsp_payload_rec *r;
+	__u32 n;
+};
+
+/* bpf_loop callback: the payload of the live stack's frame i, in the order
+ * of its stored frames (the ABI v1 stack's shadow frames are not stored). */
+static long payload_cb(__u64 i, void *data)
+{
+	struct payload_ctx *c = data;
+	const struct live_stack *ls = c->ls;
+	__u64 v;
+
+	if (i >= FSP_MAX_DEPTH || c->n >= FSP_MAX_DEPTH)
+		return 1;
+	if (ls->src == SRC_V1) {
+		const struct tframe *f;
+
+		if (!ls->st)
+			return 1;
+		f = &ls->st->f[slot(i)];
+		if (f->flags & TF_SHADOW)
+			return 0;
+		v = f->payload;
+	} else if (!ls->buf) {
+		return 1;
+	} else if (ls->src == SRC_MERGED) {
+		v = ls->buf->payload[slot(i)];
+	} else {
+		v = ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)].payload;
+	}
+	c->r->payload[slot(c->n)] = v;
+	c->n++;
+	return 0;
+}
+
+/*
+ * Sends the payloads of the live stack (whose hash is hash) to userspace.
+ * Wakes it only when the ring is half full: it also reads it every second.
+ * Returns false when the ring is full (the record is lost).
+ */
+static __always_inline bool live_stack_send_payloads(const struct live_stack *ls, __u32 tgid,
+						     __u32 tid, __u64 hash)
+{
+	struct payload_ctx c = {.ls = ls, .r = scratch_get(SCRATCH_PAYLOAD)};
+	__u64 size, flags = BPF_RB_NO_WAKEUP;
+
+	if (!c.r || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
+	    (ls->src != SRC_V1 && !ls->buf))
+		return false;
+	c.r->tgid = tgid;
+	c.r->tid = tid;
+	c.r->hash = hash;
+	bpf_loop(ls->depth, payload_cb, &c, 0);
+	c.r->depth = c.n;
+	size = c.n;
+	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
+	 * larger than any record). */
+	asm volatile("%0 &= 127" : "+r"(size));
+	size = 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
+	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
+		flags = BPF_RB_FORCE_WAKEUP;
+	return !bpf_ringbuf_output(&payload_rb, c.r, size, flags);
+}
+
+/* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
+
+/* What live_stack_take() found. */
+struct live_take {
+	__u64 hash; /* the live stack's hash; 0: no live frame */
+	__u32 truncated; /* a stack had overflowed, or they exceed max_depth */
+	__u32 payload; /* a live frame has a payload: they were sent (SCRATCH_SAMPLE) */
+};
+
+/*
+ * The current thread's live mark stack when its user stack pointer is sp, in
+ * *out: stored in the stacks map unless its hash is `known` (the caller's
+ * record of the last one it stored), and, for the sampler (user
+ * SCRATCH_SAMPLE), its payloads sent. Counts a stack that could not be
+ * stored. Returns 0, or -1 when out is NULL.
+ *
+ * A global function: the verifier checks it once on its own instead of inline
+ * in each caller, whose other branches (charges, payloads, the event view)
+ * times the stacks' reading loops exceeded its budget.
+ */
+__noinline int live_stack_take(struct live_take *out, __u64 sp, __u32 user, __u64 known)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fsp_stack_key skey = {.tgid = task->tgid};
+	struct live_stack ls;
+
+	if (!out)
+		return -1;
+	user = user == SCRATCH_SWITCH ? SCRATCH_SWITCH : SCRATCH_SAMPLE;
+	live_stack_get(task, sp, user, &ls);
+	out->hash = ls.hash;
+	out->truncated = ls.truncated;
+	out->payload = 0;
+	if (!ls.hash)
+		return 0;
+	skey.hash = ls.hash;
+	if (ls.hash != known && !live_stack_store(&ls, &skey, user))
+		stat_inc(FSP_STAT_STACK_DROPS);
+	if (ls.payload && user == SCRATCH_SAMPLE) {
+		out->payload = 1;
+		live_stack_send_payloads(&ls, task->tgid, task->pid, ls.hash);
+	}
+	return 0;
+}
+
+#endif /* FSP_LIVESTACK_BPF_H */
