@@ -111,8 +111,11 @@ static void observer_case(const char *mode)
 	bool ok = true;
 
 	/* ABI v1 marks trap: their observer effect is what ABI v2 removes. */
-	if (itest_abi_v1())
+	if (itest_abi_v1()) {
+		print_message(
+			"  SKIP: not applicable to ABI v1 marks (the test measures ABI v2's)\n");
 		skip();
+	}
 	/* The unprofiled run: its own per-phase CPU times are the truth. */
 	itest_spawn(&w, "unprofiled", wargv);
 	itest_wait(&w, 60);
@@ -313,8 +316,11 @@ static void test_unreadable(void **state)
 	uint64_t unreadable;
 
 	(void)state;
-	if (itest_abi_v1())
-		skip(); /* ABI v1 stacks are the kernel's */
+	if (itest_abi_v1()) {
+		print_message("  SKIP: not applicable to ABI v1 marks (their stacks are the "
+			      "kernel's, never unreadable)\n");
+		skip();
+	}
 	prof = launch(ITEST_HZ, json, NULL, "wl_torn", args);
 	t = itest_truth_load(truth);
 	json_object_object_get_ex(prof, "stacks", &stacks);
