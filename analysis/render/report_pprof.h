@@ -140,4 +140,7 @@ void pprof_native__fini(struct pprof_ctx *c);
  * [native frames..., instance, feature] or [native frames..., (no feature)]. */
 int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *charges);
 
+/* Packs c into profile.proto, gzip-compressed, to out (report_pprof_write.c). */
+int pprof_write(struct pprof_ctx *c, FILE *out);
+
 #endif /* FSP_ANALYSIS_REPORT_PPROF_H */
