@@ -315,7 +315,8 @@ static void pw_stacks(struct json_out *w, const struct profile *p, struct pw_str
 	json_out__end_array(w);
 }
 
-void pw__stack_ref(struct json_out *w, size_t stack, uint64_t key)
+/* A row's mark stack column: see profile_write.h. */
+static void pw_stack_ref(struct json_out *w, size_t stack, uint64_t key)
 {
 	if (stack != PROFILE_NO_STACK)
 		json_out__row_u64(w, stack);
@@ -323,6 +324,19 @@ void pw__stack_ref(struct json_out *w, size_t stack, uint64_t key)
 		json_out__row_lit(w, "null");
 	else
 		json_out__row_hex(w, key);
+}
+
+void pw__sample_head(struct json_out *w, uint32_t source, uint32_t pid, uint32_t tid, size_t stack,
+		     uint64_t key)
+{
+	json_out__row_lit(w, "[");
+	json_out__row_u64(w, source);
+	json_out__row_lit(w, ",");
+	json_out__row_u64(w, pid);
+	json_out__row_lit(w, ",");
+	json_out__row_u64(w, tid);
+	json_out__row_lit(w, ",");
+	pw_stack_ref(w, stack, key);
 }
 
 /* Sample rows: [source, pid, tid, stack, count] and off-CPU time as a sixth
@@ -338,14 +352,7 @@ static void pw_samples(struct json_out *w, const struct profile *p)
 	for (i = 0; i < profile__nr_samples(p) && !w->err; i++) {
 		if (profile__sample(p, i, &s))
 			continue;
-		json_out__row_lit(w, "[");
-		json_out__row_u64(w, s.source);
-		json_out__row_lit(w, ",");
-		json_out__row_u64(w, s.pid);
-		json_out__row_lit(w, ",");
-		json_out__row_u64(w, s.tid);
-		json_out__row_lit(w, ",");
-		pw__stack_ref(w, s.stack, s.key);
+		pw__sample_head(w, s.source, s.pid, s.tid, s.stack, s.key);
 		json_out__row_lit(w, ",");
 		json_out__row_u64(w, s.count);
 		if (has_offcpu) {

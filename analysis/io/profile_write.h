@@ -36,9 +36,11 @@ struct pw_strings {
 /* The index of s in the table, added when new; 0 with w->err set on failure. */
 uint64_t pw__string(struct json_out *w, struct pw_strings *t, const char *s);
 
-/* A row's mark stack column: the stack's id, null for the empty stack (key
- * 0), the key for a stack that was not stored. */
-void pw__stack_ref(struct json_out *w, size_t stack, uint64_t key);
+/* The head of a "samples" or "native_samples" row: "[source,pid,tid,stack"
+ * where stack is the mark stack's id, null for the empty stack (key 0), the
+ * key for a stack that was not stored. */
+void pw__sample_head(struct json_out *w, uint32_t source, uint32_t pid, uint32_t tid, size_t stack,
+		     uint64_t key);
 
 /* Adds the locations' function and file names to the table (after the
  * stacks' and events' labels). */

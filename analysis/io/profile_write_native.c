@@ -146,14 +146,7 @@ static void pw_native_samples(struct json_out *w, const struct profile *p)
 	for (i = 0; i < profile__nr_native_samples(p) && !w->err; i++) {
 		if (profile__native_sample(p, i, &s))
 			continue;
-		json_out__row_lit(w, "[");
-		json_out__row_u64(w, s.source);
-		json_out__row_lit(w, ",");
-		json_out__row_u64(w, s.pid);
-		json_out__row_lit(w, ",");
-		json_out__row_u64(w, s.tid);
-		json_out__row_lit(w, ",");
-		pw__stack_ref(w, s.mark_stack, s.key);
+		pw__sample_head(w, s.source, s.pid, s.tid, s.mark_stack, s.key);
 		json_out__row_lit(w, ",");
 		json_out__row_u64(w, s.stack);
 		json_out__row_lit(w, ",");
