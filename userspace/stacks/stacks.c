@@ -203,6 +203,11 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 	uproc__addr(p, r->regs[16], true, &leaf);
 	fp = fp_valid(p, r, nfp);
 	dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
+	/* It stopped in a file mapped since the mappings were read (the first
+	 * sample was taken while ld.so was still mapping the libraries): read
+	 * them again and unwind again. */
+	if (dw && !complete && uproc__reload(p, pcs[dw - 1] - !act[dw - 1]))
+		dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
 	if (dw && (complete || dw >= fp)) {
 		b->method = PROFILE_UNWIND_DWARF;
 		b->flags = complete ? 0 : PROFILE_NATIVE_TRUNCATED;

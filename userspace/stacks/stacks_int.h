@@ -57,8 +57,13 @@ size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t 
 
 /* The module and ELF address of runtime address pc. With refresh (pc is
  * surely code: not a frame-pointer walk's guess), re-reads the mappings
- * (rate limited) when no module and no anonymous executable mapping holds
- * it (a library dlopen()ed since). false: pc is in no file. */
+ * when no module and no anonymous executable mapping holds it (a library
+ * mapped since: ld.so loading libc, a dlopen()); after a few readings in
+ * a row that explained nothing, at most every 5 ms. false: pc is in no
+ * file. */
 bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out);
+/* The same re-reading for code address pc: true when pc was in no module
+ * and is in one now (an unwinding that stopped there can go on). */
+bool uproc__reload(struct uproc *p, uint64_t pc);
 
 #endif /* FSP_STACKS_INT_H */

@@ -3,7 +3,11 @@
  * DWARF unwinding of the sampler's records with elfutils, as perf's
  * unwind-libdw does, but with one Dwfl per process kept for the session: the
  * modules (and their CFI, parsed once) come from /proc/PID/maps, read again
- * when an address falls outside them (a dlopen()). The Dwfl is attached to a
+ * when code runs outside them (ld.so mapping libc after the first sample, a
+ * dlopen()); the vDSO is a module too (its image read from the process when
+ * its mappings are first read, so that it outlives the process), so that a
+ * sample in clock_gettime's fast path unwinds by its CFI. The Dwfl is
+ * attached to a
  * "process" whose only thread is the record being unwound: its registers are
  * the record's, its memory the record's copy of the stack (and, for anything
  * else libdw asks, the bytes of the mapped files).
@@ -24,24 +28,48 @@
 #include "stacks_int.h"
 #include "util.h"
 
-/* Mappings are read again at most this often per process (ns). */
+/* A reading of the mappings that explains an address (a library mapped
+ * since) allows the next one at once; after MISSES_FREE in a row that did
+ * not (a record older than a dlclose() or an exec), they are read at most
+ * every REFRESH_NS per process. */
 #define REFRESH_NS 5000000ULL
+#define MISSES_FREE 4
 
-/* Executable memory mapped from no file (JIT code, the vDSO): no reason to
- * read the mappings again for an address in it. */
+/* Executable memory mapped from no file (JIT code, the vDSO, the uprobes'
+ * out-of-line steps): no reason to read the mappings again for an address
+ * in it. */
 struct anon_range {
 	uint64_t start, end;
-	bool vdso; /* [vdso]: code of a known image, shown as [vdso]+offset */
+	const char *name; /* VDSO_NAME, UPROBES_NAME (code named by its
+			     offset), NULL: JIT code */
+	bool vdso;
 };
 
+/* A vDSO image as a process had it mapped. The kernel maps one image into
+ * every process of an ABI, so the unwinder keeps each distinct one once. */
+struct vdso_image {
+	char *bytes;
+	size_t size;
+};
+
+#define VDSO_NAME "[vdso]"
+/* The page where the kernel single-steps a probed instruction it does not
+ * emulate (a sample can land in it). */
+#define UPROBES_NAME "[uprobes]"
+#define VDSO_MAX_SIZE (64 << 10)
+#define VDSO_MAX_IMAGES 4
+
 struct uproc {
+	struct unwinder *u;
 	pid_t pid;
 	Dwfl *dwfl;
 	bool attached;
 	char root[32]; /* "/proc/PID/root" or "" */
-	uint64_t refreshed_ns;
+	uint64_t refreshed_ns; /* when the mappings were read */
+	unsigned int misses; /* readings in a row that explained nothing */
 	struct anon_range *anon;
 	size_t nr_anon, cap_anon;
+	const struct vdso_image *vdso; /* NULL: not read (yet) */
 	/* the record being unwound */
 	const struct fsp_native_rec *rec;
 	/* frames of the unwinding under way */
@@ -54,10 +82,27 @@ struct unwinder {
 	struct hashmap by_pid; /* pid -> index in procs */
 	struct uproc **procs; /* NULL: forgotten */
 	size_t nr, cap;
+	struct vdso_image vdso[VDSO_MAX_IMAGES];
+	size_t nr_vdso;
 };
 
+/* The vDSO module's ELF: its image in memory (its userdata); other modules
+ * are files, opened as dwfl_linux_proc_report's modules are. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	const struct vdso_image *img = *userdata;
+
+	if (!strcmp(name, VDSO_NAME)) {
+		*file_name = NULL;
+		*elfp = img ? elf_memory(img->bytes, img->size) : NULL;
+		return -1;
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
 
@@ -79,6 +124,72 @@ static bool other_root(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/root/", pid);
 	return !stat(path, &a) && !stat("/", &b) && (a.st_dev != b.st_dev || a.st_ino != b.st_ino);
+}
+
+/* The name an anonymous executable mapping's line of /proc/PID/maps gives. */
+static const char *anon_name(const char *line)
+{
+	if (strstr(line, VDSO_NAME))
+		return VDSO_NAME;
+	if (strstr(line, UPROBES_NAME))
+		return UPROBES_NAME;
+	return NULL;
+}
+
+/* The unwinder's copy of the image of size bytes at addr in p, read from
+ * /proc/PID/mem. NULL when it cannot be read (nor then unwound through). */
+static const struct vdso_image *vdso_read(struct uproc *p, uint64_t addr, size_t size)
+{
+	struct unwinder *u = p->u;
+	struct vdso_image *img = NULL;
+	char path[64], *buf;
+	int fd;
+
+	if (!size || size > VDSO_MAX_SIZE)
+		return NULL;
+	buf = malloc(size);
+	snprintf(path, sizeof(path), "/proc/%d/mem", p->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!buf || fd < 0 || pread(fd, buf, size, addr) != (ssize_t)size)
+		goto out;
+	for (size_t i = 0; i < u->nr_vdso && !img; i++)
+		if (u->vdso[i].size == size && !memcmp(u->vdso[i].bytes, buf, size))
+			img = &u->vdso[i];
+	if (!img && u->nr_vdso < VDSO_MAX_IMAGES) {
+		img = &u->vdso[u->nr_vdso++];
+		*img = (struct vdso_image){buf, size};
+		buf = NULL;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return img;
+}
+
+/* The vDSO as a module, its image read once per process (it does not move
+ * until an exec, which makes a new uproc). 0, or -1 if libdwfl failed. */
+static int report_vdso(struct uproc *p)
+{
+	Dwfl_Module *mod;
+	void **userdata;
+
+	for (size_t i = 0; i < p->nr_anon; i++) {
+		const struct anon_range *r = &p->anon[i];
+
+		if (!r->vdso)
+			continue;
+		if (!p->vdso)
+			p->vdso = vdso_read(p, r->start, r->end - r->start);
+		if (!p->vdso)
+			return 0;
+		mod = dwfl_report_module(p->dwfl, VDSO_NAME, r->start, r->end);
+		if (!mod)
+			return -1;
+		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		*userdata = (void *)p->vdso;
+	}
+	return 0;
 }
 
 /* /proc/PID/maps, with the files' paths through the process's root when it
@@ -108,8 +219,8 @@ static int report_maps(struct uproc *p)
 		if (!slash && sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 &&
 		    perms[2] == 'x' &&
 		    !fsp_grow((void **)&p->anon, &p->cap_anon, p->nr_anon + 1, sizeof(*p->anon)))
-			p->anon[p->nr_anon++] =
-				(struct anon_range){start, end, strstr(line, "[vdso]") != NULL};
+			p->anon[p->nr_anon++] = (struct anon_range){
+				start, end, anon_name(line), strstr(line, VDSO_NAME) != NULL};
 
 		if (slash && p->root[0])
 			fprintf(out, "%.*s%s%s", (int)(slash - line), line, p->root, slash);
@@ -132,7 +243,7 @@ static int report_maps(struct uproc *p)
 		goto cleanup;
 	}
 	dwfl_report_begin(p->dwfl);
-	if (dwfl_linux_proc_maps_report(p->dwfl, mem))
+	if (dwfl_linux_proc_maps_report(p->dwfl, mem) || report_vdso(p))
 		err = -EIO;
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->refreshed_ns = mono_ns();
@@ -298,7 +409,10 @@ static bool module_addr(struct uproc *p, Dwfl_Module *mod, uint64_t pc, struct u
 	if (!name || !dwfl_module_getelf(mod, &bias))
 		return false;
 	n = dwfl_module_build_id(mod, &bits, &vaddr);
-	out->path = root && !strncmp(name, p->root, root) ? name + root : name;
+	if (!strcmp(name, VDSO_NAME))
+		out->path = VDSO_NAME;
+	else
+		out->path = root && !strncmp(name, p->root, root) ? name + root : name;
 	out->build_id = n > 0 ? bits : NULL;
 	out->build_id_len = n > 0 ? n : 0;
 	out->addr = pc - bias;
@@ -314,22 +428,40 @@ static const struct anon_range *in_anon(const struct uproc *p, uint64_t pc)
 	return NULL;
 }
 
+/* Reads the mappings again for pc, code in no module and no anonymous
+ * mapping. The module that holds it now, or NULL. */
+static Dwfl_Module *refresh_for(struct uproc *p, uint64_t pc)
+{
+	Dwfl_Module *mod;
+
+	if ((p->misses >= MISSES_FREE && mono_ns() - p->refreshed_ns < REFRESH_NS) ||
+	    report_maps(p))
+		return NULL;
+	mod = dwfl_addrmodule(p->dwfl, pc);
+	p->misses = mod || in_anon(p, pc) ? 0 : p->misses + 1;
+	return mod;
+}
+
+bool uproc__reload(struct uproc *p, uint64_t pc)
+{
+	return !dwfl_addrmodule(p->dwfl, pc) && !in_anon(p, pc) && refresh_for(p, pc);
+}
+
 bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
 
-	refresh = refresh && !mod && !in_anon(p, pc);
-
-	if (refresh && mono_ns() - p->refreshed_ns >= REFRESH_NS && !report_maps(p))
-		mod = dwfl_addrmodule(p->dwfl, pc);
+	if (refresh && !mod && !in_anon(p, pc))
+		mod = refresh_for(p, pc);
 	if (mod && module_addr(p, mod, pc, out))
 		return true;
 	if (!mod) {
 		const struct anon_range *r = in_anon(p, pc);
 
-		/* The vDSO's ELF image starts at its mapping, at address 0. */
-		if (r && r->vdso) {
-			*out = (struct uaddr){.path = "[vdso]", .addr = pc - r->start};
+		/* The vDSO's ELF image starts at its mapping, at address 0
+		 * (its image could not be read: no module). */
+		if (r && r->name) {
+			*out = (struct uaddr){.path = r->name, .addr = pc - r->start};
 			return true;
 		}
 	}
@@ -353,13 +485,14 @@ static void uproc__free(struct uproc *p)
 	free(p);
 }
 
-static struct uproc *uproc__new(pid_t pid)
+static struct uproc *uproc__new(struct unwinder *u, pid_t pid)
 {
 	struct uproc *p = calloc(1, sizeof(*p));
 	int err;
 
 	if (!p)
 		return NULL;
+	p->u = u;
 	p->pid = pid;
 	if (other_root(pid))
 		snprintf(p->root, sizeof(p->root), "/proc/%d/root", pid);
@@ -395,6 +528,8 @@ void unwinder__free(struct unwinder *u)
 	for (size_t i = 0; i < u->nr; i++)
 		uproc__free(u->procs[i]);
 	free(u->procs);
+	for (size_t i = 0; i < u->nr_vdso; i++)
+		free(u->vdso[i].bytes);
 	hashmap__fini(&u->by_pid);
 	free(u);
 }
@@ -416,7 +551,7 @@ struct uproc *unwinder__proc(struct unwinder *u, pid_t pid)
 		i = u->nr++;
 		u->procs[i] = NULL;
 	}
-	u->procs[i] = uproc__new(pid);
+	u->procs[i] = uproc__new(u, pid);
 	return u->procs[i];
 }
 
