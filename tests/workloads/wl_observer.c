@@ -11,14 +11,21 @@
  * call of the feature "coarse". So "fine" and "coarse" each take half of the
  * unprofiled program's time, unmarked code next to nothing.
  *
+ * First, EMPTY_CALLS calls of "fine" with an empty body: what a call costs
+ * outside its body (the loop, the call, the marks as this run has them),
+ * i.e. at most the time between two calls' marks that a profile shows in no
+ * feature. Their time is part of the fine phases.
+ *
  * A call's body is ITERS steps of a dependent multiply/xor chain; without
  * ITERS the program calibrates it to the mode's duration and reports it, so
  * that a second run (under a profiler) does exactly the same work.
  *
- * Truth keys: cpu_total_ns (process CPU at the end), phase.fine.ns and
- * phase.coarse.ns (thread CPU time of all phases of each kind, read once at
- * each phase's ends: the marks inside are not timed one by one), calls,
- * iters, cycles.
+ * Truth keys: cpu_total_ns (process CPU at the end), calibrate_ns (the
+ * calibration's thread CPU time, 0 with ITERS: work the second run does not
+ * do), phase.fine.ns and phase.coarse.ns (thread CPU time of all phases of
+ * each kind, read once at each phase's ends: the marks inside are not timed
+ * one by one), calls, iters, cycles, empty_calls and empty.ns (the empty
+ * calls and their thread CPU time, in phase.fine.ns too).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -57,6 +64,8 @@ static __attribute__((noinline)) uint64_t coarse(uint64_t x, uint64_t iters)
 	return x;
 }
 
+#define EMPTY_CALLS 1000000
+
 /* Keeps x's computation between the clock reads around it. */
 #define PIN(x) __asm__ __volatile__("" : "+r"(x)::"memory")
 
@@ -83,7 +92,8 @@ static uint64_t calibrate(uint64_t target_ns)
 
 int main(int argc, char **argv)
 {
-	uint64_t calls, per_phase, iters, fine_ns = 0, coarse_ns = 0, cycles = 0;
+	uint64_t calls, per_phase, iters, fine_ns = 0, coarse_ns = 0, cycles = 0, calibrate_ns;
+	uint64_t empty_ns;
 	uint64_t x = seed, y = seed, t0, t1;
 	bool hundred;
 	FILE *f;
@@ -93,7 +103,14 @@ int main(int argc, char **argv)
 	hundred = !strcmp(argv[2], "fine100ns");
 	calls = hundred ? 5000000 : 1000000;
 	per_phase = hundred ? 10000 : 1000;
+	t0 = wl_thread_ns();
 	iters = argc == 4 ? wl_arg_u64(argv[3], "ITERS") : calibrate(hundred ? 100 : 1000);
+	calibrate_ns = argc == 4 ? 0 : wl_thread_ns() - t0;
+	t0 = wl_thread_ns();
+	for (uint64_t i = 0; i < EMPTY_CALLS; i++)
+		x = fine(x, 0); /* x unchanged: y need not follow */
+	empty_ns = wl_thread_ns() - t0;
+	fine_ns += empty_ns;
 	for (uint64_t done = 0; done < calls; done += per_phase, cycles++) {
 		t0 = wl_thread_ns();
 		for (uint64_t i = 0; i < per_phase; i++)
@@ -108,9 +125,12 @@ int main(int argc, char **argv)
 	sink = x;
 	f = wl_out_open(argv[1]);
 	wl_out_u64(f, "cpu_total_ns", wl_process_ns());
+	wl_out_u64(f, "calibrate_ns", calibrate_ns);
 	wl_out_u64(f, "phase.fine.ns", fine_ns);
 	wl_out_u64(f, "phase.coarse.ns", coarse_ns);
 	wl_out_u64(f, "calls", calls);
+	wl_out_u64(f, "empty_calls", EMPTY_CALLS);
+	wl_out_u64(f, "empty.ns", empty_ns);
 	wl_out_u64(f, "iters", iters);
 	wl_out_u64(f, "cycles", cycles);
 	wl_out_u64(f, "mismatches", mismatches);
