@@ -244,7 +244,8 @@ $(OUTPUT)/asan/tests/unit/%: tests/unit/%.c $(USER_ASAN_LIB) $(ANALYSIS_ASAN_LIB
 # stripped in several ways), shared by the plain and sanitized tests.
 FIXTURE_OUT := $(OUTPUT)/tests/unit/fixtures
 FIXTURE_STAMP := $(FIXTURE_OUT)/.stamp
-FIXTURE_TESTS := test_buildid test_symbolize test_symbolize_bad test_kallsyms test_report_symbols
+FIXTURE_TESTS := test_buildid test_symbolize test_symbolize_bad test_kallsyms test_report_symbols \
+	test_unwind
 $(FIXTURE_STAMP): tests/unit/fixtures/build.sh $(wildcard tests/unit/fixtures/*.[ch])
 	$(call msg,FIXTURES,$(FIXTURE_OUT))
 	$(Q)tests/unit/fixtures/build.sh $(CC) tests/unit/fixtures $(FIXTURE_OUT)

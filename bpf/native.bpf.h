@@ -16,6 +16,7 @@
 #define FSP_NATIVE_BPF_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include "profiler.h"
@@ -92,6 +93,16 @@ static __always_inline __u32 native_copy(__u8 *dst, __u64 sp, __u32 size)
 	return 0;
 }
 
+/* Is the task in execve()? Its user registers and stack are then the old
+ * program's (whose mappings are being replaced) or the new one's before its
+ * first instruction: nothing to unwind. */
+static __always_inline bool native_in_exec(struct task_struct *task)
+{
+	if (!bpf_core_field_exists(task->in_execve))
+		return false;
+	return BPF_CORE_READ_BITFIELD(task, in_execve);
+}
+
 /* The record of one sample of (tgid, tid) with mark stack key. Global (not
  * inlined): verified apart from the sampler. Always returns 0. */
 __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid, __u64 key)
@@ -100,12 +111,15 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	struct fsp_native_rec *r;
 	struct pt_regs regs;
 	__u64 size = native_stack_size, avail;
+	bool user = native_user, in_exec = native_user && native_in_exec(task);
 	long n;
 
 	if (native_user && (size < FSP_NATIVE_MIN_STACK || size > FSP_NATIVE_MAX_STACK))
 		return 0;
-	/* no room for a stack copy that is not taken (--stacks=kernel) */
-	if (!native_user)
+	/* no room for a stack copy that is not taken (--stacks=kernel, exec) */
+	if (in_exec)
+		user = false;
+	if (!user)
 		size = 0;
 	r = bpf_ringbuf_reserve(&native_rb, sizeof(*r) + size, 0);
 	if (!r) {
@@ -115,15 +129,19 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	r->tgid = tgid;
 	r->tid = tid;
 	r->key = key;
-	r->flags = (native_user ? FSP_NATIVE_USER : 0) | (native_kernel ? FSP_NATIVE_KERNEL : 0);
+	r->flags = (user ? FSP_NATIVE_USER : 0) | (native_kernel ? FSP_NATIVE_KERNEL : 0) |
+		   (in_exec ? FSP_NATIVE_EXEC : 0);
 	r->user_len = 0;
 	r->kernel_len = 0;
 	r->stack_len = 0;
+	/* An exec bumps it: userspace tells the image's records from those of
+	 * the program it replaced (the mappings it reads are the new one's). */
+	r->exec_id = task->self_exec_id;
 	/* The user registers even when the sample interrupted the kernel. */
 	if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(task)))
 		__builtin_memset(&regs, 0, sizeof(regs));
 	native_regs(r->regs, &regs);
-	if (native_user) {
+	if (user) {
 		n = bpf_get_stack(ctx, r->ustack, sizeof(r->ustack), BPF_F_USER_STACK);
 		r->user_len = n > 0 ? n : 0;
 		if (regs.sp) {

@@ -431,7 +431,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		if (v)
 			bpf_map_delete_elem(&targets, &tgid);
 		if (system_wide)
-			emit(FSP_EVENT_EXEC, tgid, 0);
+			emit_addr(FSP_EVENT_EXEC, tgid, 0, p->self_exec_id);
 		return 0;
 	}
 	/* The old image's marks mean nothing in the new one. */
@@ -450,7 +450,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		if (r && (__u32)old_pid != (__u32)p->pid)
 			rec_retire(p, r, old_pid);
 	}
-	emit(FSP_EVENT_EXEC, tgid, 0);
+	emit_addr(FSP_EVENT_EXEC, tgid, 0, p->self_exec_id);
 	return 0;
 }
 

@@ -295,6 +295,7 @@ enum fsp_native_flags {
 	FSP_NATIVE_KERNEL = 1, /* kernel stacks were asked for (kernel_len is valid) */
 	FSP_NATIVE_USER = 2, /* user stacks were asked for */
 	FSP_NATIVE_REDZONE = 4, /* redzone holds the 128 bytes below sp */
+	FSP_NATIVE_EXEC = 8, /* taken in execve(): no user part (the program is changing) */
 };
 
 /* x86-64's red zone: a leaf function's data below sp; also where an epilogue's
@@ -309,6 +310,7 @@ struct fsp_native_rec {
 	__u32 user_len; /* bytes of ustack filled by bpf_get_stack (< 0: 0) */
 	__u32 kernel_len; /* bytes of kstack filled */
 	__u32 stack_len; /* bytes of stack[] copied from regs[7] (sp) up */
+	__u64 exec_id; /* the task's self_exec_id: which image of tgid ran */
 	__u64 regs[FSP_NATIVE_NREGS]; /* the thread's user registers */
 	__u8 redzone[FSP_NATIVE_REDZONE_LEN]; /* [sp - 128, sp) */
 	__u64 ustack[FSP_NATIVE_USER_FRAMES]; /* frame-pointer walk, leaf first */
@@ -383,7 +385,8 @@ struct fsp_event {
 	__u32 pid;
 	__u32 ppid;
 	__u32 pad;
-	__u64 addr; /* FSP_EVENT_LABEL: the label's address in pid */
+	__u64 addr; /* FSP_EVENT_LABEL: the label's address in pid;
+		       FSP_EVENT_EXEC: the new image's self_exec_id */
 };
 
 #endif /* FSP_PROFILER_H */

@@ -56,6 +56,10 @@ static const struct {
 	[DIAG_SKIPPED_MARKS] = {"skipped_marks",
 				"marks a signal handler made while the code it interrupted was "
 				"in the middle of a mark (probe ABI v2), not recorded"},
+	[DIAG_NATIVE_REPLACED] = {"native_replaced",
+				  "samples without a native stack because they were taken in "
+				  "execve(), or the program they ran had been replaced by an "
+				  "exec before fsp-bpf read its mappings"},
 };
 
 const char *profile_diag__name(enum profile_diag d)

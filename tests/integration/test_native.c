@@ -17,7 +17,9 @@
  *                  exit, whole from its first samples on (libc mapped by
  *                  ld.so after the first sample was read; the vDSO, where
  *                  its clock reads enter the kernel), and in the feature's
- *                  code: wl_burn or the marks' own
+ *                  code: wl_burn or the marks' own; no frame outside its
+ *                  files (its samples inside execve() are counted, not
+ *                  unwound against the new program's mappings)
  *   kernel         --stacks=all on dd copying /dev/zero to /dev/null (64 KiB
  *                  blocks: most of its time in the kernel's read and write):
  *                  the share of samples ending in kernel frames (the folded
@@ -330,6 +332,12 @@ static void test_short_lived(void **state)
 	printf("    in the vDSO: %llu samples, %llu of them reaching main\n",
 	       (unsigned long long)vdso, (unsigned long long)vdso_main);
 	ok &= vdso_main == vdso;
+	/* The program has no JIT code: no frame of any sample is outside its
+	 * files (its samples inside execve() have no user stack, counted). */
+	printf("    frames in no file: %s; native_replaced %llu\n",
+	       strstr(out, "[jit]") ? "yes" : "none",
+	       (unsigned long long)itest_diag(prof, "native_replaced"));
+	ok &= !strstr(out, "[jit]");
 	ITEST_ASSERT_OK(ok);
 	assert_int_equal(itest_diag(prof, "native_exited"), 0);
 	folded_free(&f);

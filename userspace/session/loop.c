@@ -33,7 +33,7 @@ static int on_event(void *ctx, void *data, size_t size)
 				     strerror(-err));
 		break;
 	case FSP_EVENT_EXEC:
-		stacks__forget(s->stacks, e->pid);
+		stacks__exec(s->stacks, e->pid, e->addr);
 		t = targets__find(s, e->pid);
 		/* System-wide: a process seen before may run a program with
 		 * probes now; the next scan looks at it again. */

@@ -317,19 +317,27 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 	if (r->flags & FSP_NATIVE_KERNEL)
 		kernel_frames(st, r, &b);
 	if (r->flags & FSP_NATIVE_USER) {
-		struct uproc *p = unwinder__proc(st->unw, r->tgid);
+		struct uproc *p = unwinder__proc(st->unw, r->tgid, r->exec_id);
 
 		if (!p) {
-			/* Its mappings are gone: nothing to read its frames by. */
+			/* Its mappings are gone: nothing to read its frames by
+			 * (the mappings of a program that replaced it would
+			 * name other code). */
 			if (errno == ENOMEM)
 				return -ENOMEM;
-			st->stats.exited++;
+			if (errno == ESTALE)
+				st->stats.replaced++;
+			else
+				st->stats.exited++;
 			goto out;
 		}
 		user_frames(st, p, r, &b);
 	}
 	if (!b.depth) {
-		st->stats.failed++;
+		if (r->flags & FSP_NATIVE_EXEC)
+			st->stats.replaced++;
+		else
+			st->stats.failed++;
 		goto out;
 	}
 	err = count(st, r->tgid, r->tid, r->key, &b);
@@ -338,6 +346,12 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 out:
 	st->stats.unwind_s += thread_cpu_s() - t0;
 	return err;
+}
+
+void stacks__exec(struct stacks *st, pid_t pid, uint64_t exec_id)
+{
+	if (st)
+		unwinder__exec(st->unw, pid, exec_id);
 }
 
 void stacks__forget(struct stacks *st, pid_t pid)
@@ -484,6 +498,7 @@ int stacks__fill(struct stacks *st, struct profile *p)
 	if (err)
 		return err;
 	profile__set_diag(p, DIAG_NATIVE_EXITED, st->stats.exited);
+	profile__set_diag(p, DIAG_NATIVE_REPLACED, st->stats.replaced);
 	profile__set_diag(p, DIAG_NATIVE_FAILED, st->stats.failed + st->stats.bad);
 	symbolize(st, p);
 	log__verbose("native stacks: %llu records, %llu unwound (%llu DWARF, %llu frame "

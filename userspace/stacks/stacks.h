@@ -27,6 +27,8 @@ struct stacks_stats {
 	uint64_t records; /* records read */
 	uint64_t unwound; /* of which with a native stack */
 	uint64_t exited; /* process gone before its first record was unwound */
+	uint64_t replaced; /* its program replaced by an exec before that, or
+			      sampled inside execve() */
 	uint64_t failed; /* no frame at all (no registers, nothing mapped) */
 	uint64_t dwarf; /* stacks by DWARF CFI */
 	uint64_t fp; /* stacks by frame pointers */
@@ -42,7 +44,11 @@ void stacks__free(struct stacks *st); /* NULL-safe */
  * (-ENOMEM; a record that cannot be unwound is counted, not an error). */
 int stacks__add(struct stacks *st, const void *data, size_t size);
 
-/* A process exec'd: its mappings are new. */
+/* A process exec'd a new program, whose task self_exec_id is exec_id: its
+ * mappings are new, and records of the programs before it can no longer be
+ * unwound (counted as replaced). */
+void stacks__exec(struct stacks *st, pid_t pid, uint64_t exec_id);
+/* A process is gone: its state goes (its pid may come back as another). */
 void stacks__forget(struct stacks *st, pid_t pid);
 
 /* Adds the modules, locations, native stacks and native samples to p (its

@@ -38,10 +38,16 @@ struct uaddr {
 struct unwinder *unwinder__new(void);
 void unwinder__free(struct unwinder *u); /* NULL-safe */
 
-/* The process's unwinding state, made from /proc/PID/maps the first time.
- * NULL + errno (ESRCH, ENOENT: the process is gone). */
-struct uproc *unwinder__proc(struct unwinder *u, pid_t pid);
-/* Drops pid's state (exec): the next record reads its mappings again. */
+/* The unwinding state of the program pid runs as image exec_id (its
+ * tasks' self_exec_id), made from /proc/PID/maps the first time, again when
+ * a record of a newer image comes. NULL + errno: ESRCH or ENOENT, the
+ * process is gone; ESTALE, an exec replaced that image (its mappings are
+ * gone). */
+struct uproc *unwinder__proc(struct unwinder *u, pid_t pid, uint64_t exec_id);
+/* pid exec'd image exec_id: its state goes, records of older images are
+ * stale from now on. */
+void unwinder__exec(struct unwinder *u, pid_t pid, uint64_t exec_id);
+/* Drops pid's state (the process is gone, its pid free for another). */
 void unwinder__forget(struct unwinder *u, pid_t pid);
 /* /proc/PID/root when pid runs in another root directory than fsp-bpf, ""
  * otherwise (as recorded when its state was made). */

@@ -62,6 +62,7 @@ struct vdso_image {
 struct uproc {
 	struct unwinder *u;
 	pid_t pid;
+	uint64_t exec_id; /* the image whose mappings these are */
 	Dwfl *dwfl;
 	bool attached;
 	char root[32]; /* "/proc/PID/root" or "" */
@@ -78,9 +79,16 @@ struct uproc {
 	size_t n, max;
 };
 
+/* A pid's state: the current image's, and the oldest image records may
+ * still be unwound for (the last exec reported). */
+struct uslot {
+	struct uproc *p; /* NULL: forgotten, or none yet */
+	uint64_t floor;
+};
+
 struct unwinder {
-	struct hashmap by_pid; /* pid -> index in procs */
-	struct uproc **procs; /* NULL: forgotten */
+	struct hashmap by_pid; /* pid -> index in slots */
+	struct uslot *slots;
 	size_t nr, cap;
 	struct vdso_image vdso[VDSO_MAX_IMAGES];
 	size_t nr_vdso;
@@ -526,33 +534,65 @@ void unwinder__free(struct unwinder *u)
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->nr; i++)
-		uproc__free(u->procs[i]);
-	free(u->procs);
+		uproc__free(u->slots[i].p);
+	free(u->slots);
 	for (size_t i = 0; i < u->nr_vdso; i++)
 		free(u->vdso[i].bytes);
 	hashmap__fini(&u->by_pid);
 	free(u);
 }
 
-struct uproc *unwinder__proc(struct unwinder *u, pid_t pid)
+/* pid's slot, added when new. NULL when out of memory. */
+static struct uslot *slot_of(struct unwinder *u, pid_t pid)
 {
 	uint64_t i;
-	int found;
 
-	found = hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i);
-	if (found && u->procs[i])
-		return u->procs[i];
-	if (!found) {
-		if (fsp_grow((void **)&u->procs, &u->cap, u->nr + 1, sizeof(*u->procs)) ||
-		    hashmap__find_or_insert(&u->by_pid, (uint64_t)pid, 0, u->nr, NULL) < 0) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		i = u->nr++;
-		u->procs[i] = NULL;
+	if (hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i))
+		return &u->slots[i];
+	if (fsp_grow((void **)&u->slots, &u->cap, u->nr + 1, sizeof(*u->slots)) ||
+	    hashmap__find_or_insert(&u->by_pid, (uint64_t)pid, 0, u->nr, NULL) < 0)
+		return NULL;
+	u->slots[u->nr] = (struct uslot){NULL, 0};
+	return &u->slots[u->nr++];
+}
+
+struct uproc *unwinder__proc(struct unwinder *u, pid_t pid, uint64_t exec_id)
+{
+	struct uslot *sl = slot_of(u, pid);
+
+	if (!sl) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	u->procs[i] = uproc__new(u, pid);
-	return u->procs[i];
+	if (exec_id < sl->floor) {
+		errno = ESTALE;
+		return NULL;
+	}
+	/* A newer image (its exec not reported yet), or a new process. */
+	if (sl->p && sl->p->exec_id != exec_id) {
+		uproc__free(sl->p);
+		sl->p = NULL;
+	}
+	if (!sl->p) {
+		sl->p = uproc__new(u, pid);
+		if (sl->p)
+			sl->p->exec_id = exec_id;
+	}
+	return sl->p;
+}
+
+void unwinder__exec(struct unwinder *u, pid_t pid, uint64_t exec_id)
+{
+	struct uslot *sl = slot_of(u, pid);
+
+	if (!sl)
+		return;
+	if (sl->p && sl->p->exec_id < exec_id) {
+		uproc__free(sl->p);
+		sl->p = NULL;
+	}
+	if (exec_id > sl->floor)
+		sl->floor = exec_id;
 }
 
 void unwinder__forget(struct unwinder *u, pid_t pid)
@@ -560,7 +600,7 @@ void unwinder__forget(struct unwinder *u, pid_t pid)
 	uint64_t i;
 
 	if (hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i)) {
-		uproc__free(u->procs[i]);
-		u->procs[i] = NULL;
+		uproc__free(u->slots[i].p);
+		u->slots[i] = (struct uslot){NULL, 0};
 	}
 }

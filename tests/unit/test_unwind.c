@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Unit tests of the unwinder's per-process state (userspace/stacks/unwind.c),
+ * on this process: which image a state is for (exec ids), the mappings read
+ * again for code mapped since (a dlopen) and when they are not, and the vDSO
+ * as a module of its own. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stacks_int.h"
+#include "unit_helpers.h"
+
+static void fixture(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", FSP_FIXTURES, name);
+}
+
+/* A state is for one image: records of an image an exec replaced are
+ * stale, a record of a newer image makes the state anew. */
+static void test_exec_ids(void **state)
+{
+	struct unwinder *u = unwinder__new();
+	struct uproc *p, *q;
+	pid_t pid = getpid();
+
+	(void)state;
+	assert_non_null(u);
+	p = unwinder__proc(u, pid, 5);
+	assert_non_null(p);
+	assert_ptr_equal(unwinder__proc(u, pid, 5), p);
+	/* exec 6 reported: image 5's records are stale */
+	unwinder__exec(u, pid, 6);
+	errno = 0;
+	assert_null(unwinder__proc(u, pid, 5));
+	assert_int_equal(errno, ESTALE);
+	q = unwinder__proc(u, pid, 6);
+	assert_non_null(q);
+	assert_ptr_equal(unwinder__proc(u, pid, 6), q);
+	/* a record of image 7 before its exec is reported: a state of its own,
+	 * which the report of that exec then keeps */
+	p = unwinder__proc(u, pid, 7);
+	assert_non_null(p);
+	unwinder__exec(u, pid, 7);
+	assert_ptr_equal(unwinder__proc(u, pid, 7), p);
+	errno = 0;
+	assert_null(unwinder__proc(u, pid, 6));
+	assert_int_equal(errno, ESTALE);
+	/* the process is gone, its pid free: any image again */
+	unwinder__forget(u, pid);
+	assert_non_null(unwinder__proc(u, pid, 1));
+	unwinder__free(u);
+	unwinder__free(NULL);
+}
+
+/* A process that is gone has no state, and says so. */
+static void test_gone(void **state)
+{
+	struct unwinder *u = unwinder__new();
+	pid_t child = fork();
+
+	(void)state;
+	assert_non_null(u);
+	assert_true(child >= 0);
+	if (!child)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	errno = 0;
+	assert_null(unwinder__proc(u, child, 1));
+	assert_true(errno == ESRCH || errno == ENOENT);
+	/* an exec reported for it changes nothing of that */
+	unwinder__exec(u, child, 2);
+	errno = 0;
+	assert_null(unwinder__proc(u, child, 2));
+	assert_true(errno == ESRCH || errno == ENOENT);
+	unwinder__free(u);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {0, ms * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Code of a library loaded after the state was made: found by reading the
+ * mappings again; after four readings in a row that found nothing, not
+ * again for 5 ms (a file mapped meanwhile is found after that). */
+static void test_reload(void **state)
+{
+	struct unwinder *u = unwinder__new();
+	char path[512], path2[512];
+	struct uaddr ua;
+	struct uproc *p;
+	void *h, *fn, *map;
+	int fd;
+
+	(void)state;
+	assert_non_null(u);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	fixture(path, sizeof(path), "libsymfix.so");
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	fn = dlsym(h, "symfix_lib_work");
+	assert_non_null(fn);
+	/* not known without reading again */
+	assert_false(uproc__addr(p, (uint64_t)fn, false, &ua));
+	assert_true(uproc__reload(p, (uint64_t)fn));
+	assert_true(uproc__addr(p, (uint64_t)fn, false, &ua));
+	assert_non_null(ua.path);
+	assert_non_null(strstr(ua.path, "libsymfix.so"));
+	assert_non_null(ua.build_id);
+	/* known now: nothing to read again */
+	assert_false(uproc__reload(p, (uint64_t)fn));
+
+	/* an address of no mapping, four times: the mappings are read each
+	 * time and explain nothing */
+	for (int i = 0; i < 4; i++)
+		assert_false(uproc__reload(p, 16));
+	/* a file mapped now (at once: within microseconds of the last read) */
+	fixture(path2, sizeof(path2), "libsymfix.dynsym.so");
+	fd = open(path2, O_RDONLY);
+	assert_true(fd >= 0);
+	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	assert_true(map != MAP_FAILED);
+	close(fd);
+	/* not read again so soon after that... */
+	assert_false(uproc__reload(p, (uint64_t)map + 16));
+	/* ...but 5 ms later, and then found */
+	sleep_ms(6);
+	assert_true(uproc__reload(p, (uint64_t)map + 16));
+	munmap(map, 4096);
+	dlclose(h);
+	unwinder__free(u);
+}
+
+/* The vDSO is a module named [vdso], addresses in its ELF image (which
+ * starts at the mapping), with its build-id. */
+static void test_vdso(void **state)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	struct unwinder *u;
+	struct uaddr ua;
+	struct uproc *p;
+
+	(void)state;
+	if (!base) {
+		print_message("  SKIP: this process has no vDSO\n");
+		skip();
+	}
+	u = unwinder__new();
+	assert_non_null(u);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	assert_true(uproc__addr(p, base + 0x100, false, &ua));
+	assert_string_equal(ua.path, "[vdso]");
+	assert_int_equal(ua.addr, 0x100);
+	assert_non_null(ua.module); /* a module: its CFI unwinds */
+	assert_non_null(ua.build_id);
+	assert_true(ua.build_id_len > 0);
+	unwinder__free(u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exec_ids),
+		cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_vdso),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
