@@ -7,8 +7,10 @@
  * DIR/.build-id/xx/rest then DIR/basename; then the module's own path
  * (through the resolve callback, e.g. /proc/PID/root/...); last, a debug
  * file with the module's build-id in a debug directory, as the file itself
- * (also for [vdso]). A candidate is used only when it is a regular ELF file
- * whose build-id is the recorded one (when one was recorded).
+ * (also for [vdso]; and for [vdso], this process's own vDSO image, which
+ * names the code of the recording host's when its build-id is the one
+ * recorded). A candidate is used only when it is a regular ELF file whose
+ * build-id is the recorded one (when one was recorded).
  *
  * Each file gets its own Dwfl, reported with dwfl_report_elf at base 0 with
  * p_vaddr added, so that dwfl addresses are the ELF's own virtual addresses
@@ -29,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -299,6 +303,57 @@ static int try_debug_as_file(struct sym_module *m)
 	return err;
 }
 
+#define VDSO_MAX_SIZE (64 << 10)
+
+/* The size of the vDSO image at base: it ends with its section headers. 0
+ * when it does not look like one. */
+static size_t vdso_size(const GElf_Ehdr *eh)
+{
+	size_t size;
+
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr))
+		return 0;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	return size > sizeof(*eh) && size <= VDSO_MAX_SIZE ? size : 0;
+}
+
+/* [vdso] by this process's own image (the kernel maps the same one into
+ * every 64-bit process), through a memory file, so that it is opened and
+ * checked as any candidate: used only if its build-id is the one recorded,
+ * i.e. the recording host's kernel is the one running. */
+static int try_own_vdso(struct sym_module *m)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char path[64];
+	size_t size;
+	int fd, err;
+
+	if (!base || !m->build_id || !*m->build_id)
+		return 0;
+	size = vdso_size((const GElf_Ehdr *)base);
+	if (!size)
+		return 0;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (write(fd, (const void *)base, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = try_file(m, path);
+	close(fd);
+	if (err > 0) {
+		/* the name a message gives it, not the descriptor's */
+		free(m->file);
+		m->file = strdup("[vdso] (this host's)");
+		if (!m->file)
+			return -ENOMEM;
+	}
+	return err;
+}
+
 /* The path a file had when it was mapped: without " (deleted)" (replaced
  * since; the build-id check tells whether the new one is the same build). */
 static int mapped_path(const char *recorded, char *path)
@@ -324,8 +379,11 @@ int sym_module__open(struct sym_module *m, size_t index)
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
 	if (m->path[0] == '[' || !m->path[0]) {
-		/* a pseudo-file ([vdso]): only a debug file can name its code */
+		/* a pseudo-file ([vdso]): only a debug file can name its code,
+		 * or, for [vdso], this host's */
 		err = try_debug_as_file(m);
+		if (!err && !strcmp(m->path, "[vdso]"))
+			err = try_own_vdso(m);
 		if (!err)
 			m->state = SYM_MODULE_NO_FILE;
 		return err < 0 ? err : 0;

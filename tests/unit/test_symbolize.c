@@ -4,7 +4,7 @@
  * tests/unit/fixtures/build.sh: function names, file:line and inline chains
  * from DWARF, separate debug files by build-id and by .gnu_debuglink, the
  * fallback order (DWARF, .symtab, .dynsym, nothing), the binaries directory
- * with its build-id check, many modules, re-symbolization, JIT code
+ * with its build-id check, many modules, re-symbolization, the vDSO, JIT code
  * (corrupt files: test_symbolize_bad.c; kernel: test_kallsyms.c).
  * Addresses come from the fixture's own symbol table (asm labels placed in
  * the code), expected lines from `@L:` markers in the fixture's source.
@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -415,6 +416,89 @@ static void test_debug_file_as_file(void **state)
 	assert_inline_chain(p, b);
 }
 
+/* ---- the vDSO -------------------------------------------------------------- */
+
+/* This process's vDSO image: written to path, its size returned. */
+static size_t own_vdso(char *path, size_t size)
+{
+	const GElf_Ehdr *eh = (const GElf_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t len;
+	int fd;
+
+	if (!eh)
+		return 0;
+	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	snprintf(path, size, "/tmp/fsp-test-vdso.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, eh, len), (ssize_t)len);
+	close(fd);
+	return len;
+}
+
+/* The address of a .dynsym symbol of the ELF file at path, 0 if none. */
+static uint64_t dynsym_addr(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL;
+	uint64_t addr = 0;
+	Elf *elf;
+
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	while (!addr && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(data, i, &sym) &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(n, name))
+				addr = sym.st_value;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return addr;
+}
+
+/* [vdso] code is named by this process's own vDSO when the recorded
+ * build-id is its (the same kernel), and stays unnamed for another's. */
+static void test_own_vdso(void **state)
+{
+	struct profile *p = *state;
+	char path[64], id[2 * 64 + 1];
+	struct profile_location l;
+	uint64_t addr;
+	uint32_t mine, other;
+	size_t a, b;
+
+	if (!own_vdso(path, sizeof(path))) {
+		print_message("  SKIP: this process has no vDSO\n");
+		skip();
+	}
+	assert_int_equal(elf__build_id(path, id, sizeof(id)), 0);
+	addr = dynsym_addr(path, "__vdso_clock_gettime");
+	unlink(path);
+	assert_true(addr > 0);
+	mine = add_module(p, PROFILE_MODULE_USER, "[vdso]", id);
+	other = add_module(p, PROFILE_MODULE_USER, "[vdso]", SYMFIX_BUILD_ID);
+	a = add_loc(p, mine, addr);
+	b = add_loc(p, other, addr);
+	assert_int_equal(run(p, &no_debug_dirs, 0, 0), 1);
+	l = get_loc(p, a);
+	assert_int_equal(l.nr_lines, 1);
+	assert_non_null(strstr(l.lines[0].function, "clock_gettime"));
+	l = get_loc(p, b);
+	assert_int_equal(l.nr_lines, 0);
+}
+
 /* ---- JIT ------------------------------------------------------------------ */
 
 static void test_jit(void **state)
@@ -449,6 +533,7 @@ int main(void)
 		PROFILE_TEST(test_many_modules),
 		PROFILE_TEST(test_all_keeps_better_lines),
 		PROFILE_TEST(test_debug_file_as_file),
+		PROFILE_TEST(test_own_vdso),
 		PROFILE_TEST(test_jit),
 	};
 
