@@ -198,6 +198,9 @@ const char *itest_truth_str(const struct itest_truth *t, const char *fmt, ...)
 
 /* 4 sigma + delta + 1/n for a share p measured with n samples. */
 double itest_tolerance(double p, uint64_t n, double delta);
+/* Shares are compared with tolerances up to this much rounding: k/n that is
+ * exactly one sample (1/n) off must pass a 1/n tolerance. */
+#define ITEST_EPS 1e-9
 
 /*
  * Is k/n within itest_tolerance(p, n, delta) of p? Prints the comparison

@@ -139,7 +139,7 @@ static bool close_to(const char *what, uint64_t k, uint64_t n, double p, double 
 {
 	double ph = n ? (double)k / (double)n : 0;
 	double tol = fmax(MIN_TOL, itest_tolerance(p, n, delta));
-	bool ok = n && fabs(ph - p) <= tol;
+	bool ok = n && fabs(ph - p) <= tol + ITEST_EPS;
 
 	print_message("  %-30s plug-in %6.2f%% (%llu/%llu)  truth %6.2f%%  |diff| %5.2f%%  tol "
 		      "%5.2f%% (max of 2%%, 4sigma + delta %.2f%% + 1/n)  %s\n",

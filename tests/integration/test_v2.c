@@ -90,7 +90,7 @@ static bool within_pp(const char *what, uint64_t k, uint64_t n, double p)
 {
 	double ph = n ? (double)k / n : 0, sigma = sqrt(p * (1 - p) / (n ? n : 1));
 	double tol = fmax(0.01, 4 * sigma);
-	bool ok = n && fabs(ph - p) <= tol;
+	bool ok = n && fabs(ph - p) <= tol + ITEST_EPS;
 
 	print_message("  %-24s fsp-bpf %6.2f%% (%llu/%llu)  unprofiled %6.2f%%  |diff| %5.2f%%  "
 		      "tol max(1%%, 4sigma %.2f%%)  %s\n",
