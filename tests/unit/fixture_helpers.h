@@ -19,8 +19,9 @@
 /* What build.sh passes to the linker (--build-id=0x...) for symfix. */
 #define SYMFIX_BUILD_ID "5379666978b1d0c0ffee0123456789abcdef0042"
 
-/* The value of symbol `name` in path's .symtab (as nm prints it). */
-static inline uint64_t sym_addr(const char *path, const char *name)
+/* The value of symbol `name` in path's symbol table of type (SHT_SYMTAB:
+ * as nm prints it; SHT_DYNSYM: nm -D). */
+static inline uint64_t sym_addr_in(const char *path, const char *name, GElf_Word type)
 {
 	int fd = open(path, O_RDONLY);
 	Elf *elf;
@@ -35,7 +36,7 @@ static inline uint64_t sym_addr(const char *path, const char *name)
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
 			continue;
 		data = elf_getdata(scn, NULL);
 		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
@@ -53,6 +54,11 @@ static inline uint64_t sym_addr(const char *path, const char *name)
 	close(fd);
 	assert_true(addr != 0);
 	return addr;
+}
+
+static inline uint64_t sym_addr(const char *path, const char *name)
+{
+	return sym_addr_in(path, name, SHT_SYMTAB);
 }
 
 #define FIX(name) FSP_FIXTURES "/" name

@@ -436,38 +436,6 @@ static size_t own_vdso(char *path, size_t size)
 	return len;
 }
 
-/* The address of a .dynsym symbol of the ELF file at path, 0 if none. */
-static uint64_t dynsym_addr(const char *path, const char *name)
-{
-	int fd = open(path, O_RDONLY);
-	Elf_Scn *scn = NULL;
-	uint64_t addr = 0;
-	Elf *elf;
-
-	assert_true(fd >= 0);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	assert_non_null(elf);
-	while (!addr && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (gelf_getsym(data, i, &sym) &&
-			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(n, name))
-				addr = sym.st_value;
-		}
-	}
-	elf_end(elf);
-	close(fd);
-	return addr;
-}
-
 /* [vdso] code is named by this process's own vDSO when the recorded
  * build-id is its (the same kernel), and stays unnamed for another's. */
 static void test_own_vdso(void **state)
@@ -484,9 +452,8 @@ static void test_own_vdso(void **state)
 		skip();
 	}
 	assert_int_equal(elf__build_id(path, id, sizeof(id)), 0);
-	addr = dynsym_addr(path, "__vdso_clock_gettime");
+	addr = sym_addr_in(path, "__vdso_clock_gettime", SHT_DYNSYM);
 	unlink(path);
-	assert_true(addr > 0);
 	mine = add_module(p, PROFILE_MODULE_USER, "[vdso]", id);
 	other = add_module(p, PROFILE_MODULE_USER, "[vdso]", SYMFIX_BUILD_ID);
 	a = add_loc(p, mine, addr);
