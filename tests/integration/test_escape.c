@@ -145,13 +145,20 @@ static char *tmux_get(const char *sock, const char *target, const char *fmt)
 static void tty_control(const char *sock)
 {
 	const char *screen = itest_tmp("ctl.txt");
-	char *title, *text;
+	char *title = NULL, *text;
 
 	assert_true(shell("tmux -S %s new-session -d -x 120 -y 40 -s ctl "
 			  "'echo BEFORE-MARKER; printf \"%s\\n\"; sleep 30'",
 			  sock, "\\033]0;owned\\007\\033[2J\\033[31mRED"));
-	itest_sleep(0.5);
-	title = tmux_get(sock, "ctl", "#{pane_title}");
+	/* until tmux has read the program's output (5 s at most) */
+	for (int i = 0; i < 50; i++) {
+		itest_sleep(0.1);
+		title = tmux_get(sock, "ctl", "#{pane_title}");
+		if (title && !strncmp(title, "owned", 5))
+			break;
+		free(title);
+		title = NULL;
+	}
 	assert_true(shell("tmux -S %s capture-pane -e -p -t ctl > %s", sock, screen));
 	text = itest_slurp(screen);
 	printf("  control: title \"%s\"\n", title ? strtok(title, "\n") : "?");
