@@ -489,8 +489,12 @@ static void test_pg_pgbench_extended(void **state)
 	fsp_start(&fsp, "-a", "--map", "postgresql", "-F", ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "extended", "-c", "2", "-j", "2", "-T", "6",
 		    NULL);
-	itest_sleep(2);
-	np = pgbench_backends(&c, pids, 8);
+	/* its two client backends, once both are connected (it runs 6 s) */
+	np = 0;
+	for (int i = 0; i < 50 && np < 2; i++) {
+		itest_sleep(0.1);
+		np = pgbench_backends(&c, pids, 8);
+	}
 	itest_wait(&bench, 60);
 	itest_assert_exit(&bench, 0);
 	printf("  pgbench: %.1f tps; client backends:", pgc_pgbench_tps(&bench));
