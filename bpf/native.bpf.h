@@ -111,14 +111,12 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	struct fsp_native_rec *r;
 	struct pt_regs regs;
 	__u64 size = native_stack_size, avail;
-	bool user = native_user, in_exec = native_user && native_in_exec(task);
+	bool in_exec = native_user && native_in_exec(task), user = native_user && !in_exec;
 	long n;
 
 	if (native_user && (size < FSP_NATIVE_MIN_STACK || size > FSP_NATIVE_MAX_STACK))
 		return 0;
 	/* no room for a stack copy that is not taken (--stacks=kernel, exec) */
-	if (in_exec)
-		user = false;
 	if (!user)
 		size = 0;
 	r = bpf_ringbuf_reserve(&native_rb, sizeof(*r) + size, 0);

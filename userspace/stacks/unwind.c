@@ -40,9 +40,8 @@
  * in it. */
 struct anon_range {
 	uint64_t start, end;
-	const char *name; /* VDSO_NAME, UPROBES_NAME (code named by its
+	const char *name; /* vdso_name, uprobes_name (code named by its
 			     offset), NULL: JIT code */
-	bool vdso;
 };
 
 /* A vDSO image as a process had it mapped. The kernel maps one image into
@@ -52,10 +51,10 @@ struct vdso_image {
 	size_t size;
 };
 
-#define VDSO_NAME "[vdso]"
+static const char vdso_name[] = "[vdso]";
 /* The page where the kernel single-steps a probed instruction it does not
  * emulate (a sample can land in it). */
-#define UPROBES_NAME "[uprobes]"
+static const char uprobes_name[] = "[uprobes]";
 #define VDSO_MAX_SIZE (64 << 10)
 #define VDSO_MAX_IMAGES 4
 
@@ -101,7 +100,7 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_A
 {
 	const struct vdso_image *img = *userdata;
 
-	if (!strcmp(name, VDSO_NAME)) {
+	if (!strcmp(name, vdso_name)) {
 		*file_name = NULL;
 		*elfp = img ? elf_memory(img->bytes, img->size) : NULL;
 		return -1;
@@ -137,10 +136,10 @@ static bool other_root(pid_t pid)
 /* The name an anonymous executable mapping's line of /proc/PID/maps gives. */
 static const char *anon_name(const char *line)
 {
-	if (strstr(line, VDSO_NAME))
-		return VDSO_NAME;
-	if (strstr(line, UPROBES_NAME))
-		return UPROBES_NAME;
+	if (strstr(line, vdso_name))
+		return vdso_name;
+	if (strstr(line, uprobes_name))
+		return uprobes_name;
 	return NULL;
 }
 
@@ -185,13 +184,13 @@ static int report_vdso(struct uproc *p)
 	for (size_t i = 0; i < p->nr_anon; i++) {
 		const struct anon_range *r = &p->anon[i];
 
-		if (!r->vdso)
+		if (r->name != vdso_name)
 			continue;
 		if (!p->vdso)
 			p->vdso = vdso_read(p, r->start, r->end - r->start);
 		if (!p->vdso)
 			return 0;
-		mod = dwfl_report_module(p->dwfl, VDSO_NAME, r->start, r->end);
+		mod = dwfl_report_module(p->dwfl, vdso_name, r->start, r->end);
 		if (!mod)
 			return -1;
 		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -227,8 +226,7 @@ static int report_maps(struct uproc *p)
 		if (!slash && sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 &&
 		    perms[2] == 'x' &&
 		    !fsp_grow((void **)&p->anon, &p->cap_anon, p->nr_anon + 1, sizeof(*p->anon)))
-			p->anon[p->nr_anon++] = (struct anon_range){
-				start, end, anon_name(line), strstr(line, VDSO_NAME) != NULL};
+			p->anon[p->nr_anon++] = (struct anon_range){start, end, anon_name(line)};
 
 		if (slash && p->root[0])
 			fprintf(out, "%.*s%s%s", (int)(slash - line), line, p->root, slash);
@@ -417,8 +415,8 @@ static bool module_addr(struct uproc *p, Dwfl_Module *mod, uint64_t pc, struct u
 	if (!name || !dwfl_module_getelf(mod, &bias))
 		return false;
 	n = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (!strcmp(name, VDSO_NAME))
-		out->path = VDSO_NAME;
+	if (!strcmp(name, vdso_name))
+		out->path = vdso_name;
 	else
 		out->path = root && !strncmp(name, p->root, root) ? name + root : name;
 	out->build_id = n > 0 ? bits : NULL;
