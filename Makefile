@@ -257,24 +257,26 @@ $(foreach t,$(FIXTURE_TESTS),$(OUTPUT)/tests/unit/$(t) $(OUTPUT)/asan/tests/unit
 
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 
+# The probe header and the two ABI implementations it includes.
+FSP_HEADERS := usdt/fsp.h usdt/fsp_abi_v1.h usdt/fsp_abi_v2.h
 PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
 
 # Example libraries (a plug-in among them: -Ianalysis/plugin for fsp-plugin.h).
-$(OUTPUT)/examples/lib%.so: examples/lib%.c usdt/fsp.h analysis/plugin/fsp-plugin.h $(wildcard examples/*.h)
+$(OUTPUT)/examples/lib%.so: examples/lib%.c $(FSP_HEADERS) analysis/plugin/fsp-plugin.h $(wildcard examples/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -Ianalysis/plugin -fPIC -shared $< -o $@
 
 # A program NAME_*.c links examples/libNAME.c's library when there is one.
 example_lib = $(if $(wildcard examples/lib$(firstword $(subst _, ,$(1))).c),-l$(firstword $(subst _, ,$(1))))
-$(OUTPUT)/examples/%: examples/%.c usdt/fsp.h $(EXAMPLE_LIBS)
+$(OUTPUT)/examples/%: examples/%.c $(FSP_HEADERS) $(EXAMPLE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples $< -o $@ -L$(OUTPUT)/examples \
 		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) \
 		$(call example_lib,$*) -ldl -lm
 
-$(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
+$(OUTPUT)/examples/%: examples/%.cc $(FSP_HEADERS)
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
@@ -282,19 +284,19 @@ $(OUTPUT)/examples/%: examples/%.cc usdt/fsp.h
 # $(1): the output folder, $(2): extra flags (the ABI).
 # A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
 define workload_rules
-$(OUTPUT)/$(1)/lib%.so: tests/workloads/lib%.c usdt/fsp.h $(WORKLOAD_COMMON)
+$(OUTPUT)/$(1)/lib%.so: tests/workloads/lib%.c $(FSP_HEADERS) $(WORKLOAD_COMMON)
 	$$(call msg,CC,$$@)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -Ianalysis/plugin -fPIC -shared $$< -o $$@
 
-$(OUTPUT)/$(1)/%: tests/workloads/%.c usdt/fsp.h $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/$(1)/%,$(WORKLOAD_LIBS)) $(EXAMPLE_LIBS)
+$(OUTPUT)/$(1)/%: tests/workloads/%.c $(FSP_HEADERS) $(WORKLOAD_COMMON) $(wildcard tests/workloads/*.h) $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/$(1)/%,$(WORKLOAD_LIBS)) $(EXAMPLE_LIBS)
 	$$(call msg,CC,$$@)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -Iexamples $$< $(WORKLOAD_COMMON) -o $$@ \
 		-L$(OUTPUT)/examples -Wl,-rpath,'$$$$ORIGIN/../examples' \
 		$$(call example_lib,$$(patsubst wl_%,%,$$*)) -ldl -lm
 
-$(OUTPUT)/$(1)/%: tests/workloads/%.cc usdt/fsp.h $(OUTPUT)/workloads/wl_common.o
+$(OUTPUT)/$(1)/%: tests/workloads/%.cc $(FSP_HEADERS) $(OUTPUT)/workloads/wl_common.o
 	$$(call msg,CXX,$$@)
 	$(Q)mkdir -p $$(@D)
 	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror $(2) -Iusdt -Itests/workloads -pthread $$< \
@@ -313,7 +315,7 @@ $(eval $(call workload_rules,workloads-v1,-DFSP_ABI_V1))
 # wl_native.c twice (native stacks, test_native): with frame pointers, and
 # without (as Debian builds most binaries); both link libwl_native.so.
 WORKLOAD_BINS += $(OUTPUT)/workloads/wl_native_nofp
-NATIVE_WL_DEPS := tests/workloads/wl_native.c usdt/fsp.h $(WORKLOAD_COMMON) $(OUTPUT)/workloads/libwl_native.so
+NATIVE_WL_DEPS := tests/workloads/wl_native.c $(FSP_HEADERS) $(WORKLOAD_COMMON) $(OUTPUT)/workloads/libwl_native.so
 $(OUTPUT)/workloads/wl_native: $(NATIVE_WL_DEPS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -Itests/workloads \
@@ -337,17 +339,17 @@ $(OUTPUT)/bench/native_views: bench/native_views.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
-$(OUTPUT)/bench/%: bench/%.c usdt/fsp.h bench/bench_attached.h
+$(OUTPUT)/bench/%: bench/%.c $(FSP_HEADERS) bench/bench_attached.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
 
-$(OUTPUT)/bench/v1/%: bench/%.c usdt/fsp.h bench/bench_attached.h
+$(OUTPUT)/bench/v1/%: bench/%.c $(FSP_HEADERS) bench/bench_attached.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -DFSP_ABI_V1 -Ibench $< -o $@ -lm
 
-$(OUTPUT)/bench/%: bench/%.cc usdt/fsp.h
+$(OUTPUT)/bench/%: bench/%.cc $(FSP_HEADERS)
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@ -ldl
@@ -466,7 +468,7 @@ fsp-bpf.pc: scripts/fsp-bpf.pc.in
 
 install: $(APP) fsp-bpf.pc
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
-	install -D -m 0644 usdt/fsp.h $(DESTDIR)$(PREFIX)/include/fsp/fsp.h
+	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/include/fsp $(FSP_HEADERS)
 	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
 	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
 	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps

@@ -148,7 +148,7 @@ struct {
 	__type(value, struct tstack);
 } tstacks SEC(".maps");
 
-/* A thread's ABI v2 stack in one DSO, as usdt/fsp.h lays it out in the
+/* A thread's ABI v2 stack in one DSO, as usdt/fsp_abi_v2.h lays it out in the
  * process's memory (struct fsp_v2_stack, struct fsp_v2_frame there). */
 struct v2_frame {
 	__u64 feature;

@@ -319,7 +319,7 @@ struct fsp_native_rec {
 };
 
 /*
- * Probe ABI v2 (usdt/fsp.h): each executable or library of a process that
+ * Probe ABI v2 (usdt/fsp_abi_v2.h): each executable or library of a process that
  * includes the header has a record (struct fsp_v2_record there) and a TLS
  * pointer to each thread's mark stack, at the thread pointer (fsbase) plus
  * tp_offset. A process's records are registered in the v2_procs map by the
@@ -329,7 +329,7 @@ struct fsp_native_rec {
  * stack pointer.
  */
 #define FSP_V2_MAX_DSOS 8 /* records of one process the sampler reads */
-#define FSP_V2_DEPTH 64 /* frames of one stack, as usdt/fsp.h FSP_V2_DEPTH */
+#define FSP_V2_DEPTH 64 /* frames of one stack, as usdt/fsp_abi_v2.h FSP_V2_DEPTH */
 #define FSP_V2_HEADER 64 /* bytes before the frames, as offsetof(struct fsp_v2_stack, f) */
 #define FSP_V2_STACK_MAGIC 0x53505346u /* "FSPS" */
 #define FSP_V2_RECORD_MAGIC 0x32505346u /* "FSP2" */

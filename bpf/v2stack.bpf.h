@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * ABI v2 mark stacks (usdt/fsp.h): the records of a process, a thread's stack
+ * ABI v2 mark stacks (usdt/fsp_abi_v2.h): the records of a process, a thread's stack
  * in each read from its memory, and the live mark stack a sample or a
  * switch-out charges: the live frames of every such stack and of the thread's
  * ABI v1 stack (task storage), merged by stack pointer.

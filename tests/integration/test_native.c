@@ -174,7 +174,7 @@ static uint64_t with_frames_in_order(const struct folded *f, const char *outer, 
 
 /* Samples in fn called from caller, or in the marks' code around the call:
  * a feature's extent runs from the enter's publishing the frame to the
- * leave's taking it back, so a sample can land in their code (usdt/fsp.h's
+ * leave's taking it back, so a sample can land in their code (usdt/fsp_abi_v2.h's
  * inline fsp__v2_* functions) or in the caller's own instructions between
  * them (the call, the leave's check; their first run may take a page
  * fault), with the caller as the leaf. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Probe ABI v2 (usdt/fsp.h): what a file's notes say about its record (where
+ * Probe ABI v2 (usdt/fsp_abi_v2.h): what a file's notes say about its record (where
  * it is, how many fsp:v2 sites announce it), where the record is in a process
  * (its mappings), and the record itself, read from and written to the
  * process's memory (/proc/PID/mem).
@@ -36,7 +36,7 @@ int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *o
 /* Is site an ABI v1 site (mark_enter ... antimark_leave) of provider fsp? */
 bool fsp_v2__is_v1_site(const struct usdt_site *site);
 
-/* The record as usdt/fsp.h lays it out (struct fsp_v2_record there). */
+/* The record as usdt/fsp_abi_v2.h lays it out (struct fsp_v2_record there). */
 struct fsp_v2_record_raw {
 	uint16_t sema_v2;
 	uint16_t sema_v1;
