@@ -12,11 +12,14 @@
 # of their CPU time in "brief" and "dlfeature" against the samples charged.
 #
 # It is system-wide: other profilers' workloads would be in it and other -a
-# sessions would see its processes. Run it alone (the integration lock:
-# flock /tmp/fsp-integration.lock make soak). A measurement, not a test: it
+# sessions would see its processes. It holds the integration tests' lock
+# (/run/lock/fsp-integration.lock, tests/integration/itest.c) while it runs,
+# waiting for a running test to end. A measurement, not a test: it
 # exits 0 whatever the numbers; the summary says PASS/FAIL per check.
 set -u
 cd "$(dirname "$0")/.."
+exec 9>>"${FSP_ITEST_LOCK:-/run/lock/fsp-integration.lock}"
+flock -n 9 || { echo "soak: waiting for the integration lock"; flock 9; }
 SOAK_S=${SOAK_S:-600}
 SOAK_STREAMS=${SOAK_STREAMS:-3}
 SOAK_SAMPLE_S=${SOAK_SAMPLE_S:-10}

@@ -92,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -157,6 +158,35 @@ int itest_teardown(void **state)
 	return 0;
 }
 
+/*
+ * Integration tests profile system-wide (-a), count the processes with probes
+ * and compare CPU shares with the workloads' own clocks: two runs at once (two
+ * checkouts of the project) would see each other's workloads and CPU load. Each
+ * test program holds an exclusive lock for as long as it runs (released when it
+ * exits); bench/soak.sh takes the same one. FSP_ITEST_LOCK names another file.
+ */
+static int itest_lock(const char *name)
+{
+	const char *path = getenv("FSP_ITEST_LOCK") ? getenv("FSP_ITEST_LOCK")
+						    : "/run/lock/fsp-integration.lock";
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open the integration lock %s: %s\n", name, path,
+			strerror(errno));
+		return -1;
+	}
+	if (!flock(fd, LOCK_EX | LOCK_NB))
+		return 0; /* fd stays open: the lock lives as long as the process */
+	fprintf(stderr, "%s: waiting for %s (another integration test is running)\n", name, path);
+	if (flock(fd, LOCK_EX)) {
+		fprintf(stderr, "%s: cannot take %s: %s\n", name, path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
 int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 {
 	const char *abi = getenv("FSP_ABI");
@@ -179,6 +209,8 @@ int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 			name);
 		return 1;
 	}
+	if (itest_lock(name))
+		return 1;
 	/* Unbuffered, so that the numbers of a failing comparison come before
 	 * cmocka's verdict. */
 	setvbuf(stdout, NULL, _IONBF, 0);
