@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * fsp-bpf's subcommands, one table of {name, argp, run} (commands.c). A new
- * subcommand is a file defining its options, parser, run function and
- * struct fsp_command, named here and in the table.
+ * subcommand is a file cmd_NAME.c defining its options, parser, run function
+ * and struct fsp_command, named here and in the table.
  */
 #ifndef FSP_COMMANDS_H
 #define FSP_COMMANDS_H

@@ -4,7 +4,7 @@
  * argp parser fills, the defaults (in one place, options.c), and the parts
  * the subcommands share: number and list parsing, the report options (a
  * child parser of record and report), their errors. Each subcommand's own
- * options and parser live in its file (record.c, report.c, ...).
+ * options and parser live in its file (cmd_record.c, cmd_report.c, ...).
  */
 #ifndef FSP_OPTIONS_H
 #define FSP_OPTIONS_H
@@ -20,7 +20,7 @@
 #define FSP_MAX_PIDS 256
 #define FSP_MAX_INPUTS 1024
 #define FSP_DEFAULT_FREQUENCY_HZ 999
-/* Above it record says what sampling costs the target (record.c). */
+/* Above it record says what sampling costs the target (cmd_record.c). */
 #define FSP_HIGH_FREQUENCY_HZ 10000
 #define FSP_DEFAULT_MIN_PCT 0.5
 /* The hottest functions of each feature and instance (native stacks). */

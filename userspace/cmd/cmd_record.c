@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
-#include "probemap_select.h"
+#include "probemap_resolve.h"
 #include "profile_file.h"
 #include "profiler.h"
 #include "profile.h"
