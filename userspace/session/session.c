@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "procmaps.h"
+#include "util.h"
 #include "session_int.h"
 
 _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
@@ -51,7 +52,7 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->opts = *opts;
 	s->epfd = s->sigfd = -1;
 	s->child_status = -1;
-	s->period_ns = (1000000000ULL + opts->frequency_hz / 2) / opts->frequency_hz;
+	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
 	if (*err)
 		goto cleanup;
