@@ -320,7 +320,7 @@ static void target_free(struct target *t)
 {
 	if (t->pidfd >= 0)
 		close(t->pidfd);
-	free(t->files);
+	file_set__free(&t->files);
 	procmaps__free(t->mappings, t->nr_mappings);
 }
 

@@ -54,6 +54,8 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->child_status = -1;
 	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
+	if (!*err)
+		*err = syswide__init(s);
 	if (*err)
 		goto cleanup;
 
@@ -91,16 +93,13 @@ void session__free(struct session *s)
 	free(s->probemap_found);
 	free(s->frames_warned);
 	free(s->feature_names);
-	free(s->sw_files);
-	free(s->sw_seen);
-	free(s->verdicts);
+	syswide__free(s);
 	v2__free(s);
-	free(s->dl_files);
 	retire__free(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		if (s->targets[i].pidfd >= 0)
 			close(s->targets[i].pidfd);
-		free(s->targets[i].files);
+		file_set__free(&s->targets[i].files);
 		procmaps__free(s->targets[i].mappings, s->targets[i].nr_mappings);
 	}
 	free(s->targets);
