@@ -19,8 +19,7 @@ static void test_fnv1a_vectors(void **state)
 	/* a byte step is a step of its value */
 	assert_true(fsp_fnv1a_step(FSP_FNV_OFFSET, 'a') == 0xaf63dc4c8601ec8cULL);
 	/* the bytes are unsigned */
-	assert_true(fsp_fnv1a("\xff", 1, FSP_FNV_OFFSET) ==
-		    fsp_fnv1a_step(FSP_FNV_OFFSET, 0xff));
+	assert_true(fsp_fnv1a("\xff", 1, FSP_FNV_OFFSET) == fsp_fnv1a_step(FSP_FNV_OFFSET, 0xff));
 }
 
 /* fsp_hash_str is FNV-1a of the string, then mixed. */

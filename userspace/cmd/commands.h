@@ -18,6 +18,7 @@ struct fsp_command {
 	/* Prints its own errors; returns 0 or -errno. cmdline: fsp-bpf's own
 	 * argv joined, recorded in the profiles it writes. */
 	int (*run)(const struct fsp_options *o, const char *cmdline);
+	unsigned int formats; /* its FORMAT_ flag (formats.h): the formats it takes */
 };
 
 extern const struct fsp_command cmd_record, cmd_report, cmd_merge, cmd_diff, cmd_list;
