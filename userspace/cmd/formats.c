@@ -224,8 +224,8 @@ bool format__has_function(const struct fsp_format *f, unsigned int unused)
 	return f->function;
 }
 
-void format__list(char *buf, size_t size, format_pick pick, unsigned int arg,
-		  enum format_text text, const char *last)
+void format__list(char *buf, size_t size, format_pick pick, unsigned int arg, enum format_text text,
+		  const char *last)
 {
 	const char *texts[sizeof(fsp_formats) / sizeof(fsp_formats[0])];
 	size_t n = 0, len = 0;
@@ -239,7 +239,9 @@ void format__list(char *buf, size_t size, format_pick pick, unsigned int arg,
 							       : f->name;
 	}
 	buf[0] = 0;
-	for (size_t i = 0; i < n && len < size; i++)
-		len += snprintf(buf + len, size - len, "%s%s", !i ? "" : i + 1 < n ? ", " : last,
-				texts[i]);
+	for (size_t i = 0; i < n && len < size; i++) {
+		const char *sep = i + 1 < n ? ", " : last;
+
+		len += snprintf(buf + len, size - len, "%s%s", i ? sep : "", texts[i]);
+	}
 }

@@ -103,8 +103,8 @@ enum format_text {
 
 /* The text of every row pick(f, arg) keeps, joined with ", " and last
  * before the last ("text, json or html"), into buf. */
-void format__list(char *buf, size_t size, format_pick pick, unsigned int arg,
-		  enum format_text text, const char *last);
+void format__list(char *buf, size_t size, format_pick pick, unsigned int arg, enum format_text text,
+		  const char *last);
 
 /* format_pick functions: taken by any of takers (FORMAT_RECORD, ...); its
  * plugins among mask (1 << FORMAT_PLUGINS_..., or'ed); --function applies. */
