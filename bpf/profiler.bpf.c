@@ -233,6 +233,15 @@ int map_leave(struct pt_regs *ctx)
 		__w;                                                                               \
 	})
 
+/* One sample more in its counts entry (payload: its payloads were sent to
+ * payload_rb). */
+static __always_inline void count_sample(struct fsp_count *c, bool payload)
+{
+	__sync_fetch_and_add(&c->samples, 1);
+	if (payload)
+		__sync_fetch_and_add(&c->payload_samples, 1);
+}
+
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
@@ -242,7 +251,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct task_struct *task;
 	struct live_take lt;
 	struct pt_regs *regs;
-	bool truncated, payload;
+	bool payload;
 	__u64 sp;
 
 	if (!ckey.tgid || !is_target(ckey.tgid))
@@ -262,8 +271,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	live_stack_take(&lt, sp, SCRATCH_SAMPLE, 0);
 	ckey.hash = lt.hash;
 	payload = lt.payload;
-	truncated = lt.truncated;
-	if (truncated)
+	/* The truncated diagnostic counts every such sample here, before it
+	 * reaches its counts entry (or is lost) whichever way below. */
+	if (lt.truncated)
 		stat_inc(FSP_STAT_TRUNCATED);
 	if (charge_enabled)
 		ckey.hash = charge_sample(ckey.tgid, ckey.tid, ckey.hash);
@@ -272,11 +282,7 @@ int sample(struct bpf_perf_event_data *ctx)
 
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {
-		__sync_fetch_and_add(&c->samples, 1);
-		if (payload)
-			__sync_fetch_and_add(&c->payload_samples, 1);
-		if (truncated)
-			__sync_fetch_and_add(&c->truncated, 1);
+		count_sample(c, payload);
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
 		 * keep its latest name (only this thread writes this entry). */
 		bpf_get_current_comm(c->comm, sizeof(c->comm));
@@ -287,16 +293,15 @@ int sample(struct bpf_perf_event_data *ctx)
 	}
 	fresh.samples = 1;
 	fresh.payload_samples = payload;
-	fresh.truncated = truncated;
 	fresh.seen = bpf_jiffies64();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
+	/* The entry may have come meanwhile (the off-CPU hook writes it too):
+	 * counted there. */
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &ckey);
-		if (c) {
-			__sync_fetch_and_add(&c->samples, 1);
-			if (payload)
-				__sync_fetch_and_add(&c->payload_samples, 1);
-		} else
+		if (c)
+			count_sample(c, payload);
+		else
 			stat_inc(FSP_STAT_LOST_SAMPLES);
 	}
 	return 0;

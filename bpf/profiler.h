@@ -112,7 +112,6 @@ struct fsp_count_key {
 struct fsp_count {
 	__u64 samples;
 	__u64 payload_samples; /* of which with a payload: sent to payload_rb */
-	__u64 truncated; /* of which taken while the stack had overflowed */
 	__u64 offcpu_ns; /* time switched out with this stack (--off-cpu) */
 	__u64 seen; /* when comm was last refreshed (jiffies): orders the names */
 	char comm[FSP_COMM_LEN]; /* the thread's name at its latest sample */

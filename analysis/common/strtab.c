@@ -58,14 +58,7 @@ void strtab__free(struct strtab *t)
 /* FNV-1a over len bytes, then mixed (fsp_hash_str's function, bounded). */
 static uint64_t strtab__hash(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return fsp_hash_u64(h);
+	return fsp_hash_u64(fsp_fnv1a(s, len, FSP_FNV_OFFSET));
 }
 
 static size_t strtab__slot(const struct strtab_slot *slots, size_t cap, uint64_t hash,

@@ -26,16 +26,43 @@ static inline uint64_t fsp_hash_pair(uint64_t a, uint64_t b)
 	return fsp_hash_u64(a ^ fsp_hash_u64(b + 0x9e3779b97f4a7c15ULL));
 }
 
+/* FNV-1a (64-bit): the hash to start from, and one step of it (v: a byte,
+ * or a whole word where a caller hashes words). The BPF side's label hash
+ * (bpf/labels.bpf.h) is the same function; userspace computes it for labels
+ * the BPF side could not read. */
+#define FSP_FNV_OFFSET 0xcbf29ce484222325ULL
+
+static inline uint64_t fsp_fnv1a_step(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;
+}
+
+/* FNV-1a over len bytes of data, continuing from h (FSP_FNV_OFFSET to start). */
+static inline uint64_t fsp_fnv1a(const void *data, size_t len, uint64_t h)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = fsp_fnv1a_step(h, p[i]);
+	return h;
+}
+
 /* FNV-1a over the bytes of s, then mixed. */
 static inline uint64_t fsp_hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FSP_FNV_OFFSET;
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
+	for (; *s; s++)
+		h = fsp_fnv1a_step(h, (unsigned char)*s);
 	return fsp_hash_u64(h);
+}
+
+/* The sampling period of frequency_hz samples per second: 1e9 / frequency_hz
+ * nanoseconds, rounded (0 for 0 Hz). The session samples with it; a profile
+ * without its period_ns gets it from its frequency. */
+static inline uint64_t fsp_period_ns(uint64_t frequency_hz)
+{
+	return frequency_hz ? (1000000000ULL + frequency_hz / 2) / frequency_hz : 0;
 }
 
 static inline int fsp_cmp_u64(uint64_t a, uint64_t b)

@@ -92,14 +92,9 @@ void profile_native__free(struct profile_native *n)
 /* The profile's native tables, created on first use. */
 static struct profile_native *native_get(struct profile *p)
 {
-	struct profile_native *n = profile__native(p);
-
-	if (n)
-		return n;
-	n = calloc(1, sizeof(*n));
-	if (n)
-		profile__set_native(p, n);
-	return n;
+	if (!p->native)
+		p->native = calloc(1, sizeof(*p->native));
+	return p->native;
 }
 
 /* Whether ptr points into the array base of cap elements of size bytes
@@ -147,7 +142,7 @@ int profile__add_module(struct profile *p, const struct profile_module *m)
 	n = native_get(p);
 	if (!n)
 		return -ENOMEM;
-	strs = profile__strtab(p);
+	strs = p->strs;
 	path = strtab__intern(strs, m->path);
 	if (m->build_id && *m->build_id)
 		bid = strtab__intern(strs, m->build_id);
@@ -173,14 +168,14 @@ int profile__add_module(struct profile *p, const struct profile_module *m)
 
 size_t profile__nr_modules(const struct profile *p)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 
 	return n ? n->nr_modules : 0;
 }
 
 int profile__module(const struct profile *p, size_t i, struct profile_module *out)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 
 	if (!n || !out || i >= n->nr_modules)
 		return -EINVAL;
@@ -238,7 +233,7 @@ static int append_lines(struct profile *p, struct profile_native *n,
 	}
 	err = fsp_grow((void **)&n->lines, &n->cap_lines, n->nr_lines + nr, sizeof(*n->lines));
 	if (!err)
-		err = intern_lines(profile__strtab(p), n->lines + n->nr_lines, lines, nr);
+		err = intern_lines(p->strs, n->lines + n->nr_lines, lines, nr);
 	if (!err)
 		n->nr_lines += nr;
 	free(tmp);
@@ -322,14 +317,14 @@ int profile__add_location(struct profile *p, const struct profile_location *loc)
 
 size_t profile__nr_locations(const struct profile *p)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 
 	return n ? n->nr_locs : 0;
 }
 
 int profile__location(const struct profile *p, size_t i, struct profile_location *out)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 	const struct native_loc_rec *rec;
 
 	if (!n || !out || i >= n->nr_locs)
@@ -346,7 +341,7 @@ int profile__location(const struct profile *p, size_t i, struct profile_location
 int profile__set_location_lines(struct profile *p, size_t i, const struct profile_line *lines,
 				size_t nr_lines, unsigned int flags)
 {
-	struct profile_native *n = p ? profile__native(p) : NULL;
+	struct profile_native *n = p ? p->native : NULL;
 
 	if (!n || i >= n->nr_locs || check_lines(lines, nr_lines, flags))
 		return -EINVAL;
@@ -437,9 +432,9 @@ int profile__add_native_stack(struct profile *p, const struct profile_native_sta
 	size_t found, last = NO_NEXT;
 	int ret;
 
-	if (!p || !s || check_stack(profile__native(p), s))
+	if (!p || !s || check_stack(p->native, s))
 		return -EINVAL;
-	n = profile__native(p); /* non-NULL: check_stack saw locations */
+	n = p->native; /* non-NULL: check_stack saw locations */
 	stack_hash(s, &a, &b);
 	if (hashmap__find(&n->stack_map, a, b, &head)) {
 		found = find_stack(n, head, s, &last);
@@ -472,14 +467,14 @@ int profile__add_native_stack(struct profile *p, const struct profile_native_sta
 
 size_t profile__nr_native_stacks(const struct profile *p)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 
 	return n ? n->nr_stacks : 0;
 }
 
 int profile__native_stack(const struct profile *p, size_t i, struct profile_native_stack *out)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 	const struct native_stack_rec *r;
 
 	if (!n || !out || i >= n->nr_stacks)
@@ -526,7 +521,7 @@ static int push_sample(struct profile_native *n, uint32_t source, uint32_t pid, 
 int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
 				size_t stack, uint64_t count)
 {
-	struct profile_native *n = p ? profile__native(p) : NULL;
+	struct profile_native *n = p ? p->native : NULL;
 	uint32_t src;
 	uint64_t a, b, head;
 	size_t i, last = NO_NEXT;
@@ -536,7 +531,7 @@ int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, u
 		return -EINVAL;
 	if (!count)
 		return 0;
-	src = profile__cur_source(p);
+	src = p->cur;
 	a = fsp_hash_pair((uint64_t)src << 32 | pid, tid);
 	b = fsp_hash_pair(key, stack);
 	if (hashmap__find(&n->sample_map, a, b, &head)) {
@@ -565,14 +560,14 @@ int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, u
 
 size_t profile__nr_native_samples(const struct profile *p)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 
 	return n ? n->nr_samples : 0;
 }
 
 int profile__native_sample(const struct profile *p, size_t i, struct profile_native_sample *out)
 {
-	const struct profile_native *n = p ? profile__native(p) : NULL;
+	const struct profile_native *n = p ? p->native : NULL;
 	const struct native_sample_rec *r;
 
 	if (!n || !out || i >= n->nr_samples)

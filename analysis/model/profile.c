@@ -61,43 +61,6 @@ struct profile_thread_rec {
 	uint64_t samples;
 };
 
-struct profile {
-	struct strtab *strs;
-	struct profile_meta meta; /* strings owned (strdup) */
-
-	struct profile_source_rec *sources;
-	size_t nr_sources, cap_sources;
-	uint32_t cur; /* the source add_* calls record for */
-
-	struct profile_process_rec *pids;
-	size_t nr_pids, cap_pids;
-	struct hashmap pid_map; /* (PKEY, 0) -> index */
-
-	struct profile_thread_rec *threads;
-	size_t nr_threads, cap_threads;
-	struct hashmap thread_map; /* (PKEY, tid) -> index */
-
-	struct profile_stack_rec *stacks;
-	size_t nr_stacks, cap_stacks;
-	struct hashmap stack_map; /* (PKEY, key) -> index */
-	struct profile_frame *frames; /* frames of all stacks, back to back */
-	size_t nr_frames, cap_frames;
-
-	struct profile_sample_rec *samples;
-	size_t nr_samples, cap_samples;
-	struct hashmap sample_map; /* (thread index, key) -> index */
-
-	uint64_t total;
-	uint64_t total_offcpu;
-	uint64_t diag[DIAG__COUNT];
-
-	struct profile_event_rec *events;
-	size_t nr_events, cap_events;
-	struct hashmap event_map; /* (PKEY, hash(feature, instance)) -> first index */
-
-	struct profile_native *native; /* native stacks (native.c); NULL: none */
-};
-
 struct profile *profile__new(void)
 {
 	struct profile *p;
@@ -720,16 +683,6 @@ int profile__thread(const struct profile *p, size_t i, struct profile_thread *ou
 
 /* ---- internal accessors (profile_int.h) ---------------------------------------- */
 
-struct strtab *profile__strtab(struct profile *p)
-{
-	return p->strs;
-}
-
-uint32_t profile__cur_source(const struct profile *p)
-{
-	return p->cur;
-}
-
 size_t profile__stack_of(const struct profile *p, uint32_t source, uint32_t pid, uint64_t key)
 {
 	uint64_t v;
@@ -737,14 +690,4 @@ size_t profile__stack_of(const struct profile *p, uint32_t source, uint32_t pid,
 	if (!key || !hashmap__find(&p->stack_map, PKEY(source, pid), key, &v))
 		return PROFILE_NO_STACK;
 	return v;
-}
-
-struct profile_native *profile__native(const struct profile *p)
-{
-	return p->native;
-}
-
-void profile__set_native(struct profile *p, struct profile_native *n)
-{
-	p->native = n;
 }

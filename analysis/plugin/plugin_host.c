@@ -15,6 +15,7 @@
 #include "plugin_int.h"
 #include "report_view.h"
 #include "escape.h"
+#include "util.h"
 
 /* Samples and stacks hand the model's frames out as they are. */
 _Static_assert(sizeof(struct fsp_plugin_frame) == sizeof(struct profile_frame), "frame size");
@@ -54,9 +55,7 @@ static void host_info(const struct fsp_plugin_profile *pp, struct fsp_plugin_inf
 	const struct profile_meta *m = profile__meta(pp->p);
 
 	memset(out, 0, sizeof(*out));
-	out->period_ns = m->period_ns;
-	if (!out->period_ns && m->frequency_hz)
-		out->period_ns = (1000000000ULL + m->frequency_hz / 2) / m->frequency_hz;
+	out->period_ns = m->period_ns ? m->period_ns : fsp_period_ns(m->frequency_hz);
 	out->total_samples = profile__total_samples(pp->p);
 	out->total_offcpu_ns = profile__total_offcpu_ns(pp->p);
 	out->nr_stacks = profile__nr_stacks(pp->p);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "profile.h"
+#include "util.h"
 
 #ifndef FSP_VERSION
 #define FSP_VERSION "unknown"
@@ -21,9 +22,7 @@ static inline uint64_t report_period_ns(const struct profile_meta *m)
 		return 0;
 	if (m->period_ns)
 		return m->period_ns;
-	if (m->frequency_hz)
-		return (1000000000ULL + m->frequency_hz / 2) / m->frequency_hz;
-	return 0;
+	return fsp_period_ns(m->frequency_hz);
 }
 
 static inline double report_ms(uint64_t samples, uint64_t period_ns)

@@ -761,6 +761,56 @@ static void test_help_usage_version(void **state)
 	done(&p);
 }
 
+/* The table of formats (userspace/cmd/formats.c): each row whole, each
+ * subcommand parses the formats it takes and refuses the others, the lists
+ * of --help and of the messages come from it. */
+static void test_formats(void **state)
+{
+	char list[1024];
+	struct parse p;
+
+	(void)state;
+	assert_string_equal(fsp_formats[0].name, "text"); /* the default */
+	assert_null(format__find("xml"));
+	for (size_t i = 0; i < fsp_nr_formats; i++) {
+		const struct fsp_format *f = &fsp_formats[i];
+		bool diff = format__takes(f, FORMAT_DIFF);
+
+		assert_ptr_equal(format__find(f->name), f);
+		assert_non_null(f->title);
+		assert_non_null(f->doc);
+		assert_non_null(f->render);
+		/* record and report render every format; diff those with a
+		 * diff renderer, listed in its --help */
+		assert_true(format__takes(f, FORMAT_RECORD) && format__takes(f, FORMAT_REPORT));
+		assert_int_equal(diff, f->render_diff != NULL);
+		assert_int_equal(diff, f->diff_doc != NULL);
+		if (f->plugins == FORMAT_PLUGINS_GRAPH)
+			PARSE(&p, "report", "--format", f->name, "--plugin", "tasks", "x.json");
+		else
+			PARSE(&p, "report", "--format", f->name, "x.json");
+		assert_runs(&p, &cmd_report);
+		assert_ptr_equal(p.o.view.format, f);
+		done(&p);
+		PARSE(&p, "diff", "--format", f->name, "a", "b");
+		assert_int_equal(p.run, diff);
+		if (diff)
+			assert_ptr_equal(p.o.view.format, f);
+		done(&p);
+	}
+	format__list(list, sizeof(list), format__takes, FORMAT_DIFF, FORMAT_NAME, " or ");
+	assert_string_equal(list, "text, json or html");
+	format__list(list, sizeof(list), format__takes, FORMAT_REPORT, FORMAT_NAME, " or ");
+	assert_string_equal(list, "text, json, folded, pprof, html or dot");
+	/* --help: each row's doc (argp wraps the lines) */
+	PARSE(&p, "report", "--help");
+	assert_non_null(strstr(p.out, "text (default), json (the profile file), folded"));
+	done(&p);
+	PARSE(&p, "diff", "--help");
+	assert_non_null(strstr(p.out, "text (default), json or html (a page: use -o)"));
+	done(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -772,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_ranges),		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_plugins),		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_unknown_options), cmocka_unit_test(test_help_usage_version),
+		cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

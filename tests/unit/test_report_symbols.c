@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Unit tests of `fsp-bpf report --binaries DIR` (userspace/cmd/report.c): a
+ * Unit tests of `fsp-bpf report --binaries DIR` (userspace/cmd/cmd_report.c): a
  * saved profile whose modules' recorded paths are gone is symbolized again
  * from the fixture binaries (tests/unit/fixtures/build.sh) and saved with
  * --format json; a module nowhere to be found is named in the warning and

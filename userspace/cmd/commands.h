@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * fsp-bpf's subcommands, one table of {name, argp, run} (commands.c). A new
- * subcommand is a file defining its options, parser, run function and
- * struct fsp_command, named here and in the table.
+ * subcommand is a file cmd_NAME.c defining its options, parser, run function
+ * and struct fsp_command, named here and in the table.
  */
 #ifndef FSP_COMMANDS_H
 #define FSP_COMMANDS_H
@@ -18,6 +18,7 @@ struct fsp_command {
 	/* Prints its own errors; returns 0 or -errno. cmdline: fsp-bpf's own
 	 * argv joined, recorded in the profiles it writes. */
 	int (*run)(const struct fsp_options *o, const char *cmdline);
+	unsigned int formats; /* its FORMAT_ flag (formats.h): the formats it takes */
 };
 
 extern const struct fsp_command cmd_record, cmd_report, cmd_merge, cmd_diff, cmd_list;

@@ -33,7 +33,7 @@ static const struct fsp_options default_options = {
 			.max_events = FSP_DEFAULT_MAX_EVENTS,
 			.stack_size = FSP_NATIVE_DEFAULT_STACK,
 		},
-	.view = {.format = FSP_FMT_TEXT,
+	.view = {.format = &fsp_formats[0], /* text */
 		 .ropts = {.min_pct = FSP_DEFAULT_MIN_PCT,
 			   .top_functions = FSP_DEFAULT_TOP_FUNCTIONS}},
 	.scale = 1,
@@ -90,20 +90,45 @@ int options__double(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-int options__format(const char *s, enum fsp_format *out)
+/* The FORMAT_ flag of the subcommand being parsed: which formats it takes. */
+static unsigned int takers(const struct fsp_options *o)
 {
-	static const char *const names[] = {
-		[FSP_FMT_TEXT] = "text",   [FSP_FMT_JSON] = "json", [FSP_FMT_FOLDED] = "folded",
-		[FSP_FMT_PPROF] = "pprof", [FSP_FMT_HTML] = "html", [FSP_FMT_DOT] = "dot",
-	};
+	return o && o->command ? o->command->formats : 0;
+}
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(s, names[i])) {
-			*out = i;
-			return 0;
-		}
+int options__format(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	const struct fsp_format *f = format__find(arg);
+	bool all = true;
+	char names[256];
+
+	if (f && format__takes(f, takers(o))) {
+		o->view.format = f;
+		return 0;
 	}
-	return -EINVAL;
+	/* A subcommand that takes some formats only says so (a name may be
+	 * another subcommand's format). */
+	for (size_t i = 0; i < fsp_nr_formats; i++)
+		all &= format__takes(&fsp_formats[i], takers(o));
+	format__list(names, sizeof(names), format__takes, takers(o), FORMAT_NAME, " or ");
+	return options__error(state, "invalid --format '%s'%s%s: expected %s", arg,
+			      all ? "" : " for ", all ? "" : o->command->name, names);
+}
+
+char *options__format_help(int key, const char *text, void *input)
+{
+	unsigned int t = takers(input);
+	char list[1024], *s;
+
+	if (key != OPT_FORMAT || !t)
+		return (char *)text;
+	/* diff's options say "a, b or c" */
+	if (t == FORMAT_DIFF)
+		format__list(list, sizeof(list), format__takes, t, FORMAT_DIFF_DOC, " or ");
+	else
+		format__list(list, sizeof(list), format__takes, t, FORMAT_DOC, ", ");
+	s = strdup(list);
+	return s ? s : (char *)text;
 }
 
 /* Adds pid to o->pids unless it is there already (a PID named twice is one
@@ -236,12 +261,7 @@ int options__input(struct argp_state *state, struct fsp_options *o, const char *
 /* ---- the report options, shared by record and report ---- */
 
 static const struct argp_option view_options[] = {
-	{"format", OPT_FORMAT, "FMT", 0,
-	 "text (default), json (the profile file), folded (flame graph stacks), "
-	 "pprof (gzipped profile.proto; binary: redirect it or use -o), "
-	 "html (one self-contained page: tables, source, flame graph; use -o), "
-	 "dot (a plug-in's graph, for Graphviz)",
-	 1},
+	{"format", OPT_FORMAT, "FMT", 0, "The formats (formats.c)", 1},
 	{"by", OPT_BY, "WHAT", 0, "feature (default), thread or process", 1},
 	{"order", OPT_ORDER, "KEY", 0, "cost (default), samples or name", 1},
 	{"min-pct", OPT_MIN_PCT, "PCT", 0,
@@ -274,32 +294,45 @@ static const struct argp_option view_options[] = {
 	{},
 };
 
-/* At the end of the parse: the plug-ins loaded, the format fits them. */
+/* At the end of the parse: the format has what it needs, the plug-ins are
+ * loaded. */
 static int view_end(struct argp_state *state, struct fsp_options *o)
 {
-	enum fsp_format f = o->view.format;
-	char msg[1024];
+	const struct fsp_format *f = o->view.format;
+	char msg[1024], refused[256];
 
-	if (f == FSP_FMT_DOT && !o->view.plugins)
-		return options__error(state, "--format dot draws the graph of a plug-in: name it "
-					     "with --plugin (boundary or tasks)");
-	if (o->view.ropts.function && f != FSP_FMT_TEXT)
-		return options__error(state, "--function shows a call graph in the text report: "
-					     "use it with --format text");
-	if (o->view.plugins && (f == FSP_FMT_FOLDED || f == FSP_FMT_PPROF))
-		return options__error(state, "--plugin output is in --format text, json or dot, "
-					     "not folded or pprof");
+	if (f->plugins == FORMAT_PLUGINS_GRAPH && !o->view.plugins)
+		return options__error(state,
+				      "--format %s draws the graph of a plug-in: name it with "
+				      "--plugin (boundary or tasks)",
+				      f->name);
+	if (o->view.ropts.function && !f->function) {
+		format__list(msg, sizeof(msg), format__has_function, 0, FORMAT_NAME, " or ");
+		return options__error(state,
+				      "--function shows a call graph in the text report: use it "
+				      "with --format %s",
+				      msg);
+	}
+	if (o->view.plugins && f->plugins == FORMAT_PLUGINS_REFUSED) {
+		format__list(msg, sizeof(msg), format__plugins_in,
+			     1u << FORMAT_PLUGINS_OWN | 1u << FORMAT_PLUGINS_GRAPH, FORMAT_NAME,
+			     " or ");
+		format__list(refused, sizeof(refused), format__plugins_in,
+			     1u << FORMAT_PLUGINS_REFUSED, FORMAT_NAME, " or ");
+		return options__error(state, "--plugin output is in --format %s, not %s", msg,
+				      refused);
+	}
 	if (!o->view.plugins)
 		return 0;
 	if (plugin_set__new(o->view.plugins, &o->view.pset, msg, sizeof(msg)))
 		return options__error(state, "%s", msg);
 	if (!o->view.pset)
 		return options__error(state, "--plugin needs a plug-in name");
-	if (f == FSP_FMT_DOT && plugin_set__nr_dot(o->view.pset) != 1)
+	if (f->plugins == FORMAT_PLUGINS_GRAPH && plugin_set__nr_dot(o->view.pset) != 1)
 		return options__error(state,
-				      "--format dot draws the graph of one plug-in: %zu of those "
+				      "--format %s draws the graph of one plug-in: %zu of those "
 				      "given draw one (fsp-bpf list --plugins)",
-				      plugin_set__nr_dot(o->view.pset));
+				      f->name, plugin_set__nr_dot(o->view.pset));
 	return 0;
 }
 
@@ -310,12 +343,7 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case OPT_FORMAT:
-		if (options__format(arg, &o->view.format))
-			return options__error(state,
-					      "invalid --format '%s': expected text, json, folded, "
-					      "pprof, html or dot",
-					      arg);
-		return 0;
+		return options__format(state, o, arg);
 	case OPT_BY:
 		if (report_by__parse(arg, &r->by))
 			return options__error(
@@ -372,7 +400,9 @@ static error_t parse_view(int key, char *arg, struct argp_state *state)
 	}
 }
 
-const struct argp options_view_argp = {view_options, parse_view, NULL, NULL, NULL, NULL, NULL};
+const struct argp options_view_argp = {
+	view_options, parse_view, NULL, NULL, NULL, options__format_help, NULL,
+};
 
 /* ---- --help, --usage and --version: argp's own, without its exit ---- */
 

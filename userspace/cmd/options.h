@@ -4,7 +4,7 @@
  * argp parser fills, the defaults (in one place, options.c), and the parts
  * the subcommands share: number and list parsing, the report options (a
  * child parser of record and report), their errors. Each subcommand's own
- * options and parser live in its file (record.c, report.c, ...).
+ * options and parser live in its file (cmd_record.c, cmd_report.c, ...).
  */
 #ifndef FSP_OPTIONS_H
 #define FSP_OPTIONS_H
@@ -14,13 +14,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "formats.h"
 #include "report.h"
 #include "session.h"
 
 #define FSP_MAX_PIDS 256
 #define FSP_MAX_INPUTS 1024
 #define FSP_DEFAULT_FREQUENCY_HZ 999
-/* Above it record says what sampling costs the target (record.c). */
+/* Above it record says what sampling costs the target (cmd_record.c). */
 #define FSP_HIGH_FREQUENCY_HZ 10000
 #define FSP_DEFAULT_MIN_PCT 0.5
 /* The hottest functions of each feature and instance (native stacks). */
@@ -34,20 +35,11 @@
 
 struct fsp_command;
 
-enum fsp_format {
-	FSP_FMT_TEXT,
-	FSP_FMT_JSON, /* the profile file format */
-	FSP_FMT_FOLDED,
-	FSP_FMT_PPROF,
-	FSP_FMT_HTML, /* one self-contained page (report_html.h) */
-	FSP_FMT_DOT, /* the graph of a plug-in (--plugin) */
-};
-
 struct plugin_set;
 
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
-	enum fsp_format format;
+	const struct fsp_format *format; /* its row of fsp_formats (formats.h) */
 	/* min_pct, by, order, feature, comm, pid, function, top_functions */
 	struct report_opts ropts;
 	/* --source-dir: where the HTML report's source view finds files */
@@ -167,8 +159,12 @@ int options__error(struct argp_state *state, const char *fmt, ...)
 int options__u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* A finite number within [min, max], nothing after it. 0 or -EINVAL. */
 int options__double(const char *s, double min, double max, double *out);
-/* The name of a format (text, json, folded, pprof, html, dot). 0 or -EINVAL. */
-int options__format(const char *s, enum fsp_format *out);
+/* --format NAME: one of the formats o->command takes (formats.h), into
+ * o->view.format. */
+int options__format(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* argp's help_filter of a parser with --format: the list of the formats its
+ * subcommand takes, from the table (the option's doc is a placeholder). */
+char *options__format_help(int key, const char *text, void *input);
 
 /* -p PID[,PID...] into o->pids. */
 int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg);

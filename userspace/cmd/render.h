@@ -10,8 +10,8 @@
  * wrong; returns 0 or -errno (-ENOENT: --feature names no feature of p). */
 int render__profile(const struct profile *p, const struct fsp_view *v, const char *path);
 
-/* -EINVAL (said) when format is binary or a page (pprof, html) and path is
- * stdout on a terminal, else 0. */
-int render__to_terminal_check(enum fsp_format format, const char *path);
+/* -EINVAL (said) when the format may not go to a terminal (its
+ * not_terminal: pprof, html) and path is stdout on a terminal, else 0. */
+int render__to_terminal_check(const struct fsp_format *format, const char *path);
 
 #endif /* FSP_RENDER_H */

@@ -57,7 +57,7 @@ static void child(int go_fd, int err_fd, char *const argv[], const char *path)
 		_exit(127);
 	prctl(PR_SET_PDEATHSIG, 0);
 	close(go_fd);
-	/* fsp-bpf holds Ctrl-C and SIGTERM from before the fork (record.c): the
+	/* fsp-bpf holds Ctrl-C and SIGTERM from before the fork (cmd_record.c): the
 	 * command gets them as if run alone (one already pending then arrives). */
 	sigemptyset(&held);
 	sigaddset(&held, SIGINT);

@@ -52,16 +52,6 @@ static int read_mem_string(__u32 tgid, __u64 addr, char *buf, size_t size)
 	return memchr(buf, 0, n) || n == (ssize_t)size - 1 ? 0 : -1;
 }
 
-/* The label hash of the BPF side (labels.bpf.h): FNV-1a of the string. */
-static __u64 label_fnv(const char *str)
-{
-	__u64 h = 0xcbf29ce484222325ULL;
-
-	for (; *str; str++)
-		h = (h ^ (unsigned char)*str) * 0x100000001b3ULL;
-	return h;
-}
-
 /*
  * A label the BPF side saw first but could not read (its page was not mapped
  * in): read it now, while the library holding it is surely mapped, and store
@@ -76,7 +66,8 @@ void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
 	if (read_mem_string(tgid, addr, l.str, sizeof(l.str)))
 		return;
 	l.len = strlen(l.str);
-	l.hash = label_fnv(l.str);
+	/* the BPF side's label hash (labels.bpf.h): FNV-1a of the string */
+	l.hash = fsp_fnv1a(l.str, l.len, FSP_FNV_OFFSET);
 	bpf_map_update_elem(bpf_map__fd(s->skel->maps.labels), &key, &l, BPF_ANY);
 }
 

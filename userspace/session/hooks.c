@@ -11,7 +11,6 @@
 
 #include "log.h"
 #include "usdt.h"
-#include "util.h"
 #include "session_int.h"
 
 /*
@@ -146,35 +145,29 @@ bool hooks__is_dl(const char *path)
 }
 
 /*
- * System-wide: hooks _dl_debug_state in a dynamic loader, once per file, for
- * every process: the BPF side reports the link-map changes of any process
- * but an excluded one, so that a library with probes that a process loads
- * is found at once. path names the file, kpath reaches it.
+ * System-wide: hooks _dl_debug_state in a dynamic loader for every process
+ * (syswide.c does it once per file): the BPF side reports the link-map
+ * changes of any process but an excluded one, so that a library with probes
+ * that a process loads is found at once. path names the file, kpath reaches
+ * it.
  */
-void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino)
+int hooks__dl_file(struct session *s, const char *path, const char *kpath)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	struct bpf_link *link;
+	int err;
 
-	if (!hooks__is_dl(path))
-		return;
-	for (size_t i = 0; i < s->nr_dl_files; i++)
-		if (s->dl_files[i].dev == dev && s->dl_files[i].ino == ino)
-			return;
-	if (fsp_grow((void **)&s->dl_files, &s->cap_dl_files, s->nr_dl_files + 1,
-		     sizeof(*s->dl_files)))
-		return;
 	uo.bpf_cookie = dl_state_cookie(kpath);
 	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, kpath, 0, &uo);
 	if (!link) {
+		err = errno ? -errno : -EINVAL;
 		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
 			 "within %.0f s instead",
-			 path, strerror(errno), RESCAN_INTERVAL_S);
-		return;
+			 path, strerror(-err), RESCAN_INTERVAL_S);
+		return err;
 	}
-	if (attach__link(s, link)) {
+	err = attach__link(s, link);
+	if (err)
 		bpf_link__destroy(link);
-		return;
-	}
-	s->dl_files[s->nr_dl_files++] = (struct file_id){dev, ino};
+	return err;
 }

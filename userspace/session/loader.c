@@ -167,7 +167,7 @@ static void set_native(struct profiler_bpf *skel, const struct session_opts *o)
 
 	skel->rodata->native_user = o->stacks & SESSION_STACKS_USER;
 	skel->rodata->native_kernel = o->stacks & SESSION_STACKS_KERNEL;
-	skel->rodata->native_stack_size = o->stack_size ? o->stack_size : FSP_NATIVE_DEFAULT_STACK;
+	skel->rodata->native_stack_size = o->stack_size;
 	skel->rodata->native_rb_size = rb;
 	bpf_map__set_max_entries(skel->maps.native_rb, rb);
 }

@@ -293,10 +293,7 @@ int loop__setup(struct session *s)
 	if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.payload_rb), on_payload, s))
 		return -errno;
 	if (s->opts.stacks) {
-		struct stacks_opts so = {
-			.stack_size =
-				s->opts.stack_size ? s->opts.stack_size : FSP_NATIVE_DEFAULT_STACK,
-		};
+		struct stacks_opts so = {.stack_size = s->opts.stack_size};
 
 		s->stacks = stacks__new(&so);
 		if (!s->stacks)

@@ -112,17 +112,16 @@ static uint32_t fold_tid(struct fold_rep *r, uint32_t tid, const char *comm)
 /* A stack's key by content, the same in every process (never 0). */
 static uint64_t content_key(const struct profile_frame *f, size_t depth)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FSP_FNV_OFFSET;
 
 	for (size_t i = 0; i < depth; i++) {
 		const char *strs[2] = {f[i].feature, f[i].instance ? f[i].instance : ""};
 		uint64_t nums[2] = {(uint64_t)f[i].kind, f[i].payload};
 
 		for (int k = 0; k < 2; k++) {
-			for (const char *c = strs[k]; *c; c++)
-				h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
-			h = (h ^ 0xff) * 0x100000001b3ULL;
-			h = (h ^ nums[k]) * 0x100000001b3ULL;
+			h = fsp_fnv1a(strs[k], strlen(strs[k]), h);
+			h = fsp_fnv1a_step(h, 0xff);
+			h = fsp_fnv1a_step(h, nums[k]);
 		}
 	}
 	return h ? h : 1;
@@ -321,7 +320,7 @@ static void target_free(struct target *t)
 {
 	if (t->pidfd >= 0)
 		close(t->pidfd);
-	free(t->files);
+	file_set__free(&t->files);
 	procmaps__free(t->mappings, t->nr_mappings);
 }
 

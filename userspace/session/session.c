@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "procmaps.h"
+#include "util.h"
 #include "session_int.h"
 
 _Static_assert(FSP_HIST_BUCKETS == PROFILE_HIST_BUCKETS,
@@ -51,8 +52,10 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->opts = *opts;
 	s->epfd = s->sigfd = -1;
 	s->child_status = -1;
-	s->period_ns = (1000000000ULL + opts->frequency_hz / 2) / opts->frequency_hz;
+	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
+	if (!*err)
+		*err = syswide__init(s);
 	if (*err)
 		goto cleanup;
 
@@ -90,16 +93,13 @@ void session__free(struct session *s)
 	free(s->probemap_found);
 	free(s->frames_warned);
 	free(s->feature_names);
-	free(s->sw_files);
-	free(s->sw_seen);
-	free(s->verdicts);
+	syswide__free(s);
 	v2__free(s);
-	free(s->dl_files);
 	retire__free(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {
 		if (s->targets[i].pidfd >= 0)
 			close(s->targets[i].pidfd);
-		free(s->targets[i].files);
+		file_set__free(&s->targets[i].files);
 		procmaps__free(s->targets[i].mappings, s->targets[i].nr_mappings);
 	}
 	free(s->targets);

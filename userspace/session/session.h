@@ -49,7 +49,8 @@ struct session_opts {
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
 	/* Native stacks with each on-CPU sample (--stacks): SESSION_STACKS_*
-	 * bits, 0: none; stack_size bytes of user stack copied per sample. */
+	 * bits, 0: none; stack_size bytes of user stack copied per sample (the
+	 * command line's default: FSP_NATIVE_DEFAULT_STACK). */
 	unsigned int stacks;
 	uint32_t stack_size;
 	/* Distinct (process, feature, instance) the event view can count; 0:
@@ -121,7 +122,7 @@ int session__child_status(const struct session *s);
 const char *session__marks(const struct session *s, char *buf, size_t size);
 /* Probe sites attached over the whole session. */
 unsigned int session__nr_sites(const struct session *s);
-/* The sampling period, 1e9 / frequency_hz rounded (ns). */
+/* The sampling period, 1e9 / frequency_hz rounded (ns, fsp_period_ns). */
 uint64_t session__period_ns(const struct session *s);
 double session__duration(const struct session *s);
 double session__start_time(const struct session *s);

@@ -62,17 +62,10 @@ struct file_id {
 	ino_t ino;
 };
 
-/* System-wide: whether a file carries probes fsp-bpf attaches, cached by
- * file. */
-struct sw_verdict {
-	struct file_id id;
-	bool relevant;
-};
-
-/* System-wide: a process looked at, and the last /proc scan that saw it. */
-struct sw_seen {
-	pid_t pid;
-	unsigned int gen;
+/* Files by identity, each once (few: searched in order). */
+struct file_set {
+	struct file_id *ids;
+	size_t nr, cap;
 };
 
 /* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
@@ -93,9 +86,7 @@ struct target {
 	 * hooked, each hook costs every call a uprobe hit. */
 	bool probed;
 	bool unwind_hooked; /* the runtime libraries it maps are hooked */
-	struct file_id *files; /* files already scanned (with or without probes) */
-	size_t nr_files;
-	size_t cap_files;
+	struct file_set files; /* files already scanned (with or without probes) */
 	struct mapping *mappings; /* as of the last scan: labels of a gone process */
 	size_t nr_mappings;
 };
@@ -126,18 +117,7 @@ struct session {
 	struct fsp_map_site *probemap_sites; /* mirror of the map_sites map */
 	size_t nr_probemap_sites;
 	char providers[PROVIDERS_LEN]; /* providers seen, comma-separated */
-	/* System-wide mode: files scanned (attached when relevant) and the
-	 * processes looked at, so that each is read once. */
-	struct file_id *sw_files;
-	size_t nr_sw_files, cap_sw_files;
-	struct sw_seen *sw_seen;
-	size_t nr_sw_seen, cap_sw_seen;
-	unsigned int sw_scan_gen; /* the /proc scan under way, or the last one */
-	uint64_t sw_reported[4]; /* errnos of failures already reported */
-	struct sw_verdict *verdicts;
-	size_t nr_verdicts, cap_verdicts;
-	struct file_id *dl_files; /* dynamic loaders hooked for every process */
-	size_t nr_dl_files, cap_dl_files;
+	struct syswide *sw; /* system-wide mode's state (syswide.c); NULL without -a */
 	struct ring_buffer *rb; /* events, and payload_rb into payloads */
 	struct payloads *payloads;
 	struct stacks *stacks; /* --stacks: the native stacks unwound so far */
@@ -199,9 +179,14 @@ int hooks__dl(struct session *s, struct target *t, const char *exe);
 void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath);
 /* Is path a dynamic loader (ld.so)? */
 bool hooks__is_dl(const char *path);
-void hooks__dl_file(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino);
+/* Hooks the dynamic loader at path (kpath reaches it) for every process.
+ * 0, or -errno (said). */
+int hooks__dl_file(struct session *s, const char *path, const char *kpath);
 
 /* targets.c */
+bool file_set__has(const struct file_set *fs, dev_t dev, ino_t ino);
+int file_set__add(struct file_set *fs, dev_t dev, ino_t ino); /* 0 or -ENOMEM */
+void file_set__free(struct file_set *fs);
 struct target *targets__find(struct session *s, pid_t pid);
 /* Attaches the files the target maps that were not seen yet. Returns the
  * sites attached or -errno (-ESRCH: the process is gone). */
@@ -210,10 +195,16 @@ int targets__rescan(struct session *s, struct target *t);
 void targets__gone(struct session *s, struct target *t);
 
 /* syswide.c */
+/* The state of system-wide mode, when the session is (s->sw). 0 or -ENOMEM. */
+int syswide__init(struct session *s);
+void syswide__free(struct session *s);
 /* Have the file's probes been attached for every process (or failed)? */
 bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino);
 /* Records that they have. 0 or -ENOMEM. */
 int syswide__file_add(struct session *s, dev_t dev, ino_t ino);
+/* A file a process maps: hooked (for every process) if it is a dynamic
+ * loader not hooked yet, for the libraries it loads. */
+void syswide__hook_dl(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino);
 /* Looks at every process in /proc not looked at yet. */
 int syswide__rescan(struct session *s);
 /* A process fired its first probe. */

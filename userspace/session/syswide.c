@@ -22,61 +22,109 @@
 #include "util.h"
 #include "session_int.h"
 
+/* Whether a file carries probes fsp-bpf attaches, cached by file. */
+struct sw_verdict {
+	struct file_id id;
+	bool relevant;
+};
+
+/* A process looked at, and the last /proc scan that saw it. */
+struct sw_seen {
+	pid_t pid;
+	unsigned int gen;
+};
+
+/* Files scanned (attached when relevant) and the processes looked at, so
+ * that each is read once. */
+struct syswide {
+	struct file_set files; /* attached for every process (or failed) */
+	struct file_set dl_files; /* dynamic loaders hooked for every process */
+	struct sw_verdict *verdicts;
+	size_t nr_verdicts, cap_verdicts;
+	struct sw_seen *seen;
+	size_t nr_seen, cap_seen;
+	unsigned int scan_gen; /* the /proc scan under way, or the last one */
+	uint64_t reported[4]; /* errnos of failures already reported */
+};
+
+int syswide__init(struct session *s)
+{
+	if (!s->opts.system_wide)
+		return 0;
+	s->sw = calloc(1, sizeof(*s->sw));
+	return s->sw ? 0 : -ENOMEM;
+}
+
+void syswide__free(struct session *s)
+{
+	if (!s->sw)
+		return;
+	file_set__free(&s->sw->files);
+	file_set__free(&s->sw->dl_files);
+	free(s->sw->verdicts);
+	free(s->sw->seen);
+	free(s->sw);
+	s->sw = NULL;
+}
+
 bool syswide__file_known(const struct session *s, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < s->nr_sw_files; i++)
-		if (s->sw_files[i].dev == dev && s->sw_files[i].ino == ino)
-			return true;
-	return false;
+	return file_set__has(&s->sw->files, dev, ino);
 }
 
 int syswide__file_add(struct session *s, dev_t dev, ino_t ino)
 {
-	if (fsp_grow((void **)&s->sw_files, &s->cap_sw_files, s->nr_sw_files + 1,
-		     sizeof(*s->sw_files)))
-		return -ENOMEM;
-	s->sw_files[s->nr_sw_files].dev = dev;
-	s->sw_files[s->nr_sw_files++].ino = ino;
-	return 0;
+	return file_set__add(&s->sw->files, dev, ino);
 }
 
-/* System-wide: has pid been looked at? Else records it. Either way it is
- * marked as seen by the scan under way. */
-static int sw_pid_seen(struct session *s, pid_t pid, bool *seen)
+void syswide__hook_dl(struct session *s, const char *path, const char *kpath, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < s->nr_sw_seen; i++) {
-		if (s->sw_seen[i].pid == pid) {
-			s->sw_seen[i].gen = s->sw_scan_gen;
+	struct file_set *dl = &s->sw->dl_files;
+
+	if (!hooks__is_dl(path) || file_set__has(dl, dev, ino) || file_set__add(dl, dev, ino))
+		return;
+	/* Not hooked: tried again with the next process that maps it. */
+	if (hooks__dl_file(s, path, kpath))
+		dl->nr--;
+}
+
+/* Has pid been looked at? Else records it. Either way it is marked as seen
+ * by the scan under way. */
+static int sw_pid_seen(struct syswide *sw, pid_t pid, bool *seen)
+{
+	for (size_t i = 0; i < sw->nr_seen; i++) {
+		if (sw->seen[i].pid == pid) {
+			sw->seen[i].gen = sw->scan_gen;
 			*seen = true;
 			return 0;
 		}
 	}
 	*seen = false;
-	if (fsp_grow((void **)&s->sw_seen, &s->cap_sw_seen, s->nr_sw_seen + 1, sizeof(*s->sw_seen)))
+	if (fsp_grow((void **)&sw->seen, &sw->cap_seen, sw->nr_seen + 1, sizeof(*sw->seen)))
 		return -ENOMEM;
-	s->sw_seen[s->nr_sw_seen++] = (struct sw_seen){pid, s->sw_scan_gen};
+	sw->seen[sw->nr_seen++] = (struct sw_seen){pid, sw->scan_gen};
 	return 0;
 }
 
-static void sw_forget(struct session *s, pid_t pid)
+static void sw_forget(struct syswide *sw, pid_t pid)
 {
-	for (size_t i = 0; i < s->nr_sw_seen; i++) {
-		if (s->sw_seen[i].pid == pid) {
-			s->sw_seen[i] = s->sw_seen[--s->nr_sw_seen];
+	for (size_t i = 0; i < sw->nr_seen; i++) {
+		if (sw->seen[i].pid == pid) {
+			sw->seen[i] = sw->seen[--sw->nr_seen];
 			return;
 		}
 	}
 }
 
 /* Forgets the processes the last scan did not see: they have exited. */
-static void sw_prune(struct session *s)
+static void sw_prune(struct syswide *sw)
 {
 	size_t j = 0;
 
-	for (size_t i = 0; i < s->nr_sw_seen; i++)
-		if (s->sw_seen[i].gen == s->sw_scan_gen)
-			s->sw_seen[j++] = s->sw_seen[i];
-	s->nr_sw_seen = j;
+	for (size_t i = 0; i < sw->nr_seen; i++)
+		if (sw->seen[i].gen == sw->scan_gen)
+			sw->seen[j++] = sw->seen[i];
+	sw->nr_seen = j;
 }
 
 /* System-wide: does the comm filter let pid in? An excluded process is
@@ -104,10 +152,10 @@ static void sw_report(struct session *s, const char *what, int err)
 {
 	unsigned int e = -err;
 
-	if (e < 256 && (s->sw_reported[e / 64] >> (e % 64)) & 1)
+	if (e < 256 && (s->sw->reported[e / 64] >> (e % 64)) & 1)
 		return;
 	if (e < 256)
-		s->sw_reported[e / 64] |= 1ULL << (e % 64);
+		s->sw->reported[e / 64] |= 1ULL << (e % 64);
 	log__err("cannot %s: %s; processes are looked at again at the next scan", what,
 		 strerror(e));
 	s->attach_errors++;
@@ -155,7 +203,7 @@ static void sw_hook_dl(struct session *s, const char *path, dev_t dev, ino_t ino
 	if (fd < 0)
 		return;
 	attach__fd_path(fd, kpath, sizeof(kpath));
-	hooks__dl_file(s, path, kpath, dev, ino);
+	syswide__hook_dl(s, path, kpath, dev, ino);
 	close(fd);
 }
 
@@ -169,12 +217,13 @@ struct sw_scan_ctx {
 static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 {
 	struct sw_scan_ctx *c = ctx;
+	struct syswide *sw = c->s->sw;
 	char host[PATH_MAX + 64];
 	int relevant;
 
-	for (size_t i = 0; i < c->s->nr_verdicts; i++) {
-		if (c->s->verdicts[i].id.dev == dev && c->s->verdicts[i].id.ino == ino) {
-			c->relevant |= c->s->verdicts[i].relevant;
+	for (size_t i = 0; i < sw->nr_verdicts; i++) {
+		if (sw->verdicts[i].id.dev == dev && sw->verdicts[i].id.ino == ino) {
+			c->relevant |= sw->verdicts[i].relevant;
 			return c->relevant ? 1 : 0;
 		}
 	}
@@ -185,10 +234,10 @@ static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 		return 0;
 	}
 	sw_hook_dl(c->s, host, dev, ino);
-	if (fsp_grow((void **)&c->s->verdicts, &c->s->cap_verdicts, c->s->nr_verdicts + 1,
-		     sizeof(*c->s->verdicts)))
+	if (fsp_grow((void **)&sw->verdicts, &sw->cap_verdicts, sw->nr_verdicts + 1,
+		     sizeof(*sw->verdicts)))
 		return -ENOMEM;
-	c->s->verdicts[c->s->nr_verdicts++] = (struct sw_verdict){{dev, ino}, relevant};
+	sw->verdicts[sw->nr_verdicts++] = (struct sw_verdict){{dev, ino}, relevant};
 	c->relevant |= relevant;
 	return c->relevant ? 1 : 0;
 }
@@ -204,7 +253,7 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 
 	if (pid == getpid())
 		return 0;
-	err = sw_pid_seen(s, pid, &seen);
+	err = sw_pid_seen(s->sw, pid, &seen);
 	if (err || seen)
 		return err;
 	err = procmaps__for_each_mapped_file(pid, sw_file_cb, &c);
@@ -215,7 +264,7 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 			return 0;
 		/* Not looked at: again at the next scan. EACCES: a process in
 		 * the middle of an exec (its mappings are not readable then). */
-		sw_forget(s, pid);
+		sw_forget(s->sw, pid);
 		if (err != -EACCES)
 			sw_report(s, "read the mappings or files of a process", err);
 		return 0;
@@ -267,10 +316,10 @@ int syswide__rescan(struct session *s)
 {
 	int err;
 
-	s->sw_scan_gen++;
+	s->sw->scan_gen++;
 	err = procscan__for_each_pid(sw_pid_cb, s);
 	if (!err)
-		sw_prune(s);
+		sw_prune(s->sw);
 	else if (err != -ENOMSG)
 		sw_report(s, "scan /proc", err);
 	sw_sweep(s);
@@ -288,9 +337,9 @@ void syswide__new_process(struct session *s, pid_t pid)
 {
 	bool seen;
 
-	if (targets__find(s, pid))
+	if (!s->sw || targets__find(s, pid))
 		return;
-	if (sw_pid_seen(s, pid, &seen) || !sw_admitted(s, pid))
+	if (sw_pid_seen(s->sw, pid, &seen) || !sw_admitted(s, pid))
 		return;
 	sw_add(s, pid);
 }
@@ -298,7 +347,8 @@ void syswide__new_process(struct session *s, pid_t pid)
 void syswide__exec(struct session *s, pid_t pid)
 {
 	/* The kernel side dropped an exclusion (--comm) of the old program. */
-	sw_forget(s, pid);
+	if (s->sw)
+		sw_forget(s->sw, pid);
 }
 
 void syswide__exit(struct session *s, pid_t pid)
@@ -306,7 +356,8 @@ void syswide__exit(struct session *s, pid_t pid)
 	struct target *t = targets__find(s, pid);
 
 	/* The kernel side deleted it from the targets map at the exit. */
-	sw_forget(s, pid);
+	if (s->sw)
+		sw_forget(s->sw, pid);
 	if (t)
 		targets__gone(s, t);
 }
@@ -320,6 +371,8 @@ void syswide__exit(struct session *s, pid_t pid)
  */
 void syswide__dlopen(struct session *s, pid_t pid)
 {
-	sw_forget(s, pid);
+	if (!s->sw)
+		return;
+	sw_forget(s->sw, pid);
 	sw_pid_cb(s, pid);
 }

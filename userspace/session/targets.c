@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
@@ -29,21 +30,26 @@ struct target *targets__find(struct session *s, pid_t pid)
 	return NULL;
 }
 
-static bool target_has_file(struct target *t, dev_t dev, ino_t ino)
+bool file_set__has(const struct file_set *fs, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < t->nr_files; i++)
-		if (t->files[i].dev == dev && t->files[i].ino == ino)
+	for (size_t i = 0; i < fs->nr; i++)
+		if (fs->ids[i].dev == dev && fs->ids[i].ino == ino)
 			return true;
 	return false;
 }
 
-static int target_add_file(struct target *t, dev_t dev, ino_t ino)
+int file_set__add(struct file_set *fs, dev_t dev, ino_t ino)
 {
-	if (fsp_grow((void **)&t->files, &t->cap_files, t->nr_files + 1, sizeof(*t->files)))
+	if (fsp_grow((void **)&fs->ids, &fs->cap, fs->nr + 1, sizeof(*fs->ids)))
 		return -ENOMEM;
-	t->files[t->nr_files].dev = dev;
-	t->files[t->nr_files++].ino = ino;
+	fs->ids[fs->nr++] = (struct file_id){dev, ino};
 	return 0;
+}
+
+void file_set__free(struct file_set *fs)
+{
+	free(fs->ids);
+	*fs = (struct file_set){0};
 }
 
 struct scan_ctx {
@@ -60,9 +66,9 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	bool sw = c->s->opts.system_wide;
 	int err, fd;
 
-	if (target_has_file(c->t, dev, ino))
+	if (file_set__has(&c->t->files, dev, ino))
 		return 0;
-	err = target_add_file(c->t, dev, ino);
+	err = file_set__add(&c->t->files, dev, ino);
 	if (err)
 		return err;
 	if (sw && syswide__file_known(c->s, dev, ino))
@@ -74,7 +80,7 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 		if (sw || c->t->unwind_hooked)
 			hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
 		if (sw)
-			hooks__dl_file(c->s, host, kpath, dev, ino);
+			syswide__hook_dl(c->s, host, kpath, dev, ino);
 	}
 	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
 	if (fd >= 0)
@@ -235,7 +241,7 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 			return err;
 		if (stat(exe, &st))
 			return -errno;
-		err = target_add_file(t, st.st_dev, st.st_ino);
+		err = file_set__add(&t->files, st.st_dev, st.st_ino);
 		if (err)
 			return err;
 		sites = attach__file(s, pid, exe, -1);

@@ -53,6 +53,21 @@ struct sentry {
 	uint64_t count;
 };
 
+/* Counters for the profile's diagnostics and -v. */
+struct stacks_stats {
+	uint64_t records; /* records read */
+	uint64_t unwound; /* of which with a native stack */
+	uint64_t exited; /* process gone before its first record was unwound */
+	uint64_t replaced; /* its program replaced by an exec before that, or
+			      sampled inside execve() */
+	uint64_t failed; /* no frame at all (no registers, nothing mapped) */
+	uint64_t dwarf; /* stacks by DWARF CFI */
+	uint64_t fp; /* stacks by frame pointers */
+	uint64_t truncated; /* stacks that do not reach the thread's first frame */
+	uint64_t bad; /* malformed records (size) */
+	double unwind_s; /* CPU time spent unwinding (thread CPU clock) */
+};
+
 struct stacks {
 	struct stacks_opts opts;
 	struct unwinder *unw;
@@ -75,17 +90,6 @@ struct sbuild {
 	uint32_t depth, nr_kernel;
 	uint8_t method, flags;
 };
-
-static uint64_t fnv(const void *data, size_t len, uint64_t h)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-#define FNV_SEED 0xcbf29ce484222325ULL
 
 static double thread_cpu_s(void)
 {
@@ -114,8 +118,8 @@ static void hex(char *out, const unsigned char *bits, int len)
 static uint32_t module_index(struct stacks *st, const char *path, const char *build_id, bool kernel,
 			     pid_t pid, bool other_root)
 {
-	uint64_t a = fnv(path, strlen(path), FNV_SEED) ^ kernel;
-	uint64_t b = fnv(build_id, strlen(build_id), FNV_SEED), i;
+	uint64_t a = fsp_fnv1a(path, strlen(path), FSP_FNV_OFFSET) ^ kernel;
+	uint64_t b = fsp_fnv1a(build_id, strlen(build_id), FSP_FNV_OFFSET), i;
 	struct smodule *m;
 
 	for (;; b++) {
@@ -233,13 +237,13 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 
 static uint64_t build_hash(const struct sbuild *b, uint64_t key)
 {
-	uint64_t h = fnv(&key, sizeof(key), FNV_SEED);
+	uint64_t h = fsp_fnv1a(&key, sizeof(key), FSP_FNV_OFFSET);
 	uint32_t hdr[3] = {b->nr_kernel, b->method, b->flags};
 
-	h = fnv(hdr, sizeof(hdr), h);
+	h = fsp_fnv1a(hdr, sizeof(hdr), h);
 	for (uint32_t i = 0; i < b->depth; i++) {
-		h = fnv(&b->f[i].module, sizeof(b->f[i].module), h);
-		h = fnv(&b->f[i].addr, sizeof(b->f[i].addr), h);
+		h = fsp_fnv1a(&b->f[i].module, sizeof(b->f[i].module), h);
+		h = fsp_fnv1a(&b->f[i].addr, sizeof(b->f[i].addr), h);
 	}
 	return h;
 }
@@ -358,11 +362,6 @@ void stacks__forget(struct stacks *st, pid_t pid)
 {
 	if (st)
 		unwinder__forget(st->unw, pid);
-}
-
-void stacks__stats(const struct stacks *st, struct stacks_stats *out)
-{
-	*out = st->stats;
 }
 
 /* ---- the profile ------------------------------------------------------------------ */

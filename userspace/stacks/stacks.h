@@ -22,21 +22,6 @@ struct stacks_opts {
 	uint32_t stack_size; /* bytes of user stack a record carries at most */
 };
 
-/* Counters for the profile's diagnostics and the bench. */
-struct stacks_stats {
-	uint64_t records; /* records read */
-	uint64_t unwound; /* of which with a native stack */
-	uint64_t exited; /* process gone before its first record was unwound */
-	uint64_t replaced; /* its program replaced by an exec before that, or
-			      sampled inside execve() */
-	uint64_t failed; /* no frame at all (no registers, nothing mapped) */
-	uint64_t dwarf; /* stacks by DWARF CFI */
-	uint64_t fp; /* stacks by frame pointers */
-	uint64_t truncated; /* stacks that do not reach the thread's first frame */
-	uint64_t bad; /* malformed records (size) */
-	double unwind_s; /* CPU time spent unwinding (thread CPU clock) */
-};
-
 struct stacks *stacks__new(const struct stacks_opts *opts); /* NULL + errno */
 void stacks__free(struct stacks *st); /* NULL-safe */
 
@@ -56,7 +41,5 @@ void stacks__forget(struct stacks *st, pid_t pid);
  * locations (files opened through /proc/PID/root for processes in another
  * mount namespace that still run). 0 or -errno. */
 int stacks__fill(struct stacks *st, struct profile *p);
-
-void stacks__stats(const struct stacks *st, struct stacks_stats *out);
 
 #endif /* FSP_STACKS_H */

@@ -238,4 +238,4 @@ static const struct argp report_argp = {
 	report_options, parse_report, "FILE", report_doc, report_children, NULL, NULL,
 };
 
-const struct fsp_command cmd_report = {"report", &report_argp, report_run};
+const struct fsp_command cmd_report = {"report", &report_argp, report_run, FORMAT_REPORT};

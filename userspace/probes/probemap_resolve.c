@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* --map resolved into the probe maps of a recording (probemap_resolve.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 
 #include "log.h"
 #include "probemap_dir.h"
-#include "probemap_select.h"
+#include "probemap_resolve.h"
 #include "procmaps.h"
 #include "procscan.h"
 #include "usdt.h"

@@ -90,4 +90,4 @@ static const struct argp merge_argp = {
 	merge_options, parse_merge, "FILE FILE...", merge_doc, NULL, NULL, NULL,
 };
 
-const struct fsp_command cmd_merge = {"merge", &merge_argp, merge_run};
+const struct fsp_command cmd_merge = {"merge", &merge_argp, merge_run, 0};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * Unit tests of the probe maps a recording uses (userspace/probes/
- * probemap_select.c): two map files with one "map" name must never both be
+ * probemap_resolve.c): two map files with one "map" name must never both be
  * attached (every probe would count twice). This program carries the USDT
  * provider the maps name (a probe below), so it is its own target.
  */
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probemap_select.h"
+#include "probemap_resolve.h"
 #include "unit_helpers.h"
 
 static char dir[] = "/tmp/fsp-pmsel-XXXXXX";

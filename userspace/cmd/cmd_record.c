@@ -16,7 +16,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
-#include "probemap_select.h"
+#include "probemap_resolve.h"
 #include "profile_file.h"
 #include "profiler.h"
 #include "profile.h"
@@ -235,17 +235,16 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 	return profile__set_meta(p, &m);
 }
 
-/* --format html: the page goes to -o FILE (stdout without -o, or with -o -),
- * and the text report to stdout when the page went to a file. The profile
- * file itself is not saved: record -o prof.json, then report --format html. */
-static int render_html(struct profile *p, const struct fsp_options *o)
+/* FORMAT_OUT_RENDERING (formats.h, html): the rendering to -o FILE or
+ * stdout, and the text report to stdout when it went to a file. */
+static int render_output(struct profile *p, const struct fsp_options *o)
 {
 	struct fsp_view text = o->view;
 	int err;
 
 	err = render__profile(p, &o->view, o->out_path);
 	if (!err && o->out_path && strcmp(o->out_path, "-")) {
-		log__info("wrote the HTML report to %s", o->out_path);
+		log__info("wrote %s to %s", o->view.format->title, o->out_path);
 		text.format = FSP_FMT_TEXT;
 		err = render__profile(p, &text, NULL);
 	}
@@ -259,8 +258,8 @@ static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
 	int err = 0, rerr = 0;
 
-	if (o->view.format == FSP_FMT_HTML)
-		return render_html(p, o);
+	if (o->view.format->record_out == FORMAT_OUT_RENDERING)
+		return render_output(p, o);
 	/* A failed save keeps the profile elsewhere and says where. */
 	if (o->out_path)
 		err = profile_file__save(o->out_path, p, NULL, 0);
@@ -408,8 +407,8 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	int err;
 
 	live.tty = isatty(STDOUT_FILENO);
-	/* before profiling, not after: a page is not for a terminal */
-	if (o->view.format == FSP_FMT_HTML) {
+	/* before profiling, not after: where the rendering goes is known */
+	if (o->view.format->record_out == FORMAT_OUT_RENDERING) {
 		err = render__to_terminal_check(o->view.format, o->out_path);
 		if (err)
 			return err;
@@ -722,9 +721,11 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 	if (o->session.v2_events && !o->session.events)
 		return options__error(state, "--events and --no-events contradict each other: "
 					     "give one of them");
-	if (o->session.interval_s > 0 && o->view.format == FSP_FMT_HTML)
-		return options__error(state, "--interval re-renders a report on the terminal: not "
-					     "with --format html");
+	if (o->session.interval_s > 0 && !format__takes(o->view.format, FORMAT_INTERVAL))
+		return options__error(state,
+				      "--interval re-renders a report on the terminal: not with "
+				      "--format %s",
+				      o->view.format->name);
 	if (o->stack_size_set && !(o->session.stacks & SESSION_STACKS_USER))
 		return options__error(state, "--stack-size sizes the user stacks of --stacks "
 					     "(or --stacks=user, --stacks=all): give one of them");
@@ -795,4 +796,4 @@ static const struct argp record_argp = {
 	record_options, parse_record, "[--] CMD [ARGS...]", record_doc, record_children, NULL, NULL,
 };
 
-const struct fsp_command cmd_record = {"record", &record_argp, record_run};
+const struct fsp_command cmd_record = {"record", &record_argp, record_run, FORMAT_RECORD};

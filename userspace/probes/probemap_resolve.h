@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The probe maps of a recording (--map NAME|FILE[,...], --map auto) and the
- * features enabled in each (--feature), ready for session_opts.probemaps.
+ * --map NAME|FILE[,...] and --map auto resolved into the probe maps of a
+ * recording (found on the search path, or by the USDT providers the targets
+ * carry), with the features enabled in each (--feature): a selection ready
+ * for session_opts.probemaps. (The language's own lookups of a parsed map are
+ * analysis/probemap/probemap_select.c.)
  */
-#ifndef FSP_PROBEMAP_SELECT_H
-#define FSP_PROBEMAP_SELECT_H
+#ifndef FSP_PROBEMAP_RESOLVE_H
+#define FSP_PROBEMAP_RESOLVE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -31,4 +34,4 @@ void probemap_selection__free(struct probemap_selection *sel); /* NULL-safe */
 const struct session_probemap *probemap_selection__probemaps(const struct probemap_selection *sel);
 size_t probemap_selection__nr(const struct probemap_selection *sel);
 
-#endif /* FSP_PROBEMAP_SELECT_H */
+#endif /* FSP_PROBEMAP_RESOLVE_H */

@@ -431,4 +431,4 @@ static const struct argp list_argp = {
 	list_options, parse_list, NULL, list_doc, NULL, NULL, NULL,
 };
 
-const struct fsp_command cmd_list = {"list", &list_argp, list_run};
+const struct fsp_command cmd_list = {"list", &list_argp, list_run, 0};

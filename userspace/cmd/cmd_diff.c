@@ -10,16 +10,10 @@
 #include "outfile.h"
 #include "profile_file.h"
 #include "render.h"
-#include "report_html.h"
 
 static int diff_run(const struct fsp_options *o, const char *cmdline)
 {
-	struct diff_report_opts ro = {.min_pct = o->view.ropts.min_pct};
 	struct diff_opts dopts = {.scale = o->scale};
-	struct report_html_opts h = {
-		.source_dirs = o->view.source_dirs,
-		.nr_source_dirs = o->view.nr_source_dirs,
-	};
 	struct profile *base = NULL, *new_p = NULL;
 	struct outfile *f = NULL;
 	struct diff *d = NULL;
@@ -45,12 +39,7 @@ static int diff_run(const struct fsp_options *o, const char *cmdline)
 		log__err("cannot write %s: %s", o->out_path, strerror(-err));
 		goto cleanup;
 	}
-	if (o->view.format == FSP_FMT_JSON)
-		err = diff__json(outfile__stream(f), d);
-	else if (o->view.format == FSP_FMT_HTML)
-		err = diff__html(outfile__stream(f), d, &h);
-	else
-		err = diff__text(outfile__stream(f), d, &ro);
+	err = o->view.format->render_diff(outfile__stream(f), d, &o->view);
 	if (!err)
 		err = outfile__commit(f);
 	if (err)
@@ -85,7 +74,7 @@ static const char diff_doc[] =
 static const struct argp_option diff_options[] = {
 	{"scale", OPT_SCALE, "K", 0,
 	 "NEW ran on K times BASE's input: compare NEW with linear growth (K > 0)", 0},
-	{"format", OPT_FORMAT, "FMT", 0, "text (default), json or html (a page: use -o)", 0},
+	{"format", OPT_FORMAT, "FMT", 0, "The formats (formats.c)", 0},
 	{"source-dir", OPT_SOURCE_DIR, "DIR", 0,
 	 "HTML: look for the source files of FILE:LINE instances in DIR first (repeatable)", 0},
 	{"min-pct", OPT_MIN_PCT, "PCT", 0,
@@ -100,7 +89,6 @@ static const struct argp_option diff_options[] = {
 static error_t parse_diff(int key, char *arg, struct argp_state *state)
 {
 	struct fsp_options *o = state->input;
-	enum fsp_format f;
 
 	switch (key) {
 	case OPT_SCALE:
@@ -112,13 +100,7 @@ static error_t parse_diff(int key, char *arg, struct argp_state *state)
 				arg);
 		return 0;
 	case OPT_FORMAT:
-		if (options__format(arg, &f) ||
-		    (f != FSP_FMT_TEXT && f != FSP_FMT_JSON && f != FSP_FMT_HTML))
-			return options__error(
-				state,
-				"invalid --format '%s' for diff: expected text, json or html", arg);
-		o->view.format = f;
-		return 0;
+		return options__format(state, o, arg);
 	case OPT_MIN_PCT:
 		return options__min_pct(state, o, arg);
 	case OPT_SOURCE_DIR:
@@ -141,7 +123,7 @@ static error_t parse_diff(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp diff_argp = {
-	diff_options, parse_diff, "BASE NEW", diff_doc, NULL, NULL, NULL,
+	diff_options, parse_diff, "BASE NEW", diff_doc, NULL, options__format_help, NULL,
 };
 
-const struct fsp_command cmd_diff = {"diff", &diff_argp, diff_run};
+const struct fsp_command cmd_diff = {"diff", &diff_argp, diff_run, FORMAT_DIFF};
