@@ -259,27 +259,36 @@ $(foreach t,$(FIXTURE_TESTS),$(OUTPUT)/tests/unit/$(t) $(OUTPUT)/asan/tests/unit
 
 # The probe header and the two ABI implementations it includes.
 FSP_HEADERS := usdt/fsp.h usdt/fsp_abi_v1.h usdt/fsp_abi_v2.h
-PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
+# The installed headers' layout, PREFIX/include/fsp/: programs include
+# <fsp/fsp.h> and <fsp/fsp-plugin.h> with -I$(PREFIX)/include (pkg-config
+# --cflags fsp-bpf); the examples are built against this copy of it.
+INC_OUT := $(OUTPUT)/include
+INC_HEADERS := $(patsubst usdt/%,$(INC_OUT)/fsp/%,$(FSP_HEADERS)) $(INC_OUT)/fsp/fsp-plugin.h
+$(INC_OUT)/fsp/%.h: usdt/%.h
+	$(Q)mkdir -p $(@D) && cp $< $@
+$(INC_OUT)/fsp/fsp-plugin.h: analysis/plugin/fsp-plugin.h
+	$(Q)mkdir -p $(@D) && cp $< $@
+PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(INC_OUT) -Iusdt -pthread
 
 # Example libraries (a plug-in among them: -Ianalysis/plugin for fsp-plugin.h).
-$(OUTPUT)/examples/lib%.so: examples/lib%.c $(FSP_HEADERS) analysis/plugin/fsp-plugin.h $(wildcard examples/*.h)
+$(OUTPUT)/examples/lib%.so: examples/lib%.c $(INC_HEADERS) $(wildcard examples/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -Ianalysis/plugin -fPIC -shared $< -o $@
+	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -fPIC -shared $< -o $@
 
 # A program NAME_*.c links examples/libNAME.c's library when there is one.
 example_lib = $(if $(wildcard examples/lib$(firstword $(subst _, ,$(1))).c),-l$(firstword $(subst _, ,$(1))))
-$(OUTPUT)/examples/%: examples/%.c $(FSP_HEADERS) $(EXAMPLE_LIBS)
+$(OUTPUT)/examples/%: examples/%.c $(INC_HEADERS) $(EXAMPLE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples $< -o $@ -L$(OUTPUT)/examples \
 		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) \
 		$(call example_lib,$*) -ldl -lm
 
-$(OUTPUT)/examples/%: examples/%.cc $(FSP_HEADERS)
+$(OUTPUT)/examples/%: examples/%.cc $(INC_HEADERS)
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -I$(INC_OUT) -pthread $< -o $@
 
 # $(1): the output folder, $(2): extra flags (the ABI).
 # A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
