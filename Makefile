@@ -44,7 +44,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all clean test unit unit-asan integration demo bench soak install format format-check \
-	deps examples workloads
+	deps deps-build deps-html deps-test deps-bench examples workloads man deb packaging
 
 APP := fsp-bpf
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -112,11 +112,14 @@ $(OUTPUT)/vmlinux.h:
 
 # The object depends on every header it includes (bpf/*.bpf.h, profiler.h):
 # clang writes them to $(OUTPUT)/%.bpf.d (-MMD), read at the end of this file.
+# bpftool gen object links the object alone, which drops its DWARF (the BTF
+# stays): the skeleton embedded in fsp-bpf is smaller, and no llvm-strip
+# (Debian's llvm, 48 MB) is needed.
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf $(BPF_SYS_INCLUDES) \
-		-Wall -Werror -MMD -MP -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+		-Wall -Werror -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@.dbg
+	$(Q)$(BPFTOOL) gen object $@ $@.dbg && rm -f $@.dbg
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -171,29 +174,27 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # ---- the HTML report's page (analysis/render/html, docs/output-formats.md) -------
-# npm ci installs the libraries the page bundles, pinned by the committed lock
-# file, into .output/html; build.mjs bundles them with the page's script
-# (esbuild) into one template, which html_assets.c puts into the binary.
+# scripts/html-page.sh: npm ci installs the libraries the page bundles, pinned
+# by the committed lock file, into .output/html; build.mjs bundles them with
+# the page's script (esbuild) into one template, which html_assets.c puts into
+# the binary. Without npm (or its registry) the template is empty and
+# .output/html/page.missing says why: fsp-bpf is built without the page, and
+# the next make tries again if npm runs by then.
 
 NPM ?= npm
 NODE ?= node
 HTML_SRC := analysis/render/html
 HTML_OUT := $(OUTPUT)/html
-HTML_NODE := $(HTML_OUT)/node_modules
 HTML_PAGE := $(HTML_OUT)/page.html
+HTML_MISSING := $(HTML_OUT)/page.missing
 HTML_PAGE_FLAG := -DFSP_HTML_PAGE='"$(abspath $(HTML_PAGE))"'
+HTML_RETRY = $(if $(wildcard $(HTML_MISSING)),$(if $(shell $(NPM) --version 2>/dev/null),FORCE))
 
-$(HTML_NODE)/.stamp: $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json
-	$(call msg,NPM-CI,$(HTML_OUT))
-	$(Q)mkdir -p $(HTML_OUT)
-	$(Q)cp $^ $(HTML_OUT)/
-	$(Q)cd $(HTML_OUT) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
-	$(Q)touch $@
-
-$(HTML_PAGE): $(HTML_SRC)/build.mjs $(wildcard $(HTML_SRC)/*.js $(HTML_SRC)/*.css $(HTML_SRC)/*.html) \
-		$(HTML_NODE)/.stamp
+.PHONY: FORCE
+$(HTML_PAGE): $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json $(HTML_SRC)/build.mjs \
+		$(wildcard $(HTML_SRC)/*.js $(HTML_SRC)/*.css $(HTML_SRC)/*.html) $(HTML_RETRY)
 	$(call msg,PAGE,$@)
-	$(Q)$(NODE) $(HTML_SRC)/build.mjs $(HTML_SRC) $(HTML_NODE) $@ >/dev/null
+	$(Q)NPM='$(NPM)' NODE='$(NODE)' scripts/html-page.sh $(HTML_SRC) $(HTML_OUT) $@
 
 $(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: $(HTML_PAGE)
 $(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: \
@@ -418,8 +419,17 @@ $(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS)
 
 # ---- entry points ---------------------------------------------------------------
 
-deps:
-	$(Q)scripts/install-deps.sh
+# The Debian packages of one purpose (scripts/install-deps.sh; sizes in
+# docs/install.md): building and the demo, the HTML page, the tests, the
+# benchmarks.
+deps deps-build:
+	$(Q)scripts/install-deps.sh build
+deps-html deps-test deps-bench: deps-%:
+	$(Q)scripts/install-deps.sh $*
+
+# Under sudo, builds run as the invoking user (scripts/as-user.sh) and what
+# root wrote in the tree is handed back: a plain make works afterwards.
+AS_USER := scripts/as-user.sh
 
 unit: $(UNIT_BINS)
 	$(Q)scripts/run-tests.sh unit $(UNIT_BINS)
@@ -440,19 +450,21 @@ integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 		scripts/run-tests.sh integration-v1 $(ITEST_V1_BINS); v1=$$?; \
 	[ $$v2 -eq 0 ] && [ $$v1 -eq 0 ]
 
-test: deps
-	$(Q)$(MAKE) --no-print-directory all
+test: deps-test
+	$(Q)$(AS_USER) $(MAKE) --no-print-directory all
 	$(Q)scripts/run-tests.sh all-begin
 	$(Q)$(MAKE) --no-print-directory unit; \
 	 $(MAKE) --no-print-directory unit-asan; \
 	 $(MAKE) --no-print-directory integration; \
-	 scripts/run-tests.sh all-end
+	 $(MAKE) --no-print-directory packaging; \
+	 scripts/run-tests.sh all-end; rc=$$?; $(AS_USER) --handback; exit $$rc
 
-demo: deps
-	$(Q)$(MAKE) --no-print-directory all examples
+demo: deps-build
+	$(Q)$(AS_USER) $(MAKE) --no-print-directory all examples
 	./$(APP) -- $(OUTPUT)/examples/demo 3000
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
+bench: deps-bench
 bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(BENCH_TOOLS) examples workloads
 bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/run.sh
