@@ -483,17 +483,33 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 soak: $(APP) workloads $(OUTPUT)/bench/tools/bpfmaps
 	$(Q)bench/soak.sh
 
+# The man pages: one reStructuredText source each in docs/man (NAME.SECTION.rst),
+# rendered by docutils' rst2man (python3-docutils).
+RST2MAN ?= rst2man
+MAN_PAGES := $(patsubst docs/man/%.rst,$(OUTPUT)/man/%,$(wildcard docs/man/*.rst))
+$(OUTPUT)/man/%: docs/man/%.rst
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed 's/@VERSION@/$(VERSION)/g' $< | $(RST2MAN) --halt=warning > $@
+man: $(MAN_PAGES)
+
+# The pkg-config file: -I$(PREFIX)/include, for #include <fsp/fsp.h>.
 fsp-bpf.pc: scripts/fsp-bpf.pc.in
 	$(call msg,GEN,$@)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-install: $(APP) fsp-bpf.pc
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+install: $(APP) fsp-bpf.pc $(MAN_PAGES)
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/include/fsp $(FSP_HEADERS)
 	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
 	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
 	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps
 	install -m 0644 maps/*.map $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps/
+	for m in $(MAN_PAGES); do \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; \
+	done
+	install -D -m 0644 scripts/fsp-bpf.bash-completion $(DESTDIR)$(BASH_COMPLETION_DIR)/fsp-bpf
 
 # ---- fuzzing the profile-file reader (clang, libFuzzer) --------------------------
 # The analysis sources are compiled by clang with the sanitizers and coverage
