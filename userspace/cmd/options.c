@@ -41,8 +41,6 @@ static const struct fsp_options default_options = {
 	.file_mode = -1,
 };
 
-const char *argp_program_bug_address = "the fsp-bpf issue tracker";
-
 int options__error(struct argp_state *state, const char *fmt, ...)
 {
 	char msg[1024];
