@@ -493,17 +493,18 @@ $(OUTPUT)/man/%: docs/man/%.rst
 	$(Q)sed 's/@VERSION@/$(VERSION)/g' $< | $(RST2MAN) --halt=warning > $@
 man: $(MAN_PAGES)
 
-# The pkg-config file: -I$(PREFIX)/include, for #include <fsp/fsp.h>.
-fsp-bpf.pc: scripts/fsp-bpf.pc.in
-	$(call msg,GEN,$@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
-
 BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
-install: $(APP) fsp-bpf.pc $(MAN_PAGES)
+# The pkg-config file (-I$(PREFIX)/include, for #include <fsp/fsp.h>) is made
+# for the PREFIX of this install; header-only, so under share/.
+PKGCONFIG_DIR ?= $(PREFIX)/share/pkgconfig
+install: $(APP) $(MAN_PAGES)
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/include/fsp $(FSP_HEADERS)
 	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
-	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
+	install -d $(DESTDIR)$(PKGCONFIG_DIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' scripts/fsp-bpf.pc.in \
+		> $(DESTDIR)$(PKGCONFIG_DIR)/fsp-bpf.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIG_DIR)/fsp-bpf.pc
 	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps
 	install -m 0644 maps/*.map $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps/
 	for m in $(MAN_PAGES); do \
@@ -567,7 +568,7 @@ format-check:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) $(APP) fsp-bpf.pc
+	$(Q)rm -rf $(OUTPUT) $(APP)
 
 # Userspace objects depend on the skeletons; headers (C and BPF) via -MMD.
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

@@ -16,7 +16,7 @@ if [ "$(id -u)" -ne 0 ] || [ -z "$uid" ] || [ "$uid" = 0 ] || [ -z "$gid" ]; the
 	[ "${1:-}" = --handback ] && exit 0
 	exec "$@"
 fi
-for f in .output fsp-bpf fsp-bpf.pc; do
+for f in .output fsp-bpf; do
 	if [ -e "$f" ] || [ -L "$f" ]; then
 		chown -R -h --from=0 "$uid:$gid" "$f"
 	fi

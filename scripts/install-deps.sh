@@ -32,7 +32,7 @@ test=(
 	libcmocka-dev clang-format git
 	golang-go tmux graphviz procps python3 python3.11 python3.11-dbg
 	postgresql-15 openjdk-17-jdk-headless ruby chromium
-	bash-completion man-db debhelper lintian fakeroot
+	bash-completion man-db cmake debhelper lintian fakeroot
 )
 bench=(
 	bpftrace linux-perf time procps python3 python3.11 postgresql-15 chromium
