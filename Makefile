@@ -22,7 +22,7 @@ BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/nu
 PKGS := libbpf libelf libdw json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
-BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
+BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"' $(CPPFLAGS)
 # Sources live in folders by concern (docs/architecture.md); every folder is on
 # the include path, so files include each other by name.
 ANALYSIS_DIRS := $(sort $(dir $(shell find analysis -name '*.[ch]' -not -path 'analysis/proto/*')))
@@ -210,7 +210,7 @@ $(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
 
 $(APP): $(USER_OBJS) $(ANALYSIS_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(USER_LIB): $(patsubst %.c,$(OUTPUT)/%.o,$(USER_LIB_SRCS))
 	$(call msg,AR,$@)
@@ -511,6 +511,10 @@ install: $(APP) $(MAN_PAGES)
 		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; \
 	done
 	install -D -m 0644 scripts/fsp-bpf.bash-completion $(DESTDIR)$(BASH_COMPLETION_DIR)/fsp-bpf
+
+# ---- the Debian package (scripts/make-deb.sh, scripts/debian/) -----------------
+deb:
+	$(Q)scripts/make-deb.sh $(VERSION) $(OUTPUT)/deb
 
 # ---- fuzzing the profile-file reader (clang, libFuzzer) --------------------------
 # The analysis sources are compiled by clang with the sanitizers and coverage
