@@ -450,6 +450,13 @@ integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 		scripts/run-tests.sh integration-v1 $(ITEST_V1_BINS); v1=$$?; \
 	[ $$v2 -eq 0 ] && [ $$v1 -eq 0 ]
 
+# Shell-level tests (tests/packaging/): man pages against --help, bash
+# completion, the installed headers, the build without npm and under sudo, the
+# Debian package (root: installs it and removes it again).
+PACKAGING_TESTS := $(wildcard tests/packaging/test_*.sh)
+packaging: $(APP) examples man
+	$(Q)FSP_BPF=$(abspath $(APP)) scripts/run-tests.sh packaging $(PACKAGING_TESTS)
+
 test: deps-test
 	$(Q)$(AS_USER) $(MAKE) --no-print-directory all
 	$(Q)scripts/run-tests.sh all-begin
