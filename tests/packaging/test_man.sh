@@ -10,6 +10,8 @@
 #                       subcommand; each page's version is the binary's
 #   sources_in_step     each subcommand has a page, each page's source renders
 #                       without a docutils warning (rst2man --halt=warning)
+#   docs_index          docs/README.md links every page of docs/ and every man
+#                       page source, and every link in it resolves
 . "$(dirname "$0")/lib.sh"
 
 MAN_OUT=$FSP_SRC/.output/man
@@ -99,5 +101,19 @@ test_sources_in_step()
 	done
 }
 
-t_run test_options_documented test_pages_complete test_sources_in_step
+test_docs_index()
+{
+	local index=$FSP_SRC/docs/README.md f link
+	[ -f "$index" ] || t_fail "no docs/README.md"
+	for f in "$FSP_SRC"/docs/*.md "$FSP_SRC"/docs/man/*.rst; do
+		[ "$f" = "$index" ] && continue
+		f=${f#"$FSP_SRC"/docs/}
+		grep -qF "]($f)" "$index" || t_fail "docs/README.md does not link $f"
+	done
+	while read -r link; do
+		[ -e "$FSP_SRC/docs/${link%%#*}" ] || t_fail "docs/README.md links $link, which does not exist"
+	done < <(grep -oE '\]\([^)]+\)' "$index" | sed 's/^](//; s/)$//')
+}
+
+t_run test_options_documented test_pages_complete test_sources_in_step test_docs_index
 t_end
