@@ -22,7 +22,7 @@ BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/nu
 PKGS := libbpf libelf libdw json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
-BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"'
+BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"' $(CPPFLAGS)
 # Sources live in folders by concern (docs/architecture.md); every folder is on
 # the include path, so files include each other by name.
 ANALYSIS_DIRS := $(sort $(dir $(shell find analysis -name '*.[ch]' -not -path 'analysis/proto/*')))
@@ -44,7 +44,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all clean test unit unit-asan integration demo bench soak install format format-check \
-	deps examples workloads
+	deps deps-build deps-html deps-test deps-bench examples workloads man deb packaging
 
 APP := fsp-bpf
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -112,11 +112,14 @@ $(OUTPUT)/vmlinux.h:
 
 # The object depends on every header it includes (bpf/*.bpf.h, profiler.h):
 # clang writes them to $(OUTPUT)/%.bpf.d (-MMD), read at the end of this file.
+# bpftool gen object links the object alone, which drops its DWARF (the BTF
+# stays): the skeleton embedded in fsp-bpf is smaller, and no llvm-strip
+# (Debian's llvm, 48 MB) is needed.
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) -Ibpf $(BPF_SYS_INCLUDES) \
-		-Wall -Werror -MMD -MP -c $< -o $@
-	$(Q)llvm-strip -g $@ 2>/dev/null || true
+		-Wall -Werror -MMD -MP -MF $(@:.o=.d) -MT $@ -c $< -o $@.dbg
+	$(Q)$(BPFTOOL) gen object $@ $@.dbg && rm -f $@.dbg
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -171,29 +174,27 @@ $(ANALYSIS_ASAN_LIB): $(ANALYSIS_ASAN_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
 # ---- the HTML report's page (analysis/render/html, docs/output-formats.md) -------
-# npm ci installs the libraries the page bundles, pinned by the committed lock
-# file, into .output/html; build.mjs bundles them with the page's script
-# (esbuild) into one template, which html_assets.c puts into the binary.
+# scripts/html-page.sh: npm ci installs the libraries the page bundles, pinned
+# by the committed lock file, into .output/html; build.mjs bundles them with
+# the page's script (esbuild) into one template, which html_assets.c puts into
+# the binary. Without npm (or its registry) the template is empty and
+# .output/html/page.missing says why: fsp-bpf is built without the page, and
+# the next make tries again if npm runs by then.
 
 NPM ?= npm
 NODE ?= node
 HTML_SRC := analysis/render/html
 HTML_OUT := $(OUTPUT)/html
-HTML_NODE := $(HTML_OUT)/node_modules
 HTML_PAGE := $(HTML_OUT)/page.html
+HTML_MISSING := $(HTML_OUT)/page.missing
 HTML_PAGE_FLAG := -DFSP_HTML_PAGE='"$(abspath $(HTML_PAGE))"'
+HTML_RETRY = $(if $(wildcard $(HTML_MISSING)),$(if $(shell $(NPM) --version 2>/dev/null),FORCE))
 
-$(HTML_NODE)/.stamp: $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json
-	$(call msg,NPM-CI,$(HTML_OUT))
-	$(Q)mkdir -p $(HTML_OUT)
-	$(Q)cp $^ $(HTML_OUT)/
-	$(Q)cd $(HTML_OUT) && $(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
-	$(Q)touch $@
-
-$(HTML_PAGE): $(HTML_SRC)/build.mjs $(wildcard $(HTML_SRC)/*.js $(HTML_SRC)/*.css $(HTML_SRC)/*.html) \
-		$(HTML_NODE)/.stamp
+.PHONY: FORCE
+$(HTML_PAGE): $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json $(HTML_SRC)/build.mjs \
+		$(wildcard $(HTML_SRC)/*.js $(HTML_SRC)/*.css $(HTML_SRC)/*.html) $(HTML_RETRY)
 	$(call msg,PAGE,$@)
-	$(Q)$(NODE) $(HTML_SRC)/build.mjs $(HTML_SRC) $(HTML_NODE) $@ >/dev/null
+	$(Q)NPM='$(NPM)' NODE='$(NODE)' scripts/html-page.sh $(HTML_SRC) $(HTML_OUT) $@
 
 $(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: $(HTML_PAGE)
 $(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: \
@@ -209,7 +210,7 @@ $(OUTPUT)/userspace/%.o: userspace/%.c $(SKELS)
 
 $(APP): $(USER_OBJS) $(ANALYSIS_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(USER_LIB): $(patsubst %.c,$(OUTPUT)/%.o,$(USER_LIB_SRCS))
 	$(call msg,AR,$@)
@@ -259,27 +260,36 @@ $(foreach t,$(FIXTURE_TESTS),$(OUTPUT)/tests/unit/$(t) $(OUTPUT)/asan/tests/unit
 
 # The probe header and the two ABI implementations it includes.
 FSP_HEADERS := usdt/fsp.h usdt/fsp_abi_v1.h usdt/fsp_abi_v2.h
-PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread
+# The installed headers' layout, PREFIX/include/fsp/: programs include
+# <fsp/fsp.h> and <fsp/fsp-plugin.h> with -I$(PREFIX)/include (pkg-config
+# --cflags fsp-bpf); the examples are built against this copy of it.
+INC_OUT := $(OUTPUT)/include
+INC_HEADERS := $(patsubst usdt/%,$(INC_OUT)/fsp/%,$(FSP_HEADERS)) $(INC_OUT)/fsp/fsp-plugin.h
+$(INC_OUT)/fsp/%.h: usdt/%.h
+	$(Q)mkdir -p $(@D) && cp $< $@
+$(INC_OUT)/fsp/fsp-plugin.h: analysis/plugin/fsp-plugin.h
+	$(Q)mkdir -p $(@D) && cp $< $@
+PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(INC_OUT) -Iusdt -pthread
 
 # Example libraries (a plug-in among them: -Ianalysis/plugin for fsp-plugin.h).
-$(OUTPUT)/examples/lib%.so: examples/lib%.c $(FSP_HEADERS) analysis/plugin/fsp-plugin.h $(wildcard examples/*.h)
+$(OUTPUT)/examples/lib%.so: examples/lib%.c $(INC_HEADERS) $(wildcard examples/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -Ianalysis/plugin -fPIC -shared $< -o $@
+	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples -fPIC -shared $< -o $@
 
 # A program NAME_*.c links examples/libNAME.c's library when there is one.
 example_lib = $(if $(wildcard examples/lib$(firstword $(subst _, ,$(1))).c),-l$(firstword $(subst _, ,$(1))))
-$(OUTPUT)/examples/%: examples/%.c $(FSP_HEADERS) $(EXAMPLE_LIBS)
+$(OUTPUT)/examples/%: examples/%.c $(INC_HEADERS) $(EXAMPLE_LIBS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Iexamples $< -o $@ -L$(OUTPUT)/examples \
 		-Wl,-rpath,'$$ORIGIN' $(if $(findstring _lib,$*),-l$(patsubst %_lib,%,$*),) \
 		$(call example_lib,$*) -ldl -lm
 
-$(OUTPUT)/examples/%: examples/%.cc $(FSP_HEADERS)
+$(OUTPUT)/examples/%: examples/%.cc $(INC_HEADERS)
 	$(call msg,CXX,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -Iusdt -pthread $< -o $@
+	$(Q)$(CXX) -std=gnu++17 -O2 -g -Wall -Wextra -Werror -I$(INC_OUT) -pthread $< -o $@
 
 # $(1): the output folder, $(2): extra flags (the ABI).
 # A workload wl_NAME.c drives examples/libNAME.c's library when there is one.
@@ -409,8 +419,17 @@ $(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS)
 
 # ---- entry points ---------------------------------------------------------------
 
-deps:
-	$(Q)scripts/install-deps.sh
+# The Debian packages of one purpose (scripts/install-deps.sh; sizes in
+# docs/install.md): building and the demo, the HTML page, the tests, the
+# benchmarks.
+deps deps-build:
+	$(Q)scripts/install-deps.sh build
+deps-html deps-test deps-bench: deps-%:
+	$(Q)scripts/install-deps.sh $*
+
+# Under sudo, builds run as the invoking user (scripts/as-user.sh) and what
+# root wrote in the tree is handed back: a plain make works afterwards.
+AS_USER := scripts/as-user.sh
 
 unit: $(UNIT_BINS)
 	$(Q)scripts/run-tests.sh unit $(UNIT_BINS)
@@ -431,19 +450,28 @@ integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 		scripts/run-tests.sh integration-v1 $(ITEST_V1_BINS); v1=$$?; \
 	[ $$v2 -eq 0 ] && [ $$v1 -eq 0 ]
 
-test: deps
-	$(Q)$(MAKE) --no-print-directory all
+# Shell-level tests (tests/packaging/): man pages against --help, bash
+# completion, the installed headers, the build without npm and under sudo, the
+# Debian package (root: installs it and removes it again).
+PACKAGING_TESTS := $(wildcard tests/packaging/test_*.sh)
+packaging: $(APP) examples man
+	$(Q)FSP_BPF=$(abspath $(APP)) scripts/run-tests.sh packaging $(PACKAGING_TESTS)
+
+test: deps-test
+	$(Q)$(AS_USER) $(MAKE) --no-print-directory all
 	$(Q)scripts/run-tests.sh all-begin
 	$(Q)$(MAKE) --no-print-directory unit; \
 	 $(MAKE) --no-print-directory unit-asan; \
 	 $(MAKE) --no-print-directory integration; \
-	 scripts/run-tests.sh all-end
+	 $(MAKE) --no-print-directory packaging; \
+	 scripts/run-tests.sh all-end; rc=$$?; $(AS_USER) --handback; exit $$rc
 
-demo: deps
-	$(Q)$(MAKE) --no-print-directory all examples
+demo: deps-build
+	$(Q)$(AS_USER) $(MAKE) --no-print-directory all examples
 	./$(APP) -- $(OUTPUT)/examples/demo 3000
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
+bench: deps-bench
 bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(BENCH_TOOLS) examples workloads
 bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/run.sh
@@ -462,17 +490,38 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 soak: $(APP) workloads $(OUTPUT)/bench/tools/bpfmaps
 	$(Q)bench/soak.sh
 
-fsp-bpf.pc: scripts/fsp-bpf.pc.in
-	$(call msg,GEN,$@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+# The man pages: one reStructuredText source each in docs/man (NAME.SECTION.rst),
+# rendered by docutils' rst2man (python3-docutils).
+RST2MAN ?= rst2man
+MAN_PAGES := $(patsubst docs/man/%.rst,$(OUTPUT)/man/%,$(wildcard docs/man/*.rst))
+$(OUTPUT)/man/%: docs/man/%.rst
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed 's/@VERSION@/$(VERSION)/g' $< | $(RST2MAN) --halt=warning > $@
+man: $(MAN_PAGES)
 
-install: $(APP) fsp-bpf.pc
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+# The pkg-config file (-I$(PREFIX)/include, for #include <fsp/fsp.h>) is made
+# for the PREFIX of this install; header-only, so under share/.
+PKGCONFIG_DIR ?= $(PREFIX)/share/pkgconfig
+install: $(APP) $(MAN_PAGES)
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/include/fsp $(FSP_HEADERS)
 	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
-	install -D -m 0644 fsp-bpf.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/fsp-bpf.pc
+	install -d $(DESTDIR)$(PKGCONFIG_DIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' scripts/fsp-bpf.pc.in \
+		> $(DESTDIR)$(PKGCONFIG_DIR)/fsp-bpf.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIG_DIR)/fsp-bpf.pc
 	install -d $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps
 	install -m 0644 maps/*.map $(DESTDIR)$(PREFIX)/share/fsp-bpf/maps/
+	for m in $(MAN_PAGES); do \
+		install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$${m##*.}/$${m##*/} || exit 1; \
+	done
+	install -D -m 0644 scripts/fsp-bpf.bash-completion $(DESTDIR)$(BASH_COMPLETION_DIR)/fsp-bpf
+
+# ---- the Debian package (scripts/make-deb.sh, scripts/debian/) -----------------
+deb:
+	$(Q)scripts/make-deb.sh $(VERSION) $(OUTPUT)/deb
 
 # ---- fuzzing the profile-file reader (clang, libFuzzer) --------------------------
 # The analysis sources are compiled by clang with the sanitizers and coverage
@@ -530,7 +579,7 @@ format-check:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) $(APP) fsp-bpf.pc
+	$(Q)rm -rf $(OUTPUT) $(APP)
 
 # Userspace objects depend on the skeletons; headers (C and BPF) via -MMD.
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsp.h"
+#include <fsp/fsp.h>
 
 /* ---- ground truth -------------------------------------------------------------- */
 

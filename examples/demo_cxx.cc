@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "fsp.h"
+#include <fsp/fsp.h>
 
 struct parse_error : std::runtime_error {
 	explicit parse_error(const std::string &what) : std::runtime_error(what)

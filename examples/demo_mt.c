@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fsp.h"
+#include <fsp/fsp.h>
 
 #define NFEAT 3
 #define MAX_THREADS 64

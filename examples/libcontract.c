@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fsp.h>
+#include <fsp/fsp.h>
 
 #include "contract.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fsp-plugin.h>
+#include <fsp/fsp-plugin.h>
 
 #define TOP 5 /* payloads shown per instance */
 

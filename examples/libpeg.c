@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fsp.h>
+#include <fsp/fsp.h>
 
 #include "peg.h"
 

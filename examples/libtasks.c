@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include <fsp.h>
+#include <fsp/fsp.h>
 
 #include "tasks.h"
 

@@ -103,6 +103,30 @@
 #endif
 
 /*
+ * Casts that stay quiet in the user's build: plain casts in C, static_cast and
+ * reinterpret_cast in C++ (-Wold-style-cast). FSP__PAYLOAD converts a payload
+ * to uint64_t as (uint64_t) does, pointers included, without the cast that
+ * -Wuseless-cast reports when it already is one.
+ */
+#ifdef __cplusplus
+#define FSP__CAST(type, x) (static_cast<type>(x))
+#define FSP__PTR_CAST(type, x) (reinterpret_cast<type>(x))
+template <typename T> inline __attribute__((always_inline)) uint64_t fsp__payload(T v) noexcept
+{
+	return static_cast<uint64_t>(v);
+}
+template <typename T> inline __attribute__((always_inline)) uint64_t fsp__payload(T *v) noexcept
+{
+	return reinterpret_cast<uintptr_t>(v);
+}
+#define FSP__PAYLOAD(p) (::fsp__payload(p))
+#else
+#define FSP__CAST(type, x) ((type)(x))
+#define FSP__PTR_CAST(type, x) ((type)(x))
+#define FSP__PAYLOAD(p) ((uint64_t)(p))
+#endif
+
+/*
  * FSP_HERE: "file.c:42" for the line it appears on. The file part is FSP_FILE,
  * by default the base name (__FILE_NAME__) where the compiler has it, else
  * __FILE__; define FSP_FILE before including to choose (e.g. __FILE__).
@@ -141,7 +165,7 @@ static inline const char *fsp__str(const char *s)
 }
 
 #define FSP__TYPECHECK_STR(s) ((void)fsp__str(s))
-#define FSP__TYPECHECK_U64(p) ((void)(uint64_t)(p))
+#define FSP__TYPECHECK_U64(p) ((void)FSP__PAYLOAD(p))
 
 #define FSP_ENABLED() 0
 #define FSP_MARK_ENTER(feature, instance, payload)                                                 \
@@ -267,7 +291,7 @@ public:
 	do {                                                                                       \
 		const char *__fsp_f = (feature);                                                   \
 		const char *__fsp_i = (instance);                                                  \
-		uint64_t __fsp_p = (uint64_t)(payload);                                            \
+		uint64_t __fsp_p = FSP__PAYLOAD(payload);                                          \
 		FSP__LAUNDER(__fsp_f);                                                             \
 		FSP__LAUNDER(__fsp_i);                                                             \
 		FSP__LAUNDER(__fsp_p);                                                             \
@@ -355,11 +379,11 @@ static FSP__INLINE void fsp__antiscope_leave(const char *const *feature)
  * (and during exception unwinding if the file is compiled with -fexceptions). */
 #define FSP__SCOPED_MARK(var, feature, instance, payload)                                          \
 	struct fsp_scope var __attribute__((cleanup(fsp__scope_leave), unused)) =                  \
-		FSP__ON_MARK() ? fsp__scope_enter((feature), (instance), (uint64_t)(payload))      \
+		FSP__ON_MARK() ? fsp__scope_enter((feature), (instance), FSP__PAYLOAD(payload))    \
 			       : fsp__scope_off()
 #define FSP__SCOPED_ANTIMARK(var, feature)                                                         \
 	const char *var __attribute__((cleanup(fsp__antiscope_leave), unused)) =                   \
-		FSP__ON_ANTIMARK() ? fsp__antiscope_enter(feature) : (const char *)0
+		FSP__ON_ANTIMARK() ? fsp__antiscope_enter(feature) : FSP__CAST(const char *, 0)
 
 #else /* __cplusplus */
 
@@ -457,7 +481,7 @@ private:
 #define FSP__SCOPED_MARK(var, feature, instance, payload)                                  \
 	::fsp::scoped_mark var = FSP__ON_MARK()                                              \
 		? ::fsp::scoped_mark(::fsp::detail::attached(), (feature), (instance),       \
-				     (uint64_t)(payload))                                    \
+				     FSP__PAYLOAD(payload))                                    \
 		: ::fsp::scoped_mark()
 #define FSP__SCOPED_ANTIMARK(var, feature)                                                 \
 	::fsp::scoped_antimark var = FSP__ON_ANTIMARK()                                      \

@@ -39,7 +39,8 @@ FSP__SEMAPHORE(antimark_leave);
  * Is probe NAME attached? A volatile load, so that a loop that never calls out
  * still notices a profiler attaching to the running process.
  */
-#define FSP__ON(name) __builtin_expect(*(volatile unsigned short *)&fsp_##name##_semaphore != 0, 0)
+#define FSP__ON(name)                                                                              \
+	__builtin_expect(*FSP__CAST(volatile unsigned short *, &fsp_##name##_semaphore) != 0, 0)
 
 #define FSP_ENABLED() FSP__ON(mark_enter)
 

@@ -137,7 +137,7 @@ extern unsigned short fsp_antimark_leave_semaphore __attribute__((visibility("hi
 #endif
 
 /* Both semaphores in one load: the low half is fsp:v2's, the high half v1's. */
-#define FSP__V2_WORD() (*(volatile uint32_t *)&fsp__v2_rec)
+#define FSP__V2_WORD() (*FSP__PTR_CAST(volatile uint32_t *, &fsp__v2_rec))
 #define FSP__V2_STACKS 0xffffu
 #define FSP_ENABLED() __builtin_expect(FSP__V2_WORD() != 0, 0)
 
@@ -156,7 +156,7 @@ static FSP__INLINE uint64_t fsp__v2_sp(void)
  * is sp? (The same rule as the sampler's.) */
 static FSP__INLINE int fsp__v2_dead(uint64_t sp_kind, uint64_t sp)
 {
-	uint64_t fsp = sp_kind & ~(uint64_t)7;
+	uint64_t fsp = sp_kind & ~UINT64_C(7);
 
 	return fsp < sp && sp - fsp < FSP_V2_WINDOW;
 }
@@ -173,7 +173,7 @@ static inline void *fsp__v2_map(uint64_t len)
 			     : "=a"(ret)
 			     : "0"(9L), "D"(0L), "S"(len), "d"(3L), [flags] "r"(0x22L)
 			     : "rcx", "r8", "r9", "r10", "r11", "memory");
-	return ret < 0 && ret > -4096 ? (void *)0 : (void *)ret;
+	return ret < 0 && ret > -4096 ? FSP__CAST(void *, 0) : FSP__PTR_CAST(void *, ret);
 }
 
 static inline void fsp__v2_unmap(void *p, uint64_t len)
@@ -192,7 +192,7 @@ static inline uint32_t fsp__v2_gettid(void)
 	long ret;
 
 	__asm__ __volatile__("syscall" : "=a"(ret) : "0"(186L) : "rcx", "r11", "memory");
-	return (uint32_t)ret;
+	return FSP__CAST(uint32_t, ret);
 }
 
 /*
@@ -216,7 +216,7 @@ static inline int fsp__v2_on_altstack(uint64_t *lo, uint64_t *hi)
 			     : "rcx", "r11", "memory");
 	if (ret || !(ss.flags & 1)) /* SS_ONSTACK */
 		return 0;
-	*lo = (uint64_t)(uintptr_t)ss.sp;
+	*lo = FSP__PTR_CAST(uint64_t, ss.sp);
 	*hi = *lo + ss.size;
 	return 1;
 }
@@ -225,7 +225,7 @@ static inline int fsp__v2_on_altstack(uint64_t *lo, uint64_t *hi)
  * the thread runs on its alternate signal stack and the frame is elsewhere. */
 static inline int fsp__v2_same_stack(uint64_t sp_kind, int *alt, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t fsp = sp_kind & ~(uint64_t)7;
+	uint64_t fsp = sp_kind & ~UINT64_C(7);
 
 	if (*alt < 0)
 		*alt = fsp__v2_on_altstack(lo, hi);
@@ -242,7 +242,7 @@ static inline void fsp__v2_atfork_child(void)
 /* pthread key destructor: the thread exits, its stack goes. */
 static inline void fsp__v2_release(void *p)
 {
-	fsp__v2_self = (struct fsp_v2_stack *)0;
+	fsp__v2_self = FSP__CAST(struct fsp_v2_stack *, 0);
 	FSP__BARRIER();
 	fsp__v2_unmap(p, sizeof(struct fsp_v2_stack));
 }
@@ -256,17 +256,17 @@ static inline void fsp__v2_release(void *p)
 static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
 {
 	struct fsp_v2_stack *s = fsp__v2_self;
-	uint32_t gen = *(volatile uint32_t *)&fsp__v2_rec.gen;
+	uint32_t gen = *FSP__CAST(volatile uint32_t *, &fsp__v2_rec.gen);
 
 	if (!s) {
-		s = (struct fsp_v2_stack *)fsp__v2_map(sizeof(*s));
+		s = FSP__CAST(struct fsp_v2_stack *, fsp__v2_map(sizeof(*s)));
 		if (!s)
 			return s;
 		s->magic = FSP_V2_STACK_MAGIC;
 		s->gen = gen;
 		s->tid = fsp__v2_gettid();
 		if (fsp__v2_rec.key_state == 1)
-			pthread_setspecific((pthread_key_t)fsp__v2_rec.key, s);
+			pthread_setspecific(fsp__v2_rec.key, s);
 		/* The header is whole before a sampler can find the stack. */
 		FSP__BARRIER();
 		fsp__v2_self = s;
@@ -275,7 +275,10 @@ static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
 	s->depth = 0;
 	s->overflow = 0;
 	s->busy_sp = 0;
-	s->stale = s->overflows = s->unmatched = s->skipped = 0;
+	s->stale = 0;
+	s->unmatched = 0;
+	s->overflows = 0;
+	s->skipped = 0;
 	FSP__BARRIER();
 	s->gen = gen;
 	return s;
@@ -322,8 +325,8 @@ static FSP__INLINE void fsp__v2_put(struct fsp_v2_stack *s, uint32_t d, const ch
 {
 	struct fsp_v2_frame *f = &s->f[d];
 
-	f->feature = (uintptr_t)feature;
-	f->instance = (uintptr_t)instance;
+	f->feature = FSP__PTR_CAST(uintptr_t, feature);
+	f->instance = FSP__PTR_CAST(uintptr_t, instance);
 	f->payload = payload;
 	f->sp_kind = sp_kind;
 	FSP__BARRIER();
@@ -343,7 +346,7 @@ static FSP__COLD void fsp__v2_push_full(struct fsp_v2_stack *s, uint32_t d, cons
 		return;
 	}
 	if (!s->overflow)
-		s->overflow_sp = sp_kind & ~(uint64_t)7;
+		s->overflow_sp = sp_kind & ~UINT64_C(7);
 	s->overflow++;
 	s->overflows++;
 }
@@ -381,8 +384,8 @@ static FSP__COLD void fsp__v2_pop_slow(struct fsp_v2_stack *s, uint32_t d, const
 		const struct fsp_v2_frame *f = &s->f[k];
 
 		if ((f->sp_kind & 1) == kind &&
-		    (f->feature == (uintptr_t)feature ||
-		     fsp__v2_same_name((const char *)(uintptr_t)f->feature, feature)))
+		    (f->feature == FSP__PTR_CAST(uintptr_t, feature) ||
+		     fsp__v2_same_name(FSP__PTR_CAST(const char *, f->feature), feature)))
 			break;
 	}
 	if (k >= d) {
@@ -413,7 +416,7 @@ static FSP__INLINE int fsp__v2_begin(struct fsp_v2_stack *s, uint64_t sp)
 	d = s->depth;
 	if (__builtin_expect(d != 0 && fsp__v2_dead(s->f[d - 1].sp_kind, sp), 0))
 		d = fsp__v2_prune(s, sp);
-	return (int)d;
+	return FSP__CAST(int, d);
 }
 
 /* Pushes a mark (kind 0) or an antimark (kind 1) on the thread's stack. */
@@ -424,7 +427,8 @@ static FSP__INLINE void fsp__v2_push(const char *feature, const char *instance, 
 	uint64_t sp = fsp__v2_sp();
 	int d;
 
-	if (__builtin_expect(!s || s->gen != *(volatile uint32_t *)&fsp__v2_rec.gen, 0)) {
+	if (__builtin_expect(!s || s->gen != *FSP__CAST(volatile uint32_t *, &fsp__v2_rec.gen),
+			     0)) {
 		s = fsp__v2_acquire();
 		if (!s)
 			return;
@@ -433,9 +437,9 @@ static FSP__INLINE void fsp__v2_push(const char *feature, const char *instance, 
 	if (__builtin_expect(d < 0, 0))
 		return;
 	if (__builtin_expect(d < FSP_V2_DEPTH && !s->overflow, 1))
-		fsp__v2_put(s, (uint32_t)d, feature, instance, payload, sp | kind);
+		fsp__v2_put(s, FSP__CAST(uint32_t, d), feature, instance, payload, sp | kind);
 	else
-		fsp__v2_push_full(s, (uint32_t)d, feature, instance, payload, sp | kind);
+		fsp__v2_push_full(s, FSP__CAST(uint32_t, d), feature, instance, payload, sp | kind);
 	FSP__BARRIER();
 	s->busy_sp = 0;
 }
@@ -455,12 +459,13 @@ static FSP__INLINE void fsp__v2_pop(const char *feature, uint64_t kind)
 	if (__builtin_expect(d < 0, 0))
 		return;
 	top = &s->f[d ? d - 1 : 0];
-	if (__builtin_expect(d != 0 && !s->overflow && top->feature == (uintptr_t)feature &&
+	if (__builtin_expect(d != 0 && !s->overflow &&
+				     top->feature == FSP__PTR_CAST(uintptr_t, feature) &&
 				     (top->sp_kind & 1) == kind,
 			     1))
-		s->depth = (uint32_t)d - 1;
+		s->depth = FSP__CAST(uint32_t, d) - 1;
 	else
-		fsp__v2_pop_slow(s, (uint32_t)d, feature, kind, sp);
+		fsp__v2_pop_slow(s, FSP__CAST(uint32_t, d), feature, kind, sp);
 	FSP__BARRIER();
 	s->busy_sp = 0;
 }
@@ -488,7 +493,7 @@ static FSP__INLINE void fsp__v2_leave3(uint32_t w, const char *feature, const ch
 static FSP__INLINE void fsp__v2_enter1(uint32_t w, const char *feature)
 {
 	if (w & FSP__V2_STACKS)
-		fsp__v2_push(feature, (const char *)0, 0, 1);
+		fsp__v2_push(feature, FSP__CAST(const char *, 0), 0, 1);
 	if (w >> 16)
 		FSP__FIRE1(antimark_enter, feature);
 }
@@ -522,11 +527,11 @@ static __attribute__((constructor, unused)) void fsp__v2_init(void)
 		return;
 	if (!r->key_state) {
 		r->key_state = pthread_key_create(&key, fsp__v2_release) ? 3 : 1;
-		r->key = (uint32_t)key;
+		r->key = key; /* pthread_key_t is unsigned int */
 		pthread_atfork(0, 0, fsp__v2_atfork_child);
 	}
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
-	off = (int64_t)((char *)&fsp__v2_self - tp);
+	off = FSP__PTR_CAST(char *, &fsp__v2_self) - tp;
 	r->tp_offset = off;
 	__atomic_store_n(&r->ready, 1, __ATOMIC_SEQ_CST);
 	if (FSP__V2_WORD() & FSP__V2_STACKS) {
@@ -545,7 +550,7 @@ static __attribute__((destructor, unused)) void fsp__v2_fini(void)
 {
 	if (fsp__v2_rec.key_state == 1) {
 		fsp__v2_rec.key_state = 2;
-		pthread_key_delete((pthread_key_t)fsp__v2_rec.key);
+		pthread_key_delete(fsp__v2_rec.key);
 	}
 }
 
@@ -558,9 +563,9 @@ static __attribute__((destructor, unused)) void fsp__v2_fini(void)
 	} while (0)
 
 #define FSP_MARK_ENTER(feature, instance, payload)                                                 \
-	FSP__V2_OP(fsp__v2_enter3(__fsp_w, (feature), (instance), (uint64_t)(payload)))
+	FSP__V2_OP(fsp__v2_enter3(__fsp_w, (feature), (instance), FSP__PAYLOAD(payload)))
 #define FSP_MARK_LEAVE(feature, instance, payload)                                                 \
-	FSP__V2_OP(fsp__v2_leave3(__fsp_w, (feature), (instance), (uint64_t)(payload)))
+	FSP__V2_OP(fsp__v2_leave3(__fsp_w, (feature), (instance), FSP__PAYLOAD(payload)))
 #define FSP_ANTIMARK_ENTER(feature) FSP__V2_OP(fsp__v2_enter1(__fsp_w, (feature)))
 #define FSP_ANTIMARK_LEAVE(feature) FSP__V2_OP(fsp__v2_leave1(__fsp_w, (feature)))
 

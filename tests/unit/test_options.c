@@ -731,7 +731,11 @@ static void test_help_usage_version(void **state)
 	assert_non_null(strstr(p.out, " Report options:\n"));
 	assert_non_null(strstr(p.out, "  -?, --help                 Give this help list\n"));
 	assert_non_null(strstr(p.out, "  -V, --version              Print program version\n"));
-	assert_non_null(strstr(p.out, "Report bugs to the fsp-bpf issue tracker.\n"));
+	/* No tracker without an address: where to look instead. */
+	assert_null(strstr(p.out, "Report bugs"));
+	assert_non_null(strstr(p.out, "Manuals: man fsp-bpf, man fsp-bpf-SUBCOMMAND, man fsp.h"));
+	assert_null(strstr(p.out, "usdt/fsp.h"));
+	assert_non_null(strstr(p.out, "<fsp/fsp.h>"));
 	done(&p);
 	/* --help ends the parse: what follows is not looked at. */
 	PARSE(&p, "report", "--help", "--bogus");

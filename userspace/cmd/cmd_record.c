@@ -120,8 +120,8 @@ static int check_found(struct session *s, const struct fsp_options *o, int nr, i
 		return err;
 	if (!with_probes && !o->probemaps) {
 		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
-			 "fsp:mark_enter/leave probes. Build the code with usdt/fsp.h (see "
-			 "usdt/README.md), check the PID, or wait for a library it loads later "
+			 "fsp:mark_enter/leave probes. Build the code with <fsp/fsp.h> (see "
+			 "man fsp.h), check the PID, or wait for a library it loads later "
 			 "with --wait-probes",
 			 nr > 1 ? "any of the processes" : "the process");
 		return -ENOENT;
@@ -495,7 +495,7 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 static const char record_doc[] =
 	"fsp-bpf -- a feature-specific profiler.\n\n"
 	"Charges CPU time to the features that libraries mark with fsp USDT probes "
-	"(usdt/fsp.h) and to their instances, by sampling every thread's mark stack.\n\n"
+	"(<fsp/fsp.h>) and to their instances, by sampling every thread's mark stack.\n\n"
 	"USAGE: fsp-bpf [record] [OPTIONS] -p PID[,PID...]\n"
 	"       fsp-bpf [record] [OPTIONS] [--] CMD [ARGS...]\n"
 	"       fsp-bpf [record] [OPTIONS] -a          every process with probes\n"
@@ -539,7 +539,9 @@ static const char record_doc[] =
 	"starts; if the save still fails at the end (a full disk), the profile is kept in "
 	"$TMPDIR, /var/tmp or /tmp and the message says where. Profile files are created "
 	"0600 (they hold strings read from the target), under sudo owned by the invoking "
-	"user. Needs root.";
+	"user. Needs root.\n\n"
+	"Manuals: man fsp-bpf, man fsp-bpf-SUBCOMMAND, man fsp.h; guides: README.md and "
+	"docs/ of the source tree.";
 
 /* clang-format off */
 #define FREQUENCY_DOC                                                                      \

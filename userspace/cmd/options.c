@@ -18,6 +18,7 @@
 #include "options.h"
 #include "plugin.h"
 #include "profiler.h"
+#include "report_html.h"
 
 /* The end of the parse after --help, --usage or --version: exit 0. */
 #define PARSE_DONE ECANCELED
@@ -39,8 +40,6 @@ static const struct fsp_options default_options = {
 	.scale = 1,
 	.file_mode = -1,
 };
-
-const char *argp_program_bug_address = "the fsp-bpf issue tracker";
 
 int options__error(struct argp_state *state, const char *fmt, ...)
 {
@@ -96,6 +95,20 @@ static unsigned int takers(const struct fsp_options *o)
 	return o && o->command ? o->command->formats : 0;
 }
 
+/* --format html needs the page built into fsp-bpf (html_assets.c); a build
+ * without npm has none: a usage error that says how to get it. */
+static int html_page_check(struct argp_state *state)
+{
+	size_t len = 0;
+
+	if (report_html__page(&len) && len)
+		return 0;
+	return options__error(state, "--format html: this fsp-bpf was built without the HTML "
+				     "page (npm or its registry was missing); install Node.js and "
+				     "npm (sudo scripts/install-deps.sh html) and run make again, "
+				     "or use another --format");
+}
+
 int options__format(struct argp_state *state, struct fsp_options *o, const char *arg)
 {
 	const struct fsp_format *f = format__find(arg);
@@ -104,7 +117,7 @@ int options__format(struct argp_state *state, struct fsp_options *o, const char 
 
 	if (f && format__takes(f, takers(o))) {
 		o->view.format = f;
-		return 0;
+		return f == FSP_FMT_HTML ? html_page_check(state) : 0;
 	}
 	/* A subcommand that takes some formats only says so (a name may be
 	 * another subcommand's format). */
