@@ -196,8 +196,8 @@ $(HTML_PAGE): $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json $(HTML_SRC)
 	$(call msg,PAGE,$@)
 	$(Q)NPM='$(NPM)' NODE='$(NODE)' scripts/html-page.sh $(HTML_SRC) $(HTML_OUT) $@
 
-$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: $(HTML_PAGE)
-$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: \
+$(OUTPUT)/analysis/render/html/html_assets.o $(OUTPUT)/asan/analysis/render/html/html_assets.o: $(HTML_PAGE)
+$(OUTPUT)/analysis/render/html/html_assets.o $(OUTPUT)/asan/analysis/render/html/html_assets.o: \
 	BASE_CFLAGS += $(HTML_PAGE_FLAG)
 
 # ---- the CLI ------------------------------------------------------------------

@@ -61,6 +61,13 @@ struct profile_thread_rec {
 	uint64_t samples;
 };
 
+uint64_t profile_meta__period_ns(const struct profile_meta *m)
+{
+	if (!m)
+		return 0;
+	return m->period_ns ? m->period_ns : fsp_period_ns(m->frequency_hz);
+}
+
 struct profile *profile__new(void)
 {
 	struct profile *p;

@@ -77,6 +77,10 @@ struct profile_meta {
 	double duration_s;
 };
 
+/* Nanoseconds one sample stands for: period_ns, else the period of
+ * frequency_hz (fsp_period_ns), else 0 (unknown). m may be NULL. */
+uint64_t profile_meta__period_ns(const struct profile_meta *m);
+
 struct profile;
 
 struct profile *profile__new(void);

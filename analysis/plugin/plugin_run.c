@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "output.h"
 #include "plugin.h"
 #include "plugin_int.h"
-#include "report_util.h"
 #include "util.h"
 
 struct plugin_one {

@@ -19,9 +19,9 @@
 
 #include "escape.h"
 #include "hashmap.h"
+#include "output.h"
 #include "report.h"
 #include "report_native.h"
-#include "report_util.h"
 #include "report_view.h"
 #include "strtab.h"
 #include "util.h"
@@ -54,7 +54,7 @@ struct folded_ctx {
 	bool skip_zero; /* leave out lines of value 0 */
 	const char *feature; /* --feature, NULL for all */
 	const struct report_features *feat; /* the features it names */
-	struct report_charges charges;
+	struct charges charges;
 	struct native_view native; /* when the profile has native stacks */
 	bool has_native;
 	char **escaped; /* per native function: ";label", escaped (made once) */
@@ -441,7 +441,7 @@ static const char *folded_thread(struct folded_ctx *c, const struct folded_names
 static int folded_charges(struct folded_ctx *c, const char *prefix, size_t stack, size_t native,
 			  uint64_t value)
 {
-	const struct report_charge *ch = report_charges__of(&c->charges, stack, &stack);
+	const struct charge *ch = charges__of(&c->charges, stack, &stack);
 	size_t j;
 	int err = 0;
 
@@ -521,7 +521,7 @@ static void folded_ctx_fini(struct folded_ctx *c)
 	free(c->prefixes);
 	strtab__free(c->prefix_tab);
 	hashmap__fini(&c->thread_map);
-	report_charges__fini(&c->charges);
+	charges__fini(&c->charges);
 	for (i = 0; c->escaped && i < c->native.nr_funcs; i++)
 		free(c->escaped[i]);
 	free(c->escaped);
@@ -555,13 +555,13 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	}
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
 	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
-	c.period = report_period_ns(profile__meta(c.p));
+	c.period = profile_meta__period_ns(profile__meta(c.p));
 	/* Records of off-CPU time alone have no sample: no "STACK 0" lines.
 	 * (A profile without off-CPU time keeps its lines as they always were.) */
 	c.skip_zero = c.value != REPORT_VALUE_SAMPLES || profile__total_offcpu_ns(c.p);
 	c.feature = scope.feature;
 	c.feat = &scope.feat;
-	err = report_charges__init(&c.charges, c.p);
+	err = charges__init(&c.charges, c.p);
 	c.has_native = native_view__any(c.p);
 	if (!err && c.has_native)
 		err = native_view__init(&c.native, c.p);

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_text.h"
-#include "report_util.h"
 
 /* Width of the bars of a latency histogram (--feature). */
 #define TEXT_BAR_WIDTH 40

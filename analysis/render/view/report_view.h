@@ -2,10 +2,10 @@
 /*
  * Internal: what the renderers share to present views of a profile
  * (report.h): the order of entries, the names of sources, processes and
- * threads (report_view.c), the attribution rule applied to each distinct
- * mark stack (report_charges.c), the features --feature selects
+ * threads (report_view.c), the features --feature selects
  * (report_features.c), the process filter and what every renderer starts
- * from (report_filter.c).
+ * from (report_filter.c). They charge samples by the charges of each
+ * distinct mark stack (charges.h).
  */
 #ifndef FSP_ANALYSIS_REPORT_VIEW_H
 #define FSP_ANALYSIS_REPORT_VIEW_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "attrib.h"
+#include "charges.h"
 #include "hashmap.h"
 #include "profile.h"
 #include "report.h"
@@ -89,27 +90,6 @@ bool report_source_name(const struct profile *p, uint32_t source, char *buf, siz
 /* A process's name: "PID", or "SOURCE:PID" when p has several sources. */
 void report_pid_name(const struct profile *p, uint32_t source, uint32_t pid, char *buf,
 		     size_t size);
-
-/* One charge of a sample: a feature and the instance its top-most mark names. */
-struct report_charge {
-	const char *feature;
-	const char *instance; /* ATTRIB_NO_INSTANCE for a NULL instance */
-};
-
-/* The charges of every distinct stack of a profile (the attribution rule of
- * DESIGN.md section 2, as attrib.c applies it), computed once. */
-struct report_charges {
-	size_t nr_stacks;
-	size_t *first; /* nr_stacks + 1 offsets into charges */
-	struct report_charge *charges;
-};
-
-int report_charges__init(struct report_charges *c, const struct profile *p);
-void report_charges__fini(struct report_charges *c); /* NULL-safe, idempotent */
-/* The charges of stack id `stack` (PROFILE_NO_STACK: none): *n of them,
- * top-most decisive frame first. */
-const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
-					       size_t *n);
 
 /* The feature of attribution a that `name` (a --feature name) selects: the
  * same name, or the part after "MAP:" of a mapped feature ("plan" selects

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_text.h"
-#include "report_util.h"
 
 /* Who a section of --by thread or process is about. */
 struct text_who {

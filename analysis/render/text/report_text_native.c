@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_native.h"
 #include "report_text.h"
-#include "report_util.h"
 #include "util.h"
 
 /* The caller of a stack's outermost frame / the callee of its leaf, in
@@ -26,7 +26,7 @@
 struct tn_ctx {
 	struct text_ctx *c;
 	struct native_view v;
-	struct report_charges ch;
+	struct charges ch;
 	struct native_agg g;
 	size_t top; /* functions per list */
 };
@@ -400,7 +400,7 @@ int text_native(struct text_ctx *c)
 						  : REPORT_DEFAULT_TOP_FUNCTIONS;
 	err = native_view__init(&t.v, c->p);
 	if (!err)
-		err = report_charges__init(&t.ch, c->p);
+		err = charges__init(&t.ch, c->p);
 	if (!err)
 		err = native_agg__init(&t.g, &t.v, &t.ch, c->feat);
 	if (err)
@@ -412,7 +412,7 @@ int text_native(struct text_ctx *c)
 		err = tn_features(&t, tn_feature);
 cleanup:
 	native_agg__fini(&t.g);
-	report_charges__fini(&t.ch);
+	charges__fini(&t.ch);
 	native_view__fini(&t.v);
 	return err;
 }

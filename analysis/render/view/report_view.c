@@ -3,7 +3,7 @@
  * Views of a profile shared by the renderers (report_view.h): the words of
  * the view options, the order of entries, threads and processes with their
  * charged time, the names of sources and processes. The charges of stacks
- * are in report_charges.c, --feature in report_features.c, the process
+ * are model/charges.c's, --feature in report_features.c, the process
  * filter in report_filter.c.
  */
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "hashmap.h"
-#include "report_util.h"
 #include "report_view.h"
 #include "util.h"
 
@@ -221,7 +220,7 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 		   size_t *nr)
 {
 	size_t i, n = profile__nr_threads(p);
-	uint64_t period = report_period_ns(profile__meta(p));
+	uint64_t period = profile_meta__period_ns(profile__meta(p));
 	struct hashmap nspids = HASHMAP_INIT;
 	struct sort_thread *s = NULL;
 	struct report_thread *t = NULL;
@@ -352,7 +351,7 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 	size_t i, n = profile__nr_pids(p), nt = profile__nr_threads(p);
 	size_t ne = profile__nr_events(p);
 	struct hashmap index = HASHMAP_INIT;
-	uint64_t period = report_period_ns(profile__meta(p));
+	uint64_t period = profile_meta__period_ns(profile__meta(p));
 	struct report_process *pr = NULL;
 	struct sort_process *s = NULL;
 	uint64_t *off = NULL;
