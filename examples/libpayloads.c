@@ -95,8 +95,32 @@ static void release(void *state)
 	free(st);
 }
 
-/* Each core sample charged to the feature (its top-most frame of the
- * feature is a mark) counts for that mark's (instance, payload). */
+/* The frame that charges sample s to feature f (an interned pointer) by
+ * the attribution rule, NULL when it charges f nothing: the host's charges;
+ * with an fsp-bpf older than them, the top-most frame of f when it is a
+ * mark. */
+static const struct fsp_plugin_frame *charged_frame(const struct fsp_plugin_host *h,
+						    const struct fsp_plugin_profile *p,
+						    const struct fsp_plugin_sample *s,
+						    const char *f)
+{
+	if (FSP_PLUGIN_HOST_HAS(h, charges)) {
+		size_t n;
+		const struct fsp_plugin_charge *c = h->charges(p, s->stack, &n);
+
+		for (size_t k = 0; k < n; k++)
+			if (c[k].feature == f)
+				return &s->frames[c[k].frame];
+		return NULL;
+	}
+	for (size_t k = s->depth; k-- > 0;)
+		if (s->frames[k].feature == f)
+			return s->frames[k].kind == FSP_PLUGIN_MARK ? &s->frames[k] : NULL;
+	return NULL;
+}
+
+/* Each core sample charged to the feature counts for the charging mark's
+ * (instance, payload). */
 static int analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_profile *p,
 		   const struct fsp_plugin_args *args, void **state)
 {
@@ -108,15 +132,12 @@ static int analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 		return -ENOMEM;
 	h->info(p, &st->info);
 	for (size_t i = 0; i < n; i++) {
-		const struct fsp_plugin_frame *top = NULL;
+		const struct fsp_plugin_frame *top;
 		struct row *r;
 
 		if (h->sample(p, i, &s) || !s.count)
 			continue;
-		for (size_t k = s.depth; k-- > 0 && !top;)
-			if (s.frames[k].feature == args->feature)
-				top = &s.frames[k];
-		if (!top || top->kind != FSP_PLUGIN_MARK)
+		if (!(top = charged_frame(h, p, &s, args->feature)))
 			continue;
 		if (!(r = row_of(st, top->instance, top->payload))) {
 			release(st);

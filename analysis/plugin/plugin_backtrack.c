@@ -217,7 +217,7 @@ static int bt_analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_p
 		if (!h->sample(p, i, &s))
 			err = note_visits(st, &s);
 	for (size_t i = 0; !err && i < n; i++)
-		if (!h->sample(p, i, &s) && pl_charged(s.frames, s.depth, st->feature))
+		if (!h->sample(p, i, &s) && pl_charge(h, p, s.stack, st->feature))
 			err = charge_sample(st, &s, i + 1);
 	if (!err && !(st->order = calloc(st->nr_rows + 1, sizeof(*st->order))))
 		err = -ENOMEM;

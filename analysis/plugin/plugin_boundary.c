@@ -111,21 +111,19 @@ static int gather_instances(struct bnd_state *st, const struct fsp_plugin_host *
 			    const struct fsp_plugin_profile *p, const char *feature)
 {
 	struct pl_cost *costs = pl_stack_costs(h, p, &st->info);
-	struct fsp_plugin_stack s;
+	const struct fsp_plugin_charge *c;
 	struct fsp_plugin_events e;
 	struct bnd_inst *in;
 	int err = 0;
-	long top;
 
 	if (!costs)
 		return -ENOMEM;
 	for (size_t i = 0; i < st->info.nr_stacks && !err; i++) {
-		if ((!costs[i].samples && !costs[i].offcpu_ns) || h->stack(p, i, &s))
+		if (!costs[i].samples && !costs[i].offcpu_ns)
 			continue;
-		top = pl_top_frame(s.frames, s.depth, feature);
-		if (top < 0 || s.frames[top].kind != FSP_PLUGIN_MARK)
+		if (!(c = pl_charge(h, p, i, feature)))
 			continue;
-		if (!(in = inst_row(st, s.frames[top].instance))) {
+		if (!(in = inst_row(st, c->instance))) {
 			err = -ENOMEM;
 			break;
 		}

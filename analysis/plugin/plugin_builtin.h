@@ -20,23 +20,20 @@ extern const struct fsp_plugin plugin_backtrack;
 extern const struct fsp_plugin plugin_boundary;
 extern const struct fsp_plugin plugin_tasks;
 
-/* The index of the top-most frame of feature f (an interned pointer) in
- * frames[0..depth), or -1. */
-static inline long pl_top_frame(const struct fsp_plugin_frame *frames, size_t depth, const char *f)
+/* The charge of feature f (an interned pointer) in stack i by the
+ * attribution rule (host->charges), NULL when the stack does not charge f
+ * (no frame of f, or its top-most is an antimark). */
+static inline const struct fsp_plugin_charge *pl_charge(const struct fsp_plugin_host *h,
+							const struct fsp_plugin_profile *p,
+							size_t i, const char *f)
 {
-	for (size_t i = depth; i-- > 0;)
-		if (frames[i].feature == f)
-			return (long)i;
-	return -1;
-}
+	size_t n;
+	const struct fsp_plugin_charge *c = h->charges(p, i, &n);
 
-/* Whether a core sample is charged to feature f by the attribution rule:
- * its top-most frame of f is a mark. */
-static inline bool pl_charged(const struct fsp_plugin_frame *frames, size_t depth, const char *f)
-{
-	long t = pl_top_frame(frames, depth, f);
-
-	return t >= 0 && frames[t].kind == FSP_PLUGIN_MARK;
+	for (size_t k = 0; k < n; k++)
+		if (c[k].feature == f)
+			return &c[k];
+	return NULL;
 }
 
 /* On-CPU and off-CPU cost, summed (saturating). */

@@ -283,8 +283,8 @@ static int tk_analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_p
 		err = costs ? 0 : -ENOMEM;
 	}
 	for (size_t i = 0; !err && i < st->info.nr_stacks; i++) {
-		if ((!costs[i].samples && !costs[i].offcpu_ns) || h->stack(p, i, &s) ||
-		    !pl_charged(s.frames, s.depth, args->feature))
+		if ((!costs[i].samples && !costs[i].offcpu_ns) ||
+		    !pl_charge(h, p, i, args->feature) || h->stack(p, i, &s))
 			continue;
 		err = charge_stack(st, &s, i + 1, &costs[i], args->feature);
 	}
