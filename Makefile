@@ -274,6 +274,10 @@ $(OUTPUT)/tests/unit/test_charges $(OUTPUT)/asan/tests/unit/test_charges: $(TEST
 $(OUTPUT)/tests/unit/test_charges $(OUTPUT)/asan/tests/unit/test_charges: \
 	BASE_CFLAGS += -DFSP_TEST_PLUGINS='"$(abspath $(TEST_PLUGIN_OUT))"'
 
+# The layering of analysis/ is checked on the source tree itself.
+$(OUTPUT)/tests/unit/test_layers $(OUTPUT)/asan/tests/unit/test_layers: \
+	BASE_CFLAGS += -DFSP_SRC_DIR='"$(abspath .)"'
+
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 
 # The probe header and the two ABI implementations it includes.
