@@ -11,13 +11,11 @@
  * of other threads.
  */
 #include <errno.h>
-#include <json-c/json.h>
 #include <stdio.h>
 
 #include "attrib.h"
 #include "charges.h"
-#include "json_out.h"
-#include "plugin.h"
+#include "plugin_helpers.h"
 #include "plugin_int.h"
 #include "render_fixture.h"
 #include "report.h"
@@ -188,53 +186,6 @@ static void test_host_charges(void **state)
 
 /* ---- plug-ins ------------------------------------------------------------------ */
 
-/* The "result" of the one plug-in of list over p (json_object_put *root). */
-static json_object *result_of(const struct profile *p, const char *list, json_object **root)
-{
-	struct report_opts o = {.min_pct = 0};
-	struct plugin_set *s = NULL;
-	struct plugin_run *r;
-	json_object *plugins, *res;
-	char msg[512] = "", *buf = NULL;
-	size_t len = 0;
-	struct json_out w;
-	int err = 0;
-	FILE *f;
-
-	if (plugin_set__new(list, &s, msg, sizeof(msg)))
-		fail_msg("--plugin %s: %s", list, msg);
-	r = plugin_run__new(s, p, &o, &err, msg, sizeof(msg));
-	if (!r)
-		fail_msg("plug-in run failed: %d %s", err, msg);
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	assert_int_equal(json_out__begin(&w, f), 0);
-	json_out__puts(&w, "{");
-	assert_int_equal(plugin_run__json(r, &w, msg, sizeof(msg)), 0);
-	json_out__puts(&w, "}");
-	assert_int_equal(json_out__end(&w), 0);
-	fclose(f);
-	plugin_run__free(r);
-	plugin_set__free(s);
-	*root = json_tokener_parse(buf);
-	if (!*root)
-		fail_msg("invalid JSON: %s", buf);
-	free(buf);
-	assert_true(json_object_object_get_ex(*root, "plugins", &plugins));
-	assert_true(
-		json_object_object_get_ex(json_object_array_get_idx(plugins, 0), "result", &res));
-	return res;
-}
-
-static json_object *member(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		fail_msg("no member %s in %s", key, json_object_to_json_string(o));
-	return v;
-}
-
 /* libcharge_totals's result equals the attribution, every feature and
  * instance of it. */
 static void check_totals(const struct profile *p, const char *so)
@@ -246,21 +197,19 @@ static void check_totals(const struct profile *p, const char *so)
 
 	assert_non_null(a);
 	snprintf(list, sizeof(list), "%s/%s", FSP_TEST_PLUGINS, so);
-	feats = member(result_of(p, list, &root), "features");
+	feats = arr_of(result_of(p, list, &root), "features");
 	assert_int_equal(json_object_array_length(feats), attrib__nr_features(a));
 	for (size_t i = 0; i < json_object_array_length(feats); i++) {
 		json_object *fe = json_object_array_get_idx(feats, i), *insts;
-		const char *name = json_object_get_string(member(fe, "feature"));
+		const char *name = str_of(fe, "feature");
 
-		assert_int_equal(json_object_get_uint64(member(fe, "samples")),
-				 attrib_samples(a, name, NULL));
-		insts = member(fe, "instances");
+		assert_int_equal(u64_of(fe, "samples"), attrib_samples(a, name, NULL));
+		insts = arr_of(fe, "instances");
 		for (size_t k = 0; k < json_object_array_length(insts); k++, nr_inst++) {
 			json_object *in = json_object_array_get_idx(insts, k);
-			const char *inst = json_object_get_string(member(in, "instance"));
+			const char *inst = str_of(in, "instance");
 
-			assert_int_equal(json_object_get_uint64(member(in, "samples")),
-					 attrib_samples(a, name, inst));
+			assert_int_equal(u64_of(in, "samples"), attrib_samples(a, name, inst));
 		}
 	}
 	assert_int_equal(nr_inst, 4 + 2); /* F a b c (no instance), G g1 g2 */
@@ -293,15 +242,15 @@ static void test_builtin_plugins(void **state)
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		res = result_of(p, lists[i], &root);
-		assert_int_equal(json_object_get_uint64(member(res, "samples")), 31);
+		assert_int_equal(u64_of(res, "samples"), 31);
 		json_object_put(root);
 	}
-	other = member(result_of(p, "boundary=F", &root), "other");
+	other = arr_of(result_of(p, "boundary=F", &root), "other");
 	assert_int_equal(json_object_array_length(other), 5);
 	for (size_t i = 0; i < 5; i++) {
 		json_object *in = json_object_array_get_idx(other, i);
-		const char *inst = json_object_get_string(member(in, "instance"));
-		uint64_t n = json_object_get_uint64(member(in, "samples"));
+		const char *inst = str_of(in, "instance");
+		uint64_t n = u64_of(in, "samples");
 
 		if (!inst || !strcmp(inst, ATTRIB_NO_INSTANCE))
 			none += n; /* the report's one instance of no instance */
@@ -311,7 +260,7 @@ static void test_builtin_plugins(void **state)
 	assert_int_equal(none, 3);
 	json_object_put(root);
 	res = result_of(p, "tasks=G", &root);
-	assert_int_equal(json_object_get_uint64(member(res, "samples")), 8);
+	assert_int_equal(u64_of(res, "samples"), 8);
 	json_object_put(root);
 }
 
