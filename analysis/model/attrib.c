@@ -45,23 +45,6 @@ static int attrib__cmp(uint64_t sa, const char *na, uint64_t sb, const char *nb)
 	return c ? c : strcmp(na, nb);
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static void stats_add(struct profile_event_stats *dst, const struct profile_event_stats *src)
-{
-	dst->enters = sat_add(dst->enters, src->enters);
-	dst->leaves = sat_add(dst->leaves, src->leaves);
-	dst->total_ns = sat_add(dst->total_ns, src->total_ns);
-	if (src->max_ns > dst->max_ns)
-		dst->max_ns = src->max_ns;
-	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
-		dst->hist[i] = sat_add(dst->hist[i], src->hist[i]);
-	dst->point |= src->point;
-}
-
 static int attrib__cmp_feature(const void *x, const void *y)
 {
 	const struct attrib_feature *a = x, *b = y;
@@ -123,9 +106,9 @@ static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, ui
 		ctx->a->features[f].other_samples += count;
 	}
 	in->samples += count;
-	in->offcpu_ns = sat_add(in->offcpu_ns, off);
+	in->offcpu_ns = fsp_sat_add(in->offcpu_ns, off);
 	ctx->a->features[f].samples += count;
-	ctx->a->features[f].offcpu_ns = sat_add(ctx->a->features[f].offcpu_ns, off);
+	ctx->a->features[f].offcpu_ns = fsp_sat_add(ctx->a->features[f].offcpu_ns, off);
 	return 0;
 }
 
@@ -153,7 +136,7 @@ static int attrib__stack(struct attrib_ctx *ctx, const struct profile_stack *st,
 	}
 	if (!n) {
 		ctx->a->uncharged += count;
-		ctx->a->uncharged_off = sat_add(ctx->a->uncharged_off, off);
+		ctx->a->uncharged_off = fsp_sat_add(ctx->a->uncharged_off, off);
 	}
 	return 0;
 }
@@ -197,7 +180,7 @@ static int attrib__add_stats(const struct profile_event_stats **dst,
 			return -ENOMEM;
 		*dst = d;
 	}
-	stats_add(d, src);
+	profile_event_stats__add(d, src);
 	return 0;
 }
 
@@ -252,13 +235,13 @@ static int attrib__sum_samples(struct attrib *a, const struct profile *p,
 		if (opts && opts->tid && s.tid != opts->tid)
 			continue;
 		a->total += s.count;
-		a->total_off = sat_add(a->total_off, s.offcpu_ns);
+		a->total_off = fsp_sat_add(a->total_off, s.offcpu_ns);
 		if (s.stack == PROFILE_NO_STACK || !s.depth) {
 			a->uncharged += s.count;
-			a->uncharged_off = sat_add(a->uncharged_off, s.offcpu_ns);
+			a->uncharged_off = fsp_sat_add(a->uncharged_off, s.offcpu_ns);
 		} else {
 			per_stack[s.stack] += s.count;
-			per_off[s.stack] = sat_add(per_off[s.stack], s.offcpu_ns);
+			per_off[s.stack] = fsp_sat_add(per_off[s.stack], s.offcpu_ns);
 		}
 	}
 	return 0;

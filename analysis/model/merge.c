@@ -455,11 +455,6 @@ cleanup:
 }
 
 /* a + b, saturating at UINT64_MAX. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* The string all sources share for field `off` of profile_meta, else NULL. */
 static const char *common_string(const struct profile *p, size_t n, size_t off)
 {
@@ -563,7 +558,7 @@ int profile__merge_finish(struct profile *dst, const char *command_line, char *e
 			m.end_time = ps.meta->end_time;
 		m.duration_s += ps.meta->duration_s;
 		for (d = 0; d < DIAG__COUNT; d++)
-			diag[d] = sat_add(diag[d], ps.diag[d]);
+			diag[d] = fsp_sat_add(diag[d], ps.diag[d]);
 	}
 	ret = profile__set_meta(dst, &m);
 	if (ret) {

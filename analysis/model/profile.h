@@ -265,6 +265,11 @@ struct profile_event_stats {
 	int point;
 };
 
+/* Adds src to dst: counts and times add (saturating), max_ns is the max,
+ * point is kept when either is one. */
+void profile_event_stats__add(struct profile_event_stats *dst,
+			      const struct profile_event_stats *src);
+
 /*
  * Accumulates st into the statistics of (pid, feature, instance) of the
  * current source (instance NULL: a mark entered without one). Counts add

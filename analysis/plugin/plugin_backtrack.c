@@ -245,10 +245,10 @@ static int bt_text(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 	fprintf(out,
 		"  Abandoned branches take %.2f%% of running time (%.1f ms, %llu samples) of the "
 		"%.2f%% in choices\n",
-		pl_pct(st->abandoned.samples, st->info.total_samples),
-		pl_ms(st->abandoned.samples, st->info.period_ns),
+		report_pct(st->abandoned.samples, st->info.total_samples),
+		report_ms(st->abandoned.samples, st->info.period_ns),
 		(unsigned long long)st->abandoned.samples,
-		pl_pct(st->charged.samples, st->info.total_samples));
+		report_pct(st->charged.samples, st->info.total_samples));
 	if (st->abandoned.samples)
 		fprintf(out, "  (a branch often abandoned at the same input offset is tried too "
 			     "early: reorder the choice, or factor out what its branches share)\n");

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 
 #include "fsp-plugin.h"
+#include "output.h"
+#include "util.h"
 
 extern const struct fsp_plugin plugin_backtrack;
 extern const struct fsp_plugin plugin_boundary;
@@ -44,9 +46,8 @@ struct pl_cost {
 
 static inline void pl_cost_add(struct pl_cost *c, uint64_t samples, uint64_t offcpu_ns)
 {
-	c->samples = c->samples > UINT64_MAX - samples ? UINT64_MAX : c->samples + samples;
-	c->offcpu_ns =
-		c->offcpu_ns > UINT64_MAX - offcpu_ns ? UINT64_MAX : c->offcpu_ns + offcpu_ns;
+	c->samples = fsp_sat_add(c->samples, samples);
+	c->offcpu_ns = fsp_sat_add(c->offcpu_ns, offcpu_ns);
 }
 
 /* qsort_r of n elements (base may be NULL when n is 0). */
@@ -68,22 +69,11 @@ int pl_cost_cmp(const struct pl_cost *a, const struct pl_cost *b, uint64_t perio
 struct pl_cost *pl_stack_costs(const struct fsp_plugin_host *h, const struct fsp_plugin_profile *p,
 			       const struct fsp_plugin_info *info);
 
-/* Milliseconds and share of running time of a cost's samples. */
-static inline double pl_ms(uint64_t samples, uint64_t period_ns)
-{
-	return (double)samples * (double)period_ns / 1e6;
-}
-
-static inline double pl_pct(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
 /* Whether a row of `samples` is under the --min-pct threshold (shown
  * folded in text and DOT). */
 static inline bool pl_below(uint64_t samples, uint64_t total, double min_pct)
 {
-	return min_pct > 0 && pl_pct(samples, total) < min_pct;
+	return min_pct > 0 && report_pct(samples, total) < min_pct;
 }
 
 /* The standard members of a cost in JSON: samples, time_ms, pct, offcpu_ns

@@ -221,7 +221,7 @@ static bool folded_fold(struct folded_ctx *c)
 		     j < c->nr_raw && c->raw[j].prefix == r->prefix &&
 		     c->raw[j].feature == r->feature && c->raw[j].instance == r->instance;
 		     j++)
-			sum = report_sat_add(sum, c->raw[j].count);
+			sum = fsp_sat_add(sum, c->raw[j].count);
 		if (!r->feature || r->instance == folded_other ||
 		    report_pct(sum, total) >= c->min_pct)
 			continue;
@@ -310,7 +310,7 @@ static int folded_lines(struct folded_ctx *c)
 
 		count = r->count;
 		for (j = i + 1; j < c->nr_raw && !folded_raw_cmp(r, &c->raw[j]); j++)
-			count = report_sat_add(count, c->raw[j].count);
+			count = fsp_sat_add(count, c->raw[j].count);
 		/* raws are sorted: a run of one (prefix, feature, instance) shares its head */
 		if (!i || r->prefix != r[-1].prefix || r->feature != r[-1].feature ||
 		    r->instance != r[-1].instance)
@@ -388,7 +388,7 @@ static void folded_merge(struct folded_ctx *c)
 	for (i = 0; i < c->nr_lines; i++) {
 		if (n && !folded_cmp(&c->lines[n - 1], &c->lines[i])) {
 			c->lines[n - 1].count =
-				report_sat_add(c->lines[n - 1].count, c->lines[i].count);
+				fsp_sat_add(c->lines[n - 1].count, c->lines[i].count);
 			continue;
 		}
 		c->lines[n++] = c->lines[i];

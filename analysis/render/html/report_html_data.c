@@ -187,8 +187,8 @@ static int hd_charge(struct hd *d, size_t thread, const struct charge *c, uint64
 			return -ENOMEM;
 		d->charges[d->nr_charges++] = (struct hd_charge){thread, feat, inst, 0, 0, native};
 	}
-	d->charges[idx].samples = report_sat_add(d->charges[idx].samples, count);
-	d->charges[idx].offcpu_ns = report_sat_add(d->charges[idx].offcpu_ns, off_ns);
+	d->charges[idx].samples = fsp_sat_add(d->charges[idx].samples, count);
+	d->charges[idx].offcpu_ns = fsp_sat_add(d->charges[idx].offcpu_ns, off_ns);
 	return 0;
 }
 
@@ -235,7 +235,7 @@ static int hd_samples(struct hd *d)
 				   &thread))
 			return -EINVAL;
 		t = &d->threads[thread];
-		t->offcpu_ns = report_sat_add(t->offcpu_ns, s.offcpu_ns);
+		t->offcpu_ns = fsp_sat_add(t->offcpu_ns, s.offcpu_ns);
 		c = charges__of(&d->rc, s.stack, &n);
 		/* with native stacks: the samples that have none (rows of
 		 * their own; a sample's time is in one row of its charge) */
@@ -248,23 +248,11 @@ static int hd_samples(struct hd *d)
 				return err;
 		}
 		if (!n) {
-			t->uncharged = report_sat_add(t->uncharged, s.count);
-			t->uncharged_offcpu_ns =
-				report_sat_add(t->uncharged_offcpu_ns, s.offcpu_ns);
+			t->uncharged = fsp_sat_add(t->uncharged, s.count);
+			t->uncharged_offcpu_ns = fsp_sat_add(t->uncharged_offcpu_ns, s.offcpu_ns);
 		}
 	}
 	return 0;
-}
-
-static void hd_add_stats(struct profile_event_stats *a, const struct profile_event_stats *b)
-{
-	a->enters = report_sat_add(a->enters, b->enters);
-	a->leaves = report_sat_add(a->leaves, b->leaves);
-	a->total_ns = report_sat_add(a->total_ns, b->total_ns);
-	if (b->max_ns > a->max_ns)
-		a->max_ns = b->max_ns;
-	for (int k = 0; k < PROFILE_HIST_BUCKETS; k++)
-		a->hist[k] = report_sat_add(a->hist[k], b->hist[k]);
 }
 
 /* The event records, per (process, feature, instance); a NULL instance is
@@ -295,7 +283,7 @@ static int hd_events(struct hd *d)
 				return -ENOMEM;
 			d->events[d->nr_events++] = (struct hd_event){proc, feat, inst, {0}};
 		}
-		hd_add_stats(&d->events[idx].st, ev.stats);
+		profile_event_stats__add(&d->events[idx].st, ev.stats);
 	}
 	return 0;
 }

@@ -192,7 +192,7 @@ static int pprof_native_add(struct pprof_ctx *c, const uint64_t *locs, size_t n,
 	if (!r)
 		return pprof_add(c, locs, n + roots, ns->count, 0, labels);
 	s = &c->samples[idx];
-	s->value[0] = clamp_i64(report_sat_add((uint64_t)s->value[0], ns->count));
+	s->value[0] = clamp_i64(fsp_sat_add((uint64_t)s->value[0], ns->count));
 	s->value[1] = clamp_i64(report_cost_ns((uint64_t)s->value[0], c->period));
 	return 0;
 }

@@ -31,11 +31,11 @@ static void text_header_events(struct text_ctx *c)
 		if (profile__event(c->p, i, &ev))
 			continue;
 		if (ev.stats->point) {
-			points = report_sat_add(points, ev.stats->enters);
+			points = fsp_sat_add(points, ev.stats->enters);
 			continue;
 		}
-		enters = report_sat_add(enters, ev.stats->enters);
-		leaves = report_sat_add(leaves, ev.stats->leaves);
+		enters = fsp_sat_add(enters, ev.stats->enters);
+		leaves = fsp_sat_add(leaves, ev.stats->leaves);
 	}
 	fprintf(c->out, "  events: %" PRIu64 " %s counted by the probes, %" PRIu64 " returned",
 		enters, plural(enters, "call", "calls"), leaves);

@@ -221,7 +221,7 @@ static int tn_edge(struct tn_graph *gr, int dir, uint32_t func, size_t pair, uin
 	if (gr->edges[idx].last == pair + 1)
 		return 0;
 	gr->edges[idx].last = pair + 1;
-	gr->edges[idx].count = report_sat_add(gr->edges[idx].count, count);
+	gr->edges[idx].count = fsp_sat_add(gr->edges[idx].count, count);
 	return 0;
 }
 
@@ -242,7 +242,7 @@ static int tn_graph_pair(struct tn_ctx *t, struct tn_graph *gr, size_t i)
 			continue;
 		if (!found) {
 			found = true;
-			gr->total = report_sat_add(gr->total, pr->count);
+			gr->total = fsp_sat_add(gr->total, pr->count);
 		}
 		caller = TN_ROOT;
 		if (k + 1 < n)
@@ -254,7 +254,7 @@ static int tn_graph_pair(struct tn_ctx *t, struct tn_graph *gr, size_t i)
 		if (!err)
 			err = tn_edge(gr, 1, k ? fs[k - 1] : TN_SELF, i, pr->count);
 		if (!k)
-			gr->self = report_sat_add(gr->self, pr->count);
+			gr->self = fsp_sat_add(gr->self, pr->count);
 	}
 	return err;
 }

@@ -229,7 +229,7 @@ int text_sections(struct text_ctx *c, bool thread)
 		if (under) {
 			rest.folded++;
 			rest.folded_samples += w.samples;
-			rest.folded_off = report_sat_add(rest.folded_off, w.offcpu_ns);
+			rest.folded_off = fsp_sat_add(rest.folded_off, w.offcpu_ns);
 		}
 		rest.without += skipped;
 	}

@@ -72,7 +72,7 @@ static int agg_pair(struct native_agg *g, int64_t gi, size_t stack, uint64_t cou
 	if (err)
 		return err;
 	g->pairs[g->nr_pairs++] = (struct native_pair){(uint32_t)gi, (uint32_t)stack, count};
-	g->groups[gi].native = report_sat_add(g->groups[gi].native, count);
+	g->groups[gi].native = fsp_sat_add(g->groups[gi].native, count);
 	return 0;
 }
 
@@ -102,13 +102,13 @@ static int agg_methods(struct native_agg *g, size_t stack, uint64_t count)
 
 	if (err)
 		return err;
-	g->with_stack = report_sat_add(g->with_stack, count);
+	g->with_stack = fsp_sat_add(g->with_stack, count);
 	if (st.flags & PROFILE_NATIVE_TRUNCATED)
-		g->truncated = report_sat_add(g->truncated, count);
+		g->truncated = fsp_sat_add(g->truncated, count);
 	if (st.method == PROFILE_UNWIND_DWARF)
-		g->dwarf = report_sat_add(g->dwarf, count);
+		g->dwarf = fsp_sat_add(g->dwarf, count);
 	else if (st.method == PROFILE_UNWIND_FP)
-		g->fp = report_sat_add(g->fp, count);
+		g->fp = fsp_sat_add(g->fp, count);
 	return 0;
 }
 
@@ -246,9 +246,9 @@ struct native_stat *native_agg__stats(struct native_agg *g, const struct native_
 			f = fs[k];
 			if (!g->total[f])
 				g->touched[nt++] = f;
-			g->total[f] = report_sat_add(g->total[f], pr->count);
+			g->total[f] = fsp_sat_add(g->total[f], pr->count);
 		}
-		g->self[*leaf] = report_sat_add(g->self[*leaf], pr->count);
+		g->self[*leaf] = fsp_sat_add(g->self[*leaf], pr->count);
 	}
 	for (i = 0; i < nt; i++) {
 		f = g->touched[i];

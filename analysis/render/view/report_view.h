@@ -19,6 +19,7 @@
 #include "hashmap.h"
 #include "profile.h"
 #include "report.h"
+#include "util.h"
 
 /* Label of the samples charged to no feature (folded stacks, pprof). */
 #define REPORT_NO_FEATURE "(no feature)"
@@ -29,11 +30,6 @@ struct report_key {
 	uint64_t samples; /* sampled count */
 	const char *name; /* never NULL */
 };
-
-static inline uint64_t report_sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* Charged time of `samples` samples of period_ns each, saturating. */
 uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns);
