@@ -75,15 +75,16 @@ static struct row *row_of(struct state *st, const char *instance, uint64_t paylo
 	return &st->rows[i];
 }
 
-/* By instance label, then most sampled first. */
+/* By instance label, then most sampled first, then by payload (the table's
+ * order depends on addresses: ties must not show it). */
 static int cmp_row(const void *x, const void *y)
 {
 	const struct row *a = x, *b = y;
 	int c = strcmp(a->instance ? a->instance : "", b->instance ? b->instance : "");
 
-	if (c)
-		return c;
-	return (a->samples < b->samples) - (a->samples > b->samples);
+	if (!c)
+		c = (a->samples < b->samples) - (a->samples > b->samples);
+	return c ? c : (a->payload > b->payload) - (a->payload < b->payload);
 }
 
 static void release(void *state)
