@@ -2,8 +2,9 @@
 /*
  * Internal: the built-in plug-ins (plugin_boundary.c, plugin_tasks.c,
  * plugin_backtrack.c) and what they share. They read the profile only
- * through the host table, as a plug-in shared object does; for their own
- * tables they use the analysis library's hash maps and arrays.
+ * through the host table, as a plug-in shared object does (the charges of
+ * each stack too); for their own tables and figures they use the analysis
+ * library's hash maps, arrays, times and shares.
  */
 #ifndef FSP_ANALYSIS_PLUGIN_BUILTIN_H
 #define FSP_ANALYSIS_PLUGIN_BUILTIN_H
