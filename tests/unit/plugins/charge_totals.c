@@ -10,7 +10,7 @@
  * (instance null: a mark without one). Built twice from this source: against
  * this fsp-bpf's fsp-plugin.h, where it reads each stack's charges from
  * host->charges; and against the header of the first release of ABI version
- * 1 (tests/unit/plugins/abi1/), which has no charges, where it applies the
+ * 1 (tests/unit/plugins/abi1/fsp/), which has no charges, where it applies the
  * rule to the frames itself, as plug-ins of that header do: the top-most
  * frame of each feature charges when it is a mark. Both must agree with the
  * text report.
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fsp-plugin.h>
+#include <fsp/fsp-plugin.h>
 
 #define MAX_ROWS 64 /* the test's profiles are small */
 
