@@ -196,8 +196,8 @@ $(HTML_PAGE): $(HTML_SRC)/package.json $(HTML_SRC)/package-lock.json $(HTML_SRC)
 	$(call msg,PAGE,$@)
 	$(Q)NPM='$(NPM)' NODE='$(NODE)' scripts/html-page.sh $(HTML_SRC) $(HTML_OUT) $@
 
-$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: $(HTML_PAGE)
-$(OUTPUT)/analysis/render/html_assets.o $(OUTPUT)/asan/analysis/render/html_assets.o: \
+$(OUTPUT)/analysis/render/html/html_assets.o $(OUTPUT)/asan/analysis/render/html/html_assets.o: $(HTML_PAGE)
+$(OUTPUT)/analysis/render/html/html_assets.o $(OUTPUT)/asan/analysis/render/html/html_assets.o: \
 	BASE_CFLAGS += $(HTML_PAGE_FLAG)
 
 # ---- the CLI ------------------------------------------------------------------
@@ -256,6 +256,10 @@ $(foreach t,$(FIXTURE_TESTS),$(OUTPUT)/tests/unit/$(t) $(OUTPUT)/asan/tests/unit
 	BASE_CFLAGS += -DFSP_FIXTURES='"$(abspath $(FIXTURE_OUT))"' \
 		-DFSP_FIXTURE_SRC='"$(abspath tests/unit/fixtures)"'
 
+# The layering of analysis/ is checked on the source tree itself.
+$(OUTPUT)/tests/unit/test_layers $(OUTPUT)/asan/tests/unit/test_layers: \
+	BASE_CFLAGS += -DFSP_SRC_DIR='"$(abspath .)"'
+
 # ---- examples, workloads, benchmarks (carry fsp probes) ------------------------
 
 # The probe header and the two ABI implementations it includes.
@@ -270,6 +274,25 @@ $(INC_OUT)/fsp/%.h: usdt/%.h
 $(INC_OUT)/fsp/fsp-plugin.h: analysis/plugin/fsp-plugin.h
 	$(Q)mkdir -p $(@D) && cp $< $@
 PROBE_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I$(INC_OUT) -Iusdt -pthread
+
+# The plug-in test_charges loads, built from one source twice: against this
+# <fsp/fsp-plugin.h> (the installed layout, as the examples), and against the
+# first header of ABI version 1 (frozen in tests/unit/plugins/abi1/fsp/), as
+# a plug-in built before host->charges.
+TEST_PLUGIN_OUT := $(OUTPUT)/tests/unit/plugins
+TEST_PLUGINS := $(TEST_PLUGIN_OUT)/libcharge_totals.so $(TEST_PLUGIN_OUT)/libcharge_totals_abi1.so
+$(TEST_PLUGIN_OUT)/libcharge_totals.so: tests/unit/plugins/charge_totals.c $(INC_OUT)/fsp/fsp-plugin.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -I$(INC_OUT) -fPIC -shared $< -o $@
+$(TEST_PLUGIN_OUT)/libcharge_totals_abi1.so: tests/unit/plugins/charge_totals.c \
+		tests/unit/plugins/abi1/fsp/fsp-plugin.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -std=gnu11 -O2 -g $(WARN) -Itests/unit/plugins/abi1 -fPIC -shared $< -o $@
+$(OUTPUT)/tests/unit/test_charges $(OUTPUT)/asan/tests/unit/test_charges: $(TEST_PLUGINS)
+$(OUTPUT)/tests/unit/test_charges $(OUTPUT)/asan/tests/unit/test_charges: \
+	BASE_CFLAGS += -DFSP_TEST_PLUGINS='"$(abspath $(TEST_PLUGIN_OUT))"'
 
 # Example libraries (a plug-in among them: -Ianalysis/plugin for fsp-plugin.h).
 $(OUTPUT)/examples/lib%.so: examples/lib%.c $(INC_HEADERS) $(wildcard examples/*.h)

@@ -75,15 +75,16 @@ static struct row *row_of(struct state *st, const char *instance, uint64_t paylo
 	return &st->rows[i];
 }
 
-/* By instance label, then most sampled first. */
+/* By instance label, then most sampled first, then by payload (the table's
+ * order depends on addresses: ties must not show it). */
 static int cmp_row(const void *x, const void *y)
 {
 	const struct row *a = x, *b = y;
 	int c = strcmp(a->instance ? a->instance : "", b->instance ? b->instance : "");
 
-	if (c)
-		return c;
-	return (a->samples < b->samples) - (a->samples > b->samples);
+	if (!c)
+		c = (a->samples < b->samples) - (a->samples > b->samples);
+	return c ? c : (a->payload > b->payload) - (a->payload < b->payload);
 }
 
 static void release(void *state)
@@ -95,8 +96,32 @@ static void release(void *state)
 	free(st);
 }
 
-/* Each core sample charged to the feature (its top-most frame of the
- * feature is a mark) counts for that mark's (instance, payload). */
+/* The frame that charges sample s to feature f (an interned pointer) by
+ * the attribution rule, NULL when it charges f nothing: the host's charges;
+ * with an fsp-bpf older than them, the top-most frame of f when it is a
+ * mark. */
+static const struct fsp_plugin_frame *charged_frame(const struct fsp_plugin_host *h,
+						    const struct fsp_plugin_profile *p,
+						    const struct fsp_plugin_sample *s,
+						    const char *f)
+{
+	if (FSP_PLUGIN_HOST_HAS(h, charges)) {
+		size_t n;
+		const struct fsp_plugin_charge *c = h->charges(p, s->stack, &n);
+
+		for (size_t k = 0; k < n; k++)
+			if (c[k].feature == f)
+				return &s->frames[c[k].frame];
+		return NULL;
+	}
+	for (size_t k = s->depth; k-- > 0;)
+		if (s->frames[k].feature == f)
+			return s->frames[k].kind == FSP_PLUGIN_MARK ? &s->frames[k] : NULL;
+	return NULL;
+}
+
+/* Each core sample charged to the feature counts for the charging mark's
+ * (instance, payload). */
 static int analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_profile *p,
 		   const struct fsp_plugin_args *args, void **state)
 {
@@ -108,15 +133,12 @@ static int analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 		return -ENOMEM;
 	h->info(p, &st->info);
 	for (size_t i = 0; i < n; i++) {
-		const struct fsp_plugin_frame *top = NULL;
+		const struct fsp_plugin_frame *top;
 		struct row *r;
 
 		if (h->sample(p, i, &s) || !s.count)
 			continue;
-		for (size_t k = s.depth; k-- > 0 && !top;)
-			if (s.frames[k].feature == args->feature)
-				top = &s.frames[k];
-		if (!top || top->kind != FSP_PLUGIN_MARK)
+		if (!(top = charged_frame(h, p, &s, args->feature)))
 			continue;
 		if (!(r = row_of(st, top->instance, top->payload))) {
 			release(st);

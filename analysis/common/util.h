@@ -65,6 +65,12 @@ static inline uint64_t fsp_period_ns(uint64_t frequency_hz)
 	return frequency_hz ? (1000000000ULL + frequency_hz / 2) / frequency_hz : 0;
 }
 
+/* a + b, or UINT64_MAX when that overflows (counts and times saturate). */
+static inline uint64_t fsp_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 static inline int fsp_cmp_u64(uint64_t a, uint64_t b)
 {
 	return (a > b) - (a < b);

@@ -19,10 +19,10 @@
 #include "hashmap.h"
 #include "json_out.h"
 #include "outfile.h"
+#include "output.h"
 #include "profile_format.h"
 #include "profile_io.h"
 #include "profile_write.h"
-#include "report_util.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -39,7 +39,7 @@ static void pw_meta(struct json_out *w, struct json_object *o, const struct prof
 		else if (f == MF_FREQUENCY)
 			v = json_out__u64(w, m->frequency_hz);
 		else if (f == MF_PERIOD)
-			v = json_out__u64(w, report_period_ns(m));
+			v = json_out__u64(w, profile_meta__period_ns(m));
 		else
 			v = json_out__real(w, *meta_field__real(&c, f));
 		if (o)
@@ -406,7 +406,7 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 		       const struct profile_json_ext *ext)
 {
 	const struct profile_meta *m = profile__meta(p);
-	uint64_t period = report_period_ns(m), diag[DIAG__COUNT];
+	uint64_t period = profile_meta__period_ns(m), diag[DIAG__COUNT];
 	struct profile_meta top = *m;
 	struct pw_strings strs = {HASHMAP_INIT, HASHMAP_INIT, NULL, NULL, 0, 0};
 	int d;

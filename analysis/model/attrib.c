@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* The attribution rule (DESIGN.md section 2) over a profile's core samples. */
+/* Attribution (attrib.h): the charges of each sampled stack (charges.h),
+ * summed per feature and instance over a profile's core samples. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,7 +16,6 @@
 struct attrib_build {
 	struct attrib_instance *inst;
 	size_t nr_inst, cap_inst;
-	uint64_t stamp; /* last stack (index + 1) whose top-most frame of this feature was seen */
 };
 
 struct attrib {
@@ -34,6 +34,8 @@ struct attrib_ctx {
 	struct hashmap feature_map; /* (feature name pointer, 0) -> feature index */
 	struct rowtab features; /* a->features and build, by feature_map */
 	struct hashmap instance_map; /* (feature index, instance pointer) -> instance index */
+	struct charge *scratch; /* the charges of the stack being charged */
+	size_t cap_scratch;
 };
 
 static int attrib__cmp(uint64_t sa, const char *na, uint64_t sb, const char *nb)
@@ -41,23 +43,6 @@ static int attrib__cmp(uint64_t sa, const char *na, uint64_t sb, const char *nb)
 	int c = fsp_cmp_u64(sb, sa); /* descending samples */
 
 	return c ? c : strcmp(na, nb);
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-static void stats_add(struct profile_event_stats *dst, const struct profile_event_stats *src)
-{
-	dst->enters = sat_add(dst->enters, src->enters);
-	dst->leaves = sat_add(dst->leaves, src->leaves);
-	dst->total_ns = sat_add(dst->total_ns, src->total_ns);
-	if (src->max_ns > dst->max_ns)
-		dst->max_ns = src->max_ns;
-	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
-		dst->hist[i] = sat_add(dst->hist[i], src->hist[i]);
-	dst->point |= src->point;
 }
 
 static int attrib__cmp_feature(const void *x, const void *y)
@@ -121,38 +106,37 @@ static int attrib__charge(struct attrib_ctx *ctx, size_t f, const char *inst, ui
 		ctx->a->features[f].other_samples += count;
 	}
 	in->samples += count;
-	in->offcpu_ns = sat_add(in->offcpu_ns, off);
+	in->offcpu_ns = fsp_sat_add(in->offcpu_ns, off);
 	ctx->a->features[f].samples += count;
-	ctx->a->features[f].offcpu_ns = sat_add(ctx->a->features[f].offcpu_ns, off);
+	ctx->a->features[f].offcpu_ns = fsp_sat_add(ctx->a->features[f].offcpu_ns, off);
 	return 0;
 }
 
-/* Applies the rule to one distinct stack that was sampled `count` times. */
-static int attrib__stack(struct attrib_ctx *ctx, const struct profile_stack *st, uint64_t stamp,
-			 uint64_t count, uint64_t off)
+/* Charges one distinct stack, sampled `count` times, by its charges
+ * (charges.h: the rule), into ctx->scratch. */
+static int attrib__stack(struct attrib_ctx *ctx, const struct profile_stack *st, uint64_t count,
+			 uint64_t off)
 {
-	const struct profile_frame *fr;
-	int charged = 0, err;
-	size_t i, f;
+	size_t i, f, n;
+	int err;
 
-	for (i = st->depth; i-- > 0;) {
-		fr = &st->frames[i];
-		err = attrib__feature_index(ctx, fr->feature, &f);
+	err = fsp_grow((void **)&ctx->scratch, &ctx->cap_scratch, st->depth, sizeof(*ctx->scratch));
+	if (err)
+		return err;
+	n = charges__stack(st->frames, st->depth, ctx->scratch);
+	for (i = 0; i < n; i++) {
+		const struct charge *c = &ctx->scratch[i];
+
+		err = attrib__feature_index(ctx, c->feature, &f);
+		if (!err)
+			err = attrib__charge(ctx, f, c->instance, count, off,
+					     c->why == CHARGE_OTHER_THREAD);
 		if (err)
 			return err;
-		if (ctx->build[f].stamp == stamp)
-			continue; /* a frame above decided for this feature */
-		ctx->build[f].stamp = stamp;
-		if (fr->kind != PROFILE_MARK && fr->kind != PROFILE_CHARGED)
-			continue;
-		err = attrib__charge(ctx, f, fr->instance, count, off, fr->kind == PROFILE_CHARGED);
-		if (err)
-			return err;
-		charged = 1;
 	}
-	if (!charged) {
+	if (!n) {
 		ctx->a->uncharged += count;
-		ctx->a->uncharged_off = sat_add(ctx->a->uncharged_off, off);
+		ctx->a->uncharged_off = fsp_sat_add(ctx->a->uncharged_off, off);
 	}
 	return 0;
 }
@@ -196,7 +180,7 @@ static int attrib__add_stats(const struct profile_event_stats **dst,
 			return -ENOMEM;
 		*dst = d;
 	}
-	stats_add(d, src);
+	profile_event_stats__add(d, src);
 	return 0;
 }
 
@@ -251,13 +235,13 @@ static int attrib__sum_samples(struct attrib *a, const struct profile *p,
 		if (opts && opts->tid && s.tid != opts->tid)
 			continue;
 		a->total += s.count;
-		a->total_off = sat_add(a->total_off, s.offcpu_ns);
+		a->total_off = fsp_sat_add(a->total_off, s.offcpu_ns);
 		if (s.stack == PROFILE_NO_STACK || !s.depth) {
 			a->uncharged += s.count;
-			a->uncharged_off = sat_add(a->uncharged_off, s.offcpu_ns);
+			a->uncharged_off = fsp_sat_add(a->uncharged_off, s.offcpu_ns);
 		} else {
 			per_stack[s.stack] += s.count;
-			per_off[s.stack] = sat_add(per_off[s.stack], s.offcpu_ns);
+			per_off[s.stack] = fsp_sat_add(per_off[s.stack], s.offcpu_ns);
 		}
 	}
 	return 0;
@@ -295,7 +279,7 @@ struct attrib *attrib__compute(const struct profile *p, const struct attrib_opts
 		err = profile__stack(p, i, &st);
 		if (err)
 			goto cleanup;
-		err = attrib__stack(&ctx, &st, (uint64_t)i + 1, per_stack[i], per_off[i]);
+		err = attrib__stack(&ctx, &st, per_stack[i], per_off[i]);
 		if (err)
 			goto cleanup;
 	}
@@ -323,6 +307,7 @@ cleanup:
 	}
 	hashmap__fini(&ctx.feature_map);
 	hashmap__fini(&ctx.instance_map);
+	free(ctx.scratch);
 	free(per_stack);
 	free(per_off);
 	return a;

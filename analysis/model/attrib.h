@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The attribution rule (DESIGN.md section 2): for each sample, for each feature
- * with a frame in the mark stack, the top-most frame of that feature decides:
- * a mark charges the feature and that mark's instance, an antimark charges
- * nothing. Features are identified by name, instances by name within a feature.
+ * Attribution: the samples (and off-CPU time) of a profile or of one process
+ * or thread, charged to features and instances by the attribution rule
+ * (DESIGN.md section 2; charges.h applies it to each stack) and summed.
  */
 #ifndef FSP_ANALYSIS_ATTRIB_H
 #define FSP_ANALYSIS_ATTRIB_H
@@ -11,13 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "charges.h"
 #include "profile.h"
 
-/* Label of instances whose mark passed a NULL instance. */
-#define ATTRIB_NO_INSTANCE "(no instance)"
-
 struct attrib_instance {
-	const char *name;
+	const char *name; /* ATTRIB_NO_INSTANCE: marks that passed no instance */
 	uint64_t samples;
 	uint64_t offcpu_ns; /* off-CPU time charged by the same rule */
 	/* of samples, those charged through a mark of another thread of the

@@ -8,10 +8,11 @@
 #include <string.h>
 
 #include "attrib.h"
+#include "charges.h"
 #include "diff.h"
 #include "hashmap.h"
 #include "native.h"
-#include "report_util.h"
+#include "output.h"
 #include "rowtab.h"
 #include "strtab.h"
 #include "util.h"
@@ -22,7 +23,6 @@ struct diff_build {
 	size_t nr_inst, cap_inst;
 	struct diff_row *fn; /* functions (self time under the feature) */
 	size_t nr_fn, cap_fn;
-	uint64_t stamp; /* last mark stack (index + 1) that charged this feature */
 };
 
 struct diff {
@@ -46,7 +46,6 @@ struct diff_ctx {
 	struct hashmap instance_map; /* (feature index, interned name) -> instance index */
 	struct hashmap function_map; /* (feature index, interned name) -> function index */
 	struct hashmap all_fn_map; /* (0, interned name) -> index in d->functions */
-	uint64_t stamp; /* mark stacks walked so far (diff__charged) */
 };
 
 /* Copies meta's strings into d's table. */
@@ -163,28 +162,22 @@ const char *diff__function_name(const struct profile *p, size_t loc, char *buf, 
 	return buf;
 }
 
-/* The features mark stack st charges (the rule of attrib.h), as feature
- * indexes appended to *out; stamp is new for each stack walked. */
-static int diff__charged(struct diff_ctx *ctx, const struct profile_stack *st, uint64_t stamp,
-			 size_t **out, size_t *nr, size_t *cap)
+/* The features mark stack st charges (charges.h), as feature indexes
+ * appended to *out: those with a row (a feature charged nothing in either
+ * profile has none). scratch: room for the stack's charges. */
+static int diff__charged(struct diff_ctx *ctx, const struct profile_stack *st,
+			 struct charge *scratch, size_t **out, size_t *nr, size_t *cap)
 {
-	const struct profile_frame *fr;
+	size_t n = charges__stack(st->frames, st->depth, scratch);
 	const char *name;
 	uint64_t f;
 	int err;
 
-	for (size_t i = st->depth; i-- > 0;) {
-		fr = &st->frames[i];
-		name = strtab__intern(ctx->d->strs, fr->feature);
+	for (size_t i = 0; i < n; i++) {
+		name = strtab__intern(ctx->d->strs, scratch[i].feature);
 		if (!name)
 			return -ENOMEM;
-		/* a feature charged nothing in either profile has no row */
 		if (!hashmap__find(&ctx->feature_map, (uintptr_t)name, 0, &f))
-			continue;
-		if (ctx->build[f].stamp == stamp)
-			continue; /* a frame above decided for this feature */
-		ctx->build[f].stamp = stamp;
-		if (fr->kind != PROFILE_MARK && fr->kind != PROFILE_CHARGED)
 			continue;
 		err = fsp_grow((void **)out, cap, *nr + 1, sizeof(**out));
 		if (err)
@@ -201,6 +194,8 @@ struct diff_native {
 	size_t *feats;
 	size_t nr_feats, cap_feats;
 	const char **leaf; /* per native stack: its leaf's function name, interned */
+	struct charge *scratch; /* the charges of one mark stack */
+	size_t cap_scratch;
 };
 
 static void diff_native__fini(struct diff_native *n)
@@ -208,6 +203,7 @@ static void diff_native__fini(struct diff_native *n)
 	free(n->first);
 	free(n->feats);
 	free(n->leaf);
+	free(n->scratch);
 }
 
 static int diff_native__build(struct diff_ctx *ctx, const struct profile *p, struct diff_native *n)
@@ -226,7 +222,10 @@ static int diff_native__build(struct diff_ctx *ctx, const struct profile *p, str
 		n->first[i] = n->nr_feats;
 		err = profile__stack(p, i, &st);
 		if (!err)
-			err = diff__charged(ctx, &st, ++ctx->stamp, &n->feats, &n->nr_feats,
+			err = fsp_grow((void **)&n->scratch, &n->cap_scratch, st.depth,
+				       sizeof(*n->scratch));
+		if (!err)
+			err = diff__charged(ctx, &st, n->scratch, &n->feats, &n->nr_feats,
 					    &n->cap_feats);
 		if (err)
 			return err;
@@ -374,7 +373,7 @@ static void diff__finish(struct diff_ctx *ctx)
 static void diff__side(struct diff_side *s, const struct profile_meta *meta, const struct attrib *a)
 {
 	s->meta = meta;
-	s->period_ns = report_period_ns(meta);
+	s->period_ns = profile_meta__period_ns(meta);
 	s->total_samples = attrib__total_samples(a);
 	s->uncharged_samples = attrib__uncharged_samples(a);
 	s->total_ms = report_ms(s->total_samples, s->period_ns);

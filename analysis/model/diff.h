@@ -29,14 +29,14 @@
  * scale worse (or better) than linearly come first. With K = 1 (or 0, the
  * default) this is the plain diff: predicted = base time, deviation = the
  * change in time, and rows are sorted by |change in time|. The totals (all
- * samples of each profile) get the same treatment. The format of both
- * renderings is docs/diff-format.md.
+ * samples of each profile) get the same treatment. Its renderings
+ * (render/report.h: diff__text, diff__json; render/html: diff__html) are
+ * docs/diff-format.md.
  */
 #ifndef FSP_ANALYSIS_DIFF_H
 #define FSP_ANALYSIS_DIFF_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "profile.h"
 
@@ -82,7 +82,7 @@ struct diff_feature {
 /* One of the two profiles compared: copies of what the renderers name. */
 struct diff_side {
 	const struct profile_meta *meta; /* owned by the diff */
-	uint64_t period_ns; /* report_period_ns of meta */
+	uint64_t period_ns; /* profile_meta__period_ns of meta */
 	uint64_t total_samples; /* the denominator of its shares */
 	uint64_t uncharged_samples; /* charged to no feature */
 	double total_ms;
@@ -135,19 +135,5 @@ const struct diff_row *diff__function(const struct diff *d, size_t i); /* NULL: 
  * or returned interned when there is a function name.
  */
 const char *diff__function_name(const struct profile *p, size_t loc, char *buf, size_t len);
-
-/* ---- renderers (diff_report.c) ------------------------------------------ */
-
-struct diff_report_opts {
-	/* Rows whose |delta_pp|, base_pct and new_pct are all under this are
-	 * folded into one "N more rows under X%" line. 0 shows everything. */
-	double min_pct;
-};
-
-/* The text table of docs/diff-format.md. o may be NULL. Returns 0 or -errno. */
-int diff__text(FILE *out, const struct diff *d, const struct diff_report_opts *o);
-
-/* The JSON document of docs/diff-format.md (every row, none folded). */
-int diff__json(FILE *out, const struct diff *d);
 
 #endif /* FSP_ANALYSIS_DIFF_H */

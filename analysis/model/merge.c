@@ -10,7 +10,7 @@
 
 #include "merge.h"
 #include "native.h"
-#include "report_util.h"
+#include "output.h"
 #include "util.h"
 
 #define UNNAMED_TARGET "an unnamed target"
@@ -64,7 +64,7 @@ static bool profile_blank(const struct profile *p)
 
 	return !profile__nr_sources(p) && !profile__nr_pids(p) && !profile__nr_threads(p) &&
 	       !profile__nr_stacks(p) && !profile__nr_samples(p) && !m->target &&
-	       !report_period_ns(m) && !m->start_time;
+	       !profile_meta__period_ns(m) && !m->start_time;
 }
 
 /* Writes the period-mismatch message: "every X ns" or "at an unknown period". */
@@ -348,7 +348,7 @@ static int check_periods(const struct merge_source *srcs, size_t nr_srcs, bool h
 			 uint64_t want, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < nr_srcs; i++) {
-		uint64_t got = report_period_ns(srcs[i].meta);
+		uint64_t got = profile_meta__period_ns(srcs[i].meta);
 
 		if (!have_want) {
 			want = got; /* the first source sets the period */
@@ -415,7 +415,7 @@ int profile__merge(struct profile *dst, const struct profile *src, char *err, si
 			fsp_set_err(err, errlen, "merge: out of memory");
 			goto cleanup;
 		}
-		want = report_period_ns(olds[0].meta);
+		want = profile_meta__period_ns(olds[0].meta);
 	}
 	ret = check_periods(srcs, nr_srcs, have_want, want, err, errlen);
 	if (!ret)
@@ -455,11 +455,6 @@ cleanup:
 }
 
 /* a + b, saturating at UINT64_MAX. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* The string all sources share for field `off` of profile_meta, else NULL. */
 static const char *common_string(const struct profile *p, size_t n, size_t off)
 {
@@ -544,14 +539,14 @@ int profile__merge_finish(struct profile *dst, const char *command_line, char *e
 		profile__source(dst, i, &ps);
 		if (!i) {
 			m.frequency_hz = ps.meta->frequency_hz;
-			m.period_ns = report_period_ns(ps.meta);
+			m.period_ns = profile_meta__period_ns(ps.meta);
 			m.start_time = ps.meta->start_time;
 			m.end_time = ps.meta->end_time;
 		}
-		if (report_period_ns(ps.meta) != m.period_ns) {
+		if (profile_meta__period_ns(ps.meta) != m.period_ns) {
 			ret = -EINVAL;
-			period_err(err, errlen, target_name(ps.meta), report_period_ns(ps.meta),
-				   m.period_ns);
+			period_err(err, errlen, target_name(ps.meta),
+				   profile_meta__period_ns(ps.meta), m.period_ns);
 			goto cleanup;
 		}
 		if (ps.meta->frequency_hz != m.frequency_hz)
@@ -563,7 +558,7 @@ int profile__merge_finish(struct profile *dst, const char *command_line, char *e
 			m.end_time = ps.meta->end_time;
 		m.duration_s += ps.meta->duration_s;
 		for (d = 0; d < DIAG__COUNT; d++)
-			diag[d] = sat_add(diag[d], ps.diag[d]);
+			diag[d] = fsp_sat_add(diag[d], ps.diag[d]);
 	}
 	ret = profile__set_meta(dst, &m);
 	if (ret) {

@@ -43,7 +43,7 @@
  * its own profile__meta and diagnostics.
  *
  * Every source must have the sampling period (period_ns, else derived from
- * frequency_hz as report_period_ns does) of those dst already has: otherwise
+ * frequency_hz as profile_meta__period_ns does) of those dst already has: otherwise
  * -EINVAL. If dst's total sample count would exceed UINT64_MAX: -EOVERFLOW.
  * These checks (and the arguments' validity) are made before dst is touched,
  * so on those errors dst is unchanged. On a later error (-ENOMEM) dst may hold

@@ -106,11 +106,6 @@ static bool aliases(const void *ptr, const void *base, size_t cap, size_t size)
 	return base && a >= b && a < b + cap * size;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* ---- modules ------------------------------------------------------------------ */
 
 /* A GNU build-id as stored: non-empty lower-case hex of whole bytes. */
@@ -537,7 +532,7 @@ int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, u
 	if (hashmap__find(&n->sample_map, a, b, &head)) {
 		for (i = head; i != NO_NEXT; last = i, i = n->samples[i].next) {
 			if (sample_equal(&n->samples[i], src, pid, tid, key, stack)) {
-				n->samples[i].count = sat_add(n->samples[i].count, count);
+				n->samples[i].count = fsp_sat_add(n->samples[i].count, count);
 				return 0;
 			}
 		}

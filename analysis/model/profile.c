@@ -61,6 +61,13 @@ struct profile_thread_rec {
 	uint64_t samples;
 };
 
+uint64_t profile_meta__period_ns(const struct profile_meta *m)
+{
+	if (!m)
+		return 0;
+	return m->period_ns ? m->period_ns : fsp_period_ns(m->frequency_hz);
+}
+
 struct profile *profile__new(void)
 {
 	struct profile *p;
@@ -432,11 +439,6 @@ int profile__stack(const struct profile *p, size_t i, struct profile_stack *out)
 	return 0;
 }
 
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* The record of (thread, key), created when new; *known tells whether key
  * names a registered stack (or is 0). */
 static struct profile_sample_rec *profile__get_sample(struct profile *p, uint32_t pid, uint32_t tid,
@@ -491,9 +493,9 @@ int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t
 	s = profile__get_sample(p, pid, tid, key, &known, &err);
 	if (!s)
 		return err;
-	s->count = sat_add(s->count, count);
-	p->threads[s->thread].samples = sat_add(p->threads[s->thread].samples, count);
-	p->total = sat_add(p->total, count);
+	s->count = fsp_sat_add(s->count, count);
+	p->threads[s->thread].samples = fsp_sat_add(p->threads[s->thread].samples, count);
+	p->total = fsp_sat_add(p->total, count);
 	return known ? 0 : -ENOENT;
 }
 
@@ -511,8 +513,8 @@ int profile__add_offcpu(struct profile *p, uint32_t pid, uint32_t tid, uint64_t 
 	s = profile__get_sample(p, pid, tid, key, &known, &err);
 	if (!s)
 		return err;
-	s->offcpu_ns = sat_add(s->offcpu_ns, ns);
-	p->total_offcpu = sat_add(p->total_offcpu, ns);
+	s->offcpu_ns = fsp_sat_add(s->offcpu_ns, ns);
+	p->total_offcpu = fsp_sat_add(p->total_offcpu, ns);
 	return known ? 0 : -ENOENT;
 }
 
@@ -546,6 +548,19 @@ static struct profile_event_rec *profile__find_event(const struct profile *p, ui
 	return NULL;
 }
 
+void profile_event_stats__add(struct profile_event_stats *dst,
+			      const struct profile_event_stats *src)
+{
+	dst->enters = fsp_sat_add(dst->enters, src->enters);
+	dst->leaves = fsp_sat_add(dst->leaves, src->leaves);
+	dst->total_ns = fsp_sat_add(dst->total_ns, src->total_ns);
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
+		dst->hist[i] = fsp_sat_add(dst->hist[i], src->hist[i]);
+	dst->point |= src->point;
+}
+
 int profile__add_events(struct profile *p, uint32_t pid, const char *feature, const char *instance,
 			const struct profile_event_stats *st)
 {
@@ -574,14 +589,7 @@ int profile__add_events(struct profile *p, uint32_t pid, const char *feature, co
 			return err;
 		p->nr_events++;
 	}
-	e->st.enters = sat_add(e->st.enters, st->enters);
-	e->st.leaves = sat_add(e->st.leaves, st->leaves);
-	e->st.total_ns = sat_add(e->st.total_ns, st->total_ns);
-	if (st->max_ns > e->st.max_ns)
-		e->st.max_ns = st->max_ns;
-	for (size_t i = 0; i < PROFILE_HIST_BUCKETS; i++)
-		e->st.hist[i] = sat_add(e->st.hist[i], st->hist[i]);
-	e->st.point |= st->point;
+	profile_event_stats__add(&e->st, st);
 	return 0;
 }
 

@@ -77,6 +77,10 @@ struct profile_meta {
 	double duration_s;
 };
 
+/* Nanoseconds one sample stands for: period_ns, else the period of
+ * frequency_hz (fsp_period_ns), else 0 (unknown). m may be NULL. */
+uint64_t profile_meta__period_ns(const struct profile_meta *m);
+
 struct profile;
 
 struct profile *profile__new(void);
@@ -260,6 +264,11 @@ struct profile_event_stats {
 	 * its probe, which has no extent (no leaves, no durations). */
 	int point;
 };
+
+/* Adds src to dst: counts and times add (saturating), max_ns is the max,
+ * point is kept when either is one. */
+void profile_event_stats__add(struct profile_event_stats *dst,
+			      const struct profile_event_stats *src);
 
 /*
  * Accumulates st into the statistics of (pid, feature, instance) of the

@@ -32,7 +32,10 @@
  * struct fsp_plugin_host in every version. fsp-bpf loads a plug-in whose
  * abi_version it supports (this header: exactly FSP_PLUGIN_ABI_VERSION) and
  * refuses any other with a message. Later versions only append members to
- * the structures; `size` says how much of a structure the other side knows.
+ * the structures; `size` says how much of a structure the other side knows:
+ * a plug-in calls a host function appended after the first release only when
+ * FSP_PLUGIN_HOST_HAS(host, member) says the host has it (an older fsp-bpf
+ * has not).
  *
  * C99 and C++, libc headers only.
  */
@@ -61,7 +64,10 @@ enum fsp_plugin_frame_kind {
  * One frame of a mark stack (frames are bottom..top). Strings are interned
  * per profile: two frames with equal feature names have the same feature
  * pointer, and equal instance labels the same instance pointer, so plug-ins
- * compare and hash them as pointers.
+ * compare and hash them as pointers. A mark that another thread of the
+ * process had open (a probe map's "charge threads": it charges this
+ * thread's samples too) is a FSP_PLUGIN_MARK frame at the top of the stack;
+ * host->charges tells it apart.
  */
 struct fsp_plugin_frame {
 	int kind; /* enum fsp_plugin_frame_kind */
@@ -94,6 +100,25 @@ struct fsp_plugin_sample {
 	size_t stack; /* the stack's id (< info.nr_stacks) or FSP_PLUGIN_NO_STACK */
 	const struct fsp_plugin_frame *frames; /* the stack's frames, NULL when depth is 0 */
 	size_t depth;
+};
+
+/* Why a frame charges its feature (struct fsp_plugin_charge). */
+enum fsp_plugin_charge_why {
+	FSP_PLUGIN_CHARGE_MARK = 1, /* a mark of the sampled thread */
+	FSP_PLUGIN_CHARGE_OTHER_THREAD = 2, /* a mark another thread had open ("charge threads") */
+};
+
+/*
+ * A feature that a mark stack charges, by the attribution rule the reports
+ * apply (docs/plugins.md): for every feature with a frame in the stack, its
+ * top-most frame decides; a mark (of this thread or another) charges the
+ * feature and the mark's instance, an antimark charges nothing.
+ */
+struct fsp_plugin_charge {
+	const char *feature; /* interned, as frame.feature */
+	const char *instance; /* the charged frame's instance (NULL: none) */
+	size_t frame; /* the charged frame, the feature's top-most: frames[frame] */
+	int why; /* enum fsp_plugin_charge_why */
 };
 
 /* The event view: exact counts and durations of one (process, feature,
@@ -196,7 +221,24 @@ struct fsp_plugin_host {
 	void (*json_real)(struct fsp_plugin_json *j, double v); /* not finite: null */
 	void (*json_bool)(struct fsp_plugin_json *j, int v);
 	void (*json_null)(struct fsp_plugin_json *j);
+
+	/* ---- appended after the first release: FSP_PLUGIN_HOST_HAS(host, NAME) ---- */
+
+	/*
+	 * The charges of stack i (< info.nr_stacks, or a sample's stack): one
+	 * per feature whose top-most frame in the stack is a mark, the
+	 * top-most charged frame first; *n of them, NULL when the stack charges
+	 * nothing (or i is out of range). Summing a sample's count for the
+	 * charge of a feature gives that feature's samples in the text report.
+	 */
+	const struct fsp_plugin_charge *(*charges)(const struct fsp_plugin_profile *p, size_t i,
+						   size_t *n);
 };
+
+/* Whether host has member `name` (a function appended after the first
+ * release): its size covers it. */
+#define FSP_PLUGIN_HOST_HAS(host, name)                                                            \
+	((host)->size >= offsetof(struct fsp_plugin_host, name) + sizeof((host)->name))
 
 /* A plug-in. Return values: 0, or a negative errno (-ENOMEM, -EIO, ...),
  * with a message (host->error) when the errno alone would not say enough. */

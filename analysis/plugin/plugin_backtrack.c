@@ -217,7 +217,7 @@ static int bt_analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_p
 		if (!h->sample(p, i, &s))
 			err = note_visits(st, &s);
 	for (size_t i = 0; !err && i < n; i++)
-		if (!h->sample(p, i, &s) && pl_charged(s.frames, s.depth, st->feature))
+		if (!h->sample(p, i, &s) && pl_charge(h, p, s.stack, st->feature))
 			err = charge_sample(st, &s, i + 1);
 	if (!err && !(st->order = calloc(st->nr_rows + 1, sizeof(*st->order))))
 		err = -ENOMEM;
@@ -245,10 +245,10 @@ static int bt_text(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 	fprintf(out,
 		"  Abandoned branches take %.2f%% of running time (%.1f ms, %llu samples) of the "
 		"%.2f%% in choices\n",
-		pl_pct(st->abandoned.samples, st->info.total_samples),
-		pl_ms(st->abandoned.samples, st->info.period_ns),
+		report_pct(st->abandoned.samples, st->info.total_samples),
+		report_ms(st->abandoned.samples, st->info.period_ns),
 		(unsigned long long)st->abandoned.samples,
-		pl_pct(st->charged.samples, st->info.total_samples));
+		report_pct(st->charged.samples, st->info.total_samples));
 	if (st->abandoned.samples)
 		fprintf(out, "  (a branch often abandoned at the same input offset is tried too "
 			     "early: reorder the choice, or factor out what its branches share)\n");

@@ -111,21 +111,19 @@ static int gather_instances(struct bnd_state *st, const struct fsp_plugin_host *
 			    const struct fsp_plugin_profile *p, const char *feature)
 {
 	struct pl_cost *costs = pl_stack_costs(h, p, &st->info);
-	struct fsp_plugin_stack s;
+	const struct fsp_plugin_charge *c;
 	struct fsp_plugin_events e;
 	struct bnd_inst *in;
 	int err = 0;
-	long top;
 
 	if (!costs)
 		return -ENOMEM;
 	for (size_t i = 0; i < st->info.nr_stacks && !err; i++) {
-		if ((!costs[i].samples && !costs[i].offcpu_ns) || h->stack(p, i, &s))
+		if (!costs[i].samples && !costs[i].offcpu_ns)
 			continue;
-		top = pl_top_frame(s.frames, s.depth, feature);
-		if (top < 0 || s.frames[top].kind != FSP_PLUGIN_MARK)
+		if (!(c = pl_charge(h, p, i, feature)))
 			continue;
-		if (!(in = inst_row(st, s.frames[top].instance))) {
+		if (!(in = inst_row(st, c->instance))) {
 			err = -ENOMEM;
 			break;
 		}
@@ -433,8 +431,8 @@ static int bnd_text(const struct fsp_plugin_host *h, const struct fsp_plugin_pro
 	fprintf(out,
 		"  Checks take %.2f%% of running time (%.1f ms, %llu samples) on %zu boundar%s "
 		"between %zu components\n",
-		pl_pct(st->charged.samples, st->info.total_samples),
-		pl_ms(st->charged.samples, st->info.period_ns),
+		report_pct(st->charged.samples, st->info.total_samples),
+		report_ms(st->charged.samples, st->info.period_ns),
 		(unsigned long long)st->charged.samples, st->nr_edges,
 		st->nr_edges == 1 ? "y" : "ies", st->nr_nodes);
 	if (st->nr_edges)
@@ -590,8 +588,8 @@ static int bnd_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 		"  node [shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef7\", "
 		"fontname=\"Helvetica\"];\n"
 		"  edge [fontname=\"Helvetica\", fontsize=10];\n",
-		pl_pct(st->charged.samples, st->info.total_samples),
-		pl_ms(st->charged.samples, st->info.period_ns));
+		report_pct(st->charged.samples, st->info.total_samples),
+		report_ms(st->charged.samples, st->info.period_ns));
 	for (size_t i = 0; i < st->nr_edges; i++) {
 		const struct bnd_edge *e = &st->edges[i];
 
@@ -602,8 +600,8 @@ static int bnd_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 		drawn++;
 		fprintf(out, "  n%zu -> n%zu [label=\"%.1f ms\\n%.2f%%\", penwidth=%.2f];\n",
 			node_index(st, e->client), node_index(st, e->server),
-			pl_ms(e->cost.samples, st->info.period_ns),
-			pl_pct(e->cost.samples, st->info.total_samples),
+			report_ms(e->cost.samples, st->info.period_ns),
+			report_pct(e->cost.samples, st->info.total_samples),
 			1.0 + 4.0 * (double)e->cost.samples / (double)max);
 	}
 	if (drawn < st->nr_edges)

@@ -2,8 +2,9 @@
 /*
  * Internal: the built-in plug-ins (plugin_boundary.c, plugin_tasks.c,
  * plugin_backtrack.c) and what they share. They read the profile only
- * through the host table, as a plug-in shared object does; for their own
- * tables they use the analysis library's hash maps and arrays.
+ * through the host table, as a plug-in shared object does (the charges of
+ * each stack too); for their own tables and figures they use the analysis
+ * library's hash maps, arrays, times and shares.
  */
 #ifndef FSP_ANALYSIS_PLUGIN_BUILTIN_H
 #define FSP_ANALYSIS_PLUGIN_BUILTIN_H
@@ -15,28 +16,27 @@
 #include <stdlib.h>
 
 #include "fsp-plugin.h"
+#include "output.h"
+#include "util.h"
 
 extern const struct fsp_plugin plugin_backtrack;
 extern const struct fsp_plugin plugin_boundary;
 extern const struct fsp_plugin plugin_tasks;
 
-/* The index of the top-most frame of feature f (an interned pointer) in
- * frames[0..depth), or -1. */
-static inline long pl_top_frame(const struct fsp_plugin_frame *frames, size_t depth, const char *f)
+/* The charge of feature f (an interned pointer) in stack i by the
+ * attribution rule (host->charges), NULL when the stack does not charge f
+ * (no frame of f, or its top-most is an antimark). */
+static inline const struct fsp_plugin_charge *pl_charge(const struct fsp_plugin_host *h,
+							const struct fsp_plugin_profile *p,
+							size_t i, const char *f)
 {
-	for (size_t i = depth; i-- > 0;)
-		if (frames[i].feature == f)
-			return (long)i;
-	return -1;
-}
+	size_t n;
+	const struct fsp_plugin_charge *c = h->charges(p, i, &n);
 
-/* Whether a core sample is charged to feature f by the attribution rule:
- * its top-most frame of f is a mark. */
-static inline bool pl_charged(const struct fsp_plugin_frame *frames, size_t depth, const char *f)
-{
-	long t = pl_top_frame(frames, depth, f);
-
-	return t >= 0 && frames[t].kind == FSP_PLUGIN_MARK;
+	for (size_t k = 0; k < n; k++)
+		if (c[k].feature == f)
+			return &c[k];
+	return NULL;
 }
 
 /* On-CPU and off-CPU cost, summed (saturating). */
@@ -47,9 +47,8 @@ struct pl_cost {
 
 static inline void pl_cost_add(struct pl_cost *c, uint64_t samples, uint64_t offcpu_ns)
 {
-	c->samples = c->samples > UINT64_MAX - samples ? UINT64_MAX : c->samples + samples;
-	c->offcpu_ns =
-		c->offcpu_ns > UINT64_MAX - offcpu_ns ? UINT64_MAX : c->offcpu_ns + offcpu_ns;
+	c->samples = fsp_sat_add(c->samples, samples);
+	c->offcpu_ns = fsp_sat_add(c->offcpu_ns, offcpu_ns);
 }
 
 /* qsort_r of n elements (base may be NULL when n is 0). */
@@ -71,22 +70,11 @@ int pl_cost_cmp(const struct pl_cost *a, const struct pl_cost *b, uint64_t perio
 struct pl_cost *pl_stack_costs(const struct fsp_plugin_host *h, const struct fsp_plugin_profile *p,
 			       const struct fsp_plugin_info *info);
 
-/* Milliseconds and share of running time of a cost's samples. */
-static inline double pl_ms(uint64_t samples, uint64_t period_ns)
-{
-	return (double)samples * (double)period_ns / 1e6;
-}
-
-static inline double pl_pct(uint64_t part, uint64_t total)
-{
-	return total ? 100.0 * (double)part / (double)total : 0.0;
-}
-
 /* Whether a row of `samples` is under the --min-pct threshold (shown
  * folded in text and DOT). */
 static inline bool pl_below(uint64_t samples, uint64_t total, double min_pct)
 {
-	return min_pct > 0 && pl_pct(samples, total) < min_pct;
+	return min_pct > 0 && report_pct(samples, total) < min_pct;
 }
 
 /* The standard members of a cost in JSON: samples, time_ms, pct, offcpu_ns

@@ -4,19 +4,13 @@
 #include <string.h>
 
 #include "plugin_builtin.h"
+#include "report_view.h"
 #include "util.h"
-
-static uint64_t cost_ns(const struct pl_cost *c, uint64_t period_ns)
-{
-	uint64_t on = period_ns && c->samples > UINT64_MAX / period_ns ? UINT64_MAX
-								       : c->samples * period_ns;
-
-	return on > UINT64_MAX - c->offcpu_ns ? UINT64_MAX : on + c->offcpu_ns;
-}
 
 int pl_cost_cmp(const struct pl_cost *a, const struct pl_cost *b, uint64_t period_ns)
 {
-	int c = fsp_cmp_u64(cost_ns(b, period_ns), cost_ns(a, period_ns));
+	int c = fsp_cmp_u64(report_charged_ns(b->samples, b->offcpu_ns, period_ns),
+			    report_charged_ns(a->samples, a->offcpu_ns, period_ns));
 
 	return c ? c : fsp_cmp_u64(b->samples, a->samples);
 }
@@ -47,15 +41,15 @@ void pl_json_cost(const struct fsp_plugin_host *h, struct fsp_plugin_json *j, co
 	h->json_key(j, key[0]);
 	h->json_u64(j, c->samples);
 	h->json_key(j, key[1]);
-	h->json_real(j, pl_ms(c->samples, info->period_ns));
+	h->json_real(j, report_ms(c->samples, info->period_ns));
 	h->json_key(j, key[2]);
-	h->json_real(j, pl_pct(c->samples, info->total_samples));
+	h->json_real(j, report_pct(c->samples, info->total_samples));
 	h->json_key(j, key[3]);
 	h->json_u64(j, c->offcpu_ns);
 }
 
 void pl_text_cost(FILE *out, const char *lead, uint64_t samples, const struct fsp_plugin_info *info)
 {
-	fprintf(out, "%s%10.1f %6.2f%%", lead, pl_ms(samples, info->period_ns),
-		pl_pct(samples, info->total_samples));
+	fprintf(out, "%s%10.1f %6.2f%%", lead, report_ms(samples, info->period_ns),
+		report_pct(samples, info->total_samples));
 }

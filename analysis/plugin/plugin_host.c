@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The host's function table (fsp-plugin.h): the profile's accessors over
- * the model, zero-copy (a model frame is a plug-in frame, checked below),
- * the escapes of text and DOT labels, and the JSON writer that keeps a
- * plug-in's output valid JSON whatever calls it makes.
+ * the model, zero-copy (a model frame is a plug-in frame, checked below; a
+ * copy where marks of other threads must look like marks), the charges of
+ * each stack (charges.h), the escapes of text and DOT labels, and the JSON
+ * writer that keeps a plug-in's output valid JSON whatever calls it makes.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,7 +18,8 @@
 #include "escape.h"
 #include "util.h"
 
-/* Samples and stacks hand the model's frames out as they are. */
+/* Samples and stacks hand the model's frames out as they are (but for
+ * PROFILE_CHARGED frames, plugin_profile__frames). */
 _Static_assert(sizeof(struct fsp_plugin_frame) == sizeof(struct profile_frame), "frame size");
 _Static_assert(offsetof(struct fsp_plugin_frame, kind) == offsetof(struct profile_frame, kind),
 	       "frame kind");
@@ -36,16 +38,107 @@ _Static_assert((int)FSP_PLUGIN_MARK == (int)PROFILE_MARK &&
 
 #define PKEY(src, pid) ((uint64_t)(src) << 32 | (pid))
 
-void plugin_profile__init(struct fsp_plugin_profile *pp, const struct profile *p)
+/* The frames plug-ins see, when p has marks of other threads: those as
+ * marks (fsp-plugin.h). Nothing to do (pp->frames NULL) when it has none. */
+static int plugin_profile__frames(struct fsp_plugin_profile *pp)
 {
+	size_t n = profile__nr_stacks(pp->p), total = 0, i, k;
+	struct profile_stack st;
+	bool charged = false;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = profile__stack(pp->p, i, &st);
+		if (err)
+			return err;
+		for (k = 0; k < st.depth; k++)
+			charged |= st.frames[k].kind == PROFILE_CHARGED;
+		total += st.depth;
+	}
+	if (!charged)
+		return 0;
+	pp->frame_first = calloc(n + 1, sizeof(*pp->frame_first));
+	pp->frames = calloc(total ? total : 1, sizeof(*pp->frames));
+	if (!pp->frame_first || !pp->frames)
+		return -ENOMEM;
+	for (i = 0, total = 0; i < n; i++) {
+		err = profile__stack(pp->p, i, &st);
+		if (err)
+			return err;
+		pp->frame_first[i] = total;
+		for (k = 0; k < st.depth; k++, total++) {
+			memcpy(&pp->frames[total], &st.frames[k], sizeof(pp->frames[total]));
+			if (st.frames[k].kind == PROFILE_CHARGED)
+				pp->frames[total].kind = FSP_PLUGIN_MARK;
+		}
+	}
+	pp->frame_first[n] = total;
+	return 0;
+}
+
+/* The charges of p's stacks (charges.h), and as plug-ins see them. */
+static int plugin_profile__charges(struct fsp_plugin_profile *pp)
+{
+	const struct charges *ch = &pp->charges;
+	struct profile_stack st;
+	size_t n;
+	int err = charges__init(&pp->charges, pp->p);
+
+	if (err)
+		return err;
+	n = ch->first[ch->nr_stacks];
+	pp->pcharges = calloc(n ? n : 1, sizeof(*pp->pcharges));
+	if (!pp->pcharges)
+		return -ENOMEM;
+	for (size_t i = 0; i < ch->nr_stacks; i++) {
+		err = profile__stack(pp->p, i, &st);
+		if (err)
+			return err;
+		for (size_t k = ch->first[i]; k < ch->first[i + 1]; k++) {
+			const struct charge *c = &ch->charges[k];
+
+			pp->pcharges[k] = (struct fsp_plugin_charge){
+				.feature = c->feature,
+				.instance = st.frames[c->frame].instance,
+				.frame = c->frame,
+				.why = c->why == CHARGE_OTHER_THREAD
+					       ? FSP_PLUGIN_CHARGE_OTHER_THREAD
+					       : FSP_PLUGIN_CHARGE_MARK,
+			};
+		}
+	}
+	return 0;
+}
+
+int plugin_profile__init(struct fsp_plugin_profile *pp, const struct profile *p)
+{
+	int err;
+
 	memset(pp, 0, sizeof(*pp));
 	pp->p = p;
 	pp->threads = (struct hashmap)HASHMAP_INIT;
+	if (!p)
+		return 0;
+	err = plugin_profile__frames(pp);
+	if (!err)
+		err = plugin_profile__charges(pp);
+	if (err)
+		plugin_profile__fini(pp);
+	return err;
 }
 
 void plugin_profile__fini(struct fsp_plugin_profile *pp)
 {
+	if (!pp)
+		return;
 	hashmap__fini(&pp->threads);
+	free(pp->frames);
+	free(pp->frame_first);
+	charges__fini(&pp->charges);
+	free(pp->pcharges);
+	pp->frames = NULL;
+	pp->frame_first = NULL;
+	pp->pcharges = NULL;
 }
 
 /* ---- the profile ---- */
@@ -55,12 +148,23 @@ static void host_info(const struct fsp_plugin_profile *pp, struct fsp_plugin_inf
 	const struct profile_meta *m = profile__meta(pp->p);
 
 	memset(out, 0, sizeof(*out));
-	out->period_ns = m->period_ns ? m->period_ns : fsp_period_ns(m->frequency_hz);
+	out->period_ns = profile_meta__period_ns(m);
 	out->total_samples = profile__total_samples(pp->p);
 	out->total_offcpu_ns = profile__total_offcpu_ns(pp->p);
 	out->nr_stacks = profile__nr_stacks(pp->p);
 	out->nr_processes = profile__nr_pids(pp->p);
 	out->nr_sources = profile__nr_sources(pp->p);
+}
+
+/* The frames of stack i (the model's: frames) as plug-ins see them. */
+static const struct fsp_plugin_frame *plugin_frames(const struct fsp_plugin_profile *pp, size_t i,
+						    const struct profile_frame *frames)
+{
+	if (!frames)
+		return NULL;
+	if (pp->frames)
+		return pp->frames + pp->frame_first[i];
+	return (const struct fsp_plugin_frame *)frames;
 }
 
 static int host_stack(const struct fsp_plugin_profile *pp, size_t i, struct fsp_plugin_stack *out)
@@ -72,7 +176,7 @@ static int host_stack(const struct fsp_plugin_profile *pp, size_t i, struct fsp_
 		return err;
 	out->source = st.source;
 	out->pid = st.pid;
-	out->frames = (const struct fsp_plugin_frame *)st.frames;
+	out->frames = plugin_frames(pp, i, st.frames);
 	out->depth = st.depth;
 	return 0;
 }
@@ -95,9 +199,21 @@ static int host_sample(const struct fsp_plugin_profile *pp, size_t i, struct fsp
 	out->count = s.count;
 	out->offcpu_ns = s.offcpu_ns;
 	out->stack = s.stack == PROFILE_NO_STACK ? FSP_PLUGIN_NO_STACK : s.stack;
-	out->frames = (const struct fsp_plugin_frame *)s.frames;
+	out->frames = s.stack == PROFILE_NO_STACK ? NULL : plugin_frames(pp, s.stack, s.frames);
 	out->depth = s.depth;
 	return 0;
+}
+
+static const struct fsp_plugin_charge *host_charges(const struct fsp_plugin_profile *pp, size_t i,
+						    size_t *n)
+{
+	const struct charge *c;
+
+	*n = 0;
+	if (!pp->pcharges)
+		return NULL;
+	c = charges__of(&pp->charges, i, n);
+	return c ? pp->pcharges + (c - pp->charges.charges) : NULL;
 }
 
 static size_t host_nr_events(const struct fsp_plugin_profile *pp)
@@ -392,4 +508,5 @@ const struct fsp_plugin_host plugin_host = {
 	.json_real = host_json_real,
 	.json_bool = host_json_bool,
 	.json_null = host_json_null,
+	.charges = host_charges,
 };

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "charges.h"
 #include "fsp-plugin.h"
 #include "hashmap.h"
 #include "profile.h"
@@ -20,6 +21,15 @@ struct fsp_plugin_profile {
 	struct hashmap
 		threads; /* ((source, pid), tid) -> thread index + 1, built when first asked */
 	bool threads_built;
+	/* The stacks' frames as plug-ins see them, when the profile has marks
+	 * of other threads (PROFILE_CHARGED): those as marks, as fsp-plugin.h
+	 * says. NULL: the model's frames are handed out as they are. */
+	struct fsp_plugin_frame *frames;
+	size_t *frame_first; /* per stack: its frames' offset in frames */
+	/* The charges of every stack (charges.h), and the same as plug-ins see
+	 * them (pcharges[k] is charges.charges[k]). */
+	struct charges charges;
+	struct fsp_plugin_charge *pcharges;
 	char msg[PLUGIN_MSG_LEN]; /* host->error's message of the current call */
 	bool has_msg;
 };
@@ -48,9 +58,11 @@ struct plugin_set;
 const struct fsp_plugin *plugin_set__plugin(const struct plugin_set *s, size_t i,
 					    const char **feature, const char **spec);
 
-/* The profile handle over p (its threads map is built when needed). */
-void plugin_profile__init(struct fsp_plugin_profile *pp, const struct profile *p);
-void plugin_profile__fini(struct fsp_plugin_profile *pp);
+/* The profile handle over p (may be NULL: a handle without a profile):
+ * the charges of its stacks computed, its threads map built when needed.
+ * 0 or -ENOMEM / -errno of the model. */
+int plugin_profile__init(struct fsp_plugin_profile *pp, const struct profile *p);
+void plugin_profile__fini(struct fsp_plugin_profile *pp); /* NULL-safe, idempotent */
 
 /* A writer into w; plugin_json__finish checks that one whole value was
  * written (0, or -EINVAL with the message in pp). */

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "json_out.h"
+#include "output.h"
 #include "plugin.h"
 #include "plugin_int.h"
-#include "report_util.h"
 #include "util.h"
 
 struct plugin_one {
@@ -77,8 +77,9 @@ static int analyze_one(struct plugin_one *o, const struct profile *p, const char
 			o->desc->name, name, o->desc->name);
 		return -ENOENT;
 	}
-	plugin_profile__init(&o->pp, p);
-	ret = c_locale__enter(&loc);
+	ret = plugin_profile__init(&o->pp, p);
+	if (!ret)
+		ret = c_locale__enter(&loc);
 	if (ret)
 		return ret;
 	o->state = NULL;

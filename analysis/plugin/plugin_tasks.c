@@ -283,8 +283,8 @@ static int tk_analyze(const struct fsp_plugin_host *h, const struct fsp_plugin_p
 		err = costs ? 0 : -ENOMEM;
 	}
 	for (size_t i = 0; !err && i < st->info.nr_stacks; i++) {
-		if ((!costs[i].samples && !costs[i].offcpu_ns) || h->stack(p, i, &s) ||
-		    !pl_charged(s.frames, s.depth, args->feature))
+		if ((!costs[i].samples && !costs[i].offcpu_ns) ||
+		    !pl_charge(h, p, i, args->feature) || h->stack(p, i, &s))
 			continue;
 		err = charge_stack(st, &s, i + 1, &costs[i], args->feature);
 	}
@@ -338,7 +338,7 @@ static void print_line(const struct tk_text *t, const struct tk_node *n, const s
 	/* a task with several parents: what it cost under this one */
 	if (via && via->cost.samples != n->total.samples)
 		fprintf(t->out, " [%.1f ms under this parent]",
-			pl_ms(via->cost.samples, t->st->info.period_ns));
+			report_ms(via->cost.samples, t->st->info.period_ns));
 	fputc('\n', t->out);
 }
 
@@ -405,8 +405,8 @@ static int tk_text(const struct fsp_plugin_host *h, const struct fsp_plugin_prof
 	size_t folded = 0;
 
 	fprintf(out, "  Tasks take %.2f%% of running time (%.1f ms, %llu samples): %zu tasks\n",
-		pl_pct(st->charged.samples, st->info.total_samples),
-		pl_ms(st->charged.samples, st->info.period_ns),
+		report_pct(st->charged.samples, st->info.total_samples),
+		report_ms(st->charged.samples, st->info.period_ns),
 		(unsigned long long)st->charged.samples, st->nr_nodes);
 	fprintf(out, "  %10s %7s %10s %7s   %s\n", "total ms", "%", "self ms", "%",
 		"task (kind#id), its children below it");
@@ -515,8 +515,8 @@ static int tk_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_profi
 		"  node [shape=box, style=\"rounded,filled\", fillcolor=\"#eef7e8\", "
 		"fontname=\"Helvetica\"];\n"
 		"  edge [fontname=\"Helvetica\", fontsize=10];\n",
-		pl_pct(st->charged.samples, st->info.total_samples),
-		pl_ms(st->charged.samples, st->info.period_ns));
+		report_pct(st->charged.samples, st->info.total_samples),
+		report_ms(st->charged.samples, st->info.period_ns));
 	for (size_t i = 0; i < st->nr_nodes; i++) {
 		const struct tk_node *n = &st->nodes[st->order[i]];
 		char pname[48];
@@ -532,10 +532,10 @@ static int tk_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_profi
 		}
 		h->dot_escape(out, n->label ? n->label : "");
 		fprintf(out, "#%llu\\ntotal %.1f ms (%.2f%%)\\nself %.1f ms (%.2f%%)\"];\n",
-			(unsigned long long)n->id, pl_ms(n->total.samples, st->info.period_ns),
-			pl_pct(n->total.samples, st->info.total_samples),
-			pl_ms(n->self.samples, st->info.period_ns),
-			pl_pct(n->self.samples, st->info.total_samples));
+			(unsigned long long)n->id, report_ms(n->total.samples, st->info.period_ns),
+			report_pct(n->total.samples, st->info.total_samples),
+			report_ms(n->self.samples, st->info.period_ns),
+			report_pct(n->self.samples, st->info.total_samples));
 	}
 	for (size_t i = 0; i < st->nr_edges; i++) {
 		const struct tk_edge *e = &st->edges[st->children[i]];
@@ -543,7 +543,7 @@ static int tk_dot(const struct fsp_plugin_host *h, const struct fsp_plugin_profi
 		if (!drawn(st, &st->nodes[e->parent]) || !drawn(st, &st->nodes[e->child]))
 			continue;
 		fprintf(out, "  t%zu -> t%zu [label=\"%.1f ms\"];\n", st->nodes[e->parent].rank,
-			st->nodes[e->child].rank, pl_ms(e->cost.samples, st->info.period_ns));
+			st->nodes[e->child].rank, report_ms(e->cost.samples, st->info.period_ns));
 	}
 	if (nodes < st->nr_nodes)
 		fprintf(out,

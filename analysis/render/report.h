@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Renderers of an attributed profile: text report, folded stacks, pprof (the
- * JSON profile: profile_io.h). */
+ * JSON profile: profile_io.h; the HTML page: report_html.h), and of a diff
+ * (diff.h): its text table and JSON document. */
 #ifndef FSP_ANALYSIS_REPORT_H
 #define FSP_ANALYSIS_REPORT_H
 
@@ -162,5 +163,21 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
  * -ENOMEM, -EIO (compression) or -errno of the write.
  */
 int report__pprof(FILE *out, const struct profile *p, const struct report_opts *opts);
+
+/* ---- a diff of two profiles (diff.h; diff_report.c) ------------------------------ */
+
+struct diff;
+
+struct diff_report_opts {
+	/* Rows whose |delta_pp|, base_pct and new_pct are all under this are
+	 * folded into one "N more rows under X%" line. 0 shows everything. */
+	double min_pct;
+};
+
+/* The text table of docs/diff-format.md. o may be NULL. Returns 0 or -errno. */
+int diff__text(FILE *out, const struct diff *d, const struct diff_report_opts *o);
+
+/* The JSON document of docs/diff-format.md (every row, none folded). */
+int diff__json(FILE *out, const struct diff *d);
 
 #endif /* FSP_ANALYSIS_REPORT_H */

@@ -30,6 +30,7 @@
 #include "merge.h"
 #include "native.h"
 #include "profile_io.h"
+#include "report.h"
 
 static char *write_mem(const struct profile *p, size_t *len)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of profile differencing (analysis/model/diff.c, analysis/render/diff_report.c). */
+/* Unit tests of profile differencing (analysis/model/diff.c, analysis/render/diff/diff_report.c). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <locale.h>
@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "diff.h"
+#include "report.h"
 #include "unit_helpers.h"
 
 #define MS 1000000ULL /* period_ns of 1 ms */

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests of the per-function diff (native stacks; analysis/model/diff.c,
- * analysis/render/diff_report.c). */
+ * analysis/render/diff/diff_report.c). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 
 #include "diff.h"
+#include "report.h"
 #include "native_helpers.h"
 #include "unit_helpers.h"
 

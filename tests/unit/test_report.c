@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Unit tests of the renderers (analysis/render/report_text.c, the JSON profile of analysis/io/profile_write.c). */
+/* Unit tests of the renderers (analysis/render/text/report_text.c, the JSON profile of analysis/io/profile_write.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,62 +13,8 @@
 
 #include "attrib.h"
 #include "profile_io.h"
+#include "render_fixture.h"
 #include "report.h"
-#include "unit_helpers.h"
-
-/* ---- fixtures ---------------------------------------------------------------- */
-
-static const struct profile_meta demo_meta = {
-	.target = "pid 1234 (demo)",
-	.command_line = "fsp-bpf -p 1234 -o demo.json",
-	.host = "testhost",
-	.kernel = "6.1.0-test",
-	.tool_version = "0.1.0",
-	.frequency_hz = 1000,
-	.period_ns = 1000000,
-	.start_time = 1700000000.25,
-	.end_time = 1700000003.25,
-	.duration_s = 3.0,
-};
-
-/*
- * 100 samples of 1 ms: Output 80 (fizzbuzz.c:8 70, fizzbuzz.c:7 10),
- * Generic sequences 20 (nested with Output), 20 uncharged (antimark, empty).
- */
-static struct profile *demo_profile(void)
-{
-	struct profile *p = profile__new();
-
-	assert_non_null(p);
-	assert_int_equal(profile__set_meta(p, &demo_meta), 0);
-	assert_int_equal(profile__add_pid(p, 1234), 0);
-	assert_int_equal(profile__add_thread(p, 1234, 1234, "demo"), 0);
-	assert_int_equal(profile__add_thread(p, 1234, 1235, "worker"), 0);
-	ADD_STACK(p, 1234, 0x1, MARK("Output", "fizzbuzz.c:8"));
-	ADD_STACK(p, 1234, 0x2, MARK("Output", "fizzbuzz.c:7"));
-	ADD_STACK(p, 1234, 0x3, MARK("Generic sequences", "fizzbuzz.c:3"),
-		  MARKP("Output", "fizzbuzz.c:8", UINT64_MAX));
-	ADD_STACK(p, 1234, 0x4, MARK("Generic sequences", "fizzbuzz.c:3"),
-		  ANTI("Generic sequences"));
-	ADD_SAMPLES(p, 1234, 1234, 0x1, 50);
-	ADD_SAMPLES(p, 1234, 1235, 0x2, 10);
-	ADD_SAMPLES(p, 1234, 1234, 0x3, 20);
-	ADD_SAMPLES(p, 1234, 1235, 0x4, 5);
-	ADD_SAMPLES(p, 1234, 1234, 0, 15);
-	return p;
-}
-
-static int setup(void **state)
-{
-	*state = demo_profile();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	profile__free(*state);
-	return 0;
-}
 
 /* The text report as a string (free it). */
 static char *render_text(const struct profile *p, const struct attrib *a, double min_pct)

@@ -13,10 +13,13 @@
 
 #include "profile.h"
 
-/* Frame constructors: MARK(feature, instance), MARKP(.., payload), ANTI(feature). */
+/* Frame constructors: MARK(feature, instance), MARKP(.., payload), ANTI(feature),
+ * OTHER(feature, instance): a mark of another thread that charges this one's
+ * samples (a probe map's "charge threads"). */
 #define MARK(f, i) ((struct profile_frame){PROFILE_MARK, (f), (i), 0})
 #define MARKP(f, i, pl) ((struct profile_frame){PROFILE_MARK, (f), (i), (pl)})
 #define ANTI(f) ((struct profile_frame){PROFILE_ANTIMARK, (f), NULL, 0})
+#define OTHER(f, i) ((struct profile_frame){PROFILE_CHARGED, (f), (i), 0})
 
 /* Registers stack `key` of `pid` from a compound literal array of frames. */
 #define ADD_STACK(p, pid, key, ...)                                                                \

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_native.h"
 #include "report_text.h"
-#include "report_util.h"
 #include "util.h"
 
 /* The caller of a stack's outermost frame / the callee of its leaf, in
@@ -26,7 +26,7 @@
 struct tn_ctx {
 	struct text_ctx *c;
 	struct native_view v;
-	struct report_charges ch;
+	struct charges ch;
 	struct native_agg g;
 	size_t top; /* functions per list */
 };
@@ -221,7 +221,7 @@ static int tn_edge(struct tn_graph *gr, int dir, uint32_t func, size_t pair, uin
 	if (gr->edges[idx].last == pair + 1)
 		return 0;
 	gr->edges[idx].last = pair + 1;
-	gr->edges[idx].count = report_sat_add(gr->edges[idx].count, count);
+	gr->edges[idx].count = fsp_sat_add(gr->edges[idx].count, count);
 	return 0;
 }
 
@@ -242,7 +242,7 @@ static int tn_graph_pair(struct tn_ctx *t, struct tn_graph *gr, size_t i)
 			continue;
 		if (!found) {
 			found = true;
-			gr->total = report_sat_add(gr->total, pr->count);
+			gr->total = fsp_sat_add(gr->total, pr->count);
 		}
 		caller = TN_ROOT;
 		if (k + 1 < n)
@@ -254,7 +254,7 @@ static int tn_graph_pair(struct tn_ctx *t, struct tn_graph *gr, size_t i)
 		if (!err)
 			err = tn_edge(gr, 1, k ? fs[k - 1] : TN_SELF, i, pr->count);
 		if (!k)
-			gr->self = report_sat_add(gr->self, pr->count);
+			gr->self = fsp_sat_add(gr->self, pr->count);
 	}
 	return err;
 }
@@ -400,7 +400,7 @@ int text_native(struct text_ctx *c)
 						  : REPORT_DEFAULT_TOP_FUNCTIONS;
 	err = native_view__init(&t.v, c->p);
 	if (!err)
-		err = report_charges__init(&t.ch, c->p);
+		err = charges__init(&t.ch, c->p);
 	if (!err)
 		err = native_agg__init(&t.g, &t.v, &t.ch, c->feat);
 	if (err)
@@ -412,7 +412,7 @@ int text_native(struct text_ctx *c)
 		err = tn_features(&t, tn_feature);
 cleanup:
 	native_agg__fini(&t.g);
-	report_charges__fini(&t.ch);
+	charges__fini(&t.ch);
 	native_view__fini(&t.v);
 	return err;
 }

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output.h"
 #include "report_html_int.h"
-#include "report_util.h"
 
 /* Where the data goes in the template (analysis/render/html/page.html). */
 #define PAGE_MARKER "@FSP_DATA@"

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "hashmap.h"
+#include "output.h"
 #include "report_html_int.h"
-#include "report_util.h"
 #include "strtab.h"
 #include "util.h"
 

@@ -192,15 +192,15 @@ static int pprof_native_add(struct pprof_ctx *c, const uint64_t *locs, size_t n,
 	if (!r)
 		return pprof_add(c, locs, n + roots, ns->count, 0, labels);
 	s = &c->samples[idx];
-	s->value[0] = clamp_i64(report_sat_add((uint64_t)s->value[0], ns->count));
+	s->value[0] = clamp_i64(fsp_sat_add((uint64_t)s->value[0], ns->count));
 	s->value[1] = clamp_i64(report_cost_ns((uint64_t)s->value[0], c->period));
 	return 0;
 }
 
 /* pprof_charge_locs of charge ch, cached per charge of the profile's mark
  * stacks: looked up once, not once per native sample. */
-static int pprof_slot_locs(struct pprof_ctx *c, const struct report_charges *charges,
-			   const struct report_charge *ch, uint64_t *locs)
+static int pprof_slot_locs(struct pprof_ctx *c, const struct charges *charges,
+			   const struct charge *ch, uint64_t *locs)
 {
 	size_t k = (size_t)(ch - charges->charges);
 	int err;
@@ -217,15 +217,15 @@ static int pprof_slot_locs(struct pprof_ctx *c, const struct report_charges *cha
 
 /* The pprof samples of one native sample: one per charge (--feature's) of
  * its core sample, at "(no feature)" when it has none. */
-static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges *charges,
+static int pprof_native_sample(struct pprof_ctx *c, const struct charges *charges,
 			       const struct profile_native_sample *ns, uint64_t **locs, size_t *cap)
 {
-	const struct report_charge *ch;
+	const struct charge *ch;
 	size_t j, n = 0, nch;
 	int64_t labels, id;
 	int err;
 
-	ch = report_charges__of(charges, ns->mark_stack, &nch);
+	ch = charges__of(charges, ns->mark_stack, &nch);
 	for (j = 0; j < nch && !report_features__has(c->feat, ch[j].feature); j++)
 		;
 	if (c->feature && j == nch)
@@ -257,7 +257,7 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct report_charges 
 /* Makes room for the samples and location ids the native samples may add
  * at most (one per charge, or one uncharged): grown once, not by doubling
  * hundreds of megabytes. */
-static int pprof_native_reserve(struct pprof_ctx *c, const struct report_charges *charges)
+static int pprof_native_reserve(struct pprof_ctx *c, const struct charges *charges)
 {
 	struct profile_native_sample ns;
 	struct profile_native_stack st;
@@ -270,7 +270,7 @@ static int pprof_native_reserve(struct pprof_ctx *c, const struct report_charges
 			err = profile__native_stack(c->p, ns.stack, &st);
 		if (err)
 			break;
-		report_charges__of(charges, ns.mark_stack, &n);
+		charges__of(charges, ns.mark_stack, &n);
 		n = n ? n : 1;
 		samples += n;
 		ids += n * (st.depth + 2);
@@ -284,7 +284,7 @@ static int pprof_native_reserve(struct pprof_ctx *c, const struct report_charges
 	return err;
 }
 
-int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *charges)
+int pprof_native__samples(struct pprof_ctx *c, const struct charges *charges)
 {
 	struct profile_native_sample ns;
 	uint64_t *locs = NULL;

@@ -3,7 +3,7 @@
  * Views of a profile shared by the renderers (report_view.h): the words of
  * the view options, the order of entries, threads and processes with their
  * charged time, the names of sources and processes. The charges of stacks
- * are in report_charges.c, --feature in report_features.c, the process
+ * are model/charges.c's, --feature in report_features.c, the process
  * filter in report_filter.c.
  */
 #include <errno.h>
@@ -12,62 +12,56 @@
 #include <string.h>
 
 #include "hashmap.h"
-#include "report_util.h"
 #include "report_view.h"
 #include "util.h"
 
-/* The index of s in names (n of them), or -EINVAL. */
-static int parse_word(const char *s, const char *const *names, int n)
+/* The words of the view options, by their values. */
+static const char *const by_words[] = {
+	[REPORT_BY_FEATURE] = "feature",
+	[REPORT_BY_THREAD] = "thread",
+	[REPORT_BY_PROCESS] = "process",
+};
+static const char *const order_words[] = {
+	[REPORT_ORDER_COST] = "cost",
+	[REPORT_ORDER_SAMPLES] = "samples",
+	[REPORT_ORDER_NAME] = "name",
+};
+static const char *const value_words[] = {
+	[REPORT_VALUE_SAMPLES] = "samples",
+	[REPORT_VALUE_OFFCPU] = "offcpu",
+	[REPORT_VALUE_WALL] = "wall",
+};
+
+/* The index of s in words[0..n), or -EINVAL. */
+static int parse_word(const char *s, const char *const *words, int n)
 {
 	for (int i = 0; s && i < n; i++)
-		if (!strcmp(s, names[i]))
+		if (!strcmp(s, words[i]))
 			return i;
 	return -EINVAL;
 }
 
+#define WORDS(w) (w), (int)(sizeof(w) / sizeof((w)[0]))
+
 int report_by__parse(const char *s, enum report_by *out)
 {
-	static const char *const names[] = {
-		[REPORT_BY_FEATURE] = "feature",
-		[REPORT_BY_THREAD] = "thread",
-		[REPORT_BY_PROCESS] = "process",
-	};
-	int i = parse_word(s, names, 3);
+	int i = parse_word(s, WORDS(by_words));
 
-	if (i < 0 || !out)
-		return -EINVAL;
-	*out = i;
-	return 0;
+	return i < 0 || !out ? -EINVAL : (*out = i, 0);
 }
 
 int report_order__parse(const char *s, enum report_order *out)
 {
-	static const char *const names[] = {
-		[REPORT_ORDER_COST] = "cost",
-		[REPORT_ORDER_SAMPLES] = "samples",
-		[REPORT_ORDER_NAME] = "name",
-	};
-	int i = parse_word(s, names, 3);
+	int i = parse_word(s, WORDS(order_words));
 
-	if (i < 0 || !out)
-		return -EINVAL;
-	*out = i;
-	return 0;
+	return i < 0 || !out ? -EINVAL : (*out = i, 0);
 }
 
 int report_value__parse(const char *s, enum report_value *out)
 {
-	static const char *const names[] = {
-		[REPORT_VALUE_SAMPLES] = "samples",
-		[REPORT_VALUE_OFFCPU] = "offcpu",
-		[REPORT_VALUE_WALL] = "wall",
-	};
-	int i = parse_word(s, names, 3);
+	int i = parse_word(s, WORDS(value_words));
 
-	if (i < 0 || !out)
-		return -EINVAL;
-	*out = i;
-	return 0;
+	return i < 0 || !out ? -EINVAL : (*out = i, 0);
 }
 
 uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns)
@@ -79,7 +73,7 @@ uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns)
 
 uint64_t report_charged_ns(uint64_t samples, uint64_t offcpu_ns, uint64_t period_ns)
 {
-	return report_sat_add(report_cost_ns(samples, period_ns), offcpu_ns);
+	return fsp_sat_add(report_cost_ns(samples, period_ns), offcpu_ns);
 }
 
 int report_key__cmp(enum report_order o, const struct report_key *a, const struct report_key *b)
@@ -171,7 +165,7 @@ static int thread_offcpu(const struct profile *p, uint64_t *off)
 		/* every sample's thread is registered */
 		if (s.offcpu_ns &&
 		    hashmap__find(&index, (uint64_t)s.source << 32 | s.pid, s.tid, &idx))
-			off[idx] = report_sat_add(off[idx], s.offcpu_ns);
+			off[idx] = fsp_sat_add(off[idx], s.offcpu_ns);
 	}
 cleanup:
 	hashmap__fini(&index);
@@ -221,7 +215,7 @@ int report_threads(const struct profile *p, enum report_order o, struct report_t
 		   size_t *nr)
 {
 	size_t i, n = profile__nr_threads(p);
-	uint64_t period = report_period_ns(profile__meta(p));
+	uint64_t period = profile_meta__period_ns(profile__meta(p));
 	struct hashmap nspids = HASHMAP_INIT;
 	struct sort_thread *s = NULL;
 	struct report_thread *t = NULL;
@@ -338,7 +332,7 @@ static int processes_add_threads(const struct profile *p, struct sort_process *s
 			continue; /* every thread's process is registered */
 		r = &s[idx].pr;
 		r->key.samples += pt.samples;
-		r->offcpu_ns = report_sat_add(r->offcpu_ns, off[i]);
+		r->offcpu_ns = fsp_sat_add(r->offcpu_ns, off[i]);
 		r->nr_threads++;
 		if (pt.tid == pt.pid)
 			r->comm = pt.comm;
@@ -352,7 +346,7 @@ int report_processes(const struct profile *p, enum report_order o, struct report
 	size_t i, n = profile__nr_pids(p), nt = profile__nr_threads(p);
 	size_t ne = profile__nr_events(p);
 	struct hashmap index = HASHMAP_INIT;
-	uint64_t period = report_period_ns(profile__meta(p));
+	uint64_t period = profile_meta__period_ns(profile__meta(p));
 	struct report_process *pr = NULL;
 	struct sort_process *s = NULL;
 	uint64_t *off = NULL;

@@ -13,7 +13,7 @@
  * "name_[k]", as flame graph tools name them.
  *
  * Attribution is not done here: a native sample is charged exactly as its
- * core sample (profile_native_sample.mark_stack, report_charges).
+ * core sample (profile_native_sample.mark_stack, charges.h).
  */
 #ifndef FSP_ANALYSIS_REPORT_NATIVE_H
 #define FSP_ANALYSIS_REPORT_NATIVE_H
@@ -116,7 +116,7 @@ struct native_agg {
 	size_t nr_groups, cap_groups;
 	struct hashmap group_map; /* (feature, canonical instance or 0) -> group */
 	struct hashmap raw_map; /* (feature, instance as charged) -> group */
-	uint32_t *slot_groups; /* per charge of report_charges: its 2 groups + 1, 0: unknown */
+	uint32_t *slot_groups; /* per charge of charges.h: its 2 groups + 1, 0: unknown */
 	struct native_pair *pairs; /* by group once made */
 	size_t nr_pairs, cap_pairs;
 	/* native_agg__stats' rows and its per-function scratch */
@@ -132,8 +132,8 @@ struct native_agg {
  * each native sample charged as its core sample is (ch: the charges of v's
  * profile). 0 or -errno.
  */
-int native_agg__init(struct native_agg *g, const struct native_view *v,
-		     const struct report_charges *ch, const struct report_features *feat);
+int native_agg__init(struct native_agg *g, const struct native_view *v, const struct charges *ch,
+		     const struct report_features *feat);
 void native_agg__fini(struct native_agg *g); /* NULL-safe, idempotent */
 /* The group of feature (an interned name of v's profile) and instance
  * (NULL: the feature's group); NULL when it has no native sample. */

@@ -19,9 +19,9 @@
 
 #include "escape.h"
 #include "hashmap.h"
+#include "output.h"
 #include "report.h"
 #include "report_native.h"
-#include "report_util.h"
 #include "report_view.h"
 #include "strtab.h"
 #include "util.h"
@@ -54,7 +54,7 @@ struct folded_ctx {
 	bool skip_zero; /* leave out lines of value 0 */
 	const char *feature; /* --feature, NULL for all */
 	const struct report_features *feat; /* the features it names */
-	struct report_charges charges;
+	struct charges charges;
 	struct native_view native; /* when the profile has native stacks */
 	bool has_native;
 	char **escaped; /* per native function: ";label", escaped (made once) */
@@ -221,7 +221,7 @@ static bool folded_fold(struct folded_ctx *c)
 		     j < c->nr_raw && c->raw[j].prefix == r->prefix &&
 		     c->raw[j].feature == r->feature && c->raw[j].instance == r->instance;
 		     j++)
-			sum = report_sat_add(sum, c->raw[j].count);
+			sum = fsp_sat_add(sum, c->raw[j].count);
 		if (!r->feature || r->instance == folded_other ||
 		    report_pct(sum, total) >= c->min_pct)
 			continue;
@@ -310,7 +310,7 @@ static int folded_lines(struct folded_ctx *c)
 
 		count = r->count;
 		for (j = i + 1; j < c->nr_raw && !folded_raw_cmp(r, &c->raw[j]); j++)
-			count = report_sat_add(count, c->raw[j].count);
+			count = fsp_sat_add(count, c->raw[j].count);
 		/* raws are sorted: a run of one (prefix, feature, instance) shares its head */
 		if (!i || r->prefix != r[-1].prefix || r->feature != r[-1].feature ||
 		    r->instance != r[-1].instance)
@@ -388,7 +388,7 @@ static void folded_merge(struct folded_ctx *c)
 	for (i = 0; i < c->nr_lines; i++) {
 		if (n && !folded_cmp(&c->lines[n - 1], &c->lines[i])) {
 			c->lines[n - 1].count =
-				report_sat_add(c->lines[n - 1].count, c->lines[i].count);
+				fsp_sat_add(c->lines[n - 1].count, c->lines[i].count);
 			continue;
 		}
 		c->lines[n++] = c->lines[i];
@@ -441,7 +441,7 @@ static const char *folded_thread(struct folded_ctx *c, const struct folded_names
 static int folded_charges(struct folded_ctx *c, const char *prefix, size_t stack, size_t native,
 			  uint64_t value)
 {
-	const struct report_charge *ch = report_charges__of(&c->charges, stack, &stack);
+	const struct charge *ch = charges__of(&c->charges, stack, &stack);
 	size_t j;
 	int err = 0;
 
@@ -521,7 +521,7 @@ static void folded_ctx_fini(struct folded_ctx *c)
 	free(c->prefixes);
 	strtab__free(c->prefix_tab);
 	hashmap__fini(&c->thread_map);
-	report_charges__fini(&c->charges);
+	charges__fini(&c->charges);
 	for (i = 0; c->escaped && i < c->native.nr_funcs; i++)
 		free(c->escaped[i]);
 	free(c->escaped);
@@ -555,13 +555,13 @@ int report__folded(FILE *out, const struct profile *p, const struct report_opts 
 	}
 	c.by = opts ? opts->by : REPORT_BY_FEATURE;
 	c.value = opts ? opts->folded_value : REPORT_VALUE_SAMPLES;
-	c.period = report_period_ns(profile__meta(c.p));
+	c.period = profile_meta__period_ns(profile__meta(c.p));
 	/* Records of off-CPU time alone have no sample: no "STACK 0" lines.
 	 * (A profile without off-CPU time keeps its lines as they always were.) */
 	c.skip_zero = c.value != REPORT_VALUE_SAMPLES || profile__total_offcpu_ns(c.p);
 	c.feature = scope.feature;
 	c.feat = &scope.feat;
-	err = report_charges__init(&c.charges, c.p);
+	err = charges__init(&c.charges, c.p);
 	c.has_native = native_view__any(c.p);
 	if (!err && c.has_native)
 		err = native_view__init(&c.native, c.p);

@@ -12,7 +12,8 @@
 #include "diff.h"
 #include "escape.h"
 #include "json_out.h"
-#include "report_util.h"
+#include "output.h"
+#include "report.h"
 
 #define DIFF_FORMAT_VERSION 1
 /* The name column is as wide as the longest name, within these bounds. */

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_text.h"
-#include "report_util.h"
 
 /* Who a section of --by thread or process is about. */
 struct text_who {
@@ -229,7 +229,7 @@ int text_sections(struct text_ctx *c, bool thread)
 		if (under) {
 			rest.folded++;
 			rest.folded_samples += w.samples;
-			rest.folded_off = report_sat_add(rest.folded_off, w.offcpu_ns);
+			rest.folded_off = fsp_sat_add(rest.folded_off, w.offcpu_ns);
 		}
 		rest.without += skipped;
 	}

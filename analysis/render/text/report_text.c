@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_text.h"
-#include "report_util.h"
 
 /* "events: N calls counted by the probes, M returned[, P point events]"
  * over the profile. */
@@ -31,11 +31,11 @@ static void text_header_events(struct text_ctx *c)
 		if (profile__event(c->p, i, &ev))
 			continue;
 		if (ev.stats->point) {
-			points = report_sat_add(points, ev.stats->enters);
+			points = fsp_sat_add(points, ev.stats->enters);
 			continue;
 		}
-		enters = report_sat_add(enters, ev.stats->enters);
-		leaves = report_sat_add(leaves, ev.stats->leaves);
+		enters = fsp_sat_add(enters, ev.stats->enters);
+		leaves = fsp_sat_add(leaves, ev.stats->leaves);
 	}
 	fprintf(c->out, "  events: %" PRIu64 " %s counted by the probes, %" PRIu64 " returned",
 		enters, plural(enters, "call", "calls"), leaves);
@@ -298,7 +298,7 @@ static void text_ctx_init(struct text_ctx *c, FILE *out, const struct report_sco
 			c->feature && report_features__has(c->feat, attrib__feature(a, i)->name);
 	c->min_pct = opts && opts->min_pct > 0 ? opts->min_pct : 0;
 	c->order = opts ? opts->order : REPORT_ORDER_COST;
-	c->period = report_period_ns(profile__meta(c->p));
+	c->period = profile_meta__period_ns(profile__meta(c->p));
 	c->total = attrib__total_samples(a);
 	c->events = profile__nr_events(c->p) > 0;
 	c->offcpu = profile__total_offcpu_ns(c->p) > 0;

@@ -108,8 +108,7 @@ struct pprof_ctx {
 	/* (labels << 32 | native stack, instance << 32 | feature location)
 	 * -> its pprof sample */
 	struct hashmap native_samples;
-	uint64_t *
-		slot_locs; /* per charge of report_charges: its [instance, feature] ids, 0: unknown */
+	uint64_t *slot_locs; /* per charge of charges.h: its [instance, feature] ids, 0: unknown */
 };
 
 /* report_pprof.c */
@@ -123,7 +122,7 @@ int64_t pprof_function(struct pprof_ctx *c, const char *name, const char *system
 int64_t pprof_location(struct pprof_ctx *c, uint64_t mapping, uint64_t address,
 		       const struct pprof_line *lines, size_t n);
 /* The locations of a charge: locs[0] its instance, locs[1] its feature. */
-int pprof_charge_locs(struct pprof_ctx *c, const struct report_charge *ch, uint64_t *locs);
+int pprof_charge_locs(struct pprof_ctx *c, const struct charge *ch, uint64_t *locs);
 /* The location id of "(no feature)". */
 int64_t pprof_no_feature(struct pprof_ctx *c);
 /* The label set of a thread (see report_pprof.c); its index or -errno. */
@@ -138,7 +137,7 @@ int pprof_native__init(struct pprof_ctx *c);
 void pprof_native__fini(struct pprof_ctx *c);
 /* One pprof sample per charge of each native sample (--feature's), located
  * [native frames..., instance, feature] or [native frames..., (no feature)]. */
-int pprof_native__samples(struct pprof_ctx *c, const struct report_charges *charges);
+int pprof_native__samples(struct pprof_ctx *c, const struct charges *charges);
 
 /* Packs c into profile.proto, gzip-compressed, to out (report_pprof_write.c). */
 int pprof_write(struct pprof_ctx *c, FILE *out);

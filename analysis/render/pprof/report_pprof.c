@@ -24,7 +24,6 @@
 
 #include "hashmap.h"
 #include "report_pprof.h"
-#include "report_util.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -162,7 +161,7 @@ static int64_t pprof_func(struct pprof_ctx *c, uint64_t a, uint64_t b, const cha
 }
 
 /* The locations of a charge: [instance, feature]. */
-int pprof_charge_locs(struct pprof_ctx *c, const struct report_charge *ch, uint64_t *locs)
+int pprof_charge_locs(struct pprof_ctx *c, const struct charge *ch, uint64_t *locs)
 {
 	int64_t fs, is, id;
 	char *name = NULL;
@@ -332,7 +331,7 @@ int pprof_add(struct pprof_ctx *c, const uint64_t *locs, size_t n_loc, uint64_t 
  * [instance, feature], labeled with its process: values calls, event_time. */
 static int pprof_events(struct pprof_ctx *c)
 {
-	struct report_charge ch;
+	struct charge ch;
 	struct pprof_sample *s;
 	struct profile_event ev;
 	int64_t labels;
@@ -378,9 +377,9 @@ int64_t pprof_no_feature(struct pprof_ctx *c)
 
 /* One pprof sample per charge of each core sample; uncharged ones at
  * "(no feature)" (but not with --feature). */
-static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charges)
+static int pprof_samples(struct pprof_ctx *c, const struct charges *charges)
 {
-	const struct report_charge *ch;
+	const struct charge *ch;
 	struct profile_sample s;
 	uint64_t locs[2], count;
 	size_t i, j, n;
@@ -399,7 +398,7 @@ static int pprof_samples(struct pprof_ctx *c, const struct report_charges *charg
 		labels = pprof_thread(c, s.source, s.pid, s.tid, "", "");
 		if (labels < 0)
 			return (int)labels;
-		ch = report_charges__of(charges, s.stack, &n);
+		ch = charges__of(charges, s.stack, &n);
 		if (!n && !c->feature) {
 			id = pprof_no_feature(c);
 			if (id < 0)
@@ -451,7 +450,7 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 		.pcomms = HASHMAP_INIT,
 		.nspids = HASHMAP_INIT,
 	};
-	struct report_charges charges = {};
+	struct charges charges = {};
 	struct report_scope scope;
 	int64_t empty;
 	int err;
@@ -467,11 +466,11 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 	c.opts = opts;
 	c.feature = scope.feature;
 	c.feat = &scope.feat;
-	c.period = report_period_ns(profile__meta(c.p));
+	c.period = profile_meta__period_ns(profile__meta(c.p));
 	c.offcpu = profile__total_offcpu_ns(c.p) > 0;
 	c.events = profile__nr_events(c.p) > 0;
 	empty = pprof_str(&c, ""); /* string_table[0] must be "" */
-	err = empty < 0 ? (int)empty : report_charges__init(&charges, c.p);
+	err = empty < 0 ? (int)empty : charges__init(&charges, c.p);
 	if (!err)
 		err = pprof_threads(&c);
 	if (!err)
@@ -486,7 +485,7 @@ int report__pprof(FILE *out, const struct profile *p, const struct report_opts *
 		err = -ENOENT; /* nothing written: the caller says why */
 	if (!err)
 		err = pprof_write(&c, out);
-	report_charges__fini(&charges);
+	charges__fini(&charges);
 	pprof_ctx_fini(&c);
 	report_scope__fini(&scope);
 	return err;

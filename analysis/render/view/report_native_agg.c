@@ -2,7 +2,7 @@
 /*
  * The functions of each feature and instance in the native stacks
  * (report_native.h): native samples are charged by their core sample's
- * charges (report_charges: the attribution rule, once per mark stack),
+ * charges (charges.h: the attribution rule, once per mark stack),
  * summed per (group, native stack); a group's functions when asked for, in
  * dense per-function counters: linear in the distinct (charge, stack)
  * pairs and, for the groups shown, their stacks' depth.
@@ -72,13 +72,13 @@ static int agg_pair(struct native_agg *g, int64_t gi, size_t stack, uint64_t cou
 	if (err)
 		return err;
 	g->pairs[g->nr_pairs++] = (struct native_pair){(uint32_t)gi, (uint32_t)stack, count};
-	g->groups[gi].native = report_sat_add(g->groups[gi].native, count);
+	g->groups[gi].native = fsp_sat_add(g->groups[gi].native, count);
 	return 0;
 }
 
 /* The groups of charge slot k (the feature's, the instance's), cached:
  * a mark stack's charges are looked up once, not once per sample. */
-static int agg_slot(struct native_agg *g, size_t k, const struct report_charge *c, int64_t *gf,
+static int agg_slot(struct native_agg *g, size_t k, const struct charge *c, int64_t *gf,
 		    int64_t *gi)
 {
 	if (!g->slot_groups[2 * k]) {
@@ -102,21 +102,21 @@ static int agg_methods(struct native_agg *g, size_t stack, uint64_t count)
 
 	if (err)
 		return err;
-	g->with_stack = report_sat_add(g->with_stack, count);
+	g->with_stack = fsp_sat_add(g->with_stack, count);
 	if (st.flags & PROFILE_NATIVE_TRUNCATED)
-		g->truncated = report_sat_add(g->truncated, count);
+		g->truncated = fsp_sat_add(g->truncated, count);
 	if (st.method == PROFILE_UNWIND_DWARF)
-		g->dwarf = report_sat_add(g->dwarf, count);
+		g->dwarf = fsp_sat_add(g->dwarf, count);
 	else if (st.method == PROFILE_UNWIND_FP)
-		g->fp = report_sat_add(g->fp, count);
+		g->fp = fsp_sat_add(g->fp, count);
 	return 0;
 }
 
 /* Every native sample, into the pairs of the groups its charges select. */
-static int agg_samples(struct native_agg *g, const struct report_charges *ch,
+static int agg_samples(struct native_agg *g, const struct charges *ch,
 		       const struct report_features *feat)
 {
-	const struct report_charge *c;
+	const struct charge *c;
 	struct profile_native_sample ns;
 	size_t i, j, n;
 	int64_t gf, gi;
@@ -130,7 +130,7 @@ static int agg_samples(struct native_agg *g, const struct report_charges *ch,
 		if (err || !ns.count)
 			continue; /* (the counters of native_agg__stats need counts) */
 		err = agg_methods(g, ns.stack, ns.count);
-		c = report_charges__of(ch, ns.mark_stack, &n);
+		c = charges__of(ch, ns.mark_stack, &n);
 		for (j = 0; j < n && !err; j++) {
 			if (!report_features__has(feat, c[j].feature))
 				continue;
@@ -246,9 +246,9 @@ struct native_stat *native_agg__stats(struct native_agg *g, const struct native_
 			f = fs[k];
 			if (!g->total[f])
 				g->touched[nt++] = f;
-			g->total[f] = report_sat_add(g->total[f], pr->count);
+			g->total[f] = fsp_sat_add(g->total[f], pr->count);
 		}
-		g->self[*leaf] = report_sat_add(g->self[*leaf], pr->count);
+		g->self[*leaf] = fsp_sat_add(g->self[*leaf], pr->count);
 	}
 	for (i = 0; i < nt; i++) {
 		f = g->touched[i];
@@ -261,8 +261,8 @@ struct native_stat *native_agg__stats(struct native_agg *g, const struct native_
 	return g->stats;
 }
 
-int native_agg__init(struct native_agg *g, const struct native_view *v,
-		     const struct report_charges *ch, const struct report_features *feat)
+int native_agg__init(struct native_agg *g, const struct native_view *v, const struct charges *ch,
+		     const struct report_features *feat)
 {
 	size_t nf = v->nr_funcs + 1;
 	int err;

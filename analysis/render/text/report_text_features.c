@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "escape.h"
+#include "output.h"
 #include "report_text.h"
-#include "report_util.h"
 
 /* Width of the bars of a latency histogram (--feature). */
 #define TEXT_BAR_WIDTH 40
@@ -225,8 +225,8 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 		if (!text_keep(c, b->total, in->samples, event_ns(in->events), in->offcpu_ns)) {
 			folded_samples += in->samples;
 			folded_calls =
-				report_sat_add(folded_calls, in->events ? in->events->enters : 0);
-			folded_off = report_sat_add(folded_off, in->offcpu_ns);
+				fsp_sat_add(folded_calls, in->events ? in->events->enters : 0);
+			folded_off = fsp_sat_add(folded_off, in->offcpu_ns);
 			continue;
 		}
 		text_instance(c, b, in);
@@ -316,8 +316,7 @@ int text_block(struct text_ctx *c, const struct text_block *b)
 
 		if (!text_keep(c, b->total, f->samples, b->events ? event_ns(f->events) : 0,
 			       f->offcpu_ns)) {
-			folded_calls =
-				report_sat_add(folded_calls, f->events ? f->events->enters : 0);
+			folded_calls = fsp_sat_add(folded_calls, f->events ? f->events->enters : 0);
 			continue;
 		}
 		err = text_feature(c, b, f);
@@ -383,7 +382,7 @@ static int text_wall_rows(struct text_ctx *c, const struct attrib_feature *f, ui
 			continue; /* only events: no time on or off CPU to show */
 		if (report_pct(wall, wall_total) < c->min_pct) {
 			folded++;
-			folded_ns = report_sat_add(folded_ns, wall);
+			folded_ns = fsp_sat_add(folded_ns, wall);
 			continue;
 		}
 		text_wall_row(c, f ? in->samples : g->samples, f ? in->offcpu_ns : g->offcpu_ns,

@@ -1,35 +1,28 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
-/* Internal helpers shared by the renderers. */
-#ifndef FSP_ANALYSIS_REPORT_UTIL_H
-#define FSP_ANALYSIS_REPORT_UTIL_H
+/*
+ * What every writer of output shares (the renderers, the profile file, the
+ * plug-ins' sections): the C locale they run in, the status of a stream
+ * written to, the tool's version, and times and shares of sample counts.
+ */
+#ifndef FSP_ANALYSIS_OUTPUT_H
+#define FSP_ANALYSIS_OUTPUT_H
 
 #include <errno.h>
 #include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
-#include "util.h"
-
 #ifndef FSP_VERSION
 #define FSP_VERSION "unknown"
 #endif
 
-/* Nanoseconds one sample stands for: period_ns, else 1e9 / frequency rounded. */
-static inline uint64_t report_period_ns(const struct profile_meta *m)
-{
-	if (!m)
-		return 0;
-	if (m->period_ns)
-		return m->period_ns;
-	return fsp_period_ns(m->frequency_hz);
-}
-
+/* Milliseconds of `samples` samples of period_ns each. */
 static inline double report_ms(uint64_t samples, uint64_t period_ns)
 {
 	return (double)samples * (double)period_ns / 1e6;
 }
 
+/* part as a percentage of total (0 when total is 0). */
 static inline double report_pct(uint64_t part, uint64_t total)
 {
 	return total ? 100.0 * (double)part / (double)total : 0.0;
@@ -63,4 +56,4 @@ static inline int flush_status(FILE *out)
 	return 0;
 }
 
-#endif /* FSP_ANALYSIS_REPORT_UTIL_H */
+#endif /* FSP_ANALYSIS_OUTPUT_H */

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "output.h"
 #include "report_pprof.h"
-#include "report_util.h"
 #include "util.h"
 
 /* Seconds as nanoseconds, rounded, 0 when unknown or out of range. The whole

@@ -2,10 +2,10 @@
 /*
  * Internal: what the renderers share to present views of a profile
  * (report.h): the order of entries, the names of sources, processes and
- * threads (report_view.c), the attribution rule applied to each distinct
- * mark stack (report_charges.c), the features --feature selects
+ * threads (report_view.c), the features --feature selects
  * (report_features.c), the process filter and what every renderer starts
- * from (report_filter.c).
+ * from (report_filter.c). They charge samples by the charges of each
+ * distinct mark stack (charges.h).
  */
 #ifndef FSP_ANALYSIS_REPORT_VIEW_H
 #define FSP_ANALYSIS_REPORT_VIEW_H
@@ -15,9 +15,11 @@
 #include <stdint.h>
 
 #include "attrib.h"
+#include "charges.h"
 #include "hashmap.h"
 #include "profile.h"
 #include "report.h"
+#include "util.h"
 
 /* Label of the samples charged to no feature (folded stacks, pprof). */
 #define REPORT_NO_FEATURE "(no feature)"
@@ -28,11 +30,6 @@ struct report_key {
 	uint64_t samples; /* sampled count */
 	const char *name; /* never NULL */
 };
-
-static inline uint64_t report_sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
 
 /* Charged time of `samples` samples of period_ns each, saturating. */
 uint64_t report_cost_ns(uint64_t samples, uint64_t period_ns);
@@ -89,27 +86,6 @@ bool report_source_name(const struct profile *p, uint32_t source, char *buf, siz
 /* A process's name: "PID", or "SOURCE:PID" when p has several sources. */
 void report_pid_name(const struct profile *p, uint32_t source, uint32_t pid, char *buf,
 		     size_t size);
-
-/* One charge of a sample: a feature and the instance its top-most mark names. */
-struct report_charge {
-	const char *feature;
-	const char *instance; /* ATTRIB_NO_INSTANCE for a NULL instance */
-};
-
-/* The charges of every distinct stack of a profile (the attribution rule of
- * DESIGN.md section 2, as attrib.c applies it), computed once. */
-struct report_charges {
-	size_t nr_stacks;
-	size_t *first; /* nr_stacks + 1 offsets into charges */
-	struct report_charge *charges;
-};
-
-int report_charges__init(struct report_charges *c, const struct profile *p);
-void report_charges__fini(struct report_charges *c); /* NULL-safe, idempotent */
-/* The charges of stack id `stack` (PROFILE_NO_STACK: none): *n of them,
- * top-most decisive frame first. */
-const struct report_charge *report_charges__of(const struct report_charges *c, size_t stack,
-					       size_t *n);
 
 /* The feature of attribution a that `name` (a --feature name) selects: the
  * same name, or the part after "MAP:" of a mapped feature ("plan" selects

@@ -2,7 +2,7 @@
 /*
  * The data of the HTML report of a profile (report_html.h; its layout is
  * docs/output-formats.md, "HTML"): the attribution rule applied once per
- * distinct stack (report_charges), summed per (thread, feature, instance)
+ * distinct stack (charges.h), summed per (thread, feature, instance)
  * into "charges" rows, so that the page can show any process or thread, or
  * all of them, by adding rows; the event records per (process, feature,
  * instance); the threads with their totals and uncharged parts; labels as
@@ -14,7 +14,6 @@
 
 #include "report_html_int.h"
 #include "report_native.h"
-#include "report_util.h"
 #include "report_view.h"
 #include "strtab.h"
 #include "util.h"
@@ -55,7 +54,7 @@ struct hd {
 	size_t nr_charges, cap_charges;
 	struct hd_event *events;
 	size_t nr_events, cap_events;
-	struct report_charges rc;
+	struct charges rc;
 	/* native stacks (record --stacks) */
 	bool has_native;
 	struct native_view nv;
@@ -77,7 +76,7 @@ static void hd__fini(struct hd *d)
 	free(d->threads);
 	free(d->charges);
 	free(d->events);
-	report_charges__fini(&d->rc);
+	charges__fini(&d->rc);
 	native_view__fini(&d->nv);
 	free(d->native_out);
 	free(d->native_order);
@@ -169,7 +168,7 @@ static size_t hd_native(struct hd *d, size_t stack)
 
 /* Adds count samples and off_ns off-CPU time of a charge to its (thread,
  * feature, instance[, native stack]) row. */
-static int hd_charge(struct hd *d, size_t thread, const struct report_charge *c, uint64_t count,
+static int hd_charge(struct hd *d, size_t thread, const struct charge *c, uint64_t count,
 		     uint64_t off_ns, size_t stack)
 {
 	size_t feat, inst, native = hd_native(d, stack);
@@ -188,15 +187,15 @@ static int hd_charge(struct hd *d, size_t thread, const struct report_charge *c,
 			return -ENOMEM;
 		d->charges[d->nr_charges++] = (struct hd_charge){thread, feat, inst, 0, 0, native};
 	}
-	d->charges[idx].samples = report_sat_add(d->charges[idx].samples, count);
-	d->charges[idx].offcpu_ns = report_sat_add(d->charges[idx].offcpu_ns, off_ns);
+	d->charges[idx].samples = fsp_sat_add(d->charges[idx].samples, count);
+	d->charges[idx].offcpu_ns = fsp_sat_add(d->charges[idx].offcpu_ns, off_ns);
 	return 0;
 }
 
 /* The native samples: rows of their charges with their native stack. */
 static int hd_native_samples(struct hd *d)
 {
-	const struct report_charge *c;
+	const struct charge *c;
 	struct profile_native_sample ns;
 	size_t i, j, n;
 	uint64_t thread;
@@ -209,7 +208,7 @@ static int hd_native_samples(struct hd *d)
 		if (!hashmap__find(&d->thread_map, (uint64_t)ns.source << 32 | ns.pid, ns.tid,
 				   &thread))
 			return -EINVAL;
-		c = report_charges__of(&d->rc, ns.mark_stack, &n);
+		c = charges__of(&d->rc, ns.mark_stack, &n);
 		for (j = 0; j < n && !err; j++) {
 			if (report_features__has(&d->scope->feat, c[j].feature))
 				err = hd_charge(d, thread, &c[j], ns.count, 0, ns.stack);
@@ -221,7 +220,7 @@ static int hd_native_samples(struct hd *d)
 /* Every sample row: its thread's totals and the charges of its stack. */
 static int hd_samples(struct hd *d)
 {
-	const struct report_charge *c;
+	const struct charge *c;
 	struct profile_sample s;
 	struct hd_thread *t;
 	size_t i, j, n;
@@ -236,8 +235,8 @@ static int hd_samples(struct hd *d)
 				   &thread))
 			return -EINVAL;
 		t = &d->threads[thread];
-		t->offcpu_ns = report_sat_add(t->offcpu_ns, s.offcpu_ns);
-		c = report_charges__of(&d->rc, s.stack, &n);
+		t->offcpu_ns = fsp_sat_add(t->offcpu_ns, s.offcpu_ns);
+		c = charges__of(&d->rc, s.stack, &n);
 		/* with native stacks: the samples that have none (rows of
 		 * their own; a sample's time is in one row of its charge) */
 		count = d->has_native ? d->nv.rest[i] : s.count;
@@ -249,23 +248,11 @@ static int hd_samples(struct hd *d)
 				return err;
 		}
 		if (!n) {
-			t->uncharged = report_sat_add(t->uncharged, s.count);
-			t->uncharged_offcpu_ns =
-				report_sat_add(t->uncharged_offcpu_ns, s.offcpu_ns);
+			t->uncharged = fsp_sat_add(t->uncharged, s.count);
+			t->uncharged_offcpu_ns = fsp_sat_add(t->uncharged_offcpu_ns, s.offcpu_ns);
 		}
 	}
 	return 0;
-}
-
-static void hd_add_stats(struct profile_event_stats *a, const struct profile_event_stats *b)
-{
-	a->enters = report_sat_add(a->enters, b->enters);
-	a->leaves = report_sat_add(a->leaves, b->leaves);
-	a->total_ns = report_sat_add(a->total_ns, b->total_ns);
-	if (b->max_ns > a->max_ns)
-		a->max_ns = b->max_ns;
-	for (int k = 0; k < PROFILE_HIST_BUCKETS; k++)
-		a->hist[k] = report_sat_add(a->hist[k], b->hist[k]);
 }
 
 /* The event records, per (process, feature, instance); a NULL instance is
@@ -296,7 +283,7 @@ static int hd_events(struct hd *d)
 				return -ENOMEM;
 			d->events[d->nr_events++] = (struct hd_event){proc, feat, inst, {0}};
 		}
-		hd_add_stats(&d->events[idx].st, ev.stats);
+		profile_event_stats__add(&d->events[idx].st, ev.stats);
 	}
 	return 0;
 }
@@ -328,7 +315,7 @@ static int hd__init(struct hd *d, const struct report_scope *scope)
 	d->tab = strtab__new();
 	if (!d->tab)
 		return -ENOMEM;
-	err = report_charges__init(&d->rc, d->p);
+	err = charges__init(&d->rc, d->p);
 	d->has_native = native_view__any(d->p);
 	if (!err && d->has_native) {
 		err = native_view__init(&d->nv, d->p);
@@ -367,7 +354,7 @@ static void hd_meta(struct json_out *w, const struct profile *p)
 	json_out__add(w, o, "start_time", json_out__real(w, m->start_time));
 	json_out__add(w, o, "duration_s", json_out__real(w, m->duration_s));
 	json_out__add(w, o, "frequency_hz", json_out__u64(w, m->frequency_hz));
-	json_out__add(w, o, "period_ns", json_out__u64(w, report_period_ns(m)));
+	json_out__add(w, o, "period_ns", json_out__u64(w, profile_meta__period_ns(m)));
 	json_out__add(w, o, "sources", json_out__u64(w, profile__nr_sources(p)));
 	json_out__member(w, "meta", o);
 }
