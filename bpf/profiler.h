@@ -150,6 +150,11 @@ struct fsp_label {
 	char str[FSP_LABEL_LEN];
 };
 
+/* len of a label userspace could read neither from the process nor from the
+ * file mapped there while the process lived: a label error, whatever the
+ * address holds later. */
+#define FSP_LABEL_UNREADABLE (1ULL << 63)
+
 /*
  * How to read one USDT argument, from the note's "SIZE@OPERAND" (x86-64):
  * a constant ($42), a register (%rdi) or memory at register + offset

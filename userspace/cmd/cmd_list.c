@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "escape.h"
@@ -216,15 +217,20 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 	return 0;
 }
 
-static int file_cb(void *arg, const char *path, dev_t dev, ino_t ino)
+static int file_cb(void *arg, const struct mapping *m)
 {
 	struct list_ctx *c = arg;
-	char host[PATH_MAX + 64];
+	char kpath[64];
+	int fd, err;
 
-	(void)dev;
-	(void)ino;
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
-	return print_file(c, host, path);
+	/* The mapped file itself, never what its name may now be. */
+	fd = procmaps__open(c->pid, m);
+	if (fd < 0)
+		return 0;
+	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", fd);
+	err = print_file(c, kpath, m->path);
+	close(fd);
+	return err;
 }
 
 static bool has_probe(const struct list_ctx *c, const char *provider, const char *name)

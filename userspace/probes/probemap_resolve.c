@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "probemap_dir.h"
@@ -53,15 +54,20 @@ static int file_providers(const char *host, const char *shown, provider_cb cb, v
 	return err;
 }
 
-static int mapped_cb(void *arg, const char *path, dev_t dev, ino_t ino)
+static int mapped_cb(void *arg, const struct mapping *m)
 {
 	struct provider_ctx *c = arg;
-	char host[PATH_MAX + 64];
+	char kpath[64];
+	int fd, err;
 
-	(void)dev;
-	(void)ino;
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
-	return file_providers(host, path, c->cb, c->ctx);
+	/* The mapped file itself, never what its name may now be. */
+	fd = procmaps__open(c->pid, m);
+	if (fd < 0)
+		return 0;
+	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", fd);
+	err = file_providers(kpath, m->path, c->cb, c->ctx);
+	close(fd);
+	return err;
 }
 
 /* Calls cb once per distinct (file, provider) in the files pid maps (paths

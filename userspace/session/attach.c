@@ -19,6 +19,7 @@
 #include "log.h"
 #include "probemap_sites.h"
 #include "procscan.h"
+#include "safeopen.h"
 #include "usdt.h"
 #include "util.h"
 #include "session_int.h"
@@ -525,9 +526,9 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 	int err, fd = given_fd;
 
 	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		if (err != -ENOENT && err != -ESRCH && err != -EACCES) {
 			log__err("cannot open %s to attach its probes: %s", shown_path(path),
 				 strerror(-err));
