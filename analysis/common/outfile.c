@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -65,17 +64,6 @@ const char *outfile__strerror(int err)
 	return err && err == refusal_err && refusal[0] ? refusal : strerror(-err);
 }
 
-static const char *owner_name(uid_t uid, char *buf, size_t size)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	if (pw)
-		snprintf(buf, size, "user %s (uid %u)", pw->pw_name, (unsigned int)uid);
-	else
-		snprintf(buf, size, "uid %u", (unsigned int)uid);
-	return buf;
-}
-
 static const char *kind_name(mode_t mode)
 {
 	return S_ISFIFO(mode)	? "a FIFO"
@@ -108,13 +96,14 @@ static int check_existing(const struct stat *st, const struct stat *dir)
 		return refuse(-EPERM,
 			      "it is %s of %s: fsp-bpf writes only into FIFOs and devices of "
 			      "root or you",
-			      kind_name(st->st_mode), owner_name(st->st_uid, who, sizeof(who)));
+			      kind_name(st->st_mode),
+			      pathwalk__user_name(st->st_uid, who, sizeof(who)));
 	if (S_ISREG(st->st_mode) && dir && !pathwalk__trusted_uid(st->st_uid) &&
 	    pathwalk__others_write(dir))
 		return refuse(-EPERM,
 			      "it is a file of %s in a directory other users can write: "
 			      "fsp-bpf does not replace it (remove it, or choose another name)",
-			      owner_name(st->st_uid, who, sizeof(who)));
+			      pathwalk__user_name(st->st_uid, who, sizeof(who)));
 	return 0;
 }
 

@@ -40,8 +40,7 @@ bool pathwalk__others_write(const struct stat *st)
 	       ((st->st_mode & S_IWGRP) && st->st_gid != 0);
 }
 
-/* "user NAME (uid N)" into buf. */
-static const char *user_name(uid_t uid, char *buf, size_t size)
+const char *pathwalk__user_name(uid_t uid, char *buf, size_t size)
 {
 	struct passwd *pw = getpwuid(uid);
 
@@ -59,7 +58,8 @@ static void writers(const struct stat *st, char *buf, size_t size)
 	char who[96];
 
 	if (!pathwalk__trusted_uid(st->st_uid))
-		snprintf(buf, size, "%s (its owner)", user_name(st->st_uid, who, sizeof(who)));
+		snprintf(buf, size, "%s (its owner)",
+			 pathwalk__user_name(st->st_uid, who, sizeof(who)));
 	else if (st->st_mode & S_IWOTH)
 		snprintf(buf, size, "every user (mode %04o)", (unsigned int)(st->st_mode & 07777));
 	else
@@ -119,7 +119,7 @@ static int check_link(struct pathwalk *w, int dirfd, const char *dir, const char
 		      "does not follow a link another user could have planted (give the path "
 		      "it points to)",
 		      dir, strcmp(dir, "/") ? "/" : "", name,
-		      user_name(lst->st_uid, owner, sizeof(owner)), who);
+		      pathwalk__user_name(lst->st_uid, owner, sizeof(owner)), who);
 }
 
 static bool on_proc(int fd)
@@ -148,8 +148,8 @@ static void enter(struct walk *k, int fd, const char *comp)
 	if (comp[0] == '/')
 		snprintf(k->dir, sizeof(k->dir), "/");
 	else
-		snprintf(k->dir + n, sizeof(k->dir) - n, "%s%s", n && k->dir[n - 1] != '/' ? "/" : "",
-			 comp);
+		snprintf(k->dir + n, sizeof(k->dir) - n, "%s%s",
+			 n && k->dir[n - 1] != '/' ? "/" : "", comp);
 }
 
 /* Replaces the link (O_PATH descriptor fd) by its target in what is left to
@@ -164,8 +164,8 @@ static int splice_link(struct walk *k, int fd, const char *after)
 		return -errno;
 	target[n] = 0;
 	snprintf(tail, sizeof(tail), "%s", after);
-	if ((size_t)snprintf(k->rest, sizeof(k->rest), "%s%s%s", target, *tail ? "/" : "",
-			     tail) >= sizeof(k->rest))
+	if ((size_t)snprintf(k->rest, sizeof(k->rest), "%s%s%s", target, *tail ? "/" : "", tail) >=
+	    sizeof(k->rest))
 		return -ENAMETOOLONG;
 	if (target[0] == '/') {
 		root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);

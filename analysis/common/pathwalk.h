@@ -60,6 +60,9 @@ void pathwalk__fini(struct pathwalk *w);
 /* Is uid root, the effective user, or sudo's invoking user? */
 bool pathwalk__trusted_uid(uid_t uid);
 
+/* "user NAME (uid N)", or "uid N" for an unknown one, into buf (for messages). */
+const char *pathwalk__user_name(uid_t uid, char *buf, size_t size);
+
 /* Can anyone but a trusted user write the directory of status st (its
  * owner, its group unless root's, everyone)? */
 bool pathwalk__others_write(const struct stat *st);

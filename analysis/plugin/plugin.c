@@ -156,7 +156,7 @@ static int check_object(const char *path, char *err, size_t errlen)
 {
 	struct pathwalk w;
 	struct stat st;
-	char who[64];
+	char who[96];
 	int ret, fd;
 
 	ret = pathwalk__resolve(
@@ -170,7 +170,7 @@ static int check_object(const char *path, char *err, size_t errlen)
 	pathwalk__fini(&w);
 	if (!ret && pathwalk__others_write(&st)) {
 		if (!pathwalk__trusted_uid(st.st_uid))
-			snprintf(who, sizeof(who), "uid %u, its owner", (unsigned int)st.st_uid);
+			pathwalk__user_name(st.st_uid, who, sizeof(who));
 		else
 			snprintf(who, sizeof(who), "%s (mode %04o)",
 				 st.st_mode & S_IWOTH ? "every user" : "its group",

@@ -42,19 +42,6 @@
 #define SECRET_FEATURE "ROOT-ONLY-SECRET-feature"
 #define SECRET_INSTANCE "ROOT-ONLY-SECRET-instance"
 
-static bool shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static bool shell(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0;
-}
-
 #define AS_NOBODY "setpriv --reuid=65534 --regid=65534 --clear-groups "
 
 /* A directory of the scratch directory that nobody owns (mode 0755). */
@@ -268,7 +255,7 @@ static void test_output_link(void **state)
 
 	(void)state;
 	(void)dir;
-	assert_true(shell(AS_NOBODY "ln -s '%s' '%s'", rootf, out));
+	assert_true(itest_shell(AS_NOBODY "ln -s '%s' '%s'", rootf, out));
 	assert_all_refuse(out, in, "symbolic link");
 	assert_unchanged(rootf);
 	assert_link(out);
@@ -277,7 +264,7 @@ static void test_output_link(void **state)
 	snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'", fifo, got);
 	argv[2] = cmd;
 	itest_spawn(&reader, "reader", argv);
-	assert_true(shell(AS_NOBODY "ln -sfn '%s' '%s'", fifo, out));
+	assert_true(itest_shell(AS_NOBODY "ln -sfn '%s' '%s'", fifo, out));
 	assert_all_refuse(out, in, "symbolic link");
 	itest_kill(&reader);
 	text = itest_slurp(got);
@@ -297,7 +284,7 @@ static void test_output_fifo(void **state)
 
 	(void)state;
 	(void)dir;
-	assert_true(shell(AS_NOBODY "mkfifo -m 0666 '%s'", out));
+	assert_true(itest_shell(AS_NOBODY "mkfifo -m 0666 '%s'", out));
 	/* nobody reads it: before, the session's end waited for a reader */
 	assert_all_refuse(out, in, "FIFO of user nobody");
 	/* nobody reads it: before, nobody got the profile */
@@ -323,13 +310,13 @@ static void test_output_sticky(void **state)
 	(void)state;
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(chmod(dir, 01777), 0);
-	assert_true(shell(AS_NOBODY "ln -s '%s' '%s'", rootf, out));
+	assert_true(itest_shell(AS_NOBODY "ln -s '%s' '%s'", rootf, out));
 	assert_all_refuse(out, in, "symbolic link");
 	assert_unchanged(rootf);
 	assert_link(out);
 	/* nobody's own file: root does not write into it (it stays nobody's,
 	 * who would read the profile) */
-	assert_true(shell(AS_NOBODY "sh -c 'umask 0; echo ORIGINAL > %s'", theirs));
+	assert_true(itest_shell(AS_NOBODY "sh -c 'umask 0; echo ORIGINAL > %s'", theirs));
 	assert_all_refuse(theirs, in, "file of user nobody");
 	assert_unchanged(theirs);
 	/* root's own link there is root's choice: followed */
@@ -372,8 +359,8 @@ static void plugin_run(const char *so, const char *in, const char *needle)
 /* A copy of examples/libpayloads.so at path (root's, mode 0755). */
 static void copy_plugin(const char *path)
 {
-	assert_true(shell("install -m 0755 '%s/examples/libpayloads.so' '%s'", getenv("FSP_OUT"),
-			  path));
+	assert_true(itest_shell("install -m 0755 '%s/examples/libpayloads.so' '%s'",
+				getenv("FSP_OUT"), path));
 }
 
 static void test_plugin_unsafe(void **state)
@@ -401,7 +388,7 @@ static void test_plugin_unsafe(void **state)
 	plugin_run(so, in, "every user (mode 0777)");
 	assert_int_equal(chmod(dir, 0755), 0);
 	/* root's good plug-in through a link in nobody's directory */
-	assert_true(shell(AS_NOBODY "ln -s '%s' '%s'", so, link));
+	assert_true(itest_shell(AS_NOBODY "ln -s '%s' '%s'", so, link));
 	plugin_run(link, in, "user nobody");
 	(void)home;
 	/* sticky: no one else can replace root's file there, but nobody's
@@ -411,24 +398,21 @@ static void test_plugin_unsafe(void **state)
 	copy_plugin(sso);
 	plugin_run(sso, in, NULL);
 	link = itest_tmp("sticky/link.so");
-	assert_true(shell(AS_NOBODY "ln -s '%s' '%s'", so, link));
+	assert_true(itest_shell(AS_NOBODY "ln -s '%s' '%s'", so, link));
 	plugin_run(link, in, "symbolic link");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_label_swap),
-		ITEST(test_label_fifo),
-		ITEST(test_label_unmapped),
-		ITEST(test_output_link),
-		ITEST(test_output_fifo),
-		ITEST(test_output_sticky),
+		ITEST(test_label_swap),	   ITEST(test_label_fifo),  ITEST(test_label_unmapped),
+		ITEST(test_output_link),   ITEST(test_output_fifo), ITEST(test_output_sticky),
 		ITEST(test_plugin_unsafe),
 	};
 
 	if (access("/usr/bin/setpriv", X_OK)) {
-		fprintf(stderr, "test_security: SKIPPED: /usr/bin/setpriv (util-linux) is missing\n");
+		fprintf(stderr,
+			"test_security: SKIPPED: /usr/bin/setpriv (util-linux) is missing\n");
 		return 0;
 	}
 	return ITEST_MAIN("security", tests);

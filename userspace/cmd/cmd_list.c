@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "escape.h"
@@ -217,20 +216,9 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 	return 0;
 }
 
-static int file_cb(void *arg, const struct mapping *m)
+static int file_cb(void *arg, const char *kpath, const char *path)
 {
-	struct list_ctx *c = arg;
-	char kpath[64];
-	int fd, err;
-
-	/* The mapped file itself, never what its name may now be. */
-	fd = procmaps__open(c->pid, m);
-	if (fd < 0)
-		return 0;
-	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", fd);
-	err = print_file(c, kpath, m->path);
-	close(fd);
-	return err;
+	return print_file(arg, kpath, path);
 }
 
 static bool has_probe(const struct list_ctx *c, const char *provider, const char *name)
@@ -313,7 +301,7 @@ static int list_pid(pid_t pid)
 	printf("pid %d (", pid);
 	put(comm);
 	fputs("): USDT probes by file\n", stdout);
-	err = procmaps__for_each_mapped_file(pid, file_cb, &c);
+	err = procmaps__for_each_open_file(pid, file_cb, &c);
 	if (err) {
 		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));
 		goto cleanup;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "probemap_dir.h"
@@ -54,20 +53,11 @@ static int file_providers(const char *host, const char *shown, provider_cb cb, v
 	return err;
 }
 
-static int mapped_cb(void *arg, const struct mapping *m)
+static int mapped_cb(void *arg, const char *kpath, const char *path)
 {
 	struct provider_ctx *c = arg;
-	char kpath[64];
-	int fd, err;
 
-	/* The mapped file itself, never what its name may now be. */
-	fd = procmaps__open(c->pid, m);
-	if (fd < 0)
-		return 0;
-	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", fd);
-	err = file_providers(kpath, m->path, c->cb, c->ctx);
-	close(fd);
-	return err;
+	return file_providers(kpath, path, c->cb, c->ctx);
 }
 
 /* Calls cb once per distinct (file, provider) in the files pid maps (paths
@@ -79,7 +69,7 @@ static int for_each_provider(pid_t pid, const char *path, provider_cb cb, void *
 
 	if (!pid)
 		return file_providers(path, path, cb, ctx);
-	return procmaps__for_each_mapped_file(pid, mapped_cb, &c);
+	return procmaps__for_each_open_file(pid, mapped_cb, &c);
 }
 
 static bool same_file(const char *a, const char *b)

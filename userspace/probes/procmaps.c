@@ -121,6 +121,34 @@ int procmaps__for_each_mapped_file(pid_t pid, procmaps_file_cb cb, void *ctx)
 	return err;
 }
 
+struct open_ctx {
+	pid_t pid;
+	procmaps_open_cb cb;
+	void *ctx;
+};
+
+static int open_cb(void *arg, const struct mapping *m)
+{
+	struct open_ctx *c = arg;
+	char kpath[64];
+	int fd, err;
+
+	fd = procmaps__open(c->pid, m);
+	if (fd < 0)
+		return 0;
+	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", fd);
+	err = c->cb(c->ctx, kpath, m->path);
+	close(fd);
+	return err;
+}
+
+int procmaps__for_each_open_file(pid_t pid, procmaps_open_cb cb, void *ctx)
+{
+	struct open_ctx c = {pid, cb, ctx};
+
+	return procmaps__for_each_mapped_file(pid, open_cb, &c);
+}
+
 static bool deleted(const char *path)
 {
 	size_t n = strlen(path), k = strlen(" (deleted)");

@@ -57,6 +57,14 @@ int procmaps__for_each_mapped_file(pid_t pid, procmaps_file_cb cb, void *ctx);
  */
 int procmaps__open(pid_t pid, const struct mapping *m);
 
+/*
+ * procmaps__for_each_mapped_file with each file opened (procmaps__open; one
+ * that cannot be is skipped): cb gets the path to read it by (the
+ * descriptor's, /proc/self/fd/N) and the path the process shows.
+ */
+typedef int (*procmaps_open_cb)(void *ctx, const char *kpath, const char *path);
+int procmaps__for_each_open_file(pid_t pid, procmaps_open_cb cb, void *ctx);
+
 /* Reads a NUL-terminated string at addr of process pid (0: gone) from the
  * mapped file of the mapping of m that holds addr (procmaps__open). Returns
  * its length or -errno (-ENOENT: no mapping holds addr, -EIO: past the end
