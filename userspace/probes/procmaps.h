@@ -49,7 +49,8 @@ int procmaps__for_each_mapped_file(pid_t pid, procmaps_file_cb cb, void *ctx);
 /*
  * The file of mapping m of process pid, opened read-only (safeopen.h: a
  * regular file, never blocking): the mapped object itself through
- * /proc/PID/map_files (root: CAP_SYS_ADMIN), whatever its name became;
+ * /proc/PID/map_files (CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), whatever
+ * its name became;
  * where that is not allowed, or for a process that is gone (pid 0), the
  * file at its name (through /proc/PID/root while the process lives) if it is
  * still the mapped file (device and inode), not a link, not " (deleted)".
