@@ -161,8 +161,7 @@ static void test_public(void **state)
 	assert_int_equal(mkdir(at("shut"), 0700), 0);
 	make_file(at("shut/f"), "x");
 	make_file(at("open/f"), "x");
-	assert_int_equal(pathwalk__resolve(at("open/f"), PATHWALK_PUBLIC | PATHWALK_FOLLOW, &w),
-			 0);
+	assert_int_equal(pathwalk__resolve(at("open/f"), PATHWALK_PUBLIC | PATHWALK_FOLLOW, &w), 0);
 	pathwalk__fini(&w);
 	assert_int_equal(pathwalk__resolve(at("shut/f"), PATHWALK_PUBLIC | PATHWALK_FOLLOW, &w),
 			 -EPERM);
@@ -208,15 +207,14 @@ static void test_trusted(void **state)
 	/* links in the sticky directory: nobody's refused, root's followed */
 	assert_int_equal(symlink(at("all/f"), at("all/theirs")), 0);
 	assert_int_equal(lchown(at("all/theirs"), NOBODY, NOBODY), 0);
-	assert_int_equal(pathwalk__resolve(at("all/theirs"), PATHWALK_TRUSTED_LINKS |
-								  PATHWALK_FOLLOW, &w),
-			 -EPERM);
+	assert_int_equal(
+		pathwalk__resolve(at("all/theirs"), PATHWALK_TRUSTED_LINKS | PATHWALK_FOLLOW, &w),
+		-EPERM);
 	assert_non_null(strstr(w.why, "symbolic link"));
 	pathwalk__fini(&w);
 	assert_int_equal(symlink(at("all/f"), at("all/mine")), 0);
-	assert_int_equal(pathwalk__resolve(at("all/mine"), PATHWALK_TRUSTED_LINKS |
-								PATHWALK_FOLLOW, &w),
-			 0);
+	assert_int_equal(
+		pathwalk__resolve(at("all/mine"), PATHWALK_TRUSTED_LINKS | PATHWALK_FOLLOW, &w), 0);
 	assert_string_equal(w.name, "f");
 	pathwalk__fini(&w);
 	/* trusted users: root, you, sudo's invoking user */
