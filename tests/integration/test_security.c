@@ -12,6 +12,9 @@
  *   label_fifo       the same with FIFOs: the session still ends, at once
  *   label_unmapped   labels at an address whose file was unmapped before the
  *                    marks: a label error, not the old file's bytes
+ *   label_blank      labels that are empty strings in an anonymous page that
+ *                    replaced the file there, the process gone before a
+ *                    rescan: empty labels, not the old file's bytes
  *   output_link      -o DIR/out.json, which nobody made a link to a root
  *                    file (or a root FIFO being read) in a directory nobody
  *                    owns: record, report (also HTML), merge and diff refuse
@@ -75,7 +78,7 @@ static const char *root_secret(void)
 /* Starts wl_labelfile MODE as nobody in dir (its READY there); returns once
  * it is set up. */
 static void start_labelfile(struct itest_proc *w, const char *mode, const char *dir,
-			    const char *target, const char *go)
+			    const char *target, const char *go, const char *ms)
 {
 	char ready[4096];
 	char *argv[] = {"/usr/bin/setpriv",
@@ -88,7 +91,7 @@ static void start_labelfile(struct itest_proc *w, const char *mode, const char *
 			(char *)target,
 			ready,
 			(char *)go,
-			"1500",
+			(char *)ms,
 			NULL};
 
 	snprintf(ready, sizeof(ready), "%s/ready", dir);
@@ -143,7 +146,7 @@ static void test_label_swap(void **state)
 	json_object *prof;
 
 	(void)state;
-	start_labelfile(&w, "swap", dir, secret, go);
+	start_labelfile(&w, "swap", dir, secret, go, "1500");
 	prof = profile_labelfile(&w, go, json);
 	assert_no_file_labels(prof, json);
 	json_object_put(prof);
@@ -156,7 +159,7 @@ static void test_label_fifo(void **state)
 	json_object *prof;
 
 	(void)state;
-	start_labelfile(&w, "swap", dir, "fifo", go);
+	start_labelfile(&w, "swap", dir, "fifo", go, "1500");
 	prof = profile_labelfile(&w, go, json);
 	assert_no_file_labels(prof, json);
 	json_object_put(prof);
@@ -169,9 +172,32 @@ static void test_label_unmapped(void **state)
 	json_object *prof;
 
 	(void)state;
-	start_labelfile(&w, "unmapped", dir, "-", go);
+	start_labelfile(&w, "unmapped", dir, "-", go, "1500");
 	prof = profile_labelfile(&w, go, json);
 	assert_no_file_labels(prof, json);
+	json_object_put(prof);
+}
+
+/* The process ends before the once-a-second rescan: its last scan saw the
+ * file at the labels' address. */
+static void test_label_blank(void **state)
+{
+	const char *dir = nobody_dir("home"), *go = itest_tmp("go"), *json = itest_tmp("p.json");
+	struct itest_proc w;
+	json_object *prof;
+	char *text;
+
+	(void)state;
+	start_labelfile(&w, "blank", dir, "-", go, "200");
+	prof = profile_labelfile(&w, go, json);
+	text = itest_slurp(json);
+	assert_non_null(text);
+	assert_null(strstr(text, "decoy"));
+	free(text);
+	print_message("  samples of the empty feature %llu, label_errors %llu\n",
+		      (unsigned long long)itest_feature_samples(prof, ""),
+		      (unsigned long long)itest_diag(prof, "label_errors"));
+	assert_true(itest_instance_samples(prof, "labelfile", "control") > 0);
 	json_object_put(prof);
 }
 
@@ -405,9 +431,9 @@ static void test_plugin_unsafe(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_label_swap),	   ITEST(test_label_fifo),  ITEST(test_label_unmapped),
-		ITEST(test_output_link),   ITEST(test_output_fifo), ITEST(test_output_sticky),
-		ITEST(test_plugin_unsafe),
+		ITEST(test_label_swap),	   ITEST(test_label_fifo),    ITEST(test_label_unmapped),
+		ITEST(test_label_blank),   ITEST(test_output_link),   ITEST(test_output_fifo),
+		ITEST(test_output_sticky), ITEST(test_plugin_unsafe),
 	};
 
 	if (access("/usr/bin/setpriv", X_OK)) {

@@ -13,8 +13,11 @@
  *   wl_labelfile unmapped DIR - READY GO MS
  *     maps DIR/L (labels "decoy feature" and "decoy instance") and unmaps it
  *     once GO exists: the labels then point where no file is mapped any more.
+ *   wl_labelfile blank DIR - READY GO MS
+ *     the same, but once GO exists an anonymous page (zeros) replaces the
+ *     file's at that address: the labels are empty strings.
  *
- * Both write READY (in DIR) when set up, wait for the file GO (the profiler
+ * All write READY (in DIR) when set up, wait for the file GO (the profiler
  * attached), then run MS ms of CPU under the mark (those labels) and as much
  * under a mark "labelfile"/"control" with labels in the executable.
  */
@@ -77,8 +80,9 @@ int main(int argc, char **argv)
 	uint64_t ms, end;
 	char *m;
 
-	if (argc != 7 || (strcmp(argv[1], "swap") && strcmp(argv[1], "unmapped")))
-		wl_die("usage: wl_labelfile swap|unmapped DIR TARGET|- READY GO MS");
+	if (argc != 7 ||
+	    (strcmp(argv[1], "swap") && strcmp(argv[1], "unmapped") && strcmp(argv[1], "blank")))
+		wl_die("usage: wl_labelfile swap|unmapped|blank DIR TARGET|- READY GO MS");
 	ms = wl_arg_u64(argv[6], "MS");
 	m = map_labels(argv[2], path, sizeof(path));
 	feature = m;
@@ -90,14 +94,17 @@ int main(int argc, char **argv)
 		plant(path, argv[3]);
 		plant(deleted, argv[3]);
 	}
-	/* A first mark maps the thread's mark stack (ABI v2) now: nothing is
-	 * mapped at the labels' address once they are unmapped. */
-	FSP_MARK_ENTER("labelfile", "control", 0);
-	FSP_MARK_LEAVE("labelfile", "control", 0);
 	wl_write_ready(argv[4]);
 	wait_go(argv[5]);
+	/* The first mark with a profiler attached maps the thread's mark stack
+	 * (ABI v2): now, so that it does not land where the file was. */
+	FSP_MARK_ENTER("labelfile", "control", 0);
+	FSP_MARK_LEAVE("labelfile", "control", 0);
 	if (!strcmp(argv[1], "unmapped") && munmap(m, LEN))
 		wl_die("munmap failed");
+	if (!strcmp(argv[1], "blank") &&
+	    mmap(m, LEN, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != m)
+		wl_die("mmap failed");
 	end = wl_thread_ns() + ms * WL_NS_PER_MS;
 	while (wl_thread_ns() < end) {
 		FSP_MARK_ENTER(feature, instance, 0);

@@ -104,6 +104,7 @@ void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
 		l.len = strlen(l.str);
 		/* the BPF side's label hash (labels.bpf.h): FNV-1a of the string */
 		l.hash = fsp_fnv1a(l.str, l.len, FSP_FNV_OFFSET);
+		l.len = l.len ? l.len : FSP_LABEL_EMPTY;
 	}
 	bpf_map_update_elem(fd, &key, &l, BPF_ANY);
 }
@@ -155,7 +156,7 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
 		if (l.len == FSP_LABEL_UNREADABLE)
 			goto error; /* unreadable while the process lived */
-		snprintf(buf, size, "%.*s", (int)l.len, l.str);
+		snprintf(buf, size, "%.*s", l.len == FSP_LABEL_EMPTY ? 0 : (int)l.len, l.str);
 		return buf;
 	}
 	if (!read_mem_string(tgid, addr, buf, size))
