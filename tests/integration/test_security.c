@@ -15,10 +15,18 @@
  *   label_blank      labels that are empty strings in an anonymous page that
  *                    replaced the file there, the process gone before a
  *                    rescan: empty labels, not the old file's bytes
+ *   html_source      a target names a world-readable source file in a
+ *                    root-only directory: root's HTML page does not embed
+ *                    it (one every user can reach: embedded)
  *   output_link      -o DIR/out.json, which nobody made a link to a root
  *                    file (or a root FIFO being read) in a directory nobody
- *                    owns: record, report (also HTML), merge and diff refuse
- *                    it before doing anything; the file, the link stay
+ *                    owns: record (the profile, or an HTML page), report
+ *                    (text, JSON, HTML, pprof, folded), merge and diff (text,
+ *                    HTML) refuse it before doing anything; the file, the
+ *                    link stay
+ *   output_device    -o DIR/out.json, which nobody made a link to a block
+ *                    device (a loop device over a scratch file): refused
+ *                    by every command, the device's bytes unchanged
  *   output_fifo      nobody's FIFO there: refused at once (before: the end of
  *                    the session blocked for a reader, or nobody read the
  *                    profile)
@@ -36,6 +44,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -138,44 +148,36 @@ static void assert_no_file_labels(json_object *prof, const char *json)
 	assert_true(itest_diag(prof, "label_errors") > 0);
 }
 
-static void test_label_swap(void **state)
+/* wl_labelfile MODE TARGET as nobody, profiled by root: no byte of a file
+ * in the profile, label errors counted. */
+static void label_attack(const char *mode, const char *target)
 {
-	const char *dir = nobody_dir("home"), *go = itest_tmp("go");
-	const char *secret = root_secret(), *json = itest_tmp("p.json");
+	const char *dir = nobody_dir("home"), *go = itest_tmp("go"), *json = itest_tmp("p.json");
 	struct itest_proc w;
 	json_object *prof;
 
-	(void)state;
-	start_labelfile(&w, "swap", dir, secret, go, "1500");
+	start_labelfile(&w, mode, dir, target, go, "1500");
 	prof = profile_labelfile(&w, go, json);
 	assert_no_file_labels(prof, json);
 	json_object_put(prof);
+}
+
+static void test_label_swap(void **state)
+{
+	(void)state;
+	label_attack("swap", root_secret());
 }
 
 static void test_label_fifo(void **state)
 {
-	const char *dir = nobody_dir("home"), *go = itest_tmp("go"), *json = itest_tmp("p.json");
-	struct itest_proc w;
-	json_object *prof;
-
 	(void)state;
-	start_labelfile(&w, "swap", dir, "fifo", go, "1500");
-	prof = profile_labelfile(&w, go, json);
-	assert_no_file_labels(prof, json);
-	json_object_put(prof);
+	label_attack("swap", "fifo");
 }
 
 static void test_label_unmapped(void **state)
 {
-	const char *dir = nobody_dir("home"), *go = itest_tmp("go"), *json = itest_tmp("p.json");
-	struct itest_proc w;
-	json_object *prof;
-
 	(void)state;
-	start_labelfile(&w, "unmapped", dir, "-", go, "1500");
-	prof = profile_labelfile(&w, go, json);
-	assert_no_file_labels(prof, json);
-	json_object_put(prof);
+	label_attack("unmapped", "-");
 }
 
 /* The process ends before the once-a-second rescan: its last scan saw the
@@ -199,6 +201,68 @@ static void test_label_blank(void **state)
 		      (unsigned long long)itest_diag(prof, "label_errors"));
 	assert_true(itest_instance_samples(prof, "labelfile", "control") > 0);
 	json_object_put(prof);
+}
+
+/* ---- the HTML page's sources --------------------------------------------------- */
+
+/* path made a file holding text, mode 0644. */
+static void write_source(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+}
+
+/* root's HTML page of prof: its text (caller frees). */
+static char *html_page(const char *prof, const char *html)
+{
+	struct itest_proc p;
+	char *text;
+
+	itest_run_fsp(&p, "html", ITEST_TIMEOUT_S, "report", "--format", "html", "-o", html, prof,
+		      NULL);
+	itest_assert_exit(&p, 0);
+	text = itest_slurp(html);
+	assert_non_null(text);
+	return text;
+}
+
+/*
+ * nobody's target names, as a source location, a file every user may read
+ * (0644) in a directory only root may enter (0700): root's HTML page of its
+ * profile does not embed it (before, it did), and says why. The same profile
+ * naming a file on a path every user can walk: embedded.
+ */
+static void test_html_source(void **state)
+{
+	const char *dir = nobody_dir("home"), *go = itest_tmp("go"), *json = itest_tmp("p.json");
+	const char *priv = itest_tmp("rootonly"), *secret = itest_tmp("rootonly/s.c");
+	const char *pub = itest_tmp("pub.c"), *pub_json = itest_tmp("pub.json");
+	char label[4200], *page;
+	struct itest_proc w;
+	json_object *prof;
+
+	(void)state;
+	assert_int_equal(mkdir(priv, 0700), 0);
+	write_source(secret, "int ROOT_ONLY_SECRET_source;\n");
+	write_source(pub, "int EVERY_USER_public_source;\n");
+	snprintf(label, sizeof(label), "%s:1", secret);
+	start_labelfile(&w, "source", dir, label, go, "300");
+	prof = profile_labelfile(&w, go, json);
+	assert_true(itest_instance_samples(prof, "source", label) > 0);
+	json_object_put(prof);
+	page = html_page(json, itest_tmp("p.html"));
+	assert_null(strstr(page, "ROOT_ONLY_SECRET"));
+	assert_non_null(strstr(page, "is not open to every user"));
+	free(page);
+	/* the control: the same profile naming a public file */
+	assert_true(itest_shell("sed 's|%s|%s|g' '%s' > '%s'", secret, pub, json, pub_json));
+	page = html_page(pub_json, itest_tmp("pub.html"));
+	assert_non_null(strstr(page, "EVERY_USER_public_source"));
+	free(page);
 }
 
 /* ---- output files ------------------------------------------------------------ */
@@ -249,13 +313,18 @@ static const char *some_profile(void)
  * needle; nothing profiled or written. */
 static void assert_all_refuse(const char *out, const char *in, const char *needle)
 {
+	char *wl = (char *)itest_workload("wl_short"), *truth = (char *)itest_tmp("truth2");
 	char *cmds[][10] = {
-		{NULL, "-o", (char *)out, "--", (char *)itest_workload("wl_short"),
-		 (char *)itest_tmp("truth2"), NULL},
+		{NULL, "-o", (char *)out, "--", wl, truth, NULL},
+		{NULL, "--format", "html", "-o", (char *)out, "--", wl, truth, NULL},
+		{NULL, "report", "-o", (char *)out, (char *)in, NULL},
 		{NULL, "report", "--format", "json", "-o", (char *)out, (char *)in, NULL},
 		{NULL, "report", "--format", "html", "-o", (char *)out, (char *)in, NULL},
+		{NULL, "report", "--format", "pprof", "-o", (char *)out, (char *)in, NULL},
+		{NULL, "report", "--format", "folded", "-o", (char *)out, (char *)in, NULL},
 		{NULL, "merge", "-o", (char *)out, (char *)in, (char *)in, NULL},
 		{NULL, "diff", "-o", (char *)out, (char *)in, (char *)in, NULL},
+		{NULL, "diff", "--format", "html", "-o", (char *)out, (char *)in, (char *)in, NULL},
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -265,7 +334,7 @@ static void assert_all_refuse(const char *out, const char *in, const char *needl
 		itest_assert_failed_cleanly(&p);
 		itest_assert_one_error_line(&p, out, needle, NULL);
 		/* refused before profiling: the workload never ran */
-		assert_int_equal(access(itest_tmp("truth2"), F_OK), -1);
+		assert_int_equal(access(truth, F_OK), -1);
 	}
 }
 
@@ -297,6 +366,68 @@ static void test_output_link(void **state)
 	assert_non_null(text);
 	assert_string_equal(text, "");
 	free(text);
+}
+
+/*
+ * A block device over a scratch file of 1 MiB holding "ORIGINAL\n": a loop
+ * device that goes away when *fd, kept open by the test, is closed (also when
+ * the test dies). Its path, or NULL (said loudly) where loop devices cannot
+ * be made (a container without /dev/loop-control).
+ */
+static const char *loop_device(int *fd)
+{
+	static char dev[32];
+	const char *back = root_file("disk");
+	struct loop_config cfg = {.info.lo_flags = LO_FLAGS_AUTOCLEAR};
+	int ctl, n, bfd;
+
+	assert_int_equal(truncate(back, 1 << 20), 0);
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	n = ctl < 0 ? -1 : ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (ctl >= 0)
+		close(ctl);
+	if (n < 0) {
+		print_message("  NOT TESTED: no loop device (/dev/loop-control: %s): the "
+			      "block device case is left out\n",
+			      strerror(errno));
+		return NULL;
+	}
+	snprintf(dev, sizeof(dev), "/dev/loop%d", n);
+	*fd = open(dev, O_RDWR | O_CLOEXEC);
+	bfd = open(back, O_RDWR | O_CLOEXEC);
+	assert_true(*fd >= 0 && bfd >= 0);
+	cfg.fd = bfd;
+	assert_int_equal(ioctl(*fd, LOOP_CONFIGURE, &cfg), 0);
+	close(bfd);
+	return dev;
+}
+
+/* The issue's own case: nobody links out.json to a block device (before,
+ * root's fsp-bpf wrote the profile over the device's first bytes). */
+static void test_output_device(void **state)
+{
+	const char *dir = nobody_dir("home"), *in = some_profile();
+	const char *out = itest_tmp("home/out.json"), *disk;
+	const char *dev;
+	char head[16] = "";
+	int fd = -1;
+	FILE *f;
+
+	(void)state;
+	(void)dir;
+	dev = loop_device(&fd);
+	if (!dev)
+		return;
+	disk = itest_tmp("disk");
+	assert_true(itest_shell(AS_NOBODY "ln -s '%s' '%s'", dev, out));
+	assert_all_refuse(out, in, "symbolic link");
+	close(fd);
+	f = fopen(disk, "re");
+	assert_non_null(f);
+	assert_non_null(fgets(head, sizeof(head), f));
+	fclose(f);
+	assert_string_equal(head, "ORIGINAL\n");
+	assert_link(out);
 }
 
 static void test_output_fifo(void **state)
@@ -432,8 +563,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_label_swap),	   ITEST(test_label_fifo),    ITEST(test_label_unmapped),
-		ITEST(test_label_blank),   ITEST(test_output_link),   ITEST(test_output_fifo),
-		ITEST(test_output_sticky), ITEST(test_plugin_unsafe),
+		ITEST(test_label_blank),   ITEST(test_html_source),   ITEST(test_output_link),
+		ITEST(test_output_fifo),   ITEST(test_output_sticky), ITEST(test_output_device),
+		ITEST(test_plugin_unsafe),
 	};
 
 	if (access("/usr/bin/setpriv", X_OK)) {

@@ -16,6 +16,9 @@
  *   wl_labelfile blank DIR - READY GO MS
  *     the same, but once GO exists an anonymous page (zeros) replaces the
  *     file's at that address: the labels are empty strings.
+ *   wl_labelfile source DIR FILE:LINE READY GO MS
+ *     labels from its memory: feature "source", instance FILE:LINE (a
+ *     source location, which an HTML page of the profile would show).
  *
  * All write READY (in DIR) when set up, wait for the file GO (the profiler
  * attached), then run MS ms of CPU under the mark (those labels) and as much
@@ -80,13 +83,14 @@ int main(int argc, char **argv)
 	uint64_t ms, end;
 	char *m;
 
-	if (argc != 7 ||
-	    (strcmp(argv[1], "swap") && strcmp(argv[1], "unmapped") && strcmp(argv[1], "blank")))
-		wl_die("usage: wl_labelfile swap|unmapped|blank DIR TARGET|- READY GO MS");
+	if (argc != 7 || (strcmp(argv[1], "swap") && strcmp(argv[1], "unmapped") &&
+			  strcmp(argv[1], "blank") && strcmp(argv[1], "source")))
+		wl_die("usage: wl_labelfile swap|unmapped|blank|source DIR TARGET|-|FILE:LINE "
+		       "READY GO MS");
 	ms = wl_arg_u64(argv[6], "MS");
 	m = map_labels(argv[2], path, sizeof(path));
-	feature = m;
-	instance = m + 64;
+	feature = strcmp(argv[1], "source") ? m : "source";
+	instance = strcmp(argv[1], "source") ? m + 64 : argv[3];
 	if (!strcmp(argv[1], "swap")) {
 		if (truncate(path, 0) || unlink(path))
 			wl_die("cannot truncate and remove %s", path);
