@@ -67,7 +67,7 @@ static __u64 label_hash(__u32 tgid, __u64 addr, __u32 user)
 	} else {
 		fc.str = l->str;
 		bpf_loop(len, fnv_cb, &fc, 0);
-		l->len = len - 1;
+		l->len = len > 1 ? len - 1 : FSP_LABEL_EMPTY;
 		l->hash = fc.hash;
 	}
 	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST)) {

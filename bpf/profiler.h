@@ -146,9 +146,17 @@ struct fsp_label_key {
 
 struct fsp_label {
 	__u64 hash; /* FNV-1a of the string; identifies the feature by name */
-	__u64 len; /* bytes copied without NUL; 0 if it could not be read */
+	__u64 len; /* bytes copied without NUL; 0 if it could not be read (FSP_LABEL_*) */
 	char str[FSP_LABEL_LEN];
 };
+
+/* len of a label userspace could read neither from the process nor from the
+ * file mapped there while the process lived: a label error, whatever the
+ * address holds later. */
+#define FSP_LABEL_UNREADABLE (1ULL << 63)
+/* len of a label read as the empty string (0 is a label not read yet): read,
+ * so never read again from a file at the end. */
+#define FSP_LABEL_EMPTY (1ULL << 62)
 
 /*
  * How to read one USDT argument, from the note's "SIZE@OPERAND" (x86-64):

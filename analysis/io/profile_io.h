@@ -59,12 +59,15 @@ int profile__write_json_ext(FILE *out, const struct profile *p, const struct pro
  * Writes the profile file atomically: a temporary ".NAME.XXXXXX" in NAME's
  * directory is written, flushed, fsync'ed and renamed over NAME. On any error
  * the temporary is removed and an existing NAME is left untouched. A new file
- * is private (0600, outfile.h), a replaced one keeps its owner and mode.
+ * is private (0600, outfile.h), a replaced one keeps its owner and mode; a
+ * path another user could have pointed elsewhere is refused (outfile.h).
  * "-" writes to stdout.
  * Returns 0 or -errno, with a one-line message ("out.json: No space left on
  * device") in err (may be NULL).
  */
 int profile__save(const char *path, const struct profile *p, char *err, size_t errlen);
+/* The same to a file that must not exist yet: -EEXIST if it does. */
+int profile__save_new(const char *path, const struct profile *p, char *err, size_t errlen);
 
 /*
  * Reads a profile file of a version PROFILE_FORMAT_MIN_VERSION..

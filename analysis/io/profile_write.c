@@ -480,7 +480,7 @@ int profile__write_json_ext(FILE *out, const struct profile *p, const struct pro
 	return err;
 }
 
-int profile__save(const char *path, const struct profile *p, char *err, size_t errlen)
+static int save(const char *path, bool excl, const struct profile *p, char *err, size_t errlen)
 {
 	struct outfile *f;
 	int ret;
@@ -490,7 +490,7 @@ int profile__save(const char *path, const struct profile *p, char *err, size_t e
 		return -EINVAL;
 	}
 	/* atomically (outfile.h); "-" is stdout */
-	f = outfile__open(path, &ret);
+	f = excl ? outfile__open_new(path, &ret) : outfile__open(path, &ret);
 	if (f) {
 		ret = profile__write_json(outfile__stream(f), p);
 		if (!ret)
@@ -499,6 +499,16 @@ int profile__save(const char *path, const struct profile *p, char *err, size_t e
 	}
 	if (ret)
 		fsp_set_err(err, errlen, "%s: %s", strcmp(path, "-") ? path : "stdout",
-			    strerror(-ret));
+			    outfile__strerror(ret));
 	return ret;
+}
+
+int profile__save(const char *path, const struct profile *p, char *err, size_t errlen)
+{
+	return save(path, false, p, err, errlen);
+}
+
+int profile__save_new(const char *path, const struct profile *p, char *err, size_t errlen)
+{
+	return save(path, true, p, err, errlen);
 }

@@ -9,10 +9,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "pathwalk.h"
 #include "plugin.h"
 #include "plugin_builtin.h"
 #include "plugin_int.h"
+#include "safeopen.h"
 #include "util.h"
 
 static const struct fsp_plugin *const builtins[] = {
@@ -141,6 +145,47 @@ static void builtin_names(char *buf, size_t size)
 					builtins[i]->name);
 }
 
+/*
+ * Loading a shared object runs its code with fsp-bpf's rights: root's. As a
+ * careful shell treats a PATH entry others can write, a plug-in is refused
+ * when anyone but root and you (pathwalk.h's trusted users) could change it:
+ * the file, or one of its directories (not sticky), or a link on the way.
+ * 0, -EPERM with the reason in err, or -ENOENT and such (dlopen says it).
+ */
+static int check_object(const char *path, char *err, size_t errlen)
+{
+	struct pathwalk w;
+	struct stat st;
+	char who[96];
+	int ret, fd;
+
+	ret = pathwalk__resolve(
+		path, PATHWALK_TRUSTED_DIRS | PATHWALK_TRUSTED_LINKS | PATHWALK_FOLLOW, &w);
+	if (!ret) {
+		fd = safeopen__read(w.dirfd, w.name, SAFEOPEN_NOFOLLOW, NULL, &st);
+		ret = fd < 0 ? fd : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	pathwalk__fini(&w);
+	if (!ret && pathwalk__others_write(&st)) {
+		if (!pathwalk__trusted_uid(st.st_uid))
+			pathwalk__user_name(st.st_uid, who, sizeof(who));
+		else
+			snprintf(who, sizeof(who), "%s (mode %04o)",
+				 st.st_mode & S_IWOTH ? "every user" : "its group",
+				 (unsigned int)(st.st_mode & 07777));
+		snprintf(w.why, sizeof(w.why), "it can be written by %s", who);
+		ret = -EPERM;
+	}
+	if (ret == -EPERM)
+		fsp_set_err(err, errlen,
+			    "refusing plug-in %s: %s, and loading it runs its code as %s: make it "
+			    "and its directories writable by root or you only",
+			    path, w.why, geteuid() ? "you" : "root");
+	return ret;
+}
+
 /* The shared object at path: loaded, its entry point called and checked. */
 static int load_object(struct plugin_spec *sp, const char *path, char *err, size_t errlen)
 {
@@ -148,6 +193,8 @@ static int load_object(struct plugin_spec *sp, const char *path, char *err, size
 	const char *msg;
 	int ret;
 
+	if (check_object(path, err, errlen) == -EPERM)
+		return -EINVAL;
 	sp->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!sp->handle) {
 		msg = dlerror();

@@ -11,9 +11,9 @@
 #include <gelf.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeopen.h"
 #include "symbol_int.h"
 #include "symbolize.h"
 
@@ -98,7 +98,6 @@ int elf__build_id_of(Elf *elf, char *buf, size_t size)
 
 int elf__build_id(const char *path, char *buf, size_t size)
 {
-	struct stat st;
 	Elf *elf;
 	int fd, err;
 
@@ -106,13 +105,11 @@ int elf__build_id(const char *path, char *buf, size_t size)
 		return -EINVAL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) { /* never block on a FIFO */
-		close(fd);
+	fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL); /* never a FIFO or device */
+	if (fd == -EISDIR || fd == -EINVAL)
 		return -ENOEXEC;
-	}
+	if (fd < 0)
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	err = elf ? elf__build_id_of(elf, buf, size) : -ENOEXEC;
 	elf_end(elf);

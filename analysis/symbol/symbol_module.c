@@ -33,9 +33,9 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeopen.h"
 #include "symbol_int.h"
 
 #define DELETED_SUFFIX " (deleted)"
@@ -62,18 +62,15 @@ static int path_fmt(char *buf, const char *fmt, ...)
 static int open_checked(const char *path, const char *want, char *id)
 {
 	char buf[SYM_BUILD_ID_LEN] = "";
-	struct stat st;
 	Elf *elf;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* a regular file only: the name comes from a target (safeopen.h) */
+	fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
+	if (fd == -EISDIR || fd == -EINVAL)
+		return -SYM_MODULE_BAD_ELF; /* a directory, FIFO or device is not the file */
 	if (fd < 0)
 		return -SYM_MODULE_NOT_FOUND;
-	/* a directory, FIFO or device of that name is not the file */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -SYM_MODULE_BAD_ELF;
-	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -SYM_MODULE_BAD_ELF;

@@ -579,6 +579,17 @@ bool itest_wait_text(const char *path, const char *needle, double timeout_s)
 	}
 }
 
+bool itest_shell(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd) == 0;
+}
+
 char *itest_slurp(const char *path)
 {
 	FILE *f = fopen(path, "re");

@@ -133,6 +133,8 @@ bool itest_wait_file(const char *path, double timeout_s);
 bool itest_wait_text(const char *path, const char *needle, double timeout_s);
 
 char *itest_slurp(const char *path); /* NULL if unreadable; caller frees */
+/* Runs the printf-formatted command with sh -c; true if it exited 0. */
+bool itest_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double itest_now(void); /* CLOCK_MONOTONIC seconds */
 void itest_sleep(double s);
 

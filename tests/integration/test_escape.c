@@ -44,19 +44,6 @@
 #define EXE_NAME_SH "wl\\033]0;owned\\007\\342\\200\\256" /* for printf(1) */
 #define ARG_SH "\\033[31mARG" /* an argument, for printf(1) */
 
-static bool shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static bool shell(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0;
-}
-
 /* The whole file at path (binary), its length in *len. */
 static char *slurp_bin(const char *path, size_t *len)
 {
@@ -124,8 +111,8 @@ static const char *hostile_exe(void)
 {
 	const char *path = itest_tmp("%s", EXE_NAME);
 
-	assert_true(
-		shell("cp '%s' '%s' && chmod 755 '%s'", itest_workload("wl_hostile"), path, path));
+	assert_true(itest_shell("cp '%s' '%s' && chmod 755 '%s'", itest_workload("wl_hostile"),
+				path, path));
 	return path;
 }
 
@@ -136,7 +123,8 @@ static char *tmux_get(const char *sock, const char *target, const char *fmt)
 {
 	const char *out = itest_tmp("tmux-get.txt");
 
-	assert_true(shell("tmux -S %s display-message -p -t %s '%s' > %s", sock, target, fmt, out));
+	assert_true(itest_shell("tmux -S %s display-message -p -t %s '%s' > %s", sock, target, fmt,
+				out));
 	return itest_slurp(out);
 }
 
@@ -147,9 +135,9 @@ static void tty_control(const char *sock)
 	const char *screen = itest_tmp("ctl.txt");
 	char *title = NULL, *text;
 
-	assert_true(shell("tmux -S %s new-session -d -x 120 -y 40 -s ctl "
-			  "'echo BEFORE-MARKER; printf \"%s\\n\"; sleep 30'",
-			  sock, "\\033]0;owned\\007\\033[2J\\033[31mRED"));
+	assert_true(itest_shell("tmux -S %s new-session -d -x 120 -y 40 -s ctl "
+				"'echo BEFORE-MARKER; printf \"%s\\n\"; sleep 30'",
+				sock, "\\033]0;owned\\007\\033[2J\\033[31mRED"));
 	/* until tmux has read the program's output (5 s at most) */
 	for (int i = 0; i < 50; i++) {
 		itest_sleep(0.1);
@@ -159,7 +147,7 @@ static void tty_control(const char *sock)
 		free(title);
 		title = NULL;
 	}
-	assert_true(shell("tmux -S %s capture-pane -e -p -t ctl > %s", sock, screen));
+	assert_true(itest_shell("tmux -S %s capture-pane -e -p -t ctl > %s", sock, screen));
 	text = itest_slurp(screen);
 	printf("  control: title \"%s\"\n", title ? strtok(title, "\n") : "?");
 	assert_non_null(title);
@@ -169,7 +157,7 @@ static void tty_control(const char *sock)
 	assert_null(strstr(text, "BEFORE-MARKER"));
 	free(title);
 	free(text);
-	shell("tmux -S %s kill-session -t ctl 2>/dev/null", sock);
+	itest_shell("tmux -S %s kill-session -t ctl 2>/dev/null", sock);
 }
 
 /* The script the pane runs: waits for GO, then the live view by thread,
@@ -204,7 +192,7 @@ static char *tty_wait(const char *sock)
 
 	for (int i = 0; i < 150 && !text; i++) {
 		itest_sleep(0.2);
-		shell("tmux -S %s capture-pane -p -S -300 -t hostile > %s", sock, screen);
+		itest_shell("tmux -S %s capture-pane -p -S -300 -t hostile > %s", sock, screen);
 		text = itest_slurp(screen);
 		if (text && !strstr(text, "FSP-EXIT=")) {
 			free(text);
@@ -254,17 +242,18 @@ static void test_tty(void **state)
 	snprintf(dir, sizeof(dir), "%s", hostile_exe());
 	*strrchr(dir, '/') = 0;
 	tty_script(script, dir);
-	assert_true(shell("tmux -S %s new-session -d -x 160 -y 100 -s hostile %s", sock, script));
-	assert_true(shell("tmux -S %s pipe-pane -o -t hostile 'cat > %s'", sock, raw));
+	assert_true(
+		itest_shell("tmux -S %s new-session -d -x 160 -y 100 -s hostile %s", sock, script));
+	assert_true(itest_shell("tmux -S %s pipe-pane -o -t hostile 'cat > %s'", sock, raw));
 	itest_sleep(0.3); /* pipe-pane starts its command asynchronously */
-	assert_true(shell("touch %s", itest_tmp("go")));
+	assert_true(itest_shell("touch %s", itest_tmp("go")));
 	text = tty_wait(sock);
 	printf("  the pane:\n%s\n", text);
 	free(text);
 	title = tmux_get(sock, "hostile", "#{pane_title}");
-	assert_true(shell("tmux -S %s capture-pane -e -p -t hostile > %s", sock, screen));
+	assert_true(itest_shell("tmux -S %s capture-pane -e -p -t hostile > %s", sock, screen));
 	text = itest_slurp(screen);
-	shell("tmux -S %s kill-server 2>/dev/null", sock);
+	itest_shell("tmux -S %s kill-server 2>/dev/null", sock);
 	assert_non_null(title);
 	assert_non_null(text);
 	printf("  title \"%s\"\n", strtok(title, "\n"));

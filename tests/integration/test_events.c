@@ -230,19 +230,6 @@ static void test_offcpu_spill(void **state)
 	unsetenv("FSP_OFFCPU_SLOTS");
 }
 
-static bool tmux(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static bool tmux(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0;
-}
-
 /* The number of the live report on the screen captured into path (0: none
  * yet), and how many reports the screen holds; the text in *out. */
 static int live_screen(const char *sock, const char *path, int *reports, char **out)
@@ -252,7 +239,7 @@ static int live_screen(const char *sock, const char *path, int *reports, char **
 
 	*reports = 0;
 	*out = NULL;
-	if (!tmux("tmux -S %s capture-pane -p -t live > %s", sock, path))
+	if (!itest_shell("tmux -S %s capture-pane -p -t live > %s", sock, path))
 		return 0;
 	text = itest_slurp(path);
 	if (!text)
@@ -282,9 +269,10 @@ static void test_live_tmux(void **state)
 				"terminal (scripts/install-deps.sh installs it)\n");
 		skip();
 	}
-	assert_true(tmux("tmux -S %s new-session -d -x 160 -y 60 -s live "
-			 "'%s --interval 0.5 -- %s %s 3000; echo FSP-EXIT=$?; sleep 30'",
-			 sock, itest_fsp_bpf(), itest_workload("wl_mix"), itest_tmp("truth")));
+	assert_true(itest_shell("tmux -S %s new-session -d -x 160 -y 60 -s live "
+				"'%s --interval 0.5 -- %s %s 3000; echo FSP-EXIT=$?; sleep 30'",
+				sock, itest_fsp_bpf(), itest_workload("wl_mix"),
+				itest_tmp("truth")));
 	for (int i = 0; i < 150 && number < 2; i++) {
 		itest_sleep(0.1);
 		free(text);
@@ -300,14 +288,14 @@ static void test_live_tmux(void **state)
 	text = NULL;
 	for (int i = 0; i < 100; i++) {
 		itest_sleep(0.2);
-		tmux("tmux -S %s capture-pane -p -S -200 -t live > %s", sock, screen);
+		itest_shell("tmux -S %s capture-pane -p -S -200 -t live > %s", sock, screen);
 		text = itest_slurp(screen);
 		if (text && strstr(text, "FSP-EXIT="))
 			break;
 		free(text);
 		text = NULL;
 	}
-	tmux("tmux -S %s kill-server 2>/dev/null", sock);
+	itest_shell("tmux -S %s kill-server 2>/dev/null", sock);
 	assert_non_null(text);
 	assert_non_null(strstr(text, "FSP-EXIT=0"));
 	assert_non_null(strstr(text, "Diagnostics"));

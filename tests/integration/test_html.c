@@ -55,6 +55,23 @@ static const char *root_path(const char *rel)
 	return b;
 }
 
+/*
+ * The examples' sources copied to the scratch directory: the page embeds only
+ * files every user could read, on a path every user can walk, which the
+ * checkout's may not be (a clone in /root, a 0700 home).
+ */
+static const char *public_sources(void)
+{
+	const char *dir = itest_tmp("src");
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s' && cp '%s'/*.c '%s'/*.h '%s' && chmod 0644 '%s'/*", dir,
+		 root_path("examples"), root_path("examples"), dir, dir);
+	assert_int_equal(system(cmd), 0);
+	return dir;
+}
+
 /* $FSP_OUT/test-artifacts/html/NAME, created. */
 static const char *shots_dir(const char *name)
 {
@@ -155,8 +172,8 @@ static void test_html_profile(void **state)
 	out = fsp_ok("report", "report", "--min-pct", "0", json, NULL);
 	write_text(text, out);
 	free(out);
-	free(fsp_ok("html", "report", "--format", "html", "--source-dir", root_path("examples"),
-		    "-o", html, json, NULL));
+	free(fsp_ok("html", "report", "--format", "html", "--source-dir", public_sources(), "-o",
+		    html, json, NULL));
 	assert_page(html);
 	browser("profile", html, text, shots_dir("profile"), NULL);
 	/* record --format html -o: the page to the file, the text report to stdout */
@@ -181,7 +198,7 @@ static void test_html_diff(void **state)
 	write_text(text, out);
 	free(out);
 	free(fsp_ok("diff-html", "diff", "--scale", "2", "--format", "html", "--source-dir",
-		    root_path("examples"), "-o", html, base, new_p, NULL));
+		    public_sources(), "-o", html, base, new_p, NULL));
 	assert_page(html);
 	browser("diff", html, text, shots_dir("diff"), NULL);
 }

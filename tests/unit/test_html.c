@@ -411,10 +411,11 @@ static struct json_object *source_of(struct json_object *d, const char *file)
 }
 
 /* The source view embeds files every user may read, from --source-dir or
- * the label's path, and says why others are not there. */
+ * the label's path, and says why others are not there: a file not readable
+ * by all, or in a directory not open to all. */
 static void test_sources(void **state)
 {
-	char dir[] = "/tmp/fsp-html-XXXXXX", path[128], sub[64];
+	char dir[] = "/tmp/fsp-html-XXXXXX", path[128], sub[64], hidden[160];
 	struct profile *p = profile__new();
 	struct json_object *d, *s;
 	struct captured c;
@@ -423,6 +424,7 @@ static void test_sources(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
 	snprintf(sub, sizeof(sub), "%s/src", dir);
 	assert_int_equal(mkdir(sub, 0755), 0);
 	snprintf(path, sizeof(path), "%s/a.c", sub);
@@ -437,21 +439,28 @@ static void test_sources(void **state)
 		fwrite("a\0b", 1, 3, f);
 		fclose(f);
 	}
+	/* world-readable, in a directory only its owner may enter */
+	snprintf(path, sizeof(path), "%s/hidden", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/hidden/pub.c", dir);
+	write_file(path, "private\n", 0644);
+	snprintf(hidden, sizeof(hidden), "%s:1", path);
 	assert_non_null(p);
 	assert_int_equal(profile__set_meta(p, &meta), 0);
+	ADD_STACK(p, 1, 7, MARK("F", hidden));
 	ADD_STACK(p, 1, 1, MARK("F", "lib/a.c:2"));
 	ADD_STACK(p, 1, 2, MARK("F", "secret.c:1"));
 	ADD_STACK(p, 1, 3, MARK("F", "missing.c:1"));
 	ADD_STACK(p, 1, 4, MARK("F", "bin.c:1"));
 	ADD_STACK(p, 1, 5, MARK("F", "not a file label"));
 	ADD_STACK(p, 1, 6, MARK("F", "lib/a.c:3"));
-	for (uint64_t k = 1; k <= 6; k++)
+	for (uint64_t k = 1; k <= 7; k++)
 		ADD_SAMPLES(p, 1, 1, k, k);
 	dirs[0] = sub;
 	c = capture_data(p, NULL, &h);
 	assert_int_equal(c.rc, 0);
 	d = parse(c.buf);
-	assert_int_equal(json_object_array_length(get(d, "sources")), 4); /* a.c once */
+	assert_int_equal(json_object_array_length(get(d, "sources")), 5); /* a.c once */
 	s = source_of(d, "lib/a.c"); /* found by its base name in the source dir */
 	assert_string_equal(json_object_get_string(get(s, "text")),
 			    "int a;\n</script><script>x()</script>\nreturn;\n");
@@ -465,6 +474,10 @@ static void test_sources(void **state)
 	assert_non_null(strstr(json_object_get_string(get(s, "error")), "not found"));
 	s = source_of(d, "bin.c");
 	assert_non_null(strstr(json_object_get_string(get(s, "error")), "not a text file"));
+	*strrchr(hidden, ':') = 0;
+	s = source_of(d, hidden);
+	assert_null(get(s, "text"));
+	assert_non_null(strstr(json_object_get_string(get(s, "error")), "not open to every user"));
 	json_object_put(d);
 	free(c.buf);
 	/* the page: the file's "</script>" is escaped too */

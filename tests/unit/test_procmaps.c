@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -77,13 +80,12 @@ struct files {
 	int stop_at; /* return 1 from this call on (1-based), 0: never */
 };
 
-static int file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+static int file_cb(void *ctx, const struct mapping *m)
 {
 	struct files *f = ctx;
 
-	(void)dev;
-	snprintf(f->paths[f->n], sizeof(f->paths[0]), "%s", path);
-	f->inos[f->n++] = ino;
+	snprintf(f->paths[f->n], sizeof(f->paths[0]), "%s", m->path);
+	f->inos[f->n++] = m->ino;
 	return f->stop_at && f->n >= f->stop_at ? 42 : 0;
 }
 
@@ -111,10 +113,14 @@ static void test_for_each_file(void **state)
 	procmaps__free(NULL, 0);
 }
 
+/* Strings of a process that is gone (pid 0): read from the file at the
+ * mapping's name, only while that name is the mapped file, a regular file,
+ * not a link, not " (deleted)". */
 static void test_read_string(void **state)
 {
-	char path[] = "/tmp/fsp-procmaps-XXXXXX", buf[16], big[64];
+	char path[] = "/tmp/fsp-procmaps-XXXXXX", other[64], deleted[96], buf[16], big[64];
 	int fd = mkstemp(path);
+	struct stat st;
 	struct mapping m[2] = {
 		{.start = 0x1000, .end = 0x2000, .offset = 0x10, .path = path},
 		{.start = 0x5000, .end = 0x6000, .offset = 0, .path = (char *)"/nonexistent/fsp"},
@@ -125,61 +131,95 @@ static void test_read_string(void **state)
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(pwrite(fd, big, sizeof(big), 0), sizeof(big));
 	assert_int_equal(pwrite(fd, "parse\0plan", 11, 0x10), 11);
+	assert_int_equal(fstat(fd, &st), 0);
 	close(fd);
+	m[0].dev = st.st_dev;
+	m[0].ino = st.st_ino;
 	/* addr 0x1000 is file offset 0x10. */
-	assert_int_equal(procmaps__read_string(m, 2, 0x1000, buf, sizeof(buf)), 5);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0x1000, buf, sizeof(buf)), 5);
 	assert_string_equal(buf, "parse");
-	assert_int_equal(procmaps__read_string(m, 2, 0x1006, buf, sizeof(buf)), 4);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0x1006, buf, sizeof(buf)), 4);
 	assert_string_equal(buf, "plan");
 	/* No mapping holds it; a string longer than the buffer; a gone file;
 	 * beyond the end of the file. */
-	assert_int_equal(procmaps__read_string(m, 2, 0x3000, buf, sizeof(buf)), -ENOENT);
-	assert_int_equal(procmaps__read_string(m, 2, 0xff0, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0x3000, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0xff0, buf, sizeof(buf)), -ENOENT);
 	m[0].offset = 0;
-	assert_int_equal(procmaps__read_string(m, 2, 0x1000, buf, sizeof(buf)), -ERANGE);
-	assert_int_equal(procmaps__read_string(m, 2, 0x5000, buf, sizeof(buf)), -ENOENT);
-	assert_int_equal(procmaps__read_string(m, 2, 0x1fff, buf, sizeof(buf)), -EIO);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0x1000, buf, sizeof(buf)), -ERANGE);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0x5000, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(procmaps__read_string(0, m, 2, 0x1fff, buf, sizeof(buf)), -EIO);
+	/* The name now names another file: a new one, a link to the old one
+	 * elsewhere, a FIFO (read without blocking: not at all). */
+	m[0].offset = 0x10;
+	snprintf(other, sizeof(other), "%s.old", path);
+	assert_int_equal(rename(path, other), 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, big, sizeof(big), 0), sizeof(big));
+	close(fd);
+	assert_int_equal(procmaps__read_string(0, m, 1, 0x1000, buf, sizeof(buf)), -ESTALE);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(procmaps__read_string(0, m, 1, 0x1000, buf, sizeof(buf)), -ELOOP);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_int_equal(procmaps__read_string(0, m, 1, 0x1000, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(unlink(path), 0);
+	/* The old file, by its name: but not when it was deleted. */
+	m[0].path = other;
+	assert_int_equal(procmaps__read_string(0, m, 1, 0x1000, buf, sizeof(buf)), 5);
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", other);
+	assert_int_equal(symlink(other, deleted), 0);
+	m[0].path = deleted;
+	assert_int_equal(procmaps__read_string(0, m, 1, 0x1000, buf, sizeof(buf)), -ENOENT);
+	unlink(deleted);
+	unlink(other);
+}
+
+/*
+ * Strings of a live process: from the mapped object itself, whatever its
+ * name became (root: /proc/PID/map_files); without CAP_SYS_ADMIN, by the
+ * name, which here is " (deleted)" and a link planted there: nothing.
+ */
+static void test_read_string_live(void **state)
+{
+	char path[] = "/tmp/fsp-procmaps-XXXXXX", deleted[64], buf[16];
+	int fd = mkstemp(path), err;
+	struct mapping *m;
+	size_t nr;
+	char *p;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "mapped\0", 7, 0x100), 7);
+	assert_int_equal(ftruncate(fd, 4096), 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	close(fd);
+	assert_int_equal(unlink(path), 0);
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", path);
+	assert_int_equal(symlink("/etc/hostname", deleted), 0);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	assert_int_equal(procmaps__read(getpid(), &m, &nr), 0);
+	err = procmaps__read_string(getpid(), m, nr, (unsigned long long)(uintptr_t)p + 0x100, buf,
+				    sizeof(buf));
+	if (geteuid() == 0) {
+		assert_int_equal(err, 6);
+		assert_string_equal(buf, "mapped");
+	} else {
+		assert_int_equal(err, -ENOENT);
+	}
+	procmaps__free(m, nr);
+	munmap(p, 4096);
+	unlink(deleted);
 	unlink(path);
 }
 
-static int find_self(void *ctx, const char *path, dev_t dev, ino_t ino)
+static int find_self(void *ctx, const struct mapping *m)
 {
 	const char *self = ctx;
 
-	(void)dev;
-	(void)ino;
-	return !strcmp(path, self);
-}
-
-/* A mapping gone since the last scan (a dlclose()d library) stays known,
- * after the current ones; one still there is not kept twice. */
-static void test_keep_gone(void **state)
-{
-	struct mapping *cur = calloc(1, sizeof(*cur)), *old = calloc(3, sizeof(*old));
-	size_t nr = 1;
-
-	(void)state;
-	assert_non_null(cur);
-	assert_non_null(old);
-	cur[0] = (struct mapping){.start = 0x1000, .end = 0x2000, .ino = 1, .path = strdup("/a")};
-	old[0] = (struct mapping){.start = 0x1000, .end = 0x2000, .ino = 1, .path = strdup("/a")};
-	old[1] = (struct mapping){.start = 0x5000, .end = 0x6000, .ino = 2, .path = strdup("/lib")};
-	/* same place, another file: gone too (the current one wins its addresses) */
-	old[2] = (struct mapping){.start = 0x1000, .end = 0x2000, .ino = 3, .path = strdup("/b")};
-	assert_int_equal(procmaps__keep_gone(&cur, &nr, old, 3), 0);
-	assert_int_equal(nr, 3);
-	assert_string_equal(cur[0].path, "/a");
-	assert_string_equal(cur[1].path, "/lib");
-	assert_string_equal(cur[2].path, "/b");
-	/* Nothing gone: nothing added. */
-	old = calloc(1, sizeof(*old));
-	assert_non_null(old);
-	old[0] = (struct mapping){.start = 0x5000, .end = 0x6000, .ino = 2, .path = strdup("/lib")};
-	assert_int_equal(procmaps__keep_gone(&cur, &nr, old, 1), 0);
-	assert_int_equal(nr, 3);
-	assert_int_equal(procmaps__keep_gone(&cur, &nr, NULL, 0), 0);
-	assert_int_equal(nr, 3);
-	procmaps__free(cur, nr);
+	return !strcmp(m->path, self);
 }
 
 static void test_own_mappings(void **state)
@@ -206,7 +246,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_fixture), cmocka_unit_test(test_for_each_file),
-		cmocka_unit_test(test_read_string),   cmocka_unit_test(test_keep_gone),
+		cmocka_unit_test(test_read_string),   cmocka_unit_test(test_read_string_live),
 		cmocka_unit_test(test_own_mappings),
 	};
 

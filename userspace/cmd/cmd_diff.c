@@ -36,7 +36,7 @@ static int diff_run(const struct fsp_options *o, const char *cmdline)
 		goto cleanup;
 	f = outfile__open(o->out_path, &err);
 	if (!f) {
-		log__err("cannot write %s: %s", o->out_path, strerror(-err));
+		log__err("cannot write %s: %s", o->out_path, outfile__strerror(err));
 		goto cleanup;
 	}
 	err = o->view.format->render_diff(outfile__stream(f), d, &o->view);

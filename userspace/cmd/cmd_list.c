@@ -216,15 +216,9 @@ static int print_file(struct list_ctx *c, const char *host, const char *shown)
 	return 0;
 }
 
-static int file_cb(void *arg, const char *path, dev_t dev, ino_t ino)
+static int file_cb(void *arg, const char *kpath, const char *path)
 {
-	struct list_ctx *c = arg;
-	char host[PATH_MAX + 64];
-
-	(void)dev;
-	(void)ino;
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
-	return print_file(c, host, path);
+	return print_file(arg, kpath, path);
 }
 
 static bool has_probe(const struct list_ctx *c, const char *provider, const char *name)
@@ -307,7 +301,7 @@ static int list_pid(pid_t pid)
 	printf("pid %d (", pid);
 	put(comm);
 	fputs("): USDT probes by file\n", stdout);
-	err = procmaps__for_each_mapped_file(pid, file_cb, &c);
+	err = procmaps__for_each_open_file(pid, file_cb, &c);
 	if (err) {
 		log__err("cannot read the mappings of process %d: %s", pid, strerror(-err));
 		goto cleanup;

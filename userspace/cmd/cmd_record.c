@@ -539,7 +539,8 @@ static const char record_doc[] =
 	"starts; if the save still fails at the end (a full disk), the profile is kept in "
 	"$TMPDIR, /var/tmp or /tmp and the message says where. Profile files are created "
 	"0600 (they hold strings read from the target), under sudo owned by the invoking "
-	"user. Needs root.\n\n"
+	"user; -o refuses a path another user could have redirected (their link, FIFO or "
+	"file where others can write). Needs root.\n\n"
 	"Manuals: man fsp-bpf, man fsp-bpf-SUBCOMMAND, man fsp.h; guides: README.md and "
 	"docs/ of the source tree.";
 

@@ -301,8 +301,8 @@ static const struct argp_option view_options[] = {
 	 "HTML: look for the source files of FILE:LINE instances in DIR first (repeatable)", 1},
 	{"plugin", OPT_PLUGIN, "NAME[=FEATURE][,...]", 0,
 	 "Analysis plug-ins whose sections the report adds (text, json) or whose graph it draws "
-	 "(dot): built-in (fsp-bpf list --plugins) or a shared object's path (./libx.so); "
-	 "=FEATURE: read that feature (repeatable)",
+	 "(dot): built-in (fsp-bpf list --plugins) or a shared object's path (./libx.so, "
+	 "refused if others could change it); =FEATURE: read that feature (repeatable)",
 	 1},
 	{},
 };

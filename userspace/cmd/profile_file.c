@@ -27,10 +27,13 @@ int profile_file__check(const char *path)
 {
 	int err = outfile__check(path);
 
-	if (err)
+	if (err == -EPERM || err == -ENXIO) /* refused: outfile__strerror says why */
+		log__err("cannot save the profile to %s: %s; nothing was profiled", path,
+			 outfile__strerror(err));
+	else if (err)
 		log__err("cannot save the profile to %s: %s; nothing was profiled (give -o a "
 			 "file in a directory you can write)",
-			 path, strerror(-err));
+			 path, outfile__strerror(err));
 	return err;
 }
 
@@ -58,9 +61,8 @@ static int keep_in(const char *dir, const char *path, const struct profile *p, c
 			err = -ENAMETOOLONG;
 			break;
 		}
-		if (!access(out, F_OK))
-			continue;
-		err = profile__save(out, p, msg, sizeof(msg));
+		/* a new file, never one that is there (another user's, in /tmp) */
+		err = profile__save_new(out, p, msg, sizeof(msg));
 	}
 	free(copy);
 	return err;

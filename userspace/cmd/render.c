@@ -47,7 +47,7 @@ int render__profile(const struct profile *p, const struct fsp_view *v, const cha
 	}
 	f = outfile__open(path, &err);
 	if (!f) {
-		log__err("cannot write %s: %s", path, strerror(-err));
+		log__err("cannot write %s: %s", path, outfile__strerror(err));
 		plugin_run__free(rp.run);
 		return err;
 	}

@@ -53,15 +53,11 @@ static int file_providers(const char *host, const char *shown, provider_cb cb, v
 	return err;
 }
 
-static int mapped_cb(void *arg, const char *path, dev_t dev, ino_t ino)
+static int mapped_cb(void *arg, const char *kpath, const char *path)
 {
 	struct provider_ctx *c = arg;
-	char host[PATH_MAX + 64];
 
-	(void)dev;
-	(void)ino;
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
-	return file_providers(host, path, c->cb, c->ctx);
+	return file_providers(kpath, path, c->cb, c->ctx);
 }
 
 /* Calls cb once per distinct (file, provider) in the files pid maps (paths
@@ -73,7 +69,7 @@ static int for_each_provider(pid_t pid, const char *path, provider_cb cb, void *
 
 	if (!pid)
 		return file_providers(path, path, cb, ctx);
-	return procmaps__for_each_mapped_file(pid, mapped_cb, &c);
+	return procmaps__for_each_open_file(pid, mapped_cb, &c);
 }
 
 static bool same_file(const char *a, const char *b)

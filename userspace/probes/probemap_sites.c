@@ -44,12 +44,12 @@ static int need_arg(const struct probemap *m, const struct probemap_feature *f,
 }
 
 static int global_part(const struct probemap *m, const struct probemap_feature *f, const char *path,
-		       const struct probemap_part *p, struct fsp_map_part *q, char *why,
-		       size_t why_size)
+		       const char *kpath, const struct probemap_part *p, struct fsp_map_part *q,
+		       char *why, size_t why_size)
 {
 	uint64_t vaddr;
 
-	if (usdt__symbol(path, p->sym, &vaddr)) {
+	if (usdt__symbol(kpath, p->sym, &vaddr)) {
 		snprintf(why, why_size,
 			 "%s:%u: feature %s reads the global %s, which %s does not define",
 			 m->path ? m->path : m->name, f->line, f->name, p->sym, path);
@@ -79,8 +79,9 @@ uint64_t probemap_sites__label_id(const char *text, size_t len)
 
 /* A template part (or a condition's operand) for the BPF side. */
 static int build_part(const struct probemap *m, const struct probemap_feature *f, const char *path,
-		      const struct usdt_site *site, const struct probemap_part *p,
-		      struct fsp_map_site *out, struct fsp_map_part *q, char *why, size_t why_size)
+		      const char *kpath, const struct usdt_site *site,
+		      const struct probemap_part *p, struct fsp_map_site *out,
+		      struct fsp_map_part *q, char *why, size_t why_size)
 {
 	int err;
 
@@ -105,7 +106,7 @@ static int build_part(const struct probemap *m, const struct probemap_feature *f
 			q->deref[i] = p->deref[i];
 		return 0;
 	case PROBEMAP_PART_GLOBAL:
-		err = global_part(m, f, path, p, q, why, why_size);
+		err = global_part(m, f, path, kpath, p, q, why, why_size);
 		if (err)
 			return err;
 		/* The load bias: where the site is now minus here. */
@@ -122,8 +123,8 @@ static const uint64_t cond_ops[] = {
 
 /* The "when" conditions of an enter site. */
 static int build_conds(const struct probemap *m, const struct probemap_feature *f, const char *path,
-		       const struct usdt_site *site, uint64_t feature0, struct fsp_map_site *out,
-		       char *why, size_t why_size)
+		       const char *kpath, const struct usdt_site *site, uint64_t feature0,
+		       struct fsp_map_site *out, char *why, size_t why_size)
 {
 	for (unsigned int i = 0; i < f->nr_when && i < FSP_MAP_MAX_CONDS; i++) {
 		const struct probemap_when *w = &f->when[i];
@@ -135,7 +136,7 @@ static int build_conds(const struct probemap *m, const struct probemap_feature *
 			c->type = FSP_COND_OUTER;
 			c->outer = probemap_sites__feature_id(feature0 + w->outer);
 		} else {
-			err = build_part(m, f, path, site, &w->operand, out, &c->part, why,
+			err = build_part(m, f, path, kpath, site, &w->operand, out, &c->part, why,
 					 why_size);
 			if (err)
 				return err;
@@ -152,8 +153,9 @@ static int build_conds(const struct probemap *m, const struct probemap_feature *
 }
 
 int probemap_sites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
-			  const char *path, const struct usdt_site *site, uint64_t feature_id,
-			  uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size)
+			  const char *path, const char *kpath, const struct usdt_site *site,
+			  uint64_t feature_id, uint64_t outer_id, struct fsp_map_site *out,
+			  char *why, size_t why_size)
 {
 	/* A leave reads the template only to match instances. */
 	bool template = f->outer < 0 && (!leave || f->match_instance);
@@ -171,8 +173,8 @@ int probemap_sites__build(const struct probemap *m, const struct probemap_featur
 	}
 	if (template) {
 		for (unsigned int i = 0; i < f->nr_parts && i < FSP_MAP_MAX_PARTS; i++) {
-			err = build_part(m, f, path, site, &f->parts[i], out, &out->parts[i], why,
-					 why_size);
+			err = build_part(m, f, path, kpath, site, &f->parts[i], out, &out->parts[i],
+					 why, why_size);
 			if (err)
 				return err;
 			out->nr_parts++;
@@ -182,7 +184,7 @@ int probemap_sites__build(const struct probemap *m, const struct probemap_featur
 	}
 	if (leave)
 		return 0;
-	err = build_conds(m, f, path, site, feature0, out, why, why_size);
+	err = build_conds(m, f, path, kpath, site, feature0, out, why, why_size);
 	if (err)
 		return err;
 	if (f->point)
@@ -200,7 +202,7 @@ int probemap_sites__build(const struct probemap *m, const struct probemap_featur
 	if (f->frame_caller) {
 		int64_t off;
 
-		if (usdt__cfa_offset(path, site->vaddr, &off) || off < 8) {
+		if (usdt__cfa_offset(kpath, site->vaddr, &off) || off < 8) {
 			snprintf(why, why_size,
 				 "%s:%u: feature %s has \"frame caller\", but the call frame of "
 				 "%s:%s at 0x%llx in %s is unknown (no rsp-based .eh_frame entry)",

@@ -44,13 +44,15 @@ uint64_t probemap_sites__label_id(const char *text, size_t len);
 /*
  * Fills out for a site of feature f's enter (leave false) or leave probe.
  * feature_id and outer_id (the id of f's {outer:...} feature, if any) are
- * the session's; path is the file of the site, where {global:SYMBOL} parts
- * are looked up. Returns 0, or -EINVAL when the site's probe does not have
- * an argument the feature reads or the file lacks a global, with "why"
- * saying which.
+ * the session's; the file of the site, where {global:SYMBOL} parts and the
+ * call frame are looked up, is read through kpath (the descriptor's path of
+ * the mapped file) and named path in messages. Returns 0, or -EINVAL when
+ * the site's probe does not have an argument the feature reads or the file
+ * lacks a global, with "why" saying which.
  */
 int probemap_sites__build(const struct probemap *m, const struct probemap_feature *f, bool leave,
-			  const char *path, const struct usdt_site *site, uint64_t feature_id,
-			  uint64_t outer_id, struct fsp_map_site *out, char *why, size_t why_size);
+			  const char *path, const char *kpath, const struct usdt_site *site,
+			  uint64_t feature_id, uint64_t outer_id, struct fsp_map_site *out,
+			  char *why, size_t why_size);
 
 #endif /* FSP_PROBEMAP_SITES_H */

@@ -2,12 +2,15 @@
 /* /proc/PID/maps, read once per scan (procmaps.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "procmaps.h"
+#include "safeopen.h"
 #include "util.h"
 
 /* "START-END PERMS OFFSET MAJ:MIN INODE   PATH": 1 if file-backed, 0 if
@@ -85,43 +88,6 @@ void procmaps__free(struct mapping *m, size_t nr)
 	free(m);
 }
 
-static bool same_mapping(const struct mapping *a, const struct mapping *b)
-{
-	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
-	       a->dev == b->dev && a->ino == b->ino;
-}
-
-int procmaps__keep_gone(struct mapping **cur, size_t *nr, struct mapping *old, size_t nr_old)
-{
-	size_t n = *nr, gone = 0;
-	struct mapping *m;
-
-	for (size_t i = 0; i < nr_old; i++) {
-		bool kept = false;
-
-		for (size_t j = 0; j < n && !kept; j++)
-			kept = same_mapping(&old[i], &(*cur)[j]);
-		if (!kept)
-			old[gone++] = old[i];
-		else
-			free(old[i].path);
-	}
-	if (!gone) {
-		free(old);
-		return 0;
-	}
-	m = realloc(*cur, (n + gone) * sizeof(*m));
-	if (!m) {
-		procmaps__free(old, gone);
-		return -ENOMEM;
-	}
-	memcpy(m + n, old, gone * sizeof(*m));
-	free(old);
-	*cur = m;
-	*nr = n + gone;
-	return 0;
-}
-
 int procmaps__for_each_file(const struct mapping *m, size_t nr, procmaps_file_cb cb, void *ctx)
 {
 	for (size_t i = 0; i < nr; i++) {
@@ -134,7 +100,7 @@ int procmaps__for_each_file(const struct mapping *m, size_t nr, procmaps_file_cb
 			seen = m[j].exec && m[j].dev == m[i].dev && m[j].ino == m[i].ino;
 		if (seen)
 			continue;
-		err = cb(ctx, m[i].path, m[i].dev, m[i].ino);
+		err = cb(ctx, &m[i]);
 		if (err)
 			return err;
 	}
@@ -155,8 +121,67 @@ int procmaps__for_each_mapped_file(pid_t pid, procmaps_file_cb cb, void *ctx)
 	return err;
 }
 
-int procmaps__read_string(const struct mapping *m, size_t nr, unsigned long long addr, char *buf,
-			  size_t size)
+struct open_ctx {
+	pid_t pid;
+	procmaps_open_cb cb;
+	void *ctx;
+};
+
+static int open_cb(void *arg, const struct mapping *m)
+{
+	struct open_ctx *c = arg;
+	char kpath[64];
+	int fd, err;
+
+	fd = procmaps__open(c->pid, m);
+	if (fd < 0)
+		return 0;
+	snprintf(kpath, sizeof(kpath), "/proc/self/fd/%d", fd);
+	err = c->cb(c->ctx, kpath, m->path);
+	close(fd);
+	return err;
+}
+
+int procmaps__for_each_open_file(pid_t pid, procmaps_open_cb cb, void *ctx)
+{
+	struct open_ctx c = {pid, cb, ctx};
+
+	return procmaps__for_each_mapped_file(pid, open_cb, &c);
+}
+
+static bool deleted(const char *path)
+{
+	size_t n = strlen(path), k = strlen(" (deleted)");
+
+	return n > k && !strcmp(path + n - k, " (deleted)");
+}
+
+int procmaps__open(pid_t pid, const struct mapping *m)
+{
+	const struct safeopen_id id = {m->dev, m->ino};
+	char path[PATH_MAX + 64];
+	int fd = -ENOENT;
+
+	if (pid > 0) {
+		/* The mapped object itself, whatever its name became. */
+		snprintf(path, sizeof(path), "/proc/%d/map_files/%llx-%llx", pid, m->start, m->end);
+		fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
+		if (fd >= 0 || (fd != -EPERM && fd != -EACCES))
+			return fd;
+	}
+	/* Not allowed (no CAP_SYS_ADMIN), or the process is gone: the name,
+	 * as the process sees it, if it still names that file. */
+	if (deleted(m->path))
+		return -ENOENT;
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+	else
+		snprintf(path, sizeof(path), "%s", m->path);
+	return safeopen__read(AT_FDCWD, path, SAFEOPEN_NOFOLLOW, &id, NULL);
+}
+
+int procmaps__read_string(pid_t pid, const struct mapping *m, size_t nr, unsigned long long addr,
+			  char *buf, size_t size)
 {
 	for (size_t i = 0; i < nr; i++) {
 		ssize_t got;
@@ -164,9 +189,9 @@ int procmaps__read_string(const struct mapping *m, size_t nr, unsigned long long
 
 		if (addr < m[i].start || addr >= m[i].end)
 			continue;
-		fd = open(m[i].path, O_RDONLY | O_CLOEXEC);
+		fd = procmaps__open(pid, &m[i]);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		got = pread(fd, buf, size - 1, (off_t)(addr - m[i].start + m[i].offset));
 		close(fd);
 		if (got <= 0)

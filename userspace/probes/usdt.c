@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "safeopen.h"
 #include "usdt.h"
 #include "util.h"
 
@@ -155,9 +156,10 @@ static int elf_file_open(const char *path, struct elf_file *f)
 	f->fd = -1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a regular file only: the name may come from a target (safeopen.h) */
+	f->fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
 	if (f->fd < 0)
-		return -errno;
+		return f->fd == -EINVAL || f->fd == -EISDIR ? -ENOEXEC : f->fd;
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || gelf_getclass(f->elf) != ELFCLASS64 ||
 	    elf_getphdrnum(f->elf, &f->nr_phdrs))

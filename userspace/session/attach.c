@@ -19,6 +19,7 @@
 #include "log.h"
 #include "probemap_sites.h"
 #include "procscan.h"
+#include "safeopen.h"
 #include "usdt.h"
 #include "util.h"
 #include "session_int.h"
@@ -221,7 +222,7 @@ static bool site_range(const char *path, const struct usdt_site *sites, size_t n
  * returns, unless the leave's function is one it calls: worth a warning,
  * once per feature, when the map is attached. Unknown ranges say nothing.
  */
-static void probemap_warn_frames(struct session *s, size_t m, size_t f, const char *path,
+static void probemap_warn_frames(struct session *s, size_t m, size_t f, const char *kpath,
 				 const struct usdt_site *sites, size_t nr)
 {
 	const struct probemap *pm = s->opts.probemaps[m].probemap;
@@ -230,9 +231,9 @@ static void probemap_warn_frames(struct session *s, size_t m, size_t f, const ch
 	bool *warned = &s->frames_warned[s->feature_base[m] + f];
 
 	if (*warned || pf->frame_caller ||
-	    !site_range(path, sites, nr, pm->providers[pf->enter_provider], pf->enter, &elo, &ehi,
+	    !site_range(kpath, sites, nr, pm->providers[pf->enter_provider], pf->enter, &elo, &ehi,
 			&ev) ||
-	    !site_range(path, sites, nr, pm->providers[pf->leave_provider], pf->leave, &llo, &lhi,
+	    !site_range(kpath, sites, nr, pm->providers[pf->leave_provider], pf->leave, &llo, &lhi,
 			&lv) ||
 	    (elo == llo && ehi == lhi))
 		return;
@@ -247,7 +248,7 @@ static void probemap_warn_frames(struct session *s, size_t m, size_t f, const ch
 }
 
 /* Checks that the file has both probes of every enabled feature of probe map m. */
-static int check_probemap_probes(struct session *s, size_t m, const char *path,
+static int check_probemap_probes(struct session *s, size_t m, const char *path, const char *kpath,
 				 const struct usdt_site *sites, size_t nr)
 {
 	const struct probemap *pm = s->opts.probemaps[m].probemap;
@@ -275,13 +276,13 @@ static int check_probemap_probes(struct session *s, size_t m, const char *path,
 			return -ENOMSG;
 		}
 		if (!pf->point && !pf->unframed)
-			probemap_warn_frames(s, m, f, path, sites, nr);
+			probemap_warn_frames(s, m, f, kpath, sites, nr);
 	}
 	return 0;
 }
 
 /* Adds the sites of probe map m's enabled features to the enter and leave batches. */
-static int batch_probemap(struct session *s, size_t m, const char *path,
+static int batch_probemap(struct session *s, size_t m, const char *path, const char *kpath,
 			  const struct usdt_site *sites, size_t nr, struct site_batch *enter,
 			  struct site_batch *leave)
 {
@@ -311,7 +312,7 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 				if (strcmp(sites[i].name, is_leave ? pf->leave : pf->enter) ||
 				    strcmp(sites[i].provider, pm->providers[prov]))
 					continue;
-				if (probemap_sites__build(pm, pf, is_leave, path, &sites[i],
+				if (probemap_sites__build(pm, pf, is_leave, path, kpath, &sites[i],
 							  probemap_sites__feature_id(n), outer, &ms,
 							  why, sizeof(why))) {
 					log__err("%s", why);
@@ -332,8 +333,8 @@ static int batch_probemap(struct session *s, size_t m, const char *path,
 /* The enabled features' sites of every probe map whose provider the file
  * carries, into the enter and leave batches (b[0], b[1]). 0 or -errno
  * (-ENOMSG: the probe map does not fit the file, already reported). */
-static int batch_probemaps(struct session *s, const char *path, const struct usdt_site *sites,
-			   size_t nr, struct site_batch b[2])
+static int batch_probemaps(struct session *s, const char *path, const char *kpath,
+			   const struct usdt_site *sites, size_t nr, struct site_batch b[2])
 {
 	int err;
 
@@ -346,9 +347,9 @@ static int batch_probemaps(struct session *s, const char *path, const struct usd
 		if (!any)
 			continue;
 		s->probemap_found[m] = true;
-		err = check_probemap_probes(s, m, path, sites, nr);
+		err = check_probemap_probes(s, m, path, kpath, sites, nr);
 		if (!err)
-			err = batch_probemap(s, m, path, sites, nr, &b[0], &b[1]);
+			err = batch_probemap(s, m, path, kpath, sites, nr, &b[0], &b[1]);
 		if (err)
 			return err;
 	}
@@ -412,8 +413,9 @@ static struct bpf_program *step_prog(struct session *s, int step)
  * attached only for exact counts (--events), as shadows of the v2 stacks'
  * frames (FSP_COOKIE_SHADOW).
  */
-static int plan_file(struct session *s, const char *path, const struct usdt_site *sites, size_t nr,
-		     const struct fsp_v2_file *vf, struct site_batch b[STEP__COUNT])
+static int plan_file(struct session *s, const char *path, const char *kpath,
+		     const struct usdt_site *sites, size_t nr, const struct fsp_v2_file *vf,
+		     struct site_batch b[STEP__COUNT])
 {
 	/* A mapped site may enter one feature and leave another: room for both. */
 	size_t map_cap = s->opts.nr_probemaps ? 2 * nr * PROBEMAP_MAX_FEATURES : 0;
@@ -440,7 +442,7 @@ static int plan_file(struct session *s, const char *path, const struct usdt_site
 		return 0;
 	maps[0] = b[STEP_MAP_ENTER];
 	maps[1] = b[STEP_MAP_LEAVE];
-	err = batch_probemaps(s, path, sites, nr, maps);
+	err = batch_probemaps(s, path, kpath, sites, nr, maps);
 	b[STEP_MAP_ENTER] = maps[0];
 	b[STEP_MAP_LEAVE] = maps[1];
 	return err;
@@ -525,9 +527,9 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 	int err, fd = given_fd;
 
 	if (fd < 0)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		if (err != -ENOENT && err != -ESRCH && err != -EACCES) {
 			log__err("cannot open %s to attach its probes: %s", shown_path(path),
 				 strerror(-err));
@@ -561,7 +563,7 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		s->attach_errors++;
 		vf.has_record = false;
 	}
-	err = plan_file(s, path, sites, nr, &vf, b);
+	err = plan_file(s, path, kpath, sites, nr, &vf, b);
 	if (err == -ENOEXEC)
 		err = 0; /* reported: the file is left alone */
 	else if (!err)

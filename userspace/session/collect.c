@@ -53,22 +53,60 @@ static int read_mem_string(__u32 tgid, __u64 addr, char *buf, size_t size)
 }
 
 /*
+ * The string at addr of live process tgid from the file mapped there now
+ * (its /proc/PID/maps read again, the mapped object itself read:
+ * procmaps__open): a label must come from the mapping that holds its address
+ * at the time, not from a file mapped there before. 0, -ESRCH if the process
+ * is gone, or another -errno (no file mapped there, no string in it).
+ */
+static int read_file_string(__u32 tgid, __u64 addr, char *buf, size_t size)
+{
+	struct mapping *m;
+	size_t n;
+	int err;
+
+	err = procmaps__read(tgid, &m, &n);
+	if (!err && !n)
+		err = -ESRCH; /* a zombie: no mappings left */
+	if (err)
+		return err == -ESRCH || err == -ENOENT ? -ESRCH : err;
+	err = procmaps__read_string(tgid, m, n, addr, buf, size);
+	procmaps__free(m, n);
+	return err < 0 ? err : 0;
+}
+
+/*
  * A label the BPF side saw first but could not read (its page was not mapped
  * in): read it now, while the library holding it is surely mapped, and store
- * it as the BPF side would have. Best effort: at the end, a label still
- * missing is read from the process or the file (resolve_label).
+ * it as the BPF side would have. A label that neither the process's memory
+ * nor the file mapped there gives while the process lives is marked
+ * unreadable (FSP_LABEL_UNREADABLE): a label error at the end, whatever is
+ * mapped there by then.
+ * Once the process is gone, resolve_label tries its last mappings.
  */
 void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	int fd = bpf_map__fd(s->skel->maps.labels);
 	struct fsp_label l = {0};
+	int err = 0;
 
 	if (read_mem_string(tgid, addr, l.str, sizeof(l.str)))
+		err = read_file_string(tgid, addr, l.str, sizeof(l.str));
+	if (err == -ESRCH)
 		return;
-	l.len = strlen(l.str);
-	/* the BPF side's label hash (labels.bpf.h): FNV-1a of the string */
-	l.hash = fsp_fnv1a(l.str, l.len, FSP_FNV_OFFSET);
-	bpf_map_update_elem(bpf_map__fd(s->skel->maps.labels), &key, &l, BPF_ANY);
+	if (err) {
+		/* the BPF side's entry (its hash) stays, marked unreadable */
+		if (bpf_map_lookup_elem(fd, &key, &l))
+			return;
+		l.len = FSP_LABEL_UNREADABLE;
+	} else {
+		l.len = strlen(l.str);
+		/* the BPF side's label hash (labels.bpf.h): FNV-1a of the string */
+		l.hash = fsp_fnv1a(l.str, l.len, FSP_FNV_OFFSET);
+		l.len = l.len ? l.len : FSP_LABEL_EMPTY;
+	}
+	bpf_map_update_elem(fd, &key, &l, BPF_ANY);
 }
 
 /* Is addr a mapped feature that is a point event ("event PROBE")? */
@@ -87,13 +125,15 @@ static bool is_point_event(const struct session *s, __u64 addr)
 	return false;
 }
 
-/* A label from the labels map, else from the live process, else from the
- * file mapped there (also an unloaded library's), else a placeholder. */
+/* A label from the labels map, else from the live process's memory, else
+ * from the file mapped there now, else, for a process that is gone, from the
+ * file its last scan saw there; else a placeholder and a label error. */
 static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf, size_t size,
 				 uint64_t *errors)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	struct fsp_label l;
+	int err;
 
 	if (probemap_sites__is_feature_id(addr)) {
 		uint64_t i = addr & ~(FSP_ID_SYNTH | FSP_ID_FEATURE);
@@ -114,18 +154,26 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 		return "(label not kept: the labels map was full; raise --max-stacks)";
 	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
-		snprintf(buf, size, "%.*s", (int)l.len, l.str);
+		if (l.len == FSP_LABEL_UNREADABLE)
+			goto error; /* unreadable while the process lived */
+		snprintf(buf, size, "%.*s", l.len == FSP_LABEL_EMPTY ? 0 : (int)l.len, l.str);
 		return buf;
 	}
 	if (!read_mem_string(tgid, addr, buf, size))
 		return buf;
-	for (size_t i = 0; i < s->nr_targets; i++) {
+	err = read_file_string(tgid, addr, buf, size);
+	if (!err)
+		return buf;
+	for (size_t i = 0; i < s->nr_targets && err == -ESRCH; i++) {
 		const struct target *t = &s->targets[i];
 
+		/* Gone: the file its last scan saw there, if its name still
+		 * names that file (procmaps__open). */
 		if (t->pid == (pid_t)tgid &&
-		    procmaps__read_string(t->mappings, t->nr_mappings, addr, buf, size) >= 0)
+		    procmaps__read_string(0, t->mappings, t->nr_mappings, addr, buf, size) >= 0)
 			return buf;
 	}
+error:
 	(*errors)++;
 	snprintf(buf, size, "<label at 0x%llx>", (unsigned long long)addr);
 	return buf;

@@ -3,13 +3,16 @@
  * (dlopen), longjmp and __cxa_begin_catch (a thread resuming higher up its
  * stack), swapcontext and setcontext (a thread switching coroutines). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "safeopen.h"
 #include "usdt.h"
 #include "session_int.h"
 
@@ -33,22 +36,31 @@ static __u64 dl_state_cookie(const char *path)
 int hooks__dl(struct session *s, struct target *t, const char *exe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
-	char interp[PATH_MAX], path[PATH_MAX + 64];
+	char interp[PATH_MAX], path[PATH_MAX + 64], kpath[64];
 	struct bpf_link *link;
-	int err;
+	int err, fd;
 
 	if (t->dl_hooked)
 		return 0;
 	err = usdt__elf_interp(exe, interp, sizeof(interp));
 	if (err || !interp[0])
 		return 0; /* static executable: nothing is ever dlopen()ed by ld.so */
-	/* The interpreter as the target sees it (its mount namespace). */
+	/* The interpreter as the target sees it (its mount namespace), a
+	 * regular file (the name comes from the target's executable). */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", t->pid, interp);
-	uo.bpf_cookie = dl_state_cookie(path);
-	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid, path, 0,
-					       &uo);
+	fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
+	if (fd < 0) {
+		err = fd;
+		link = NULL;
+	} else {
+		attach__fd_path(fd, kpath, sizeof(kpath));
+		uo.bpf_cookie = dl_state_cookie(kpath);
+		link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid,
+						       kpath, 0, &uo);
+		err = link ? 0 : -errno;
+		close(fd);
+	}
 	if (!link) {
-		err = -errno;
 		if (err == -ESRCH)
 			return err;
 		log__err("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "

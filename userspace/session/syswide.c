@@ -191,22 +191,6 @@ static int file_relevant(struct session *s, const char *path)
 	return relevant;
 }
 
-/* A dynamic loader any process maps: hooked, for the libraries it loads. */
-static void sw_hook_dl(struct session *s, const char *path, dev_t dev, ino_t ino)
-{
-	char kpath[64];
-	int fd;
-
-	if (!hooks__is_dl(path))
-		return;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	attach__fd_path(fd, kpath, sizeof(kpath));
-	syswide__hook_dl(s, path, kpath, dev, ino);
-	close(fd);
-}
-
 struct sw_scan_ctx {
 	struct session *s;
 	pid_t pid;
@@ -214,30 +198,39 @@ struct sw_scan_ctx {
 	int failed; /* a file could not be read: -errno */
 };
 
-static int sw_file_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+static int sw_file_cb(void *ctx, const struct mapping *m)
 {
 	struct sw_scan_ctx *c = ctx;
 	struct syswide *sw = c->s->sw;
-	char host[PATH_MAX + 64];
-	int relevant;
+	char host[PATH_MAX + 64], kpath[64];
+	int relevant, fd;
 
 	for (size_t i = 0; i < sw->nr_verdicts; i++) {
-		if (sw->verdicts[i].id.dev == dev && sw->verdicts[i].id.ino == ino) {
+		if (sw->verdicts[i].id.dev == m->dev && sw->verdicts[i].id.ino == m->ino) {
 			c->relevant |= sw->verdicts[i].relevant;
 			return c->relevant ? 1 : 0;
 		}
 	}
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, path);
-	relevant = file_relevant(c->s, host);
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->pid, m->path);
+	/* The mapped file itself (any process's: never by a name it chose). */
+	fd = procmaps__open(c->pid, m);
+	if (fd < 0) {
+		c->failed = fd == -EINVAL || fd == -ESTALE || fd == -ELOOP ? 0 : fd;
+		return 0;
+	}
+	attach__fd_path(fd, kpath, sizeof(kpath));
+	relevant = file_relevant(c->s, kpath);
+	if (relevant >= 0)
+		syswide__hook_dl(c->s, host, kpath, m->dev, m->ino);
+	close(fd);
 	if (relevant < 0) {
 		c->failed = relevant;
 		return 0;
 	}
-	sw_hook_dl(c->s, host, dev, ino);
 	if (fsp_grow((void **)&sw->verdicts, &sw->cap_verdicts, sw->nr_verdicts + 1,
 		     sizeof(*sw->verdicts)))
 		return -ENOMEM;
-	sw->verdicts[sw->nr_verdicts++] = (struct sw_verdict){{dev, ino}, relevant};
+	sw->verdicts[sw->nr_verdicts++] = (struct sw_verdict){{m->dev, m->ino}, relevant};
 	c->relevant |= relevant;
 	return c->relevant ? 1 : 0;
 }

@@ -58,7 +58,7 @@ struct scan_ctx {
 	int sites;
 };
 
-static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+static int scan_cb(void *ctx, const struct mapping *m)
 {
 	struct scan_ctx *c = ctx;
 	/* The file as the target sees it, also in another mount namespace. */
@@ -66,32 +66,33 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	bool sw = c->s->opts.system_wide;
 	int err, fd;
 
-	if (file_set__has(&c->t->files, dev, ino))
+	if (file_set__has(&c->t->files, m->dev, m->ino))
 		return 0;
-	err = file_set__add(&c->t->files, dev, ino);
+	err = file_set__add(&c->t->files, m->dev, m->ino);
 	if (err)
 		return err;
-	if (sw && syswide__file_known(c->s, dev, ino))
+	if (sw && syswide__file_known(c->s, m->dev, m->ino))
 		return 0; /* attached for every process when first seen */
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
-	fd = open(host, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		attach__fd_path(fd, kpath, sizeof(kpath));
-		if (sw || c->t->unwind_hooked)
-			hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
-		if (sw)
-			syswide__hook_dl(c->s, host, kpath, dev, ino);
-	}
-	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
-	if (fd >= 0)
-		close(fd);
-	if (err == -ESRCH || err == -ENOENT) {
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, m->path);
+	/* The mapped file itself, never what its name may now be. */
+	fd = procmaps__open(c->t->pid, m);
+	if (fd < 0) {
 		/* Not reached: the next process mapping the file attaches it.
-		 * The process is gone, or the file is (a deleted file). */
+		 * The process is gone, or the file is (a deleted file, a name
+		 * that now names another file). */
 		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
 	}
+	attach__fd_path(fd, kpath, sizeof(kpath));
+	if (sw || c->t->unwind_hooked)
+		hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
+	if (sw)
+		syswide__hook_dl(c->s, host, kpath, m->dev, m->ino);
+	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
+	close(fd);
+	if (err == -ESRCH || err == -ENOENT)
+		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
 	/* Attached, or failed and reported: not tried again for each process. */
-	if (sw && syswide__file_add(c->s, dev, ino))
+	if (sw && syswide__file_add(c->s, m->dev, m->ino))
 		return -ENOMEM;
 	if (err == -ENOMSG)
 		return err;
@@ -99,15 +100,18 @@ static int scan_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
 	return 0;
 }
 
-static int hook_cb(void *ctx, const char *path, dev_t dev, ino_t ino)
+static int hook_cb(void *ctx, const struct mapping *m)
 {
 	struct scan_ctx *c = ctx;
-	char host[PATH_MAX + 64];
+	char host[PATH_MAX + 64], kpath[64];
+	int fd = procmaps__open(c->t->pid, m);
 
-	(void)dev;
-	(void)ino;
-	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, path);
-	hooks__unwind(c->s, c->t->pid, host, host);
+	if (fd < 0)
+		return 0;
+	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, m->path);
+	attach__fd_path(fd, kpath, sizeof(kpath));
+	hooks__unwind(c->s, c->t->pid, host, kpath);
+	close(fd);
 	return 0;
 }
 
@@ -127,7 +131,7 @@ int targets__rescan(struct session *s, struct target *t)
 			return err;
 	}
 	/* One read of /proc/PID/maps: the files to attach, and the mappings
-	 * kept for the labels of a process or library that is gone by the end. */
+	 * kept for the labels of a process that is gone by the end. */
 	err = procmaps__read(t->pid, &m, &n);
 	if (err)
 		return err;
@@ -147,13 +151,9 @@ int targets__rescan(struct session *s, struct target *t)
 		t->unwind_hooked = true;
 	}
 	v2__scan(s, t->pid, m, n);
-	/* The mappings gone since the last scan (a dlclose()d library) stay
-	 * known: their labels may be read from their files at the end. */
-	err = procmaps__keep_gone(&m, &n, t->mappings, t->nr_mappings);
+	procmaps__free(t->mappings, t->nr_mappings);
 	t->mappings = m;
 	t->nr_mappings = n;
-	if (err)
-		return err;
 	return c.sites;
 }
 

@@ -25,6 +25,7 @@
 #include <gelf.h>
 
 #include "hashmap.h"
+#include "procmaps.h"
 #include "stacks_int.h"
 #include "util.h"
 
@@ -70,6 +71,8 @@ struct uproc {
 	struct anon_range *anon;
 	size_t nr_anon, cap_anon;
 	const struct vdso_image *vdso; /* NULL: not read (yet) */
+	struct mapping *maps; /* the file mappings, as of the last reading */
+	size_t nr_maps;
 	/* the record being unwound */
 	const struct fsp_native_rec *rec;
 	/* frames of the unwinding under way */
@@ -93,24 +96,69 @@ struct unwinder {
 	size_t nr_vdso;
 };
 
-/* The vDSO module's ELF: its image in memory (its userdata); other modules
- * are files, opened as dwfl_linux_proc_report's modules are. */
+/* The mapping of p's file name (as reported: through p->root) at or above
+ * base, the module's start. NULL if none. */
+static const struct mapping *module_mapping(const struct uproc *p, const char *name,
+					    Dwarf_Addr base)
+{
+	const struct mapping *best = NULL;
+	size_t n = strlen(p->root);
+
+	if (n && !strncmp(name, p->root, n))
+		name += n;
+	for (size_t i = 0; i < p->nr_maps; i++) {
+		const struct mapping *m = &p->maps[i];
+
+		if (m->start >= base && !strcmp(m->path, name) && (!best || m->start < best->start))
+			best = m;
+	}
+	return best;
+}
+
+/*
+ * The vDSO module's ELF: its image in memory (its userdata); other modules
+ * are the files the process maps (their userdata is the uproc), opened as the
+ * mapped objects (procmaps__open): never by a name the process could have
+ * swapped for a FIFO or a root-only file.
+ */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
 	const struct vdso_image *img = *userdata;
+	const struct uproc *p = *userdata;
+	const struct mapping *m;
+	int fd;
 
+	(void)mod;
+	*file_name = NULL;
+	*elfp = NULL;
 	if (!strcmp(name, vdso_name)) {
-		*file_name = NULL;
 		*elfp = img ? elf_memory(img->bytes, img->size) : NULL;
 		return -1;
 	}
-	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+	m = p ? module_mapping(p, name, base) : NULL;
+	fd = m ? procmaps__open(p->pid, m) : -1;
+	if (fd < 0)
+		return -1;
+	*elfp = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	*file_name = strdup(name);
+	if (!*elfp || !*file_name) {
+		elf_end(*elfp);
+		*elfp = NULL;
+		free(*file_name);
+		*file_name = NULL;
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
+/* Debug files by build-id only, in the system's debug directories: the
+ * directories next to a module are the target's to fill (a FIFO there would
+ * block). The unwinder needs CFI, which .eh_frame in the file has. */
 static const Dwfl_Callbacks proc_callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dwfl_build_id_find_debuginfo,
 };
 
 static uint64_t mono_ns(void)
@@ -199,6 +247,17 @@ static int report_vdso(struct uproc *p)
 	return 0;
 }
 
+/* Makes the uproc (arg) the userdata of each module that is a file. */
+static int module_owner(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			void *arg)
+{
+	(void)mod;
+	(void)base;
+	if (strcmp(name, vdso_name))
+		*userdata = arg;
+	return DWARF_CB_OK;
+}
+
 /* /proc/PID/maps, with the files' paths through the process's root when it
  * has its own, into a memory stream for dwfl_linux_proc_maps_report. */
 static int report_maps(struct uproc *p)
@@ -252,6 +311,15 @@ static int report_maps(struct uproc *p)
 	if (dwfl_linux_proc_maps_report(p->dwfl, mem) || report_vdso(p))
 		err = -EIO;
 	dwfl_report_end(p->dwfl, NULL, NULL);
+	/* The mappings again, for find_elf to open the mapped files. */
+	procmaps__free(p->maps, p->nr_maps);
+	p->maps = NULL;
+	p->nr_maps = 0;
+	rewind(in);
+	if (!err)
+		err = procmaps__parse(in, &p->maps, &p->nr_maps);
+	if (!err)
+		dwfl_getmodules(p->dwfl, module_owner, p, 0);
 	p->refreshed_ns = mono_ns();
 cleanup:
 	if (mem)
@@ -488,6 +556,7 @@ static void uproc__free(struct uproc *p)
 		return;
 	dwfl_end(p->dwfl);
 	free(p->anon);
+	procmaps__free(p->maps, p->nr_maps);
 	free(p);
 }
 

@@ -6,12 +6,13 @@
  *
  * Source files are named by instance labels, which the target chose: a
  * hostile target could name /etc/shadow:1 and have a report rendered by root
- * embed it. So a file is embedded only when it is a regular file that every
- * user may read (S_IROTH): nothing a profiled process could not read itself,
- * whoever renders the report. The page says why a file is not there.
+ * embed it. So a file is embedded only when every user could read it: a
+ * regular file with S_IROTH, in directories every user may search (S_IXOTH,
+ * checked on the way by pathwalk.h, links included): nothing a profiled
+ * process could not read itself, whoever renders the report. The page says
+ * why a file is not there.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,7 +20,9 @@
 
 #include "hashmap.h"
 #include "output.h"
+#include "pathwalk.h"
 #include "report_html_int.h"
+#include "safeopen.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -57,20 +60,37 @@ struct src_file {
 	char error[5000];
 };
 
+/* Opens path when every user could: every directory on the way open to all
+ * (pathwalk.h), a regular file (safeopen.h). The descriptor, 0 when it is
+ * not there (*st unset), or -1 when it is there but not for every user
+ * (f->error says why). */
+static int src_open(struct src_file *f, const char *path, struct stat *st)
+{
+	struct pathwalk w;
+	int err, fd = -ENOENT;
+
+	err = pathwalk__resolve(path, PATHWALK_PUBLIC | PATHWALK_FOLLOW, &w);
+	if (!err)
+		fd = safeopen__read(w.dirfd, w.name, SAFEOPEN_NOFOLLOW, NULL, st);
+	pathwalk__fini(&w);
+	if (err == -EPERM) {
+		snprintf(f->path, sizeof(f->path), "%s", path);
+		snprintf(f->error, sizeof(f->error), "%s: %s: not embedded", path, w.why);
+		return -1;
+	}
+	return fd < 0 ? 0 : fd;
+}
+
 /* Reads path when it may be embedded: 1 read (f->text), 0 not there (try
  * the next candidate), -1 there but not embedded (f->error says why). */
 static int src_read(struct src_file *f, const char *path, size_t *budget)
 {
 	struct stat st;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = src_open(f, path, &st);
 
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
+	if (fd <= 0)
+		return fd;
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	if (!(st.st_mode & S_IROTH))
 		snprintf(f->error, sizeof(f->error),
