@@ -12,13 +12,21 @@
  * record's gen is raised (written in the process), so that frames left over
  * from an earlier session (entered while it was attached, left after) are
  * dropped at each thread's next push and never sampled meanwhile. Not when
- * another profiler is attached (the semaphore is above what this session
- * raised): then the sessions share the stacks as they are.
+ * another fsp-bpf session is attached to the record: then the marks were
+ * kept all along and the sessions share the stacks as they are. The
+ * semaphore cannot tell: the kernel raises it once per probe site and
+ * process, however many sessions attach the site. So each session writes
+ * its id (pid and start time) in one of the record's profiler slots while it
+ * is attached, and clears it at the end; a slot whose session is gone
+ * (killed) is free. A session that finds the gen moved under it (another
+ * session raised it: one that could not see this one's slot) takes the new
+ * gen as it is, never raises it again.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -40,9 +48,12 @@ struct v2_reg {
 	uint64_t addr;
 	int64_t tp_offset;
 	uint32_t gen;
+	bool exe; /* the executable's own record */
+	bool dropped; /* beyond FSP_V2_MAX_DSOS: not read, counted once */
 };
 
 struct v2_state {
+	uint64_t id; /* this session's profiler id (fsp_v2__profiler_id), 0: none */
 	struct v2_file *files;
 	size_t nr_files, cap_files;
 	struct v2_reg *regs;
@@ -51,8 +62,11 @@ struct v2_state {
 
 static struct v2_state *state(struct session *s)
 {
-	if (!s->v2)
+	if (!s->v2) {
 		s->v2 = calloc(1, sizeof(*s->v2));
+		if (s->v2)
+			s->v2->id = fsp_v2__profiler_id(getpid());
+	}
 	return s->v2;
 }
 
@@ -88,13 +102,43 @@ int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf)
 	return 0;
 }
 
-/* The v2_procs entry of pid holds reg (added or updated if not). */
-static int map_ensure(struct session *s, const struct v2_reg *r)
+static struct v2_reg *find_reg(struct v2_state *v, pid_t pid, uint64_t addr);
+
+/* A record of pid beyond what the sampler reads: not sampled, counted once,
+ * said once per process (its first). */
+static void drop_record(struct session *s, struct v2_reg *r, const char *path)
+{
+	struct v2_state *v = s->v2;
+	bool said = false;
+
+	for (size_t i = 0; i < v->nr_regs; i++)
+		said |= v->regs[i].pid == r->pid && v->regs[i].dropped;
+	if (!said)
+		log__err("process %d maps more than %d files with ABI v2 marks (what fsp-bpf reads "
+			 "of a process): the marks of %s are not sampled (counted in "
+			 "attach_errors)",
+			 r->pid, FSP_V2_MAX_DSOS,
+			 path ? path : "a library (the executable's own take its place)");
+	else
+		log__verbose("process %d: the ABI v2 marks of %s are not sampled either", r->pid,
+			     path ? path : "another library");
+	r->dropped = true;
+	s->attach_errors++;
+}
+
+/*
+ * The v2_procs entry of pid holds reg (added or updated if not). When it is
+ * full, the executable's own record takes the place of the last library's:
+ * a program's own marks are what it is profiled for.
+ */
+static int map_ensure(struct session *s, struct v2_reg *r, const char *path)
 {
 	int fd = bpf_map__fd(s->skel->maps.v2_procs);
 	struct fsp_v2_proc p;
 	__u32 key = r->pid, i;
 
+	if (r->dropped)
+		return -E2BIG;
 	if (bpf_map_lookup_elem(fd, &key, &p))
 		memset(&p, 0, sizeof(p));
 	for (i = 0; i < p.nr && i < FSP_V2_MAX_DSOS; i++)
@@ -102,11 +146,13 @@ static int map_ensure(struct session *s, const struct v2_reg *r)
 			break;
 	if (i < p.nr && p.dso[i].gen == r->gen && p.dso[i].tp_offset == r->tp_offset)
 		return 0;
-	if (i == FSP_V2_MAX_DSOS) {
-		log__err("process %d has more than %d libraries with fsp marks (ABI v2): the "
-			 "marks of the others are not sampled",
-			 r->pid, FSP_V2_MAX_DSOS);
-		s->attach_errors++;
+	if (i == FSP_V2_MAX_DSOS && r->exe) {
+		struct v2_reg *last = find_reg(s->v2, r->pid, p.dso[--i].record);
+		struct v2_reg gone = {.pid = r->pid, .addr = p.dso[i].record};
+
+		drop_record(s, last ? last : &gone, NULL);
+	} else if (i == FSP_V2_MAX_DSOS) {
+		drop_record(s, r, path);
 		return -E2BIG;
 	}
 	p.dso[i] = (struct fsp_v2_dso){.record = r->addr, .tp_offset = r->tp_offset, .gen = r->gen};
@@ -141,18 +187,35 @@ static struct v2_reg *find_reg(struct v2_state *v, pid_t pid, uint64_t addr)
 	return NULL;
 }
 
+/* Is the session of profiler id (another fsp-bpf's) still running? */
+static bool profiler_alive(uint64_t id)
+{
+	pid_t pid = (pid_t)(id & ((1U << 22) - 1));
+
+	return id && fsp_v2__profiler_id(pid) == id;
+}
+
+/* Does another session say it is attached to the record? */
+static bool others_attached(const struct v2_state *v, const struct fsp_v2_record_raw *rec)
+{
+	for (int i = 0; i < FSP_V2_PROFILERS; i++)
+		if (rec->profilers[i] != v->id && profiler_alive(rec->profilers[i]))
+			return true;
+	return false;
+}
+
 /*
  * The gen this session reads the record's stacks with: the record's own if it
- * announced itself in this session or another profiler shares the stacks,
+ * announced itself in this session or another session shares the stacks,
  * else a new one, written in the process.
  */
 static uint32_t session_gen(struct session *s, pid_t pid, uint64_t addr,
-			    const struct fsp_v2_record_raw *rec, unsigned int our_sites)
+			    const struct fsp_v2_record_raw *rec)
 {
 	uint32_t gen = rec->gen + 1;
 	int err;
 
-	if (announced(s, pid, addr, rec->gen) || rec->sema_v2 > our_sites)
+	if (announced(s, pid, addr, rec->gen) || others_attached(s->v2, rec))
 		return rec->gen;
 	err = fsp_v2__write_gen(pid, addr, gen);
 	if (err) {
@@ -163,8 +226,30 @@ static uint32_t session_gen(struct session *s, pid_t pid, uint64_t addr,
 	return gen;
 }
 
-/* Registers the record at addr of pid, whose file has our_sites fsp:v2 sites. */
-static void register_record(struct session *s, pid_t pid, uint64_t addr, unsigned int our_sites)
+/* Says in the record that this session is attached: its id in a slot that
+ * holds no running session's (again at each scan: two sessions that
+ * started together may have written the same slot). */
+static void claim_slot(struct v2_state *v, pid_t pid, uint64_t addr,
+		       const struct fsp_v2_record_raw *rec)
+{
+	int free_slot = -1;
+
+	if (!v->id)
+		return;
+	for (int i = 0; i < FSP_V2_PROFILERS; i++) {
+		if (rec->profilers[i] == v->id)
+			return;
+		if (free_slot < 0 && !profiler_alive(rec->profilers[i]))
+			free_slot = i;
+	}
+	/* Both taken: the other sessions' slots keep the stacks shared. */
+	if (free_slot >= 0)
+		fsp_v2__write_profiler(pid, addr, (unsigned int)free_slot, v->id);
+}
+
+/* Registers the record at addr of pid (in the file at path, the executable
+ * if exe) for the sampler. */
+static void register_record(struct session *s, pid_t pid, uint64_t addr, bool exe, const char *path)
 {
 	struct v2_state *v = state(s);
 	struct fsp_v2_record_raw rec;
@@ -182,31 +267,41 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, unsigne
 	if (!rec.ready)
 		return;
 	r = find_reg(v, pid, addr);
-	if (!r || r->gen != rec.gen || r->tp_offset != rec.tp_offset) {
-		if (!r) {
-			if (fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1,
-				     sizeof(*v->regs)))
-				return;
-			r = &v->regs[v->nr_regs++];
-		}
-		r->pid = pid;
-		r->addr = addr;
+	if (!r) {
+		if (fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs)))
+			return;
+		r = &v->regs[v->nr_regs++];
+		*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe};
 		r->tp_offset = rec.tp_offset;
-		r->gen = session_gen(s, pid, addr, &rec, our_sites);
+		r->gen = session_gen(s, pid, addr, &rec);
+	} else if (r->gen != rec.gen || r->tp_offset != rec.tp_offset) {
+		/* Another session started the stacks afresh since: they are
+		 * kept from then on, as this one reads them. */
+		r->tp_offset = rec.tp_offset;
+		r->gen = rec.gen;
 	}
-	map_ensure(s, r);
+	claim_slot(v, pid, addr, &rec);
+	map_ensure(s, r, path);
 }
 
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 {
 	struct v2_state *v = s->v2;
+	struct stat exe = {0};
+	char path[64];
 	uint64_t addr;
 
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (v && stat(path, &exe))
+		exe = (struct stat){0};
 	for (size_t i = 0; v && i < v->nr_files; i++) {
 		const struct v2_file *f = &v->files[i];
+		bool is_exe = f->id.dev == exe.st_dev && f->id.ino == exe.st_ino;
 
-		if (!fsp_v2__record_addr(m, n, f->id.dev, f->id.ino, f->f.record_off, &addr))
-			register_record(s, pid, addr, f->f.nr_sites);
+		/* Each copy of the file (dlmopen loads one per namespace). */
+		for (size_t k = 0;
+		     !fsp_v2__record_addr(m, n, &k, f->id.dev, f->id.ino, f->f.record_off, &addr);)
+			register_record(s, pid, addr, is_exe, m[k - 1].path);
 	}
 }
 
@@ -224,6 +319,22 @@ void v2__forget(struct session *s, pid_t pid)
 			v->regs[i] = v->regs[--v->nr_regs];
 		else
 			i++;
+	}
+}
+
+void v2__release(struct session *s)
+{
+	struct v2_state *v = s->v2;
+	struct fsp_v2_record_raw rec;
+
+	for (size_t i = 0; v && v->id && i < v->nr_regs; i++) {
+		const struct v2_reg *r = &v->regs[i];
+
+		if (fsp_v2__read_record(r->pid, r->addr, &rec))
+			continue;
+		for (int k = 0; k < FSP_V2_PROFILERS; k++)
+			if (rec.profilers[k] == v->id)
+				fsp_v2__write_profiler(r->pid, r->addr, (unsigned int)k, 0);
 	}
 }
 
