@@ -190,7 +190,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64); /* profiler.h: FSP_TARGET_IN, start time */
 } targets SEC(".maps");
 
 struct {

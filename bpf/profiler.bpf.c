@@ -254,7 +254,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	bool payload;
 	__u64 sp;
 
-	if (!ckey.tgid || !is_target(ckey.tgid))
+	if (!ckey.tgid || !is_target())
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);
 
@@ -391,13 +391,15 @@ int flush_offcpu(struct bpf_iter__task *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct fsp_v2_proc *v2;
 	struct tstack *pst, *cst;
+	__u64 in;
 
-	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
+	if (!follow_forks || ptgid == ctgid || !is_target_task(parent))
 		return 0;
-	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY)) {
+	in = target_value(child, true);
+	if (bpf_map_update_elem(&targets, &ctgid, &in, BPF_ANY)) {
 		stat_inc(FSP_STAT_UNTRACKED);
 		return 0;
 	}
@@ -426,13 +428,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid, *v = bpf_map_lookup_elem(&targets, &tgid);
+	__u32 tgid = p->tgid;
+	__u64 *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	if (!v || !*v) {
+	if (!v || !(*v & FSP_TARGET_IN) || !entry_of(*v, p)) {
 		/* System-wide: the new program may carry probes; userspace looks.
 		 * An exclusion (--comm) was of the old program: it goes here, at
 		 * the exec (userspace, later, could delete the new program's own
-		 * admission). */
+		 * admission); so does another process's entry. */
 		if (v)
 			bpf_map_delete_elem(&targets, &tgid);
 		if (system_wide)
@@ -565,12 +568,14 @@ static __always_inline bool dlopen_done(struct pt_regs *ctx, __u32 tgid)
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *v;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
+	__u64 *v = bpf_map_lookup_elem(&targets, &tgid);
+	bool known = v && entry_of(*v, task);
 
-	v = bpf_map_lookup_elem(&targets, &tgid);
 	/* System-wide, any process but an excluded one: a library it loads
 	 * may carry probes no process mapped before. */
-	if ((v ? !*v : !system_wide) || !dlopen_done(ctx, tgid))
+	if ((known ? !(*v & FSP_TARGET_IN) : !system_wide) || !dlopen_done(ctx, tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

@@ -378,6 +378,20 @@ struct fsp_v2_counters {
  */
 #define FSP_COOKIE_SHADOW (1U << 31)
 
+/*
+ * The targets map (key: tgid): whether a process's probes and samples count,
+ * and which process that is. Value: the process's start time in clock ticks
+ * since boot (starttime of /proc/PID/stat) shifted left by one, with
+ * FSP_TARGET_IN set for a process profiled, clear for one left out (--comm).
+ * A PID is reused, never with the same start time: an entry whose start is
+ * not the process's was written for another (userspace admitting a process
+ * that had just exited; under churn, the next process with that PID was
+ * then profiled by the kernel side without userspace knowing, and its
+ * records were never retired), and counts as no entry.
+ */
+#define FSP_TARGET_IN 1ULL
+#define FSP_NS_PER_TICK 10000000ULL /* a clock tick of /proc's start times (USER_HZ 100) */
+
 enum fsp_event_type {
 	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */
 	FSP_EVENT_EXEC = 2, /* a target exec'd a new program */

@@ -45,6 +45,27 @@
 
 /* ---- registration ---------------------------------------------------------- */
 
+struct in_exe_ctx {
+	bool exe;
+};
+
+static long in_exe_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct in_exe_ctx *c = data;
+
+	c->exe = vma->vm_file && vma->vm_file == task->mm->exe_file;
+	return 0;
+}
+
+/* Is addr in the current process's executable (not a library)? */
+static __always_inline bool v2_in_exe(__u64 addr)
+{
+	struct in_exe_ctx c = {};
+
+	bpf_find_vma(bpf_get_current_task_btf(), addr, in_exe_cb, &c, 0);
+	return c.exe;
+}
+
 /* Registers process tgid's record at `record` (TLS pointer at tp_offset from
  * the thread pointer, gen as read from the record); an update if known. */
 static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offset, __u32 gen)
@@ -72,9 +93,15 @@ static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offse
 			return;
 		}
 	}
+	/* Beyond what is read: userspace says so (and counts it) when it
+	 * finds the record. The executable's own record takes the last
+	 * library's place (its constructor runs after theirs). */
 	if (n >= FSP_V2_MAX_DSOS) {
-		stat_inc(FSP_STAT_V2_DSO_DROPS);
-		return;
+		if (!v2_in_exe(record))
+			return;
+		n = FSP_V2_MAX_DSOS - 1;
+		p->nr = n; /* unpublished while it changes */
+		asm volatile("" ::: "memory");
 	}
 	p->dso[n].record = record;
 	p->dso[n].tp_offset = tp_offset;

@@ -16,6 +16,12 @@
  *                   200 times: its labels named (the library is gone by the
  *                   end), its share as measured, and the command stopped at
  *                   most once per dlopen
+ *   dlmopen_launch, dlmopen_attach
+ *                   -- CMD and -p on a process that loads one library twice,
+ *                   with dlopen and dlmopen (a namespace of its own): the
+ *                   feature of both copies counts (the second copy's record
+ *                   was not registered: a third of the time for two thirds,
+ *                   no diagnostic)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -300,11 +306,90 @@ static void test_dlclose_loop(void **state)
 	json_object_put(prof);
 }
 
+/* libwl_ns.so's copies in wl_dlmopen: "nsfeature" as measured. */
+static void check_dlmopen(json_object *prof, struct itest_truth *t, double C)
+{
+	uint64_t n = itest_total_samples(prof);
+	bool ok;
+
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	itest_assert_labels_resolved(prof);
+	if (itest_truth_has(t, "copy.0.ns"))
+		print_message("  copies: %.1f and %.1f ms in nsfeature\n",
+			      itest_truth_u64(t, "copy.0.ns") / 1e6,
+			      itest_truth_u64(t, "copy.1.ns") / 1e6);
+	assert_true(n >= 1000);
+	ok = itest_truth_share_ok("nsfeature (both copies)",
+				  itest_feature_samples(prof, "nsfeature"), n, t,
+				  "feature.nsfeature", C, ITEST_EXIT_NS / C);
+	ITEST_ASSERT_OK(ok);
+	assert_int_equal(itest_diag(prof, "attach_errors"), 0);
+}
+
+static void nsfeature_launch(const char *workload)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_proc p;
+	struct itest_truth *t;
+	json_object *prof;
+
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
+		      "--", itest_workload(workload), truth, "600", "now", NULL);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	prof = itest_json_load(json);
+	check_dlmopen(prof, t, (double)itest_truth_u64(t, "cpu_total_ns"));
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+static void nsfeature_attach(const char *workload)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json"),
+		   *ready = itest_tmp("ready");
+	char *wargv[6] = {(char *)itest_workload(workload), (char *)truth, "600", "wait"};
+	struct itest_proc w, p;
+	struct itest_truth *t;
+	json_object *prof;
+
+	wargv[4] = (char *)ready;
+	itest_spawn(&w, workload, wargv);
+	if (!itest_wait_file(ready, 10))
+		fail_msg("%s did not get ready", workload);
+	itest_attach_fsp(&p, w.pid, "-F", ITEST_HZ, "--json", json, "--min-pct", "0", NULL);
+	itest_signal(&w, SIGUSR2);
+	itest_wait(&w, ITEST_TIMEOUT_S);
+	itest_assert_exit(&w, 0);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	prof = itest_json_load(json);
+	/* Only the CPU after the go counts: before it the process slept. */
+	check_dlmopen(
+		prof, t,
+		(double)(itest_truth_u64(t, "cpu_total_ns") - itest_truth_u64(t, "cpu_before_ns")));
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+static void test_dlmopen_launch(void **state)
+{
+	(void)state;
+	nsfeature_launch("wl_dlmopen");
+}
+
+static void test_dlmopen_attach(void **state)
+{
+	(void)state;
+	nsfeature_attach("wl_dlmopen");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_dlopen_launch), ITEST(test_dlopen_attach),	ITEST(test_fork),
-		ITEST(test_short_lived),   ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
+		ITEST(test_dlopen_launch),  ITEST(test_dlopen_attach),	 ITEST(test_fork),
+		ITEST(test_short_lived),    ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
+		ITEST(test_dlmopen_launch), ITEST(test_dlmopen_attach),
 	};
 
 	return ITEST_MAIN("dynamic", tests);

@@ -38,6 +38,18 @@
  *   reattach        two sessions one after the other on one process: the
  *                   frames the first left behind (it detached while the
  *                   process was inside a mark) are not charged by the second.
+ *   two_sessions    a session on wl_service, and a second one on it while the
+ *                   first runs (an agent and someone debugging by hand):
+ *                   both get the fixed cycle's shares, and the second does
+ *                   not start the record's stacks afresh under the first
+ *                   (its gen stays; each raise dropped the other's live marks,
+ *                   and the two raised it in turn: 91-98% of Redis's samples
+ *                   in no feature).
+ *   many_dsos       wl_dsos: an executable and ten libraries with ABI v2
+ *                   marks, the executable's constructor last: its marks are
+ *                   read (it was the one dropped), three libraries' are not,
+ *                   said once and counted 3 (it said so at every rescan, 9
+ *                   for 3).
  *   mixed           one process with ABI v2 marks, an ABI v1 library
  *                   (dlopen) and a mapped provider, nested three deep: each
  *                   feature's share, the nesting order of every stack.
@@ -595,6 +607,116 @@ static void test_reattach(void **state)
 	json_object_put(second);
 }
 
+/* wl_service's dump N (SIGUSR1): written at the end of its current cycle. */
+static struct itest_truth *service_dump(struct itest_proc *w, unsigned int n)
+{
+	const char *path;
+
+	itest_signal(w, SIGUSR1);
+	path = itest_tmp("dump.%u", n);
+	if (!itest_wait_file(path, 10))
+		fail_msg("wl_service did not answer SIGUSR1 within 10 s");
+	return itest_truth_load(path);
+}
+
+static void test_two_sessions(void **state)
+{
+	const char *ready = itest_tmp("ready"), *dump = itest_tmp("dump");
+	const char *ja = itest_tmp("a.json"), *jb = itest_tmp("b.json");
+	char *wargv[4] = {(char *)itest_workload("wl_service"), (char *)ready, (char *)dump, NULL};
+	struct itest_truth *before, *during, *after;
+	struct itest_proc w, a, b;
+	json_object *pa, *pb;
+	bool ok = true;
+
+	(void)state;
+	itest_spawn(&w, "service", wargv);
+	if (!itest_wait_file(ready, 10))
+		fail_msg("wl_service did not get ready");
+	/* An agent's session, then one by hand while it runs, ending first. */
+	itest_attach_fsp(&a, w.pid, "-F", ITEST_HZ, "-d", "6", "--json", ja, "--min-pct", "0",
+			 NULL);
+	before = service_dump(&w, 1);
+	itest_attach_fsp(&b, w.pid, "-F", ITEST_HZ, "-d", "2", "--json", jb, "--min-pct", "0",
+			 NULL);
+	during = service_dump(&w, 2);
+	itest_wait(&b, ITEST_TIMEOUT_S);
+	itest_assert_exit(&b, 0);
+	itest_wait(&a, ITEST_TIMEOUT_S);
+	itest_assert_exit(&a, 0);
+	after = service_dump(&w, 3);
+	pa = itest_json_load(ja);
+	pb = itest_json_load(jb);
+	/* wl_service: "service" is 6 of each 7 ms, whatever the window. */
+	assert_true(itest_total_samples(pa) >= 1500 && itest_total_samples(pb) >= 500);
+	ok &= itest_share_ok("service (first session)", itest_feature_samples(pa, "service"),
+			     itest_total_samples(pa), 6.0 / 7, 0.02);
+	ok &= itest_share_ok("service (second session)", itest_feature_samples(pb, "service"),
+			     itest_total_samples(pb), 6.0 / 7, 0.02);
+	ok &= itest_share_ok("parse (first session)", itest_feature_samples(pa, "parse"),
+			     itest_total_samples(pa), 2.0 / 7, 0.02);
+	ok &= itest_share_ok("parse (second session)", itest_feature_samples(pb, "parse"),
+			     itest_total_samples(pb), 2.0 / 7, 0.02);
+	if (itest_truth_has(before, "v2_gen")) {
+		/* The first session started the stacks afresh; the second, seeing
+		 * it attached, did not (each raise drops the live marks). */
+		print_message("  record gen: %llu with the first session, %llu with both, %llu "
+			      "after; fsp:v2 semaphore %llu with both\n",
+			      (unsigned long long)itest_truth_u64(before, "v2_gen"),
+			      (unsigned long long)itest_truth_u64(during, "v2_gen"),
+			      (unsigned long long)itest_truth_u64(after, "v2_gen"),
+			      (unsigned long long)itest_truth_u64(during, "v2_sema"));
+		assert_int_equal(itest_truth_u64(during, "v2_gen"),
+				 itest_truth_u64(before, "v2_gen"));
+		assert_int_equal(itest_truth_u64(after, "v2_gen"),
+				 itest_truth_u64(before, "v2_gen"));
+	}
+	ITEST_ASSERT_OK(ok);
+	itest_signal(&w, SIGTERM);
+	itest_wait(&w, 10);
+	itest_assert_exit(&w, 0);
+	itest_truth_free(before);
+	itest_truth_free(during);
+	itest_truth_free(after);
+	json_object_put(pa);
+	json_object_put(pb);
+}
+
+/* wl_dsos: eleven files with ABI v2 marks in one process, the executable's
+ * announced last. */
+static void test_many_dsos(void **state)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("p.json");
+	char *args[] = {(char *)truth, "1500", NULL};
+	struct itest_truth *t;
+	json_object *prof;
+	char *err, *at;
+	int said = 0;
+	double C;
+
+	(void)state;
+	if (itest_abi_v1()) {
+		print_message("  SKIP: not applicable to ABI v1 marks (ABI v2's records only)\n");
+		skip();
+	}
+	prof = launch(ITEST_HZ, json, NULL, "wl_dsos", args);
+	t = itest_truth_load(truth);
+	C = (double)itest_truth_u64(t, "cpu_total_ns");
+	/* The program's own marks are read; three libraries' are not. */
+	ITEST_ASSERT_OK(itest_truth_share_ok("own", itest_feature_samples(prof, "own"),
+					     itest_total_samples(prof), t, "feature.own", C,
+					     ITEST_EXIT_NS / C));
+	assert_int_equal(itest_diag(prof, "attach_errors"), 3);
+	/* Said once (it was at every rescan, and counted each time). */
+	err = itest_slurp(itest_tmp("fsp.stderr"));
+	for (at = err; at && (at = strstr(at, "more than 8 files with ABI v2 marks")); at++)
+		said++;
+	assert_int_equal(said, 1);
+	free(err);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
 /* ---- one process, three kinds of marks ----------------------------------------------- */
 
 /* The position of feature f in frames, -1 if absent. */
@@ -668,7 +790,7 @@ int main(void)
 		ITEST(test_observer_1us), ITEST(test_observer_100ns), ITEST(test_mid_push),
 		ITEST(test_unreadable),	  ITEST(test_signal_handler), ITEST(test_signal_altstack),
 		ITEST(test_coroutine),	  ITEST(test_threads_attach), ITEST(test_reattach),
-		ITEST(test_mixed),
+		ITEST(test_two_sessions), ITEST(test_many_dsos), ITEST(test_mixed),
 	};
 
 	return ITEST_MAIN("v2", tests);

@@ -102,20 +102,29 @@ int fsp_v2__write_gen(pid_t pid, uint64_t addr, uint32_t gen)
 	return n == (ssize_t)sizeof(gen) ? 0 : -EIO;
 }
 
-int fsp_v2__write_profiler(pid_t pid, uint64_t addr, unsigned int i, uint64_t id)
+/* Writes len bytes at addr of pid (writable memory), in one copy. */
+static int write_mem(pid_t pid, uint64_t addr, const void *buf, size_t len)
 {
-	uint64_t at = addr + FSP_V2_RECORD_PROFILERS_OFF + i * sizeof(id);
-	struct iovec local = {.iov_base = &id, .iov_len = sizeof(id)};
-	struct iovec remote = {.iov_base = (void *)(uintptr_t)at, .iov_len = sizeof(id)};
-	ssize_t n;
+	struct iovec local = {.iov_base = (void *)buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
 
-	if (i >= FSP_V2_PROFILERS)
-		return -EINVAL;
-	/* One aligned 8-byte write (the record is in writable memory). */
-	n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
 	if (n < 0)
 		return -errno;
-	return n == (ssize_t)sizeof(id) ? 0 : -EIO;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int fsp_v2__write_semaphores(pid_t pid, uint64_t addr, uint32_t word)
+{
+	return write_mem(pid, addr, &word, sizeof(word));
+}
+
+int fsp_v2__write_profiler(pid_t pid, uint64_t addr, unsigned int i, uint64_t id)
+{
+	if (i >= FSP_V2_PROFILERS)
+		return -EINVAL;
+	/* One aligned 8-byte write. */
+	return write_mem(pid, addr + FSP_V2_RECORD_PROFILERS_OFF + i * sizeof(id), &id, sizeof(id));
 }
 
 /* The pid field takes the low 22 bits (PID_MAX_LIMIT is 2^22). */

@@ -79,6 +79,10 @@ bool fsp_v2__record_ok(const struct fsp_v2_record_raw *rec);
 /* Writes the record's gen in pid (a new profiling session). 0 or -errno. */
 int fsp_v2__write_gen(pid_t pid, uint64_t addr, uint32_t gen);
 
+/* Writes the record's semaphores word (fsp:v2's in the low half, the ABI v1
+ * probes' in the high half) in pid. 0 or -errno. */
+int fsp_v2__write_semaphores(pid_t pid, uint64_t addr, uint32_t word);
+
 /* Writes id into profiler slot i of the record at addr of pid. 0 or -errno. */
 int fsp_v2__write_profiler(pid_t pid, uint64_t addr, unsigned int i, uint64_t id);
 

@@ -192,14 +192,19 @@ struct drain {
 	size_t nr_keys, cap_keys;
 };
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* d->pids are sorted (collect__take). */
 static bool drain_wants(const struct drain *d, __u32 tgid)
 {
-	if (!d->pids)
-		return true;
-	for (size_t i = 0; i < d->nr; i++)
-		if ((__u32)d->pids[i] == tgid)
-			return true;
-	return false;
+	pid_t pid = (pid_t)tgid;
+
+	return !d->pids || bsearch(&pid, d->pids, d->nr, sizeof(pid), cmp_pid);
 }
 
 /* Remembers key (size bytes) for drain_delete. 0 or -ENOMEM. */
@@ -355,8 +360,9 @@ static int add_samples(struct session *s, struct profile *p, const struct count_
 		   : profile__add_samples(p, pid, tid, payload_key(e->key.hash, 0), with - kept);
 }
 
-/* The samples kept with their payloads: each record a stack of its own. */
-static int collect_payloads(struct session *s, struct profile *p)
+/* The samples kept with their payloads: each record a stack of its own (of
+ * d's processes). */
+static int collect_payloads(struct session *s, struct profile *p, const struct drain *d)
 {
 	for (size_t i = 0; i < payloads__nr(s->payloads); i++) {
 		const struct payload_rec *r = payloads__rec(s->payloads, i);
@@ -365,6 +371,8 @@ static int collect_payloads(struct session *s, struct profile *p)
 		size_t id;
 		int err;
 
+		if (!drain_wants(d, pid))
+			continue;
 		err = payload_stack(p, pid, r->hash, key, payloads__values(s->payloads, r),
 				    r->depth, &id);
 		if (err == -ENOENT)
@@ -589,23 +597,27 @@ cleanup:
 	bpf_link__destroy(link);
 }
 
-/* The counters of the ABI v2 stacks the sampler saw, summed. */
-static void v2_counters(struct session *s, struct fsp_v2_counters *sum)
+/* The counters of the ABI v2 stacks the sampler saw (of d's processes),
+ * added to sum; taken out of the map with d->take. */
+static void v2_counters(struct session *s, struct fsp_v2_counters *sum, struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.v2_counts);
-	struct fsp_v2_key key, *prev = NULL;
+	struct fsp_v2_key key, last, *prev = NULL;
 	struct fsp_v2_counters c;
 
-	memset(sum, 0, sizeof(*sum));
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &c))
+		last = key;
+		prev = &last;
+		if (!drain_wants(d, (__u32)key.tgid) || bpf_map_lookup_elem(fd, &key, &c))
 			continue;
+		if (drain_keep(d, &key, sizeof(key)))
+			break;
 		sum->stale += c.stale;
 		sum->overflows += c.overflows;
 		sum->unmatched += c.unmatched;
 		sum->skipped += c.skipped;
 	}
+	drain_delete(d, fd, sizeof(key));
 }
 
 /* The process records of the targets (of pids, if not NULL), with their
@@ -630,7 +642,8 @@ static int add_processes(struct session *s, struct profile *p, const struct drai
 }
 
 /* The records of d's processes from the maps into p (taken out of them
- * with d->take): labels are resolved before they go. */
+ * with d->take, with their payload records): labels are resolved before
+ * they go. */
 static int drain_into(struct session *s, struct profile *p, struct drain *d, uint64_t *label_errors)
 {
 	int err = add_processes(s, p, d);
@@ -641,16 +654,83 @@ static int drain_into(struct session *s, struct profile *p, struct drain *d, uin
 		err = collect_counts(s, p, d);
 	if (!err && s->opts.events)
 		err = collect_events(s, p, label_errors, d);
-	if (!err && d->take)
+	if (!err && d->take) {
 		drop_labels(s, d);
+		err = collect_payloads(s, p, d);
+		if (!err)
+			err = payloads__drop(s->payloads, d->pids, d->nr);
+		v2_counters(s, &s->retired_v2, d);
+	}
+	return err;
+}
+
+uint64_t collect__stat(struct session *s, __u32 stat)
+{
+	return stat_sum(s, stat);
+}
+
+/* Adds tgid to the sorted set *pids (nr, cap). 0 or -ENOMEM. */
+static int pid_set_add(pid_t **pids, size_t *nr, size_t *cap, pid_t pid)
+{
+	size_t lo = 0, hi = *nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if ((*pids)[mid] == pid)
+			return 0;
+		if ((*pids)[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (fsp_grow((void **)pids, cap, *nr + 1, sizeof(**pids)))
+		return -ENOMEM;
+	memmove(*pids + lo + 1, *pids + lo, (*nr - lo) * sizeof(**pids));
+	(*pids)[lo] = pid;
+	(*nr)++;
+	return 0;
+}
+
+int collect__pids(struct session *s, pid_t **pids, size_t *nr)
+{
+	int counts = bpf_map__fd(s->skel->maps.counts), stacks = bpf_map__fd(s->skel->maps.stacks);
+	struct fsp_count_key ck, clast, *cprev = NULL;
+	struct fsp_stack_key sk, slast, *sprev = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	*pids = NULL;
+	*nr = 0;
+	while (!err && !bpf_map_get_next_key(counts, cprev, &ck)) {
+		clast = ck;
+		cprev = &clast;
+		err = pid_set_add(pids, nr, &cap, (pid_t)ck.tgid);
+	}
+	while (!err && !bpf_map_get_next_key(stacks, sprev, &sk)) {
+		slast = sk;
+		sprev = &slast;
+		err = pid_set_add(pids, nr, &cap, (pid_t)sk.tgid);
+	}
 	return err;
 }
 
 int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr)
 {
-	struct drain d = {.pids = pids, .nr = nr, .take = true};
+	struct drain d = {.nr = nr, .take = true};
+	pid_t *sorted = malloc((nr ? nr : 1) * sizeof(*sorted));
+	int err;
 
-	return drain_into(s, p, &d, &s->retired_label_errors);
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, pids, nr * sizeof(*sorted));
+	qsort(sorted, nr, sizeof(*sorted), cmp_pid);
+	d.pids = sorted;
+	/* The payload records of their last samples, still in their ring. */
+	ring_buffer__consume(s->rb);
+	err = drain_into(s, p, &d, &s->retired_label_errors);
+	free(sorted);
+	return err;
 }
 
 /* Everything the maps hold so far into p, after the exited processes'
@@ -658,7 +738,7 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 static int collect_into(struct session *s, struct profile *p)
 {
 	uint64_t label_errors = s->retired_label_errors;
-	struct fsp_v2_counters v2;
+	struct fsp_v2_counters v2 = s->retired_v2;
 	struct drain all = {0};
 	int err;
 
@@ -668,11 +748,11 @@ static int collect_into(struct session *s, struct profile *p)
 	if (!err) {
 		/* The payloads still in their ring (the sampler may still run). */
 		ring_buffer__consume(s->rb);
-		err = collect_payloads(s, p);
+		err = collect_payloads(s, p, &all);
 	}
 	if (err)
 		return err;
-	v2_counters(s, &v2);
+	v2_counters(s, &v2, &all);
 	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
 	profile__set_diag(p, DIAG_UNKNOWN_STACKS, stat_sum(s, FSP_STAT_STACK_DROPS));
 	profile__set_diag(p, DIAG_UNMATCHED_LEAVES,

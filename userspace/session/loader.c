@@ -218,6 +218,8 @@ int loader__load(struct session *s)
 	/* Processes with probes at once (and, -a, excluded ones); -a retires
 	 * exited ones. A process beyond is not profiled, and counted. */
 	bpf_map__set_max_entries(skel->maps.targets, o->system_wide ? MAX_TARGETS_SW : MAX_TARGETS);
+	/* -a: every process's exec and start come through it too. */
+	bpf_map__set_max_entries(skel->maps.events, o->system_wide ? EVENTS_RB_SW : EVENTS_RB);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
 	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);

@@ -248,8 +248,10 @@ int session__run(struct session *s)
 					targets__gone(s, &s->targets[j]);
 			/* System-wide: processes started since (their probes may not
 			 * have fired yet, or be in files not seen before). */
-			if (s->opts.system_wide)
+			if (s->opts.system_wide) {
 				syswide__rescan(s);
+				retire__orphans(s);
+			}
 			next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
 		}
 	}

@@ -83,6 +83,9 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	loader__stop_sampler(s);
+	/* Before the links go: the records say no more that we keep their
+	 * stacks (v2.c). */
+	v2__release(s);
 	free(s->perf_fds);
 	free(s->perf_links);
 	bpf_link__destroy(s->switch_link);

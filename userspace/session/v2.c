@@ -50,6 +50,7 @@ struct v2_reg {
 	uint32_t gen;
 	bool exe; /* the executable's own record */
 	bool dropped; /* beyond FSP_V2_MAX_DSOS: not read, counted once */
+	bool raised; /* a later copy whose semaphores this session raised */
 };
 
 struct v2_state {
@@ -247,9 +248,33 @@ static void claim_slot(struct v2_state *v, pid_t pid, uint64_t addr,
 		fsp_v2__write_profiler(pid, addr, (unsigned int)free_slot, v->id);
 }
 
+/*
+ * A second copy of a file (dlmopen): the kernel raises a probe's semaphore
+ * only in the first mapping of the file that holds it, whatever copy the
+ * probe's site is in, so this copy's marks would never run. Its semaphores
+ * are raised here as the first copy's are (from 0 only: never under another
+ * session's feet), and lowered at the end (v2__release).
+ */
+static void raise_copy(struct v2_reg *r, const struct fsp_v2_record_raw *rec, uint64_t first)
+{
+	struct fsp_v2_record_raw f;
+	uint32_t word, want;
+
+	if (!first || fsp_v2__read_record(r->pid, first, &f))
+		return;
+	memcpy(&word, rec, sizeof(word));
+	memcpy(&want, &f, sizeof(want));
+	if (word == want || (word && !r->raised))
+		return;
+	if (!fsp_v2__write_semaphores(r->pid, r->addr, want))
+		r->raised = true;
+}
+
 /* Registers the record at addr of pid (in the file at path, the executable
- * if exe) for the sampler. */
-static void register_record(struct session *s, pid_t pid, uint64_t addr, bool exe, const char *path)
+ * if exe; a later copy of the file whose first copy's record is at first)
+ * for the sampler. */
+static void register_record(struct session *s, pid_t pid, uint64_t addr, bool exe, const char *path,
+			    uint64_t first)
 {
 	struct v2_state *v = state(s);
 	struct fsp_v2_record_raw rec;
@@ -281,6 +306,7 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, bool ex
 		r->gen = rec.gen;
 	}
 	claim_slot(v, pid, addr, &rec);
+	raise_copy(r, &rec, first);
 	map_ensure(s, r, path);
 }
 
@@ -297,11 +323,14 @@ void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 	for (size_t i = 0; v && i < v->nr_files; i++) {
 		const struct v2_file *f = &v->files[i];
 		bool is_exe = f->id.dev == exe.st_dev && f->id.ino == exe.st_ino;
+		uint64_t first = 0;
 
 		/* Each copy of the file (dlmopen loads one per namespace). */
-		for (size_t k = 0;
-		     !fsp_v2__record_addr(m, n, &k, f->id.dev, f->id.ino, f->f.record_off, &addr);)
-			register_record(s, pid, addr, is_exe, m[k - 1].path);
+		for (size_t k = 0; !fsp_v2__record_addr(m, n, &k, f->id.dev, f->id.ino,
+							f->f.record_off, &addr);) {
+			register_record(s, pid, addr, is_exe, m[k - 1].path, first);
+			first = first ? first : addr;
+		}
 	}
 }
 
@@ -335,6 +364,10 @@ void v2__release(struct session *s)
 		for (int k = 0; k < FSP_V2_PROFILERS; k++)
 			if (rec.profilers[k] == v->id)
 				fsp_v2__write_profiler(r->pid, r->addr, (unsigned int)k, 0);
+		/* A copy's semaphores this session raised, unless another
+		 * session reads the copy still. */
+		if (r->raised && !others_attached(v, &rec))
+			fsp_v2__write_semaphores(r->pid, r->addr, 0);
 	}
 }
 
