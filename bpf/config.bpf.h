@@ -21,6 +21,9 @@ const volatile __u64 stack_window = 8ULL << 20;
  * attach a new library's probes before any of its code runs. */
 const volatile __u32 sync_tgid = 0;
 const volatile bool follow_forks = true;
+/* --inherit-marks: a forked child runs inside the marks its parent had open
+ * at the fork (else it starts outside them: they are not its own). */
+const volatile bool inherit_marks = false;
 /* The event view: count enters/leaves and durations per mark instance. */
 const volatile bool events_enabled = true;
 /* Slots of mark_stats (= its max_entries). */

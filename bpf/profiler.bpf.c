@@ -388,12 +388,33 @@ int flush_offcpu(struct bpf_iter__task *ctx)
 
 /* ---- processes: fork and exec ----------------------------------------------- */
 
+/* Linux 6.13: a signal to another task than the current one. */
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
+				__u64 value) __ksym __weak;
+#define SIGSTOP_NR 19
+
+/*
+ * -- CMD: a child that shares its parent's memory (vfork, posix_spawn) runs
+ * its first instructions, marks included, before userspace can attach its
+ * probes, and the kernel runs a process's probes for that process's threads
+ * only: it starts stopped, and userspace continues it once they are (the
+ * fork event says so). Not with -p (a target is never held on fsp-bpf's
+ * account).
+ */
+static __always_inline bool stop_vfork_child(struct task_struct *parent, struct task_struct *child)
+{
+	if (!sync_tgid || child->mm != parent->mm || !bpf_send_signal_task)
+		return false;
+	return !bpf_send_signal_task(child, SIGSTOP_NR, PIDTYPE_PID, 0);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct fsp_v2_proc *v2;
 	struct tstack *pst, *cst;
+	struct fsp_event *e;
 	__u64 in;
 
 	if (!follow_forks || ptgid == ctgid || !is_target_task(parent))
@@ -408,7 +429,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (v2 && !bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY))
 		__sync_fetch_and_add(&v2_epoch, 1);
 	/* The child's thread is a copy of the forking thread, stack included:
-	 * the features live at the fork stay live in the child. */
+	 * the features live at the fork are the parent's (with
+	 * --inherit-marks, the child runs inside them too). */
 	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
 	if (pst && pst->depth) {
 		cst = bpf_task_storage_get(&tstacks, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -421,7 +443,20 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			cst->depth = pst->depth;
 		}
 	}
-	emit(FSP_EVENT_FORK, ctgid, ptgid);
+	if (v2)
+		v2_fork(parent, child);
+	/* Stopped only once userspace is sure to hear of it. */
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(FSP_STAT_EVENTS_LOST);
+		return 0;
+	}
+	e->type = FSP_EVENT_FORK;
+	e->pid = ctgid;
+	e->ppid = ptgid;
+	e->pad = 0;
+	e->addr = stop_vfork_child(parent, child);
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
@@ -446,6 +481,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (charge_enabled)
 		charge_exit(p);
 	bpf_task_storage_delete(&tstacks, p);
+	bpf_task_storage_delete(&v2_forks, p);
 	if (!bpf_map_delete_elem(&v2_procs, &tgid))
 		__sync_fetch_and_add(&v2_epoch, 1);
 	forget_contexts(tgid);

@@ -393,7 +393,8 @@ struct fsp_v2_counters {
 #define FSP_NS_PER_TICK 10000000ULL /* a clock tick of /proc's start times (USER_HZ 100) */
 
 enum fsp_event_type {
-	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */
+	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent; addr 1:
+			     * the child is stopped until its probes are attached */
 	FSP_EVENT_EXEC = 2, /* a target exec'd a new program */
 	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
 	FSP_EVENT_EXIT = 4, /* a target's last thread exited */

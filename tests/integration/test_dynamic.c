@@ -7,6 +7,10 @@
  *   dlopen_attach   -p PID attached before the dlopen: armed within ms, share as
  *                   measured once armed
  *   fork            -- CMD whose child runs a feature: the child is profiled
+ *   fork_in_mark    the same forking inside a mark the child never leaves (as
+ *                   Redis's BGSAVE): by default the child's time is not the
+ *                   mark's (it was, all of it: 51% of Redis for bgsave);
+ *                   with --inherit-marks it is
  *   short_lived     -- CMD over in ~50 ms: labels resolved after it exited
  *   hooks_no_probes -- CMD, a C++ program without probes: its __cxa_begin_catch
  *                   and longjmp are not hooked (each hook costs every call a
@@ -306,6 +310,55 @@ static void test_dlclose_loop(void **state)
 	json_object_put(prof);
 }
 
+/* wl_fork inside "bgsave" (with extra options): the child's samples charged
+ * to bgsave (k of n), and child_work's share as measured. */
+static void fork_in_mark(const char *extra, uint64_t *k, uint64_t *n)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[16] = {NULL, "-F", ITEST_HZ, "--json", (char *)json, "--min-pct", "0"};
+	struct itest_truth *tp, *tc;
+	struct itest_proc p;
+	json_object *prof;
+	pid_t child;
+	int argc = 7;
+
+	if (extra)
+		argv[argc++] = (char *)extra;
+	argv[argc++] = "--";
+	argv[argc++] = (char *)itest_workload("wl_fork");
+	argv[argc++] = (char *)truth;
+	argv[argc++] = "800";
+	argv[argc++] = "inside";
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	tp = itest_truth_load(itest_tmp("truth.parent"));
+	tc = itest_truth_load(itest_tmp("truth.child"));
+	child = (pid_t)itest_truth_u64(tp, "child_pid");
+	prof = itest_json_load(json);
+	itest_attrib_pid(prof, child, "bgsave", k, n);
+	print_message("  %s: the child's samples in bgsave: %llu of %llu\n",
+		      extra ? extra : "default", (unsigned long long)*k, (unsigned long long)*n);
+	ITEST_ASSERT_OK(pid_share_ok(prof, "child: child_work", child, "child_work", tc));
+	itest_truth_free(tp);
+	itest_truth_free(tc);
+	json_object_put(prof);
+}
+
+static void test_fork_in_mark(void **state)
+{
+	uint64_t k, n;
+
+	(void)state;
+	/* A new process starts outside its parent's features. */
+	fork_in_mark(NULL, &k, &n);
+	assert_true(n >= 300);
+	assert_int_equal(k, 0);
+	/* Asked: inside the mark for its whole life (it never leaves it). */
+	fork_in_mark("--inherit-marks", &k, &n);
+	assert_true(n >= 300);
+	assert_int_equal(k, n);
+}
+
 /* libwl_ns.so's copies in wl_dlmopen: "nsfeature" as measured. */
 static void check_dlmopen(json_object *prof, struct itest_truth *t, double C)
 {
@@ -389,7 +442,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		ITEST(test_dlopen_launch),  ITEST(test_dlopen_attach),	 ITEST(test_fork),
 		ITEST(test_short_lived),    ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
-		ITEST(test_dlmopen_launch), ITEST(test_dlmopen_attach),
+		ITEST(test_dlmopen_launch), ITEST(test_dlmopen_attach),	 ITEST(test_fork_in_mark),
 	};
 
 	return ITEST_MAIN("dynamic", tests);

@@ -9,6 +9,10 @@
  *                  the sampling period); durations against the monotonic-clock truth;
  *                  marks that are never left count as entered only
  *   event_threads  wl_threads: three threads, exact enters per instance
+ *   event_vfork    wl_vfork --events: 200 vforked children each mark
+ *                  "vchild" once before _exit, in their parent's memory:
+ *                  every enter and leave counted (0 of 200 were: the child
+ *                  ran before its probes could be attached)
  *   offcpu         wl_events --off-cpu: the time asleep inside ev_sleep and
  *                  blocked writing to a slow pipe inside ev_pipe is charged to
  *                  them, off CPU
@@ -117,6 +121,33 @@ static void test_event_counts(void **state)
 	assert_int_equal(in->events->enters, itest_truth_u64(t, "ev_stale.enters"));
 	assert_int_equal(in->events->leaves, 0);
 	ITEST_ASSERT_OK(ok);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+static void test_event_vfork(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "200", NULL};
+	const struct attrib_instance *in;
+	struct itest_truth *t;
+	struct profile *p;
+	struct attrib *a;
+
+	(void)state;
+	record(json, "--events", "wl_vfork", args);
+	t = itest_truth_load(truth);
+	assert_int_equal(itest_truth_u64(t, "children"), 200);
+	p = itest_profile_load(json);
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	in = itest_instance(a, "vchild", "child");
+	assert_non_null(in->events);
+	printf("  vchild enters %llu leaves %llu of 200\n", (unsigned long long)in->events->enters,
+	       (unsigned long long)in->events->leaves);
+	assert_int_equal(in->events->enters, 200);
+	assert_int_equal(in->events->leaves, 200);
 	attrib__free(a);
 	profile__free(p);
 	itest_truth_free(t);
@@ -305,7 +336,7 @@ static void test_live_tmux(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_offcpu),
+		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_event_vfork), ITEST(test_offcpu),
 		ITEST(test_offcpu_spill), ITEST(test_live_tmux),
 	};
 

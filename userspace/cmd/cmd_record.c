@@ -598,6 +598,10 @@ static const struct argp_option record_options[] = {
 					 "are reported as unknown stacks",
 	 0},
 	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
+	{"inherit-marks", OPT_INHERIT_MARKS, NULL, 0,
+	 "A forked child runs inside the marks its parent had open at the fork, charged to "
+	 "them until it leaves them (default: a child starts outside its parent's features)",
+	 0},
 	{"off-cpu", OPT_OFFCPU, NULL, 0,
 	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
 	 "(sched_switch)",
@@ -763,6 +767,9 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return options__file_mode(state, o, arg);
 	case OPT_NO_FOLLOW:
 		o->session.follow_forks = false;
+		return 0;
+	case OPT_INHERIT_MARKS:
+		o->session.inherit_marks = true;
 		return 0;
 	case OPT_OFFCPU:
 		o->session.offcpu = true;

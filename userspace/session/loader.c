@@ -59,6 +59,8 @@ static int attach_tracepoints(struct session *s)
 			bpf_link__destroy(link);
 			return err;
 		}
+		if (progs[i] == s->skel->progs.on_fork)
+			s->fork_link = s->nr_links - 1;
 	}
 	if (uses_charges(&s->opts)) {
 		struct bpf_link *link = bpf_program__attach(s->skel->progs.charge_on_exit);
@@ -190,6 +192,7 @@ int loader__load(struct session *s)
 	skel->rodata->max_depth = o->max_depth;
 	skel->rodata->sync_tgid = o->sync_pid;
 	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->inherit_marks = o->inherit_marks;
 	skel->rodata->events_enabled = o->events;
 	skel->rodata->max_events = max_events;
 	/* With the event view off, its maps are never touched: keep them tiny. */

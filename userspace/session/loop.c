@@ -25,12 +25,21 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	/* The session is over: only a child held stopped is let go. */
+	if (s->closing) {
+		if (e->type == FSP_EVENT_FORK && e->addr)
+			kill(e->pid, SIGCONT);
+		return 0;
+	}
 	switch (e->type) {
 	case FSP_EVENT_FORK:
 		err = loop__check(s, session__add_target(s, e->pid, NULL));
 		if (err < 0 && err != -ESRCH && err != -ENOMSG)
 			log__verbose("cannot follow child %d of %d: %s", e->pid, e->ppid,
 				     strerror(-err));
+		/* A vfork child held until its probes were attached: on it goes. */
+		if (e->addr)
+			kill(e->pid, SIGCONT);
 		break;
 	case FSP_EVENT_EXEC:
 		stacks__exec(s->stacks, e->pid, e->addr);

@@ -51,6 +51,7 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	}
 	s->opts = *opts;
 	s->epfd = s->sigfd = -1;
+	s->fork_link = SIZE_MAX;
 	s->child_status = -1;
 	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
@@ -83,6 +84,14 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	loader__stop_sampler(s);
+	/* No child is held stopped past the session (a vfork child of a
+	 * launched command waits for its probes, loop.c). */
+	if (s->rb && s->fork_link < s->nr_links) {
+		bpf_link__destroy(s->links[s->fork_link].link);
+		s->links[s->fork_link] = (struct attachment){NULL, -1};
+		s->closing = true;
+		ring_buffer__consume(s->rb);
+	}
 	/* Before the links go: the records say no more that we keep their
 	 * stacks (v2.c). */
 	v2__release(s);

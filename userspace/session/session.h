@@ -39,6 +39,7 @@ struct session_opts {
 	uint32_t max_depth;
 	uint32_t max_stacks;
 	bool follow_forks;
+	bool inherit_marks; /* a forked child runs inside its parent's open marks */
 	/* The event view: exact enter/leave counts and durations per (process,
 	 * feature, instance), counted by the probes themselves. */
 	bool events;

@@ -146,6 +146,8 @@ struct session {
 	uint64_t retired_label_errors;
 	struct fsp_v2_counters retired_v2; /* the retired processes' ABI v2 counters */
 	double retired_mono; /* the last retirement pass */
+	bool closing; /* session__free: events only let held children go */
+	size_t fork_link; /* on_fork's link, in links (SIZE_MAX: none) */
 	uint64_t events_lost_seen; /* FSP_STAT_EVENTS_LOST at the last orphan sweep */
 	int child_status;
 	bool stop;
