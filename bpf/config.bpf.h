@@ -26,6 +26,10 @@ const volatile bool follow_forks = true;
 const volatile bool inherit_marks = false;
 /* The event view: count enters/leaves and durations per mark instance. */
 const volatile bool events_enabled = true;
+/* --events=FEATURE,...: the ABI v2 marks trap and are counted for these
+ * features only (FNV-1a hashes of their names, as labels.bpf.h's). */
+const volatile __u32 nr_event_features = 0;
+const volatile __u64 event_features[FSP_MAX_EVENT_FEATURES];
 /* Slots of mark_stats (= its max_entries). */
 const volatile __u32 max_events = FSP_DEFAULT_MAX_EVENTS;
 

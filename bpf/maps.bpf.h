@@ -193,6 +193,23 @@ struct merge_buf {
 	struct v2_stack src[MERGE_SOURCES];
 };
 
+/* --events=FEATURE,...: shadow sites (by the number in their cookie) that
+ * fired for a feature not asked for (userspace detaches them: each hit is a
+ * trap), and those that fired for one asked for (they stay). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} skip_sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} keep_sites SEC(".maps");
+
 /* Sizes below are defaults; userspace resizes every map before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

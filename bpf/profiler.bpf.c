@@ -90,6 +90,8 @@ int mark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0, site_shadow(ctx));
 }
 
@@ -106,6 +108,8 @@ int mark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false, site_shadow(ctx));
 }
 
@@ -122,6 +126,8 @@ int antimark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, site_shadow(ctx));
 }
 
@@ -138,7 +144,17 @@ int antimark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false, site_shadow(ctx));
+}
+
+/* --events: the cost of a probe hit, measured by userspace at the start on a
+ * function of its own (session/trapcost.c): a trap and this empty program. */
+SEC("uprobe")
+int trap_cost(struct pt_regs *ctx)
+{
+	return 0;
 }
 
 /* ABI v2: a library's constructor announces its record (address, TLS offset). */

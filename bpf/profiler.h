@@ -27,6 +27,7 @@
 
 #define FSP_COMM_LEN 16
 #define FSP_MAX_COMMS 16 /* names of -a --comm the kernel side checks */
+#define FSP_MAX_EVENT_FEATURES 16 /* features of --events=FEATURE,... */
 
 enum fsp_frame_kind {
 	FSP_FRAME_MARK = 1,
@@ -377,6 +378,9 @@ struct fsp_v2_counters {
  * view's durations, never sampled.
  */
 #define FSP_COOKIE_SHADOW (1U << 31)
+/* With --events=FEATURE,...: bits 32..63 of a shadow site's cookie number it
+ * (its own link), so that a site that marks another feature can go. */
+#define FSP_COOKIE_SITE_SHIFT 32
 
 /*
  * The targets map (key: tgid): whether a process's probes and samples count,
@@ -400,6 +404,7 @@ enum fsp_event_type {
 	FSP_EVENT_EXIT = 4, /* a target's last thread exited */
 	FSP_EVENT_NEW_PROC = 5, /* system-wide: a probe fired in a process not yet known */
 	FSP_EVENT_LABEL = 6, /* a label at addr could not be read (not paged in) */
+	FSP_EVENT_SKIP_SITE = 7, /* --events=FEATURE,...: shadow site addr fired for another */
 };
 
 struct fsp_event {

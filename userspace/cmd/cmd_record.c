@@ -224,6 +224,7 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 		.marks = session__marks(s, marks, sizeof(marks)),
 		.frequency_hz = o->session.frequency_hz,
 		.period_ns = session__period_ns(s),
+		.event_trap_ns = session__trap_ns(s),
 		.start_time = session__start_time(s),
 		.end_time = session__end_time(s),
 		.duration_s = session__duration(s),
@@ -612,10 +613,13 @@ static const struct argp_option record_options[] = {
 	 "symbolized at the end (README: what it costs). Off by default",
 	 0},
 	{"stack-size", OPT_STACK_SIZE, "BYTES", 0, STACK_SIZE_DOC, 0},
-	{"events", OPT_EVENTS, NULL, 0,
+	{"events", OPT_EVENTS, "FEATURE[,...]", OPTION_ARG_OPTIONAL,
 	 "Exact enter and leave counts for probe ABI v2 marks too: each of them then traps "
-	 "into the kernel (about 1 us) instead of costing a few ns. ABI v1 marks are "
-	 "always counted, unless --no-events",
+	 "into the kernel (about 1 us) instead of costing a few ns, which inflates short "
+	 "calls (the report says when). =FEATURE,... (up to " FSP_STR(
+		 FSP_MAX_EVENT_FEATURES) "): only these features' marks trap and are "
+					 "counted. ABI v1 marks are always counted, unless "
+					 "--no-events",
 	 0},
 	{"no-events", OPT_NO_EVENTS, NULL, 0,
 	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "
@@ -630,6 +634,33 @@ static const struct argp_option record_options[] = {
 	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
 	{},
 };
+
+/* --events=FEATURE,...: names, none empty, at most FSP_MAX_EVENT_FEATURES. */
+static error_t parse_event_features(struct argp_state *state, struct fsp_options *o,
+				    const char *arg)
+{
+	unsigned int n = 0;
+
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+
+		if (!len)
+			return options__error(state,
+					      "invalid --events '%s': an empty feature name; give "
+					      "FEATURE[,FEATURE...]",
+					      arg);
+		if (++n > FSP_MAX_EVENT_FEATURES)
+			return options__error(state,
+					      "invalid --events '%s': at most %d features; leave "
+					      "out =FEATURE,... to count them all",
+					      arg, FSP_MAX_EVENT_FEATURES);
+		p += len;
+		if (!*p)
+			break;
+	}
+	o->session.event_features = arg;
+	return 0;
+}
 
 /* The options that take a number. */
 static error_t parse_record_number(int key, char *arg, struct argp_state *state)
@@ -781,7 +812,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_EVENTS:
 		o->session.v2_events = true;
-		return 0;
+		return arg ? parse_event_features(state, o, arg) : 0;
 	case 'v':
 		o->verbose = true;
 		return 0;

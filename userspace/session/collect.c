@@ -528,6 +528,9 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 			continue;
 		st.point = is_point_event(s, key.feature);
 		feature = resolve_label(s, key.tgid, key.feature, fbuf, sizeof(fbuf), label_errors);
+		/* --events=FEATURE,...: ABI v1 marks count all, the view shows these. */
+		if (!eventsel__wanted(s, feature))
+			continue;
 		instance = key.instance ? resolve_label(s, key.tgid, key.instance, ibuf,
 							sizeof(ibuf), label_errors)
 					: NULL;

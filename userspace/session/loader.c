@@ -127,6 +127,23 @@ static void set_comms(struct profiler_bpf *skel, const char *list)
 	free(copy);
 }
 
+/* --events=FEATURE,...: the features' name hashes, and room to note which
+ * sites fired for which (eventsel.c); the calibration probe with --events. */
+static void set_event_features(struct profiler_bpf *skel, const struct session_opts *o)
+{
+	__u64 h[FSP_MAX_EVENT_FEATURES];
+	unsigned int n = 0;
+	bool filter =
+		o->v2_events && o->event_features && !eventsel__hashes(o->event_features, h, &n);
+
+	skel->rodata->nr_event_features = filter ? n : 0;
+	for (unsigned int i = 0; filter && i < n; i++)
+		skel->rodata->event_features[i] = h[i];
+	bpf_map__set_max_entries(skel->maps.skip_sites, filter ? MAX_EVENT_SITES : 1);
+	bpf_map__set_max_entries(skel->maps.keep_sites, filter ? MAX_EVENT_SITES : 1);
+	bpf_program__set_autoload(skel->progs.trap_cost, o->v2_events);
+}
+
 /*
  * Slots of the off-CPU record array (a power of two): one per possible thread
  * id up to pid_max, at most 4096 for -p (a few processes) and 65536 for -a;
@@ -212,6 +229,7 @@ int loader__load(struct session *s)
 	skel->rodata->system_wide = o->system_wide;
 	set_native(skel, o);
 	set_comms(skel, o->comm_filter);
+	set_event_features(skel, o);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
 	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu || o->system_wide);
 	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);

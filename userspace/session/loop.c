@@ -70,6 +70,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	case FSP_EVENT_LABEL:
 		collect__label_now(s, e->pid, e->addr);
 		break;
+	case FSP_EVENT_SKIP_SITE:
+		eventsel__drop(s);
+		break;
 	case FSP_EVENT_EXIT:
 		syswide__exit(s, e->pid);
 		break;
@@ -261,6 +264,7 @@ int session__run(struct session *s)
 				syswide__rescan(s);
 				retire__orphans(s);
 			}
+			eventsel__drop(s);
 			next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
 		}
 	}

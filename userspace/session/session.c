@@ -63,6 +63,9 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	*err = loader__load(s);
 	if (*err)
 		goto cleanup;
+	/* --events: what its traps cost, for the report to weigh them. */
+	if (eventsel__measure(s))
+		log__verbose("--events: cannot measure what a probe hit costs");
 	*err = loop__setup(s);
 	if (*err) {
 		log__err("cannot set up the event loop: %s", strerror(-*err));
@@ -105,6 +108,7 @@ void session__free(struct session *s)
 	free(s->probemap_found);
 	free(s->frames_warned);
 	free(s->feature_names);
+	free(s->event_sites);
 	syswide__free(s);
 	v2__free(s);
 	retire__free(s);

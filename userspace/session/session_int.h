@@ -46,6 +46,8 @@
 /* Entries of the targets map: processes profiled at once. */
 #define MAX_TARGETS 4096
 #define MAX_TARGETS_SW 32768
+/* --events=FEATURE,...: shadow sites the kernel side notes (skip_sites, keep_sites). */
+#define MAX_EVENT_SITES 65536
 /* Bytes of the events ring buffer (forks, execs, exits, new processes). */
 #define EVENTS_RB (256 << 10)
 #define EVENTS_RB_SW (2 << 20)
@@ -109,6 +111,13 @@ struct session {
 	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
 	size_t nr_links;
 	size_t cap_links;
+	/* --events=FEATURE,...: each shadow site's link (its index in links),
+	 * by the number in its cookie; SIZE_MAX once it was detached. */
+	size_t *event_sites;
+	size_t nr_event_sites, cap_event_sites;
+	uint32_t next_event_site; /* the number the next such site gets */
+	unsigned int dropped_sites;
+	uint64_t trap_ns; /* --events: a probe hit's cost, measured (trapcost.c); 0: not */
 	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
 	size_t nr_specs;
 	size_t max_specs;
@@ -185,6 +194,17 @@ void attach__fd_path(int fd, char *buf, size_t size);
 int attach__link(struct session *s, struct bpf_link *link);
 /* Destroys every link kept (in threads: each waits for an RCU grace period). */
 void attach__destroy_all(struct session *s);
+
+/* eventsel.c */
+/* The FNV-1a hashes of the comma-separated names of list (at most
+ * FSP_MAX_EVENT_FEATURES) into out. 0 or -EINVAL. */
+int eventsel__hashes(const char *list, __u64 *out, unsigned int *nr);
+/* Does the event view keep feature (--events=FEATURE,...)? */
+bool eventsel__wanted(const struct session *s, const char *feature);
+/* Detaches the shadow sites that fired for other features only. */
+void eventsel__drop(struct session *s);
+/* --events: measures what a probe hit costs here (s->trap_ns). 0 or -errno. */
+int eventsel__measure(struct session *s);
 
 /* hooks.c */
 int hooks__dl(struct session *s, struct target *t, const char *exe);
