@@ -745,14 +745,17 @@ static int collect_into(struct session *s, struct profile *p)
 	struct drain all = {0};
 	int err;
 
+	/* The payloads still in their ring first: a sample is counted once,
+	 * with its record if the record is in, else as one whose payloads
+	 * were not kept. Read after the counts, the records that came
+	 * meanwhile were counted twice: a live view (the sampler runs on)
+	 * showed up to a second of samples more than there were. */
+	ring_buffer__consume(s->rb);
 	err = retire__replay(s, p);
 	if (!err)
 		err = drain_into(s, p, &all, &label_errors);
-	if (!err) {
-		/* The payloads still in their ring (the sampler may still run). */
-		ring_buffer__consume(s->rb);
+	if (!err)
 		err = collect_payloads(s, p, &all);
-	}
 	if (err)
 		return err;
 	v2_counters(s, &v2, &all);
