@@ -150,6 +150,9 @@ struct fsp_label {
 	__u64 len; /* bytes copied without NUL; 0 if it could not be read (FSP_LABEL_*) */
 	char str[FSP_LABEL_LEN];
 };
+/* In fsp_label.len, with the bytes copied: the string was longer than the
+ * FSP_LABEL_LEN - 1 bytes kept. */
+#define FSP_LABEL_CUT (1ULL << 61)
 
 /* len of a label userspace could read neither from the process nor from the
  * file mapped there while the process lived: a label error, whatever the

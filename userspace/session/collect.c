@@ -16,6 +16,7 @@
 #include "log.h"
 #include "probemap_sites.h"
 #include "procmaps.h"
+#include "utf8.h"
 #include "util.h"
 #include "session_int.h"
 
@@ -50,6 +51,41 @@ static int read_mem_string(__u32 tgid, __u64 addr, char *buf, size_t size)
 		return -1;
 	buf[n] = 0;
 	return memchr(buf, 0, n) || n == (ssize_t)size - 1 ? 0 : -1;
+}
+
+/* A label is at most FSP_LABEL_LEN - 1 bytes. A longer one is cut there,
+ * after its last whole UTF-8 character, and ends with this mark. */
+#define LABEL_CUT_MARK "\xe2\x80\xa6" /* U+2026 HORIZONTAL ELLIPSIS */
+
+/* Cuts the string in raw to a label's length; true if it was longer. */
+static bool label_cut(char *raw)
+{
+	size_t n = strlen(raw);
+
+	if (n < FSP_LABEL_LEN)
+		return false;
+	raw[FSP_LABEL_LEN - 1] = 0;
+	return true;
+}
+
+/* The label str (len bytes, FSP_LABEL_CUT in len if it was cut) into buf of
+ * size bytes (at least FSP_LABEL_LEN + sizeof(LABEL_CUT_MARK)). */
+static const char *label_out(char *buf, size_t size, const char *str, uint64_t len)
+{
+	size_t n = len & ~FSP_LABEL_CUT, lead;
+
+	snprintf(buf, size, "%.*s", (int)n, str);
+	if (!(len & FSP_LABEL_CUT))
+		return buf;
+	n = strlen(buf);
+	/* A character the cut split goes whole. */
+	for (lead = n; lead > 0 && n - lead < 4 && ((unsigned char)buf[lead - 1] & 0xc0) == 0x80;)
+		lead--;
+	if (lead > 0 && (unsigned char)buf[lead - 1] >= 0xc0 &&
+	    !utf8__seq((const unsigned char *)buf + lead - 1, n - lead + 1))
+		n = lead - 1;
+	snprintf(buf + n, size - n, "%s", LABEL_CUT_MARK);
+	return buf;
 }
 
 /*
@@ -89,22 +125,27 @@ void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	int fd = bpf_map__fd(s->skel->maps.labels);
 	struct fsp_label l = {0};
+	char raw[FSP_LABEL_LEN + 1];
+	bool cut;
 	int err = 0;
 
-	if (read_mem_string(tgid, addr, l.str, sizeof(l.str)))
-		err = read_file_string(tgid, addr, l.str, sizeof(l.str));
+	if (read_mem_string(tgid, addr, raw, sizeof(raw)))
+		err = read_file_string(tgid, addr, raw, sizeof(raw));
 	if (err == -ESRCH)
 		return;
-	if (err) {
+	if (err && err != -ERANGE) {
 		/* the BPF side's entry (its hash) stays, marked unreadable */
 		if (bpf_map_lookup_elem(fd, &key, &l))
 			return;
 		l.len = FSP_LABEL_UNREADABLE;
 	} else {
+		/* -ERANGE: no NUL in the bytes read, longer than a label */
+		cut = label_cut(raw);
+		memcpy(l.str, raw, strlen(raw) + 1);
 		l.len = strlen(l.str);
 		/* the BPF side's label hash (labels.bpf.h): FNV-1a of the string */
 		l.hash = fsp_fnv1a(l.str, l.len, FSP_FNV_OFFSET);
-		l.len = l.len ? l.len : FSP_LABEL_EMPTY;
+		l.len = l.len ? l.len | (cut ? FSP_LABEL_CUT : 0) : FSP_LABEL_EMPTY;
 	}
 	bpf_map_update_elem(fd, &key, &l, BPF_ANY);
 }
@@ -132,6 +173,7 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 				 uint64_t *errors)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	char raw[FSP_LABEL_LEN + 1];
 	struct fsp_label l;
 	int err;
 
@@ -147,31 +189,35 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	if (probemap_sites__is_label_id(addr)) {
 		/* Interned by a mapped probe, for all processes. */
 		key.tgid = 0;
-		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l)) {
-			snprintf(buf, size, "%.*s", (int)l.len, l.str);
-			return buf;
-		}
+		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l))
+			return label_out(buf, size, l.str, l.len);
 		return "(label not kept: the labels map was full; raise --max-stacks)";
 	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
 		if (l.len == FSP_LABEL_UNREADABLE)
 			goto error; /* unreadable while the process lived */
-		snprintf(buf, size, "%.*s", l.len == FSP_LABEL_EMPTY ? 0 : (int)l.len, l.str);
-		return buf;
+		return label_out(buf, size, l.str, l.len == FSP_LABEL_EMPTY ? 0 : l.len);
 	}
-	if (!read_mem_string(tgid, addr, buf, size))
-		return buf;
-	err = read_file_string(tgid, addr, buf, size);
-	if (!err)
-		return buf;
+	if (!read_mem_string(tgid, addr, raw, sizeof(raw)))
+		return label_out(buf, size, raw,
+				 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
+	/* -ERANGE: no NUL in the bytes read, longer than a label. */
+	err = read_file_string(tgid, addr, raw, sizeof(raw));
+	if (!err || err == -ERANGE)
+		return label_out(buf, size, raw,
+				 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
 	for (size_t i = 0; i < s->nr_targets && err == -ESRCH; i++) {
 		const struct target *t = &s->targets[i];
+		int n;
 
+		if (t->pid != (pid_t)tgid)
+			continue;
 		/* Gone: the file its last scan saw there, if its name still
 		 * names that file (procmaps__open). */
-		if (t->pid == (pid_t)tgid &&
-		    procmaps__read_string(0, t->mappings, t->nr_mappings, addr, buf, size) >= 0)
-			return buf;
+		n = procmaps__read_string(0, t->mappings, t->nr_mappings, addr, raw, sizeof(raw));
+		if (n >= 0 || n == -ERANGE)
+			return label_out(buf, size, raw,
+					 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
 	}
 error:
 	(*errors)++;
