@@ -26,6 +26,10 @@
  *                   feature of both copies counts (the second copy's record
  *                   was not registered: a third of the time for two thirds,
  *                   no diagnostic)
+ *   memfd_launch, memfd_attach
+ *                   -- CMD and -p on a process that loads a library from a
+ *                   memfd ("/memfd:NAME (deleted)", no name to open by): its
+ *                   probes are found (they were not), its feature as measured
  */
 #include <signal.h>
 #include <stdio.h>
@@ -359,7 +363,8 @@ static void test_fork_in_mark(void **state)
 	assert_int_equal(k, n);
 }
 
-/* libwl_ns.so's copies in wl_dlmopen: "nsfeature" as measured. */
+/* libwl_ns.so's copies in wl_dlmopen, or the one wl_memfd loads from a
+ * memfd: "nsfeature" as measured. */
 static void check_dlmopen(json_object *prof, struct itest_truth *t, double C)
 {
 	uint64_t n = itest_total_samples(prof);
@@ -437,12 +442,25 @@ static void test_dlmopen_attach(void **state)
 	nsfeature_attach("wl_dlmopen");
 }
 
+static void test_memfd_launch(void **state)
+{
+	(void)state;
+	nsfeature_launch("wl_memfd");
+}
+
+static void test_memfd_attach(void **state)
+{
+	(void)state;
+	nsfeature_attach("wl_memfd");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_dlopen_launch),  ITEST(test_dlopen_attach),	 ITEST(test_fork),
 		ITEST(test_short_lived),    ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
 		ITEST(test_dlmopen_launch), ITEST(test_dlmopen_attach),	 ITEST(test_fork_in_mark),
+		ITEST(test_memfd_launch),   ITEST(test_memfd_attach),
 	};
 
 	return ITEST_MAIN("dynamic", tests);
