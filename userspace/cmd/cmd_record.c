@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "procscan.h"
 #include "profile_io.h"
+#include "record_signals.h"
 #include "render.h"
 #include "session.h"
 
@@ -241,8 +242,10 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 static int render_output(struct profile *p, const struct fsp_options *o)
 {
 	struct fsp_view text = o->view;
+	struct record_signals rs;
 	int err;
 
+	record_signals__report(&rs, false);
 	err = render__profile(p, &o->view, o->out_path);
 	if (!err && o->out_path && strcmp(o->out_path, "-")) {
 		log__info("wrote %s to %s", o->view.format->title, o->out_path);
@@ -250,6 +253,7 @@ static int render_output(struct profile *p, const struct fsp_options *o)
 		err = render__profile(p, &text, NULL);
 	}
 	fflush(stdout);
+	record_signals__done(&rs);
 	return err;
 }
 
@@ -257,6 +261,7 @@ static int render_output(struct profile *p, const struct fsp_options *o)
  * itself went to stdout). A failed save still shows the report. */
 static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
+	struct record_signals rs;
 	int err = 0, rerr = 0;
 
 	if (o->view.format->record_out == FORMAT_OUT_RENDERING)
@@ -264,9 +269,12 @@ static int save_and_render(struct profile *p, const struct fsp_options *o)
 	/* A failed save keeps the profile elsewhere and says where. */
 	if (o->out_path)
 		err = profile_file__save(o->out_path, p, NULL, 0);
+	/* Saved: a signal may end what follows (plug-ins). */
+	record_signals__report(&rs, false);
 	if (!o->out_path || strcmp(o->out_path, "-"))
 		rerr = render__profile(p, &o->view, NULL);
 	fflush(stdout);
+	record_signals__done(&rs);
 	return err ? err : rerr;
 }
 
@@ -284,6 +292,7 @@ static void live_report(struct session *s, void *arg)
 {
 	struct live_ctx *c = arg;
 	struct profile *p = profile__new();
+	struct record_signals rs;
 	int err = p ? 0 : -ENOMEM;
 
 	if (!err)
@@ -301,8 +310,10 @@ static void live_report(struct session *s, void *arg)
 		putchar('\n');
 	printf("--- live report %u at %.1f s (Ctrl-C ends the session with the final report)\n",
 	       ++c->n, session__duration(s));
+	record_signals__report(&rs, true);
 	render__profile(p, &c->o->view, NULL);
 	fflush(stdout);
+	record_signals__done(&rs);
 	profile__free(p);
 }
 
