@@ -150,7 +150,7 @@ int antimark_leave(struct pt_regs *ctx)
 }
 
 /* --events: the cost of a probe hit, measured by userspace at the start on a
- * function of its own (session/trapcost.c): a trap and this empty program. */
+ * function of its own (session/eventsel.c): a trap and this empty program. */
 SEC("uprobe")
 int trap_cost(struct pt_regs *ctx)
 {

@@ -117,7 +117,7 @@ struct session {
 	size_t nr_event_sites, cap_event_sites;
 	uint32_t next_event_site; /* the number the next such site gets */
 	unsigned int dropped_sites;
-	uint64_t trap_ns; /* --events: a probe hit's cost, measured (trapcost.c); 0: not */
+	uint64_t trap_ns; /* --events: a probe hit's cost, measured (eventsel.c); 0: not */
 	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
 	size_t nr_specs;
 	size_t max_specs;
