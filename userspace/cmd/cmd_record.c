@@ -531,6 +531,7 @@ static const char record_doc[] =
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
 	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
+	"  sudo fsp-bpf --events=plan -p 1234   exact call counts of one feature only\n"
 	"  sudo fsp-bpf --stacks -o prof.json -p 1234\n"
 	"                                        native call stacks inside each feature\n"
 	"  sudo fsp-bpf --stacks=all --stack-size 16384 -- ./app\n"
