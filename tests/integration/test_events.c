@@ -385,8 +385,9 @@ static void test_live_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_event_vfork), ITEST(test_offcpu),
-		ITEST(test_offcpu_spill), ITEST(test_live_tmux),     ITEST(test_live_time),
+		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_event_vfork),
+		ITEST(test_offcpu),	  ITEST(test_offcpu_spill),  ITEST(test_live_tmux),
+		ITEST(test_live_time),
 	};
 
 	return ITEST_MAIN("events", tests);

@@ -21,7 +21,8 @@
 
 #define DSO(n) void wl_dso##n##_run(const struct wl_dl_api *api, uint64_t ns);
 DSO(0)
-DSO(1) DSO(2) DSO(3) DSO(4) DSO(5) DSO(6) DSO(7) DSO(8) DSO(9)
+DSO(1)
+DSO(2) DSO(3) DSO(4) DSO(5) DSO(6) DSO(7) DSO(8) DSO(9)
 #undef DSO
 
 	static void (*const runs[10])(const struct wl_dl_api *, uint64_t) = {
