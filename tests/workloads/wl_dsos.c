@@ -19,15 +19,22 @@
 #include "wl_common.h"
 #include "wl_dl.h"
 
-#define DSO(n) void wl_dso##n##_run(const struct wl_dl_api *api, uint64_t ns);
-DSO(0)
-DSO(1)
-DSO(2) DSO(3) DSO(4) DSO(5) DSO(6) DSO(7) DSO(8) DSO(9)
+#define DSO(n) void wl_dso##n##_run(const struct wl_dl_api *api, uint64_t ns)
+DSO(0);
+DSO(1);
+DSO(2);
+DSO(3);
+DSO(4);
+DSO(5);
+DSO(6);
+DSO(7);
+DSO(8);
+DSO(9);
 #undef DSO
 
-	static void (*const runs[10])(const struct wl_dl_api *, uint64_t) = {
-		wl_dso0_run, wl_dso1_run, wl_dso2_run, wl_dso3_run, wl_dso4_run,
-		wl_dso5_run, wl_dso6_run, wl_dso7_run, wl_dso8_run, wl_dso9_run,
+static void (*const runs[10])(const struct wl_dl_api *, uint64_t) = {
+	wl_dso0_run, wl_dso1_run, wl_dso2_run, wl_dso3_run, wl_dso4_run,
+	wl_dso5_run, wl_dso6_run, wl_dso7_run, wl_dso8_run, wl_dso9_run,
 };
 
 int main(int argc, char **argv)
