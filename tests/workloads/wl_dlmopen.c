@@ -58,17 +58,8 @@ int main(int argc, char **argv)
 	}
 	if (run[0] == run[1])
 		wl_die("dlmopen gave the same copy");
-	if (!strcmp(argv[3], "wait")) {
-		sigset_t set;
-		int sig;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR2);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		wl_write_ready(argv[4]);
-		if (sigwait(&set, &sig))
-			wl_die("sigwait failed");
-	}
+	if (!strcmp(argv[3], "wait"))
+		wl_ready_wait_usr2(argv[4]);
 	before = wl_process_ns();
 	for (int round = 0; round < ROUNDS; round++) {
 		for (int i = 0; i < 2; i++) {

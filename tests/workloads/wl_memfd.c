@@ -69,17 +69,8 @@ int main(int argc, char **argv)
 	*(void **)&run = dlsym(h, "wl_ns_run");
 	if (!run)
 		wl_die("dlsym wl_ns_run: %s", dlerror());
-	if (!strcmp(argv[3], "wait")) {
-		sigset_t set;
-		int sig;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR2);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		wl_write_ready(argv[4]);
-		if (sigwait(&set, &sig))
-			wl_die("sigwait failed");
-	}
+	if (!strcmp(argv[3], "wait"))
+		wl_ready_wait_usr2(argv[4]);
 	before = wl_process_ns();
 	run(&api, ms, &r);
 	wl_burn(ms * WL_NS_PER_MS);
