@@ -24,6 +24,9 @@ const volatile bool follow_forks = true;
 /* --inherit-marks: a forked child runs inside the marks its parent had open
  * at the fork (else it starts outside them: they are not its own). */
 const volatile bool inherit_marks = false;
+/* -- CMD --events: a child that shares its parent's memory (vfork) is held
+ * stopped until its probes are attached (profiler.bpf.c). */
+const volatile bool hold_vfork = false;
 /* The event view: count enters/leaves and durations per mark instance. */
 const volatile bool events_enabled = true;
 /* --events=FEATURE,...: the ABI v2 marks trap and are counted for these

@@ -410,16 +410,17 @@ extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type
 #define SIGSTOP_NR 19
 
 /*
- * -- CMD: a child that shares its parent's memory (vfork, posix_spawn) runs
- * its first instructions, marks included, before userspace can attach its
- * probes, and the kernel runs a process's probes for that process's threads
- * only: it starts stopped, and userspace continues it once they are (the
- * fork event says so). Not with -p (a target is never held on fsp-bpf's
- * account).
+ * -- CMD --events: a child that shares its parent's memory (vfork,
+ * posix_spawn) runs its first instructions, marks included, before userspace
+ * can attach its probes, and the kernel runs a process's probes for that
+ * process's threads only: it starts stopped, and userspace continues it once
+ * they are (the fork event says so). Only when the calls are counted
+ * (--events): the wait is the attach, about half a second a child on a busy
+ * machine. Not with -p (a target is never held on fsp-bpf's account).
  */
 static __always_inline bool stop_vfork_child(struct task_struct *parent, struct task_struct *child)
 {
-	if (!sync_tgid || child->mm != parent->mm || !bpf_send_signal_task)
+	if (!hold_vfork || !sync_tgid || child->mm != parent->mm || !bpf_send_signal_task)
 		return false;
 	return !bpf_send_signal_task(child, SIGSTOP_NR, PIDTYPE_PID, 0);
 }

@@ -210,6 +210,7 @@ int loader__load(struct session *s)
 	skel->rodata->sync_tgid = o->sync_pid;
 	skel->rodata->follow_forks = o->follow_forks;
 	skel->rodata->inherit_marks = o->inherit_marks;
+	skel->rodata->hold_vfork = o->v2_events;
 	skel->rodata->events_enabled = o->events;
 	skel->rodata->max_events = max_events;
 	/* With the event view off, its maps are never touched: keep them tiny. */
