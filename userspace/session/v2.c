@@ -50,7 +50,8 @@ struct v2_reg {
 	uint32_t gen;
 	bool exe; /* the executable's own record */
 	bool dropped; /* beyond FSP_V2_MAX_DSOS: not read, counted once */
-	bool raised; /* a later copy whose semaphores this session raised */
+	bool raised; /* another copy whose semaphores this session raised */
+	bool pending; /* another copy not ready yet: only its semaphores raised */
 };
 
 struct v2_state {
@@ -249,18 +250,18 @@ static void claim_slot(struct v2_state *v, pid_t pid, uint64_t addr,
 }
 
 /*
- * A second copy of a file (dlmopen): the kernel raises a probe's semaphore
- * only in the first mapping of the file that holds it, whatever copy the
- * probe's site is in, so this copy's marks would never run. Its semaphores
- * are raised here as the first copy's are (from 0 only: never under another
+ * Another copy of a file (dlmopen): the kernel raises a probe's semaphore in
+ * one mapping of the file that holds it (the record at ref), whatever copy
+ * the probe's site is in, so this copy's marks would never run. Its
+ * semaphores are raised here as ref's are (from 0 only: never under another
  * session's feet), and lowered at the end (v2__release).
  */
-static void raise_copy(struct v2_reg *r, const struct fsp_v2_record_raw *rec, uint64_t first)
+static void raise_copy(struct v2_reg *r, const struct fsp_v2_record_raw *rec, uint64_t ref)
 {
 	struct fsp_v2_record_raw f;
 	uint32_t word, want;
 
-	if (!first || fsp_v2__read_record(r->pid, first, &f))
+	if (!ref || fsp_v2__read_record(r->pid, ref, &f))
 		return;
 	memcpy(&word, rec, sizeof(word));
 	memcpy(&want, &f, sizeof(want));
@@ -268,13 +269,17 @@ static void raise_copy(struct v2_reg *r, const struct fsp_v2_record_raw *rec, ui
 		return;
 	if (!fsp_v2__write_semaphores(r->pid, r->addr, want))
 		r->raised = true;
+	log__verbose("pid %d: another copy's record at 0x%llx (%s): semaphores 0x%x raised to "
+		     "0x%x as the kernel's copy's%s",
+		     r->pid, (unsigned long long)r->addr, rec->ready ? "ready" : "not ready", word,
+		     want, r->raised ? "" : ": cannot write them");
 }
 
 /* Registers the record at addr of pid (in the file at path, the executable
- * if exe; a later copy of the file whose first copy's record is at first)
- * for the sampler. */
+ * if exe; another copy of the file whose semaphores the kernel raised in
+ * the copy with the record at ref) for the sampler. */
 static void register_record(struct session *s, pid_t pid, uint64_t addr, bool exe, const char *path,
-			    uint64_t first)
+			    uint64_t ref)
 {
 	struct v2_state *v = state(s);
 	struct fsp_v2_record_raw rec;
@@ -287,16 +292,32 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, bool ex
 			     (unsigned long long)addr);
 		return;
 	}
-	/* Its constructor has not run: it announces itself, or the next scan
-	 * finds it ready. */
-	if (!rec.ready)
-		return;
 	r = find_reg(v, pid, addr);
-	if (!r) {
-		if (fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs)))
+	/* Its constructor has not run: it announces itself (another copy's
+	 * once its semaphores are raised: -- CMD stops the command before
+	 * the constructors of a dlmopen()ed copy run), or the next scan
+	 * finds it ready. */
+	if (!rec.ready) {
+		if (!ref)
 			return;
-		r = &v->regs[v->nr_regs++];
-		*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe};
+		if (!r &&
+		    !fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs))) {
+			r = &v->regs[v->nr_regs++];
+			*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe, .pending = true};
+		}
+		if (r)
+			raise_copy(r, &rec, ref);
+		return;
+	}
+	if (!r || r->pending) {
+		if (!r &&
+		    fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs)))
+			return;
+		if (!r) {
+			r = &v->regs[v->nr_regs++];
+			*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe};
+		}
+		r->pending = false;
 		r->tp_offset = rec.tp_offset;
 		r->gen = session_gen(s, pid, addr, &rec);
 	} else if (r->gen != rec.gen || r->tp_offset != rec.tp_offset) {
@@ -306,16 +327,41 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, bool ex
 		r->gen = rec.gen;
 	}
 	claim_slot(v, pid, addr, &rec);
-	raise_copy(r, &rec, first);
+	raise_copy(r, &rec, ref);
 	map_ensure(s, r, path);
 }
+
+/*
+ * Of the copies of a file (records at addrs, nr), the one whose semaphores
+ * the kernel raised: the copy the others are raised after (raise_copy). Not
+ * the first by address: ld.so maps a dlmopen()ed copy where it finds room,
+ * below the dlopen()ed one as often as above. 0: none raised.
+ */
+static uint64_t raised_copy(pid_t pid, const uint64_t *addrs, size_t nr)
+{
+	struct fsp_v2_record_raw rec;
+	uint32_t word;
+
+	for (size_t i = 0; nr > 1 && i < nr; i++) {
+		if (fsp_v2__read_record(pid, addrs[i], &rec))
+			continue;
+		memcpy(&word, &rec, sizeof(word));
+		if (word)
+			return addrs[i];
+	}
+	return 0;
+}
+
+/* Copies of one file a scan looks at (dlmopen: one per namespace). */
+#define MAX_COPIES 16
 
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 {
 	struct v2_state *v = s->v2;
 	struct stat exe = {0};
+	uint64_t addrs[MAX_COPIES], ref;
+	const char *paths[MAX_COPIES];
 	char path[64];
-	uint64_t addr;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	if (v && stat(path, &exe))
@@ -323,14 +369,17 @@ void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 	for (size_t i = 0; v && i < v->nr_files; i++) {
 		const struct v2_file *f = &v->files[i];
 		bool is_exe = f->id.dev == exe.st_dev && f->id.ino == exe.st_ino;
-		uint64_t first = 0;
+		size_t nr = 0;
 
 		/* Each copy of the file (dlmopen loads one per namespace). */
-		for (size_t k = 0; !fsp_v2__record_addr(m, n, &k, f->id.dev, f->id.ino,
-							f->f.record_off, &addr);) {
-			register_record(s, pid, addr, is_exe, m[k - 1].path, first);
-			first = first ? first : addr;
-		}
+		for (size_t k = 0;
+		     nr < MAX_COPIES && !fsp_v2__record_addr(m, n, &k, f->id.dev, f->id.ino,
+							     f->f.record_off, &addrs[nr]);)
+			paths[nr++] = m[k - 1].path;
+		ref = raised_copy(pid, addrs, nr);
+		for (size_t c = 0; c < nr; c++)
+			register_record(s, pid, addrs[c], is_exe, paths[c],
+					addrs[c] == ref ? 0 : ref);
 	}
 }
 
