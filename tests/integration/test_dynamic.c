@@ -430,15 +430,34 @@ static void nsfeature_attach(const char *workload)
 	json_object_put(prof);
 }
 
+/*
+ * The kernel raises a USDT semaphore in one mapping of its file: ABI v1
+ * marks of a second copy stay unarmed, and fsp-bpf raises only ABI v2
+ * records' semaphores in later copies (docs/architecture.md). Not tested
+ * there, said so.
+ */
+static bool dlmopen_applies(void)
+{
+	if (!itest_abi_v1())
+		return true;
+	print_message("  SKIP: ABI v1 marks of a dlmopen()ed second copy are not armed (a known "
+		      "limit: only ABI v2 records' semaphores are raised in later copies)\n");
+	return false;
+}
+
 static void test_dlmopen_launch(void **state)
 {
 	(void)state;
+	if (!dlmopen_applies())
+		skip();
 	nsfeature_launch("wl_dlmopen");
 }
 
 static void test_dlmopen_attach(void **state)
 {
 	(void)state;
+	if (!dlmopen_applies())
+		skip();
 	nsfeature_attach("wl_dlmopen");
 }
 
