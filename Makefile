@@ -92,7 +92,7 @@ WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 # The same workloads built with probe ABI v1 (-DFSP_ABI_V1): the integration
 # tests run against both (FSP_ABI=v1 picks these).
 # (wl_native has rules of its own, for native stacks: not an ABI v1 test)
-WORKLOAD_V1_BINS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(filter-out %/wl_native,$(WORKLOAD_BINS)))
+WORKLOAD_V1_BINS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(filter-out %/wl_native %/wl_dsos,$(WORKLOAD_BINS)))
 WORKLOAD_V1_LIBS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(WORKLOAD_LIBS))
 
 BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c,$(wildcard bench/*.c))
@@ -344,6 +344,20 @@ $(OUTPUT)/workloads/wl_common.o: $(WORKLOAD_COMMON) tests/workloads/wl_common.h
 
 $(eval $(call workload_rules,workloads,))
 $(eval $(call workload_rules,workloads-v1,-DFSP_ABI_V1))
+
+# wl_dsos links ten libraries with ABI v2 marks, libwl_dso0..9.so from one
+# source: more files with marks than fsp-bpf reads of a process (ABI v2 only).
+WL_DSO_LIBS := $(foreach i,0 1 2 3 4 5 6 7 8 9,$(OUTPUT)/workloads/libwl_dso$(i).so)
+$(OUTPUT)/workloads/libwl_dso%.so: tests/workloads/libwl_dso.c $(FSP_HEADERS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) -DWL_DSO=$* -Itests/workloads -fPIC -shared \
+		-Wl,-soname,libwl_dso$*.so $< -o $@
+$(OUTPUT)/workloads/wl_dsos: tests/workloads/wl_dsos.c $(FSP_HEADERS) $(WORKLOAD_COMMON) $(WL_DSO_LIBS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ \
+		-L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' \
+		$(foreach i,0 1 2 3 4 5 6 7 8 9,-lwl_dso$(i)) -lm
 
 # wl_native.c twice (native stacks, test_native): with frame pointers, and
 # without (as Debian builds most binaries); both link libwl_native.so.

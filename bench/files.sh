@@ -13,6 +13,10 @@
 #                                                    features (gen_profile -P), against
 #                                                    the same report without plug-ins
 #
+#   fsp-bpf diff --format html|json                  of two profiles of
+#                                                    BENCH_DIFF_FEATURES features each
+#                                                    (default 1,000,000; gen_profile -f)
+#
 #   fsp-bpf report --format text|folded              on a profile with native stacks
 #                                                    (record --stacks; gen_profile -N:
 #                                                    BENCH_NATIVE_STACKS distinct native
@@ -24,7 +28,8 @@
 # plug-in adds under 0.5 s of CPU time and 100 MB of peak RSS to report
 # (medians of BENCH_PLUGIN_REPS interleaved runs, default 7: the machine may
 # be busy, so CPU time, user + system, is what is compared); a report of the
-# native-stack profile under 2 s (wall and CPU).
+# native-stack profile under 2 s (wall and CPU); a diff of 10^6 features
+# under 4 GB and 60 s of CPU (it took 9.3 GB and 88 s, issue 26).
 # Prints a table and "bench: key=value" lines; appends to bench/results/files.txt.
 set -u
 
@@ -160,4 +165,21 @@ verdict() { awk -v v="$1" -v lim="$2" 'BEGIN { print (v != "nan" && v + 0 <= lim
 	done
 	"$GEN" -l "$TMP/native.json" | sed 's/^/  /'
 	echo "bench: native samples=$N stacks=$K native_stacks=$NK$KV"
+
+	# A diff of two profiles of a feature per stack: rows, not samples.
+	NF=${BENCH_DIFF_FEATURES:-1000000}
+	"$GEN" -f -n $((NF * 3)) -k "$NF" -t 1 -s 1 -o "$TMP/wide1.json" || exit 1
+	"$GEN" -f -n $((NF * 3)) -k "$NF" -t 1 -s 2 -o "$TMP/wide2.json" || exit 1
+	printf '%-34s %8s %8s %10s %s\n' "diff of $NF features" "wall s" "CPU s" "peak MB" \
+		"verdict (< 60 s CPU, < 4096 MB)"
+	KV=""
+	for fmt in json html; do
+		measure "$FSP" diff --format "$fmt" -o "$TMP/wide.$fmt" "$TMP/wide1.json" "$TMP/wide2.json"
+		cpu "$FSP" diff --format "$fmt" -o "$TMP/wide.$fmt" "$TMP/wide1.json" "$TMP/wide2.json"
+		v=PASS
+		[ "$(verdict "$C" 60)" = PASS ] && [ "$(verdict "$M" 4096)" = PASS ] || v=FAIL
+		printf '%-34s %8s %8s %10s %s\n' "diff --format $fmt" "$T" "$C" "$M" "$v"
+		KV="$KV diff_${fmt}_s=$T diff_${fmt}_cpu_s=$C diff_${fmt}_mb=$M diff_${fmt}=$v"
+	done
+	echo "bench: diff features=$NF$KV"
 } 2>&1 | tee -a "$RES/files.txt"

@@ -29,6 +29,10 @@
  *	entry's count spread over 1 to 4 native stacks, 2% of its samples
  *	left without one (failed unwinds), for bench/files.sh's native run.
  *
+ *   gen_profile -f ...
+ *	The same, with a feature per stack ("feature N", instance "call", one
+ *	frame): STACKS features, for bench/files.sh's diff of 10^6 features.
+ *
  *   gen_profile -l FILE [-o OUT]
  *	Loads FILE, attributes it and writes it to OUT (default /dev/null),
  *	printing the time of each step and the peak RSS.
@@ -134,6 +138,8 @@ struct plugin_labels {
 };
 
 static bool plugin_mode;
+/* -f: a feature of its own per stack */
+static bool wide_mode;
 static struct plugin_labels *plabels;
 
 static void make_plugin_labels(struct plugin_labels *l)
@@ -327,6 +333,7 @@ static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_
 		.start_time = 1700000000.0,
 	};
 	struct profile_frame frames[MAX_DEPTH];
+	char wide_name[32];
 	struct labels *l = calloc(1, sizeof(*l));
 	struct entry *e = NULL;
 	struct profile *p = profile__new();
@@ -358,6 +365,13 @@ static int generate(uint64_t samples, uint64_t stacks, uint32_t threads, uint64_
 
 		if (plugin_mode) {
 			depth = plugin_stack(frames);
+			goto add;
+		}
+		if (wide_mode) {
+			snprintf(wide_name, sizeof(wide_name), "feature %" PRIu64, i);
+			frames[0] = (struct profile_frame){
+				.kind = PROFILE_MARK, .feature = wide_name, .instance = "call"};
+			depth = 1;
 			goto add;
 		}
 		for (d = 0; d < depth; d++) {
@@ -491,10 +505,10 @@ cleanup:
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: gen_profile [-P] [-N [-K NSTACKS]] [-n SAMPLES] [-k STACKS] [-t THREADS] "
-		"[-s SEED] -o FILE\n"
-		"       gen_profile -l FILE [-o OUT]\n");
+	fprintf(f, "usage: gen_profile [-P | -f] [-N [-K NSTACKS]] [-n SAMPLES] [-k STACKS] [-t "
+		   "THREADS] "
+		   "[-s SEED] -o FILE\n"
+		   "       gen_profile -l FILE [-o OUT]\n");
 }
 
 static int number(const char *s, uint64_t max, uint64_t *out)
@@ -516,10 +530,13 @@ int main(int argc, char **argv)
 	const char *out = NULL, *in = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "PNK:n:k:t:s:o:l:h")) != -1) {
+	while ((c = getopt(argc, argv, "PfNK:n:k:t:s:o:l:h")) != -1) {
 		switch (c) {
 		case 'P':
 			plugin_mode = true;
+			break;
+		case 'f':
+			wide_mode = true;
 			break;
 		case 'N':
 			native_mode = true;

@@ -14,13 +14,33 @@
 #include "maps.bpf.h"
 #include "util.bpf.h"
 
-/* Is tgid profiled? In the targets map with a non-zero value (0: a process
- * system-wide mode saw and userspace excluded, e.g. by --comm). */
-static __always_inline bool is_target(__u32 tgid)
+/* The targets map's value for task's process (profiler.h). */
+static __always_inline __u64 target_value(struct task_struct *task, bool in)
 {
-	__u32 *v = bpf_map_lookup_elem(&targets, &tgid);
+	return (task->group_leader->start_boottime / FSP_NS_PER_TICK) << 1 |
+	       (in ? FSP_TARGET_IN : 0);
+}
 
-	return v && *v;
+/* Is the targets entry v task's process's (not a former holder's of the PID)? */
+static __always_inline bool entry_of(__u64 v, struct task_struct *task)
+{
+	return (v | FSP_TARGET_IN) == target_value(task, true);
+}
+
+/* Is task's process profiled? In the targets map, as itself, and not left
+ * out (system-wide mode saw it and userspace excluded it, e.g. by --comm). */
+static __always_inline bool is_target_task(struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+	__u64 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	return v && (*v & FSP_TARGET_IN) && entry_of(*v, task);
+}
+
+/* Is the current process profiled? */
+static __always_inline bool is_target(void)
+{
+	return is_target_task(bpf_get_current_task_btf());
 }
 
 /* Is the current process's name (its main thread's comm) one of --comm's? */
@@ -60,29 +80,38 @@ static __always_inline bool comm_admitted(void)
  */
 static __always_inline bool admit(bool enter)
 {
-	__u32 tgid, one = 1, zero = 0, *v;
+	struct task_struct *task;
+	__u64 in, *v;
+	__u32 tgid;
+	int flags = BPF_NOEXIST;
 
 	if (!system_wide)
 		return true;
-	tgid = bpf_get_current_pid_tgid() >> 32;
+	task = bpf_get_current_task_btf();
+	tgid = task->tgid;
 	v = bpf_map_lookup_elem(&targets, &tgid);
-	if (v)
-		return *v;
+	if (v && entry_of(*v, task))
+		return *v & FSP_TARGET_IN;
 	if (!enter)
 		return false;
+	/* Another process's entry (it had this PID): replaced. */
+	if (v)
+		flags = BPF_EXIST;
 	if (!comm_admitted()) {
-		bpf_map_update_elem(&targets, &tgid, &zero, BPF_NOEXIST);
+		in = target_value(task, false);
+		bpf_map_update_elem(&targets, &tgid, &in, flags);
 		return false;
 	}
-	if (!bpf_map_update_elem(&targets, &tgid, &one, BPF_NOEXIST)) {
+	in = target_value(task, true);
+	if (!bpf_map_update_elem(&targets, &tgid, &in, flags)) {
 		emit(FSP_EVENT_NEW_PROC, tgid, 0);
 		return true;
 	}
 	/* Another thread admitted it first; else the map is full: not
 	 * tracked at all rather than half (counted, userspace reports it). */
 	v = bpf_map_lookup_elem(&targets, &tgid);
-	if (v)
-		return *v;
+	if (v && entry_of(*v, task))
+		return *v & FSP_TARGET_IN;
 	stat_inc(FSP_STAT_UNTRACKED);
 	return false;
 }

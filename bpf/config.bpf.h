@@ -21,8 +21,18 @@ const volatile __u64 stack_window = 8ULL << 20;
  * attach a new library's probes before any of its code runs. */
 const volatile __u32 sync_tgid = 0;
 const volatile bool follow_forks = true;
+/* --inherit-marks: a forked child runs inside the marks its parent had open
+ * at the fork (else it starts outside them: they are not its own). */
+const volatile bool inherit_marks = false;
+/* -- CMD --events: a child that shares its parent's memory (vfork) is held
+ * stopped until its probes are attached (profiler.bpf.c). */
+const volatile bool hold_vfork = false;
 /* The event view: count enters/leaves and durations per mark instance. */
 const volatile bool events_enabled = true;
+/* --events=FEATURE,...: the ABI v2 marks trap and are counted for these
+ * features only (FNV-1a hashes of their names, as labels.bpf.h's). */
+const volatile __u32 nr_event_features = 0;
+const volatile __u64 event_features[FSP_MAX_EVENT_FEATURES];
 /* Slots of mark_stats (= its max_entries). */
 const volatile __u32 max_events = FSP_DEFAULT_MAX_EVENTS;
 

@@ -108,7 +108,7 @@ static __always_inline void switch_context(__u64 oucp, __u64 ucp, __u64 sp)
 	struct tstack *st = tstack_get(false);
 	struct parked *p;
 
-	if (!st && !is_target(tgid))
+	if (!st && !is_target())
 		return;
 	if (st) {
 		prune(st, sp);

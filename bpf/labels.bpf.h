@@ -47,6 +47,7 @@ static __u64 label_hash(__u32 tgid, __u64 addr, __u32 user)
 	struct fnv_ctx fc = {.hash = 0xcbf29ce484222325ULL};
 	struct fsp_label *l;
 	long len;
+	char ch;
 
 	if (addr & FSP_ID_SYNTH)
 		return mix64(addr); /* a mapped probe's: no string in the target */
@@ -69,6 +70,10 @@ static __u64 label_hash(__u32 tgid, __u64 addr, __u32 user)
 		bpf_loop(len, fnv_cb, &fc, 0);
 		l->len = len > 1 ? len - 1 : FSP_LABEL_EMPTY;
 		l->hash = fc.hash;
+		/* It filled the copy: is there more? */
+		if (len == sizeof(l->str) &&
+		    !bpf_probe_read_user(&ch, 1, (const void *)(addr + len - 1)) && ch)
+			l->len |= FSP_LABEL_CUT;
 	}
 	if (bpf_map_update_elem(&labels, &key, l, BPF_NOEXIST)) {
 		if (!bpf_map_lookup_elem(&labels, &key))

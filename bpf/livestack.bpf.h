@@ -84,6 +84,8 @@ static __always_inline void v2_live(struct task_struct *task, __u64 sp, __u32 us
 	cur_bounds(st, &rc.b);
 	if (st->v2.unwinds)
 		rc.uw = bpf_task_storage_get(&v2_unwinds, task, NULL, 0);
+	if (st->v2.forked)
+		rc.fk = bpf_task_storage_get(&v2_forks, task, NULL, 0);
 	v2_read_one(&rc, 0);
 	if (nr > 1)
 		bpf_loop((nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS) - 1, v2_read_cb, &rc, 0);
@@ -263,7 +265,7 @@ static long payload_cb(__u64 i, void *data)
 		if (!ls->st)
 			return 1;
 		f = &ls->st->f[slot(i)];
-		if (f->flags & TF_SHADOW)
+		if (f->flags & TF_UNSAMPLED)
 			return 0;
 		v = f->payload;
 	} else if (!ls->buf) {

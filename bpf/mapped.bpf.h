@@ -216,7 +216,8 @@ static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site
 	key.addr = FSP_ID_SYNTH | (mix64(h ^ off) & FSP_ID_HASH_MASK);
 	if (!store || bpf_map_lookup_elem(&labels, &key))
 		return key.addr;
-	b->l.len = off;
+	/* As long as a label may be: parts were cut (or it is exactly that long). */
+	b->l.len = off | (off >= FSP_LABEL_LEN - 1 ? FSP_LABEL_CUT : 0);
 	b->l.hash = key.addr;
 	if (bpf_map_update_elem(&labels, &key, &b->l, BPF_NOEXIST) &&
 	    !bpf_map_lookup_elem(&labels, &key))

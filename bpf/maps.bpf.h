@@ -37,6 +37,12 @@ struct tframe {
 /* An ABI v1 site of an ABI v2 file (--events): the frame serves the event view
  * only; never sampled, and its hash is that of the frame below. */
 #define TF_SHADOW 4
+/* A frame a forked child has of its parent's, which the child does not run
+ * (--inherit-marks not given): never sampled, its hash that of the frame
+ * below, left by the child's leave without a word. */
+#define TF_INHERITED 16
+/* Frames the sampler leaves out. */
+#define TF_UNSAMPLED (TF_SHADOW | TF_INHERITED)
 #define TF_CHARGE_SHIFT 8 /* bits 8..11: the charges slots this frame holds (charge.bpf.h) */
 
 /* do_enter()'s kind for a muted enter (stored as an antimark with TF_MUTED). */
@@ -107,6 +113,8 @@ struct v2_cache {
 	__u64 epoch;
 	__u32 nr;
 	__u32 unwinds; /* v2_unwinds holds records of this thread */
+	__u32 forked; /* v2_forks holds its parent's frames (a forked child) */
+	__u32 pad;
 	struct fsp_v2_dso dso[FSP_V2_MAX_DSOS];
 	__u64 stack[FSP_V2_MAX_DSOS];
 };
@@ -185,12 +193,29 @@ struct merge_buf {
 	struct v2_stack src[MERGE_SOURCES];
 };
 
+/* --events=FEATURE,...: shadow sites (by the number in their cookie) that
+ * fired for a feature not asked for (userspace detaches them: each hit is a
+ * trap), and those that fired for one asked for (they stay). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} skip_sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8);
+} keep_sites SEC(".maps");
+
 /* Sizes below are defaults; userspace resizes every map before load. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, __u64); /* profiler.h: FSP_TARGET_IN, start time */
 } targets SEC(".maps");
 
 struct {
@@ -373,6 +398,20 @@ struct {
 	__type(key, int);
 	__type(value, struct v2_unwinds);
 } v2_unwinds SEC(".maps");
+
+/*
+ * A forked child's main thread: the frames its ABI v2 stacks held at the
+ * fork, its parent's (from index 0; the child's memory is a copy). Unless
+ * --inherit-marks, the sampler leaves out those of them still at their
+ * place, frame for frame: the child's own marks start above them (or
+ * where it left them).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct v2_unwinds);
+} v2_forks SEC(".maps");
 
 /* Read and merge buffers, per CPU and context (sampler, scheduler hook). */
 enum merge_user {

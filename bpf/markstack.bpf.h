@@ -88,7 +88,7 @@ static long shadow_cb(__u64 i, void *data)
 
 	if (k >= FSP_MAX_DEPTH)
 		return 1;
-	c->n += (c->st->f[slot(k)].flags & TF_SHADOW) != 0;
+	c->n += (c->st->f[slot(k)].flags & TF_UNSAMPLED) != 0;
 	return 0;
 }
 
@@ -105,7 +105,8 @@ static __always_inline void note_alt_stack(struct tstack *st)
 }
 
 /* Drops the frames whose stack frame is gone; called on every probe. Shadow
- * frames are not counted: their ABI v2 stack counts its own stale marks. */
+ * frames are not counted (their ABI v2 stack counts its own stale marks),
+ * nor are a child's inherited ones. */
 static __always_inline void prune(struct tstack *st, __u64 sp)
 {
 	struct fsp_stack_bounds b;
@@ -145,7 +146,7 @@ static __always_inline __u64 hash_frame(__u64 prev, __u64 feature, __u64 instanc
  * what is sampled, so they keep the hash of the frames below. */
 static __always_inline __u64 frame_hash(__u64 prev, const struct tframe *f)
 {
-	if (f->flags & TF_SHADOW)
+	if (f->flags & TF_UNSAMPLED)
 		return prev;
 	return hash_frame(prev, f->feature, f->instance, f->kind);
 }
@@ -162,8 +163,8 @@ static __always_inline void frame_link(struct tframe *f, __u32 i)
 		prev_payload = f[slot(i - 1)].flags & TF_HAS_PAYLOAD;
 	}
 	t->hash = frame_hash(prev_hash, t);
-	if (t->flags & TF_SHADOW)
-		t->payload = 0; /* the ABI v2 stack's frame has it */
+	if (t->flags & TF_UNSAMPLED)
+		t->payload = 0; /* the ABI v2 stack's frame has it, or not sampled */
 	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
 }
 
@@ -378,6 +379,11 @@ static long copy_cb(__u64 i, void *data)
 	c->dst->f[slot(i)] = c->src->f[slot(i)];
 	/* Its enter was counted for the parent: the child's leave is not. */
 	c->dst->f[slot(i)].slot = SLOT_NONE;
+	/* The parent's feature, not the child's (unless --inherit-marks). */
+	if (!inherit_marks) {
+		c->dst->f[slot(i)].flags |= TF_INHERITED;
+		frame_link(c->dst->f, i);
+	}
 	return 0;
 }
 
@@ -398,7 +404,7 @@ static long store_cb(__u64 i, void *data)
 	if (i >= FSP_MAX_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->flags & TF_SHADOW)
+	if (f->flags & TF_UNSAMPLED)
 		return 0;
 	o = &c->s->frames[slot(c->n)];
 	o->feature = f->feature;

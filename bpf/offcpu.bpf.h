@@ -224,7 +224,7 @@ static __always_inline struct offcpu_rec *offcpu_thread(struct task_struct *prev
 	if (!tgid || (prev_state & TASK_DEAD) || (prev->flags & PF_KTHREAD))
 		return NULL;
 	r = rec_find(prev->pid, tgid);
-	if (r || !is_target(tgid))
+	if (r || !is_target_task(prev))
 		return r;
 	r = rec_claim(prev);
 	if (!r)

@@ -90,6 +90,8 @@ int mark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0, site_shadow(ctx));
 }
 
@@ -106,6 +108,8 @@ int mark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false, site_shadow(ctx));
 }
 
@@ -122,6 +126,8 @@ int antimark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, site_shadow(ctx));
 }
 
@@ -138,7 +144,17 @@ int antimark_leave(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
+	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+		return 0;
 	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false, site_shadow(ctx));
+}
+
+/* --events: the cost of a probe hit, measured by userspace at the start on a
+ * function of its own (session/eventsel.c): a trap and this empty program. */
+SEC("uprobe")
+int trap_cost(struct pt_regs *ctx)
+{
+	return 0;
 }
 
 /* ABI v2: a library's constructor announces its record (address, TLS offset). */
@@ -254,7 +270,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	bool payload;
 	__u64 sp;
 
-	if (!ckey.tgid || !is_target(ckey.tgid))
+	if (!ckey.tgid || !is_target())
 		return 0;
 	stat_inc(FSP_STAT_SAMPLES);
 
@@ -388,16 +404,40 @@ int flush_offcpu(struct bpf_iter__task *ctx)
 
 /* ---- processes: fork and exec ----------------------------------------------- */
 
+/* Linux 6.13: a signal to another task than the current one. */
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type,
+				__u64 value) __ksym __weak;
+#define SIGSTOP_NR 19
+
+/*
+ * -- CMD --events: a child that shares its parent's memory (vfork,
+ * posix_spawn) runs its first instructions, marks included, before userspace
+ * can attach its probes, and the kernel runs a process's probes for that
+ * process's threads only: it starts stopped, and userspace continues it once
+ * they are (the fork event says so). Only when the calls are counted
+ * (--events): the wait is the attach, about half a second a child on a busy
+ * machine. Not with -p (a target is never held on fsp-bpf's account).
+ */
+static __always_inline bool stop_vfork_child(struct task_struct *parent, struct task_struct *child)
+{
+	if (!hold_vfork || !sync_tgid || child->mm != parent->mm || !bpf_send_signal_task)
+		return false;
+	return !bpf_send_signal_task(child, SIGSTOP_NR, PIDTYPE_PID, 0);
+}
+
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid, one = 1;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct fsp_v2_proc *v2;
 	struct tstack *pst, *cst;
+	struct fsp_event *e;
+	__u64 in;
 
-	if (!follow_forks || ptgid == ctgid || !is_target(ptgid))
+	if (!follow_forks || ptgid == ctgid || !is_target_task(parent))
 		return 0;
-	if (bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY)) {
+	in = target_value(child, true);
+	if (bpf_map_update_elem(&targets, &ctgid, &in, BPF_ANY)) {
 		stat_inc(FSP_STAT_UNTRACKED);
 		return 0;
 	}
@@ -406,7 +446,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	if (v2 && !bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY))
 		__sync_fetch_and_add(&v2_epoch, 1);
 	/* The child's thread is a copy of the forking thread, stack included:
-	 * the features live at the fork stay live in the child. */
+	 * the features live at the fork are the parent's (with
+	 * --inherit-marks, the child runs inside them too). */
 	pst = bpf_task_storage_get(&tstacks, parent, NULL, 0);
 	if (pst && pst->depth) {
 		cst = bpf_task_storage_get(&tstacks, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -419,20 +460,34 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			cst->depth = pst->depth;
 		}
 	}
-	emit(FSP_EVENT_FORK, ctgid, ptgid);
+	if (v2)
+		v2_fork(parent, child);
+	/* Stopped only once userspace is sure to hear of it. */
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(FSP_STAT_EVENTS_LOST);
+		return 0;
+	}
+	e->type = FSP_EVENT_FORK;
+	e->pid = ctgid;
+	e->ppid = ptgid;
+	e->pad = 0;
+	e->addr = stop_vfork_child(parent, child);
+	bpf_ringbuf_submit(e, 0);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid, *v = bpf_map_lookup_elem(&targets, &tgid);
+	__u32 tgid = p->tgid;
+	__u64 *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	if (!v || !*v) {
+	if (!v || !(*v & FSP_TARGET_IN) || !entry_of(*v, p)) {
 		/* System-wide: the new program may carry probes; userspace looks.
 		 * An exclusion (--comm) was of the old program: it goes here, at
 		 * the exec (userspace, later, could delete the new program's own
-		 * admission). */
+		 * admission); so does another process's entry. */
 		if (v)
 			bpf_map_delete_elem(&targets, &tgid);
 		if (system_wide)
@@ -443,6 +498,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (charge_enabled)
 		charge_exit(p);
 	bpf_task_storage_delete(&tstacks, p);
+	bpf_task_storage_delete(&v2_forks, p);
 	if (!bpf_map_delete_elem(&v2_procs, &tgid))
 		__sync_fetch_and_add(&v2_epoch, 1);
 	forget_contexts(tgid);
@@ -565,12 +621,14 @@ static __always_inline bool dlopen_done(struct pt_regs *ctx, __u32 tgid)
 SEC("uprobe")
 int BPF_KPROBE(on_dl_debug_state)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, *v;
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
+	__u64 *v = bpf_map_lookup_elem(&targets, &tgid);
+	bool known = v && entry_of(*v, task);
 
-	v = bpf_map_lookup_elem(&targets, &tgid);
 	/* System-wide, any process but an excluded one: a library it loads
 	 * may carry probes no process mapped before. */
-	if ((v ? !*v : !system_wide) || !dlopen_done(ctx, tgid))
+	if ((known ? !(*v & FSP_TARGET_IN) : !system_wide) || !dlopen_done(ctx, tgid))
 		return 0;
 	emit(FSP_EVENT_DLOPEN, tgid, 0);
 	if (sync_tgid && tgid == sync_tgid)

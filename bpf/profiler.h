@@ -27,6 +27,7 @@
 
 #define FSP_COMM_LEN 16
 #define FSP_MAX_COMMS 16 /* names of -a --comm the kernel side checks */
+#define FSP_MAX_EVENT_FEATURES 16 /* features of --events=FEATURE,... */
 
 enum fsp_frame_kind {
 	FSP_FRAME_MARK = 1,
@@ -149,6 +150,9 @@ struct fsp_label {
 	__u64 len; /* bytes copied without NUL; 0 if it could not be read (FSP_LABEL_*) */
 	char str[FSP_LABEL_LEN];
 };
+/* In fsp_label.len, with the bytes copied: the string was longer than the
+ * FSP_LABEL_LEN - 1 bytes kept. */
+#define FSP_LABEL_CUT (1ULL << 61)
 
 /* len of a label userspace could read neither from the process nor from the
  * file mapped there while the process lived: a label error, whatever the
@@ -377,14 +381,33 @@ struct fsp_v2_counters {
  * view's durations, never sampled.
  */
 #define FSP_COOKIE_SHADOW (1U << 31)
+/* With --events=FEATURE,...: bits 32..63 of a shadow site's cookie number it
+ * (its own link), so that a site that marks another feature can go. */
+#define FSP_COOKIE_SITE_SHIFT 32
+
+/*
+ * The targets map (key: tgid): whether a process's probes and samples count,
+ * and which process that is. Value: the process's start time in clock ticks
+ * since boot (starttime of /proc/PID/stat) shifted left by one, with
+ * FSP_TARGET_IN set for a process profiled, clear for one left out (--comm).
+ * A PID is reused, never with the same start time: an entry whose start is
+ * not the process's was written for another (userspace admitting a process
+ * that had just exited; under churn, the next process with that PID was
+ * then profiled by the kernel side without userspace knowing, and its
+ * records were never retired), and counts as no entry.
+ */
+#define FSP_TARGET_IN 1ULL
+#define FSP_NS_PER_TICK 10000000ULL /* a clock tick of /proc's start times (USER_HZ 100) */
 
 enum fsp_event_type {
-	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent */
+	FSP_EVENT_FORK = 1, /* a target forked: pid is the child, ppid the parent; addr 1:
+			     * the child is stopped until its probes are attached */
 	FSP_EVENT_EXEC = 2, /* a target exec'd a new program */
 	FSP_EVENT_DLOPEN = 3, /* a target's link map changed (ld.so's _dl_debug_state) */
 	FSP_EVENT_EXIT = 4, /* a target's last thread exited */
 	FSP_EVENT_NEW_PROC = 5, /* system-wide: a probe fired in a process not yet known */
 	FSP_EVENT_LABEL = 6, /* a label at addr could not be read (not paged in) */
+	FSP_EVENT_SKIP_SITE = 7, /* --events=FEATURE,...: shadow site addr fired for another */
 };
 
 struct fsp_event {

@@ -10,7 +10,10 @@
 #include <bpf/bpf_helpers.h>
 
 #include "profiler.h"
+#include "config.bpf.h"
 #include "maps.bpf.h"
+#include "labels.bpf.h"
+#include "util.bpf.h"
 
 /* A register of the probed context by its pt_regs offset: direct context
  * loads at constant offsets, much cheaper than bpf_probe_read_kernel(). */
@@ -97,6 +100,43 @@ static __always_inline const struct fsp_usdt_spec *usdt_spec(struct pt_regs *ctx
 static __always_inline __u32 site_shadow(struct pt_regs *ctx)
 {
 	return (bpf_get_attach_cookie(ctx) & FSP_COOKIE_SHADOW) != 0;
+}
+
+/*
+ * --events=FEATURE,...: does this shadow site's hit (of feature, an address)
+ * count? Only for a feature asked for; a site that fires for another is
+ * noted for userspace to detach (its every hit is a trap for nothing), one
+ * that fires for one asked for is kept for good. A feature whose name cannot
+ * be read yet counts (userspace leaves it out of the event view).
+ */
+static __always_inline bool event_wanted(struct pt_regs *ctx, __u64 feature)
+{
+	__u32 site = bpf_get_attach_cookie(ctx) >> FSP_COOKIE_SITE_SHIFT, i;
+	struct fsp_label_key key = {.tgid = bpf_get_current_pid_tgid() >> 32, .addr = feature};
+	const struct fsp_label *l;
+	__u8 one = 1;
+	__u64 h;
+
+	if (!nr_event_features)
+		return true;
+	h = label_hash(key.tgid, feature, SCRATCH_PROBE);
+	for (i = 0; i < FSP_MAX_EVENT_FEATURES; i++) {
+		if (i >= nr_event_features)
+			break;
+		if (event_features[i] == h) {
+			if (!bpf_map_lookup_elem(&keep_sites, &site))
+				bpf_map_update_elem(&keep_sites, &site, &one, BPF_ANY);
+			return true;
+		}
+	}
+	l = bpf_map_lookup_elem(&labels, &key);
+	if (!l || !l->len)
+		return true;
+	/* The first time: userspace detaches it at once. */
+	if (!bpf_map_lookup_elem(&skip_sites, &site) &&
+	    !bpf_map_update_elem(&skip_sites, &site, &one, BPF_NOEXIST))
+		emit_addr(FSP_EVENT_SKIP_SITE, key.tgid, 0, site);
+	return false;
 }
 
 #endif /* FSP_USDT_ARG_BPF_H */

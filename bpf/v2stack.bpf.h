@@ -45,6 +45,27 @@
 
 /* ---- registration ---------------------------------------------------------- */
 
+struct in_exe_ctx {
+	bool exe;
+};
+
+static long in_exe_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct in_exe_ctx *c = data;
+
+	c->exe = vma->vm_file && vma->vm_file == task->mm->exe_file;
+	return 0;
+}
+
+/* Is addr in the current process's executable (not a library)? */
+static __always_inline bool v2_in_exe(__u64 addr)
+{
+	struct in_exe_ctx c = {};
+
+	bpf_find_vma(bpf_get_current_task_btf(), addr, in_exe_cb, &c, 0);
+	return c.exe;
+}
+
 /* Registers process tgid's record at `record` (TLS pointer at tp_offset from
  * the thread pointer, gen as read from the record); an update if known. */
 static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offset, __u32 gen)
@@ -72,9 +93,15 @@ static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offse
 			return;
 		}
 	}
+	/* Beyond what is read: userspace says so (and counts it) when it
+	 * finds the record. The executable's own record takes the last
+	 * library's place (its constructor runs after theirs). */
 	if (n >= FSP_V2_MAX_DSOS) {
-		stat_inc(FSP_STAT_V2_DSO_DROPS);
-		return;
+		if (!v2_in_exe(record))
+			return;
+		n = FSP_V2_MAX_DSOS - 1;
+		p->nr = n; /* unpublished while it changes */
+		asm volatile("" ::: "memory");
 	}
 	p->dso[n].record = record;
 	p->dso[n].tp_offset = tp_offset;
@@ -282,6 +309,77 @@ static __always_inline void v2_unwind(struct task_struct *task, __u64 sp)
 		st->v2.unwinds = 1;
 }
 
+struct v2_fork_ctx {
+	const struct fsp_v2_proc *p;
+	struct v2_unwinds *fk;
+	struct v2_stack *buf;
+	__u64 fsbase;
+	bool recorded;
+};
+
+/* bpf_loop callback: the forking thread's frames of DSO i, for the child. */
+static long v2_fork_cb(__u64 i, void *data)
+{
+	struct v2_fork_ctx *c = data;
+	const struct fsp_v2_dso *dso;
+	struct v2_unwind *u;
+	__u64 ptr = 0;
+	int d;
+
+	if (i >= FSP_V2_MAX_DSOS || i >= c->p->nr)
+		return 1;
+	dso = &c->p->dso[i];
+	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr)
+		return 0;
+	d = v2_read_stack(c->buf, ptr);
+	if (d <= 0 || c->buf->gen != dso->gen)
+		return 0;
+	u = &c->fk->u[i];
+	u->stack = ptr;
+	u->stale = c->buf->stale;
+	u->gen = c->buf->gen;
+	u->from = 0;
+	u->n = d < UNWIND_FRAMES ? d : UNWIND_FRAMES;
+	for (int k = 0; k < UNWIND_FRAMES; k++) {
+		if (k >= u->n)
+			break;
+		u->f[k] = c->buf->f[k];
+	}
+	c->recorded = true;
+	return 0;
+}
+
+/*
+ * The current thread forks child: its ABI v2 frames are the parent's, not
+ * the child's (the child's memory is a copy of them). Recorded for the
+ * sampler to leave out of the child's stacks (the first UNWIND_FRAMES of
+ * each), unless --inherit-marks.
+ */
+static __always_inline void v2_fork(struct task_struct *parent, struct task_struct *child)
+{
+	struct v2_fork_ctx c = {.fsbase = parent->thread.fsbase};
+	__u32 key = MERGE_PROBE, tgid = parent->tgid;
+	struct merge_buf *b;
+	struct tstack *cst;
+
+	if (inherit_marks)
+		return;
+	c.p = bpf_map_lookup_elem(&v2_procs, &tgid);
+	b = bpf_map_lookup_elem(&merge_bufs, &key);
+	if (!c.p || !c.p->nr || !b)
+		return;
+	c.buf = &b->src[0];
+	c.fk = bpf_task_storage_get(&v2_forks, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c.fk)
+		return;
+	bpf_loop(FSP_V2_MAX_DSOS, v2_fork_cb, &c, 0);
+	if (!c.recorded)
+		return;
+	cst = bpf_task_storage_get(&tstacks, child, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (cst)
+		cst->v2.forked = 1;
+}
+
 static __always_inline bool same_v2_frame(const struct v2_frame *a, const struct v2_frame *b)
 {
 	return a->feature == b->feature && a->instance == b->instance && a->payload == b->payload &&
@@ -313,16 +411,18 @@ static long drop_cb(__u64 j, void *data)
 
 /*
  * Removes from st's live frames [0, live) those an unwinding left dead (u,
- * while valid): returns the live frames left, moved down over the dead ones.
+ * while valid), or a forked child's parent's frames still at their place
+ * (fork: valid while the stacks are of the same session): returns the live
+ * frames left, moved down over the dropped ones.
  */
 static __always_inline __u32 v2_drop_unwound(struct v2_unwind *u, struct v2_stack *st, __u64 ptr,
-					     __u32 gen, __u32 live)
+					     __u32 gen, __u32 live, bool fork)
 {
 	struct drop_ctx c = {.u = u, .st = st, .live = live, .k = u->from};
 
 	if (u->stack != ptr)
 		return live;
-	if (u->gen != gen || u->stale != st->stale) {
+	if (u->gen != gen || (!fork && u->stale != st->stale)) {
 		u->stack = 0; /* the header has pruned since: obsolete */
 		return live;
 	}
@@ -338,6 +438,7 @@ struct v2_read_ctx {
 	struct merge_buf *buf;
 	struct v2_cache *cache;
 	struct v2_unwinds *uw; /* the thread's unwinding records, if any */
+	struct v2_unwinds *fk; /* a forked child's parent's frames, if any */
 	__u64 fsbase; /* the thread pointer */
 	__u64 sp; /* the thread's user stack pointer */
 	struct fsp_stack_bounds b; /* its stack bounds (framelive.h) */
@@ -399,7 +500,9 @@ static __always_inline void v2_read_one(struct v2_read_ctx *c, __u32 i)
 	if (dst->overflow && live == (__u32)d)
 		c->truncated = true;
 	if (c->uw)
-		live = v2_drop_unwound(&c->uw->u[i], dst, ptr, dso->gen, live);
+		live = v2_drop_unwound(&c->uw->u[i], dst, ptr, dso->gen, live, false);
+	if (c->fk)
+		live = v2_drop_unwound(&c->fk->u[i], dst, ptr, dso->gen, live, true);
 	c->buf->depth[i] = live;
 	if (live) {
 		c->sources++;
@@ -422,7 +525,7 @@ struct v1_copy_ctx {
 	__u32 n;
 };
 
-/* bpf_loop callback: frame i of the v1 stack, unless a shadow, into dst. */
+/* bpf_loop callback: frame i of the v1 stack, unless unsampled, into dst. */
 static long v1_copy_cb(__u64 i, void *data)
 {
 	struct v1_copy_ctx *c = data;
@@ -432,7 +535,7 @@ static long v1_copy_cb(__u64 i, void *data)
 	if (i >= FSP_MAX_DEPTH || c->n >= FSP_V2_DEPTH)
 		return 1;
 	f = &c->st->f[slot(i)];
-	if (f->flags & TF_SHADOW)
+	if (f->flags & TF_UNSAMPLED)
 		return 0;
 	o = &c->dst->f[slot(c->n)];
 	o->feature = f->feature;

@@ -77,7 +77,10 @@ struct fsp_v2_record {
 	uint16_t header_size; /* offsetof(struct fsp_v2_stack, f) */
 	uint16_t reserved16;
 	uint32_t reserved32;
-	uint64_t reserved[2];
+	/* Written by profilers only (the marks never read them): the ids of the
+	 * profiling sessions attached, so that one does not start the stacks
+	 * afresh under another (fsp-bpf's userspace/session/v2.c). */
+	uint64_t profilers[2];
 };
 
 /*

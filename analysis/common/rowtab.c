@@ -16,10 +16,12 @@ int rowtab__find_or_add(const struct rowtab *t, uint64_t a, uint64_t b, size_t *
 		*idx = found;
 		return 1;
 	}
-	/* Room first: a failure must not leave a mapped index without a row. */
-	err = fsp_grow(t->rows, t->cap, n + 1, t->size);
+	/* Room first: a failure must not leave a mapped index without a row.
+	 * From one row: a table per feature (its instances) holds one row most
+	 * often, and 16 rows each took gigabytes for 10^6 features. */
+	err = fsp_grow_from(t->rows, t->cap, n + 1, t->size, 1);
 	if (!err && t->side)
-		err = fsp_grow(t->side, t->side_cap, n + 1, t->side_size);
+		err = fsp_grow_from(t->side, t->side_cap, n + 1, t->side_size, 1);
 	if (err)
 		return err;
 	err = hashmap__find_or_insert(t->map, a, b, n, NULL);

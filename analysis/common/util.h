@@ -78,11 +78,12 @@ static inline int fsp_cmp_u64(uint64_t a, uint64_t b)
 
 /*
  * Makes room for `need` elements of `size` bytes in the array *arr of
- * capacity *cap (doubling). Returns 0 or -ENOMEM (the array is unchanged).
+ * capacity *cap (doubling, from `first` elements). Returns 0 or -ENOMEM
+ * (the array is unchanged).
  */
-static inline int fsp_grow(void **arr, size_t *cap, size_t need, size_t size)
+static inline int fsp_grow_from(void **arr, size_t *cap, size_t need, size_t size, size_t first)
 {
-	size_t n = *cap ? *cap : 16;
+	size_t n = *cap ? *cap : first;
 	void *tmp;
 
 	if (need <= *cap)
@@ -100,6 +101,12 @@ static inline int fsp_grow(void **arr, size_t *cap, size_t need, size_t size)
 	*arr = tmp;
 	*cap = n;
 	return 0;
+}
+
+/* fsp_grow_from with room for 16 elements at first. */
+static inline int fsp_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return fsp_grow_from(arr, cap, need, size, 16);
 }
 
 /* A message into the caller's buffer err (errlen bytes; either may be 0). */

@@ -16,6 +16,7 @@ static const char *const field_names[TF__COUNT] = {
 	[MF_DURATION] = "duration_s",
 	[MF_FREQUENCY] = "frequency_hz",
 	[MF_PERIOD] = "period_ns",
+	[MF_EVENT_TRAP] = "event_trap_ns",
 	[TF_VERSION] = "version",
 	[TF_TOOL] = "tool",
 	[TF_SOURCES] = "sources",

@@ -22,6 +22,7 @@ enum meta_field {
 	MF_DURATION,
 	MF_FREQUENCY,
 	MF_PERIOD,
+	MF_EVENT_TRAP, /* written when not 0 */
 	MF__COUNT,
 };
 

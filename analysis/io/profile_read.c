@@ -47,6 +47,8 @@ static int rd_meta_field(struct rd *rd, const struct json_where *w, enum meta_fi
 		return jv__u64(&rd->js, w, top_field__name(f), v, &m->frequency_hz);
 	if (f == MF_PERIOD)
 		return jv__u64(&rd->js, w, top_field__name(f), v, &m->period_ns);
+	if (f == MF_EVENT_TRAP)
+		return jv__u64(&rd->js, w, top_field__name(f), v, &m->event_trap_ns);
 	if (jv__real(&rd->js, w, top_field__name(f), v, &d))
 		return -1;
 	*meta_field__real(m, f) = d;

@@ -34,12 +34,16 @@ static void pw_meta(struct json_out *w, struct json_object *o, const struct prof
 	int f;
 
 	for (f = 0; f < MF__COUNT && !w->err; f++) {
+		if (f == MF_EVENT_TRAP && !m->event_trap_ns)
+			continue;
 		if (f <= MF_MARKS)
 			v = json_out__str(w, *meta_field__str(&c, f));
 		else if (f == MF_FREQUENCY)
 			v = json_out__u64(w, m->frequency_hz);
 		else if (f == MF_PERIOD)
 			v = json_out__u64(w, profile_meta__period_ns(m));
+		else if (f == MF_EVENT_TRAP)
+			v = json_out__u64(w, m->event_trap_ns);
 		else
 			v = json_out__real(w, *meta_field__real(&c, f));
 		if (o)

@@ -72,6 +72,9 @@ struct profile_meta {
 	const char *marks;
 	uint64_t frequency_hz;
 	uint64_t period_ns; /* time one sample stands for */
+	/* record --events: what one probe hit (a trap into the kernel) cost on
+	 * the recording host, measured at the start; 0: not measured. */
+	uint64_t event_trap_ns;
 	double start_time; /* unix seconds */
 	double end_time;
 	double duration_s;

@@ -218,12 +218,25 @@ static int load_object(struct plugin_spec *sp, const char *path, char *err, size
 	return ret;
 }
 
+/* The path to suggest for a plug-in named name that is no built-in: the file
+ * itself in the current directory when the name is a file name (libx.so,
+ * libx.so.1), else the conventional file name of shared object name. */
+static void suggest_path(const char *name, char *buf, size_t size)
+{
+	const char *so = strstr(name, ".so");
+
+	if (so && (!so[3] || so[3] == '.'))
+		snprintf(buf, size, "./%s", name);
+	else
+		snprintf(buf, size, "./%s%s.so", strncmp(name, "lib", 3) ? "lib" : "", name);
+}
+
 /* One "NAME[=FEATURE]" (len bytes at s) into sp. */
 static int parse_spec(struct plugin_spec *sp, const char *s, size_t len, char *err, size_t errlen)
 {
 	const char *eq = memchr(s, '=', len);
 	size_t nlen = eq ? (size_t)(eq - s) : len;
-	char *name = strndup(s, nlen), names[256];
+	char *name = strndup(s, nlen), names[256], path[256];
 	int ret = 0;
 
 	if (!name)
@@ -243,10 +256,11 @@ static int parse_spec(struct plugin_spec *sp, const char *s, size_t len, char *e
 				sp->desc = builtins[i];
 		if (!sp->desc) {
 			builtin_names(names, sizeof(names));
+			suggest_path(name, path, sizeof(path));
 			fsp_set_err(err, errlen,
 				    "unknown plug-in '%s': the built-in ones are %s (fsp-bpf list "
-				    "--plugins); name a shared object by its path (./lib%s.so)",
-				    name, names, name);
+				    "--plugins); name a shared object by its path (%s)",
+				    name, names, path);
 			ret = -EINVAL;
 		}
 	}

@@ -7,6 +7,10 @@
  *   dlopen_attach   -p PID attached before the dlopen: armed within ms, share as
  *                   measured once armed
  *   fork            -- CMD whose child runs a feature: the child is profiled
+ *   fork_in_mark    the same forking inside a mark the child never leaves (as
+ *                   Redis's BGSAVE): by default the child's time is not the
+ *                   mark's (it was, all of it: 51% of Redis for bgsave);
+ *                   with --inherit-marks it is
  *   short_lived     -- CMD over in ~50 ms: labels resolved after it exited
  *   hooks_no_probes -- CMD, a C++ program without probes: its __cxa_begin_catch
  *                   and longjmp are not hooked (each hook costs every call a
@@ -16,6 +20,16 @@
  *                   200 times: its labels named (the library is gone by the
  *                   end), its share as measured, and the command stopped at
  *                   most once per dlopen
+ *   dlmopen_launch, dlmopen_attach
+ *                   -- CMD and -p on a process that loads one library twice,
+ *                   with dlopen and dlmopen (a namespace of its own): the
+ *                   feature of both copies counts (the second copy's record
+ *                   was not registered: a third of the time for two thirds,
+ *                   no diagnostic)
+ *   memfd_launch, memfd_attach
+ *                   -- CMD and -p on a process that loads a library from a
+ *                   memfd ("/memfd:NAME (deleted)", no name to open by): its
+ *                   probes are found (they were not), its feature as measured
  */
 #include <signal.h>
 #include <stdio.h>
@@ -300,11 +314,172 @@ static void test_dlclose_loop(void **state)
 	json_object_put(prof);
 }
 
+/* wl_fork inside "bgsave" (with extra options): the child's samples charged
+ * to bgsave (k of n), and child_work's share as measured. */
+static void fork_in_mark(const char *extra, uint64_t *k, uint64_t *n)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[16] = {NULL, "-F", ITEST_HZ, "--json", (char *)json, "--min-pct", "0"};
+	struct itest_truth *tp, *tc;
+	struct itest_proc p;
+	json_object *prof;
+	pid_t child;
+	int argc = 7;
+
+	if (extra)
+		argv[argc++] = (char *)extra;
+	argv[argc++] = "--";
+	argv[argc++] = (char *)itest_workload("wl_fork");
+	argv[argc++] = (char *)truth;
+	argv[argc++] = "800";
+	argv[argc++] = "inside";
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	tp = itest_truth_load(itest_tmp("truth.parent"));
+	tc = itest_truth_load(itest_tmp("truth.child"));
+	child = (pid_t)itest_truth_u64(tp, "child_pid");
+	prof = itest_json_load(json);
+	itest_attrib_pid(prof, child, "bgsave", k, n);
+	print_message("  %s: the child's samples in bgsave: %llu of %llu\n",
+		      extra ? extra : "default", (unsigned long long)*k, (unsigned long long)*n);
+	ITEST_ASSERT_OK(pid_share_ok(prof, "child: child_work", child, "child_work", tc));
+	itest_truth_free(tp);
+	itest_truth_free(tc);
+	json_object_put(prof);
+}
+
+static void test_fork_in_mark(void **state)
+{
+	uint64_t k, n;
+
+	(void)state;
+	/* A new process starts outside its parent's features. */
+	fork_in_mark(NULL, &k, &n);
+	assert_true(n >= 300);
+	assert_int_equal(k, 0);
+	/* Asked: inside the mark for its whole life (it never leaves it). */
+	fork_in_mark("--inherit-marks", &k, &n);
+	assert_true(n >= 300);
+	assert_int_equal(k, n);
+}
+
+/* libwl_ns.so's copies in wl_dlmopen, or the one wl_memfd loads from a
+ * memfd: "nsfeature" as measured. */
+static void check_dlmopen(json_object *prof, struct itest_truth *t, double C)
+{
+	uint64_t n = itest_total_samples(prof);
+	bool ok;
+
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	itest_assert_labels_resolved(prof);
+	if (itest_truth_has(t, "copy.0.ns"))
+		print_message("  copies: %.1f and %.1f ms in nsfeature\n",
+			      itest_truth_u64(t, "copy.0.ns") / 1e6,
+			      itest_truth_u64(t, "copy.1.ns") / 1e6);
+	assert_true(n >= 1000);
+	ok = itest_truth_share_ok("nsfeature (both copies)",
+				  itest_feature_samples(prof, "nsfeature"), n, t,
+				  "feature.nsfeature", C, ITEST_EXIT_NS / C);
+	ITEST_ASSERT_OK(ok);
+	assert_int_equal(itest_diag(prof, "attach_errors"), 0);
+}
+
+static void nsfeature_launch(const char *workload)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_proc p;
+	struct itest_truth *t;
+	json_object *prof;
+
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
+		      "--", itest_workload(workload), truth, "600", "now", NULL);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	prof = itest_json_load(json);
+	check_dlmopen(prof, t, (double)itest_truth_u64(t, "cpu_total_ns"));
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+static void nsfeature_attach(const char *workload)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("prof.json"),
+		   *ready = itest_tmp("ready");
+	char *wargv[6] = {(char *)itest_workload(workload), (char *)truth, "600", "wait"};
+	struct itest_proc w, p;
+	struct itest_truth *t;
+	json_object *prof;
+
+	wargv[4] = (char *)ready;
+	itest_spawn(&w, workload, wargv);
+	if (!itest_wait_file(ready, 10))
+		fail_msg("%s did not get ready", workload);
+	itest_attach_fsp(&p, w.pid, "-F", ITEST_HZ, "--json", json, "--min-pct", "0", NULL);
+	itest_signal(&w, SIGUSR2);
+	itest_wait(&w, ITEST_TIMEOUT_S);
+	itest_assert_exit(&w, 0);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_exit(&p, 0);
+	t = itest_truth_load(truth);
+	prof = itest_json_load(json);
+	/* Only the CPU after the go counts: before it the process slept. */
+	check_dlmopen(
+		prof, t,
+		(double)(itest_truth_u64(t, "cpu_total_ns") - itest_truth_u64(t, "cpu_before_ns")));
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
+/*
+ * The kernel raises a USDT semaphore in one mapping of its file: ABI v1
+ * marks of a second copy stay unarmed, and fsp-bpf raises only ABI v2
+ * records' semaphores in later copies (docs/architecture.md). Not tested
+ * there, said so.
+ */
+static bool dlmopen_applies(void)
+{
+	if (!itest_abi_v1())
+		return true;
+	print_message("  SKIP: ABI v1 marks of a dlmopen()ed second copy are not armed (a known "
+		      "limit: only ABI v2 records' semaphores are raised in later copies)\n");
+	return false;
+}
+
+static void test_dlmopen_launch(void **state)
+{
+	(void)state;
+	if (!dlmopen_applies())
+		skip();
+	nsfeature_launch("wl_dlmopen");
+}
+
+static void test_dlmopen_attach(void **state)
+{
+	(void)state;
+	if (!dlmopen_applies())
+		skip();
+	nsfeature_attach("wl_dlmopen");
+}
+
+static void test_memfd_launch(void **state)
+{
+	(void)state;
+	nsfeature_launch("wl_memfd");
+}
+
+static void test_memfd_attach(void **state)
+{
+	(void)state;
+	nsfeature_attach("wl_memfd");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_dlopen_launch), ITEST(test_dlopen_attach),	ITEST(test_fork),
-		ITEST(test_short_lived),   ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
+		ITEST(test_dlopen_launch),  ITEST(test_dlopen_attach),	 ITEST(test_fork),
+		ITEST(test_short_lived),    ITEST(test_hooks_no_probes), ITEST(test_dlclose_loop),
+		ITEST(test_dlmopen_launch), ITEST(test_dlmopen_attach),	 ITEST(test_fork_in_mark),
+		ITEST(test_memfd_launch),   ITEST(test_memfd_attach),
 	};
 
 	return ITEST_MAIN("dynamic", tests);

@@ -21,6 +21,12 @@
  *   list      fsp-bpf list -p PID of the running target (its comm, its
  *             executable's path from /proc/PID/maps) and list --map of a
  *             map whose description is hostile: escaped.
+ *   long_labels
+ *             wl_longlabel's instances of 300 bytes, of exactly 255 and of
+ *             255 whose last character (an "é") the cut splits: the first
+ *             and last are cut at 255 bytes, after their last whole
+ *             character, and end with "…" (they were cut without a word);
+ *             the second is whole.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -414,12 +420,42 @@ static void test_list(void **state)
 	free(p.err);
 }
 
+static void test_long_labels(void **state)
+{
+	const char *json = itest_tmp("long.json");
+	char a[300], b[300], c[300];
+	struct itest_proc p;
+	json_object *prof;
+
+	(void)state;
+	itest_run_fsp(&p, "long", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "-o", json, "--min-pct", "0",
+		      "--", itest_workload("wl_longlabel"), itest_tmp("truth"), "600", NULL);
+	itest_assert_exit(&p, 0);
+	prof = itest_json_load(json);
+	memset(a, 'a', 255);
+	strcpy(a + 255, "\xe2\x80\xa6");
+	memset(b, 'b', 255);
+	b[255] = 0;
+	memset(c, 'c', 254);
+	strcpy(c + 254, "\xe2\x80\xa6");
+	assert_true(itest_instance_samples(prof, "long", a) >= 100);
+	assert_true(itest_instance_samples(prof, "long", b) >= 100);
+	assert_true(itest_instance_samples(prof, "long", c) >= 100);
+	/* The report shows them so. */
+	assert_has("the text report", p.out, "aaaa\xe2\x80\xa6\n");
+	assert_has("the text report", p.out, "cccc\xe2\x80\xa6\n");
+	json_object_put(prof);
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_tty),
 		ITEST(test_formats),
 		ITEST(test_list),
+		ITEST(test_long_labels),
 	};
 
 	return ITEST_MAIN("escape", tests);

@@ -9,6 +9,12 @@
  *                  the sampling period); durations against the monotonic-clock truth;
  *                  marks that are never left count as entered only
  *   event_threads  wl_threads: three threads, exact enters per instance
+ *   event_vfork    wl_vfork --events: 20 vforked children each mark
+ *                  "vchild" once before _exit, in their parent's memory:
+ *                  every enter and leave counted (none was, 0 of 200 in the
+ *                  issue: the child ran before its probes could be
+ *                  attached; each is now held until they are, which costs
+ *                  it the attach: 20, not 200, keeps the test short)
  *   offcpu         wl_events --off-cpu: the time asleep inside ev_sleep and
  *                  blocked writing to a slow pipe inside ev_pipe is charged to
  *                  them, off CPU
@@ -16,6 +22,8 @@
  *                  records in the spill hash instead of the array
  *                  (both: no interval lost; those whose switch-in the kernel
  *                  did not report, recovered, are printed)
+ *   live_time      --interval: no live profile has more samples than the time
+ *                  that had passed (one busy thread; see the test)
  *   live_tmux      --interval under a real terminal (tmux): the screen is
  *                  redrawn with successive reports, the final report follows
  *
@@ -117,6 +125,33 @@ static void test_event_counts(void **state)
 	assert_int_equal(in->events->enters, itest_truth_u64(t, "ev_stale.enters"));
 	assert_int_equal(in->events->leaves, 0);
 	ITEST_ASSERT_OK(ok);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+static void test_event_vfork(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "20", NULL};
+	const struct attrib_instance *in;
+	struct itest_truth *t;
+	struct profile *p;
+	struct attrib *a;
+
+	(void)state;
+	record(json, "--events", "wl_vfork", args);
+	t = itest_truth_load(truth);
+	assert_int_equal(itest_truth_u64(t, "children"), 20);
+	p = itest_profile_load(json);
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	in = itest_instance(a, "vchild", "child");
+	assert_non_null(in->events);
+	printf("  vchild enters %llu leaves %llu of 20\n", (unsigned long long)in->events->enters,
+	       (unsigned long long)in->events->leaves);
+	assert_int_equal(in->events->enters, 20);
+	assert_int_equal(in->events->leaves, 20);
 	attrib__free(a);
 	profile__free(p);
 	itest_truth_free(t);
@@ -302,11 +337,62 @@ static void test_live_tmux(void **state)
 	free(text);
 }
 
+/*
+ * The live view tells no more time than there was: fsp-bpf --interval 0.5
+ * --format json on one thread that is always busy, inside a mark with a new
+ * payload at every call (wl_payload): each live profile's samples are at
+ * most the session's duration when it was taken (one CPU). The payload
+ * records that came while a snapshot was taken were counted twice: 1,060
+ * samples at 2.02 s of a target that had used 690 ms.
+ */
+static void test_live_time(void **state)
+{
+	struct itest_proc p;
+	unsigned int live = 0;
+	uint64_t period = 0;
+	char *s;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--interval", "0.5", "--format",
+		      "json", "--", itest_workload("wl_payload"), itest_tmp("truth"), "1", "3000",
+		      NULL);
+	itest_assert_exit(&p, 0);
+	for (s = p.out; (s = strstr(s, "--- live report ")); s++) {
+		struct json_tokener *tok = json_tokener_new();
+		char *body = strchr(s, '\n');
+		json_object *prof;
+		double at = 0, shown;
+		unsigned int n = 0;
+
+		assert_non_null(tok);
+		assert_int_equal(sscanf(s, "--- live report %u at %lf s", &n, &at), 2);
+		assert_non_null(body);
+		prof = json_tokener_parse_ex(tok, body + 1, (int)strlen(body + 1));
+		json_tokener_free(tok);
+		if (!prof)
+			fail_msg("live report %u is not JSON", n);
+		period = itest_json_u64(prof, "period_ns");
+		shown = itest_total_samples(prof) * (double)period / 1e9;
+		print_message("  live report %u at %.2f s: %.3f s of samples\n", n, at, shown);
+		/* Taken just before its time was printed, which the header
+		 * rounds to 0.1 s (at most 0.05 s more); a sample is a period.
+		 * The bug showed half as much again (1,060 samples at 2.02 s of
+		 * a target that had used 690 ms). */
+		assert_true(shown <= at + 0.05 + 2 * period / 1e9);
+		json_object_put(prof);
+		live++;
+	}
+	assert_true(live >= 4);
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_offcpu),
-		ITEST(test_offcpu_spill), ITEST(test_live_tmux),
+		ITEST(test_event_counts), ITEST(test_event_threads), ITEST(test_event_vfork),
+		ITEST(test_offcpu),	  ITEST(test_offcpu_spill),  ITEST(test_live_tmux),
+		ITEST(test_live_time),
 	};
 
 	return ITEST_MAIN("events", tests);

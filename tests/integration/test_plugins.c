@@ -20,9 +20,14 @@
  * Also: plug-ins on a live session (record) and on saved and merged
  * profiles (report), a plug-in shared object (examples/libpayloads.so),
  * and bad input: an unknown plug-in, a shared object that is not a plug-in
- * or of another ABI version, a profile without the plug-in's feature.
+ * or of another ABI version, a profile without the plug-in's feature; a
+ * plug-in whose analysis never returns (libwl_loopplugin.so), which SIGTERM
+ * and a second Ctrl-C still end once the profile is saved (they were
+ * blocked for the session's loop: fsp-bpf could only be killed).
  */
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,11 +565,60 @@ static void test_bad_input(void **state)
 	free(p.err);
 }
 
+/* record with the looping plug-in, its profile saved: sig, then again if
+ * twice, and it exits with 128 + sig. */
+static void looping_case(int sig, bool twice)
+{
+	const char *json = itest_tmp("loop.%d.json", sig);
+	char plugin[4096];
+	char *argv[] = {(char *)itest_fsp_bpf(),
+			"-F",
+			ITEST_HZ,
+			"-o",
+			(char *)json,
+			"--plugin",
+			plugin,
+			"--",
+			(char *)itest_workload("wl_short"),
+			(char *)itest_tmp("truth.%d", sig),
+			NULL};
+	struct itest_proc p;
+	json_object *prof;
+
+	snprintf(plugin, sizeof(plugin), "%s/workloads/libwl_loopplugin.so=short_feature",
+		 getenv("FSP_OUT"));
+	itest_spawn(&p, "loop", argv);
+	/* Saved (renamed into place) before the report and its plug-ins. */
+	if (!itest_wait_file(json, ITEST_TIMEOUT_S))
+		fail_msg("no profile saved within %.0f s", ITEST_TIMEOUT_S);
+	itest_signal(&p, sig);
+	if (twice) {
+		if (!itest_wait_text(p.err_path, "the report is being made", 10))
+			fail_msg("no word after the first signal %d", sig);
+		itest_signal(&p, sig);
+	}
+	itest_wait(&p, 10);
+	if (!WIFEXITED(p.status) || WEXITSTATUS(p.status) != 128 + sig)
+		fail_msg("fsp-bpf ended with status 0x%x, not exit %d", p.status, 128 + sig);
+	prof = itest_json_load(json);
+	assert_true(itest_total_samples(prof) > 0);
+	json_object_put(prof);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_looping_plugin(void **state)
+{
+	(void)state;
+	looping_case(SIGTERM, false);
+	looping_case(SIGINT, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_boundary),  ITEST(test_tasks),     ITEST(test_shared_object),
-		ITEST(test_backtrack), ITEST(test_bad_input),
+		ITEST(test_backtrack), ITEST(test_bad_input), ITEST(test_looping_plugin),
 	};
 
 	return ITEST_MAIN("test_plugins", tests);

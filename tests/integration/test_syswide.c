@@ -29,7 +29,9 @@
  *                      within 3 of their count once the file is attached;
  *                      the workloads' events in the profile sum to what they
  *                      fired (kept and folded ones); every profiled process
- *                      is kept or counted as folded; nothing untracked.
+ *                      is kept or counted as folded; nothing untracked;
+ *                      every sample taken is in the profile (folding lost
+ *                      the samples whose marks carried payloads).
  *   sw_attach_failure  a forced failure: fsp-bpf's descriptor limit lowered
  *                      (prlimit) to leave it 3 free descriptors, then
  *                      processes from a new file: its leaves can be linked,
@@ -362,6 +364,21 @@ static void check_fds(const struct fd_watch *w, struct fds end, int files)
 	assert_true(max_links <= base->links + FD_LINKS_PER_FILE * (files - w->files_base));
 }
 
+/* The samples the sampler took of the targets, as -v's last line says. */
+static uint64_t samples_taken(const char *err_path)
+{
+	char *err = itest_slurp(err_path),
+	     *at = err ? strstr(err, " samples of the targets") : NULL;
+	unsigned long long n = 0;
+
+	while (at && at > err && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	if (!at || sscanf(at, "%llu", &n) != 1)
+		fail_msg("no count of samples in fsp-bpf's messages:\n%s", err ? err : "");
+	free(err);
+	return n;
+}
+
 static void test_sw_descriptors(void **state)
 {
 	char json[PATH_MAX], exe[PATH_MAX];
@@ -412,6 +429,13 @@ static void test_sw_descriptors(void **state)
 	assert_true(diag(p, DIAG_FOLDED_PROCESSES) >= profiled - present);
 	assert_int_equal(diag(p, DIAG_UNTRACKED), 0);
 	assert_int_equal(diag(p, DIAG_EVENTS_LOST), 0);
+	/* Every sample taken of a target is in the profile, folded or not (the
+	 * samples with payloads of folded processes were lost: half of them). */
+	print_message("  %llu samples taken, %llu in the profile\n",
+		      (unsigned long long)samples_taken(fsp.err_path),
+		      (unsigned long long)profile__total_samples(p));
+	assert_int_equal(profile__total_samples(p) + diag(p, DIAG_LOST_SAMPLES),
+			 samples_taken(fsp.err_path));
 	profile__free(p);
 	free(fsp.out);
 	free(fsp.err);

@@ -16,6 +16,11 @@
  *                   bodies (measured by the run itself with empty bodies:
  *                   ~10-17 ns a call here). The profile says which marks ran
  *                   (marks: v2).
+ *   observer_events wl_observer fine1us with --events=coarse: the shares as
+ *                   unprofiled (fine's sites were detached after their first
+ *                   hits), coarse's calls counted exactly, fine's not; with
+ *                   --events, the report's note on the traps names fine
+ *                   (Redis's lrange: 51-56% instead of 73-85%, unsaid).
  *   mid_push        wl_torn at -F 19997: marks entered and left back to back,
  *                   out of order and under antimarks; no stored stack has a
  *                   torn or stale frame (every frame's fields agree, every
@@ -38,6 +43,18 @@
  *   reattach        two sessions one after the other on one process: the
  *                   frames the first left behind (it detached while the
  *                   process was inside a mark) are not charged by the second.
+ *   two_sessions    a session on wl_service, and a second one on it while the
+ *                   first runs (an agent and someone debugging by hand):
+ *                   both get the fixed cycle's shares, and the second does
+ *                   not start the record's stacks afresh under the first
+ *                   (its gen stays; each raise dropped the other's live marks,
+ *                   and the two raised it in turn: 91-98% of Redis's samples
+ *                   in no feature).
+ *   many_dsos       wl_dsos: an executable and ten libraries with ABI v2
+ *                   marks, the executable's constructor last: its marks are
+ *                   read (it was the one dropped), three libraries' are not,
+ *                   said once and counted 3 (it said so at every rescan, 9
+ *                   for 3).
  *   mixed           one process with ABI v2 marks, an ABI v1 library
  *                   (dlopen) and a mapped provider, nested three deep: each
  *                   feature's share, the nesting order of every stack.
@@ -48,7 +65,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attrib.h"
 #include "itest.h"
+#include "profile.h"
 
 /* fsp-bpf -F HZ --json JSON --min-pct 0 [EXTRA...] -- WORKLOAD ARGS..., exit 0. */
 static json_object *launch(const char *hz, const char *json, char *const extra[],
@@ -107,7 +126,16 @@ static bool within_pp(const char *what, uint64_t k, uint64_t n, double p)
 
 /* ---- the observer effect ------------------------------------------------------------ */
 
+/* observer_case's run with extra options (NULL: none); its text report in
+ * *text when not NULL. */
+static void observer_run(const char *mode, const char *extra, char **text);
+
 static void observer_case(const char *mode)
+{
+	observer_run(mode, NULL, NULL);
+}
+
+static void observer_run(const char *mode, const char *extra, char **text)
 {
 	const char *t0 = itest_tmp("truth0"), *t1 = itest_tmp("truth1"),
 		   *json = itest_tmp("p.json");
@@ -132,7 +160,15 @@ static void observer_case(const char *mode)
 	itest_assert_exit(&w, 0);
 	u = itest_truth_load(t0);
 	snprintf(iters, sizeof(iters), "%llu", (unsigned long long)itest_truth_u64(u, "iters"));
-	prof = launch(ITEST_HZ, json, NULL, "wl_observer", args1);
+	if (extra) {
+		char *ex[] = {(char *)extra, NULL};
+
+		prof = launch(ITEST_HZ, json, ex, "wl_observer", args1);
+	} else {
+		prof = launch(ITEST_HZ, json, NULL, "wl_observer", args1);
+	}
+	if (text)
+		*text = itest_slurp(itest_tmp("fsp.stdout"));
 	prof_t = itest_truth_load(t1);
 	assert_int_equal(itest_truth_u64(prof_t, "mismatches"), 0);
 	assert_int_equal(itest_truth_u64(prof_t, "integrity_errors"), 0);
@@ -166,8 +202,22 @@ static void observer_case(const char *mode)
 	ok &= within_pp("coarse", coarse, n, coarse_p);
 	ok &= within_range("fine", fine, n, fine_p - gap_p, fine_p);
 	ok &= within_range("no feature", n - fine - coarse, n, none_p, none_p + gap_p);
-	/* Trap-free: the marks were read from the stacks, nothing trapped. */
-	assert_string_equal(json_str(prof, "marks"), "v2");
+	/* Trap-free: the marks were read from the stacks, nothing trapped
+	 * (--events=coarse: coarse's marks, fine's first ones). */
+	assert_string_equal(json_str(prof, "marks"), extra ? "v2,v2-events" : "v2");
+	if (extra) {
+		struct profile *pp = itest_profile_load(json);
+		struct attrib *a = attrib__compute(pp, NULL);
+		const struct attrib_instance *c = itest_instance(a, "coarse", "phase");
+		const struct attrib_feature *f = itest_find_feature(a, "fine");
+
+		/* coarse is counted exactly, fine not at all. */
+		assert_non_null(c->events);
+		assert_int_equal(c->events->enters, itest_truth_u64(prof_t, "cycles"));
+		assert_true(!f || !f->events);
+		attrib__free(a);
+		profile__free(pp);
+	}
 	assert_int_equal(itest_diag(prof, "unreadable_stacks"), 0);
 	assert_int_equal(itest_diag(prof, "unmatched_leaves"), 0);
 	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
@@ -187,6 +237,38 @@ static void test_observer_100ns(void **state)
 {
 	(void)state;
 	observer_case("fine100ns");
+}
+
+/* --events=coarse: only coarse's marks trap (fine's sites are detached after
+ * their first hits), so fine's share is what it is unprofiled; coarse's calls
+ * are counted, fine's not. With every mark trapping, fine's share grows with
+ * the traps, and the report says so. */
+static void test_observer_events(void **state)
+{
+	const char *json = itest_tmp("all.json");
+	char *args[] = {(char *)itest_tmp("truth2"), "fine1us", NULL}, *text;
+	char *ex[] = {"--events", NULL};
+	json_object *prof;
+
+	(void)state;
+	if (itest_abi_v1()) {
+		print_message(
+			"  SKIP: not applicable to ABI v1 marks (the test measures ABI v2's)\n");
+		skip();
+	}
+	observer_run("fine1us", "--events=coarse", &text);
+	assert_null(strstr(text, "traps inside"));
+	free(text);
+	/* All of them: the note names fine, not coarse (one call a phase). */
+	prof = launch(ITEST_HZ, json, ex, "wl_observer", args);
+	assert_true(itest_json_u64(prof, "event_trap_ns") > 0);
+	text = itest_slurp(itest_tmp("fsp.stdout"));
+	print_message("%s", strstr(text, "\nThe probes") ? strstr(text, "\nThe probes") : text);
+	assert_non_null(strstr(text, "  fine: "));
+	assert_non_null(strstr(text, "traps inside"));
+	assert_null(strstr(text, "  coarse: "));
+	free(text);
+	json_object_put(prof);
 }
 
 /* ---- a sample in the middle of a push or pop -------------------------------------------- */
@@ -595,6 +677,116 @@ static void test_reattach(void **state)
 	json_object_put(second);
 }
 
+/* wl_service's dump N (SIGUSR1): written at the end of its current cycle. */
+static struct itest_truth *service_dump(struct itest_proc *w, unsigned int n)
+{
+	const char *path;
+
+	itest_signal(w, SIGUSR1);
+	path = itest_tmp("dump.%u", n);
+	if (!itest_wait_file(path, 10))
+		fail_msg("wl_service did not answer SIGUSR1 within 10 s");
+	return itest_truth_load(path);
+}
+
+static void test_two_sessions(void **state)
+{
+	const char *ready = itest_tmp("ready"), *dump = itest_tmp("dump");
+	const char *ja = itest_tmp("a.json"), *jb = itest_tmp("b.json");
+	char *wargv[4] = {(char *)itest_workload("wl_service"), (char *)ready, (char *)dump, NULL};
+	struct itest_truth *before, *during, *after;
+	struct itest_proc w, a, b;
+	json_object *pa, *pb;
+	bool ok = true;
+
+	(void)state;
+	itest_spawn(&w, "service", wargv);
+	if (!itest_wait_file(ready, 10))
+		fail_msg("wl_service did not get ready");
+	/* An agent's session, then one by hand while it runs, ending first. */
+	itest_attach_fsp(&a, w.pid, "-F", ITEST_HZ, "-d", "6", "--json", ja, "--min-pct", "0",
+			 NULL);
+	before = service_dump(&w, 1);
+	itest_attach_fsp(&b, w.pid, "-F", ITEST_HZ, "-d", "2", "--json", jb, "--min-pct", "0",
+			 NULL);
+	during = service_dump(&w, 2);
+	itest_wait(&b, ITEST_TIMEOUT_S);
+	itest_assert_exit(&b, 0);
+	itest_wait(&a, ITEST_TIMEOUT_S);
+	itest_assert_exit(&a, 0);
+	after = service_dump(&w, 3);
+	pa = itest_json_load(ja);
+	pb = itest_json_load(jb);
+	/* wl_service: "service" is 6 of each 7 ms, whatever the window. */
+	assert_true(itest_total_samples(pa) >= 1500 && itest_total_samples(pb) >= 500);
+	ok &= itest_share_ok("service (first session)", itest_feature_samples(pa, "service"),
+			     itest_total_samples(pa), 6.0 / 7, 0.02);
+	ok &= itest_share_ok("service (second session)", itest_feature_samples(pb, "service"),
+			     itest_total_samples(pb), 6.0 / 7, 0.02);
+	ok &= itest_share_ok("parse (first session)", itest_feature_samples(pa, "parse"),
+			     itest_total_samples(pa), 2.0 / 7, 0.02);
+	ok &= itest_share_ok("parse (second session)", itest_feature_samples(pb, "parse"),
+			     itest_total_samples(pb), 2.0 / 7, 0.02);
+	if (itest_truth_has(before, "v2_gen")) {
+		/* The first session started the stacks afresh; the second, seeing
+		 * it attached, did not (each raise drops the live marks). */
+		print_message("  record gen: %llu with the first session, %llu with both, %llu "
+			      "after; fsp:v2 semaphore %llu with both\n",
+			      (unsigned long long)itest_truth_u64(before, "v2_gen"),
+			      (unsigned long long)itest_truth_u64(during, "v2_gen"),
+			      (unsigned long long)itest_truth_u64(after, "v2_gen"),
+			      (unsigned long long)itest_truth_u64(during, "v2_sema"));
+		assert_int_equal(itest_truth_u64(during, "v2_gen"),
+				 itest_truth_u64(before, "v2_gen"));
+		assert_int_equal(itest_truth_u64(after, "v2_gen"),
+				 itest_truth_u64(before, "v2_gen"));
+	}
+	ITEST_ASSERT_OK(ok);
+	itest_signal(&w, SIGTERM);
+	itest_wait(&w, 10);
+	itest_assert_exit(&w, 0);
+	itest_truth_free(before);
+	itest_truth_free(during);
+	itest_truth_free(after);
+	json_object_put(pa);
+	json_object_put(pb);
+}
+
+/* wl_dsos: eleven files with ABI v2 marks in one process, the executable's
+ * announced last. */
+static void test_many_dsos(void **state)
+{
+	const char *truth = itest_tmp("truth"), *json = itest_tmp("p.json");
+	char *args[] = {(char *)truth, "1500", NULL};
+	struct itest_truth *t;
+	json_object *prof;
+	char *err, *at;
+	int said = 0;
+	double C;
+
+	(void)state;
+	if (itest_abi_v1()) {
+		print_message("  SKIP: not applicable to ABI v1 marks (ABI v2's records only)\n");
+		skip();
+	}
+	prof = launch(ITEST_HZ, json, NULL, "wl_dsos", args);
+	t = itest_truth_load(truth);
+	C = (double)itest_truth_u64(t, "cpu_total_ns");
+	/* The program's own marks are read; three libraries' are not. */
+	ITEST_ASSERT_OK(itest_truth_share_ok("own", itest_feature_samples(prof, "own"),
+					     itest_total_samples(prof), t, "feature.own", C,
+					     ITEST_EXIT_NS / C));
+	assert_int_equal(itest_diag(prof, "attach_errors"), 3);
+	/* Said once (it was at every rescan, and counted each time). */
+	err = itest_slurp(itest_tmp("fsp.stderr"));
+	for (at = err; at && (at = strstr(at, "more than 8 files with ABI v2 marks")); at++)
+		said++;
+	assert_int_equal(said, 1);
+	free(err);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
 /* ---- one process, three kinds of marks ----------------------------------------------- */
 
 /* The position of feature f in frames, -1 if absent. */
@@ -665,9 +857,12 @@ static void test_mixed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_observer_1us), ITEST(test_observer_100ns), ITEST(test_mid_push),
-		ITEST(test_unreadable),	  ITEST(test_signal_handler), ITEST(test_signal_altstack),
-		ITEST(test_coroutine),	  ITEST(test_threads_attach), ITEST(test_reattach),
+		ITEST(test_observer_1us),    ITEST(test_observer_100ns),
+		ITEST(test_observer_events), ITEST(test_mid_push),
+		ITEST(test_unreadable),	     ITEST(test_signal_handler),
+		ITEST(test_signal_altstack), ITEST(test_coroutine),
+		ITEST(test_threads_attach),  ITEST(test_reattach),
+		ITEST(test_two_sessions),    ITEST(test_many_dsos),
 		ITEST(test_mixed),
 	};
 

@@ -105,22 +105,32 @@ static void test_file_errors(void **state)
 /* Where a record is in a process: the file's mapping that holds its offset. */
 static void test_record_addr(void **state)
 {
-	struct mapping m[3] = {
+	struct mapping m[4] = {
 		{.start = 0x1000, .end = 0x3000, .offset = 0, .dev = 1, .ino = 7},
 		{.start = 0x10000, .end = 0x12000, .offset = 0x4000, .dev = 1, .ino = 7},
 		{.start = 0x20000, .end = 0x22000, .offset = 0x4000, .dev = 1, .ino = 8},
+		/* a second copy of file 7 (dlmopen) */
+		{.start = 0x30000, .end = 0x32000, .offset = 0x4000, .dev = 1, .ino = 7},
 	};
 	uint64_t addr = 0;
+	size_t i = 0;
 
 	(void)state;
-	assert_int_equal(fsp_v2__record_addr(m, 3, 1, 7, 0x4040, &addr), 0);
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 1, 7, 0x4040, &addr), 0);
 	assert_int_equal(addr, 0x10040);
-	assert_int_equal(fsp_v2__record_addr(m, 3, 1, 8, 0x4040, &addr), 0);
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 1, 7, 0x4040, &addr), 0);
+	assert_int_equal(addr, 0x30040);
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 1, 7, 0x4040, &addr), -ENOENT);
+	i = 0;
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 1, 8, 0x4040, &addr), 0);
 	assert_int_equal(addr, 0x20040);
 	/* Not mapped, another file, or running past the mapping's end. */
-	assert_int_equal(fsp_v2__record_addr(m, 3, 1, 7, 0x8000, &addr), -ENOENT);
-	assert_int_equal(fsp_v2__record_addr(m, 3, 2, 7, 0x4040, &addr), -ENOENT);
-	assert_int_equal(fsp_v2__record_addr(m, 3, 1, 7, 0x5fe0, &addr), -ENOENT);
+	i = 0;
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 1, 7, 0x8000, &addr), -ENOENT);
+	i = 0;
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 2, 7, 0x4040, &addr), -ENOENT);
+	i = 0;
+	assert_int_equal(fsp_v2__record_addr(m, 4, &i, 1, 7, 0x5fe0, &addr), -ENOENT);
 }
 
 /* This process's record, found and read as fsp-bpf finds a target's; its gen
@@ -132,7 +142,7 @@ static void test_record_in_process(void **state)
 	struct fsp_v2_file vf;
 	struct mapping *m;
 	struct stat st;
-	size_t nr, nm, skipped;
+	size_t nr, nm, skipped, i = 0;
 	uint64_t addr = 0;
 	uint32_t gen;
 
@@ -143,7 +153,8 @@ static void test_record_in_process(void **state)
 	free(sites);
 	assert_int_equal(stat("/proc/self/exe", &st), 0);
 	assert_int_equal(procmaps__read(getpid(), &m, &nm), 0);
-	assert_int_equal(fsp_v2__record_addr(m, nm, st.st_dev, st.st_ino, vf.record_off, &addr), 0);
+	assert_int_equal(fsp_v2__record_addr(m, nm, &i, st.st_dev, st.st_ino, vf.record_off, &addr),
+			 0);
 	procmaps__free(m, nm);
 	assert_ptr_equal((void *)(uintptr_t)addr, &fsp__v2_rec);
 	assert_int_equal(fsp_v2__read_record(getpid(), addr, &rec), 0);

@@ -657,6 +657,17 @@ static void test_set_parse(void **state)
 	assert_null(s);
 	assert_non_null(strstr(msg, "unknown plug-in 'nosuch'"));
 	assert_non_null(strstr(msg, "backtrack, boundary or tasks"));
+	assert_non_null(strstr(msg, "by its path (./libnosuch.so)"));
+	/* A file name is suggested as it is, in the current directory (it was
+	 * ./liblibnot.so.so). */
+	assert_int_equal(plugin_set__new("libnot.so", &s, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "by its path (./libnot.so)"));
+	assert_int_equal(plugin_set__new("libnot.so.2", &s, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "by its path (./libnot.so.2)"));
+	assert_int_equal(plugin_set__new("libnot", &s, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "by its path (./libnot.so)"));
+	assert_int_equal(plugin_set__new("sonar", &s, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "by its path (./libsonar.so)"));
 	assert_int_equal(plugin_set__new("tasks=", &s, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "empty"));
 	assert_int_equal(plugin_set__new("./no/such/libx.so", &s, msg, sizeof(msg)), -EINVAL);

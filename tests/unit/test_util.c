@@ -3,6 +3,8 @@
  * one part of fsp-bpf computes with: the FNV-1a hash (userspace stores label
  * hashes the BPF side compares with its own, bpf/labels.bpf.h) and the
  * sampling period (the session's, a profile's, the plug-ins'). */
+#include "hashmap.h"
+#include "rowtab.h"
 #include "unit_helpers.h"
 #include "util.h"
 
@@ -46,12 +48,62 @@ static void test_period(void **state)
 	assert_int_equal(fsp_period_ns(0), 0);
 }
 
+/* fsp_grow doubles from 16 elements, fsp_grow_from from the number given. */
+static void test_grow(void **state)
+{
+	size_t cap = 0;
+	int *a = NULL;
+
+	(void)state;
+	assert_int_equal(fsp_grow((void **)&a, &cap, 1, sizeof(*a)), 0);
+	assert_int_equal(cap, 16);
+	assert_int_equal(fsp_grow((void **)&a, &cap, 17, sizeof(*a)), 0);
+	assert_int_equal(cap, 32);
+	free(a);
+	a = NULL;
+	cap = 0;
+	assert_int_equal(fsp_grow_from((void **)&a, &cap, 1, sizeof(*a), 1), 0);
+	assert_int_equal(cap, 1);
+	assert_int_equal(fsp_grow_from((void **)&a, &cap, 3, sizeof(*a), 1), 0);
+	assert_int_equal(cap, 4);
+	free(a);
+}
+
+/*
+ * A row table holds as many rows as it has, to the next power of two: the
+ * analysis keeps one per feature for its instances, most often of one row,
+ * and 16 rows each made a diff of 10^6 features take gigabytes (issue 26).
+ */
+static void test_rowtab_room(void **state)
+{
+	struct hashmap map = HASHMAP_INIT;
+	struct row {
+		uint64_t v[12];
+	} *rows = NULL;
+	size_t nr = 0, cap = 0, idx = 99;
+	struct rowtab t = ROWTAB(&map, rows, nr, cap);
+
+	(void)state;
+	assert_int_equal(rowtab__find_or_add(&t, 1, 2, &idx), 0);
+	assert_int_equal(idx, 0);
+	assert_int_equal(cap, 1);
+	assert_int_equal(rowtab__find_or_add(&t, 1, 2, &idx), 1);
+	assert_int_equal(idx, 0);
+	for (uint64_t k = 3; k < 8; k++)
+		assert_int_equal(rowtab__find_or_add(&t, 1, k, &idx), 0);
+	assert_int_equal(nr, 6);
+	assert_int_equal(cap, 8);
+	assert_int_equal(rows[5].v[0], 0); /* zeroed */
+	free(rows);
+	hashmap__fini(&map);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fnv1a_vectors),
-		cmocka_unit_test(test_hash_str),
-		cmocka_unit_test(test_period),
+		cmocka_unit_test(test_fnv1a_vectors), cmocka_unit_test(test_hash_str),
+		cmocka_unit_test(test_period),	      cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_rowtab_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -180,6 +181,19 @@ void wl_write_ready(const char *path)
 	wl_out_u64(f, "ready", 1);
 	if (wl_out_close(f, path))
 		exit(2);
+}
+
+void wl_ready_wait_usr2(const char *path)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	wl_write_ready(path);
+	if (sigwait(&set, &sig))
+		wl_die("sigwait failed");
 }
 
 void wl_self_dir(char *buf, size_t size)

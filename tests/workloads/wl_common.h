@@ -79,6 +79,10 @@ int wl_out_close(FILE *f, const char *path);
 /* Writes "<path>" containing "pid N\n" (readiness flag for the tests). */
 void wl_write_ready(const char *path);
 
+/* Writes the readiness flag at path, then waits, without using CPU, for
+ * SIGUSR2 (blocked from then on): a test attaches meanwhile. */
+void wl_ready_wait_usr2(const char *path);
+
 /* The directory of /proc/self/exe, e.g. to dlopen a library next to it. */
 void wl_self_dir(char *buf, size_t size);
 

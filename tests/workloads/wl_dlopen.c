@@ -44,15 +44,7 @@ int main(int argc, char **argv)
 		wl_die("usage: wl_dlopen TRUTH MS now | wl_dlopen TRUTH MS wait READY");
 	ms = wl_arg_u64(argv[2], "MS");
 	if (!strcmp(argv[3], "wait")) {
-		sigset_t set;
-		int sig;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR2);
-		sigprocmask(SIG_BLOCK, &set, NULL);
-		wl_write_ready(argv[4]);
-		if (sigwait(&set, &sig))
-			wl_die("sigwait failed");
+		wl_ready_wait_usr2(argv[4]);
 		before = wl_process_ns();
 	} else {
 		wl_burn(300 * WL_NS_PER_MS);

@@ -3,13 +3,18 @@
  * wl_fork - a process that forks a child running a feature, for fsp-bpf's
  * fork following.
  *
- *   wl_fork TRUTH MS
+ *   wl_fork TRUTH MS [inside]
  *
  * The parent runs "parent_work" (1-3 ms phases, 50%) for 300 ms, forks, and
  * waits for the child (sleeping). The child sleeps 200 ms first: the budget
  * fsp-bpf has to notice the fork and arm the child's probes before it does
  * anything; then it runs "child_work" (2-4 ms phases, ~60%) and unmarked work
  * for MS ms of CPU, writes TRUTH.child and exits 0.
+ *
+ * With "inside" it forks inside a mark "bgsave" (instance "fork", as Redis's
+ * BGSAVE command forks the child that writes the database), which the parent
+ * leaves right after the fork and the child never leaves: the child's whole
+ * life is under the parent's open mark.
  *
  * TRUTH.child: cpu_total_ns (the child's CPU from fork), feature.child_work.
  * {ns,ambig_ns}, pid. TRUTH.parent: cpu_total_ns (the parent's own CPU),
@@ -54,19 +59,24 @@ int main(int argc, char **argv)
 {
 	struct wl_acc parent = {0, 0}, child = {0, 0};
 	char path[PATH_MAX];
-	int status = -1;
+	int status = -1, inside;
 	uint64_t ms;
 	pid_t pid;
 	FILE *f;
 
-	if (argc != 3)
-		wl_die("usage: wl_fork TRUTH MS");
+	if ((argc != 3 && argc != 4) || (argc == 4 && strcmp(argv[3], "inside")))
+		wl_die("usage: wl_fork TRUTH MS [inside]");
+	inside = argc == 4;
 	ms = wl_arg_u64(argv[2], "MS");
 	work("parent_work", &parent, 300, 1000, 3000, 0x9e3779b97f4a7c15ULL);
 	fflush(NULL);
+	if (inside)
+		FSP_MARK_ENTER("bgsave", "fork", 0);
 	pid = fork();
 	if (pid < 0)
 		wl_die("fork: %s", strerror(errno));
+	if (pid > 0 && inside)
+		FSP_MARK_LEAVE("bgsave", "fork", 0);
 	if (pid == 0) {
 		struct timespec nap = {0, 200 * 1000000L};
 

@@ -29,7 +29,8 @@
  *
  * Dump keys: cpu_total_ns (process CPU so far), cycles, enabled (FSP_ENABLED() now), leaves (mark leaves
  * executed so far), redzone_errors (see redzone_check()),
- * feature.{service,parse,compute}.{ns,ambig_ns}.
+ * feature.{service,parse,compute}.{ns,ambig_ns}; with probe ABI v2, v2_gen and
+ * v2_sema (the record's generation and fsp:v2's semaphore).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -72,6 +73,12 @@ static void dump(const char *prefix, const char *suffix)
 	wl_out_u64(f, "leaves", leaves);
 	wl_out_u64(f, "enabled", FSP_ENABLED() ? 1 : 0);
 	wl_out_u64(f, "redzone_errors", redzone_errors);
+#if FSP_ABI_VERSION == 2
+	/* The record's generation (raised by a profiler that starts the stacks
+	 * afresh) and fsp:v2's semaphore. */
+	wl_out_u64(f, "v2_gen", *(volatile uint32_t *)&fsp__v2_rec.gen);
+	wl_out_u64(f, "v2_sema", *(volatile uint16_t *)&fsp__v2_rec.sema_v2);
+#endif
 	wl_out_acc(f, "feature.service", &service);
 	wl_out_acc(f, "feature.parse", &parse);
 	wl_out_acc(f, "feature.compute", &compute);

@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "procscan.h"
 #include "profile_io.h"
+#include "record_signals.h"
 #include "render.h"
 #include "session.h"
 
@@ -224,6 +225,7 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 		.marks = session__marks(s, marks, sizeof(marks)),
 		.frequency_hz = o->session.frequency_hz,
 		.period_ns = session__period_ns(s),
+		.event_trap_ns = session__trap_ns(s),
 		.start_time = session__start_time(s),
 		.end_time = session__end_time(s),
 		.duration_s = session__duration(s),
@@ -240,8 +242,10 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 static int render_output(struct profile *p, const struct fsp_options *o)
 {
 	struct fsp_view text = o->view;
+	struct record_signals rs;
 	int err;
 
+	record_signals__report(&rs, false);
 	err = render__profile(p, &o->view, o->out_path);
 	if (!err && o->out_path && strcmp(o->out_path, "-")) {
 		log__info("wrote %s to %s", o->view.format->title, o->out_path);
@@ -249,6 +253,7 @@ static int render_output(struct profile *p, const struct fsp_options *o)
 		err = render__profile(p, &text, NULL);
 	}
 	fflush(stdout);
+	record_signals__done(&rs);
 	return err;
 }
 
@@ -256,6 +261,7 @@ static int render_output(struct profile *p, const struct fsp_options *o)
  * itself went to stdout). A failed save still shows the report. */
 static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
+	struct record_signals rs;
 	int err = 0, rerr = 0;
 
 	if (o->view.format->record_out == FORMAT_OUT_RENDERING)
@@ -263,9 +269,12 @@ static int save_and_render(struct profile *p, const struct fsp_options *o)
 	/* A failed save keeps the profile elsewhere and says where. */
 	if (o->out_path)
 		err = profile_file__save(o->out_path, p, NULL, 0);
+	/* Saved: a signal may end what follows (plug-ins). */
+	record_signals__report(&rs, false);
 	if (!o->out_path || strcmp(o->out_path, "-"))
 		rerr = render__profile(p, &o->view, NULL);
 	fflush(stdout);
+	record_signals__done(&rs);
 	return err ? err : rerr;
 }
 
@@ -283,6 +292,7 @@ static void live_report(struct session *s, void *arg)
 {
 	struct live_ctx *c = arg;
 	struct profile *p = profile__new();
+	struct record_signals rs;
 	int err = p ? 0 : -ENOMEM;
 
 	if (!err)
@@ -300,8 +310,10 @@ static void live_report(struct session *s, void *arg)
 		putchar('\n');
 	printf("--- live report %u at %.1f s (Ctrl-C ends the session with the final report)\n",
 	       ++c->n, session__duration(s));
+	record_signals__report(&rs, true);
 	render__profile(p, &c->o->view, NULL);
 	fflush(stdout);
+	record_signals__done(&rs);
 	profile__free(p);
 }
 
@@ -519,6 +531,7 @@ static const char record_doc[] =
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
 	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
+	"  sudo fsp-bpf --events=plan -p 1234   exact call counts of one feature only\n"
 	"  sudo fsp-bpf --stacks -o prof.json -p 1234\n"
 	"                                        native call stacks inside each feature\n"
 	"  sudo fsp-bpf --stacks=all --stack-size 16384 -- ./app\n"
@@ -598,6 +611,10 @@ static const struct argp_option record_options[] = {
 					 "are reported as unknown stacks",
 	 0},
 	{"no-follow-forks", OPT_NO_FOLLOW, NULL, 0, "Do not profile processes the targets fork", 0},
+	{"inherit-marks", OPT_INHERIT_MARKS, NULL, 0,
+	 "A forked child runs inside the marks its parent had open at the fork, charged to "
+	 "them until it leaves them (default: a child starts outside its parent's features)",
+	 0},
 	{"off-cpu", OPT_OFFCPU, NULL, 0,
 	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
 	 "(sched_switch)",
@@ -608,10 +625,13 @@ static const struct argp_option record_options[] = {
 	 "symbolized at the end (README: what it costs). Off by default",
 	 0},
 	{"stack-size", OPT_STACK_SIZE, "BYTES", 0, STACK_SIZE_DOC, 0},
-	{"events", OPT_EVENTS, NULL, 0,
+	{"events", OPT_EVENTS, "FEATURE[,...]", OPTION_ARG_OPTIONAL,
 	 "Exact enter and leave counts for probe ABI v2 marks too: each of them then traps "
-	 "into the kernel (about 1 us) instead of costing a few ns. ABI v1 marks are "
-	 "always counted, unless --no-events",
+	 "into the kernel (about 1 us) instead of costing a few ns, which inflates short "
+	 "calls (the report says when). =FEATURE,... (up to " FSP_STR(
+		 FSP_MAX_EVENT_FEATURES) "): only these features' marks trap and are "
+					 "counted. ABI v1 marks are always counted, unless "
+					 "--no-events",
 	 0},
 	{"no-events", OPT_NO_EVENTS, NULL, 0,
 	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "
@@ -626,6 +646,33 @@ static const struct argp_option record_options[] = {
 	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
 	{},
 };
+
+/* --events=FEATURE,...: names, none empty, at most FSP_MAX_EVENT_FEATURES. */
+static error_t parse_event_features(struct argp_state *state, struct fsp_options *o,
+				    const char *arg)
+{
+	unsigned int n = 0;
+
+	for (const char *p = arg;; p++) {
+		size_t len = strcspn(p, ",");
+
+		if (!len)
+			return options__error(state,
+					      "invalid --events '%s': an empty feature name; give "
+					      "FEATURE[,FEATURE...]",
+					      arg);
+		if (++n > FSP_MAX_EVENT_FEATURES)
+			return options__error(state,
+					      "invalid --events '%s': at most %d features; leave "
+					      "out =FEATURE,... to count them all",
+					      arg, FSP_MAX_EVENT_FEATURES);
+		p += len;
+		if (!*p)
+			break;
+	}
+	o->session.event_features = arg;
+	return 0;
+}
 
 /* The options that take a number. */
 static error_t parse_record_number(int key, char *arg, struct argp_state *state)
@@ -764,6 +811,9 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 	case OPT_NO_FOLLOW:
 		o->session.follow_forks = false;
 		return 0;
+	case OPT_INHERIT_MARKS:
+		o->session.inherit_marks = true;
+		return 0;
 	case OPT_OFFCPU:
 		o->session.offcpu = true;
 		return 0;
@@ -774,7 +824,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_EVENTS:
 		o->session.v2_events = true;
-		return 0;
+		return arg ? parse_event_features(state, o, arg) : 0;
 	case 'v':
 		o->verbose = true;
 		return 0;

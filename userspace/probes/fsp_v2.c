@@ -4,10 +4,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "fsp_probes.h"
 #include "fsp_v2.h"
+#include "procscan.h"
 #include "profiler.h"
 
 bool fsp_v2__is_v1_site(const struct usdt_site *site)
@@ -42,15 +44,17 @@ int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *o
 	return 0;
 }
 
-int fsp_v2__record_addr(const struct mapping *m, size_t nr, dev_t dev, ino_t ino,
+int fsp_v2__record_addr(const struct mapping *m, size_t nr, size_t *i, dev_t dev, ino_t ino,
 			uint64_t record_off, uint64_t *addr)
 {
-	for (size_t i = 0; i < nr; i++) {
-		if (m[i].dev != dev || m[i].ino != ino || record_off < m[i].offset ||
-		    record_off + sizeof(struct fsp_v2_record_raw) >
-			    m[i].offset + (m[i].end - m[i].start))
+	for (; *i < nr; (*i)++) {
+		const struct mapping *k = &m[*i];
+
+		if (k->dev != dev || k->ino != ino || record_off < k->offset ||
+		    record_off + sizeof(struct fsp_v2_record_raw) > k->offset + (k->end - k->start))
 			continue;
-		*addr = m[i].start + (record_off - m[i].offset);
+		*addr = k->start + (record_off - k->offset);
+		(*i)++;
 		return 0;
 	}
 	return -ENOENT;
@@ -96,4 +100,41 @@ int fsp_v2__write_gen(pid_t pid, uint64_t addr, uint32_t gen)
 	n = pwrite(fd, &gen, sizeof(gen), (off_t)(addr + FSP_V2_RECORD_GEN_OFF));
 	close(fd);
 	return n == (ssize_t)sizeof(gen) ? 0 : -EIO;
+}
+
+/* Writes len bytes at addr of pid (writable memory), in one copy. */
+static int write_mem(pid_t pid, uint64_t addr, const void *buf, size_t len)
+{
+	struct iovec local = {.iov_base = (void *)buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	ssize_t n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int fsp_v2__write_semaphores(pid_t pid, uint64_t addr, uint32_t word)
+{
+	return write_mem(pid, addr, &word, sizeof(word));
+}
+
+int fsp_v2__write_profiler(pid_t pid, uint64_t addr, unsigned int i, uint64_t id)
+{
+	if (i >= FSP_V2_PROFILERS)
+		return -EINVAL;
+	/* One aligned 8-byte write. */
+	return write_mem(pid, addr + FSP_V2_RECORD_PROFILERS_OFF + i * sizeof(id), &id, sizeof(id));
+}
+
+/* The pid field takes the low 22 bits (PID_MAX_LIMIT is 2^22). */
+#define PROFILER_PID_BITS 22
+
+uint64_t fsp_v2__profiler_id(pid_t pid)
+{
+	uint64_t start;
+
+	if (pid <= 0 || pid >= (1 << PROFILER_PID_BITS) || procscan__start_time(pid, &start))
+		return 0;
+	return start << PROFILER_PID_BITS | (uint64_t)pid;
 }

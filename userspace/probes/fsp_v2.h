@@ -17,6 +17,9 @@
 #include "usdt.h"
 
 #define FSP_V2_PROBE "v2"
+/* Slots of the record where the profiling sessions attached to it say so
+ * (usdt/fsp_abi_v2.h, struct fsp_v2_record's profilers). */
+#define FSP_V2_PROFILERS 2
 
 /* A file's ABI v2 record, from its fsp:v2 notes. */
 struct fsp_v2_file {
@@ -52,16 +55,19 @@ struct fsp_v2_record_raw {
 	uint16_t header_size;
 	uint16_t reserved16;
 	uint32_t reserved32;
-	uint64_t reserved[2];
+	uint64_t profilers[FSP_V2_PROFILERS];
 };
 
 #define FSP_V2_RECORD_GEN_OFF 12
+#define FSP_V2_RECORD_PROFILERS_OFF 48
 
 /*
  * The address of a record in a process: the mapping of file (dev, ino) that
- * holds file offset record_off. 0 or -ENOENT.
+ * holds file offset record_off, the first from m[*i] on; *i is then the
+ * next mapping to look from (a file loaded twice, with dlmopen, has two
+ * records). 0 or -ENOENT.
  */
-int fsp_v2__record_addr(const struct mapping *m, size_t nr, dev_t dev, ino_t ino,
+int fsp_v2__record_addr(const struct mapping *m, size_t nr, size_t *i, dev_t dev, ino_t ino,
 			uint64_t record_off, uint64_t *addr);
 
 /* Reads the record at addr of pid. 0, -ESRCH (gone) or -EIO. */
@@ -72,5 +78,19 @@ bool fsp_v2__record_ok(const struct fsp_v2_record_raw *rec);
 
 /* Writes the record's gen in pid (a new profiling session). 0 or -errno. */
 int fsp_v2__write_gen(pid_t pid, uint64_t addr, uint32_t gen);
+
+/* Writes the record's semaphores word (fsp:v2's in the low half, the ABI v1
+ * probes' in the high half) in pid. 0 or -errno. */
+int fsp_v2__write_semaphores(pid_t pid, uint64_t addr, uint32_t word);
+
+/* Writes id into profiler slot i of the record at addr of pid. 0 or -errno. */
+int fsp_v2__write_profiler(pid_t pid, uint64_t addr, unsigned int i, uint64_t id);
+
+/*
+ * A profiling session's id as the record's profiler slots hold it: its pid
+ * and its start time (clock ticks since boot), so that a pid reused by
+ * another process is not taken for the session. 0 if it cannot be read.
+ */
+uint64_t fsp_v2__profiler_id(pid_t pid);
 
 #endif /* FSP_V2_H */

@@ -2,9 +2,11 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "procscan.h"
 
@@ -93,5 +95,32 @@ int procscan__in_list(const char *list, const char *name)
 			return 1;
 		p = e ? e + 1 : p + strlen(p);
 	}
+	return 0;
+}
+
+int procscan__start_time(pid_t pid, uint64_t *ticks)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n ? -errno : -ESRCH;
+	buf[n] = 0;
+	/* After the comm, which may hold anything: field 3 (state) on; the
+	 * start time is field 22. */
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return -EIO;
+	*ticks = start;
 	return 0;
 }

@@ -156,6 +156,10 @@ static int batch_probe(struct session *s, const char *path, int probe, const cha
 		b->offs[b->cnt] = sites[i].offset;
 		b->refs[b->cnt] = sites[i].ref_ctr_offset;
 		b->cookies[b->cnt++] = id | cookie_flag;
+		/* --events=FEATURE,...: a number of its own, for a link of its own. */
+		if (cookie_flag && s->opts.event_features)
+			b->cookies[b->cnt - 1] |= (__u64)s->next_event_site++
+						  << FSP_COOKIE_SITE_SHIFT;
 	}
 	return 0;
 }
@@ -177,6 +181,31 @@ static int probemap_site_id(struct session *s, const struct fsp_map_site *ms)
 		      MAX_PROBEMAP_SITES, ms, sizeof(*ms));
 }
 
+/* Links each site of b on its own, each numbered in its cookie (--events=
+ * FEATURE,...: a site that marks another feature is detached). */
+static int batch_link_sites(struct session *s, struct bpf_program *prog, const char *path,
+			    pid_t pid, struct site_batch *b)
+{
+	for (__u32 i = 0; i < b->cnt; i++) {
+		size_t site = b->cookies[i] >> FSP_COOKIE_SITE_SHIFT;
+		int fd = usdt__link(bpf_program__fd(prog), path, &b->offs[i], &b->refs[i],
+				    &b->cookies[i], 1, pid);
+
+		if (fd < 0)
+			return fd;
+		if (add_attachment(s, NULL, fd) ||
+		    fsp_grow((void **)&s->event_sites, &s->cap_event_sites, site + 1,
+			     sizeof(*s->event_sites))) {
+			close(fd);
+			return -ENOMEM;
+		}
+		while (s->nr_event_sites <= site)
+			s->event_sites[s->nr_event_sites++] = SIZE_MAX;
+		s->event_sites[site] = s->nr_links - 1;
+	}
+	return (int)b->cnt;
+}
+
 static int batch_link(struct session *s, struct bpf_program *prog, const char *path, pid_t pid,
 		      struct site_batch *b)
 {
@@ -184,6 +213,8 @@ static int batch_link(struct session *s, struct bpf_program *prog, const char *p
 
 	if (!b->cnt)
 		return 0;
+	if (s->opts.event_features && (b->cookies[0] & FSP_COOKIE_SHADOW))
+		return batch_link_sites(s, prog, path, pid, b);
 	fd = usdt__link(bpf_program__fd(prog), path, b->offs, b->refs, b->cookies, b->cnt, pid);
 	if (fd < 0)
 		return fd;
@@ -451,6 +482,9 @@ static int plan_file(struct session *s, const char *path, const char *kpath,
 /* Destroys the links kept since index first (a file's, on failure). */
 static void unwind_links(struct session *s, size_t first)
 {
+	for (size_t k = 0; k < s->nr_event_sites; k++)
+		if (s->event_sites[k] != SIZE_MAX && s->event_sites[k] >= first)
+			s->event_sites[k] = SIZE_MAX;
 	for (size_t i = first; i < s->nr_links; i++) {
 		if (s->links[i].link)
 			bpf_link__destroy(s->links[i].link);

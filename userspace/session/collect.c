@@ -16,6 +16,7 @@
 #include "log.h"
 #include "probemap_sites.h"
 #include "procmaps.h"
+#include "utf8.h"
 #include "util.h"
 #include "session_int.h"
 
@@ -50,6 +51,41 @@ static int read_mem_string(__u32 tgid, __u64 addr, char *buf, size_t size)
 		return -1;
 	buf[n] = 0;
 	return memchr(buf, 0, n) || n == (ssize_t)size - 1 ? 0 : -1;
+}
+
+/* A label is at most FSP_LABEL_LEN - 1 bytes. A longer one is cut there,
+ * after its last whole UTF-8 character, and ends with this mark. */
+#define LABEL_CUT_MARK "\xe2\x80\xa6" /* U+2026 HORIZONTAL ELLIPSIS */
+
+/* Cuts the string in raw to a label's length; true if it was longer. */
+static bool label_cut(char *raw)
+{
+	size_t n = strlen(raw);
+
+	if (n < FSP_LABEL_LEN)
+		return false;
+	raw[FSP_LABEL_LEN - 1] = 0;
+	return true;
+}
+
+/* The label str (len bytes, FSP_LABEL_CUT in len if it was cut) into buf of
+ * size bytes (at least FSP_LABEL_LEN + sizeof(LABEL_CUT_MARK)). */
+static const char *label_out(char *buf, size_t size, const char *str, uint64_t len)
+{
+	size_t n = len & ~FSP_LABEL_CUT, lead;
+
+	snprintf(buf, size, "%.*s", (int)n, str);
+	if (!(len & FSP_LABEL_CUT))
+		return buf;
+	n = strlen(buf);
+	/* A character the cut split goes whole. */
+	for (lead = n; lead > 0 && n - lead < 4 && ((unsigned char)buf[lead - 1] & 0xc0) == 0x80;)
+		lead--;
+	if (lead > 0 && (unsigned char)buf[lead - 1] >= 0xc0 &&
+	    !utf8__seq((const unsigned char *)buf + lead - 1, n - lead + 1))
+		n = lead - 1;
+	snprintf(buf + n, size - n, "%s", LABEL_CUT_MARK);
+	return buf;
 }
 
 /*
@@ -89,22 +125,27 @@ void collect__label_now(struct session *s, __u32 tgid, __u64 addr)
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	int fd = bpf_map__fd(s->skel->maps.labels);
 	struct fsp_label l = {0};
+	char raw[FSP_LABEL_LEN + 1];
+	bool cut;
 	int err = 0;
 
-	if (read_mem_string(tgid, addr, l.str, sizeof(l.str)))
-		err = read_file_string(tgid, addr, l.str, sizeof(l.str));
+	if (read_mem_string(tgid, addr, raw, sizeof(raw)))
+		err = read_file_string(tgid, addr, raw, sizeof(raw));
 	if (err == -ESRCH)
 		return;
-	if (err) {
+	if (err && err != -ERANGE) {
 		/* the BPF side's entry (its hash) stays, marked unreadable */
 		if (bpf_map_lookup_elem(fd, &key, &l))
 			return;
 		l.len = FSP_LABEL_UNREADABLE;
 	} else {
+		/* -ERANGE: no NUL in the bytes read, longer than a label */
+		cut = label_cut(raw);
+		memcpy(l.str, raw, strlen(raw) + 1);
 		l.len = strlen(l.str);
 		/* the BPF side's label hash (labels.bpf.h): FNV-1a of the string */
 		l.hash = fsp_fnv1a(l.str, l.len, FSP_FNV_OFFSET);
-		l.len = l.len ? l.len : FSP_LABEL_EMPTY;
+		l.len = l.len ? l.len | (cut ? FSP_LABEL_CUT : 0) : FSP_LABEL_EMPTY;
 	}
 	bpf_map_update_elem(fd, &key, &l, BPF_ANY);
 }
@@ -132,6 +173,7 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 				 uint64_t *errors)
 {
 	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	char raw[FSP_LABEL_LEN + 1];
 	struct fsp_label l;
 	int err;
 
@@ -147,31 +189,35 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	if (probemap_sites__is_label_id(addr)) {
 		/* Interned by a mapped probe, for all processes. */
 		key.tgid = 0;
-		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l)) {
-			snprintf(buf, size, "%.*s", (int)l.len, l.str);
-			return buf;
-		}
+		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l))
+			return label_out(buf, size, l.str, l.len);
 		return "(label not kept: the labels map was full; raise --max-stacks)";
 	}
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
 		if (l.len == FSP_LABEL_UNREADABLE)
 			goto error; /* unreadable while the process lived */
-		snprintf(buf, size, "%.*s", l.len == FSP_LABEL_EMPTY ? 0 : (int)l.len, l.str);
-		return buf;
+		return label_out(buf, size, l.str, l.len == FSP_LABEL_EMPTY ? 0 : l.len);
 	}
-	if (!read_mem_string(tgid, addr, buf, size))
-		return buf;
-	err = read_file_string(tgid, addr, buf, size);
-	if (!err)
-		return buf;
+	if (!read_mem_string(tgid, addr, raw, sizeof(raw)))
+		return label_out(buf, size, raw,
+				 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
+	/* -ERANGE: no NUL in the bytes read, longer than a label. */
+	err = read_file_string(tgid, addr, raw, sizeof(raw));
+	if (!err || err == -ERANGE)
+		return label_out(buf, size, raw,
+				 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
 	for (size_t i = 0; i < s->nr_targets && err == -ESRCH; i++) {
 		const struct target *t = &s->targets[i];
+		int n;
 
+		if (t->pid != (pid_t)tgid)
+			continue;
 		/* Gone: the file its last scan saw there, if its name still
 		 * names that file (procmaps__open). */
-		if (t->pid == (pid_t)tgid &&
-		    procmaps__read_string(0, t->mappings, t->nr_mappings, addr, buf, size) >= 0)
-			return buf;
+		n = procmaps__read_string(0, t->mappings, t->nr_mappings, addr, raw, sizeof(raw));
+		if (n >= 0 || n == -ERANGE)
+			return label_out(buf, size, raw,
+					 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
 	}
 error:
 	(*errors)++;
@@ -192,14 +238,19 @@ struct drain {
 	size_t nr_keys, cap_keys;
 };
 
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* d->pids are sorted (collect__take). */
 static bool drain_wants(const struct drain *d, __u32 tgid)
 {
-	if (!d->pids)
-		return true;
-	for (size_t i = 0; i < d->nr; i++)
-		if ((__u32)d->pids[i] == tgid)
-			return true;
-	return false;
+	pid_t pid = (pid_t)tgid;
+
+	return !d->pids || bsearch(&pid, d->pids, d->nr, sizeof(pid), cmp_pid);
 }
 
 /* Remembers key (size bytes) for drain_delete. 0 or -ENOMEM. */
@@ -355,8 +406,9 @@ static int add_samples(struct session *s, struct profile *p, const struct count_
 		   : profile__add_samples(p, pid, tid, payload_key(e->key.hash, 0), with - kept);
 }
 
-/* The samples kept with their payloads: each record a stack of its own. */
-static int collect_payloads(struct session *s, struct profile *p)
+/* The samples kept with their payloads: each record a stack of its own (of
+ * d's processes). */
+static int collect_payloads(struct session *s, struct profile *p, const struct drain *d)
 {
 	for (size_t i = 0; i < payloads__nr(s->payloads); i++) {
 		const struct payload_rec *r = payloads__rec(s->payloads, i);
@@ -365,6 +417,8 @@ static int collect_payloads(struct session *s, struct profile *p)
 		size_t id;
 		int err;
 
+		if (!drain_wants(d, pid))
+			continue;
 		err = payload_stack(p, pid, r->hash, key, payloads__values(s->payloads, r),
 				    r->depth, &id);
 		if (err == -ENOENT)
@@ -520,6 +574,9 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 			continue;
 		st.point = is_point_event(s, key.feature);
 		feature = resolve_label(s, key.tgid, key.feature, fbuf, sizeof(fbuf), label_errors);
+		/* --events=FEATURE,...: ABI v1 marks count all, the view shows these. */
+		if (!eventsel__wanted(s, feature))
+			continue;
 		instance = key.instance ? resolve_label(s, key.tgid, key.instance, ibuf,
 							sizeof(ibuf), label_errors)
 					: NULL;
@@ -589,23 +646,27 @@ cleanup:
 	bpf_link__destroy(link);
 }
 
-/* The counters of the ABI v2 stacks the sampler saw, summed. */
-static void v2_counters(struct session *s, struct fsp_v2_counters *sum)
+/* The counters of the ABI v2 stacks the sampler saw (of d's processes),
+ * added to sum; taken out of the map with d->take. */
+static void v2_counters(struct session *s, struct fsp_v2_counters *sum, struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.v2_counts);
-	struct fsp_v2_key key, *prev = NULL;
+	struct fsp_v2_key key, last, *prev = NULL;
 	struct fsp_v2_counters c;
 
-	memset(sum, 0, sizeof(*sum));
 	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &c))
+		last = key;
+		prev = &last;
+		if (!drain_wants(d, (__u32)key.tgid) || bpf_map_lookup_elem(fd, &key, &c))
 			continue;
+		if (drain_keep(d, &key, sizeof(key)))
+			break;
 		sum->stale += c.stale;
 		sum->overflows += c.overflows;
 		sum->unmatched += c.unmatched;
 		sum->skipped += c.skipped;
 	}
+	drain_delete(d, fd, sizeof(key));
 }
 
 /* The process records of the targets (of pids, if not NULL), with their
@@ -630,7 +691,8 @@ static int add_processes(struct session *s, struct profile *p, const struct drai
 }
 
 /* The records of d's processes from the maps into p (taken out of them
- * with d->take): labels are resolved before they go. */
+ * with d->take, with their payload records): labels are resolved before
+ * they go. */
 static int drain_into(struct session *s, struct profile *p, struct drain *d, uint64_t *label_errors)
 {
 	int err = add_processes(s, p, d);
@@ -641,16 +703,83 @@ static int drain_into(struct session *s, struct profile *p, struct drain *d, uin
 		err = collect_counts(s, p, d);
 	if (!err && s->opts.events)
 		err = collect_events(s, p, label_errors, d);
-	if (!err && d->take)
+	if (!err && d->take) {
 		drop_labels(s, d);
+		err = collect_payloads(s, p, d);
+		if (!err)
+			err = payloads__drop(s->payloads, d->pids, d->nr);
+		v2_counters(s, &s->retired_v2, d);
+	}
+	return err;
+}
+
+uint64_t collect__stat(struct session *s, __u32 stat)
+{
+	return stat_sum(s, stat);
+}
+
+/* Adds tgid to the sorted set *pids (nr, cap). 0 or -ENOMEM. */
+static int pid_set_add(pid_t **pids, size_t *nr, size_t *cap, pid_t pid)
+{
+	size_t lo = 0, hi = *nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if ((*pids)[mid] == pid)
+			return 0;
+		if ((*pids)[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (fsp_grow((void **)pids, cap, *nr + 1, sizeof(**pids)))
+		return -ENOMEM;
+	memmove(*pids + lo + 1, *pids + lo, (*nr - lo) * sizeof(**pids));
+	(*pids)[lo] = pid;
+	(*nr)++;
+	return 0;
+}
+
+int collect__pids(struct session *s, pid_t **pids, size_t *nr)
+{
+	int counts = bpf_map__fd(s->skel->maps.counts), stacks = bpf_map__fd(s->skel->maps.stacks);
+	struct fsp_count_key ck, clast, *cprev = NULL;
+	struct fsp_stack_key sk, slast, *sprev = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	*pids = NULL;
+	*nr = 0;
+	while (!err && !bpf_map_get_next_key(counts, cprev, &ck)) {
+		clast = ck;
+		cprev = &clast;
+		err = pid_set_add(pids, nr, &cap, (pid_t)ck.tgid);
+	}
+	while (!err && !bpf_map_get_next_key(stacks, sprev, &sk)) {
+		slast = sk;
+		sprev = &slast;
+		err = pid_set_add(pids, nr, &cap, (pid_t)sk.tgid);
+	}
 	return err;
 }
 
 int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr)
 {
-	struct drain d = {.pids = pids, .nr = nr, .take = true};
+	struct drain d = {.nr = nr, .take = true};
+	pid_t *sorted = malloc((nr ? nr : 1) * sizeof(*sorted));
+	int err;
 
-	return drain_into(s, p, &d, &s->retired_label_errors);
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, pids, nr * sizeof(*sorted));
+	qsort(sorted, nr, sizeof(*sorted), cmp_pid);
+	d.pids = sorted;
+	/* The payload records of their last samples, still in their ring. */
+	ring_buffer__consume(s->rb);
+	err = drain_into(s, p, &d, &s->retired_label_errors);
+	free(sorted);
+	return err;
 }
 
 /* Everything the maps hold so far into p, after the exited processes'
@@ -658,21 +787,24 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 static int collect_into(struct session *s, struct profile *p)
 {
 	uint64_t label_errors = s->retired_label_errors;
-	struct fsp_v2_counters v2;
+	struct fsp_v2_counters v2 = s->retired_v2;
 	struct drain all = {0};
 	int err;
 
+	/* The payloads still in their ring first: a sample is counted once,
+	 * with its record if the record is in, else as one whose payloads
+	 * were not kept. Read after the counts, the records that came
+	 * meanwhile were counted twice: a live view (the sampler runs on)
+	 * showed up to a second of samples more than there were. */
+	ring_buffer__consume(s->rb);
 	err = retire__replay(s, p);
 	if (!err)
 		err = drain_into(s, p, &all, &label_errors);
-	if (!err) {
-		/* The payloads still in their ring (the sampler may still run). */
-		ring_buffer__consume(s->rb);
-		err = collect_payloads(s, p);
-	}
+	if (!err)
+		err = collect_payloads(s, p, &all);
 	if (err)
 		return err;
-	v2_counters(s, &v2);
+	v2_counters(s, &v2, &all);
 	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
 	profile__set_diag(p, DIAG_UNKNOWN_STACKS, stat_sum(s, FSP_STAT_STACK_DROPS));
 	profile__set_diag(p, DIAG_UNMATCHED_LEAVES,

@@ -59,6 +59,8 @@ static int attach_tracepoints(struct session *s)
 			bpf_link__destroy(link);
 			return err;
 		}
+		if (progs[i] == s->skel->progs.on_fork)
+			s->fork_link = s->nr_links - 1;
 	}
 	if (uses_charges(&s->opts)) {
 		struct bpf_link *link = bpf_program__attach(s->skel->progs.charge_on_exit);
@@ -123,6 +125,23 @@ static void set_comms(struct profiler_bpf *skel, const char *list)
 	}
 	skel->rodata->nr_comms = n;
 	free(copy);
+}
+
+/* --events=FEATURE,...: the features' name hashes, and room to note which
+ * sites fired for which (eventsel.c); the calibration probe with --events. */
+static void set_event_features(struct profiler_bpf *skel, const struct session_opts *o)
+{
+	__u64 h[FSP_MAX_EVENT_FEATURES];
+	unsigned int n = 0;
+	bool filter =
+		o->v2_events && o->event_features && !eventsel__hashes(o->event_features, h, &n);
+
+	skel->rodata->nr_event_features = filter ? n : 0;
+	for (unsigned int i = 0; filter && i < n; i++)
+		skel->rodata->event_features[i] = h[i];
+	bpf_map__set_max_entries(skel->maps.skip_sites, filter ? MAX_EVENT_SITES : 1);
+	bpf_map__set_max_entries(skel->maps.keep_sites, filter ? MAX_EVENT_SITES : 1);
+	bpf_program__set_autoload(skel->progs.trap_cost, o->v2_events);
 }
 
 /*
@@ -190,6 +209,8 @@ int loader__load(struct session *s)
 	skel->rodata->max_depth = o->max_depth;
 	skel->rodata->sync_tgid = o->sync_pid;
 	skel->rodata->follow_forks = o->follow_forks;
+	skel->rodata->inherit_marks = o->inherit_marks;
+	skel->rodata->hold_vfork = o->v2_events;
 	skel->rodata->events_enabled = o->events;
 	skel->rodata->max_events = max_events;
 	/* With the event view off, its maps are never touched: keep them tiny. */
@@ -209,6 +230,7 @@ int loader__load(struct session *s)
 	skel->rodata->system_wide = o->system_wide;
 	set_native(skel, o);
 	set_comms(skel, o->comm_filter);
+	set_event_features(skel, o);
 	bpf_program__set_autoload(skel->progs.on_switch, o->offcpu);
 	bpf_program__set_autoload(skel->progs.on_exit, o->offcpu || o->system_wide);
 	bpf_program__set_autoload(skel->progs.flush_offcpu, o->offcpu);
@@ -218,6 +240,8 @@ int loader__load(struct session *s)
 	/* Processes with probes at once (and, -a, excluded ones); -a retires
 	 * exited ones. A process beyond is not profiled, and counted. */
 	bpf_map__set_max_entries(skel->maps.targets, o->system_wide ? MAX_TARGETS_SW : MAX_TARGETS);
+	/* -a: every process's exec and start come through it too. */
+	bpf_map__set_max_entries(skel->maps.events, o->system_wide ? EVENTS_RB_SW : EVENTS_RB);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
 	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
 	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);

@@ -25,12 +25,21 @@ static int on_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e))
 		return 0;
+	/* The session is over: only a child held stopped is let go. */
+	if (s->closing) {
+		if (e->type == FSP_EVENT_FORK && e->addr)
+			kill(e->pid, SIGCONT);
+		return 0;
+	}
 	switch (e->type) {
 	case FSP_EVENT_FORK:
 		err = loop__check(s, session__add_target(s, e->pid, NULL));
 		if (err < 0 && err != -ESRCH && err != -ENOMSG)
 			log__verbose("cannot follow child %d of %d: %s", e->pid, e->ppid,
 				     strerror(-err));
+		/* A vfork child held until its probes were attached: on it goes. */
+		if (e->addr)
+			kill(e->pid, SIGCONT);
 		break;
 	case FSP_EVENT_EXEC:
 		stacks__exec(s->stacks, e->pid, e->addr);
@@ -60,6 +69,9 @@ static int on_event(void *ctx, void *data, size_t size)
 		break;
 	case FSP_EVENT_LABEL:
 		collect__label_now(s, e->pid, e->addr);
+		break;
+	case FSP_EVENT_SKIP_SITE:
+		eventsel__drop(s);
 		break;
 	case FSP_EVENT_EXIT:
 		syswide__exit(s, e->pid);
@@ -248,8 +260,11 @@ int session__run(struct session *s)
 					targets__gone(s, &s->targets[j]);
 			/* System-wide: processes started since (their probes may not
 			 * have fired yet, or be in files not seen before). */
-			if (s->opts.system_wide)
+			if (s->opts.system_wide) {
 				syswide__rescan(s);
+				retire__orphans(s);
+			}
+			eventsel__drop(s);
 			next_rescan = now(CLOCK_MONOTONIC) + RESCAN_INTERVAL_S;
 		}
 	}

@@ -89,9 +89,9 @@ static struct payload_group *group_of(struct payloads *pl, uint64_t a, uint64_t 
 	return &pl->groups[i];
 }
 
-/* Keeps only the records that qualify at the current shift; rebuilds the
- * maps and the groups' sums. */
-static int thin(struct payloads *pl)
+/* Keeps only the records that qualify at the current shift and that keep()
+ * does not refuse (NULL: all); rebuilds the maps and the groups' sums. */
+static int rebuild(struct payloads *pl, bool (*keep)(uint32_t tgid, void *ctx), void *ctx)
 {
 	size_t n = 0, pool = 0;
 
@@ -102,7 +102,7 @@ static int thin(struct payloads *pl)
 		struct payload_rec r = pl->recs[i];
 		struct payload_group *g;
 
-		if (!qualifies(pl, r.phash))
+		if (!qualifies(pl, r.phash) || (keep && !keep((uint32_t)(r.a >> 32), ctx)))
 			continue;
 		memmove(pl->pool + pool, pl->pool + r.off, r.depth * sizeof(*pl->pool));
 		r.off = pool;
@@ -117,6 +117,28 @@ static int thin(struct payloads *pl)
 	pl->nr = n;
 	pl->nr_pool = pool;
 	return 0;
+}
+
+struct pid_list {
+	const pid_t *pids;
+	size_t nr;
+};
+
+static bool not_listed(uint32_t tgid, void *ctx)
+{
+	const struct pid_list *l = ctx;
+
+	for (size_t i = 0; i < l->nr; i++)
+		if ((uint32_t)l->pids[i] == tgid)
+			return false;
+	return true;
+}
+
+int payloads__drop(struct payloads *pl, const pid_t *pids, size_t nr)
+{
+	struct pid_list l = {pids, nr};
+
+	return pl && nr ? rebuild(pl, not_listed, &l) : 0;
 }
 
 int payloads__add(struct payloads *pl, const struct fsp_payload_rec *rec, size_t size)
@@ -161,7 +183,7 @@ int payloads__add(struct payloads *pl, const struct fsp_payload_rec *rec, size_t
 	g->kept++;
 	while (pl->nr > pl->max && pl->shift < 63) {
 		pl->shift++;
-		r = thin(pl);
+		r = rebuild(pl, NULL, NULL);
 		if (r)
 			return r;
 	}

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "profiler.h"
@@ -37,6 +38,9 @@ const struct payload_rec *payloads__rec(const struct payloads *pl, size_t i);
 const uint64_t *payloads__values(const struct payloads *pl, const struct payload_rec *r);
 /* Samples kept with a payload vector, of thread (tgid, tid) and stack hash. */
 uint64_t payloads__kept(const struct payloads *pl, uint32_t tgid, uint32_t tid, uint64_t hash);
+/* Forgets the records of processes pids (nr): their samples went into a
+ * profile of exited processes (retirement, -a). 0 or -ENOMEM. */
+int payloads__drop(struct payloads *pl, const pid_t *pids, size_t nr);
 /* Vectors are kept at rate 2^-shift. */
 unsigned int payloads__shift(const struct payloads *pl);
 

@@ -19,8 +19,10 @@
 
 #include <bpf/libbpf.h>
 
+#include "hashmap.h"
 #include "log.h"
 #include "procmaps.h"
+#include "procscan.h"
 #include "util.h"
 #include "session_int.h"
 
@@ -55,27 +57,37 @@ struct proc_map {
 	struct fold_rep *rep; /* NULL: kept as it is */
 };
 
-/* The name of thread (pid, tid) of p ("" if unknown). */
-static const char *thread_comm(const struct profile *p, uint32_t pid, uint32_t tid)
+/* Where one process of src goes in dst (the plan), and what copying looks up
+ * for each record: the process's mapping and its folded threads' ids. */
+struct fold_plan {
+	const struct proc_map *pm;
+	size_t npm;
+	struct hashmap by_pid; /* pid -> index in pm */
+	struct hashmap tids; /* (pid, tid) of a folded process -> tid in dst */
+};
+
+/* Each process's name in p: its main thread's, else its first thread's; by
+ * pid, the index of that thread. */
+static int comm_index(const struct profile *p, struct hashmap *m)
 {
 	struct profile_thread th;
 
-	for (size_t i = 0; i < profile__nr_threads(p); i++)
-		if (!profile__thread(p, i, &th) && th.pid == pid && th.tid == tid)
-			return th.comm;
-	return "";
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < profile__nr_threads(p); i++)
+			if (!profile__thread(p, i, &th) && (pass || th.tid == th.pid) &&
+			    hashmap__find_or_insert(m, th.pid, 0, i, NULL) < 0)
+				return -ENOMEM;
+	return 0;
 }
 
-/* The process's name: its main thread's, else its first thread's. */
-static const char *process_comm(const struct profile *p, uint32_t pid)
+static const char *process_comm(const struct profile *p, const struct hashmap *m, uint32_t pid)
 {
-	const char *comm = thread_comm(p, pid, pid);
 	struct profile_thread th;
+	uint64_t i;
 
-	for (size_t i = 0; !*comm && i < profile__nr_threads(p); i++)
-		if (!profile__thread(p, i, &th) && th.pid == pid)
-			comm = th.comm;
-	return comm;
+	if (!hashmap__find(m, pid, 0, &i) || profile__thread(p, i, &th))
+		return "";
+	return th.comm;
 }
 
 static struct fold_rep *fold_rep(struct retire_fold *f, const char *comm, uint32_t pid)
@@ -109,10 +121,12 @@ static uint32_t fold_tid(struct fold_rep *r, uint32_t tid, const char *comm)
 	return tid;
 }
 
-/* A stack's key by content, the same in every process (never 0). */
-static uint64_t content_key(const struct profile_frame *f, size_t depth)
+/* A stack's key by content, the same in every process (never 0); a stack
+ * whose payloads were not kept stays apart from the one with the same
+ * frames. */
+static uint64_t content_key(const struct profile_frame *f, size_t depth, unsigned int flags)
 {
-	uint64_t h = FSP_FNV_OFFSET;
+	uint64_t h = fsp_fnv1a_step(FSP_FNV_OFFSET, flags);
 
 	for (size_t i = 0; i < depth; i++) {
 		const char *strs[2] = {f[i].feature, f[i].instance ? f[i].instance : ""};
@@ -127,30 +141,40 @@ static uint64_t content_key(const struct profile_frame *f, size_t depth)
 	return h ? h : 1;
 }
 
-static const struct proc_map *find_map(const struct proc_map *m, size_t n, uint32_t pid)
+static unsigned int stack_flags(const struct profile *p, size_t i)
 {
-	for (size_t i = 0; i < n; i++)
-		if (m[i].pid == pid)
-			return &m[i];
-	return NULL;
+	struct profile_stack st;
+
+	return profile__stack(p, i, &st) ? 0 : st.flags;
+}
+
+static const struct proc_map *find_map(const struct fold_plan *fp, uint32_t pid)
+{
+	uint64_t i;
+
+	return fp && hashmap__find(&fp->by_pid, pid, 0, &i) ? &fp->pm[i] : NULL;
 }
 
 /* (pid, tid, key) of src as dst records them. */
-static void map_ids(const struct profile *src, const struct proc_map *pm, uint32_t *pid,
-		    uint32_t *tid, uint64_t *key, const struct profile_frame *frames, size_t depth,
+static void map_ids(const struct fold_plan *fp, uint32_t *pid, uint32_t *tid, uint64_t *key,
+		    const struct profile_frame *frames, size_t depth, unsigned int flags,
 		    bool known)
 {
+	const struct proc_map *pm = find_map(fp, *pid);
+	uint64_t t;
+
 	if (!pm || !pm->rep)
 		return;
 	if (tid)
-		*tid = fold_tid(pm->rep, *tid, thread_comm(src, *pid, *tid));
+		*tid = hashmap__find(&fp->tids, *pid, *tid, &t) ? (uint32_t)t
+								: fold_tid(pm->rep, *tid, "");
 	if (key && *key && known)
-		*key = content_key(frames, depth);
+		*key = content_key(frames, depth, flags);
 	*pid = pm->rep->pid;
 }
 
 static int copy_threads_stacks(struct profile *dst, const struct profile *src,
-			       const struct proc_map *pm, size_t npm)
+			       const struct fold_plan *fp)
 {
 	int err = 0;
 
@@ -162,28 +186,31 @@ static int copy_threads_stacks(struct profile *dst, const struct profile *src,
 			continue;
 		pid = th.pid;
 		tid = th.tid;
-		map_ids(src, find_map(pm, npm, pid), &pid, &tid, NULL, NULL, 0, false);
+		map_ids(fp, &pid, &tid, NULL, NULL, 0, 0, false);
 		err = profile__rename_thread(dst, pid, tid, th.comm);
 	}
 	for (size_t i = 0; !err && i < profile__nr_stacks(src); i++) {
 		struct profile_stack st;
 		uint32_t pid;
 		uint64_t key;
+		size_t id;
 
 		if (profile__stack(src, i, &st))
 			continue;
 		pid = st.pid;
 		key = st.key;
-		map_ids(src, find_map(pm, npm, pid), &pid, NULL, &key, st.frames, st.depth, true);
+		map_ids(fp, &pid, NULL, &key, st.frames, st.depth, st.flags, true);
 		err = profile__add_stack(dst, pid, key, st.frames, st.depth);
 		if (err == -EEXIST)
 			err = 0;
+		if (!err && st.flags && !profile__find_stack(dst, pid, key, &id))
+			err = profile__set_stack_flags(dst, id, st.flags);
 	}
 	return err;
 }
 
 static int copy_samples_events(struct profile *dst, const struct profile *src,
-			       const struct proc_map *pm, size_t npm)
+			       const struct fold_plan *fp)
 {
 	int err = 0;
 
@@ -197,8 +224,8 @@ static int copy_samples_events(struct profile *dst, const struct profile *src,
 		pid = sm.pid;
 		tid = sm.tid;
 		key = sm.key;
-		map_ids(src, find_map(pm, npm, pid), &pid, &tid, &key, sm.frames, sm.depth,
-			sm.known);
+		map_ids(fp, &pid, &tid, &key, sm.frames, sm.depth,
+			sm.stack == PROFILE_NO_STACK ? 0 : stack_flags(src, sm.stack), sm.known);
 		/* -ENOENT: an unknown stack, counted in the total all the same. */
 		if (sm.count)
 			err = profile__add_samples(dst, pid, tid, key, sm.count);
@@ -214,17 +241,42 @@ static int copy_samples_events(struct profile *dst, const struct profile *src,
 		if (profile__event(src, i, &ev))
 			continue;
 		pid = ev.pid;
-		map_ids(src, find_map(pm, npm, pid), &pid, NULL, NULL, NULL, 0, false);
+		map_ids(fp, &pid, NULL, NULL, NULL, 0, 0, false);
 		err = profile__add_events(dst, pid, ev.feature, ev.instance, ev.stats);
 	}
 	return err;
+}
+
+/* Indexes pm (npm) and the threads of src's folded processes in fp. */
+static int plan_index(struct fold_plan *fp, const struct profile *src, const struct proc_map *pm,
+		      size_t npm)
+{
+	struct profile_thread th;
+
+	*fp = (struct fold_plan){pm, npm, HASHMAP_INIT, HASHMAP_INIT};
+	for (size_t i = 0; i < npm; i++)
+		if (hashmap__find_or_insert(&fp->by_pid, pm[i].pid, 0, i, NULL) < 0)
+			return -ENOMEM;
+	for (size_t i = 0; i < profile__nr_threads(src); i++) {
+		const struct proc_map *m;
+
+		if (profile__thread(src, i, &th))
+			continue;
+		m = find_map(fp, th.pid);
+		if (m && m->rep &&
+		    hashmap__find_or_insert(&fp->tids, th.pid, th.tid,
+					    fold_tid(m->rep, th.tid, th.comm), NULL) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Adds every record of src to dst, each process as pm says (NULL: as it is). */
 static int absorb(struct profile *dst, const struct profile *src, const struct proc_map *pm,
 		  size_t npm)
 {
-	int err = 0;
+	struct fold_plan plan, *fp = pm ? &plan : NULL;
+	int err = pm ? plan_index(&plan, src, pm, npm) : 0;
 
 	for (size_t i = 0; !err && i < profile__nr_pids(src); i++) {
 		struct profile_process pr;
@@ -232,15 +284,19 @@ static int absorb(struct profile *dst, const struct profile *src, const struct p
 
 		if (profile__process(src, i, &pr))
 			continue;
-		m = find_map(pm, npm, pr.pid);
+		m = find_map(fp, pr.pid);
 		err = profile__add_pid(dst, m && m->rep ? m->rep->pid : pr.pid);
 		if (!err && pr.nspid && !(m && m->rep))
 			err = profile__set_process_nspid(dst, pr.pid, pr.nspid);
 	}
 	if (!err)
-		err = copy_threads_stacks(dst, src, pm, npm);
+		err = copy_threads_stacks(dst, src, fp);
 	if (!err)
-		err = copy_samples_events(dst, src, pm, npm);
+		err = copy_samples_events(dst, src, fp);
+	if (fp) {
+		hashmap__fini(&plan.by_pid);
+		hashmap__fini(&plan.tids);
+	}
 	return err;
 }
 
@@ -267,24 +323,29 @@ static int plan_folds(struct session *s, const struct profile *taken, struct pro
 		      size_t *npm)
 {
 	struct retire_fold *f = s->fold;
+	struct hashmap comms = HASHMAP_INIT;
+	int err = comm_index(taken, &comms);
 
 	*npm = 0;
-	for (size_t i = 0; i < profile__nr_pids(taken); i++) {
+	for (size_t i = 0; !err && i < profile__nr_pids(taken); i++) {
 		uint32_t pid = profile__pid(taken, i);
 		struct fold_rep *rep = NULL;
 
 		if (f->kept < retired_keep()) {
 			f->kept++;
 		} else {
-			rep = fold_rep(f, process_comm(taken, pid), pid);
-			if (!rep)
-				return -ENOMEM;
+			rep = fold_rep(f, process_comm(taken, &comms, pid), pid);
+			if (!rep) {
+				err = -ENOMEM;
+				break;
+			}
 			if (rep->pid != pid)
 				f->folded++;
 		}
 		pm[(*npm)++] = (struct proc_map){pid, rep};
 	}
-	return 0;
+	hashmap__fini(&comms);
+	return err;
 }
 
 /* Moves the records of processes pids (nr) from the maps to s->retired. */
@@ -335,12 +396,13 @@ void retire__due(struct session *s)
 	size_t nr = 0, j = 0;
 	pid_t *pids;
 
-	if (!s->opts.system_wide)
+	if (!s->opts.system_wide || t - s->retired_mono < RETIRE_INTERVAL_S)
 		return;
 	for (size_t i = 0; i < s->nr_targets; i++)
 		nr += due(&s->targets[i], t);
 	if (!nr)
 		return;
+	s->retired_mono = t;
 	pids = calloc(nr, sizeof(*pids));
 	if (!pids)
 		return;
@@ -376,7 +438,40 @@ double retire__next(const struct session *s)
 		if (!s->targets[i].alive && (next < 0 || due < next))
 			next = due > 0 ? due : 0;
 	}
+	/* Passes are RETIRE_INTERVAL_S apart. */
+	if (next >= 0 && next < s->retired_mono + RETIRE_INTERVAL_S - t)
+		next = s->retired_mono + RETIRE_INTERVAL_S - t;
 	return next;
+}
+
+void retire__orphans(struct session *s)
+{
+	uint64_t lost = collect__stat(s, FSP_STAT_EVENTS_LOST), start;
+	pid_t *pids, *gone;
+	size_t nr, n = 0;
+
+	if (!s->opts.system_wide || lost == s->events_lost_seen)
+		return;
+	s->events_lost_seen = lost;
+	if (collect__pids(s, &pids, &nr))
+		return;
+	gone = calloc(nr ? nr : 1, sizeof(*gone));
+	for (size_t i = 0; gone && i < nr; i++) {
+		if (targets__find(s, pids[i]))
+			continue;
+		if (procscan__start_time(pids[i], &start) == -ESRCH)
+			gone[n++] = pids[i];
+		else
+			syswide__new_process(s, pids[i]);
+	}
+	if (n) {
+		log__verbose("%zu exited processes userspace had not heard of (%llu events lost): "
+			     "their records retired",
+			     n, (unsigned long long)lost);
+		retire_pids(s, gone, n);
+	}
+	free(gone);
+	free(pids);
 }
 
 int retire__replay(struct session *s, struct profile *p)

@@ -51,6 +51,7 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	}
 	s->opts = *opts;
 	s->epfd = s->sigfd = -1;
+	s->fork_link = SIZE_MAX;
 	s->child_status = -1;
 	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
@@ -62,6 +63,9 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	*err = loader__load(s);
 	if (*err)
 		goto cleanup;
+	/* --events: what its traps cost, for the report to weigh them. */
+	if (eventsel__measure(s))
+		log__verbose("--events: cannot measure what a probe hit costs");
 	*err = loop__setup(s);
 	if (*err) {
 		log__err("cannot set up the event loop: %s", strerror(-*err));
@@ -83,6 +87,17 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	loader__stop_sampler(s);
+	/* No child is held stopped past the session (a vfork child of a
+	 * launched command waits for its probes, loop.c). */
+	if (s->rb && s->fork_link < s->nr_links) {
+		bpf_link__destroy(s->links[s->fork_link].link);
+		s->links[s->fork_link] = (struct attachment){NULL, -1};
+		s->closing = true;
+		ring_buffer__consume(s->rb);
+	}
+	/* Before the links go: the records say no more that we keep their
+	 * stacks (v2.c). */
+	v2__release(s);
 	free(s->perf_fds);
 	free(s->perf_links);
 	bpf_link__destroy(s->switch_link);
@@ -93,6 +108,7 @@ void session__free(struct session *s)
 	free(s->probemap_found);
 	free(s->frames_warned);
 	free(s->feature_names);
+	free(s->event_sites);
 	syswide__free(s);
 	v2__free(s);
 	retire__free(s);

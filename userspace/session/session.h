@@ -39,12 +39,16 @@ struct session_opts {
 	uint32_t max_depth;
 	uint32_t max_stacks;
 	bool follow_forks;
+	bool inherit_marks; /* a forked child runs inside its parent's open marks */
 	/* The event view: exact enter/leave counts and durations per (process,
 	 * feature, instance), counted by the probes themselves. */
 	bool events;
 	/* Exact counts for ABI v2 marks too (--events): their v1 probes are
 	 * attached, so every v2 mark traps as a v1 mark does. */
 	bool v2_events;
+	/* --events=FEATURE,...: comma-separated, the features whose ABI v2
+	 * marks trap and are counted (NULL: all). */
+	const char *event_features;
 	/* Off-CPU time: a sched_switch hook charges the time a target thread is
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
@@ -124,6 +128,9 @@ const char *session__marks(const struct session *s, char *buf, size_t size);
 unsigned int session__nr_sites(const struct session *s);
 /* The sampling period, 1e9 / frequency_hz rounded (ns, fsp_period_ns). */
 uint64_t session__period_ns(const struct session *s);
+/* With --events, what a probe hit (a trap) costs here, measured at the start
+ * in ns; 0 when not measured. */
+uint64_t session__trap_ns(const struct session *s);
 double session__duration(const struct session *s);
 double session__start_time(const struct session *s);
 double session__end_time(const struct session *s);

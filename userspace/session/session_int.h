@@ -35,6 +35,10 @@
 /* -a: an exited process's records leave the maps this long after its exit
  * (its last samples, taken on the way out, are in by then). */
 #define RETIRE_DELAY_S 0.2
+/* -a: at most one retirement pass this often; each walks the maps whole, so
+ * that processes exiting 150 times a second are retired 30 at a time, not
+ * one by one (which took more time than there was, and the maps filled). */
+#define RETIRE_INTERVAL_S 0.2
 /* -a: exited processes kept each with their own records; later ones are
  * folded into an earlier process of the same name (profile.c says 1000). */
 #define RETIRED_KEEP 1000
@@ -42,6 +46,11 @@
 /* Entries of the targets map: processes profiled at once. */
 #define MAX_TARGETS 4096
 #define MAX_TARGETS_SW 32768
+/* --events=FEATURE,...: shadow sites the kernel side notes (skip_sites, keep_sites). */
+#define MAX_EVENT_SITES 65536
+/* Bytes of the events ring buffer (forks, execs, exits, new processes). */
+#define EVENTS_RB (256 << 10)
+#define EVENTS_RB_SW (2 << 20)
 #define MAX_PROBEMAP_SITES 1024
 /* Off-CPU records of threads whose array slot is taken (allocated on use). */
 #define OFFCPU_SPILL 65536
@@ -102,6 +111,13 @@ struct session {
 	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
 	size_t nr_links;
 	size_t cap_links;
+	/* --events=FEATURE,...: each shadow site's link (its index in links),
+	 * by the number in its cookie; SIZE_MAX once it was detached. */
+	size_t *event_sites;
+	size_t nr_event_sites, cap_event_sites;
+	uint32_t next_event_site; /* the number the next such site gets */
+	unsigned int dropped_sites;
+	uint64_t trap_ns; /* --events: a probe hit's cost, measured (eventsel.c); 0: not */
 	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
 	size_t nr_specs;
 	size_t max_specs;
@@ -137,6 +153,11 @@ struct session {
 	struct profile *retired;
 	struct retire_fold *fold;
 	uint64_t retired_label_errors;
+	struct fsp_v2_counters retired_v2; /* the retired processes' ABI v2 counters */
+	double retired_mono; /* the last retirement pass */
+	bool closing; /* session__free: events only let held children go */
+	size_t fork_link; /* on_fork's link, in links (SIZE_MAX: none) */
+	uint64_t events_lost_seen; /* FSP_STAT_EVENTS_LOST at the last orphan sweep */
 	int child_status;
 	bool stop;
 	int fatal; /* -errno that ends the session (a probe map that does not fit) */
@@ -173,6 +194,17 @@ void attach__fd_path(int fd, char *buf, size_t size);
 int attach__link(struct session *s, struct bpf_link *link);
 /* Destroys every link kept (in threads: each waits for an RCU grace period). */
 void attach__destroy_all(struct session *s);
+
+/* eventsel.c */
+/* The FNV-1a hashes of the comma-separated names of list (at most
+ * FSP_MAX_EVENT_FEATURES) into out. 0 or -EINVAL. */
+int eventsel__hashes(const char *list, __u64 *out, unsigned int *nr);
+/* Does the event view keep feature (--events=FEATURE,...)? */
+bool eventsel__wanted(const struct session *s, const char *feature);
+/* Detaches the shadow sites that fired for other features only. */
+void eventsel__drop(struct session *s);
+/* --events: measures what a probe hit costs here (s->trap_ns). 0 or -errno. */
+int eventsel__measure(struct session *s);
 
 /* hooks.c */
 int hooks__dl(struct session *s, struct target *t, const char *exe);
@@ -220,6 +252,11 @@ void syswide__dlopen(struct session *s, pid_t pid);
 /* Adds the records of processes pids to p and deletes them from the maps
  * (their mark_stats slots zeroed and freed). 0 or -errno. */
 int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr);
+/* A counter of the kernel side (FSP_STAT_*), summed over the CPUs. */
+uint64_t collect__stat(struct session *s, __u32 stat);
+/* The processes with records in the counts and stacks maps, sorted (*pids,
+ * freed by the caller). 0 or -ENOMEM. */
+int collect__pids(struct session *s, pid_t **pids, size_t *nr);
 
 /* retire.c */
 /* Retires the targets gone for RETIRE_DELAY_S: their records move from the
@@ -230,6 +267,10 @@ double retire__next(const struct session *s);
 /* Adds the retired records to p. 0 or -errno. */
 int retire__replay(struct session *s, struct profile *p);
 uint64_t retire__folded(const struct session *s);
+/* -a, after events were lost (the ring was full): the records of processes
+ * userspace never heard of are retired if they have exited (their exit
+ * went unheard too), their processes profiled if they run. */
+void retire__orphans(struct session *s);
 void retire__free(struct session *s);
 
 /* collect.c */
@@ -248,6 +289,8 @@ int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf);
 /* Registers the records of pid's mapped files (m, n) for the sampler. */
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n);
 void v2__forget(struct session *s, pid_t pid); /* pid is gone */
+/* The session leaves the records it registered (their profiler slots). */
+void v2__release(struct session *s);
 void v2__free(struct session *s);
 
 /* loop.c */

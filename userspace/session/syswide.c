@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,14 +131,20 @@ static void sw_prune(struct syswide *sw)
 static bool sw_admitted(struct session *s, pid_t pid)
 {
 	char comm[64] = "";
-	__u32 key = pid, zero = 0;
+	uint64_t start;
+	__u32 key = pid;
+	__u64 out;
 
 	if (!s->opts.comm_filter)
 		return true;
 	procscan__comm(pid, comm, sizeof(comm));
 	if (procscan__in_list(s->opts.comm_filter, comm))
 		return true;
-	bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &zero, BPF_ANY);
+	/* Left out as the process that has the PID now (profiler.h). */
+	if (!procscan__start_time(pid, &start)) {
+		out = start << 1;
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &out, BPF_ANY);
+	}
 	return false;
 }
 
@@ -287,22 +292,34 @@ static int sw_add(struct session *s, pid_t pid)
  * side deletes a process's entry at its exit, but userspace may write one
  * for a process that has just exited (an admission or exclusion decided from
  * an event or a scan that raced with the exit): without this, such entries
- * would fill the map over the hours.
+ * would fill the map over the hours. An entry is a process's by its start
+ * time (profiler.h): one whose PID another process or a thread has now is
+ * gone too (the kernel side ignores it already).
  */
 static void sw_sweep(struct session *s)
 {
 	int fd = bpf_map__fd(s->skel->maps.targets);
 	__u32 key, last, *prev = NULL, gone[256];
+	__u64 v, vals[256];
+	uint64_t start;
 	size_t n = 0;
+	int err;
 
 	while (n < sizeof(gone) / sizeof(gone[0]) && !bpf_map_get_next_key(fd, prev, &key)) {
 		last = key;
 		prev = &last;
-		if (kill((pid_t)key, 0) && errno == ESRCH)
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		err = procscan__start_time((pid_t)key, &start);
+		if (err == -ESRCH || (!err && start != v >> 1)) {
+			vals[n] = v;
 			gone[n++] = key;
+		}
 	}
+	/* Not if the kernel side admitted the PID's new process meanwhile. */
 	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &gone[i]);
+		if (!bpf_map_lookup_elem(fd, &gone[i], &v) && v == vals[i])
+			bpf_map_delete_elem(fd, &gone[i]);
 }
 
 int syswide__rescan(struct session *s)

@@ -189,14 +189,29 @@ static int watch_exit(struct session *s, struct target *t)
 	return err;
 }
 
-/* Admits pid in the kernel side's targets map; a full map is reported. */
+/* Admits pid in the kernel side's targets map as the process that has it now
+ * (its start time, profiler.h); a full map is reported. -ESRCH: it is gone. */
 static int admit(struct session *s, pid_t pid)
 {
-	__u32 key = pid, one = 1;
+	int fd = bpf_map__fd(s->skel->maps.targets);
+	__u32 key = pid;
+	uint64_t start, again;
+	__u64 in;
 	int err;
 
-	if (!bpf_map_update_elem(bpf_map__fd(s->skel->maps.targets), &key, &one, BPF_ANY))
+	err = procscan__start_time(pid, &start);
+	if (err)
+		return err;
+	in = start << 1 | FSP_TARGET_IN;
+	if (!bpf_map_update_elem(fd, &key, &in, BPF_ANY)) {
+		/* It exited meanwhile: the entry is no one's (the kernel side
+		 * would ignore it; it goes now rather than at the sweep). */
+		if (procscan__start_time(pid, &again) || again != start) {
+			bpf_map_delete_elem(fd, &key);
+			return -ESRCH;
+		}
 		return 0;
+	}
 	err = -errno;
 	if (!s->untracked++)
 		log__err("cannot profile process %d: %s (more processes with probes at once than "

@@ -12,13 +12,21 @@
  * record's gen is raised (written in the process), so that frames left over
  * from an earlier session (entered while it was attached, left after) are
  * dropped at each thread's next push and never sampled meanwhile. Not when
- * another profiler is attached (the semaphore is above what this session
- * raised): then the sessions share the stacks as they are.
+ * another fsp-bpf session is attached to the record: then the marks were
+ * kept all along and the sessions share the stacks as they are. The
+ * semaphore cannot tell: the kernel raises it once per probe site and
+ * process, however many sessions attach the site. So each session writes
+ * its id (pid and start time) in one of the record's profiler slots while it
+ * is attached, and clears it at the end; a slot whose session is gone
+ * (killed) is free. A session that finds the gen moved under it (another
+ * session raised it: one that could not see this one's slot) takes the new
+ * gen as it is, never raises it again.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -40,9 +48,14 @@ struct v2_reg {
 	uint64_t addr;
 	int64_t tp_offset;
 	uint32_t gen;
+	bool exe; /* the executable's own record */
+	bool dropped; /* beyond FSP_V2_MAX_DSOS: not read, counted once */
+	bool raised; /* another copy whose semaphores this session raised */
+	bool pending; /* another copy not ready yet: only its semaphores raised */
 };
 
 struct v2_state {
+	uint64_t id; /* this session's profiler id (fsp_v2__profiler_id), 0: none */
 	struct v2_file *files;
 	size_t nr_files, cap_files;
 	struct v2_reg *regs;
@@ -51,8 +64,11 @@ struct v2_state {
 
 static struct v2_state *state(struct session *s)
 {
-	if (!s->v2)
+	if (!s->v2) {
 		s->v2 = calloc(1, sizeof(*s->v2));
+		if (s->v2)
+			s->v2->id = fsp_v2__profiler_id(getpid());
+	}
 	return s->v2;
 }
 
@@ -88,13 +104,43 @@ int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf)
 	return 0;
 }
 
-/* The v2_procs entry of pid holds reg (added or updated if not). */
-static int map_ensure(struct session *s, const struct v2_reg *r)
+static struct v2_reg *find_reg(struct v2_state *v, pid_t pid, uint64_t addr);
+
+/* A record of pid beyond what the sampler reads: not sampled, counted once,
+ * said once per process (its first). */
+static void drop_record(struct session *s, struct v2_reg *r, const char *path)
+{
+	struct v2_state *v = s->v2;
+	bool said = false;
+
+	for (size_t i = 0; i < v->nr_regs; i++)
+		said |= v->regs[i].pid == r->pid && v->regs[i].dropped;
+	if (!said)
+		log__err("process %d maps more than %d files with ABI v2 marks (what fsp-bpf reads "
+			 "of a process): the marks of %s are not sampled (counted in "
+			 "attach_errors)",
+			 r->pid, FSP_V2_MAX_DSOS,
+			 path ? path : "a library (the executable's own take its place)");
+	else
+		log__verbose("process %d: the ABI v2 marks of %s are not sampled either", r->pid,
+			     path ? path : "another library");
+	r->dropped = true;
+	s->attach_errors++;
+}
+
+/*
+ * The v2_procs entry of pid holds reg (added or updated if not). When it is
+ * full, the executable's own record takes the place of the last library's:
+ * a program's own marks are what it is profiled for.
+ */
+static int map_ensure(struct session *s, struct v2_reg *r, const char *path)
 {
 	int fd = bpf_map__fd(s->skel->maps.v2_procs);
 	struct fsp_v2_proc p;
 	__u32 key = r->pid, i;
 
+	if (r->dropped)
+		return -E2BIG;
 	if (bpf_map_lookup_elem(fd, &key, &p))
 		memset(&p, 0, sizeof(p));
 	for (i = 0; i < p.nr && i < FSP_V2_MAX_DSOS; i++)
@@ -102,11 +148,13 @@ static int map_ensure(struct session *s, const struct v2_reg *r)
 			break;
 	if (i < p.nr && p.dso[i].gen == r->gen && p.dso[i].tp_offset == r->tp_offset)
 		return 0;
-	if (i == FSP_V2_MAX_DSOS) {
-		log__err("process %d has more than %d libraries with fsp marks (ABI v2): the "
-			 "marks of the others are not sampled",
-			 r->pid, FSP_V2_MAX_DSOS);
-		s->attach_errors++;
+	if (i == FSP_V2_MAX_DSOS && r->exe) {
+		struct v2_reg *last = find_reg(s->v2, r->pid, p.dso[--i].record);
+		struct v2_reg gone = {.pid = r->pid, .addr = p.dso[i].record};
+
+		drop_record(s, last ? last : &gone, NULL);
+	} else if (i == FSP_V2_MAX_DSOS) {
+		drop_record(s, r, path);
 		return -E2BIG;
 	}
 	p.dso[i] = (struct fsp_v2_dso){.record = r->addr, .tp_offset = r->tp_offset, .gen = r->gen};
@@ -141,18 +189,35 @@ static struct v2_reg *find_reg(struct v2_state *v, pid_t pid, uint64_t addr)
 	return NULL;
 }
 
+/* Is the session of profiler id (another fsp-bpf's) still running? */
+static bool profiler_alive(uint64_t id)
+{
+	pid_t pid = (pid_t)(id & ((1U << 22) - 1));
+
+	return id && fsp_v2__profiler_id(pid) == id;
+}
+
+/* Does another session say it is attached to the record? */
+static bool others_attached(const struct v2_state *v, const struct fsp_v2_record_raw *rec)
+{
+	for (int i = 0; i < FSP_V2_PROFILERS; i++)
+		if (rec->profilers[i] != v->id && profiler_alive(rec->profilers[i]))
+			return true;
+	return false;
+}
+
 /*
  * The gen this session reads the record's stacks with: the record's own if it
- * announced itself in this session or another profiler shares the stacks,
+ * announced itself in this session or another session shares the stacks,
  * else a new one, written in the process.
  */
 static uint32_t session_gen(struct session *s, pid_t pid, uint64_t addr,
-			    const struct fsp_v2_record_raw *rec, unsigned int our_sites)
+			    const struct fsp_v2_record_raw *rec)
 {
 	uint32_t gen = rec->gen + 1;
 	int err;
 
-	if (announced(s, pid, addr, rec->gen) || rec->sema_v2 > our_sites)
+	if (announced(s, pid, addr, rec->gen) || others_attached(s->v2, rec))
 		return rec->gen;
 	err = fsp_v2__write_gen(pid, addr, gen);
 	if (err) {
@@ -163,8 +228,58 @@ static uint32_t session_gen(struct session *s, pid_t pid, uint64_t addr,
 	return gen;
 }
 
-/* Registers the record at addr of pid, whose file has our_sites fsp:v2 sites. */
-static void register_record(struct session *s, pid_t pid, uint64_t addr, unsigned int our_sites)
+/* Says in the record that this session is attached: its id in a slot that
+ * holds no running session's (again at each scan: two sessions that
+ * started together may have written the same slot). */
+static void claim_slot(struct v2_state *v, pid_t pid, uint64_t addr,
+		       const struct fsp_v2_record_raw *rec)
+{
+	int free_slot = -1;
+
+	if (!v->id)
+		return;
+	for (int i = 0; i < FSP_V2_PROFILERS; i++) {
+		if (rec->profilers[i] == v->id)
+			return;
+		if (free_slot < 0 && !profiler_alive(rec->profilers[i]))
+			free_slot = i;
+	}
+	/* Both taken: the other sessions' slots keep the stacks shared. */
+	if (free_slot >= 0)
+		fsp_v2__write_profiler(pid, addr, (unsigned int)free_slot, v->id);
+}
+
+/*
+ * Another copy of a file (dlmopen): the kernel raises a probe's semaphore in
+ * one mapping of the file that holds it (the record at ref), whatever copy
+ * the probe's site is in, so this copy's marks would never run. Its
+ * semaphores are raised here as ref's are (from 0 only: never under another
+ * session's feet), and lowered at the end (v2__release).
+ */
+static void raise_copy(struct v2_reg *r, const struct fsp_v2_record_raw *rec, uint64_t ref)
+{
+	struct fsp_v2_record_raw f;
+	uint32_t word, want;
+
+	if (!ref || fsp_v2__read_record(r->pid, ref, &f))
+		return;
+	memcpy(&word, rec, sizeof(word));
+	memcpy(&want, &f, sizeof(want));
+	if (word == want || (word && !r->raised))
+		return;
+	if (!fsp_v2__write_semaphores(r->pid, r->addr, want))
+		r->raised = true;
+	log__verbose("pid %d: another copy's record at 0x%llx (%s): semaphores 0x%x raised to "
+		     "0x%x as the kernel's copy's%s",
+		     r->pid, (unsigned long long)r->addr, rec->ready ? "ready" : "not ready", word,
+		     want, r->raised ? "" : ": cannot write them");
+}
+
+/* Registers the record at addr of pid (in the file at path, the executable
+ * if exe; another copy of the file whose semaphores the kernel raised in
+ * the copy with the record at ref) for the sampler. */
+static void register_record(struct session *s, pid_t pid, uint64_t addr, bool exe, const char *path,
+			    uint64_t ref)
 {
 	struct v2_state *v = state(s);
 	struct fsp_v2_record_raw rec;
@@ -177,36 +292,94 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, unsigne
 			     (unsigned long long)addr);
 		return;
 	}
-	/* Its constructor has not run: it announces itself, or the next scan
-	 * finds it ready. */
-	if (!rec.ready)
-		return;
 	r = find_reg(v, pid, addr);
-	if (!r || r->gen != rec.gen || r->tp_offset != rec.tp_offset) {
-		if (!r) {
-			if (fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1,
-				     sizeof(*v->regs)))
-				return;
+	/* Its constructor has not run: it announces itself (another copy's
+	 * once its semaphores are raised: -- CMD stops the command before
+	 * the constructors of a dlmopen()ed copy run), or the next scan
+	 * finds it ready. */
+	if (!rec.ready) {
+		if (!ref)
+			return;
+		if (!r &&
+		    !fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs))) {
 			r = &v->regs[v->nr_regs++];
+			*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe, .pending = true};
 		}
-		r->pid = pid;
-		r->addr = addr;
-		r->tp_offset = rec.tp_offset;
-		r->gen = session_gen(s, pid, addr, &rec, our_sites);
+		if (r)
+			raise_copy(r, &rec, ref);
+		return;
 	}
-	map_ensure(s, r);
+	if (!r || r->pending) {
+		if (!r &&
+		    fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs)))
+			return;
+		if (!r) {
+			r = &v->regs[v->nr_regs++];
+			*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe};
+		}
+		r->pending = false;
+		r->tp_offset = rec.tp_offset;
+		r->gen = session_gen(s, pid, addr, &rec);
+	} else if (r->gen != rec.gen || r->tp_offset != rec.tp_offset) {
+		/* Another session started the stacks afresh since: they are
+		 * kept from then on, as this one reads them. */
+		r->tp_offset = rec.tp_offset;
+		r->gen = rec.gen;
+	}
+	claim_slot(v, pid, addr, &rec);
+	raise_copy(r, &rec, ref);
+	map_ensure(s, r, path);
 }
+
+/*
+ * Of the copies of a file (records at addrs, nr), the one whose semaphores
+ * the kernel raised: the copy the others are raised after (raise_copy). Not
+ * the first by address: ld.so maps a dlmopen()ed copy where it finds room,
+ * below the dlopen()ed one as often as above. 0: none raised.
+ */
+static uint64_t raised_copy(pid_t pid, const uint64_t *addrs, size_t nr)
+{
+	struct fsp_v2_record_raw rec;
+	uint32_t word;
+
+	for (size_t i = 0; nr > 1 && i < nr; i++) {
+		if (fsp_v2__read_record(pid, addrs[i], &rec))
+			continue;
+		memcpy(&word, &rec, sizeof(word));
+		if (word)
+			return addrs[i];
+	}
+	return 0;
+}
+
+/* Copies of one file a scan looks at (dlmopen: one per namespace). */
+#define MAX_COPIES 16
 
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 {
 	struct v2_state *v = s->v2;
-	uint64_t addr;
+	struct stat exe = {0};
+	uint64_t addrs[MAX_COPIES], ref;
+	const char *paths[MAX_COPIES];
+	char path[64];
 
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (v && stat(path, &exe))
+		exe = (struct stat){0};
 	for (size_t i = 0; v && i < v->nr_files; i++) {
 		const struct v2_file *f = &v->files[i];
+		bool is_exe = f->id.dev == exe.st_dev && f->id.ino == exe.st_ino;
+		size_t nr = 0;
 
-		if (!fsp_v2__record_addr(m, n, f->id.dev, f->id.ino, f->f.record_off, &addr))
-			register_record(s, pid, addr, f->f.nr_sites);
+		/* Each copy of the file (dlmopen loads one per namespace). */
+		for (size_t k = 0;
+		     nr < MAX_COPIES && !fsp_v2__record_addr(m, n, &k, f->id.dev, f->id.ino,
+							     f->f.record_off, &addrs[nr]);)
+			paths[nr++] = m[k - 1].path;
+		ref = raised_copy(pid, addrs, nr);
+		for (size_t c = 0; c < nr; c++)
+			register_record(s, pid, addrs[c], is_exe, paths[c],
+					addrs[c] == ref ? 0 : ref);
 	}
 }
 
@@ -224,6 +397,26 @@ void v2__forget(struct session *s, pid_t pid)
 			v->regs[i] = v->regs[--v->nr_regs];
 		else
 			i++;
+	}
+}
+
+void v2__release(struct session *s)
+{
+	struct v2_state *v = s->v2;
+	struct fsp_v2_record_raw rec;
+
+	for (size_t i = 0; v && v->id && i < v->nr_regs; i++) {
+		const struct v2_reg *r = &v->regs[i];
+
+		if (fsp_v2__read_record(r->pid, r->addr, &rec))
+			continue;
+		for (int k = 0; k < FSP_V2_PROFILERS; k++)
+			if (rec.profilers[k] == v->id)
+				fsp_v2__write_profiler(r->pid, r->addr, (unsigned int)k, 0);
+		/* A copy's semaphores this session raised, unless another
+		 * session reads the copy still. */
+		if (r->raised && !others_attached(v, &rec))
+			fsp_v2__write_semaphores(r->pid, r->addr, 0);
 	}
 }
 

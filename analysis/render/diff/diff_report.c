@@ -346,41 +346,78 @@ static struct json_object *dj_row(struct json_out *w, const struct diff_row *r)
 	return o;
 }
 
-static struct json_object *dj_features(struct json_out *w, const struct diff *d)
-{
-	struct json_object *arr = json_out__array(w, diff__nr_features(d)), *fo, *insts;
-	const struct diff_feature *f;
-	size_t i, j;
+/* The pretty-printing flags of the diff document. */
+#define DJ_FLAGS                                                                                   \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-	for (i = 0; i < diff__nr_features(d) && !w->err; i++) {
-		f = diff__feature(d, i);
-		fo = dj_row(w, &f->row);
-		insts = json_out__array(w, f->nr_instances);
-		for (j = 0; j < f->nr_instances && !w->err; j++)
-			json_out__append(w, insts, dj_row(w, &f->instances[j]));
-		json_out__add(w, fo, "instances", insts);
-		insts = json_out__array(w, f->nr_functions);
-		for (j = 0; j < f->nr_functions && !w->err; j++)
-			json_out__append(w, insts, dj_row(w, &f->functions[j]));
-		json_out__add(w, fo, "functions", insts);
-		json_out__append(w, arr, fo);
+/* v pretty-printed as a member of an array at depth 2 (json-c's layout: two
+ * spaces a level), then freed. A string holds no raw newline (json-c
+ * escapes it), so each newline starts a line of v. */
+static void dj_element(struct json_out *w, struct json_object *v, bool first)
+{
+	const char *s;
+
+	if (!v) {
+		w->err = w->err ? w->err : -ENOMEM;
+		return;
 	}
-	return arr;
+	s = json_object_to_json_string_ext(v, DJ_FLAGS);
+	if (!s && !w->err)
+		w->err = -ENOMEM;
+	json_out__puts(w, first ? "    " : ",\n    ");
+	for (const char *nl; s && !w->err; s = nl + 1) {
+		nl = strchr(s, '\n');
+		if (!nl) {
+			json_out__puts(w, s);
+			break;
+		}
+		json_out__raw(w, s, (size_t)(nl - s));
+		json_out__puts(w, "\n    ");
+	}
+	json_object_put(v);
 }
 
-static struct json_object *dj_functions(struct json_out *w, const struct diff *d)
+/* A feature with its instances and functions. */
+static struct json_object *dj_feature(struct json_out *w, const struct diff_feature *f)
 {
-	struct json_object *arr = json_out__array(w, diff__nr_functions(d));
+	struct json_object *fo = dj_row(w, &f->row), *insts;
+	size_t j;
 
-	for (size_t i = 0; i < diff__nr_functions(d) && !w->err; i++)
-		json_out__append(w, arr, dj_row(w, diff__function(d, i)));
-	return arr;
+	insts = json_out__array(w, f->nr_instances);
+	for (j = 0; j < f->nr_instances && !w->err; j++)
+		json_out__append(w, insts, dj_row(w, &f->instances[j]));
+	json_out__add(w, fo, "instances", insts);
+	insts = json_out__array(w, f->nr_functions);
+	for (j = 0; j < f->nr_functions && !w->err; j++)
+		json_out__append(w, insts, dj_row(w, &f->functions[j]));
+	json_out__add(w, fo, "functions", insts);
+	return fo;
+}
+
+/*
+ * The "features" and "functions" members, written a row at a time: a diff
+ * of 10^6 features made as one json-c tree took gigabytes (issue 26). The
+ * bytes are those json-c writes for the whole tree.
+ */
+static void dj_rows(struct json_out *w, const struct diff *d)
+{
+	size_t i;
+
+	json_out__puts(w, ",\n  \"features\": [\n");
+	for (i = 0; i < diff__nr_features(d) && !w->err; i++)
+		dj_element(w, dj_feature(w, diff__feature(d, i)), !i);
+	json_out__puts(w, i ? "\n  ],\n  \"functions\": [\n" : "  ],\n  \"functions\": [\n");
+	for (i = 0; i < diff__nr_functions(d) && !w->err; i++)
+		dj_element(w, dj_row(w, diff__function(d, i)), !i);
+	json_out__puts(w, i ? "\n  ]\n}" : "  ]\n}");
 }
 
 int diff__json(FILE *out, const struct diff *d)
 {
 	struct json_object *root;
 	struct json_out w;
+	const char *head;
+	size_t len;
 	int err;
 
 	if (!out || !d)
@@ -397,11 +434,15 @@ int diff__json(FILE *out, const struct diff *d)
 	json_out__add(&w, root, "base", dj_side(&w, diff__base(d)));
 	json_out__add(&w, root, "new", dj_side(&w, diff__new(d)));
 	json_out__add(&w, root, "totals", dj_totals(&w, diff__totals(d)));
-	json_out__add(&w, root, "features", dj_features(&w, d));
-	json_out__add(&w, root, "functions", dj_functions(&w, d));
-	json_out__value_ext(&w, root,
-			    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-				    JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* The head as json-c lays it out, without its closing "\n}". */
+	head = root ? json_object_to_json_string_ext(root, DJ_FLAGS) : NULL;
+	len = head ? strlen(head) : 0;
+	if (!w.err && len < 2)
+		w.err = -ENOMEM;
+	if (!w.err)
+		json_out__raw(&w, head, len - 2);
+	json_object_put(root);
+	dj_rows(&w, d);
 	json_out__puts(&w, "\n");
 	return json_out__end(&w);
 }

@@ -257,6 +257,51 @@ void text_unknown(struct text_ctx *c)
 	fputs(" in this profile\n", c->out);
 }
 
+/* The traps of counted marks inflate what they measure past this share of a
+ * feature's time. */
+#define TRAPS_NOTE_SHARE 0.10
+
+/*
+ * What the probes' traps cost the features whose calls they counted (record
+ * --events measured a hit's cost): about one trap per call falls inside the
+ * mark (the return from the enter's, the way into the leave's), so a
+ * feature's time, share and time per call grow by calls x cost. Said for
+ * the features where that is TRAPS_NOTE_SHARE of their sampled time.
+ */
+static void text_traps(struct text_ctx *c)
+{
+	uint64_t trap = profile__meta(c->p)->event_trap_ns;
+	bool said = false;
+
+	for (size_t i = 0; trap && i < attrib__nr_features(c->a); i++) {
+		const struct attrib_feature *f = attrib__feature(c->a, i);
+		double inside, time;
+
+		if (!f->events || f->events->point || !f->samples)
+			continue;
+		inside = (double)f->events->enters * trap;
+		time = (double)f->samples * c->period;
+		if (inside < TRAPS_NOTE_SHARE * time)
+			continue;
+		if (!said)
+			fprintf(c->out,
+				"\nThe probes that counted the calls trap into the kernel, about "
+				"%.2f us a hit here, twice a call:\n",
+				trap / 1e3);
+		said = true;
+		fputs("  ", c->out);
+		escape__fputs(f->name, c->out);
+		fprintf(c->out,
+			": %" PRIu64 " calls, about %.1f ms of traps inside its %.1f ms (%.0f%%): "
+			"its time, share and time per call are inflated\n",
+			f->events->enters, inside / 1e6, time / 1e6, 100 * inside / time);
+	}
+	if (said)
+		fputs("  ABI v2 marks cost nanoseconds without --events (--events=FEATURE traps "
+		      "those features' marks alone).\n",
+		      c->out);
+}
+
 static void text_diagnostics(struct text_ctx *c)
 {
 	bool any = false;
@@ -343,6 +388,8 @@ int report__text(FILE *out, const struct profile *p, const struct attrib *a,
 		err = text_sections(&c, opts->by == REPORT_BY_THREAD);
 	if (!err)
 		err = text_native(&c);
+	if (!err)
+		text_traps(&c);
 	/* The diagnostics close every report, even one naming a missing feature. */
 	if (!err || err == -ENOENT || err == -ESRCH)
 		text_diagnostics(&c);

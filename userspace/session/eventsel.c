@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * --events: what its traps cost, and --events=FEATURE,...: the features
+ * whose ABI v2 marks trap.
+ *
+ * Exact counts of ABI v2 marks come from their ABI v1 probes (shadow sites,
+ * attach.c), and each hit traps into the kernel, about a microsecond, where
+ * the mark itself costs nanoseconds: a feature of short calls is slowed and
+ * its share inflated. One semaphore arms every site of a file, so a choice
+ * of features cannot be made by the semaphore; it is made by site. With
+ * --events=FEATURE,... each shadow site has a link of its own; the kernel
+ * side notes a site that fired for a feature not asked for (skip_sites) or
+ * for one asked for (keep_sites), and the sites that only ever fired for
+ * others are detached here, once a second: after its first hit, a mark of
+ * another feature costs what it costs without --events.
+ *
+ * The cost of a hit is measured at the start: a uprobe with an empty program
+ * (trap_cost) on a function of fsp-bpf's own, called with and without it.
+ * The reports say when the traps cost much against the time a feature was
+ * measured (analysis/render: the event view's note).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "util.h"
+#include "session_int.h"
+
+/* ---- the features asked for -------------------------------------------- */
+
+int eventsel__hashes(const char *list, __u64 *out, unsigned int *nr)
+{
+	const char *p = list;
+
+	*nr = 0;
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (!len || *nr == FSP_MAX_EVENT_FEATURES)
+			return -EINVAL;
+		/* The kernel side's label hash (labels.bpf.h). */
+		out[(*nr)++] = fsp_fnv1a(p, len, FSP_FNV_OFFSET);
+		p += len + (p[len] == ',');
+	}
+	return *nr ? 0 : -EINVAL;
+}
+
+bool eventsel__wanted(const struct session *s, const char *feature)
+{
+	const char *p = s->opts.event_features;
+	size_t n = strlen(feature);
+
+	if (!p)
+		return true;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, feature, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/* ---- detaching the sites of other features ------------------------------ */
+
+void eventsel__drop(struct session *s)
+{
+	int skip, keep;
+	__u32 key, last, *prev = NULL;
+	unsigned int dropped = 0;
+	__u8 v;
+
+	if (!s->opts.event_features || !s->nr_event_sites)
+		return;
+	skip = bpf_map__fd(s->skel->maps.skip_sites);
+	keep = bpf_map__fd(s->skel->maps.keep_sites);
+	while (!bpf_map_get_next_key(skip, prev, &key)) {
+		size_t at;
+
+		last = key;
+		prev = &last;
+		if (key >= s->nr_event_sites || s->event_sites[key] == SIZE_MAX ||
+		    !bpf_map_lookup_elem(keep, &key, &v))
+			continue;
+		at = s->event_sites[key];
+		s->event_sites[key] = SIZE_MAX;
+		if (at >= s->nr_links)
+			continue;
+		/* Its hits trap no more (the fd is its only reference). */
+		if (s->links[at].link)
+			bpf_link__destroy(s->links[at].link);
+		else
+			close(s->links[at].fd);
+		s->links[at] = (struct attachment){NULL, -1};
+		dropped++;
+	}
+	if (dropped)
+		log__verbose("--events=%s: %u probe sites of other features detached (%u so far)",
+			     s->opts.event_features, dropped, s->dropped_sites + dropped);
+	s->dropped_sites += dropped;
+}
+
+/* ---- what a trap costs ---------------------------------------------------- */
+
+/* The function the calibration probe is put on. */
+__attribute__((noinline)) void eventsel__probed(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/* The thread's CPU time (user and system: a trap's kernel time is the
+ * thread's), which a preemption does not inflate as a wall clock would on
+ * a busy machine. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Seconds for n calls of the probed function. */
+static double time_calls(unsigned int n)
+{
+	double t = cpu_s();
+
+	for (unsigned int i = 0; i < n; i++)
+		eventsel__probed();
+	return cpu_s() - t;
+}
+
+/* The file offset of our own code at addr (/proc/self/maps). */
+static int self_offset(uintptr_t addr, size_t *off)
+{
+	unsigned long long start, end, foff;
+	char line[512], perms[8];
+	FILE *f = fopen("/proc/self/maps", "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx %7s %llx", &start, &end, perms, &foff) == 4 &&
+		    addr >= start && addr < end && perms[2] == 'x') {
+			*off = addr - start + foff;
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* Runs of CALIBRATION_CALLS calls, with the probe and without; the fastest
+ * of each counts (a run short enough that an interrupt rarely falls in it). */
+#define CALIBRATION_CALLS 200
+#define CALIBRATION_RUNS 30
+
+int eventsel__measure(struct session *s)
+{
+	struct bpf_link *link;
+	double plain = 1e9, probed = 1e9;
+	size_t off;
+	int err;
+
+	if (!s->opts.v2_events)
+		return 0;
+	err = self_offset((uintptr_t)eventsel__probed, &off);
+	if (err)
+		return err;
+	link = bpf_program__attach_uprobe(s->skel->progs.trap_cost, false, 0, "/proc/self/exe",
+					  off);
+	if (!link)
+		return -errno;
+	for (int r = 0; r < CALIBRATION_RUNS; r++) {
+		double t = time_calls(CALIBRATION_CALLS);
+
+		probed = t < probed ? t : probed;
+	}
+	bpf_link__destroy(link);
+	for (int r = 0; r < CALIBRATION_RUNS; r++) {
+		double t = time_calls(CALIBRATION_CALLS);
+
+		plain = t < plain ? t : plain;
+	}
+	s->trap_ns = probed > plain ? (uint64_t)((probed - plain) / CALIBRATION_CALLS * 1e9) : 0;
+	log__verbose("--events: a probe hit costs about %llu ns here",
+		     (unsigned long long)s->trap_ns);
+	return 0;
+}
+
+uint64_t session__trap_ns(const struct session *s)
+{
+	return s->trap_ns;
+}
