@@ -10,10 +10,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "hashmap.h"
 #include "native.h"
+#include "stack_family.h"
 #include "profile_read.h"
 #include "util.h"
 
@@ -405,61 +407,76 @@ cleanup:
 	return r;
 }
 
-/* ---- whole-file check: native samples <= samples, per core sample ---------------- */
+/* ---- whole-file check: native samples <= samples, per (thread, stack family) ---------- */
 
+/*
+ * A native sample names its core sample's stack family (stack_family.h):
+ * the recorder splits a stack's samples by payload vector, not its native
+ * samples. So the check is per (source, pid, tid, family) for stored stacks,
+ * per (source, pid, tid, key) for the empty and unknown ones.
+ */
 struct ns_check {
+	struct stack_families *fam;
 	struct hashmap threads; /* (source << 32 | pid, tid) -> thread number */
-	struct hashmap samples; /* (thread number, key) -> core sample index */
-	uint64_t *left; /* per core sample: its count, less the native samples seen */
+	struct hashmap groups; /* (thread number | kind, family or key) -> group */
+	uint64_t *left; /* per group: its core samples, less the native samples seen */
 };
+
+/* The group key's first half: a stored stack's family and a key of no
+ * stored stack are apart. */
+#define NS_FAMILY (1ULL << 40)
 
 static void ns_check_fini(struct ns_check *c)
 {
+	stack_families__free(c->fam);
 	hashmap__fini(&c->threads);
-	hashmap__fini(&c->samples);
+	hashmap__fini(&c->groups);
 	free(c->left);
 }
 
-/* The core sample of (source, pid, tid, key) in c, or -1 (none), -2 (no memory). */
-static int64_t ns_find(struct ns_check *c, uint32_t source, uint32_t pid, uint32_t tid,
-		       uint64_t key, bool add, size_t idx)
+/* The group of (source, pid, tid) with stack id `stack` (PROFILE_NO_STACK:
+ * by `key`) in *g, added when `add`. 1 found or added, 0 absent, -1 no memory. */
+static int ns_group(struct ns_check *c, uint32_t source, uint32_t pid, uint32_t tid, size_t stack,
+		    uint64_t key, bool add, uint64_t *g)
 {
-	uint64_t t, s;
-	int r;
+	uint64_t t, a, b;
 
-	r = hashmap__find_or_insert(&c->threads, (uint64_t)source << 32 | pid, tid, c->threads.len,
-				    &t);
-	if (r < 0)
-		return -2;
-	if (add)
-		return hashmap__find_or_insert(&c->samples, t, key, idx, NULL) < 0 ? -2 : 0;
-	return hashmap__find(&c->samples, t, key, &s) ? (int64_t)s : -1;
+	if (hashmap__find_or_insert(&c->threads, (uint64_t)source << 32 | pid, tid, c->threads.len,
+				    &t) < 0)
+		return -1;
+	a = stack == PROFILE_NO_STACK ? t : t | NS_FAMILY;
+	b = stack == PROFILE_NO_STACK ? key : stack_families__of(c->fam, stack);
+	if (!add)
+		return hashmap__find(&c->groups, a, b, g);
+	return hashmap__find_or_insert(&c->groups, a, b, c->groups.len, g) < 0 ? -1 : 1;
 }
 
 static int ns_build(struct rd *rd, struct ns_check *c)
 {
 	struct profile_sample s;
 	size_t n = profile__nr_samples(rd->p);
+	uint64_t g;
 
+	c->fam = stack_families__new(rd->p);
 	c->left = calloc(n ? n : 1, sizeof(*c->left));
-	if (!c->left)
+	if (!c->fam || !c->left)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (profile__sample(rd->p, i, &s) ||
-		    ns_find(c, s.source, s.pid, s.tid, s.key, true, i) < 0)
+		    ns_group(c, s.source, s.pid, s.tid, s.stack, s.key, true, &g) < 0)
 			return -1;
-		c->left[i] = s.count;
+		c->left[g] += s.count; /* the reader checked that the total fits */
 	}
 	return 0;
 }
 
 int rd__native_finish(struct rd *rd)
 {
-	struct ns_check c = {HASHMAP_INIT, HASHMAP_INIT, NULL};
+	struct ns_check c = {NULL, HASHMAP_INIT, HASHMAP_INIT, NULL};
 	struct profile_native_sample ns;
 	size_t n = profile__nr_native_samples(rd->p);
-	int64_t s;
-	int r = 0;
+	uint64_t g = 0;
+	int r = 0, found;
 
 	if (!n)
 		return 0;
@@ -470,18 +487,18 @@ int rd__native_finish(struct rd *rd)
 	for (size_t i = 0; i < n && !r; i++) {
 		if (profile__native_sample(rd->p, i, &ns))
 			continue;
-		s = ns_find(&c, ns.source, ns.pid, ns.tid, ns.key, false, 0);
-		if (s == -2)
+		found = ns_group(&c, ns.source, ns.pid, ns.tid, ns.mark_stack, ns.key, false, &g);
+		if (found < 0)
 			r = json_in__fail(&rd->js, "out of memory");
-		else if (s < 0 || c.left[s] < ns.count)
+		else if (!found || c.left[g] < ns.count)
 			r = json_in__fail(&rd->js,
 					  "corrupt: native_samples count more samples of source "
 					  "%u, pid %u, tid %u with mark stack key 0x%" PRIx64
-					  " than \"samples\" (%s)",
+					  " than \"samples\" (%s with its frames)",
 					  ns.source, ns.pid, ns.tid, ns.key,
-					  s < 0 ? "none" : "fewer");
+					  !found ? "none" : "fewer");
 		else
-			c.left[s] -= ns.count;
+			c.left[g] -= ns.count;
 	}
 	ns_check_fini(&c);
 	return r;

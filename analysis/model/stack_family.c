@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Stack families (stack_family.h): each stack's frames hashed without their
+ * payloads, per process; equal hashes are compared frame by frame (labels
+ * are interned by the profile, so equal labels are equal pointers), and a
+ * collision takes the next slot of the hash. Linear in the frames.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "hashmap.h"
+#include "profile.h"
+#include "stack_family.h"
+#include "util.h"
+
+struct stack_families {
+	size_t *of; /* per stack id: its family's first stack */
+	size_t nr;
+};
+
+static uint64_t frames_hash(const struct profile_stack *s)
+{
+	uint64_t h = fsp_hash_u64(s->depth);
+
+	for (size_t i = 0; i < s->depth; i++) {
+		const struct profile_frame *f = &s->frames[i];
+
+		h = fsp_hash_pair(h, (uint64_t)f->kind);
+		h = fsp_hash_pair(h, (uintptr_t)f->feature);
+		h = fsp_hash_pair(h, (uintptr_t)f->instance);
+	}
+	return h;
+}
+
+static bool same_frames(const struct profile_stack *a, const struct profile_stack *b)
+{
+	if (a->depth != b->depth)
+		return false;
+	for (size_t i = 0; i < a->depth; i++) {
+		const struct profile_frame *x = &a->frames[i], *y = &b->frames[i];
+
+		if (x->kind != y->kind || x->feature != y->feature || x->instance != y->instance)
+			return false;
+	}
+	return true;
+}
+
+/* The family of stack i (its own id when it is the first of its frames). */
+static int family_of(const struct profile *p, struct hashmap *map, size_t i, size_t *out)
+{
+	struct profile_stack s, first;
+	uint64_t pkey, h, idx;
+	int r;
+
+	r = profile__stack(p, i, &s);
+	if (r)
+		return r;
+	pkey = (uint64_t)s.source << 32 | s.pid;
+	for (h = frames_hash(&s);; h++) {
+		r = hashmap__find_or_insert(map, pkey, h, i, &idx);
+		if (r <= 0) {
+			*out = i;
+			return r;
+		}
+		r = profile__stack(p, (size_t)idx, &first);
+		if (r)
+			return r;
+		if (same_frames(&s, &first)) {
+			*out = (size_t)idx;
+			return 0;
+		}
+	}
+}
+
+struct stack_families *stack_families__new(const struct profile *p)
+{
+	struct stack_families *f = calloc(1, sizeof(*f));
+	struct hashmap map = HASHMAP_INIT;
+	size_t n = profile__nr_stacks(p);
+	int err = f ? 0 : -ENOMEM;
+
+	if (!err) {
+		f->of = calloc(n ? n : 1, sizeof(*f->of));
+		err = f->of ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = family_of(p, &map, i, &f->of[i]);
+	hashmap__fini(&map);
+	if (err) {
+		stack_families__free(f);
+		return NULL;
+	}
+	f->nr = n;
+	return f;
+}
+
+void stack_families__free(struct stack_families *f)
+{
+	if (!f)
+		return;
+	free(f->of);
+	free(f);
+}
+
+size_t stack_families__of(const struct stack_families *f, size_t stack)
+{
+	return f && stack < f->nr ? f->of[stack] : stack;
+}
