@@ -6,6 +6,8 @@
  *
  *   wl_matrix SHAPE MS now|attached [LIB]
  *
+ * (test_attach also runs the armed shape.)
+ *
  * SHAPE:
  *   main     one thread: "request" (instances "GET /a", "GET /b") around
  *            "parse" (instance "tokenizer", with a nested "parse" of instance
@@ -25,6 +27,14 @@
  *            "loop") whose payload is the cycle's number on odd cycles and
  *            0 on even ones: one stack of frames has samples without
  *            payloads and samples with many payload vectors
+ *   armed    enters "armed" (instance "first") as soon as it runs, i.e. the
+ *            moment a profiler armed the marks ("attached": it spins until
+ *            then, to see the instant), stays in it for
+ *            200 ms of wall time (sleeping: the profiler sets up meanwhile),
+ *            enters and leaves "armed" (instance "nested") inside it, leaves
+ *            it; then the cycles of main. Every leave has its enter: a
+ *            profiler that started the marks' stacks afresh after arming
+ *            them would lose "first" and count its leave as unmatched
  *   prov     "host" (instance "loop") around 10 ms of libwl_prov.so's
  *            wlprov:work__start / work__done probes (a probe map's feature,
  *            instance "unit"), then unmarked work; LIB is the library's path
@@ -193,6 +203,19 @@ static void shape_payload(void)
 		wl_die("pthread_join failed");
 }
 
+/* ---- armed: a mark entered the moment the marks are armed --------------------------- */
+
+static void shape_armed(void)
+{
+	FSP_MARK_ENTER("armed", "first", 0);
+	sleep_us(200000);
+	FSP_MARK_ENTER("armed", "nested", 0);
+	wl_burn(20000 * US);
+	FSP_MARK_LEAVE("armed", "nested", 0);
+	FSP_MARK_LEAVE("armed", "first", 0);
+	shape_main();
+}
+
 /* ---- prov: a probe map's provider in a library ------------------------------------------ */
 
 static void shape_prov(void)
@@ -233,21 +256,29 @@ static void wait_attached(void)
 	}
 }
 
+/* The same, spinning: armed enters its mark the instant the marks are armed. */
+static void spin_attached(void)
+{
+	uint64_t deadline = wl_mono_ns() + 30000 * WL_NS_PER_MS;
+
+	while (!FSP_ENABLED())
+		if (wl_mono_ns() > deadline)
+			wl_die("no profiler attached within 30 s");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
 		void (*run)(void);
 	} shapes[] = {
-		{"main", shape_main},
-		{"pool", shape_pool},
-		{"payload", shape_payload},
-		{"prov", shape_prov},
+		{"main", shape_main},	{"pool", shape_pool}, {"payload", shape_payload},
+		{"armed", shape_armed}, {"prov", shape_prov},
 	};
 	size_t i;
 
 	if (argc < 4 || argc > 5 || (strcmp(argv[3], "now") && strcmp(argv[3], "attached")))
-		wl_die("usage: wl_matrix main|pool|payload|prov MS now|attached [LIB]");
+		wl_die("usage: wl_matrix main|pool|payload|armed|prov MS now|attached [LIB]");
 	ms = wl_arg_u64(argv[2], "MS");
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		if (!strcmp(argv[1], shapes[i].name))
@@ -261,7 +292,9 @@ int main(int argc, char **argv)
 		if (!prov_lib)
 			wl_die("dlopen %s: %s", argv[4], dlerror());
 	}
-	if (!strcmp(argv[3], "attached"))
+	if (!strcmp(argv[3], "attached") && shapes[i].run == shape_armed)
+		spin_attached();
+	else if (!strcmp(argv[3], "attached"))
 		wait_attached();
 	shapes[i].run();
 	return wl_integrity_errors() ? 3 : 0;

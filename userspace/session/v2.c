@@ -197,6 +197,21 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, unsigne
 	map_ensure(s, r);
 }
 
+void v2__prepare(struct session *s, pid_t pid, int fd, const struct fsp_v2_file *vf)
+{
+	struct mapping *m;
+	struct stat st;
+	uint64_t addr;
+	size_t n;
+
+	if (!pid || !vf->has_record || fstat(fd, &st) || procmaps__read(pid, &m, &n))
+		return;
+	/* not armed by this session yet: its semaphore counts no site of ours */
+	if (!fsp_v2__record_addr(m, n, st.st_dev, st.st_ino, vf->record_off, &addr))
+		register_record(s, pid, addr, 0);
+	procmaps__free(m, n);
+}
+
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 {
 	struct v2_state *v = s->v2;
