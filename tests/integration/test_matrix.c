@@ -626,7 +626,8 @@ int main(void)
 	}
 	n = make_cases(cases, full && !strcmp(full, "full"));
 	for (size_t i = 0; i < n; i++)
-		tests[i] = (struct CMUnitTest){cases[i].name, run_case, itest_setup, itest_teardown,
-					       &cases[i]};
-	return itest_run_group("matrix", tests, n);
+		tests[i] = (struct CMUnitTest){cases[i].name, run_case, itest_setup_locked,
+					       itest_teardown_locked, &cases[i]};
+	/* the lock per case: the whole matrix takes long */
+	return itest_run_group_each("matrix", tests, n);
 }
