@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "hashmap.h"
 #include "native.h"
 #include "stack_family.h"
 #include "profile_read.h"
@@ -409,97 +408,61 @@ cleanup:
 
 /* ---- whole-file check: native samples <= samples, per (thread, stack family) ---------- */
 
-/*
- * A native sample names its core sample's stack family (stack_family.h):
+/* A native sample names its core sample's stack family (stack_family.h):
  * the recorder splits a stack's samples by payload vector, not its native
- * samples. So the check is per (source, pid, tid, family) for stored stacks,
- * per (source, pid, tid, key) for the empty and unknown ones.
- */
-struct ns_check {
-	struct stack_families *fam;
-	struct hashmap threads; /* (source << 32 | pid, tid) -> thread number */
-	struct hashmap groups; /* (thread number | kind, family or key) -> group */
-	uint64_t *left; /* per group: its core samples, less the native samples seen */
-};
+ * samples. So the check is per thread and family (family_groups). */
 
-/* The group key's first half: a stored stack's family and a key of no
- * stored stack are apart. */
-#define NS_FAMILY (1ULL << 40)
-
-static void ns_check_fini(struct ns_check *c)
+/* Per group: its core samples. NULL on allocation failure. */
+static uint64_t *ns_core(struct rd *rd, struct family_groups *g)
 {
-	stack_families__free(c->fam);
-	hashmap__fini(&c->threads);
-	hashmap__fini(&c->groups);
-	free(c->left);
-}
-
-/* The group of (source, pid, tid) with stack id `stack` (PROFILE_NO_STACK:
- * by `key`) in *g, added when `add`. 1 found or added, 0 absent, -1 no memory. */
-static int ns_group(struct ns_check *c, uint32_t source, uint32_t pid, uint32_t tid, size_t stack,
-		    uint64_t key, bool add, uint64_t *g)
-{
-	uint64_t t, a, b;
-
-	if (hashmap__find_or_insert(&c->threads, (uint64_t)source << 32 | pid, tid, c->threads.len,
-				    &t) < 0)
-		return -1;
-	a = stack == PROFILE_NO_STACK ? t : t | NS_FAMILY;
-	b = stack == PROFILE_NO_STACK ? key : stack_families__of(c->fam, stack);
-	if (!add)
-		return hashmap__find(&c->groups, a, b, g);
-	return hashmap__find_or_insert(&c->groups, a, b, c->groups.len, g) < 0 ? -1 : 1;
-}
-
-static int ns_build(struct rd *rd, struct ns_check *c)
-{
+	size_t n = profile__nr_samples(rd->p), k;
+	uint64_t *left = calloc(n ? n : 1, sizeof(*left));
 	struct profile_sample s;
-	size_t n = profile__nr_samples(rd->p);
-	uint64_t g;
 
-	c->fam = stack_families__new(rd->p);
-	c->left = calloc(n ? n : 1, sizeof(*c->left));
-	if (!c->fam || !c->left)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; left && i < n; i++) {
 		if (profile__sample(rd->p, i, &s) ||
-		    ns_group(c, s.source, s.pid, s.tid, s.stack, s.key, true, &g) < 0)
-			return -1;
-		c->left[g] += s.count; /* the reader checked that the total fits */
+		    family_groups__of(g, s.source, s.pid, s.tid, s.stack, s.key, true, &k)) {
+			free(left);
+			return NULL;
+		}
+		left[k] += s.count; /* the reader checked that the total fits */
 	}
-	return 0;
+	return left;
 }
 
 int rd__native_finish(struct rd *rd)
 {
-	struct ns_check c = {NULL, HASHMAP_INIT, HASHMAP_INIT, NULL};
+	size_t n = profile__nr_native_samples(rd->p), k = 0;
 	struct profile_native_sample ns;
-	size_t n = profile__nr_native_samples(rd->p);
-	uint64_t g = 0;
+	struct family_groups *g;
+	uint64_t *left = NULL;
 	int r = 0, found;
 
 	if (!n)
 		return 0;
-	if (ns_build(rd, &c)) {
-		ns_check_fini(&c);
-		return json_in__fail(&rd->js, "out of memory");
-	}
+	g = family_groups__new(rd->p);
+	if (g)
+		left = ns_core(rd, g);
+	if (!left)
+		r = json_in__fail(&rd->js, "out of memory");
 	for (size_t i = 0; i < n && !r; i++) {
 		if (profile__native_sample(rd->p, i, &ns))
 			continue;
-		found = ns_group(&c, ns.source, ns.pid, ns.tid, ns.mark_stack, ns.key, false, &g);
-		if (found < 0)
+		found = family_groups__of(g, ns.source, ns.pid, ns.tid, ns.mark_stack, ns.key,
+					  false, &k);
+		if (found == -ENOMEM)
 			r = json_in__fail(&rd->js, "out of memory");
-		else if (!found || c.left[g] < ns.count)
+		else if (found || left[k] < ns.count)
 			r = json_in__fail(&rd->js,
 					  "corrupt: native_samples count more samples of source "
 					  "%u, pid %u, tid %u with mark stack key 0x%" PRIx64
 					  " than \"samples\" (%s with its frames)",
 					  ns.source, ns.pid, ns.tid, ns.key,
-					  !found ? "none" : "fewer");
+					  found ? "none" : "fewer");
 		else
-			c.left[g] -= ns.count;
+			left[k] -= ns.count;
 	}
-	ns_check_fini(&c);
+	free(left);
+	family_groups__free(g);
 	return r;
 }

@@ -5,6 +5,7 @@
  * are interned by the profile, so equal labels are equal pointers), and a
  * collision takes the next slot of the hash. Linear in the frames.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -105,4 +106,68 @@ void stack_families__free(struct stack_families *f)
 size_t stack_families__of(const struct stack_families *f, size_t stack)
 {
 	return f && stack < f->nr ? f->of[stack] : stack;
+}
+
+/* ---- groups: thread x family ---------------------------------------------------------- */
+
+/* A group key's first half: a stored stack's family and a key of no stored
+ * stack are apart (thread numbers stay below 2^40). */
+#define GROUP_FAMILY (1ULL << 40)
+
+struct family_groups {
+	struct stack_families *fam;
+	struct hashmap threads; /* (source << 32 | pid, tid) -> thread number */
+	struct hashmap groups; /* (thread number | GROUP_FAMILY, family or key) -> group */
+};
+
+struct family_groups *family_groups__new(const struct profile *p)
+{
+	struct family_groups *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->fam = stack_families__new(p);
+	if (!g->fam) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+void family_groups__free(struct family_groups *g)
+{
+	if (!g)
+		return;
+	stack_families__free(g->fam);
+	hashmap__fini(&g->threads);
+	hashmap__fini(&g->groups);
+	free(g);
+}
+
+int family_groups__of(struct family_groups *g, uint32_t source, uint32_t pid, uint32_t tid,
+		      size_t stack, uint64_t key, bool add, size_t *out)
+{
+	uint64_t t, a, b, idx;
+	int r;
+
+	r = hashmap__find_or_insert(&g->threads, (uint64_t)source << 32 | pid, tid, g->threads.len,
+				    &t);
+	if (r < 0)
+		return r;
+	a = stack == PROFILE_NO_STACK ? t : t | GROUP_FAMILY;
+	b = stack == PROFILE_NO_STACK ? key : stack_families__of(g->fam, stack);
+	if (!add && !hashmap__find(&g->groups, a, b, &idx))
+		return -ENOENT;
+	if (add) {
+		r = hashmap__find_or_insert(&g->groups, a, b, g->groups.len, &idx);
+		if (r < 0)
+			return r;
+	}
+	*out = (size_t)idx;
+	return 0;
+}
+
+size_t family_groups__nr(const struct family_groups *g)
+{
+	return g ? g->groups.len : 0;
 }
