@@ -23,10 +23,16 @@
  *     instance as its model, merge(a) = a, merge(a, a) = 2a, diff(a, a)
  *     shows no change, and a plug-in's samples are its feature's.
  *
- * `make test` runs the cases of `subset` (a few per dimension value, and the
- * pairs that found bugs); `make check-matrix` (FSP_MATRIX=full) runs the
- * whole product. ITEST_FILTER selects cases by name (a glob), e.g.
- * ITEST_FILTER='payload/stacks/\*'.
+ * Which cases (FSP_MATRIX):
+ *   subset   (the default, `make test`) the cases of `subset`: every value of
+ *            every dimension, and the pairs that found bugs;
+ *   full     (`make check-matrix`) every session: each workload x option set
+ *            x mode, its live output taking the formats in turn so that each
+ *            live format meets every workload, option set and mode (every
+ *            session is rendered in every format from its saved profile
+ *            anyway);
+ *   product  every session once per live format (five times as long).
+ * ITEST_FILTER selects cases by name (a glob), e.g. ITEST_FILTER='payload/stacks/\*'.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -584,11 +590,19 @@ static const struct options *find_options(const char *name)
 	return NULL;
 }
 
-static size_t make_cases(struct mx_case *cases, bool full)
+/* full: the live format of session (w, o, m) of the tables, in turn: for any
+ * two of w, o, m fixed, the third runs through every residue mod 5. */
+static enum live rotation(size_t w, size_t o, int m)
 {
+	return (enum live)((w + o + (size_t)m) % NR(live_names));
+}
+
+static size_t make_cases(struct mx_case *cases, const char *which)
+{
+	bool product = !strcmp(which, "product");
 	size_t n = 0;
 
-	if (!full) {
+	if (!strcmp(which, "subset")) {
 		for (size_t i = 0; i < NR(subset); i++) {
 			const struct workload *w = find_workload(subset[i].workload);
 			const struct options *o = find_options(subset[i].options);
@@ -606,10 +620,16 @@ static size_t make_cases(struct mx_case *cases, bool full)
 	for (size_t w = 0; w < NR(workloads); w++)
 		for (size_t o = 0; o < NR(option_sets); o++)
 			for (int m = LAUNCH; m <= SYSWIDE; m++)
-				for (int l = LIVE_TEXT; l <= LIVE_HTML; l++)
-					if (applies(&workloads[w], &option_sets[o], m, l))
+				for (int l = LIVE_TEXT; l <= LIVE_HTML; l++) {
+					enum live want = option_sets[o].flags & OPT_INTERVAL
+								 ? LIVE_TEXT
+								 : rotation(w, o, m);
+
+					if ((product || (enum live)l == want) &&
+					    applies(&workloads[w], &option_sets[o], m, l))
 						add_case(cases, &n, &workloads[w], &option_sets[o],
 							 m, l);
+				}
 	return n;
 }
 
@@ -617,14 +637,15 @@ int main(void)
 {
 	static struct mx_case cases[NR(workloads) * NR(option_sets) * 3 * 5];
 	static struct CMUnitTest tests[NR(cases)];
-	const char *full = getenv("FSP_MATRIX");
+	const char *which = getenv("FSP_MATRIX") ? getenv("FSP_MATRIX") : "subset";
 	size_t n;
 
-	if (full && strcmp(full, "full") && strcmp(full, "subset")) {
-		fprintf(stderr, "test_matrix: FSP_MATRIX=%s: expected full or subset\n", full);
+	if (strcmp(which, "subset") && strcmp(which, "full") && strcmp(which, "product")) {
+		fprintf(stderr, "test_matrix: FSP_MATRIX=%s: expected subset, full or product\n",
+			which);
 		return 1;
 	}
-	n = make_cases(cases, full && !strcmp(full, "full"));
+	n = make_cases(cases, which);
 	for (size_t i = 0; i < n; i++)
 		tests[i] = (struct CMUnitTest){cases[i].name, run_case, itest_setup_locked,
 					       itest_teardown_locked, &cases[i]};
