@@ -140,6 +140,31 @@ static void check_folded(const struct mx_saved *s, const struct mx_tally *ref)
 	free(text);
 }
 
+/* The default text report (--min-pct 0.5) folds small features and
+ * instances, but not a point event (a probe map's `event`): it has no time
+ * to be small in, only its hits. */
+static void check_points(const struct mx_saved *s, const struct mx_tally *ref, uint64_t period)
+{
+	char *text = itest_slurp(report(s, "report-default", NULL));
+	struct mx_tally v, nat;
+
+	mx_view_text(&v, &nat, text, period);
+	for (size_t i = 0; i < ref->nr; i++) {
+		const struct mx_row *r = &ref->rows[i], *t;
+
+		if (r->instance || r->samples || !r->calls)
+			continue;
+		t = mx_row(&v, r->feature, NULL);
+		mx_check(t->calls == r->calls,
+			 "the text report shows point event %s with %" PRIu64
+			 " hits, the model has %" PRIu64,
+			 r->feature, t->calls, r->calls);
+	}
+	mx_tally_fini(&v);
+	mx_tally_fini(&nat);
+	free(text);
+}
+
 static void check_views(const struct mx_saved *s, const struct mx_tally *ref, uint64_t period)
 {
 	const char *pb = itest_tmp("saved.pb.gz"), *html = itest_tmp("saved.html");
@@ -164,6 +189,7 @@ static void check_views(const struct mx_saved *s, const struct mx_tally *ref, ui
 	free(text);
 
 	check_folded(s, ref);
+	check_points(s, ref, period);
 
 	report(s, "report-pprof", "--format", "pprof", "-o", pb, NULL);
 	mx_view_pprof(&v, pb);

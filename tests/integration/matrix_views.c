@@ -49,11 +49,15 @@ void mx_view_json(struct mx_tally *t, const char *path)
 
 /* ---- the text report ------------------------------------------------------------------ */
 
-/* "N calls" in s (0 for "- calls" or none), off-CPU "X ms" (in ns). */
+/* "N calls" (or a point event's "N events") in s (0 for "- calls" or none),
+ * off-CPU "X ms" (in ns). */
 static void text_columns(const char *s, uint64_t *calls, uint64_t *offcpu_ns)
 {
 	const char *c = strstr(s, " calls"), *o = strstr(s, "off-CPU");
 	double ms;
+
+	if (!c)
+		c = strstr(s, " events");
 
 	*calls = *offcpu_ns = 0;
 	if (c) {

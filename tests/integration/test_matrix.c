@@ -506,8 +506,10 @@ static void write_map(const char *path)
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
+	/* a feature with an extent, and a point event */
 	fputs("map wlprov\nprovider wlprov\nfeature work\n\tenter work__start\n"
-	      "\tleave work__done\n\tinstance {str:0}\n",
+	      "\tleave work__done\n\tinstance {str:0}\nfeature started\n\tevent work__start\n"
+	      "\tinstance {str:0}\n",
 	      f);
 	assert_int_equal(fclose(f), 0);
 }
