@@ -15,11 +15,13 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "profile_io.h"
 #include "merge.h"
 #include "native.h"
+#include "pprof_go.h"
 #include "profile.pb-c.h"
 #include "report.h"
 #include "report_html.h"
@@ -203,6 +205,51 @@ static void test_pprof_once(void **state)
 	profile__free(p);
 }
 
+/* The samples column of `go tool pprof -raw`'s rows ("  COUNT  NS: LOCS"). */
+static uint64_t raw_total(const char *raw)
+{
+	const char *l = strstr(raw, "\nsamples/count");
+	unsigned long long n, ns;
+	uint64_t total = 0;
+	char colon;
+
+	assert_non_null(l);
+	for (l = strchr(l + 1, '\n'); l; l = strchr(l + 1, '\n')) {
+		if (sscanf(l + 1, " %llu %llu%c", &n, &ns, &colon) == 3 && colon == ':')
+			total += n;
+	}
+	return total;
+}
+
+/* The real consumer: `go tool pprof` counts each sample once. */
+static void test_go_pprof_once(void **state)
+{
+	char dir[] = "/tmp/fsp-unit-once-XXXXXX", path[128], cmd[160], *out;
+	struct profile *p = family_profile();
+	FILE *f;
+
+	(void)state;
+	if (!go_pprof_installed("a --stacks profile's pprof")) {
+		profile__free(p);
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/once.pb.gz", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(report__pprof(f, p, NULL), 0);
+	assert_int_equal(fclose(f), 0);
+	out = go_pprof(dir, "-raw", path);
+	assert_int_equal(raw_total(out), NR_SAMPLES);
+	free(out);
+	out = go_pprof(dir, "-top -sample_index=samples", path);
+	assert_non_null(strstr(out, "Total samples = 15 \n"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	profile__free(p);
+}
+
 /* The HTML page's data: its charges' samples (column 3) plus the threads'
  * uncharged ones; the threads' samples are the profile's. */
 static uint64_t html_total(const struct profile *p)
@@ -328,7 +375,7 @@ int main(void)
 		cmocka_unit_test(test_folded_once), cmocka_unit_test(test_pprof_once),
 		cmocka_unit_test(test_html_once),   cmocka_unit_test(test_text_once),
 		cmocka_unit_test(test_unjoined),    cmocka_unit_test(test_saved_once),
-		cmocka_unit_test(test_merge_twice),
+		cmocka_unit_test(test_merge_twice), cmocka_unit_test(test_go_pprof_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
