@@ -16,24 +16,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <zlib.h>
 
-#include "profile_io.h"
 #include "merge.h"
 #include "native.h"
 #include "pprof_go.h"
-#include "profile.pb-c.h"
-#include "report.h"
+#include "profile_io.h"
+#include "render_helpers.h"
 #include "report_html.h"
-#include "unit_helpers.h"
-
-static const struct profile_meta meta = {
-	.target = "pid 100 (app)",
-	.tool_version = "0.1.0",
-	.frequency_hz = 1000,
-	.period_ns = 1000000,
-	.duration_s = 1.0,
-};
 
 /* The samples of the profile: 10 plan/q1 (6 + 4 on two payload stacks),
  * 3 gc/major, 2 in no feature. */
@@ -76,7 +65,7 @@ static struct profile *family_profile(void)
 	int m;
 
 	assert_non_null(p);
-	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__set_meta(p, &demo_meta), 0);
 	assert_int_equal(profile__add_thread(p, 100, 100, "app"), 0);
 	ADD_STACK(p, 100, 1, MARK("plan", "q1"));
 	ADD_STACK(p, 100, 5, MARKP("plan", "q1", 7));
@@ -104,23 +93,16 @@ static struct profile *family_profile(void)
 	return p;
 }
 
-static __attribute__((noinline)) char *render(const struct profile *p,
-					      int (*fn)(FILE *, const struct profile *,
-							const struct report_opts *))
+static char *render_html_data(const struct profile *p)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(fn(f, p, NULL), 0);
+	assert_int_equal(report_html__data(f, p, NULL, NULL), 0);
 	assert_int_equal(fclose(f), 0);
 	return buf;
-}
-
-static int html_data(FILE *f, const struct profile *p, const struct report_opts *o)
-{
-	return report_html__data(f, p, o, NULL);
 }
 
 /* The sum of the counts of folded text. */
@@ -150,7 +132,7 @@ static const char want_folded[] = "(no feature) 1\n"
 static void test_folded_once(void **state)
 {
 	struct profile *p = family_profile();
-	char *f = render(p, report__folded);
+	char *f = render_folded(p, NULL);
 
 	(void)state;
 	assert_string_equal(f, want_folded);
@@ -162,25 +144,8 @@ static void test_folded_once(void **state)
 /* The sum of the pprof samples' first value (samples) and second (ns). */
 static void pprof_totals(const struct profile *p, int64_t *samples, int64_t *ns)
 {
-	Perftools__Profiles__Profile *prof;
-	size_t gz_len = 0, cap = 1 << 20;
-	unsigned char *raw = malloc(cap);
-	char *gz = NULL;
-	z_stream zs = {};
-	FILE *f = open_memstream(&gz, &gz_len);
+	Perftools__Profiles__Profile *prof = render_pprof(p, NULL);
 
-	assert_non_null(f);
-	assert_non_null(raw);
-	assert_int_equal(report__pprof(f, p, NULL), 0);
-	assert_int_equal(fclose(f), 0);
-	assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK);
-	zs.next_in = (Bytef *)gz;
-	zs.avail_in = (uInt)gz_len;
-	zs.next_out = raw;
-	zs.avail_out = (uInt)cap;
-	assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
-	prof = perftools__profiles__profile__unpack(NULL, zs.total_out, raw);
-	assert_non_null(prof);
 	*samples = *ns = 0;
 	for (size_t i = 0; i < prof->n_sample; i++) {
 		assert_int_equal(prof->sample[i]->n_value, 2);
@@ -188,9 +153,6 @@ static void pprof_totals(const struct profile *p, int64_t *samples, int64_t *ns)
 		*ns += prof->sample[i]->value[1];
 	}
 	perftools__profiles__profile__free_unpacked(prof, NULL);
-	inflateEnd(&zs);
-	free(raw);
-	free(gz);
 }
 
 static void test_pprof_once(void **state)
@@ -201,7 +163,7 @@ static void test_pprof_once(void **state)
 	(void)state;
 	pprof_totals(p, &samples, &ns);
 	assert_int_equal(samples, NR_SAMPLES);
-	assert_int_equal(ns, NR_SAMPLES * meta.period_ns);
+	assert_int_equal(ns, NR_SAMPLES * demo_meta.period_ns);
 	profile__free(p);
 }
 
@@ -254,7 +216,7 @@ static void test_go_pprof_once(void **state)
  * uncharged ones; the threads' samples are the profile's. */
 static uint64_t html_total(const struct profile *p)
 {
-	char *data = render(p, html_data);
+	char *data = render_html_data(p);
 	struct json_object *root = json_tokener_parse(data), *rows, *threads, *v;
 	uint64_t total = 0, thread_samples = 0;
 	size_t i;
@@ -291,17 +253,12 @@ static void test_html_once(void **state)
 static void test_text_once(void **state)
 {
 	struct profile *p = family_profile();
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *text = render_text(p, NULL);
 
 	(void)state;
-	assert_non_null(f);
-	assert_int_equal(report__text(f, p, NULL, NULL), 0);
-	assert_int_equal(fclose(f), 0);
-	assert_non_null(strstr(buf, "Native stacks: 13 of 15 samples"));
-	assert_non_null(strstr(buf, "plan: 10 samples, 9 with a native stack"));
-	free(buf);
+	assert_non_null(strstr(text, "Native stacks: 13 of 15 samples"));
+	assert_non_null(strstr(text, "plan: 10 samples, 9 with a native stack"));
+	free(text);
 	profile__free(p);
 }
 
@@ -316,7 +273,7 @@ static void test_unjoined(void **state)
 	(void)state;
 	assert_int_equal(profile__add_native_samples(p, 100, 100, 2, 1, 5), 0);
 	assert_int_equal(profile__add_native_samples(p, 100, 100, 9, 0, 4), 0);
-	f = render(p, report__folded);
+	f = render_folded(p, NULL);
 	assert_string_equal(f, want_folded);
 	free(f);
 	pprof_totals(p, &samples, &ns);
@@ -340,8 +297,8 @@ static void test_saved_once(void **state)
 	q = profile__parse_json(json, len, "t.json", err, sizeof(err));
 	if (!q)
 		fail_msg("%s", err);
-	a = render(p, report__folded);
-	b = render(q, report__folded);
+	a = render_folded(p, NULL);
+	b = render_folded(q, NULL);
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
@@ -361,7 +318,7 @@ static void test_merge_twice(void **state)
 	assert_int_equal(profile__merge(m, p, err, sizeof(err)), 0);
 	assert_int_equal(profile__merge(m, p, err, sizeof(err)), 0);
 	assert_int_equal(profile__merge_finish(m, NULL, err, sizeof(err)), 0);
-	f = render(m, report__folded);
+	f = render_folded(m, NULL);
 	assert_int_equal(folded_total(f), 2 * NR_SAMPLES);
 	assert_int_equal(html_total(m), 2 * NR_SAMPLES);
 	free(f);
