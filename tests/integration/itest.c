@@ -856,7 +856,7 @@ void itest_attrib_thread(json_object *prof, pid_t pid, pid_t tid, const char *fe
 			fail_msg("JSON: sample refers to stack %llu of %zu", (unsigned long long)id,
 				 nst);
 		frames = member(json_object_array_get_idx(stacks, id), "frames");
-		/* The top-most frame of the feature decides (DESIGN.md section 2).
+		/* The top-most frame of the feature decides (docs/attribution.md, "The rule").
 		 * A frame is ["m" or "a", feature index, instance index, payload]. */
 		for (size_t f = 0, nf = json_object_array_length(frames); f < nf; f++) {
 			json_object *fr = element(frames, f, "frames");
