@@ -279,6 +279,11 @@ static void test_unjoined(void **state)
 	pprof_totals(p, &samples, &ns);
 	assert_int_equal(samples, NR_SAMPLES);
 	assert_int_equal(html_total(p), NR_SAMPLES);
+	f = render_text(p, NULL);
+	assert_non_null(strstr(f, "Native stacks: 13 of 15 samples"));
+	assert_non_null(strstr(f, "\n9 native samples beyond the samples of their thread and "
+				  "mark stack: not shown\n"));
+	free(f);
 	profile__free(p);
 }
 
