@@ -45,8 +45,8 @@ struct diff_opts {
 };
 
 enum diff_flags {
-	DIFF_NEW = 1, /* charged nothing in BASE */
-	DIFF_GONE = 2, /* charged nothing in NEW */
+	DIFF_NEW = 1, /* charged nothing in BASE, something in NEW */
+	DIFF_GONE = 2, /* charged something in BASE, nothing in NEW */
 };
 
 /* One feature or instance compared. Times in ms, shares in %. */
