@@ -33,6 +33,8 @@
  *            anyway);
  *   product  every session once per live format (five times as long).
  * ITEST_FILTER selects cases by name (a glob), e.g. ITEST_FILTER='payload/stacks/\*'.
+ * A check that fails by a known bug another branch fixes (`known` below)
+ * prints KNOWN and does not fail its case.
  */
 #include <inttypes.h>
 #include <limits.h>
@@ -197,7 +199,8 @@ struct mx_case {
 
 /* The bounded subset of `make test`: every value of every dimension, and
  * the pairs that found bugs (payloads x --stacks in every view, the demos
- * of the README, HTML with --off-cpu, -a --comm of a thread pool). */
+ * of the README, HTML with --off-cpu, -a --comm of a thread pool, payloads
+ * x --interval). */
 static const struct {
 	const char *workload, *options;
 	enum mode mode;
@@ -209,6 +212,7 @@ static const struct {
 	{"main", "events+off-cpu", LAUNCH, LIVE_HTML},
 	{"main-v1", "all", LAUNCH, LIVE_TEXT},
 	{"main", "interval", LAUNCH, LIVE_TEXT},
+	{"payload", "interval", LAUNCH, LIVE_TEXT},
 	{"pool", "default", PID, LIVE_JSON},
 	{"prov", "events+stacks", PID, LIVE_FOLDED},
 	{"payload-v1", "events", PID, LIVE_HTML},
@@ -217,6 +221,24 @@ static const struct {
 	{"prov-v1", "off-cpu", SYSWIDE, LIVE_PPROF},
 	{"main", "stacks", SYSWIDE, LIVE_JSON},
 	{"payload", "interval+stacks", SYSWIDE, LIVE_TEXT},
+};
+
+/* Bugs of issue 25 item 2 that branch `firstuse` fixes: their checks say
+ * KNOWN, not FAIL, until it lands (then remove the row: a known bug that
+ * no longer fails prints nothing). */
+#define FIRSTUSE "issue 25, branch firstuse"
+static const struct mx_known known[] = {
+	/* point events folded under "N more features below 0.50%" */
+	{"prov*", "the text report shows point event", FIRSTUSE ": point events folded"},
+	{"prov*/html", "is not in text report", FIRSTUSE ": point events folded"},
+	/* -a --comm NAME (and report --comm) match nothing when the process's
+	 * main thread took no sample: every view of the thread pool is empty */
+	{"pool*/syswide/*", "", FIRSTUSE ": --comm misses a pool whose main thread took no sample"},
+	/* record --format folded|pprof -o F: F is the JSON profile, the
+	 * rendering goes to the terminal, mixed with the demo's own output */
+	{"demo*/launch/folded", "live output vs report", FIRSTUSE ": record --format -o"},
+	{"demo*/launch/pprof", "live pprof vs report", FIRSTUSE ": record --format -o"},
+	{NULL, NULL, NULL},
 };
 
 /* ---- one session ---------------------------------------------------------------------- */
@@ -521,7 +543,9 @@ static void run_case(void **state)
 	const char *allowed[4];
 	double t0 = itest_now();
 
-	mx_stats = (struct mx_stats){0, 0};
+	mx_stats = (struct mx_stats){0, 0, 0};
+	mx_known = known;
+	mx_case_name = c->name;
 	snprintf(s.saved, sizeof(s.saved), "%s", itest_tmp("prof.json"));
 	snprintf(s.live, sizeof(s.live), "%s", itest_tmp("live.html"));
 	snprintf(s.map, sizeof(s.map), "%s", itest_tmp("wlprov.map"));
@@ -549,8 +573,8 @@ static void run_case(void **state)
 			.native = c->o->flags & OPT_STACKS,
 		});
 	}
-	printf("  %s: %lu checks, %lu failed, %.1f s\n", c->name, mx_stats.checks, mx_stats.failed,
-	       itest_now() - t0);
+	printf("  %s: %lu checks, %lu failed, %lu known, %.1f s\n", c->name, mx_stats.checks,
+	       mx_stats.failed, mx_stats.known, itest_now() - t0);
 	if (mx_stats.failed)
 		fail_msg("%s: %lu of %lu checks failed (FAIL lines above)", c->name,
 			 mx_stats.failed, mx_stats.checks);
