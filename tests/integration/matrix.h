@@ -150,5 +150,8 @@ const char *mx_fspv(const char *tag, char **argv);
 void mx_check_quiet(const char *what, const char *err);
 /* Byte-compares two files. */
 void mx_check_same_file(const char *what, const char *a, const char *b);
+/* File a ends with file b's bytes (a launched program's own output, then
+ * fsp-bpf's). */
+void mx_check_ends_with(const char *what, const char *a, const char *b);
 
 #endif /* MATRIX_H */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "itest.h"
 #include "matrix.h"
@@ -88,6 +89,26 @@ void mx_check_same_file(const char *what, const char *a, const char *b)
 	while ((x = getc(fa)) == (y = getc(fb)) && x != EOF)
 		off++;
 	mx_check(x == y, "%s: %s and %s differ at byte %ld", what, a, b, off);
+	fclose(fa);
+	fclose(fb);
+}
+
+void mx_check_ends_with(const char *what, const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	struct stat sa, sb;
+	int x = 0, y = 0;
+
+	assert_non_null(fa);
+	assert_non_null(fb);
+	assert_int_equal(fstat(fileno(fa), &sa), 0);
+	assert_int_equal(fstat(fileno(fb), &sb), 0);
+	if (mx_check(sa.st_size >= sb.st_size, "%s: %s is shorter than %s", what, a, b)) {
+		assert_int_equal(fseeko(fa, sa.st_size - sb.st_size, SEEK_SET), 0);
+		while ((x = getc(fa)) == (y = getc(fb)) && x != EOF)
+			;
+		mx_check(x == y, "%s: %s does not end with %s", what, a, b);
+	}
 	fclose(fa);
 	fclose(fb);
 }
