@@ -662,14 +662,17 @@ static int collect_into(struct session *s, struct profile *p)
 	struct drain all = {0};
 	int err;
 
+	/* The payloads still in their ring, before the counts are read: the
+	 * sampler sends a sample's payloads before it counts the sample, so
+	 * every record read is in the counts read after it (add_samples). Read
+	 * after the counts, as the sampler may still run (--interval), the
+	 * records of samples taken meanwhile were counted on top of them. */
+	ring_buffer__consume(s->rb);
 	err = retire__replay(s, p);
 	if (!err)
 		err = drain_into(s, p, &all, &label_errors);
-	if (!err) {
-		/* The payloads still in their ring (the sampler may still run). */
-		ring_buffer__consume(s->rb);
+	if (!err)
 		err = collect_payloads(s, p);
-	}
 	if (err)
 		return err;
 	v2_counters(s, &v2);
