@@ -64,7 +64,13 @@ enum mx_has {
 	/* the view lists some features and instances only: the others are not
 	 * compared */
 	MX_PARTIAL = 1 << 10,
+	/* the view leaves out the features under the text report's default
+	 * --min-pct (MX_MIN_PCT_DEFAULT % of its total): rows of another view
+	 * under it are not looked for in it */
+	MX_MIN_PCT = 1 << 11,
 };
+
+#define MX_MIN_PCT_DEFAULT 0.5
 
 struct mx_row {
 	char *feature;

@@ -223,6 +223,11 @@ void mx_compare(const struct mx_tally *ref, const struct mx_tally *view)
 	for (size_t i = 0; i < view->nr; i++) {
 		const struct mx_row *v = &view->rows[i];
 
+		if (v->instance && !(has & MX_INSTANCES))
+			continue;
+		if (ref->has & MX_MIN_PCT && ref->total &&
+		    100.0 * (double)v->samples / (double)ref->total < MX_MIN_PCT_DEFAULT)
+			continue;
 		mx_check(find_row(ref, v->feature, v->instance) != NULL,
 			 "%s: %s is not in %s (%" PRIu64 " samples)", view->what,
 			 row_name(v, name, sizeof(name)), ref->what, v->samples);
