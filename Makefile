@@ -492,7 +492,7 @@ packaging: $(APP) examples man
 
 # The whole consistency matrix (tests/integration/test_matrix.c; make test runs
 # a subset of it): every workload x record options x mode x live output, each
-# saved profile in every view. Root; about 10 minutes (docs/architecture.md, "Tests").
+# saved profile in every view. Root; 10 to 11 minutes (docs/architecture.md, "Tests").
 check-matrix: $(APP) examples workloads $(OUTPUT)/tests/integration/test_matrix
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 FSP_MATRIX=full \
 		scripts/run-tests.sh matrix $(OUTPUT)/tests/integration/test_matrix
