@@ -44,7 +44,8 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 .PHONY: all clean test unit unit-asan integration demo bench soak install format format-check \
-	deps deps-build deps-html deps-test deps-bench examples workloads man deb packaging
+	deps deps-build deps-html deps-test deps-bench examples workloads man deb packaging \
+	check-matrix
 
 APP := fsp-bpf
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -74,7 +75,10 @@ UNIT_ASAN_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/asan/tests/unit/%,$(UNIT_S
 
 ITEST_SRCS := $(wildcard tests/integration/test_*.c)
 ITEST_BINS := $(patsubst tests/integration/%.c,$(OUTPUT)/tests/integration/%,$(ITEST_SRCS))
-ITEST_LIB_SRCS := $(filter-out $(ITEST_SRCS),$(wildcard tests/integration/*.c))
+# matrix_*.c: the consistency matrix's views and checks (test_matrix only).
+MATRIX_SRCS := $(wildcard tests/integration/matrix_*.c)
+MATRIX_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(MATRIX_SRCS))
+ITEST_LIB_SRCS := $(filter-out $(ITEST_SRCS) $(MATRIX_SRCS),$(wildcard tests/integration/*.c))
 ITEST_LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(ITEST_LIB_SRCS))
 
 EXAMPLE_C := $(filter-out examples/lib%.c,$(wildcard examples/*.c))
@@ -444,15 +448,21 @@ workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_B
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 
-$(OUTPUT)/tests/integration/%.o: tests/integration/%.c
+$(OUTPUT)/tests/integration/%.o: tests/integration/%.c | $(PROTO_GEN)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -Itests/integration $(ANALYSIS_INC) -c $< -o $@
 
 # Integration tests may read profiles through the analysis library too.
+ITEST_LDLIBS := -lcmocka -ljson-c -lprotobuf-c -ldw -lelf -lz -lm
 $(OUTPUT)/tests/integration/%: $(OUTPUT)/tests/integration/%.o $(ITEST_LIB_OBJS) $(ANALYSIS_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -lcmocka -ljson-c -lprotobuf-c -ldw -lelf -lz -lm -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(ITEST_LDLIBS) -o $@
+
+$(OUTPUT)/tests/integration/test_matrix: $(OUTPUT)/tests/integration/test_matrix.o $(MATRIX_OBJS) \
+		$(ITEST_LIB_OBJS) $(ANALYSIS_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(ITEST_LDLIBS) -o $@
 
 # ---- entry points ---------------------------------------------------------------
 
@@ -493,6 +503,13 @@ integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 PACKAGING_TESTS := $(wildcard tests/packaging/test_*.sh)
 packaging: $(APP) examples man
 	$(Q)FSP_BPF=$(abspath $(APP)) scripts/run-tests.sh packaging $(PACKAGING_TESTS)
+
+# The whole consistency matrix (tests/integration/test_matrix.c; make test runs
+# a subset of it): every workload x record options x mode x live output, each
+# saved profile in every view. Root; 10 to 11 minutes (docs/architecture.md, "Tests").
+check-matrix: $(APP) examples workloads $(OUTPUT)/tests/integration/test_matrix
+	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 FSP_MATRIX=full \
+		scripts/run-tests.sh matrix $(OUTPUT)/tests/integration/test_matrix
 
 test: deps-test
 	$(Q)$(AS_USER) $(MAKE) --no-print-directory all

@@ -50,7 +50,8 @@
  * profiler can count every enter and leave exactly when asked to. All
  * translation units of one DSO must use the same ABI.
  *
- * Rules (both ABIs, see DESIGN.md section 3):
+ * Rules (both ABIs; docs/attribution.md in fsp-bpf's source states the terms and
+ * the attribution rule):
  *   - feature and instance are NUL-terminated strings with static storage
  *     duration: string literals, or interned strings that live as long as the
  *     process. The profiler reads each distinct address once and caches it, so

@@ -10,10 +10,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
-#include "hashmap.h"
 #include "native.h"
+#include "stack_family.h"
 #include "profile_read.h"
 #include "util.h"
 
@@ -405,84 +406,63 @@ cleanup:
 	return r;
 }
 
-/* ---- whole-file check: native samples <= samples, per core sample ---------------- */
+/* ---- whole-file check: native samples <= samples, per (thread, stack family) ---------- */
 
-struct ns_check {
-	struct hashmap threads; /* (source << 32 | pid, tid) -> thread number */
-	struct hashmap samples; /* (thread number, key) -> core sample index */
-	uint64_t *left; /* per core sample: its count, less the native samples seen */
-};
+/* A native sample names its core sample's stack family (stack_family.h):
+ * the recorder splits a stack's samples by payload vector, not its native
+ * samples. So the check is per thread and family (family_groups). */
 
-static void ns_check_fini(struct ns_check *c)
+/* Per group: its core samples. NULL on allocation failure. */
+static uint64_t *ns_core(struct rd *rd, struct family_groups *g)
 {
-	hashmap__fini(&c->threads);
-	hashmap__fini(&c->samples);
-	free(c->left);
-}
-
-/* The core sample of (source, pid, tid, key) in c, or -1 (none), -2 (no memory). */
-static int64_t ns_find(struct ns_check *c, uint32_t source, uint32_t pid, uint32_t tid,
-		       uint64_t key, bool add, size_t idx)
-{
-	uint64_t t, s;
-	int r;
-
-	r = hashmap__find_or_insert(&c->threads, (uint64_t)source << 32 | pid, tid, c->threads.len,
-				    &t);
-	if (r < 0)
-		return -2;
-	if (add)
-		return hashmap__find_or_insert(&c->samples, t, key, idx, NULL) < 0 ? -2 : 0;
-	return hashmap__find(&c->samples, t, key, &s) ? (int64_t)s : -1;
-}
-
-static int ns_build(struct rd *rd, struct ns_check *c)
-{
+	size_t n = profile__nr_samples(rd->p), k;
+	uint64_t *left = calloc(n ? n : 1, sizeof(*left));
 	struct profile_sample s;
-	size_t n = profile__nr_samples(rd->p);
 
-	c->left = calloc(n ? n : 1, sizeof(*c->left));
-	if (!c->left)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; left && i < n; i++) {
 		if (profile__sample(rd->p, i, &s) ||
-		    ns_find(c, s.source, s.pid, s.tid, s.key, true, i) < 0)
-			return -1;
-		c->left[i] = s.count;
+		    family_groups__of(g, s.source, s.pid, s.tid, s.stack, s.key, true, &k)) {
+			free(left);
+			return NULL;
+		}
+		left[k] += s.count; /* the reader checked that the total fits */
 	}
-	return 0;
+	return left;
 }
 
 int rd__native_finish(struct rd *rd)
 {
-	struct ns_check c = {HASHMAP_INIT, HASHMAP_INIT, NULL};
+	size_t n = profile__nr_native_samples(rd->p), k = 0;
 	struct profile_native_sample ns;
-	size_t n = profile__nr_native_samples(rd->p);
-	int64_t s;
-	int r = 0;
+	struct family_groups *g;
+	uint64_t *left = NULL;
+	int r = 0, found;
 
 	if (!n)
 		return 0;
-	if (ns_build(rd, &c)) {
-		ns_check_fini(&c);
-		return json_in__fail(&rd->js, "out of memory");
-	}
+	g = family_groups__new(rd->p);
+	if (g)
+		left = ns_core(rd, g);
+	if (!left)
+		r = json_in__fail(&rd->js, "out of memory");
 	for (size_t i = 0; i < n && !r; i++) {
 		if (profile__native_sample(rd->p, i, &ns))
 			continue;
-		s = ns_find(&c, ns.source, ns.pid, ns.tid, ns.key, false, 0);
-		if (s == -2)
+		found = family_groups__of(g, ns.source, ns.pid, ns.tid, ns.mark_stack, ns.key,
+					  false, &k);
+		if (found == -ENOMEM)
 			r = json_in__fail(&rd->js, "out of memory");
-		else if (s < 0 || c.left[s] < ns.count)
+		else if (found || left[k] < ns.count)
 			r = json_in__fail(&rd->js,
 					  "corrupt: native_samples count more samples of source "
 					  "%u, pid %u, tid %u with mark stack key 0x%" PRIx64
-					  " than \"samples\" (%s)",
+					  " than \"samples\" (%s with its frames)",
 					  ns.source, ns.pid, ns.tid, ns.key,
-					  s < 0 ? "none" : "fewer");
+					  found ? "none" : "fewer");
 		else
-			c.left[s] -= ns.count;
+			left[k] -= ns.count;
 	}
-	ns_check_fini(&c);
+	free(left);
+	family_groups__free(g);
 	return r;
 }

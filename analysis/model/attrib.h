@@ -2,7 +2,7 @@
 /*
  * Attribution: the samples (and off-CPU time) of a profile or of one process
  * or thread, charged to features and instances by the attribution rule
- * (DESIGN.md section 2; charges.h applies it to each stack) and summed.
+ * (docs/attribution.md, "The rule"; charges.h applies it to each stack) and summed.
  */
 #ifndef FSP_ANALYSIS_ATTRIB_H
 #define FSP_ANALYSIS_ATTRIB_H

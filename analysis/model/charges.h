@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The attribution rule (DESIGN.md section 2), in one place: the charges of
+ * The attribution rule (docs/attribution.md, "The rule"), in one place: the charges of
  * a mark stack. For every feature with a frame in the stack, its top-most
  * frame decides: a mark charges the feature and that mark's instance, a mark
  * of another thread of the process (PROFILE_CHARGED, a probe map's "charge

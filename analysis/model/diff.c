@@ -298,7 +298,10 @@ static void diff__fill(const struct diff *d, struct diff_row *r)
 	double bns = (double)r->base_samples * (double)d->base.period_ns;
 	double nns = (double)r->new_samples * (double)d->new_side.period_ns;
 
-	r->flags = (r->base_samples ? 0 : DIFF_NEW) | (r->new_samples ? 0 : DIFF_GONE);
+	/* a row charged nothing on either side (a feature of point events
+	 * alone) is neither new nor gone: nothing changed */
+	r->flags = (!r->base_samples && r->new_samples ? DIFF_NEW : 0) |
+		   (r->base_samples && !r->new_samples ? DIFF_GONE : 0);
 	r->base_ms = bns / 1e6;
 	r->new_ms = nns / 1e6;
 	r->base_pct = report_pct(r->base_samples, d->base.total_samples);

@@ -13,7 +13,7 @@
  * NEW is GONE.
  *
  * The scale model. Waddell and Ashley, "Visualizing the Performance of
- * Higher-Order Programs" (seeds/visualizing-higher-order-performance.txt),
+ * Higher-Order Programs" (PASTE 1998),
  * compare a run on input size x with a run on size 2x by the difference
  * between each expression's count in the second run and the count predicted
  * by scaling the first run: code whose cost grows linearly with the input
@@ -45,8 +45,8 @@ struct diff_opts {
 };
 
 enum diff_flags {
-	DIFF_NEW = 1, /* charged nothing in BASE */
-	DIFF_GONE = 2, /* charged nothing in NEW */
+	DIFF_NEW = 1, /* charged nothing in BASE, something in NEW */
+	DIFF_GONE = 2, /* charged something in BASE, nothing in NEW */
 };
 
 /* One feature or instance compared. Times in ms, shares in %. */

@@ -184,6 +184,14 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	int fd = -1;
 
 	(void)mod, (void)modname, (void)base, (void)file_name, (void)debuglink_crc;
+	/*
+	 * libdw stores the name in the module and asks again when the file we
+	 * gave it did not open as ELF (a corrupt debug file): the name of the
+	 * first answer is still there, and libdw does not free it before
+	 * storing the next (elfutils 0.188). It is ours to replace.
+	 */
+	free(*debuginfo_file_name);
+	*debuginfo_file_name = NULL;
 	if (!m)
 		return -1;
 	for (size_t i = 0; i < m->search->nr_debug_dirs && fd < 0; i++)

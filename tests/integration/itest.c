@@ -164,7 +164,10 @@ int itest_teardown(void **state)
  * checkouts of the project) would see each other's workloads and CPU load. Each
  * test program holds an exclusive lock for as long as it runs (released when it
  * exits); bench/soak.sh takes the same one. FSP_ITEST_LOCK names another file.
+ * A long group (itest_run_group_each) takes it for each of its tests instead.
  */
+static int lock_fd = -1;
+
 static int itest_lock(const char *name)
 {
 	const char *path = getenv("FSP_ITEST_LOCK") ? getenv("FSP_ITEST_LOCK")
@@ -176,18 +179,41 @@ static int itest_lock(const char *name)
 			strerror(errno));
 		return -1;
 	}
-	if (!flock(fd, LOCK_EX | LOCK_NB))
-		return 0; /* fd stays open: the lock lives as long as the process */
+	if (!flock(fd, LOCK_EX | LOCK_NB)) {
+		lock_fd = fd; /* held until itest_unlock or the exit */
+		return 0;
+	}
 	fprintf(stderr, "%s: waiting for %s (another integration test is running)\n", name, path);
 	if (flock(fd, LOCK_EX)) {
 		fprintf(stderr, "%s: cannot take %s: %s\n", name, path, strerror(errno));
 		close(fd);
 		return -1;
 	}
+	lock_fd = fd;
 	return 0;
 }
 
-int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
+static void itest_unlock(void)
+{
+	if (lock_fd >= 0)
+		close(lock_fd);
+	lock_fd = -1;
+}
+
+int itest_setup_locked(void **state)
+{
+	return itest_lock("itest") ? -1 : itest_setup(state);
+}
+
+int itest_teardown_locked(void **state)
+{
+	int r = itest_teardown(state);
+
+	itest_unlock();
+	return r;
+}
+
+static int run_group(const char *group, const struct CMUnitTest *tests, size_t n, bool each)
 {
 	const char *abi = getenv("FSP_ABI");
 	char name[128];
@@ -209,7 +235,7 @@ int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 			name);
 		return 1;
 	}
-	if (itest_lock(name))
+	if (!each && itest_lock(name))
 		return 1;
 	/* Unbuffered, so that the numbers of a failing comparison come before
 	 * cmocka's verdict. */
@@ -218,6 +244,16 @@ int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
 	if (getenv("ITEST_FILTER"))
 		cmocka_set_test_filter(getenv("ITEST_FILTER"));
 	return _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+}
+
+int itest_run_group(const char *group, const struct CMUnitTest *tests, size_t n)
+{
+	return run_group(group, tests, n, false);
+}
+
+int itest_run_group_each(const char *group, const struct CMUnitTest *tests, size_t n)
+{
+	return run_group(group, tests, n, true);
 }
 
 /* ---- paths ------------------------------------------------------------------------ */
@@ -820,7 +856,7 @@ void itest_attrib_thread(json_object *prof, pid_t pid, pid_t tid, const char *fe
 			fail_msg("JSON: sample refers to stack %llu of %zu", (unsigned long long)id,
 				 nst);
 		frames = member(json_object_array_get_idx(stacks, id), "frames");
-		/* The top-most frame of the feature decides (DESIGN.md section 2).
+		/* The top-most frame of the feature decides (docs/attribution.md, "The rule").
 		 * A frame is ["m" or "a", feature index, instance index, payload]. */
 		for (size_t f = 0, nf = json_object_array_length(frames); f < nf; f++) {
 			json_object *fr = element(frames, f, "frames");

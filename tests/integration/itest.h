@@ -40,8 +40,15 @@
 int itest_setup(void **state);
 int itest_teardown(void **state);
 
-/* Runs the group; prints a skip notice and skips everything when not root. */
+/* Runs the group; prints a skip notice and skips everything when not root.
+ * It holds the integration lock (itest.c) while it runs. */
 int itest_run_group(const char *name, const struct CMUnitTest *tests, size_t n);
+/* The same for a long group whose tests take the lock each for itself: their
+ * set-up and tear-down are itest_setup_locked and itest_teardown_locked
+ * (other checkouts' tests may run between two of them). */
+int itest_run_group_each(const char *name, const struct CMUnitTest *tests, size_t n);
+int itest_setup_locked(void **state);
+int itest_teardown_locked(void **state);
 #define ITEST_MAIN(name, tests) itest_run_group(name, tests, sizeof(tests) / sizeof(tests[0]))
 
 /* ---- paths ---------------------------------------------------------------------- */

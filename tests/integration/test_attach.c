@@ -7,8 +7,14 @@
  *                       works on after fsp-bpf detaches (semaphores lowered,
  *                       integrity checks pass, exit 0)
  *   sigint, sigterm     -p PID without -d, ended by a signal: report, JSON, exit 0
+ *   armed_at_once       -p PID and -a of a process that enters a mark the
+ *                       moment fsp-bpf arms its marks (wl_matrix armed): the
+ *                       mark is kept, no leave is unmatched (the ABI v2
+ *                       records' stacks are started afresh before they are
+ *                       armed, not after)
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +181,62 @@ static void signal_case(int sig)
 	free(p.err);
 }
 
+/* wl_matrix armed, attached by -p or (syswide) -a --comm: its first mark,
+ * entered at once, is charged and left. */
+static void armed_case(bool syswide)
+{
+	const char *json = itest_tmp("prof.json"), *prog = itest_workload("wl_matrix");
+	char pid[16], comm[16], *argv[16] = {NULL, "-o", (char *)json};
+	struct itest_proc wl, fsp;
+	json_object *prof;
+	int n = 3;
+
+	if (syswide) {
+		snprintf(comm, sizeof(comm), "armed%d", (int)getpid() % 100000);
+		prog = itest_fresh_copy("a", "wl_matrix");
+		assert_int_equal(rename(prog, itest_tmp("a/%s", comm)), 0);
+		prog = itest_tmp("a/%s", comm);
+		argv[n++] = "-a";
+		argv[n++] = "--comm";
+		argv[n++] = comm;
+		itest_start_fsp(&fsp, argv);
+	}
+	itest_spawn(&wl, "armed", (char *[]){(char *)prog, "armed", "100", "attached", NULL});
+	if (!syswide) {
+		snprintf(pid, sizeof(pid), "%d", wl.pid);
+		argv[n++] = "-p";
+		argv[n++] = pid;
+		itest_run_fspv(&fsp, "fsp", ITEST_TIMEOUT_S, argv);
+	}
+	itest_wait(&wl, ITEST_TIMEOUT_S);
+	itest_assert_exit(&wl, 0);
+	if (syswide)
+		itest_stop_fsp(&fsp);
+	itest_assert_exit(&fsp, 0);
+	prof = itest_json_load(json);
+	print_message("  armed: %llu samples, %llu unmatched leaves, %llu stale marks\n",
+		      (unsigned long long)itest_feature_samples(prof, "armed"),
+		      (unsigned long long)itest_diag(prof, "unmatched_leaves"),
+		      (unsigned long long)itest_diag(prof, "stale_marks"));
+	assert_int_equal(itest_diag(prof, "unmatched_leaves"), 0);
+	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
+	/* the nested instance's 20 ms of CPU, inside the first mark */
+	assert_true(itest_instance_samples(prof, "armed", "nested") > 0);
+	json_object_put(prof);
+}
+
+static void test_armed_at_once_pid(void **state)
+{
+	(void)state;
+	armed_case(false);
+}
+
+static void test_armed_at_once_syswide(void **state)
+{
+	(void)state;
+	armed_case(true);
+}
+
 static void test_sigint(void **state)
 {
 	(void)state;
@@ -193,6 +255,8 @@ int main(void)
 		ITEST(test_attach_mid_feature),
 		ITEST(test_sigint),
 		ITEST(test_sigterm),
+		ITEST(test_armed_at_once_pid),
+		ITEST(test_armed_at_once_syswide),
 	};
 
 	return ITEST_MAIN("attach", tests);

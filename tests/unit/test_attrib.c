@@ -7,6 +7,7 @@
 #include "attrib.h"
 #include "profile_io.h"
 #include "report.h"
+#include "test_seed.h"
 #include "unit_helpers.h"
 
 static int setup(void **state)
@@ -535,7 +536,7 @@ static void test_random_against_reference(void **state)
 	struct profile *p = *state;
 	uint64_t uncharged = 0, total = 0, sum;
 	struct attrib *a;
-	unsigned int seed = 12345;
+	unsigned int seed = (unsigned int)test_seed("test_random_against_reference");
 	size_t i, j, k;
 
 	nr_ref = 0;

@@ -230,6 +230,31 @@ static void test_equal_profiles(void **state)
 	profile__free(again);
 }
 
+/* A feature of point events alone (a probe map's "event"), charged nothing
+ * on either side: diff(a, a) shows it neither new nor gone, no change. */
+static void test_events_only_unchanged(void **state)
+{
+	struct profile_event_stats st = {.enters = 46};
+	struct profile *base = small_base(), *again = small_base();
+	const struct diff_feature *f;
+	struct diff *d;
+
+	(void)state;
+	assert_int_equal(profile__add_events(base, 1, "started", "unit", &st), 0);
+	assert_int_equal(profile__add_events(again, 1, "started", "unit", &st), 0);
+	d = compute(base, again, 0);
+	f = feature(d, "started");
+	assert_int_equal(f->row.base_samples, 0);
+	assert_int_equal(f->row.new_samples, 0);
+	assert_int_equal(f->row.flags, 0);
+	assert_int_equal(f->nr_instances, 1);
+	assert_int_equal(f->instances[0].flags, 0);
+	assert_true(f->row.delta_ms == 0 && f->row.delta_pp == 0);
+	diff__free(d);
+	profile__free(base);
+	profile__free(again);
+}
+
 static void test_new_and_gone(void **state)
 {
 	struct profile *base = small_base(), *new_p = small_new();
@@ -725,12 +750,19 @@ static void test_json_plain(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_invalid),		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_equal_profiles),	cmocka_unit_test(test_new_and_gone),
-		cmocka_unit_test(test_order_by_change), cmocka_unit_test(test_scale_linear),
-		cmocka_unit_test(test_scale_quadratic), cmocka_unit_test(test_different_periods),
-		cmocka_unit_test(test_text_plain),	cmocka_unit_test(test_text_scaled),
-		cmocka_unit_test(test_text_layout),	cmocka_unit_test(test_json),
+		cmocka_unit_test(test_invalid),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_equal_profiles),
+		cmocka_unit_test(test_events_only_unchanged),
+		cmocka_unit_test(test_new_and_gone),
+		cmocka_unit_test(test_order_by_change),
+		cmocka_unit_test(test_scale_linear),
+		cmocka_unit_test(test_scale_quadratic),
+		cmocka_unit_test(test_different_periods),
+		cmocka_unit_test(test_text_plain),
+		cmocka_unit_test(test_text_scaled),
+		cmocka_unit_test(test_text_layout),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_plain),
 	};
 

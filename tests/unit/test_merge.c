@@ -5,6 +5,7 @@
 
 #include "attrib.h"
 #include "merge.h"
+#include "test_seed.h"
 #include "unit_helpers.h"
 
 #ifndef FSP_VERSION
@@ -672,7 +673,7 @@ static void test_attribution_is_sum(void **state)
 	struct profile *in[4], *dst = profile__new();
 	struct attrib *a[4], *m;
 	const struct attrib_feature *f;
-	unsigned int seed = 42;
+	unsigned int seed = (unsigned int)test_seed("test_attribution_is_sum");
 	uint64_t sum, total = 0, uncharged = 0;
 	size_t i, j, k;
 

@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "native_render_fixture.h"
+#include "pprof_go.h"
 #include "profile.pb-c.h"
 #include "report.h"
 #include "report_html.h"
@@ -295,43 +296,6 @@ static void test_html_data(void **state)
 
 /* ---- go tool pprof ----------------------------------------------------------------- */
 
-/* `go tool pprof ARGS FILE` in dir (its HOME and caches: no network, no
- * writes elsewhere): its stdout; fails on a non-zero exit or any stderr. */
-static char *go_pprof(const char *dir, const char *args, const char *file)
-{
-	char cmd[1024], *out = NULL, *err = NULL;
-	size_t n = 0, m = 0;
-	FILE *f, *e;
-	int c, rc;
-
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && HOME='%s' GOCACHE='%s/cache' GOPATH='%s/gopath' PPROF_TMPDIR='%s' "
-		 "GOFLAGS= GOTOOLCHAIN=local go tool pprof %s '%s' 2>err.txt",
-		 dir, dir, dir, dir, dir, args, file);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	FILE *o = open_memstream(&out, &n);
-
-	assert_non_null(o);
-	while ((c = getc(f)) != EOF)
-		fputc(c, o);
-	rc = pclose(f);
-	assert_int_equal(fclose(o), 0);
-	snprintf(cmd, sizeof(cmd), "%s/err.txt", dir);
-	e = fopen(cmd, "r");
-	assert_non_null(e);
-	o = open_memstream(&err, &m);
-	assert_non_null(o);
-	while ((c = getc(e)) != EOF)
-		fputc(c, o);
-	fclose(e);
-	assert_int_equal(fclose(o), 0);
-	if (rc || m)
-		fail_msg("go tool pprof %s: exit %d, stderr:\n%s", args, rc, err);
-	free(err);
-	return out;
-}
-
 /* Whether text has a line matching all of the words, in order, separated by blanks. */
 static bool has_row(const char *text, const char *row)
 {
@@ -374,11 +338,8 @@ static void test_go_tool_pprof(void **state)
 	char *out;
 	FILE *src;
 
-	if (system("command -v go >/dev/null 2>&1")) {
-		fprintf(stderr, "!!! SKIPPED: `go` is not in PATH, `go tool pprof` was not run on "
-				"the native stacks' pprof (Debian: apt-get install golang-go)\n");
+	if (!go_pprof_installed("the native stacks' pprof"))
 		skip();
-	}
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/native.pb.gz", dir);
 	prof = render_pprof(*state, NULL, path);

@@ -10,10 +10,27 @@
  * A map whose feature says "match instance" cannot compute the leave's
  * instance (it has no argument 0): the map error fsp-bpf must find when the
  * plug-in is loaded, whatever the mode.
+ *
+ * The probes have semaphores (the probes fire whatever their value): a
+ * program that must not start its work before a profiler armed them asks
+ * wl_prov_armed() (WL_PROV_ARMED in wl_dl.h).
  */
+#define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 
 #include "wl_dl.h"
+
+__extension__ unsigned short wlprov_work__start_semaphore __attribute__((unused))
+__attribute__((section(".probes")));
+__extension__ unsigned short wlprov_work__done_semaphore __attribute__((unused))
+__attribute__((section(".probes")));
+
+unsigned short wl_prov_armed(void);
+
+unsigned short wl_prov_armed(void)
+{
+	return *(volatile unsigned short *)&wlprov_work__start_semaphore;
+}
 
 #define US 1000ULL
 

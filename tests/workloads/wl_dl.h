@@ -28,4 +28,8 @@ struct wl_dl_result {
 typedef void (*wl_dl_run_fn)(const struct wl_dl_api *api, uint64_t ms, struct wl_dl_result *out);
 #define WL_DL_RUN "wl_dl_run"
 
+/* libwl_prov.so: non-zero once a profiler armed its wlprov:work__start probe. */
+typedef unsigned short (*wl_prov_armed_fn)(void);
+#define WL_PROV_ARMED "wl_prov_armed"
+
 #endif /* WL_DL_H */

@@ -598,6 +598,8 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		vf.has_record = false;
 	}
 	err = plan_file(s, path, kpath, sites, nr, &vf, b);
+	if (!err && b[STEP_V2].cnt)
+		v2__prepare(s, pid ? pid : s->scan_pid, fd, &vf);
 	if (err == -ENOEXEC)
 		err = 0; /* reported: the file is left alone */
 	else if (!err)

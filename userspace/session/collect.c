@@ -791,11 +791,11 @@ static int collect_into(struct session *s, struct profile *p)
 	struct drain all = {0};
 	int err;
 
-	/* The payloads still in their ring first: a sample is counted once,
-	 * with its record if the record is in, else as one whose payloads
-	 * were not kept. Read after the counts, the records that came
-	 * meanwhile were counted twice: a live view (the sampler runs on)
-	 * showed up to a second of samples more than there were. */
+	/* The payloads still in their ring, before the counts are read: the
+	 * sampler sends a sample's payloads before it counts the sample, so
+	 * every record read is in the counts read after it (add_samples). Read
+	 * after the counts, as the sampler may still run (--interval), the
+	 * records of samples taken meanwhile were counted on top of them. */
 	ring_buffer__consume(s->rb);
 	err = retire__replay(s, p);
 	if (!err)

@@ -142,6 +142,9 @@ struct session {
 	sigset_t old_mask;
 	bool mask_set;
 	unsigned int nr_sites;
+	/* The process whose files targets__rescan attaches (0 outside it):
+	 * v2__prepare starts its records' stacks afresh before they are armed. */
+	pid_t scan_pid;
 	/* What the marks are (session__marks): files with an ABI v2 record,
 	 * ABI v1 sites, v1 sites of v2 files (--events). */
 	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
@@ -286,6 +289,12 @@ struct mapping;
 /* Remembers a file (open as fd) whose ABI v2 record was attached, for the
  * rescans that find the record in each process mapping it. 0 or -errno. */
 int v2__note_file(struct session *s, int fd, const struct fsp_v2_file *vf);
+/* Before the sites of the file open as fd are linked (which arms its marks):
+ * registers its record in process pid (0: none), with a new gen when the
+ * session must start its stacks afresh. Done after the link, the new gen
+ * would also drop the frames marked since the link, whose leaves then match
+ * nothing. */
+void v2__prepare(struct session *s, pid_t pid, int fd, const struct fsp_v2_file *vf);
 /* Registers the records of pid's mapped files (m, n) for the sampler. */
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n);
 void v2__forget(struct session *s, pid_t pid); /* pid is gone */

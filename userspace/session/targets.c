@@ -135,7 +135,9 @@ int targets__rescan(struct session *s, struct target *t)
 	err = procmaps__read(t->pid, &m, &n);
 	if (err)
 		return err;
+	s->scan_pid = t->pid;
 	err = procmaps__for_each_file(m, n, scan_cb, &c);
+	s->scan_pid = 0;
 	if (err) {
 		procmaps__free(m, n);
 		return err;

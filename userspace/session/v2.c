@@ -355,6 +355,27 @@ static uint64_t raised_copy(pid_t pid, const uint64_t *addrs, size_t nr)
 /* Copies of one file a scan looks at (dlmopen: one per namespace). */
 #define MAX_COPIES 16
 
+void v2__prepare(struct session *s, pid_t pid, int fd, const struct fsp_v2_file *vf)
+{
+	struct stat st, exe;
+	struct mapping *m;
+	char path[64];
+	uint64_t addr;
+	bool is_exe;
+	size_t n;
+
+	if (!pid || !vf->has_record || fstat(fd, &st) || procmaps__read(pid, &m, &n))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	is_exe = !stat(path, &exe) && exe.st_dev == st.st_dev && exe.st_ino == st.st_ino;
+	/* Not armed by this session yet: its semaphores count no site of ours.
+	 * Each copy (dlmopen); the rescan after the links raises the others. */
+	for (size_t k = 0;
+	     !fsp_v2__record_addr(m, n, &k, st.st_dev, st.st_ino, vf->record_off, &addr);)
+		register_record(s, pid, addr, is_exe, m[k - 1].path, 0);
+	procmaps__free(m, n);
+}
+
 void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 {
 	struct v2_state *v = s->v2;

@@ -454,23 +454,24 @@ static int folded_charges(struct folded_ctx *c, const char *prefix, size_t stack
 	return err;
 }
 
-/* The native samples: each charged as its core sample, its frames above. */
+/* The native samples joined to core samples (report_native.h): each
+ * charged as its core sample, its frames above. */
 static int folded_native_samples(struct folded_ctx *c, const struct folded_names *nm)
 {
-	struct profile_native_sample ns;
+	const struct profile_native_sample *ns;
 	const char *prefix;
 	size_t i;
 	int err = 0;
 
-	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
-		err = profile__native_sample(c->p, i, &ns);
-		if (err || !ns.count || c->value == REPORT_VALUE_OFFCPU)
-			continue; /* on-CPU samples: no off-CPU time */
-		prefix = folded_thread(c, nm, ns.source, ns.pid, ns.tid);
+	if (c->value == REPORT_VALUE_OFFCPU)
+		return 0; /* on-CPU samples: no off-CPU time */
+	for (i = 0; i < c->native.nr_joins && !err; i++) {
+		ns = &c->native.joins[i];
+		prefix = folded_thread(c, nm, ns->source, ns->pid, ns->tid);
 		if (!prefix)
 			return -ENOMEM;
-		err = folded_charges(c, prefix, ns.mark_stack, ns.stack,
-				     folded_value(c, ns.count, 0));
+		err = folded_charges(c, prefix, ns->mark_stack, ns->stack,
+				     folded_value(c, ns->count, 0));
 	}
 	return err;
 }

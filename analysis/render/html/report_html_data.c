@@ -192,26 +192,25 @@ static int hd_charge(struct hd *d, size_t thread, const struct charge *c, uint64
 	return 0;
 }
 
-/* The native samples: rows of their charges with their native stack. */
+/* The native samples joined to core samples (report_native.h): rows of
+ * their core sample's charges with their native stack. */
 static int hd_native_samples(struct hd *d)
 {
+	const struct profile_native_sample *ns;
 	const struct charge *c;
-	struct profile_native_sample ns;
 	size_t i, j, n;
 	uint64_t thread;
 	int err = 0;
 
-	for (i = 0; i < profile__nr_native_samples(d->p) && !err; i++) {
-		err = profile__native_sample(d->p, i, &ns);
-		if (err)
-			break;
-		if (!hashmap__find(&d->thread_map, (uint64_t)ns.source << 32 | ns.pid, ns.tid,
+	for (i = 0; i < d->nv.nr_joins && !err; i++) {
+		ns = &d->nv.joins[i];
+		if (!hashmap__find(&d->thread_map, (uint64_t)ns->source << 32 | ns->pid, ns->tid,
 				   &thread))
 			return -EINVAL;
-		c = charges__of(&d->rc, ns.mark_stack, &n);
+		c = charges__of(&d->rc, ns->mark_stack, &n);
 		for (j = 0; j < n && !err; j++) {
 			if (report_features__has(&d->scope->feat, c[j].feature))
-				err = hd_charge(d, thread, &c[j], ns.count, 0, ns.stack);
+				err = hd_charge(d, thread, &c[j], ns->count, 0, ns->stack);
 		}
 	}
 	return err;

@@ -259,18 +259,15 @@ static int pprof_native_sample(struct pprof_ctx *c, const struct charges *charge
  * hundreds of megabytes. */
 static int pprof_native_reserve(struct pprof_ctx *c, const struct charges *charges)
 {
-	struct profile_native_sample ns;
 	struct profile_native_stack st;
 	size_t i, n, samples = 0, ids = 0;
 	int err = 0;
 
-	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
-		err = profile__native_sample(c->p, i, &ns);
-		if (!err)
-			err = profile__native_stack(c->p, ns.stack, &st);
+	for (i = 0; i < c->native.nr_joins && !err; i++) {
+		err = profile__native_stack(c->p, c->native.joins[i].stack, &st);
 		if (err)
 			break;
-		charges__of(charges, ns.mark_stack, &n);
+		charges__of(charges, c->native.joins[i].mark_stack, &n);
 		n = n ? n : 1;
 		samples += n;
 		ids += n * (st.depth + 2);
@@ -286,7 +283,6 @@ static int pprof_native_reserve(struct pprof_ctx *c, const struct charges *charg
 
 int pprof_native__samples(struct pprof_ctx *c, const struct charges *charges)
 {
-	struct profile_native_sample ns;
 	uint64_t *locs = NULL;
 	size_t i, cap = 0;
 	int err = 0;
@@ -295,11 +291,9 @@ int pprof_native__samples(struct pprof_ctx *c, const struct charges *charges)
 	if (!c->slot_locs)
 		return -ENOMEM;
 	err = pprof_native_reserve(c, charges);
-	for (i = 0; i < profile__nr_native_samples(c->p) && !err; i++) {
-		err = profile__native_sample(c->p, i, &ns);
-		if (!err && ns.count)
-			err = pprof_native_sample(c, charges, &ns, &locs, &cap);
-	}
+	/* the native samples joined to core samples (report_native.h) */
+	for (i = 0; i < c->native.nr_joins && !err; i++)
+		err = pprof_native_sample(c, charges, &c->native.joins[i], &locs, &cap);
 	free(locs);
 	return err;
 }

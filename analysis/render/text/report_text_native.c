@@ -156,6 +156,12 @@ static void tn_head(struct tn_ctx *t)
 		" unwound by DWARF, %" PRIu64 " by frame pointers; %" PRIu64 " truncated)\n",
 		g->with_stack, all, plural(all, "sample", "samples"),
 		report_pct(g->with_stack, all), g->dwarf, g->fp, g->truncated);
+	/* none in a profile the reader checked (report_native.h): said, not hidden */
+	if (t->v.unjoined)
+		fprintf(t->c->out,
+			"%" PRIu64 " native %s beyond the samples of their thread and mark stack: "
+			"not shown\n",
+			t->v.unjoined, plural(t->v.unjoined, "sample", "samples"));
 	fputs("self: samples whose innermost frame is in the function; total: samples with the "
 	      "function\nanywhere in their stack (once per sample); shares are of the feature's "
 	      "or instance's samples.\n",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report_native.h"
+#include "stack_family.h"
 #include "util.h"
 
 void native_view__fini(struct native_view *v)
@@ -23,6 +24,7 @@ void native_view__fini(struct native_view *v)
 	free(v->distinct_first);
 	free(v->distinct_funcs);
 	free(v->rest);
+	free(v->joins);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -188,43 +190,126 @@ static int native_stacks(struct native_view *v)
 	return native_distinct(v);
 }
 
-/* rest: each core sample's count less the counts of its native samples
- * (matched by source, pid, tid and mark stack key). */
-static int native_rest(struct native_view *v)
+/* The core samples of each family group (family_groups), in sample order:
+ * order[first[g] .. first[g + 1]) are group g's sample indexes. */
+struct join_groups {
+	struct family_groups *fg;
+	size_t *of; /* per core sample: its group */
+	size_t *first, *order, *cursor; /* cursor: group's first sample with rest */
+	size_t nr;
+};
+
+static void join_groups_fini(struct join_groups *j)
 {
-	struct hashmap threads = HASHMAP_INIT, samples = HASHMAP_INIT;
-	struct profile_native_sample ns;
+	family_groups__free(j->fg);
+	free(j->of);
+	free(j->first);
+	free(j->order);
+	free(j->cursor);
+}
+
+/* rest = each core sample's count; the groups of the core samples. */
+static int join_groups_init(struct native_view *v, struct join_groups *j)
+{
 	struct profile_sample s;
-	uint64_t t, idx;
 	size_t i;
 	int err = 0;
 
-	v->nr_samples = profile__nr_samples(v->p);
-	v->rest = calloc(v->nr_samples + 1, sizeof(*v->rest));
-	if (!v->rest)
+	j->fg = family_groups__new(v->p);
+	j->of = calloc(v->nr_samples + 1, sizeof(*j->of));
+	j->order = calloc(v->nr_samples + 1, sizeof(*j->order));
+	if (!j->fg || !j->of || !j->order)
 		return -ENOMEM;
 	for (i = 0; i < v->nr_samples && !err; i++) {
 		err = profile__sample(v->p, i, &s);
-		if (err)
-			break;
+		if (!err)
+			err = family_groups__of(j->fg, s.source, s.pid, s.tid, s.stack, s.key, true,
+						&j->of[i]);
 		v->rest[i] = s.count;
-		err = hashmap__find_or_insert(&threads, (uint64_t)s.source << 32 | s.pid, s.tid,
-					      threads.len, &t);
-		if (err >= 0)
-			err = hashmap__find_or_insert(&samples, t, s.key, i, NULL);
-		err = err < 0 ? err : 0;
 	}
+	if (err)
+		return err;
+	j->nr = family_groups__nr(j->fg);
+	j->first = calloc(j->nr + 1, sizeof(*j->first));
+	j->cursor = calloc(j->nr + 1, sizeof(*j->cursor));
+	if (!j->first || !j->cursor)
+		return -ENOMEM;
+	/* a counting sort of the samples by group, stable */
+	for (i = 0; i < v->nr_samples; i++)
+		j->first[j->of[i] + 1]++;
+	for (i = 0; i < j->nr; i++)
+		j->first[i + 1] += j->first[i];
+	memcpy(j->cursor, j->first, j->nr * sizeof(*j->cursor));
+	for (i = 0; i < v->nr_samples; i++)
+		j->order[j->cursor[j->of[i]]++] = i;
+	memcpy(j->cursor, j->first, j->nr * sizeof(*j->cursor));
+	return 0;
+}
+
+/* Joins ns to the core samples of group g that have samples left. */
+static int join_one(struct native_view *v, struct join_groups *j, size_t g,
+		    const struct profile_native_sample *ns, size_t *cap)
+{
+	uint64_t count = ns->count, take;
+	struct profile_sample s;
+	size_t idx;
+	int err;
+
+	while (count && j->cursor[g] < j->first[g + 1]) {
+		idx = j->order[j->cursor[g]];
+		take = v->rest[idx] < count ? v->rest[idx] : count;
+		if (take) {
+			err = profile__sample(v->p, idx, &s);
+			if (!err)
+				err = fsp_grow((void **)&v->joins, cap, v->nr_joins + 1,
+					       sizeof(*v->joins));
+			if (err)
+				return err;
+			v->joins[v->nr_joins++] = (struct profile_native_sample){
+				.source = s.source,
+				.pid = s.pid,
+				.tid = s.tid,
+				.key = s.key,
+				.mark_stack = s.stack,
+				.stack = ns->stack,
+				.count = take,
+			};
+			v->rest[idx] -= take;
+			count -= take;
+		}
+		if (!v->rest[idx])
+			j->cursor[g]++;
+	}
+	v->unjoined = fsp_sat_add(v->unjoined, count);
+	return 0;
+}
+
+/* The joins of the native samples and each core sample's rest. */
+static int native_join(struct native_view *v)
+{
+	struct join_groups j = {};
+	struct profile_native_sample ns;
+	size_t i, g, cap = 0;
+	int err;
+
+	v->nr_samples = profile__nr_samples(v->p);
+	v->rest = calloc(v->nr_samples + 1, sizeof(*v->rest));
+	err = v->rest ? join_groups_init(v, &j) : -ENOMEM;
 	for (i = 0; i < profile__nr_native_samples(v->p) && !err; i++) {
 		err = profile__native_sample(v->p, i, &ns);
-		if (err)
-			break;
-		if (!hashmap__find(&threads, (uint64_t)ns.source << 32 | ns.pid, ns.tid, &t) ||
-		    !hashmap__find(&samples, t, ns.key, &idx))
+		if (err || !ns.count)
 			continue;
-		v->rest[idx] = v->rest[idx] > ns.count ? v->rest[idx] - ns.count : 0;
+		err = family_groups__of(j.fg, ns.source, ns.pid, ns.tid, ns.mark_stack, ns.key,
+					false, &g);
+		if (err == -ENOENT) {
+			v->unjoined = fsp_sat_add(v->unjoined, ns.count);
+			err = 0;
+			continue;
+		}
+		if (!err)
+			err = join_one(v, &j, g, &ns, &cap);
 	}
-	hashmap__fini(&threads);
-	hashmap__fini(&samples);
+	join_groups_fini(&j);
 	return err;
 }
 
@@ -241,7 +326,7 @@ int native_view__init(struct native_view *v, const struct profile *p)
 	if (!err)
 		err = native_stacks(v);
 	if (!err)
-		err = native_rest(v);
+		err = native_join(v);
 	if (err)
 		native_view__fini(v);
 	return err;

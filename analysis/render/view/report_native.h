@@ -12,8 +12,16 @@
  * any module and any symbol "[unknown]". Kernel functions are labeled
  * "name_[k]", as flame graph tools name them.
  *
- * Attribution is not done here: a native sample is charged exactly as its
- * core sample (profile_native_sample.mark_stack, charges.h).
+ * A native stack annotates a core sample, it is never a second sample: the
+ * views count the core samples, each once, either in a join (below) with
+ * its native stack or in the sample's rest without one. A native sample is
+ * joined to the core samples of its thread and stack family
+ * (stack_family.h: the recorder names the family's stack without payloads,
+ * whichever payload vector the core sample went to), filling them in
+ * sample order; so the joins and rests of a core sample sum to its count.
+ *
+ * Attribution is not done here: a joined native sample is charged exactly
+ * as its core sample (its mark_stack, charges.h).
  */
 #ifndef FSP_ANALYSIS_REPORT_NATIVE_H
 #define FSP_ANALYSIS_REPORT_NATIVE_H
@@ -58,9 +66,17 @@ struct native_view {
 	size_t *distinct_first; /* nr_stacks + 1 offsets into distinct_funcs */
 	uint32_t *distinct_funcs; /* per native stack: its functions, each once */
 	/* per core sample (profile__sample index): its samples without a
-	 * native stack (count less its native samples' counts) */
+	 * native stack (count less the native samples joined to it) */
 	uint64_t *rest;
 	size_t nr_samples;
+	/* the native samples joined to the core samples they annotate
+	 * (native_view__init): each names its core sample's thread, key and
+	 * mark stack, so it is charged as that sample; in native sample order */
+	struct profile_native_sample *joins;
+	size_t nr_joins;
+	/* native samples beyond their family's core samples (none in a profile
+	 * the reader checked): no view counts them */
+	uint64_t unjoined;
 };
 
 /* Whether p has native samples (record --stacks). */

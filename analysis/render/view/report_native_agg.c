@@ -112,12 +112,14 @@ static int agg_methods(struct native_agg *g, size_t stack, uint64_t count)
 	return 0;
 }
 
-/* Every native sample, into the pairs of the groups its charges select. */
+/* Every native sample joined to a core sample (report_native.h), into the
+ * pairs of the groups its core sample's charges select. Joins have counts
+ * (the counters of native_agg__stats need them). */
 static int agg_samples(struct native_agg *g, const struct charges *ch,
 		       const struct report_features *feat)
 {
+	const struct profile_native_sample *ns;
 	const struct charge *c;
-	struct profile_native_sample ns;
 	size_t i, j, n;
 	int64_t gf, gi;
 	int err = 0;
@@ -125,20 +127,18 @@ static int agg_samples(struct native_agg *g, const struct charges *ch,
 	g->slot_groups = calloc(2 * ch->first[ch->nr_stacks] + 1, sizeof(*g->slot_groups));
 	if (!g->slot_groups)
 		return -ENOMEM;
-	for (i = 0; i < profile__nr_native_samples(g->v->p) && !err; i++) {
-		err = profile__native_sample(g->v->p, i, &ns);
-		if (err || !ns.count)
-			continue; /* (the counters of native_agg__stats need counts) */
-		err = agg_methods(g, ns.stack, ns.count);
-		c = charges__of(ch, ns.mark_stack, &n);
+	for (i = 0; i < g->v->nr_joins && !err; i++) {
+		ns = &g->v->joins[i];
+		err = agg_methods(g, ns->stack, ns->count);
+		c = charges__of(ch, ns->mark_stack, &n);
 		for (j = 0; j < n && !err; j++) {
 			if (!report_features__has(feat, c[j].feature))
 				continue;
 			err = agg_slot(g, (size_t)(c + j - ch->charges), c + j, &gf, &gi);
 			if (!err)
-				err = agg_pair(g, gf, ns.stack, ns.count);
+				err = agg_pair(g, gf, ns->stack, ns->count);
 			if (!err)
-				err = agg_pair(g, gi, ns.stack, ns.count);
+				err = agg_pair(g, gi, ns->stack, ns->count);
 		}
 	}
 	return err;
