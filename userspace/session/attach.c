@@ -563,18 +563,19 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		s->attach_errors++;
 		vf.has_record = false;
 	}
+	/* A file whose probes nothing here uses (another provider's, no map
+	 * for it) plans no site: 0, and nothing to say. */
 	err = plan_file(s, path, kpath, sites, nr, &vf, b);
-	if (err == -ENOEXEC)
+	if (err == -ENOEXEC) {
 		err = 0; /* reported: the file is left alone */
-	else if (!err)
-		err = link_file(s, pid, path, kpath, b);
-	if (err > 0)
-		count_marks(s, fd, &vf, b);
-	else if (err != -ENOMSG) {
+	} else if (err && err != -ENOMSG) {
 		log__err("cannot attach the probes of %s: %s", shown_path(path), strerror(-err));
 		s->attach_errors++;
+	} else if (!err) {
+		err = link_file(s, pid, path, kpath, b); /* reports its errors */
 	}
 	if (err > 0) {
+		count_marks(s, fd, &vf, b);
 		log__verbose("%s%.0d: %d probe sites in %s", pid ? "pid " : "every process", pid,
 			     err, shown_path(path));
 		s->nr_sites += err;
