@@ -286,6 +286,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
 		 * keep its latest name (only this thread writes this entry). */
 		bpf_get_current_comm(c->comm, sizeof(c->comm));
+		process_comm(task, c->pcomm);
 		/* It only orders the names: the tick count costs a load where
 		 * bpf_ktime_get_ns() reads the clock. */
 		c->seen = bpf_jiffies64();
@@ -295,6 +296,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	fresh.payload_samples = payload;
 	fresh.seen = bpf_jiffies64();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
+	process_comm(task, fresh.pcomm);
 	/* The entry may have come meanwhile (the off-CPU hook writes it too):
 	 * counted there. */
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
