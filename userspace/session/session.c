@@ -82,6 +82,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	loop__release(s);
 	loader__stop_sampler(s);
 	free(s->perf_fds);
 	free(s->perf_links);
