@@ -163,8 +163,16 @@ static void test_duration_ends_command(void **state)
 {
 	const char *json = itest_tmp("d.json"), *ready = itest_tmp("ready"),
 		   *dump = itest_tmp("dump");
-	char *argv[] = {NULL, "-d", "1", "-o", (char *)json, "--",
-			(char *)itest_workload("wl_service"), (char *)ready, (char *)dump, NULL};
+	char *argv[] = {NULL,
+			"-d",
+			"1",
+			"-o",
+			(char *)json,
+			"--",
+			(char *)itest_workload("wl_service"),
+			(char *)ready,
+			(char *)dump,
+			NULL};
 	struct itest_truth *t;
 	struct itest_proc p;
 	json_object *prof;
@@ -181,8 +189,8 @@ static void test_duration_ends_command(void **state)
 	assert_said(&p, "the session's 1 s are over: ending the command (SIGTERM)");
 	prof = itest_json_load(json);
 	assert_true(itest_feature_samples(prof, "service") > 0);
-	printf("  -d 1: %.2f s, %llu samples, the command ended by SIGTERM\n",
-	       p.end_s - p.start_s, (unsigned long long)itest_total_samples(prof));
+	printf("  -d 1: %.2f s, %llu samples, the command ended by SIGTERM\n", p.end_s - p.start_s,
+	       (unsigned long long)itest_total_samples(prof));
 	json_object_put(prof);
 	free(p.out);
 	free(p.err);
@@ -193,8 +201,9 @@ static void test_duration_ends_command(void **state)
 static void signal_ends_command(int sig)
 {
 	const char *json = itest_tmp("s.json"), *truth = itest_tmp("truth");
-	char *argv[] = {NULL, "-o", (char *)json, "--", (char *)itest_workload("wl_dlloop"),
-			(char *)truth, "100000000", "1", NULL};
+	char *argv[] = {
+		NULL,	       "-o",	    (char *)json, "--", (char *)itest_workload("wl_dlloop"),
+		(char *)truth, "100000000", "1",	  NULL};
 	double deadline = itest_now() + ITEST_START_TIMEOUT_S;
 	struct itest_proc p;
 	json_object *prof;
@@ -252,8 +261,8 @@ static bool holds_sigterm(pid_t pid)
 static void test_signal_while_loading(void **state)
 {
 	const char *ready = itest_tmp("ready"), *dump = itest_tmp("dump");
-	char *argv[] = {NULL, "--", (char *)itest_workload("wl_service"), (char *)ready,
-			(char *)dump, NULL};
+	char *argv[] = {NULL,	       "--",	     (char *)itest_workload("wl_service"),
+			(char *)ready, (char *)dump, NULL};
 	double deadline = itest_now() + ITEST_START_TIMEOUT_S;
 	struct itest_proc p;
 

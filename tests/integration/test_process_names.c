@@ -32,8 +32,8 @@ static void pool_start(struct itest_proc *w, const char *path)
 }
 
 /* The report and profile of a session on the pool process w, named name. */
-static void assert_named(const struct itest_proc *p, const struct itest_proc *w,
-			 const char *name, const char *json)
+static void assert_named(const struct itest_proc *p, const struct itest_proc *w, const char *name,
+			 const char *json)
 {
 	char want[128];
 	json_object *prof, *main_thread;
@@ -63,8 +63,8 @@ static void test_attach_unsampled_main(void **state)
 
 	(void)state;
 	pool_start(&w, itest_workload("wl_pool"));
-	itest_attach_fsp(&p, w.pid, "-d", "1", "--comm", "wl_pool", "--by", "process", "-o",
-			 json, NULL);
+	itest_attach_fsp(&p, w.pid, "-d", "1", "--comm", "wl_pool", "--by", "process", "-o", json,
+			 NULL);
 	itest_wait(&p, ITEST_TIMEOUT_S);
 	itest_assert_exit(&p, 0);
 	assert_named(&p, &w, "wl_pool", json);
@@ -79,8 +79,8 @@ static void test_syswide_unsampled_main(void **state)
 	char name[16], cmd[8192];
 	const char *copy;
 	struct itest_proc w, p;
-	char *argv[] = {NULL, "-a", "-d", "1", "--comm", name, "--by", "process", "-o",
-			(char *)json, NULL};
+	char *argv[] = {NULL,	"-a",	   "-d", "1",	       "--comm", name,
+			"--by", "process", "-o", (char *)json, NULL};
 
 	(void)state;
 	snprintf(name, sizeof(name), "wlpool%d", (int)getpid());
