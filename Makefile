@@ -83,7 +83,8 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
 	$(patsubst examples/%.cc,$(OUTPUT)/examples/%,$(EXAMPLE_CXX))
 EXAMPLE_LIBS := $(patsubst examples/lib%.c,$(OUTPUT)/examples/lib%.so,$(wildcard examples/lib*.c))
 
-WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/wl_common.c,$(wildcard tests/workloads/*.c))
+WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/part_%.c tests/workloads/wl_common.c,\
+	$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX := $(wildcard tests/workloads/*.cc)
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C)) \
 	$(patsubst tests/workloads/%.cc,$(OUTPUT)/workloads/%,$(WORKLOAD_CXX))
@@ -357,6 +358,27 @@ $(OUTPUT)/workloads/wl_native_nofp: $(NATIVE_WL_DEPS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
 		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
+
+# wl_abimix.c (the build's ABI) with part_abimix_v1.c (always ABI v1) in one
+# executable, linked in both orders (wl_abimix_r: the ABI v1 unit first).
+WORKLOAD_BINS += $(OUTPUT)/workloads/wl_abimix_r
+WORKLOAD_V1_BINS += $(OUTPUT)/workloads-v1/wl_abimix_r
+ABIMIX_DEPS := tests/workloads/wl_abimix.c tests/workloads/part_abimix_v1.c $(FSP_HEADERS) \
+	$(WORKLOAD_COMMON) tests/workloads/wl_common.h
+define abimix_rules
+$(OUTPUT)/$(1)/wl_abimix: $(ABIMIX_DEPS)
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -c tests/workloads/wl_abimix.c -o $$@.main.o
+	$(Q)$(CC) $(PROBE_CFLAGS) -DFSP_ABI_V1 -Itests/workloads -c tests/workloads/part_abimix_v1.c \
+		-o $$@.v1.o
+	$(Q)$(CC) $(PROBE_CFLAGS) $$@.main.o $$@.v1.o $(WORKLOAD_COMMON) -o $$@ -lm
+$(OUTPUT)/$(1)/wl_abimix_r: $(OUTPUT)/$(1)/wl_abimix
+	$$(call msg,CC,$$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) $$<.v1.o $$<.main.o $(WORKLOAD_COMMON) -o $$@ -lm
+endef
+$(eval $(call abimix_rules,workloads,))
+$(eval $(call abimix_rules,workloads-v1,-DFSP_ABI_V1))
 
 
 # Synthetic profile files and their load/attribute/write timing (bench/files.sh):
