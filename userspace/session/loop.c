@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,7 +156,8 @@ static void kill_launched(struct session *s)
 #define ENDING_NOTE_S 5.0
 
 /* Sends sig to the launched command and the processes it started (the
- * targets) not signalled with it yet. */
+ * targets) not signalled with it yet, through their pidfds: a PID that an
+ * exit just freed is never another process's. */
 static void signal_launched(struct session *s, int sig)
 {
 	if (sig != s->ending) {
@@ -164,9 +166,12 @@ static void signal_launched(struct session *s, int sig)
 		s->ending_mono = now(CLOCK_MONOTONIC);
 		s->ending_signals = s->stop_signals;
 	}
-	for (; s->ending_nr < s->nr_targets; s->ending_nr++)
-		if (s->targets[s->ending_nr].alive)
-			kill(s->targets[s->ending_nr].pid, sig);
+	for (; s->ending_nr < s->nr_targets; s->ending_nr++) {
+		const struct target *t = &s->targets[s->ending_nr];
+
+		if (t->alive && t->pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, t->pidfd, sig, NULL, 0);
+	}
 }
 
 /*
@@ -214,7 +219,8 @@ void loop__release(struct session *s)
 	pid_t pid = s->opts.sync_pid;
 	int status;
 
-	if (!pid || s->child_status != -1 || waitpid(pid, &status, WNOHANG) == pid)
+	/* 0: our child, not reaped, alive (running or stopped). */
+	if (!pid || s->child_status != -1 || waitpid(pid, &status, WNOHANG) != 0)
 		return;
 	kill(pid, SIGTERM);
 	kill(pid, SIGCONT);
