@@ -13,7 +13,9 @@
  *   sigterm_ends_command   command runs wl_dlloop, which fsp-bpf stops at
  *                          each dlopen: it ends, never left stopped
  *   signal_while_loading   SIGTERM while fsp-bpf loads its BPF programs: the
- *                          command is never started (one line says so)
+ *                          session ends with its report as soon as the
+ *                          command started, and the command with it (it
+ *                          was left stopped, state T)
  *   script_exec            a #! script (and an env -S one) that execs
  *                          python3.11: every import of the program it
  *                          execs is counted (--map python) as python's own
@@ -276,10 +278,9 @@ static void test_signal_while_loading(void **state)
 	}
 	itest_signal(&p, SIGTERM);
 	assert_nothing_left(&p, ITEST_TIMEOUT_S);
-	itest_assert_failed_cleanly(&p);
-	itest_assert_one_error_line(&p, "canceled", NULL);
-	/* Never started: it never wrote its ready file. */
-	assert_int_equal(access(ready, F_OK), -1);
+	itest_assert_exit(&p, 0);
+	if (!strstr(p.out, "feature profile of"))
+		fail_msg("no report:\n%s", p.out);
 	free(p.out);
 	free(p.err);
 }

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,25 +124,11 @@ const char *launch__path(const struct launch *l)
 	return l->path;
 }
 
-/* Has SIGINT or SIGTERM come (held pending since record.c blocked them)? */
-static bool stop_pending(void)
-{
-	sigset_t pending;
-
-	if (sigpending(&pending))
-		return false;
-	return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
-}
-
 int launch__start(struct launch *l)
 {
 	ssize_t n;
 	int e = 0;
 
-	/* Asked to stop while loading: the command is not started at all
-	 * (launch__free kills the child, which never exec'd). */
-	if (stop_pending())
-		return -ECANCELED;
 	if (write(l->go_fd, "g", 1) != 1)
 		return -errno;
 	close(l->go_fd);

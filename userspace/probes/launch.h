@@ -16,9 +16,7 @@ void launch__free(struct launch *l); /* NULL-safe; kills a child never started *
 pid_t launch__pid(const struct launch *l);
 const char *launch__path(const struct launch *l); /* resolved executable */
 
-/* Lets the child exec. Returns 0, -errno of a failed exec, or -ECANCELED
- * when SIGINT or SIGTERM is pending (held by the caller): the command is then
- * not run. */
+/* Lets the child exec. Returns 0, or -errno of a failed exec. */
 int launch__start(struct launch *l);
 
 #endif /* FSP_LAUNCH_H */
