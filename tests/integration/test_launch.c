@@ -244,22 +244,6 @@ static void test_sigterm_ends_command(void **state)
 	signal_ends_command(SIGTERM);
 }
 
-/* Does pid hold SIGTERM blocked (fsp-bpf does from before it loads)? */
-static bool holds_sigterm(pid_t pid)
-{
-	char path[64], *s, *blk;
-	unsigned long long mask = 0;
-	bool held = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	s = itest_slurp(path);
-	blk = s ? strstr(s, "SigBlk:") : NULL;
-	if (blk && sscanf(blk + 7, "%llx", &mask) == 1)
-		held = mask & (1ULL << (SIGTERM - 1));
-	free(s);
-	return held;
-}
-
 static void test_signal_while_loading(void **state)
 {
 	const char *ready = itest_tmp("ready"), *dump = itest_tmp("dump");
@@ -271,7 +255,7 @@ static void test_signal_while_loading(void **state)
 	(void)state;
 	argv[0] = (char *)itest_fsp_bpf();
 	itest_spawn(&p, "fsp", argv);
-	while (!holds_sigterm(p.pid)) {
+	while (!itest_blocks_signal(p.pid, SIGTERM)) {
 		if (itest_now() > deadline || itest_poll(&p))
 			fail_msg("fsp-bpf never held SIGTERM (its loading phase)");
 		itest_sleep(0.001);

@@ -176,21 +176,6 @@ static void test_file_permissions(void **state)
 	free(unset_gid);
 }
 
-/* Has pid blocked sig (SigBlk in /proc/PID/status)? */
-static bool blocks(pid_t pid, int sig)
-{
-	char path[64], *status, *line;
-	unsigned long long mask = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	status = itest_slurp(path);
-	line = status ? strstr(status, "\nSigBlk:") : NULL;
-	if (line)
-		mask = strtoull(line + 8, NULL, 16);
-	free(status);
-	return mask & (1ULL << (sig - 1));
-}
-
 /* Is pid loading its BPF objects (a BPF map among its open files)? */
 static bool loading_bpf(pid_t pid)
 {
@@ -237,7 +222,7 @@ static void test_early_signal(void **state)
 
 		itest_spawn(&p, "fsp", argv);
 		t0 = itest_now();
-		while (!(at_load[i] ? loading_bpf(p.pid) : blocks(p.pid, sigs[i])) &&
+		while (!(at_load[i] ? loading_bpf(p.pid) : itest_blocks_signal(p.pid, sigs[i])) &&
 		       !itest_poll(&p) && itest_now() - t0 < 10)
 			itest_sleep(0.0002);
 		assert_false(p.exited);
