@@ -13,6 +13,10 @@
  *                         with the report, not by the default action
  *   high_frequency        -F above 10000 Hz says what it costs
  *   pid_twice             -p P,P is one target, with no warning about it
+ *   output_format         -o is --format's output, as in report: record
+ *                         --format folded|pprof -o F writes that to F (the
+ *                         text report to stdout), --json J the profile too,
+ *                         and F is what report renders from J, byte for byte
  */
 #include <dirent.h>
 #include <signal.h>
@@ -284,12 +288,109 @@ static void test_pid_twice(void **state)
 	itest_kill(&w);
 }
 
+static const char *demo(void)
+{
+	static char path[4096];
+	const char *out = getenv("FSP_OUT");
+
+	snprintf(path, sizeof(path), "%s/examples/demo", out ? out : ".output");
+	return path;
+}
+
+/* path's bytes (n of them), which must be there. */
+static char *read_bytes(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+
+	if (!f)
+		fail_msg("%s: missing", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc(len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
+	buf[len] = 0;
+	fclose(f);
+	*n = len;
+	return buf;
+}
+
+/* record --format FMT -o out --json json -- demo: out is what report
+ * --format FMT -o again writes from json, and stdout has the text report. */
+static void record_rendering(const char *fmt, bool with_json)
+{
+	const char *out = itest_tmp("rec.%s", fmt), *json = itest_tmp("rec-%s.json", fmt),
+		   *again = itest_tmp("again.%s", fmt);
+	char *a, *b;
+	size_t na, nb;
+	struct itest_proc p;
+
+	unlink(json);
+	if (with_json)
+		itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--format", fmt, "-o", out, "--json",
+			      json, "--", demo(), "300", NULL);
+	else
+		itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--format", fmt, "-o", out, "--", demo(),
+			      "300", NULL);
+	itest_assert_exit(&p, 0);
+	if (!strstr(p.out, "feature profile of") || !strstr(p.out, "accounts for"))
+		fail_msg("record --format %s -o FILE: no text report on stdout:\n%s", fmt, p.out);
+	free(p.out);
+	free(p.err);
+	a = read_bytes(out, &na);
+	if (!strcmp(fmt, "pprof"))
+		assert_true(na > 2 && (unsigned char)a[0] == 0x1f && (unsigned char)a[1] == 0x8b);
+	else
+		assert_null(strstr(a, "\"format\""));
+	if (!with_json) {
+		assert_int_equal(access(json, F_OK), -1);
+		free(a);
+		return;
+	}
+	assert_profile(json);
+	itest_run_fsp(&p, "report", ITEST_TIMEOUT_S, "report", "--format", fmt, "-o", again, json,
+		      NULL);
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+	b = read_bytes(again, &nb);
+	print_message("  --format %s: %zu bytes to -o, the same as report's of --json's profile\n",
+		      fmt, na);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+}
+
+static void test_output_format(void **state)
+{
+	struct itest_proc p;
+
+	(void)state;
+	record_rendering("folded", true);
+	record_rendering("pprof", true);
+	record_rendering("pprof", false);
+	/* two saves of one profile, two renderings on stdout: refused */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-o", itest_tmp("a.json"), "--json",
+		      itest_tmp("b.json"), "--", "/bin/true", NULL);
+	itest_assert_exit(&p, 64);
+	itest_assert_one_error_line(&p, "-o and --json both save the profile", NULL);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--format", "folded", "--json", "-", "--",
+		      "/bin/true", NULL);
+	itest_assert_exit(&p, 64);
+	itest_assert_one_error_line(&p, "would both go to stdout", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_output_checked_first), ITEST(test_save_fallback),
 		ITEST(test_file_permissions),	  ITEST(test_early_signal),
 		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
+		ITEST(test_output_format),
 	};
 
 	return ITEST_MAIN("record_cli", tests);

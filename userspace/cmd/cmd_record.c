@@ -235,9 +235,19 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 	return profile__set_meta(p, &m);
 }
 
-/* FORMAT_OUT_RENDERING (formats.h, html): the rendering to -o FILE or
- * stdout, and the text report to stdout when it went to a file. */
-static int render_output(struct profile *p, const struct fsp_options *o)
+/* Where the profile file goes (NULL: it is not saved): -o with the formats
+ * whose -o is the profile (formats.h), else --json. */
+static const char *profile_dest(const struct fsp_options *o)
+{
+	if (o->view.format->record_out == FORMAT_OUT_PROFILE && o->out_path)
+		return o->out_path;
+	return o->profile_path;
+}
+
+/* FORMAT_OUT_RENDERING (formats.h: folded, pprof, html, dot): the rendering
+ * to -o FILE or stdout, and the text report to stdout when it went to a
+ * file (unless the profile went there: --json -). */
+static int render_output(struct profile *p, const struct fsp_options *o, const char *saved)
 {
 	struct fsp_view text = o->view;
 	int err;
@@ -246,24 +256,26 @@ static int render_output(struct profile *p, const struct fsp_options *o)
 	if (!err && o->out_path && strcmp(o->out_path, "-")) {
 		log__info("wrote %s to %s", o->view.format->title, o->out_path);
 		text.format = FSP_FMT_TEXT;
-		err = render__profile(p, &text, NULL);
+		if (!saved || strcmp(saved, "-"))
+			err = render__profile(p, &text, NULL);
 	}
-	fflush(stdout);
 	return err;
 }
 
-/* Saves the profile (-o) and renders the view to stdout (unless the profile
- * itself went to stdout). A failed save still shows the report. */
+/* Saves the profile (-o or --json) and renders the view (to stdout, or to
+ * -o with the formats whose -o is their rendering). A failed save still
+ * shows the report. */
 static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
+	const char *save = profile_dest(o);
 	int err = 0, rerr = 0;
 
-	if (o->view.format->record_out == FORMAT_OUT_RENDERING)
-		return render_output(p, o);
 	/* A failed save keeps the profile elsewhere and says where. */
-	if (o->out_path)
-		err = profile_file__save(o->out_path, p, NULL, 0);
-	if (!o->out_path || strcmp(o->out_path, "-"))
+	if (save)
+		err = profile_file__save(save, p, NULL, 0);
+	if (o->view.format->record_out == FORMAT_OUT_RENDERING)
+		rerr = render_output(p, o, save);
+	else if (!save || strcmp(save, "-"))
 		rerr = render__profile(p, &o->view, NULL);
 	fflush(stdout);
 	return err ? err : rerr;
@@ -472,7 +484,8 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 		return -EPERM;
 	}
 	/* Not found out at the end of a long session: the output can be made. */
-	if (o->out_path && profile_file__check(o->out_path))
+	if ((o->out_path && profile_file__check(o->out_path)) ||
+	    (o->profile_path && profile_file__check(o->profile_path)))
 		return -EINVAL;
 	frequency_note(o->session.frequency_hz);
 	/* From here Ctrl-C and SIGTERM end the session with its report, also
@@ -516,6 +529,9 @@ static const char record_doc[] =
 	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
 	"  sudo fsp-bpf record -o prof.json -p 1234\n"
 	"                                        also save the profile to prof.json\n"
+	"  sudo fsp-bpf --format pprof -o prof.pb.gz --json prof.json -- ./app\n"
+	"                                        the pprof profile, and the profile file\n"
+	"                                        that report renders in any format later\n"
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
 	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
@@ -583,10 +599,15 @@ static const struct argp_option record_options[] = {
 	 "the targets exit)",
 	 0},
 	{"output", 'o', "FILE", 0,
-	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
-	 "replaces the report); with --format html, write the HTML report to FILE instead",
+	 "Write --format's output to FILE, as report -o does: with --format folded, pprof, "
+	 "html or dot their output (the text report then goes to stdout); with the text "
+	 "report (the default, for the terminal) or json, the profile (docs/profile-format.md; "
+	 "- for stdout, which then replaces the report)",
 	 0},
-	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
+	{"json", OPT_JSON, "FILE", 0,
+	 "Save the profile to FILE whatever --format is: the profile and a rendering from "
+	 "one session (--format pprof -o prof.pb.gz --json prof.json)",
+	 0},
 	OPTIONS_FILE_MODE,
 	{"max-depth", OPT_MAX_DEPTH, "N", 0,
 	 "Deepest mark stack tracked per thread (default and "
@@ -714,6 +735,29 @@ static error_t parse_stacks(struct argp_state *state, struct fsp_options *o, con
 	return 0;
 }
 
+/* -o and --json: one file each, at most one thing on stdout. */
+static error_t check_record_outputs(struct argp_state *state, const struct fsp_options *o)
+{
+	const char *save = profile_dest(o);
+	bool rendering = o->view.format->record_out == FORMAT_OUT_RENDERING;
+
+	if (o->out_path && o->profile_path && !rendering)
+		return options__error(state,
+				      "-o and --json both save the profile with --format %s: give "
+				      "one of them (-o is the rendering's file with --format "
+				      "folded, pprof, html or dot)",
+				      o->view.format->name);
+	if (save && !strcmp(save, "-") && rendering && (!o->out_path || !strcmp(o->out_path, "-")))
+		return options__error(state,
+				      "--json - and the %s output would both go to stdout: write "
+				      "one of them to a file (-o FILE or --json FILE)",
+				      o->view.format->name);
+	if (o->session.interval_s > 0 && save && !strcmp(save, "-"))
+		return options__error(state, "--interval prints reports to stdout: save the "
+					     "profile with -o FILE, not -o -");
+	return 0;
+}
+
 static error_t check_record(struct argp_state *state, const struct fsp_options *o)
 {
 	if (!o->cmd && !o->nr_pids && !o->session.system_wide)
@@ -735,10 +779,7 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 	if (o->wait_probes && !o->nr_pids)
 		return options__error(state, "--wait-probes goes with -p PID (a command's and -a's "
 					     "probes are attached whenever they come)");
-	if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
-		return options__error(state, "--interval prints reports to stdout: save the "
-					     "profile with -o FILE, not -o -");
-	return 0;
+	return check_record_outputs(state, o);
 }
 
 static error_t parse_record(int key, char *arg, struct argp_state *state)

@@ -164,6 +164,7 @@ const struct fsp_format fsp_formats[] = {
 		.takers = PROFILE_VIEWS,
 		.doc = "folded (flame graph stacks)",
 		.plugins = FORMAT_PLUGINS_REFUSED,
+		.record_out = FORMAT_OUT_RENDERING,
 		.render = folded_render,
 	},
 	{
@@ -173,6 +174,7 @@ const struct fsp_format fsp_formats[] = {
 		.doc = "pprof (gzipped profile.proto; binary: redirect it or use -o)",
 		.not_terminal = "binary (gzipped protobuf): redirect it to a file or use -o FILE",
 		.plugins = FORMAT_PLUGINS_REFUSED,
+		.record_out = FORMAT_OUT_RENDERING,
 		.render = pprof_render,
 	},
 	{
@@ -193,6 +195,7 @@ const struct fsp_format fsp_formats[] = {
 		.title = "the graph",
 		.takers = PROFILE_VIEWS,
 		.doc = "dot (a plug-in's graph, for Graphviz)",
+		.record_out = FORMAT_OUT_RENDERING,
 		.plugins = FORMAT_PLUGINS_GRAPH,
 		.render = dot_render,
 	},

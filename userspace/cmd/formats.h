@@ -29,13 +29,15 @@ enum format_takers {
 	FORMAT_INTERVAL = 1 << 3,
 };
 
-/* What record -o FILE receives with a format. */
+/* What record -o FILE receives with a format (--json FILE is the profile
+ * file with every format). */
 enum format_record_out {
-	/* the profile file; the rendering goes to stdout (unless -o -) */
+	/* the profile file; the rendering goes to stdout (unless -o -): text,
+	 * the default, for the terminal, and json, the profile itself */
 	FORMAT_OUT_PROFILE,
-	/* the rendering (checked before profiling, -o - or none: stdout), and
-	 * the text report goes to stdout when it went to a file; the profile
-	 * file is not saved */
+	/* the rendering, as report -o FILE writes it (checked before
+	 * profiling, -o - or none: stdout), and the text report goes to
+	 * stdout when it went to a file; the profile file only with --json */
 	FORMAT_OUT_RENDERING,
 };
 
