@@ -396,12 +396,13 @@ static void test_text_point_events(void **state)
 	hits.enters = 2;
 	assert_int_equal(profile__add_events(p, 1234, "Checkpoint", "fsync", &hits), 0);
 	text = render_text(p, &o);
-	assert_non_null(strstr(text, "\nCheckpoint accounts for 0.00% of running time (0.0 / "
-				     "100.0 ms, 0 samples); 42 events\n"
-				     "       0.0 ms   0.00%          2 events                           "
-				     "fsync\n"
-				     "       0.0 ms   0.00%         40 events                           "
-				     "wal\n"));
+	assert_non_null(strstr(text,
+			       "\nCheckpoint accounts for 0.00% of running time (0.0 / "
+			       "100.0 ms, 0 samples); 42 events\n"
+			       "       0.0 ms   0.00%          2 events                           "
+			       "fsync\n"
+			       "       0.0 ms   0.00%         40 events                           "
+			       "wal\n"));
 	/* Short and Tiny fold, by their time; Checkpoint's hits are not among them */
 	assert_non_null(
 		strstr(text, "\n... 2 more features below 0.50% of running time (5005 calls)\n"));
