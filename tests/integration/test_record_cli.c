@@ -17,6 +17,11 @@
  *                         --format folded|pprof -o F writes that to F (the
  *                         text report to stdout), --json J the profile too,
  *                         and F is what report renders from J, byte for byte
+ *   pid_exits_at_start    -p of a process that exits while fsp-bpf loads says
+ *                         so (was: "no such process ... check the PID")
+ *   feature_typo          --feature naming no feature of the profile (a typo
+ *                         fsp-bpf cannot see before the session) still gets
+ *                         the report, of every feature, and one error line
  */
 #include <dirent.h>
 #include <signal.h>
@@ -384,13 +389,67 @@ static void test_output_format(void **state)
 	itest_assert_one_error_line(&p, "would both go to stdout", NULL);
 }
 
+static void test_pid_exits_at_start(void **state)
+{
+	char *wargv[] = {"/bin/sleep", "600", NULL}, pid[16];
+	char *argv[] = {NULL, "-p", pid, "-d", "30", NULL};
+	struct itest_proc w, p;
+	double t0;
+
+	(void)state;
+	argv[0] = (char *)itest_fsp_bpf();
+	itest_spawn(&w, "sleep", wargv);
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	itest_spawn(&p, "fsp", argv);
+	t0 = itest_now();
+	while (!loading_bpf(p.pid) && !itest_poll(&p) && itest_now() - t0 < 30)
+		itest_sleep(0.0002);
+	assert_false(p.exited);
+	itest_kill(&w); /* gone, reaped, while fsp-bpf loads */
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_failed_cleanly(&p);
+	itest_assert_one_error_line(&p, pid, "(sleep) exited while fsp-bpf was starting", NULL);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_feature_typo(void **state)
+{
+	const char *folded = itest_tmp("typo.folded");
+	struct itest_proc p;
+	char *f;
+	size_t n;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--feature", "parze", "--", demo(), "300", NULL);
+	itest_assert_exit(&p, 1);
+	itest_assert_one_error_line(&p, "--feature parze names no feature",
+				    "the report shows every feature", NULL);
+	if (!strstr(p.out, "parse accounts for") || !strstr(p.out, "output accounts for"))
+		fail_msg("no report of the features recorded:\n%s", p.out);
+	free(p.out);
+	free(p.err);
+	/* a rendering to a file: written, of every feature */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--feature", "parze", "--format", "folded", "-o",
+		      folded, "--", demo(), "300", NULL);
+	itest_assert_exit(&p, 1);
+	itest_assert_one_error_line(&p, "--feature parze names no feature", NULL);
+	f = read_bytes(folded, &n);
+	if (!strstr(f, "parse;parse_numbers ") || !strstr(f, "output;"))
+		fail_msg("folded stacks without the features recorded:\n%s", f);
+	free(f);
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_output_checked_first), ITEST(test_save_fallback),
 		ITEST(test_file_permissions),	  ITEST(test_early_signal),
 		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
-		ITEST(test_output_format),
+		ITEST(test_output_format),	  ITEST(test_pid_exits_at_start),
+		ITEST(test_feature_typo),
 	};
 
 	return ITEST_MAIN("record_cli", tests);
