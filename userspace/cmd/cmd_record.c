@@ -577,13 +577,14 @@ static error_t check_record_outputs(struct argp_state *state, const struct fsp_o
 {
 	const char *save = profile_dest(o);
 	bool rendering = o->view.format->record_out == FORMAT_OUT_RENDERING;
+	char names[256];
 
+	format__list(names, sizeof(names), format__record_renders, 0, FORMAT_NAME, " or ");
 	if (o->out_path && o->profile_path && !rendering)
 		return options__error(state,
 				      "-o and --json both save the profile with --format %s: give "
-				      "one of them (-o is the rendering's file with --format "
-				      "folded, pprof, html or dot)",
-				      o->view.format->name);
+				      "one of them (-o is the rendering's file with --format %s)",
+				      o->view.format->name, names);
 	if (save && !strcmp(save, "-") && rendering && (!o->out_path || !strcmp(o->out_path, "-")))
 		return options__error(state,
 				      "--json - and the %s output would both go to stdout: write "

@@ -227,6 +227,12 @@ bool format__has_function(const struct fsp_format *f, unsigned int unused)
 	return f->function;
 }
 
+bool format__record_renders(const struct fsp_format *f, unsigned int unused)
+{
+	(void)unused;
+	return f->record_out == FORMAT_OUT_RENDERING && format__takes(f, FORMAT_RECORD);
+}
+
 void format__list(char *buf, size_t size, format_pick pick, unsigned int arg, enum format_text text,
 		  const char *last)
 {

@@ -109,9 +109,12 @@ void format__list(char *buf, size_t size, format_pick pick, unsigned int arg, en
 		  const char *last);
 
 /* format_pick functions: taken by any of takers (FORMAT_RECORD, ...); its
- * plugins among mask (1 << FORMAT_PLUGINS_..., or'ed); --function applies. */
+ * plugins among mask (1 << FORMAT_PLUGINS_..., or'ed); --function applies;
+ * record's -o is its rendering. */
 bool format__takes(const struct fsp_format *f, unsigned int takers);
 bool format__plugins_in(const struct fsp_format *f, unsigned int mask);
 bool format__has_function(const struct fsp_format *f, unsigned int unused);
+/* record -o FILE gets the rendering (FORMAT_OUT_RENDERING) and record takes it. */
+bool format__record_renders(const struct fsp_format *f, unsigned int unused);
 
 #endif /* FSP_FORMATS_H */

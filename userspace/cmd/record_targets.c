@@ -234,4 +234,3 @@ int record_targets__add(const struct record_targets *tg, struct session *s,
 		return add_system_wide(s, o, desc, size);
 	return add_pids(s, o, tg->t, tg->n, desc, size);
 }
-
