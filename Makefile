@@ -87,7 +87,8 @@ EXAMPLE_BINS := $(patsubst examples/%.c,$(OUTPUT)/examples/%,$(EXAMPLE_C)) \
 	$(patsubst examples/%.cc,$(OUTPUT)/examples/%,$(EXAMPLE_CXX))
 EXAMPLE_LIBS := $(patsubst examples/lib%.c,$(OUTPUT)/examples/lib%.so,$(wildcard examples/lib*.c))
 
-WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/wl_common.c,$(wildcard tests/workloads/*.c))
+WORKLOAD_C := $(filter-out tests/workloads/lib%.c tests/workloads/part_%.c tests/workloads/wl_common.c,\
+	$(wildcard tests/workloads/*.c))
 WORKLOAD_CXX := $(wildcard tests/workloads/*.cc)
 WORKLOAD_BINS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_C)) \
 	$(patsubst tests/workloads/%.cc,$(OUTPUT)/workloads/%,$(WORKLOAD_CXX))
@@ -376,6 +377,27 @@ $(OUTPUT)/workloads/wl_native_nofp: $(NATIVE_WL_DEPS)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
 		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
 
+# wl_abimix.c (the build's ABI) with part_abimix_v1.c (always ABI v1) in one
+# executable, linked in both orders (wl_abimix_r: the ABI v1 unit first).
+WORKLOAD_BINS += $(OUTPUT)/workloads/wl_abimix_r
+WORKLOAD_V1_BINS += $(OUTPUT)/workloads-v1/wl_abimix_r
+ABIMIX_DEPS := tests/workloads/wl_abimix.c tests/workloads/part_abimix_v1.c $(FSP_HEADERS) \
+	$(WORKLOAD_COMMON) tests/workloads/wl_common.h
+define abimix_rules
+$(OUTPUT)/$(1)/wl_abimix: $(ABIMIX_DEPS)
+	$$(call msg,CC,$$@)
+	$(Q)mkdir -p $$(@D)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(2) -Itests/workloads -c tests/workloads/wl_abimix.c -o $$@.main.o
+	$(Q)$(CC) $(PROBE_CFLAGS) -DFSP_ABI_V1 -Itests/workloads -c tests/workloads/part_abimix_v1.c \
+		-o $$@.v1.o
+	$(Q)$(CC) $(PROBE_CFLAGS) $$@.main.o $$@.v1.o $(WORKLOAD_COMMON) -o $$@ -lm
+$(OUTPUT)/$(1)/wl_abimix_r: $(OUTPUT)/$(1)/wl_abimix
+	$$(call msg,CC,$$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) $$<.v1.o $$<.main.o $(WORKLOAD_COMMON) -o $$@ -lm
+endef
+$(eval $(call abimix_rules,workloads,))
+$(eval $(call abimix_rules,workloads-v1,-DFSP_ABI_V1))
+
 
 # Synthetic profile files and their load/attribute/write timing (bench/files.sh):
 # an analysis-library program, not a probe one.
@@ -489,7 +511,7 @@ unit-asan: $(UNIT_ASAN_BINS)
 # profile the marks themselves again against the ABI v1 builds.
 # test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
-	test_dynamic test_events test_system test_v2),$(ITEST_BINS))
+	test_clean test_dynamic test_events test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
 		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \

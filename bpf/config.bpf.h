@@ -17,8 +17,9 @@ const volatile __u32 max_depth = FSP_MAX_DEPTH;
  * than this are dead; farther apart means another stack (a coroutine's not
  * switched by swapcontext): leave alone (framelive.h). */
 const volatile __u64 stack_window = 8ULL << 20;
-/* -- CMD mode: stop this process at link-map changes so that userspace can
- * attach a new library's probes before any of its code runs. */
+/* -- CMD mode: stop this process at link-map changes and at each exec so
+ * that userspace can attach a new library's or program's probes before any
+ * of its code runs. */
 const volatile __u32 sync_tgid = 0;
 const volatile bool follow_forks = true;
 /* --inherit-marks: a forked child runs inside the marks its parent had open

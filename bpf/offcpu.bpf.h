@@ -108,12 +108,14 @@ static __noinline void charge_offcpu(struct task_struct *task, __u64 hash, __u64
 		/* The sampler keeps a running thread's latest name; this one may
 		 * seldom run (comm is renamed by exec and prctl). */
 		bpf_probe_read_kernel(c->comm, sizeof(c->comm), task->comm);
+		process_comm(task, c->pcomm);
 		c->seen = now;
 		return;
 	}
 	fresh.offcpu_ns = ns;
 	fresh.seen = now;
 	bpf_probe_read_kernel(fresh.comm, sizeof(fresh.comm), task->comm);
+	process_comm(task, fresh.pcomm);
 	if (bpf_map_update_elem(&counts, &key, &fresh, BPF_NOEXIST)) {
 		c = bpf_map_lookup_elem(&counts, &key);
 		if (c)

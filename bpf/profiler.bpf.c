@@ -302,6 +302,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		/* A thread is renamed by exec and by prctl/pthread_setname_np:
 		 * keep its latest name (only this thread writes this entry). */
 		bpf_get_current_comm(c->comm, sizeof(c->comm));
+		process_comm(task, c->pcomm);
 		/* It only orders the names: the tick count costs a load where
 		 * bpf_ktime_get_ns() reads the clock. */
 		c->seen = bpf_jiffies64();
@@ -311,6 +312,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	fresh.payload_samples = payload;
 	fresh.seen = bpf_jiffies64();
 	bpf_get_current_comm(fresh.comm, sizeof(fresh.comm));
+	process_comm(task, fresh.pcomm);
 	/* The entry may have come meanwhile (the off-CPU hook writes it too):
 	 * counted there. */
 	if (bpf_map_update_elem(&counts, &ckey, &fresh, BPF_NOEXIST)) {
@@ -477,6 +479,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+#define SIGSTOP 19
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -512,6 +516,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			rec_retire(p, r, old_pid);
 	}
 	emit_addr(FSP_EVENT_EXEC, tgid, 0, p->self_exec_id);
+	/* The launched command runs a new program (its own exec, a #! script's
+	 * interpreter, the program a wrapper or a script execs): stopped before
+	 * the program's first instruction, continued once its files are
+	 * attached (loop.c), so that its first marks are seen. */
+	if (sync_tgid && tgid == sync_tgid)
+		bpf_send_signal_thread(SIGSTOP);
 	return 0;
 }
 
@@ -581,8 +591,6 @@ int BPF_KPROBE(on_setcontext, void *ucp)
 	switch_context(0, (__u64)ucp, PT_REGS_SP(ctx));
 	return 0;
 }
-
-#define SIGSTOP 19
 
 /* struct r_debug (link.h): r_version (int, padded), r_map, r_brk, r_state. */
 #define R_STATE_OFF 24

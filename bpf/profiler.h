@@ -116,6 +116,10 @@ struct fsp_count {
 	__u64 offcpu_ns; /* time switched out with this stack (--off-cpu) */
 	__u64 seen; /* when comm was last refreshed (jiffies): orders the names */
 	char comm[FSP_COMM_LEN]; /* the thread's name at its latest sample */
+	/* Its process's name (the main thread's comm) then, for a thread other
+	 * than the main one: a process is named by it even when its main thread
+	 * takes no sample (a pool's main thread waiting in pthread_join). */
+	char pcomm[FSP_COMM_LEN];
 };
 
 /*

@@ -33,6 +33,14 @@ static __always_inline __u64 slot_label(__u64 i)
 }
 _Static_assert(FSP_LABEL_LEN == 256, "slot_label() masks with 255");
 
+/* The name of task's process (its main thread's comm) into pcomm, for a
+ * thread other than the main one (struct fsp_count.pcomm). */
+static __always_inline void process_comm(struct task_struct *task, char *pcomm)
+{
+	if (task->pid != task->tgid)
+		bpf_probe_read_kernel(pcomm, FSP_COMM_LEN, task->group_leader->comm);
+}
+
 static __always_inline void stat_inc(__u32 stat)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &stat);

@@ -47,8 +47,10 @@
  * USDT probe (provider "fsp": mark_enter, mark_leave, antimark_enter,
  * antimark_leave) that traps into the kernel while a profiler is attached. An
  * ABI v2 build still carries these probes behind its shared semaphore, so a
- * profiler can count every enter and leave exactly when asked to. All
- * translation units of one DSO must use the same ABI.
+ * profiler can count every enter and leave exactly when asked to. The
+ * translation units of one DSO may use different ABIs: ABI v1's semaphores
+ * have names of their own (fsp_abi_v1.h), so each unit's probes name its
+ * ABI's semaphore, which is how the profiler tells them apart.
  *
  * Rules (both ABIs; docs/attribution.md in fsp-bpf's source states the terms and
  * the attribution rule):

@@ -19,7 +19,19 @@
  * raises the copy in the file the probe was found in), in ".probes" where USDT
  * tools expect semaphores, and used so LTO keeps it (the notes refer to it from
  * assembly only).
+ *
+ * Named apart from ABI v2's: <sys/sdt.h> names a probe's semaphore
+ * fsp_NAME_semaphore, which fsp_abi_v2.h defines as labels in its record
+ * (its ABI v1 probes, for exact counts). These macros rename ABI v1's (the
+ * notes, the definitions and the tests all go through them), so that a DSO
+ * whose translation units use both ABIs keeps each ABI's semaphores apart
+ * whichever unit the linker sees first; fsp-bpf tells a unit's ABI by the
+ * semaphore its notes name.
  */
+#define fsp_mark_enter_semaphore fsp_v1_mark_enter_semaphore
+#define fsp_mark_leave_semaphore fsp_v1_mark_leave_semaphore
+#define fsp_antimark_enter_semaphore fsp_v1_antimark_enter_semaphore
+#define fsp_antimark_leave_semaphore fsp_v1_antimark_leave_semaphore
 #ifdef __cplusplus
 extern "C" {
 #endif

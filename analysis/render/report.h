@@ -6,6 +6,7 @@
 #define FSP_ANALYSIS_REPORT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -45,7 +46,8 @@ struct report_opts {
 	 * the section's time, and sections under this share of running time.
 	 * "Under" means that its sampled time, its event time (the sum of its
 	 * calls' durations) and its off-CPU time all are: short features
-	 * sampling missed still show their exact counts. The wall-clock view:
+	 * sampling missed still show their exact counts; point events (hits,
+	 * no time) are never folded. The wall-clock view:
 	 * shares of wall-clock time. Folded stacks: instance frames of lines
 	 * under this share of the total of folded_value become "(other
 	 * instances)". pprof: not applied. */
@@ -124,6 +126,12 @@ int report_pids__parse(const char *s, uint32_t *out, size_t max);
  * -ENOMEM.
  */
 int report__filter(const struct profile *p, const struct report_opts *opts, struct profile **out);
+
+/* Whether the --feature list `feature` (report_opts.feature) names a
+ * feature of a stack or an event record of p: false when every renderer
+ * would find nothing of it (a typo); true on an allocation failure (the
+ * renderers say what they find). */
+bool report__feature_found(const struct profile *p, const char *feature);
 
 /* The text report: header, features and instances (or one section per
  * thread or process, opts->by), the note, the wall-clock view (with

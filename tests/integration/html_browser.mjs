@@ -194,7 +194,32 @@ async function checkFlame(page, shots, feature) {
   await page.waitForTimeout(300);
   const hl = await page.$$eval('#flamegraph g.frame rect', (rs) => rs.filter((r) => /e600e6/i.test(r.getAttribute('fill')) || r.getAttribute('fill') === 'rgb(230, 0, 230)').length);
   check(hl >= 1, `flame graph: searching ${feature} highlights nothing`);
+  const found = await page.$eval('#flame-details', (d) => d.textContent);
+  check(/^search: [0-9.]+ ms of [0-9.]+ ms \([0-9.]+%\) in [0-9]+ box/.test(found), `flame graph: the search says ${JSON.stringify(found)}`);
   return { before, after, svgw, hl };
+}
+
+// The order of the rows is a column's, shown (with off-CPU time: on + off
+// CPU, --order cost); the "(no feature)" row and the notes say what the
+// text report's do.
+async function checkOrderAndNotes(page, text, feats) {
+  const off = feats.some((f) => f.offcpu !== null);
+  const key = await page.$eval('#features th.sorted', (th) => th.dataset.key);
+  check(key === (off ? 'cost' : 'time'), `the rows are sorted by ${key}, not ${off ? 'on + off CPU' : 'time'}`);
+  const rows = (await tableRows(page)).filter((r) => r.kind === 'feature');
+  for (const r of rows) {
+    if (!off) break;
+    const sum = Number(r.cells['time@']) + Number(r.cells['offcpu@']);
+    check(Number(r.cells['cost@']) === sum, `${r.name}: on + off CPU ${r.cells['cost@']} ns, not ${sum}`);
+  }
+  const none = /samples in no feature \(here ([0-9.]+%)\)/.exec(text.replace(/\n/g, ' '));
+  check(none, 'the text report has no note on samples in no feature');
+  const row = await page.$eval('#features tbody tr.none', (tr) => ({ last: !tr.nextElementSibling, name: tr.dataset.name, share: tr.querySelector('td.share').textContent }));
+  check(row.last && row.name === '(no feature)' && row.share === none[1], `the (no feature) row: ${JSON.stringify(row)}, text ${none[1]}`);
+  const note = await page.$eval('#note', (p) => p.textContent);
+  if (text.includes('Calls are counted by the probes'))
+    check(note.includes('Calls are counted by the probes, not sampled: time per call and max are of the calls that returned'), `the page's note has no word on calls: ${note}`);
+  console.log(`ok: sorted by ${key} (shown), (no feature) ${row.share} last, the notes of the text report`);
 }
 
 async function modeProfile(textFile, shots) {
@@ -204,6 +229,7 @@ async function modeProfile(textFile, shots) {
   await shot(page, shots, 'summary');
   const n = compareProfile(await tableRows(page), feats);
   console.log(`ok: the table equals the text report: ${feats.length} features, ${n} numbers (drawn in ${ms} ms)`);
+  await checkOrderAndNotes(page, readFileSync(textFile, 'utf8'), feats);
   const d1 = await checkSort(page, 'samples', true);
   const d2 = await checkSort(page, 'samples', true);
   check(d1 !== d2, 'a second click did not reverse the order');

@@ -443,6 +443,20 @@ void itest_signal(struct itest_proc *p, int sig)
 			 p->exited ? "it has exited" : strerror(errno));
 }
 
+bool itest_blocks_signal(pid_t pid, int sig)
+{
+	char path[64], *status, *line;
+	unsigned long long mask = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	status = itest_slurp(path);
+	line = status ? strstr(status, "\nSigBlk:") : NULL;
+	if (line)
+		mask = strtoull(line + 8, NULL, 16);
+	free(status);
+	return mask & (1ULL << (sig - 1));
+}
+
 void itest_kill(struct itest_proc *p)
 {
 	if (p->exited)

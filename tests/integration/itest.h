@@ -97,6 +97,10 @@ bool itest_poll(struct itest_proc *p);
 /* Sends sig to p's process (not its group). */
 void itest_signal(struct itest_proc *p, int sig);
 
+/* Has process pid blocked sig (SigBlk in /proc/PID/status)? fsp-bpf holds
+ * SIGINT and SIGTERM from before it loads its BPF programs. */
+bool itest_blocks_signal(pid_t pid, int sig);
+
 /* Kills p's process group and reaps p (no-op if already reaped). */
 void itest_kill(struct itest_proc *p);
 

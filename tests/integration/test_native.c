@@ -458,7 +458,7 @@ static void test_pg_planner(void **state)
 	pgc_pgbench_init(&c, 1);
 	pgc_client_open(&c, &cl, "psql-fifo");
 	itest_attach_fsp(&fsp, cl.backend, "--map", "postgresql", "--feature", "plan", "--stacks",
-			 "-F", ITEST_HZ, "--format", "folded", "-o", json, NULL);
+			 "-F", ITEST_HZ, "--format", "folded", "--json", json, NULL);
 	for (int i = 0; i < 3000; i++)
 		pgc_client_send(&cl, PLAN_QUERY, "pgc_native");
 	printf("  3000 queries in %.2f s\n", pgc_client_sync(&cl, 120));
@@ -514,10 +514,11 @@ static void test_py_gc(void **state)
 	if (!realpath(buf, script))
 		fail_msg("the workload %s is missing", buf);
 	{
-		char *argv[] = {NULL, "--map",	"python",   "--feature", "gc",	 "--stacks",
-				"-F", ITEST_HZ, "--format", "folded",	 "-o",	 (char *)json,
-				"--", PYTHON,	"-E",	    "-s",	 script, (char *)truth_path,
-				"gc", NULL};
+		char *argv[] = {
+			NULL, "--map",	"python",   "--feature", "gc",	   "--stacks",
+			"-F", ITEST_HZ, "--format", "folded",	 "--json", (char *)json,
+			"--", PYTHON,	"-E",	    "-s",	 script,   (char *)truth_path,
+			"gc", NULL};
 		struct itest_proc p;
 
 		itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);

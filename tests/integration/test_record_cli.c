@@ -13,6 +13,15 @@
  *                         with the report, not by the default action
  *   high_frequency        -F above 10000 Hz says what it costs
  *   pid_twice             -p P,P is one target, with no warning about it
+ *   output_format         -o is --format's output, as in report: record
+ *                         --format folded|pprof -o F writes that to F (the
+ *                         text report to stdout), --json J the profile too,
+ *                         and F is what report renders from J, byte for byte
+ *   pid_exits_at_start    -p of a process that exits while fsp-bpf loads says
+ *                         so (was: "no such process ... check the PID")
+ *   feature_typo          --feature naming no feature of the profile (a typo
+ *                         fsp-bpf cannot see before the session) still gets
+ *                         the report, of every feature, and one error line
  */
 #include <dirent.h>
 #include <signal.h>
@@ -176,21 +185,6 @@ static void test_file_permissions(void **state)
 	free(unset_gid);
 }
 
-/* Has pid blocked sig (SigBlk in /proc/PID/status)? */
-static bool blocks(pid_t pid, int sig)
-{
-	char path[64], *status, *line;
-	unsigned long long mask = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	status = itest_slurp(path);
-	line = status ? strstr(status, "\nSigBlk:") : NULL;
-	if (line)
-		mask = strtoull(line + 8, NULL, 16);
-	free(status);
-	return mask & (1ULL << (sig - 1));
-}
-
 /* Is pid loading its BPF objects (a BPF map among its open files)? */
 static bool loading_bpf(pid_t pid)
 {
@@ -237,7 +231,7 @@ static void test_early_signal(void **state)
 
 		itest_spawn(&p, "fsp", argv);
 		t0 = itest_now();
-		while (!(at_load[i] ? loading_bpf(p.pid) : blocks(p.pid, sigs[i])) &&
+		while (!(at_load[i] ? loading_bpf(p.pid) : itest_blocks_signal(p.pid, sigs[i])) &&
 		       !itest_poll(&p) && itest_now() - t0 < 10)
 			itest_sleep(0.0002);
 		assert_false(p.exited);
@@ -299,12 +293,164 @@ static void test_pid_twice(void **state)
 	itest_kill(&w);
 }
 
+static const char *demo(void)
+{
+	static char path[4096];
+	const char *out = getenv("FSP_OUT");
+
+	snprintf(path, sizeof(path), "%s/examples/demo", out ? out : ".output");
+	return path;
+}
+
+/* path's bytes (n of them), which must be there. */
+static char *read_bytes(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+
+	if (!f)
+		fail_msg("%s: missing", path);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc(len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, len, f), (size_t)len);
+	buf[len] = 0;
+	fclose(f);
+	*n = len;
+	return buf;
+}
+
+/* record --format FMT -o out --json json -- demo: out is what report
+ * --format FMT -o again writes from json, and stdout has the text report. */
+static void record_rendering(const char *fmt, bool with_json)
+{
+	const char *out = itest_tmp("rec.%s", fmt), *json = itest_tmp("rec-%s.json", fmt),
+		   *again = itest_tmp("again.%s", fmt);
+	char *a, *b;
+	size_t na, nb;
+	struct itest_proc p;
+
+	unlink(json);
+	if (with_json)
+		itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--format", fmt, "-o", out, "--json",
+			      json, "--", demo(), "300", NULL);
+	else
+		itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--format", fmt, "-o", out, "--", demo(),
+			      "300", NULL);
+	itest_assert_exit(&p, 0);
+	if (!strstr(p.out, "feature profile of") || !strstr(p.out, "accounts for"))
+		fail_msg("record --format %s -o FILE: no text report on stdout:\n%s", fmt, p.out);
+	free(p.out);
+	free(p.err);
+	a = read_bytes(out, &na);
+	if (!strcmp(fmt, "pprof"))
+		assert_true(na > 2 && (unsigned char)a[0] == 0x1f && (unsigned char)a[1] == 0x8b);
+	else
+		assert_null(strstr(a, "\"format\""));
+	if (!with_json) {
+		assert_int_equal(access(json, F_OK), -1);
+		free(a);
+		return;
+	}
+	assert_profile(json);
+	itest_run_fsp(&p, "report", ITEST_TIMEOUT_S, "report", "--format", fmt, "-o", again, json,
+		      NULL);
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+	b = read_bytes(again, &nb);
+	print_message("  --format %s: %zu bytes to -o, the same as report's of --json's profile\n",
+		      fmt, na);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+}
+
+static void test_output_format(void **state)
+{
+	struct itest_proc p;
+
+	(void)state;
+	record_rendering("folded", true);
+	record_rendering("pprof", true);
+	record_rendering("pprof", false);
+	/* two saves of one profile, two renderings on stdout: refused */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-o", itest_tmp("a.json"), "--json",
+		      itest_tmp("b.json"), "--", "/bin/true", NULL);
+	itest_assert_exit(&p, 64);
+	itest_assert_one_error_line(&p, "-o and --json both save the profile", NULL);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--format", "folded", "--json", "-", "--",
+		      "/bin/true", NULL);
+	itest_assert_exit(&p, 64);
+	itest_assert_one_error_line(&p, "would both go to stdout", NULL);
+}
+
+static void test_pid_exits_at_start(void **state)
+{
+	char *wargv[] = {"/bin/sleep", "600", NULL}, pid[16];
+	char *argv[] = {NULL, "-p", pid, "-d", "30", NULL};
+	struct itest_proc w, p;
+	double t0;
+
+	(void)state;
+	argv[0] = (char *)itest_fsp_bpf();
+	itest_spawn(&w, "sleep", wargv);
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	itest_spawn(&p, "fsp", argv);
+	t0 = itest_now();
+	while (!loading_bpf(p.pid) && !itest_poll(&p) && itest_now() - t0 < 30)
+		itest_sleep(0.0002);
+	assert_false(p.exited);
+	itest_kill(&w); /* gone, reaped, while fsp-bpf loads */
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_failed_cleanly(&p);
+	itest_assert_one_error_line(&p, pid, "(sleep) exited while fsp-bpf was starting", NULL);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_feature_typo(void **state)
+{
+	const char *folded = itest_tmp("typo.folded");
+	struct itest_proc p;
+	char *f;
+	size_t n;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--feature", "parze", "--", demo(), "300", NULL);
+	itest_assert_exit(&p, 1);
+	itest_assert_one_error_line(&p, "--feature parze names no feature",
+				    "the report shows every feature", NULL);
+	if (!strstr(p.out, "parse accounts for") || !strstr(p.out, "output accounts for"))
+		fail_msg("no report of the features recorded:\n%s", p.out);
+	free(p.out);
+	free(p.err);
+	/* a rendering to a file: written, of every feature */
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--feature", "parze", "--format", "folded", "-o",
+		      folded, "--", demo(), "300", NULL);
+	itest_assert_exit(&p, 1);
+	if (!strstr(p.err, "fsp-bpf: --feature parze names no feature"))
+		fail_msg("no error about --feature parze:\n%s", p.err);
+	f = read_bytes(folded, &n);
+	if (!strstr(f, "parse;parse_numbers ") || !strstr(f, "output;"))
+		fail_msg("folded stacks without the features recorded:\n%s", f);
+	free(f);
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_output_checked_first), ITEST(test_save_fallback),
 		ITEST(test_file_permissions),	  ITEST(test_early_signal),
 		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
+		ITEST(test_output_format),	  ITEST(test_pid_exits_at_start),
+		ITEST(test_feature_typo),
 	};
 
 	return ITEST_MAIN("record_cli", tests);

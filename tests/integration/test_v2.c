@@ -58,6 +58,10 @@
  *   mixed           one process with ABI v2 marks, an ABI v1 library
  *                   (dlopen) and a mapped provider, nested three deep: each
  *                   feature's share, the nesting order of every stack.
+ *   abimix          one executable whose translation units use ABI v2 and
+ *                   ABI v1, linked in both orders (wl_abimix, wl_abimix_r):
+ *                   both features' shares (the v1 unit's was lost, 0%,
+ *                   with all diagnostics zero), launched and -p.
  */
 #include <math.h>
 #include <signal.h>
@@ -854,6 +858,67 @@ static void test_mixed(void **state)
 	json_object_put(prof);
 }
 
+/* The shares of wl_abimix's two features in prof, against truth. */
+static bool abimix_ok(json_object *prof, const char *truth, const char *what)
+{
+	struct itest_truth *t = itest_truth_load(truth);
+	uint64_t n = itest_total_samples(prof);
+	double C = (double)itest_truth_u64(t, "cpu_total_ns"), dw = ITEST_EXIT_NS / C;
+	char name[64];
+	bool ok = true;
+
+	print_message("  %s: marks %s\n", what, json_str(prof, "marks"));
+	snprintf(name, sizeof(name), "%s outer", what);
+	ok &= itest_truth_share_ok(name, itest_feature_samples(prof, "outer"), n, t,
+				   "feature.outer", C, dw);
+	snprintf(name, sizeof(name), "%s inner (v1 unit)", what);
+	ok &= itest_truth_share_ok(name, itest_feature_samples(prof, "inner"), n, t,
+				   "feature.inner", C, dw);
+	ok &= itest_diag(prof, "unmatched_leaves") == 0 && itest_diag(prof, "attach_errors") == 0;
+	itest_truth_free(t);
+	return ok;
+}
+
+static void test_abimix(void **state)
+{
+	static const char *const progs[] = {"wl_abimix", "wl_abimix_r"};
+	const char *json = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	char *args[] = {(char *)truth, "1500", NULL};
+	json_object *prof;
+	bool ok = true;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char *wargv[] = {(char *)itest_workload(progs[i]), (char *)itest_tmp("wtruth"),
+				 "600000", NULL};
+		struct itest_proc w, p;
+
+		prof = launch(ITEST_HZ, json, NULL, progs[i], args);
+		ok &= abimix_ok(prof, truth, progs[i]);
+		json_object_put(prof);
+		/* -p: a window of the running program, whose cycle is half
+		 * outer, half inner (the brackets cost well under 1 pp). */
+		itest_spawn(&w, "w", wargv);
+		itest_attach_fsp(&p, w.pid, "-F", ITEST_HZ, "-d", "1.5", "-o", json, NULL);
+		itest_wait(&p, ITEST_TIMEOUT_S);
+		itest_assert_exit(&p, 0);
+		prof = itest_json_load(json);
+		print_message("  -p %s: outer %llu, inner %llu of %llu samples\n", progs[i],
+			      (unsigned long long)itest_feature_samples(prof, "outer"),
+			      (unsigned long long)itest_feature_samples(prof, "inner"),
+			      (unsigned long long)itest_total_samples(prof));
+		ok &= within_range("-p outer", itest_feature_samples(prof, "outer"),
+				   itest_total_samples(prof), 0.5, 0.5);
+		ok &= within_range("-p inner", itest_feature_samples(prof, "inner"),
+				   itest_total_samples(prof), 0.5, 0.5);
+		json_object_put(prof);
+		itest_kill(&w);
+		free(p.out);
+		free(p.err);
+	}
+	ITEST_ASSERT_OK(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -863,7 +928,7 @@ int main(void)
 		ITEST(test_signal_altstack), ITEST(test_coroutine),
 		ITEST(test_threads_attach),  ITEST(test_reattach),
 		ITEST(test_two_sessions),    ITEST(test_many_dsos),
-		ITEST(test_mixed),
+		ITEST(test_mixed),	     ITEST(test_abimix),
 	};
 
 	return ITEST_MAIN("v2", tests);

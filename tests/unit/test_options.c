@@ -181,7 +181,7 @@ static void test_record_options(void **state)
 	done(&p);
 	PARSE(&p, "--json", "x.json", "-a", "--comm", "a", "--comm", "b", "--comm", "c");
 	assert_runs(&p, &cmd_record);
-	assert_string_equal(p.o.out_path, "x.json");
+	assert_string_equal(p.o.profile_path, "x.json"); /* the profile, whatever --format */
 	assert_true(p.o.session.system_wide);
 	assert_string_equal(p.o.view.ropts.comm, "a,b,c");
 	done(&p);
@@ -601,6 +601,23 @@ static void test_conflicts(void **state)
 	done(&p);
 	PARSE(&p, "list", "-p", "1", "--map", "python");
 	assert_usage_error(&p, "fsp-bpf list", "give -p PID or --map NAME, not both");
+	done(&p);
+	/* -o is --format's output; --json the profile whatever the format */
+	PARSE(&p, "-o", "a.json", "--json", "b.json", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "-o and --json both save the profile with --format text: give one of "
+			   "them (-o is the rendering's file with --format folded, pprof, html or "
+			   "dot)");
+	done(&p);
+	PARSE(&p, "--format", "pprof", "--json", "-", "-p", "1");
+	assert_usage_error(&p, "fsp-bpf",
+			   "--json - and the pprof output would both go to stdout: write one of "
+			   "them to a file (-o FILE or --json FILE)");
+	done(&p);
+	PARSE(&p, "--format", "pprof", "-o", "p.pb.gz", "--json", "p.json", "-p", "1");
+	assert_runs(&p, &cmd_record);
+	assert_string_equal(p.o.out_path, "p.pb.gz");
+	assert_string_equal(p.o.profile_path, "p.json");
 	done(&p);
 }
 

@@ -76,11 +76,17 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct probemap_selection *select_maps(const char *list, int *err)
+static struct probemap_selection *select_features(const char *list, const char *features, int *err)
 {
-	struct probemap_selection_opts o = {.list = list, .exe = "/proc/self/exe"};
+	struct probemap_selection_opts o = {
+		.list = list, .features = features, .exe = "/proc/self/exe"};
 
 	return probemap_selection__new(&o, err);
+}
+
+static struct probemap_selection *select_maps(const char *list, int *err)
+{
+	return select_features(list, NULL, err);
 }
 
 /* The one map selected, and the name of its only feature. */
@@ -167,6 +173,25 @@ static void test_auto_first_found(void **state)
 	unlink(path);
 }
 
+/* --feature MAP:NAME of a selected map that has no feature NAME: refused
+ * at once (it ran the whole session for nothing); a name without the map's
+ * prefix may be an fsp feature, left to the report. */
+static void test_feature_typo(void **state)
+{
+	struct probemap_selection *sel;
+	int err = 0;
+
+	(void)state;
+	sel = select_features("selt", "from-selt, selt:from-slet", &err);
+	assert_null(sel);
+	assert_int_equal(err, -EINVAL);
+	sel = select_features("selt", "selt:from-selt,some-fsp-feature,other:x", &err);
+	assert_int_equal(err, 0);
+	assert_non_null(sel);
+	assert_true(probemap_selection__probemaps(sel)[0].enabled[0]);
+	probemap_selection__free(sel);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +199,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_named_wins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_named_twice_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_auto_first_found, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_feature_typo, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -382,6 +382,39 @@ static void test_text_events_without_samples(void **state)
 	profile__free(p);
 }
 
+/* Point events (a probe map's "event": hits, no duration) are not folded
+ * under --min-pct, with or without --feature: their count is what they say. */
+static void test_text_point_events(void **state)
+{
+	struct profile *p = rich_profile(true, false);
+	struct profile_event_stats hits = {.enters = 40, .point = 1};
+	struct report_opts o = {.min_pct = 0.5};
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__add_events(p, 1234, "Checkpoint", "wal", &hits), 0);
+	hits.enters = 2;
+	assert_int_equal(profile__add_events(p, 1234, "Checkpoint", "fsync", &hits), 0);
+	text = render_text(p, &o);
+	assert_non_null(strstr(text,
+			       "\nCheckpoint accounts for 0.00% of running time (0.0 / "
+			       "100.0 ms, 0 samples); 42 events\n"
+			       "       0.0 ms   0.00%          2 events                           "
+			       "fsync\n"
+			       "       0.0 ms   0.00%         40 events                           "
+			       "wal\n"));
+	/* Short and Tiny fold, by their time; Checkpoint's hits are not among them */
+	assert_non_null(
+		strstr(text, "\n... 2 more features below 0.50% of running time (5005 calls)\n"));
+	free(text);
+	o.feature = "Checkpoint";
+	text = render_text(p, &o);
+	assert_non_null(strstr(text, "  fsync\n"));
+	assert_null(strstr(text, "more instance"));
+	free(text);
+	profile__free(p);
+}
+
 static void test_text_feature_histogram(void **state)
 {
 	struct profile *p = rich_profile(true, true);
@@ -563,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_text_events_and_offcpu),
 		cmocka_unit_test(test_text_min_pct_events),
 		cmocka_unit_test(test_text_events_without_samples),
+		cmocka_unit_test(test_text_point_events),
 		cmocka_unit_test(test_text_feature_histogram),
 		cmocka_unit_test(test_text_histogram_buckets),
 		cmocka_unit_test(test_text_order_cost_offcpu),

@@ -334,6 +334,73 @@ static void test_func_probe(void **state)
 			 -ENOENT);
 }
 
+/*
+ * Functions for usdt__func_range(), with "sites" (labels) where a probe would
+ * be. unit_rows: two sites in one function, with different stack-pointer
+ * rules (CFI rows) at each, as -Og code or a push between them has.
+ * unit_other: a site in the next function. unit_split: a part split off a
+ * function (as GCC's ".cold" blocks), entered by a jump inside its frame.
+ */
+void unit_rows(void);
+void unit_other(void);
+void unit_split(void);
+extern const char unit_rows_enter[], unit_rows_leave[], unit_other_site[], unit_split_site[];
+__asm__(".text\n"
+	".globl unit_rows\n.type unit_rows,@function\n"
+	"unit_rows:\n.cfi_startproc\n"
+	"push %rbx\n.cfi_adjust_cfa_offset 8\n"
+	".globl unit_rows_enter\nunit_rows_enter: nop\n"
+	"push %rax\n.cfi_adjust_cfa_offset 8\n"
+	"nop\n"
+	".globl unit_rows_leave\nunit_rows_leave: nop\n"
+	"pop %rax\n.cfi_adjust_cfa_offset -8\n"
+	"pop %rbx\n.cfi_adjust_cfa_offset -8\n"
+	"ret\n.cfi_endproc\n.size unit_rows,.-unit_rows\n"
+	".globl unit_other\n.type unit_other,@function\n"
+	"unit_other:\n.cfi_startproc\n"
+	".globl unit_other_site\nunit_other_site: nop\n"
+	"ret\n.cfi_endproc\n.size unit_other,.-unit_other\n"
+	".globl unit_split\n.type unit_split,@function\n"
+	"unit_split:\n.cfi_startproc\n.cfi_def_cfa_offset 16\n"
+	".globl unit_split_site\nunit_split_site: nop\n"
+	"pop %rbx\n.cfi_def_cfa_offset 8\n"
+	"ret\n.cfi_endproc\n.size unit_split,.-unit_split\n");
+
+/* The link-time address of code at run-time address p of this program. */
+static uint64_t own_vaddr(const void *p)
+{
+	uint64_t rows;
+
+	assert_int_equal(usdt__func("/proc/self/exe", "unit_rows", &rows), 0);
+	return (uint64_t)(uintptr_t)p - ((uint64_t)(uintptr_t)unit_rows - rows);
+}
+
+static void test_func_range(void **state)
+{
+	uint64_t es, ee, ls, le, os, oe, s, e;
+
+	(void)state;
+	/* One function, whatever its rows: the warning on "frame" features
+	 * (enter and leave in different functions) compares these. */
+	assert_int_equal(usdt__func_range("/proc/self/exe", own_vaddr(unit_rows_enter), &es, &ee),
+			 0);
+	assert_int_equal(usdt__func_range("/proc/self/exe", own_vaddr(unit_rows_leave), &ls, &le),
+			 0);
+	assert_int_equal(es, own_vaddr(unit_rows));
+	assert_int_equal(ls, es);
+	assert_int_equal(le, ee);
+	assert_true(ee > own_vaddr(unit_rows_leave));
+	/* Another function: another range. */
+	assert_int_equal(usdt__func_range("/proc/self/exe", own_vaddr(unit_other_site), &os, &oe),
+			 0);
+	assert_int_equal(os, own_vaddr(unit_other));
+	assert_true(os >= ee);
+	/* A split-off part says nothing on its function. */
+	assert_int_equal(usdt__func_range("/proc/self/exe", own_vaddr(unit_split_site), &s, &e),
+			 -ENOENT);
+	assert_int_equal(usdt__func_range("/nonexistent", 0, &s, &e), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_elf_interp),
 		cmocka_unit_test(test_entry_probe),
 		cmocka_unit_test(test_func_probe),
+		cmocka_unit_test(test_func_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,8 @@
  *
  *   wl_pool READY DUMP
  *
- * Starts two workers and writes READY once both are inside their first mark.
+ * Starts two workers (threads "pool-N") and writes READY once both are
+ * inside their first mark; the main thread then waits for signals only.
  * Each worker runs cycles of "pool" (instance "worker", 2 ms) and 1 ms
  * unmarked until SIGTERM. SIGUSR2 starts two more workers; SIGUSR1 writes
  * DUMP.N (N = 1, 2, ...) with the counters so far; SIGTERM stops the workers
@@ -40,7 +41,12 @@ static atomic_int nr_workers;
 static void *worker(void *arg)
 {
 	int i = (int)(intptr_t)arg;
+	char name[16];
 
+	/* Named apart from the process (its main thread): a report names the
+	 * process by the main thread, which never runs a mark. */
+	snprintf(name, sizeof(name), "pool-%d", i);
+	pthread_setname_np(pthread_self(), name);
 	tids[i] = (pid_t)syscall(SYS_gettid);
 	while (!atomic_load(&stop)) {
 		struct wl_acc mine = {0, 0};

@@ -17,200 +17,18 @@
 #include "launch.h"
 #include "log.h"
 #include "probemap_resolve.h"
+#include "record_targets.h"
 #include "profile_file.h"
 #include "profiler.h"
 #include "profile.h"
-#include "procscan.h"
 #include "profile_io.h"
 #include "record_signals.h"
 #include "render.h"
+#include "report.h"
 #include "session.h"
 
 /* What was profiled, in words ("pid 42 (app)"): the profile's meta.target. */
 #define DESC_LEN 512
-
-/* Checks that pid names a live user process; returns its tgid or -errno. */
-static pid_t check_pid(pid_t pid)
-{
-	char path[64], line[256], state = 0;
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
-		return -ESRCH;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:", 6))
-			sscanf(line + 6, " %c", &state);
-		else if (!strncmp(line, "Tgid:", 5))
-			sscanf(line + 5, "%d", &tgid);
-	}
-	fclose(f);
-	if (state == 'Z' || state == 'X') {
-		log__err("process %d has already exited (it is a zombie)", pid);
-		return -ESRCH;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	if (access(path, F_OK) && errno == ENOENT) {
-		log__err("%d is a kernel thread, not a user process with probes", pid);
-		return -EINVAL;
-	}
-	if (tgid && tgid != pid) {
-		log__info("%d is a thread of process %d; profiling process %d", pid, tgid, tgid);
-		return tgid;
-	}
-	return pid;
-}
-
-/* Every probe map must fit some target: a map whose provider no target
- * carries is a mistake (wrong PID, wrong map), not an empty profile. */
-static int check_probemaps(struct session *s, const struct fsp_options *o)
-{
-	size_t nr;
-	const struct session_probemap *sm = session__probemaps(s, &nr);
-	const char *prov = session__providers(s);
-
-	for (size_t i = 0; i < nr; i++) {
-		if (session__probemap_found(s, i))
-			continue;
-		log__err("map %s needs USDT provider %s, which %s does not carry (%s%s); see "
-			 "fsp-bpf list -p PID",
-			 sm[i].probemap->name, sm[i].probemap->provider,
-			 o->cmd		  ? "the command"
-			 : o->nr_pids > 1 ? "none of the processes"
-					  : "the process",
-			 prov[0] ? "USDT providers found: " : "it has no USDT probes", prov);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* Adds process pid (a -p element) to the session: its probe sites (>= 0)
- * or -errno, reported. */
-static int add_pid(struct session *s, pid_t pid, const char *comm)
-{
-	int err = session__add_target(s, pid, NULL);
-
-	if (err < 0 && kill(pid, 0) && errno == ESRCH)
-		err = -ESRCH;
-	if (err == -ESRCH)
-		log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
-	else if (err < 0 && err != -ENOMSG) /* -ENOMSG: a map does not fit, reported */
-		log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
-	return err;
-}
-
-/* Without --wait-probes, a process with no probes (and no map's provider)
- * is refused: most likely the wrong PID. */
-static int check_found(struct session *s, const struct fsp_options *o, int nr, int with_probes)
-{
-	int err;
-
-	if (o->wait_probes) {
-		if (!with_probes && !session__nr_sites(s))
-			log__info("no probes in %s yet: waiting for them (--wait-probes), sampling "
-				  "meanwhile",
-				  nr > 1 ? "the processes" : "the process");
-		return 0;
-	}
-	err = check_probemaps(s, o);
-	if (err)
-		return err;
-	if (!with_probes && !o->probemaps) {
-		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
-			 "fsp:mark_enter/leave probes. Build the code with <fsp/fsp.h> (see "
-			 "man fsp.h), check the PID, or wait for a library it loads later "
-			 "with --wait-probes",
-			 nr > 1 ? "any of the processes" : "the process");
-		return -ENOENT;
-	}
-	return 0;
-}
-
-static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
-{
-	int i, n = 0, err, sites = 0, with_probes = 0;
-	pid_t added[FSP_MAX_PIDS], without[FSP_MAX_PIDS];
-	size_t len = 0;
-
-	for (i = 0; i < o->nr_pids; i++) {
-		char comm[64] = "";
-		pid_t pid = check_pid(o->pids[i]);
-		bool dup = false;
-
-		if (pid < 0)
-			return pid;
-		/* Two threads of one process, or a PID and its thread: one target. */
-		for (int j = 0; j < n && !dup; j++)
-			dup = added[j] == pid;
-		if (dup)
-			continue;
-		procscan__comm(pid, comm, sizeof(comm));
-		err = add_pid(s, pid, comm);
-		if (err < 0)
-			return err;
-		without[n] = err == 0 ? pid : 0;
-		added[n++] = pid;
-		with_probes += err > 0;
-		sites += err;
-		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
-				len ? ", " : "", pid, comm);
-	}
-	err = check_found(s, o, n, with_probes);
-	if (err)
-		return err;
-	for (i = 0; i < n && (with_probes || !o->wait_probes); i++)
-		if (without[i])
-			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
-				  "(probes it loads later are attached)",
-				  without[i]);
-	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
-		  (unsigned long long)o->session.frequency_hz);
-	return 0;
-}
-
-static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
-{
-	int n = session__add_system_wide(s);
-
-	if (n == -ENOMSG)
-		return n;
-	if (n < 0) {
-		log__err("cannot scan the processes: %s", strerror(-n));
-		return n;
-	}
-	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
-		 o->view.ropts.comm ? o->view.ropts.comm : "");
-	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
-		  "%llu Hz. Ctrl-C to stop.",
-		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		  (unsigned long long)o->session.frequency_hz);
-	return 0;
-}
-
-static int start_command(struct session *s, struct launch *l, const struct fsp_options *o,
-			 char *desc, size_t size)
-{
-	size_t len = 0;
-	int err;
-
-	err = session__add_target(s, launch__pid(l), launch__path(l));
-	if (err == -ENOMSG)
-		return err; /* a map does not fit the program: reported */
-	if (err < 0) {
-		log__err("cannot attach to %s: %s", launch__path(l), strerror(-err));
-		return err;
-	}
-	for (int i = 0; o->cmd[i] && len < size; i++)
-		len += snprintf(desc + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
-	err = launch__start(l);
-	if (err)
-		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
-	return err;
-}
 
 static int set_meta(struct profile *p, struct session *s, const struct fsp_options *o,
 		    const char *desc, const char *cmdline)
@@ -237,44 +55,83 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 	return profile__set_meta(p, &m);
 }
 
-/* FORMAT_OUT_RENDERING (formats.h, html): the rendering to -o FILE or
- * stdout, and the text report to stdout when it went to a file. */
-static int render_output(struct profile *p, const struct fsp_options *o)
+/* Where the profile file goes (NULL: it is not saved): -o with the formats
+ * whose -o is the profile (formats.h), else --json. */
+static const char *profile_dest(const struct fsp_options *o)
 {
-	struct fsp_view text = o->view;
+	if (o->view.format->record_out == FORMAT_OUT_PROFILE && o->out_path)
+		return o->out_path;
+	return o->profile_path;
+}
+
+/* FORMAT_OUT_RENDERING (formats.h: folded, pprof, html, dot): the rendering
+ * of v to -o FILE or stdout, and the text report to stdout when it went to
+ * a file (unless the profile went there: --json -). A signal may end it
+ * (plug-ins). */
+static int render_output(struct profile *p, const struct fsp_options *o, const struct fsp_view *v,
+			 const char *saved)
+{
+	struct fsp_view text = *v;
 	struct record_signals rs;
 	int err;
 
 	record_signals__report(&rs, false);
-	err = render__profile(p, &o->view, o->out_path);
+	err = render__profile(p, v, o->out_path);
 	if (!err && o->out_path && strcmp(o->out_path, "-")) {
-		log__info("wrote %s to %s", o->view.format->title, o->out_path);
+		log__info("wrote %s to %s", v->format->title, o->out_path);
 		text.format = FSP_FMT_TEXT;
-		err = render__profile(p, &text, NULL);
+		if (!saved || strcmp(saved, "-"))
+			err = render__profile(p, &text, NULL);
 	}
 	fflush(stdout);
 	record_signals__done(&rs);
 	return err;
 }
 
-/* Saves the profile (-o) and renders the view to stdout (unless the profile
- * itself went to stdout). A failed save still shows the report. */
+/* The view of the report: o's, or every feature when --feature names none
+ * of the profile (a typo must not cost the report of a long session:
+ * *missing says so, the exit status is then an error). */
+static struct fsp_view recorded_view(const struct profile *p, const struct fsp_options *o,
+				     bool *missing)
+{
+	struct fsp_view v = o->view;
+
+	*missing = v.ropts.feature && !report__feature_found(p, v.ropts.feature);
+	if (*missing) {
+		log__err("--feature %s names no feature of this profile: the report shows every "
+			 "feature instead (check the name against them)",
+			 v.ropts.feature);
+		v.ropts.feature = NULL;
+	}
+	return v;
+}
+
+/* Saves the profile (-o or --json) and renders the view (to stdout, or to
+ * -o with the formats whose -o is their rendering). A failed save still
+ * shows the report. */
 static int save_and_render(struct profile *p, const struct fsp_options *o)
 {
+	const char *save = profile_dest(o);
 	struct record_signals rs;
 	int err = 0, rerr = 0;
+	bool missing;
+	struct fsp_view v = recorded_view(p, o, &missing);
 
-	if (o->view.format->record_out == FORMAT_OUT_RENDERING)
-		return render_output(p, o);
 	/* A failed save keeps the profile elsewhere and says where. */
-	if (o->out_path)
-		err = profile_file__save(o->out_path, p, NULL, 0);
-	/* Saved: a signal may end what follows (plug-ins). */
-	record_signals__report(&rs, false);
-	if (!o->out_path || strcmp(o->out_path, "-"))
-		rerr = render__profile(p, &o->view, NULL);
-	fflush(stdout);
-	record_signals__done(&rs);
+	if (save)
+		err = profile_file__save(save, p, NULL, 0);
+	if (v.format->record_out == FORMAT_OUT_RENDERING) {
+		rerr = render_output(p, o, &v, save);
+	} else {
+		/* Saved: a signal may end what follows (plug-ins). */
+		record_signals__report(&rs, false);
+		if (!save || strcmp(save, "-"))
+			rerr = render__profile(p, &v, NULL);
+		fflush(stdout);
+		record_signals__done(&rs);
+	}
+	if (!rerr && missing)
+		rerr = -ENOENT;
 	return err ? err : rerr;
 }
 
@@ -373,21 +230,10 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 	err = save_and_render(p, o);
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
-		err = check_probemaps(s, o);
+		err = record_targets__check_probemaps(s, o);
 out:
 	profile__free(p);
 	return run_err ? run_err : err;
-}
-
-/* Starts the targets of the command line in s: 0 or -errno, reported. */
-static int add_targets(struct session *s, struct launch *l, const struct fsp_options *o, char *desc,
-		       size_t size)
-{
-	if (l)
-		return start_command(s, l, o, desc, size);
-	if (o->session.system_wide)
-		return add_system_wide(s, o, desc, size);
-	return add_pids(s, o, desc, size);
 }
 
 /* How the session ran: 0 or its error, reported. */
@@ -402,6 +248,8 @@ static int run(struct session *s, const struct fsp_options *o, const char *desc)
 	else if (err == -ENOMSG && !o->cmd)
 		log__err("the session ended at the probe map error above (fix the map, or leave "
 			 "the feature out with --feature)");
+	else if (err == -ENOMSG)
+		; /* the loop said it, and that it killed the command */
 	else if (err)
 		log__err("the session ended early: %s; reporting what was collected",
 			 strerror(-err));
@@ -414,7 +262,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	struct live_ctx live = {.o = o, .desc = desc, .cmdline = cmdline};
 	struct session_opts so;
 	struct session *s = NULL;
-	struct launch *l = NULL;
+	struct record_targets tg = {0};
 	struct probemap_selection *sel = NULL;
 	int err;
 
@@ -425,37 +273,42 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 		if (err)
 			return err;
 	}
+	if (o->nr_pids) {
+		err = record_targets__check_pids(&tg, o);
+		if (err)
+			return err;
+	}
 	if (o->cmd) {
-		l = launch__new(o->cmd, &err);
-		if (!l) {
+		tg.l = launch__new(o->cmd, &err);
+		if (!tg.l) {
 			log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
 			goto cleanup;
 		}
 	}
-	err = select_probemaps(o, l, &sel);
+	err = select_probemaps(o, tg.l, &sel);
 	if (err)
 		goto cleanup;
 	so = o->session;
 	so.on_interval = so.interval_s > 0 ? live_report : NULL;
 	so.interval_ctx = &live;
-	so.sync_pid = l ? launch__pid(l) : 0;
+	so.sync_pid = tg.l ? launch__pid(tg.l) : 0;
 	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
 	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
 	so.comm_filter = o->view.ropts.comm;
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
-	err = add_targets(s, l, o, desc, sizeof(desc));
+	err = record_targets__add(&tg, s, o, desc, sizeof(desc));
 	if (err)
 		goto cleanup;
 	err = run(s, o, desc);
 	if (err != -ETIMEDOUT)
-		err = finish(s, o, desc, cmdline, l, sel, err);
-	if (l)
+		err = finish(s, o, desc, cmdline, tg.l, sel, err);
+	if (tg.l)
 		print_child_status(session__child_status(s));
 cleanup:
 	session__free(s);
-	launch__free(l);
+	launch__free(tg.l);
 	probemap_selection__free(sel);
 	return err;
 }
@@ -484,7 +337,8 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 		return -EPERM;
 	}
 	/* Not found out at the end of a long session: the output can be made. */
-	if (o->out_path && profile_file__check(o->out_path))
+	if ((o->out_path && profile_file__check(o->out_path)) ||
+	    (o->profile_path && profile_file__check(o->profile_path)))
 		return -EINVAL;
 	frequency_note(o->session.frequency_hz);
 	/* From here Ctrl-C and SIGTERM end the session with its report, also
@@ -528,6 +382,9 @@ static const char record_doc[] =
 	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
 	"  sudo fsp-bpf record -o prof.json -p 1234\n"
 	"                                        also save the profile to prof.json\n"
+	"  sudo fsp-bpf --format pprof -o prof.pb.gz --json prof.json -- ./app\n"
+	"                                        the pprof profile, and the profile file\n"
+	"                                        that report renders in any format later\n"
 	"  sudo fsp-bpf --by thread -p 1234      one section per thread\n"
 	"  sudo fsp-bpf --min-pct 0 -p 1234      show every feature and instance\n"
 	"  sudo fsp-bpf --off-cpu -p 1234        also charge blocked time to features\n"
@@ -596,10 +453,15 @@ static const struct argp_option record_options[] = {
 	 "the targets exit)",
 	 0},
 	{"output", 'o', "FILE", 0,
-	 "Save the profile to FILE (docs/profile-format.md; - for stdout, which then "
-	 "replaces the report); with --format html, write the HTML report to FILE instead",
+	 "Write --format's output to FILE, as report -o does: with --format folded, pprof, "
+	 "html or dot their output (the text report then goes to stdout); with the text "
+	 "report (the default, for the terminal) or json, the profile (docs/profile-format.md; "
+	 "- for stdout, which then replaces the report)",
 	 0},
-	{"json", OPT_JSON, "FILE", 0, "Same as -o FILE", 0},
+	{"json", OPT_JSON, "FILE", 0,
+	 "Save the profile to FILE whatever --format is: the profile and a rendering from "
+	 "one session (--format pprof -o prof.pb.gz --json prof.json)",
+	 0},
 	OPTIONS_FILE_MODE,
 	{"max-depth", OPT_MAX_DEPTH, "N", 0,
 	 "Deepest mark stack tracked per thread (default and "
@@ -761,6 +623,30 @@ static error_t parse_stacks(struct argp_state *state, struct fsp_options *o, con
 	return 0;
 }
 
+/* -o and --json: one file each, at most one thing on stdout. */
+static error_t check_record_outputs(struct argp_state *state, const struct fsp_options *o)
+{
+	const char *save = profile_dest(o);
+	bool rendering = o->view.format->record_out == FORMAT_OUT_RENDERING;
+	char names[256];
+
+	format__list(names, sizeof(names), format__record_renders, 0, FORMAT_NAME, " or ");
+	if (o->out_path && o->profile_path && !rendering)
+		return options__error(state,
+				      "-o and --json both save the profile with --format %s: give "
+				      "one of them (-o is the rendering's file with --format %s)",
+				      o->view.format->name, names);
+	if (save && !strcmp(save, "-") && rendering && (!o->out_path || !strcmp(o->out_path, "-")))
+		return options__error(state,
+				      "--json - and the %s output would both go to stdout: write "
+				      "one of them to a file (-o FILE or --json FILE)",
+				      o->view.format->name);
+	if (o->session.interval_s > 0 && save && !strcmp(save, "-"))
+		return options__error(state, "--interval prints reports to stdout: save the "
+					     "profile with -o FILE, not -o -");
+	return 0;
+}
+
 static error_t check_record(struct argp_state *state, const struct fsp_options *o)
 {
 	if (!o->cmd && !o->nr_pids && !o->session.system_wide)
@@ -782,10 +668,7 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 	if (o->wait_probes && !o->nr_pids)
 		return options__error(state, "--wait-probes goes with -p PID (a command's and -a's "
 					     "probes are attached whenever they come)");
-	if (o->session.interval_s > 0 && o->out_path && !strcmp(o->out_path, "-"))
-		return options__error(state, "--interval prints reports to stdout: save the "
-					     "profile with -o FILE, not -o -");
-	return 0;
+	return check_record_outputs(state, o);
 }
 
 static error_t parse_record(int key, char *arg, struct argp_state *state)

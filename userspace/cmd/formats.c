@@ -164,6 +164,7 @@ const struct fsp_format fsp_formats[] = {
 		.takers = PROFILE_VIEWS,
 		.doc = "folded (flame graph stacks)",
 		.plugins = FORMAT_PLUGINS_REFUSED,
+		.record_out = FORMAT_OUT_RENDERING,
 		.render = folded_render,
 	},
 	{
@@ -173,6 +174,7 @@ const struct fsp_format fsp_formats[] = {
 		.doc = "pprof (gzipped profile.proto; binary: redirect it or use -o)",
 		.not_terminal = "binary (gzipped protobuf): redirect it to a file or use -o FILE",
 		.plugins = FORMAT_PLUGINS_REFUSED,
+		.record_out = FORMAT_OUT_RENDERING,
 		.render = pprof_render,
 	},
 	{
@@ -193,6 +195,7 @@ const struct fsp_format fsp_formats[] = {
 		.title = "the graph",
 		.takers = PROFILE_VIEWS,
 		.doc = "dot (a plug-in's graph, for Graphviz)",
+		.record_out = FORMAT_OUT_RENDERING,
 		.plugins = FORMAT_PLUGINS_GRAPH,
 		.render = dot_render,
 	},
@@ -222,6 +225,12 @@ bool format__has_function(const struct fsp_format *f, unsigned int unused)
 {
 	(void)unused;
 	return f->function;
+}
+
+bool format__record_renders(const struct fsp_format *f, unsigned int unused)
+{
+	(void)unused;
+	return f->record_out == FORMAT_OUT_RENDERING && format__takes(f, FORMAT_RECORD);
 }
 
 void format__list(char *buf, size_t size, format_pick pick, unsigned int arg, enum format_text text,

@@ -29,13 +29,15 @@ enum format_takers {
 	FORMAT_INTERVAL = 1 << 3,
 };
 
-/* What record -o FILE receives with a format. */
+/* What record -o FILE receives with a format (--json FILE is the profile
+ * file with every format). */
 enum format_record_out {
-	/* the profile file; the rendering goes to stdout (unless -o -) */
+	/* the profile file; the rendering goes to stdout (unless -o -): text,
+	 * the default, for the terminal, and json, the profile itself */
 	FORMAT_OUT_PROFILE,
-	/* the rendering (checked before profiling, -o - or none: stdout), and
-	 * the text report goes to stdout when it went to a file; the profile
-	 * file is not saved */
+	/* the rendering, as report -o FILE writes it (checked before
+	 * profiling, -o - or none: stdout), and the text report goes to
+	 * stdout when it went to a file; the profile file only with --json */
 	FORMAT_OUT_RENDERING,
 };
 
@@ -107,9 +109,12 @@ void format__list(char *buf, size_t size, format_pick pick, unsigned int arg, en
 		  const char *last);
 
 /* format_pick functions: taken by any of takers (FORMAT_RECORD, ...); its
- * plugins among mask (1 << FORMAT_PLUGINS_..., or'ed); --function applies. */
+ * plugins among mask (1 << FORMAT_PLUGINS_..., or'ed); --function applies;
+ * record's -o is its rendering. */
 bool format__takes(const struct fsp_format *f, unsigned int takers);
 bool format__plugins_in(const struct fsp_format *f, unsigned int mask);
 bool format__has_function(const struct fsp_format *f, unsigned int unused);
+/* record -o FILE gets the rendering (FORMAT_OUT_RENDERING) and record takes it. */
+bool format__record_renders(const struct fsp_format *f, unsigned int unused);
 
 #endif /* FSP_FORMATS_H */

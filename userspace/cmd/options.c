@@ -225,7 +225,10 @@ int options__output(struct argp_state *state, struct fsp_options *o, const char 
 {
 	if (!*arg)
 		return options__error(state, "%s needs a file name (or - for stdout)", option);
-	o->out_path = arg;
+	if (!strcmp(option, "--json"))
+		o->profile_path = arg;
+	else
+		o->out_path = arg;
 	return 0;
 }
 

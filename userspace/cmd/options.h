@@ -78,8 +78,13 @@ struct fsp_options {
 	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
 	bool list_plugins; /* list --plugins */
-	/* record: the profile file; report, diff: the rendering; merge: the merge */
+	/* -o: the output of --format (report, diff, record; record with text,
+	 * the default, whose report is for the terminal: the profile file, as
+	 * with json); merge: the merge */
 	const char *out_path;
+	/* record --json FILE: the profile file, whatever --format (a rendering
+	 * to -o and the profile from one session) */
+	const char *profile_path;
 	/* --file-mode: permissions of new output files, -1: private (outfile.h) */
 	int file_mode;
 	struct fsp_view view;
@@ -171,7 +176,7 @@ char *options__format_help(int key, const char *text, void *input);
 int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* --map NAME|FILE[,...] into o->probemaps. */
 int options__probemaps(struct argp_state *state, struct fsp_options *o, const char *arg);
-/* -o FILE (option: "-o" or "--json", for the message). */
+/* -o FILE, or record's --json FILE (option: "--json": into o->profile_path). */
 int options__output(struct argp_state *state, struct fsp_options *o, const char *option,
 		    const char *arg);
 /* --file-mode MODE (octal permissions) into o->file_mode. */

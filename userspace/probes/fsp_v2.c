@@ -2,6 +2,7 @@
 /* Probe ABI v2 records: in a file's notes, in a process (fsp_v2.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -20,6 +21,12 @@ bool fsp_v2__is_v1_site(const struct usdt_site *site)
 		if (!strcmp(site->name, fsp_probe_names[i]))
 			return true;
 	return false;
+}
+
+bool fsp_v2__is_shadow(const struct fsp_v2_file *vf, const struct usdt_site *site)
+{
+	return vf->has_record && fsp_v2__is_v1_site(site) &&
+	       site->ref_ctr_offset == vf->record_off + offsetof(struct fsp_v2_record_raw, sema_v1);
 }
 
 int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *out)

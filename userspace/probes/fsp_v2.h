@@ -27,7 +27,7 @@ struct fsp_v2_file {
 	uint64_t record_off; /* file offset of the record (the notes' semaphore) */
 	uint64_t record_vaddr; /* its link-time address */
 	unsigned int nr_sites; /* fsp:v2 sites (one per translation unit) */
-	unsigned int nr_v1_sites; /* the file's fsp v1 sites (exact counts) */
+	unsigned int nr_v1_sites; /* the file's fsp v1 sites (shadows or marks) */
 };
 
 /*
@@ -38,6 +38,14 @@ int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *o
 
 /* Is site an ABI v1 site (mark_enter ... antimark_leave) of provider fsp? */
 bool fsp_v2__is_v1_site(const struct usdt_site *site);
+
+/*
+ * Is site an ABI v1 site of an ABI v2 mark of the file (a shadow: it fires
+ * only for exact counts, --events), rather than a mark of a translation unit
+ * built with ABI v1? The semaphore tells: a v2 unit's v1 sites share the
+ * record's (its second half), a v1 unit's have their own.
+ */
+bool fsp_v2__is_shadow(const struct fsp_v2_file *vf, const struct usdt_site *site);
 
 /* The record as usdt/fsp_abi_v2.h lays it out (struct fsp_v2_record there). */
 struct fsp_v2_record_raw {

@@ -246,10 +246,62 @@ static int add_auto(struct probemap_selection *sel, const struct probemap_select
 	return 0;
 }
 
+/* The map of sel named name (the "MAP" of "MAP:FEATURE"), NULL if none. */
+static const struct probemap *map_named(const struct probemap_selection *sel, const char *name,
+					size_t len)
+{
+	for (size_t i = 0; i < sel->nr; i++)
+		if (strlen(sel->probemaps[i]->name) == len &&
+		    !strncmp(sel->probemaps[i]->name, name, len))
+			return sel->probemaps[i];
+	return NULL;
+}
+
+/*
+ * A --feature entry "MAP:NAME" of one of the maps, NAME none of its
+ * features: a typo, said before anything runs. (An entry without a map's
+ * prefix may name an fsp feature, a string in the target's memory that only
+ * its marks tell: the report says whether it matched.) 0 or -EINVAL.
+ */
+static int check_qualified(const struct probemap_selection *sel, const char *features)
+{
+	const char *e = features ? features : "";
+
+	while (*e) {
+		size_t n = strcspn(e, ","), lead = strspn(e, " ");
+		const char *colon = memchr(e, ':', n);
+		const struct probemap *m =
+			colon ? map_named(sel, e + lead, (size_t)(colon - e) - lead) : NULL;
+		char name[PROBEMAP_NAME_LEN],
+			known[PROBEMAP_MAX_FEATURES * (PROBEMAP_NAME_LEN + 2)];
+		size_t len = 0, nlen = m ? strcspn(colon + 1, ", ") : 0;
+
+		if (m && nlen < sizeof(name)) {
+			memcpy(name, colon + 1, nlen);
+			name[nlen] = 0;
+		}
+		if (m && (nlen >= sizeof(name) || probemap__feature_index(m, name) < 0)) {
+			known[0] = 0;
+			for (size_t f = 0; f < m->nr_features; f++)
+				len += snprintf(known + len, sizeof(known) - len, "%s%s",
+						f ? ", " : "", m->features[f].name);
+			log__err(
+				"--feature %.*s: the map %s has no feature %.*s (its features: %s)",
+				(int)(n - lead), e + lead, m->name, (int)nlen, colon + 1, known);
+			return -EINVAL;
+		}
+		e += n + (e[n] == ',');
+	}
+	return 0;
+}
+
 /* --feature against the maps: names of no map are left to the report. */
 static int select_features(struct probemap_selection *sel, const char *features)
 {
-	int enabled = 0;
+	int enabled = 0, err = check_qualified(sel, features);
+
+	if (err)
+		return err;
 
 	for (size_t i = 0; i < sel->nr; i++) {
 		int n = probemap__select(sel->probemaps[i], features, sel->selected[i].enabled,

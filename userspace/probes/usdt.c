@@ -343,24 +343,18 @@ int usdt__elf_interp(const char *path, char *buf, size_t size)
 
 #define DWARF_REG_RSP 7
 
-int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off)
+/* CFA = rsp + *off at vaddr: DW_OP_bregx rsp, offset (or DW_OP_breg7 offset).
+ * 0 or -ENOENT (no CFI there, or another rule). */
+static int cfa_rsp_offset(Dwarf_CFI *cfi, uint64_t vaddr, int64_t *off)
 {
 	Dwarf_Frame *frame = NULL;
-	Dwarf_CFI *cfi = NULL;
-	struct elf_file f;
 	Dwarf_Op *ops;
 	size_t nops;
-	int err;
+	int err = -ENOENT;
 
-	err = elf_file_open(path, &f);
-	if (err)
-		goto cleanup;
-	err = -ENOENT;
-	cfi = dwarf_getcfi_elf(f.elf);
 	if (!cfi || dwarf_cfi_addrframe(cfi, vaddr, &frame) ||
 	    dwarf_frame_cfa(frame, &ops, &nops) || nops != 1)
 		goto cleanup;
-	/* CFA = rsp + offset: DW_OP_bregx rsp, offset (or DW_OP_breg7 offset). */
 	if (ops[0].atom == DW_OP_bregx && ops[0].number == DWARF_REG_RSP) {
 		*off = (int64_t)ops[0].number2;
 		err = 0;
@@ -370,32 +364,156 @@ int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off)
 	}
 cleanup:
 	free(frame);
+	return err;
+}
+
+int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off)
+{
+	Dwarf_CFI *cfi = NULL;
+	struct elf_file f;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err) {
+		cfi = dwarf_getcfi_elf(f.elf);
+		err = cfa_rsp_offset(cfi, vaddr, off);
+	}
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	elf_file_close(&f);
 	return err;
 }
 
+/* Pointer encodings of .eh_frame_hdr (DW_EH_PE_*, LSB "Exception Frame"). */
+enum {
+	EH_PE_UDATA4 = 0x03,
+	EH_PE_UDATA8 = 0x04,
+	EH_PE_SDATA4 = 0x0b,
+	EH_PE_SDATA8 = 0x0c,
+	EH_PE_DATAREL_SDATA4 = 0x3b,
+};
+
+static size_t eh_pe_size(uint8_t enc)
+{
+	switch (enc & 0x0f) {
+	case EH_PE_UDATA4:
+	case EH_PE_SDATA4:
+		return 4;
+	case EH_PE_UDATA8:
+	case EH_PE_SDATA8:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+static int32_t get_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The call-frame entries (FDEs) around vaddr, from the binary search table of
+ * .eh_frame_hdr (PT_GNU_EH_FRAME): the start of the last one starting at or
+ * before vaddr, and the start of the next (UINT64_MAX: none). 0, or -ENOENT
+ * (no table, an encoding other than the one GNU linkers write, vaddr before
+ * every entry).
+ */
+static int fde_starts(const struct elf_file *f, uint64_t vaddr, uint64_t *start, uint64_t *next)
+{
+	const GElf_Phdr *ph = NULL;
+	const uint8_t *h;
+	size_t lo = 0, hi, n, at;
+	Elf_Data *d;
+	uint32_t count;
+
+	for (size_t i = 0; i < f->nr_phdrs && !ph; i++)
+		if (f->phdrs[i].p_type == PT_GNU_EH_FRAME)
+			ph = &f->phdrs[i];
+	if (!ph || ph->p_filesz < 4)
+		return -ENOENT;
+	d = elf_getdata_rawchunk(f->elf, ph->p_offset, ph->p_filesz, ELF_T_BYTE);
+	h = d ? d->d_buf : NULL;
+	/* version, eh_frame_ptr's encoding, fde_count's, the table's */
+	if (!h || h[0] != 1 || !eh_pe_size(h[1]) ||
+	    (h[2] != EH_PE_UDATA4 && h[2] != EH_PE_SDATA4) || h[3] != EH_PE_DATAREL_SDATA4)
+		return -ENOENT;
+	at = 4 + eh_pe_size(h[1]);
+	if (at + 4 > ph->p_filesz)
+		return -ENOENT;
+	memcpy(&count, h + at, 4);
+	at += 4;
+	n = count;
+	if (!n || n > (ph->p_filesz - at) / 8)
+		return -ENOENT;
+	/* Pairs (initial location, FDE address), sorted, relative to the table. */
+	hi = n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ph->p_vaddr + get_s32(h + at + 8 * mid) <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*start = ph->p_vaddr + get_s32(h + at + 8 * lo);
+	*next = lo + 1 < n ? ph->p_vaddr + get_s32(h + at + 8 * (lo + 1)) : UINT64_MAX;
+	return *start <= vaddr ? 0 : -ENOENT;
+}
+
+/* The end of the FDE starting at start: its CFI rows are walked until one
+ * ends at next or no row follows. */
+static uint64_t fde_end(Dwarf_CFI *cfi, uint64_t start, uint64_t next)
+{
+	uint64_t x = start;
+
+	while (x < next) {
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Addr lo, hi;
+		bool more = !dwarf_cfi_addrframe(cfi, x, &frame) &&
+			    dwarf_frame_info(frame, &lo, &hi, NULL) >= 0 && hi > x;
+
+		free(frame);
+		if (!more)
+			break;
+		x = hi;
+	}
+	return x;
+}
+
 int usdt__func_range(const char *path, uint64_t vaddr, uint64_t *start, uint64_t *end)
 {
-	Dwarf_Frame *frame = NULL;
 	Dwarf_CFI *cfi = NULL;
-	Dwarf_Addr lo, hi;
+	uint64_t lo, next, hi;
 	struct elf_file f;
+	int64_t entry_off;
 	int err;
 
 	err = elf_file_open(path, &f);
-	if (err)
-		return err;
-	err = -ENOENT;
-	cfi = dwarf_getcfi_elf(f.elf);
-	if (cfi && !dwarf_cfi_addrframe(cfi, vaddr, &frame) &&
-	    dwarf_frame_info(frame, &lo, &hi, NULL) >= 0) {
-		*start = lo;
-		*end = hi;
-		err = 0;
+	if (!err)
+		err = fde_starts(&f, vaddr, &lo, &next);
+	if (!err) {
+		cfi = dwarf_getcfi_elf(f.elf);
+		/* A function is entered by a call: its return address is all
+		 * there is above the stack pointer (CFA = rsp + 8). A part split
+		 * off a function (a ".cold" block) is entered by a jump, inside
+		 * its function's frame: it says nothing on which function. */
+		err = cfa_rsp_offset(cfi, lo, &entry_off);
+		if (!err && entry_off != 8)
+			err = -ENOENT;
 	}
-	free(frame);
+	if (!err) {
+		hi = fde_end(cfi, lo, next);
+		if (vaddr >= hi) {
+			err = -ENOENT; /* in a gap between entries: no CFI */
+		} else {
+			*start = lo;
+			*end = hi;
+		}
+	}
 	if (cfi)
 		dwarf_cfi_end(cfi);
 	elf_file_close(&f);

@@ -52,9 +52,10 @@ int usdt__elf_interp(const char *path, char *buf, size_t size);
  * .debug_frame. -ENOENT when unknown or not rsp-based. */
 int usdt__cfa_offset(const char *path, uint64_t vaddr, int64_t *off);
 
-/* The address range [start, end) of the code that vaddr of path belongs to:
- * its call-frame entry (.eh_frame or .debug_frame), one function or the
- * split-off part of one (a ".cold" block). 0 or -ENOENT/-errno. */
+/* The address range [start, end) of the function that vaddr of path belongs
+ * to: its call-frame entry (FDE, found through .eh_frame_hdr), whatever rows
+ * of stack-pointer rules it has. -ENOENT when unknown: no such entry, or one
+ * that is a part split off a function (a ".cold" block, entered by a jump). */
 int usdt__func_range(const char *path, uint64_t vaddr, uint64_t *start, uint64_t *end);
 
 /* The link-time address of the data symbol name (.dynsym or .symtab) in

@@ -125,19 +125,24 @@ static bool is_leave_probe(int probe)
 }
 
 /*
- * The sites of probe fsp:name of a file into b, with cookie_flag in their
- * cookies. An enter site whose arguments cannot be read is left out (its
- * leave then matches nothing, counted); a leave site cannot be (its enters
- * would never be left): -ENOEXEC. probe: FSP_PROBE_*, or -1 (fsp:v2).
+ * The sites of probe fsp:name of a file into b. In a file with an ABI v2
+ * record (vf), an ABI v1 site of a v2 mark (a shadow) is taken only for
+ * exact counts (--events), flagged FSP_COOKIE_SHADOW; the marks of a unit
+ * built with ABI v1 always. An enter site whose arguments cannot be read is
+ * left out (its leave then matches nothing, counted); a leave site cannot
+ * be (its enters would never be left): -ENOEXEC. probe: FSP_PROBE_*, or -1
+ * (fsp:v2).
  */
 static int batch_probe(struct session *s, const char *path, int probe, const char *name,
-		       __u64 cookie_flag, const struct usdt_site *sites, size_t nr,
+		       const struct fsp_v2_file *vf, const struct usdt_site *sites, size_t nr,
 		       struct site_batch *b)
 {
 	for (size_t i = 0; i < nr; i++) {
+		bool shadow = fsp_v2__is_shadow(vf, &sites[i]);
 		int id;
 
-		if (strcmp(sites[i].provider, FSP_PROVIDER) || strcmp(sites[i].name, name))
+		if (strcmp(sites[i].provider, FSP_PROVIDER) || strcmp(sites[i].name, name) ||
+		    (shadow && !s->opts.v2_events))
 			continue;
 		if (!sites[i].args_ok) {
 			log__err("%s: fsp:%s at 0x%llx has arguments fsp-bpf cannot read%s",
@@ -155,9 +160,9 @@ static int batch_probe(struct session *s, const char *path, int probe, const cha
 			return id;
 		b->offs[b->cnt] = sites[i].offset;
 		b->refs[b->cnt] = sites[i].ref_ctr_offset;
-		b->cookies[b->cnt++] = id | cookie_flag;
+		b->cookies[b->cnt++] = id | (shadow ? FSP_COOKIE_SHADOW : 0);
 		/* --events=FEATURE,...: a number of its own, for a link of its own. */
-		if (cookie_flag && s->opts.event_features)
+		if (shadow && s->opts.event_features)
 			b->cookies[b->cnt - 1] |= (__u64)s->next_event_site++
 						  << FSP_COOKIE_SITE_SHIFT;
 	}
@@ -440,9 +445,10 @@ static struct bpf_program *step_prog(struct session *s, int step)
 
 /*
  * Every batch of the file's sites (the fsp probes', its ABI v2 record's and
- * the probe maps'). In a file with an ABI v2 record, the ABI v1 sites are
- * attached only for exact counts (--events), as shadows of the v2 stacks'
- * frames (FSP_COOKIE_SHADOW).
+ * the probe maps'). In a file with an ABI v2 record, the ABI v1 sites of its
+ * v2 marks are attached only for exact counts (--events), as shadows of the
+ * v2 stacks' frames (FSP_COOKIE_SHADOW); those of units built with ABI v1
+ * always, as marks.
  */
 static int plan_file(struct session *s, const char *path, const char *kpath,
 		     const struct usdt_site *sites, size_t nr, const struct fsp_v2_file *vf,
@@ -450,8 +456,6 @@ static int plan_file(struct session *s, const char *path, const char *kpath,
 {
 	/* A mapped site may enter one feature and leave another: room for both. */
 	size_t map_cap = s->opts.nr_probemaps ? 2 * nr * PROBEMAP_MAX_FEATURES : 0;
-	bool v1 = !vf->has_record || s->opts.v2_events;
-	__u64 flag = vf->has_record ? FSP_COOKIE_SHADOW : 0;
 	struct site_batch maps[2];
 	int err;
 
@@ -462,10 +466,10 @@ static int plan_file(struct session *s, const char *path, const char *kpath,
 		if (err)
 			return err;
 		if (k == STEP_V2 && vf->has_record)
-			err = batch_probe(s, path, -1, FSP_V2_PROBE, 0, sites, nr, &b[k]);
-		else if (!mapped && k != STEP_V2 && v1)
+			err = batch_probe(s, path, -1, FSP_V2_PROBE, vf, sites, nr, &b[k]);
+		else if (!mapped && k != STEP_V2)
 			err = batch_probe(s, path, step_probe[k], fsp_probe_names[step_probe[k]],
-					  flag, sites, nr, &b[k]);
+					  vf, sites, nr, &b[k]);
 		if (err)
 			return err;
 	}
@@ -522,18 +526,16 @@ static int link_file(struct session *s, pid_t pid, const char *path, const char 
 static void count_marks(struct session *s, int fd, const struct fsp_v2_file *vf,
 			const struct site_batch b[STEP__COUNT])
 {
-	unsigned int v1 = 0;
-
-	for (int k = 0; k < STEP__COUNT; k++)
-		if (step_probe[k] >= 0)
-			v1 += b[k].cnt;
-	if (vf->has_record) {
-		s->nr_shadow_sites += v1;
-		if (b[STEP_V2].cnt && !v2__note_file(s, fd, vf))
-			s->nr_v2_files++;
-	} else {
-		s->nr_v1_sites += v1;
+	for (int k = 0; k < STEP__COUNT; k++) {
+		for (__u32 i = 0; step_probe[k] >= 0 && i < b[k].cnt; i++) {
+			if (b[k].cookies[i] & FSP_COOKIE_SHADOW)
+				s->nr_shadow_sites++;
+			else
+				s->nr_v1_sites++;
+		}
 	}
+	if (vf->has_record && b[STEP_V2].cnt && !v2__note_file(s, fd, vf))
+		s->nr_v2_files++;
 }
 
 /*
@@ -597,20 +599,21 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		s->attach_errors++;
 		vf.has_record = false;
 	}
+	/* A file whose probes nothing here uses (another provider's, no map
+	 * for it) plans no site: 0, and nothing to say. */
 	err = plan_file(s, path, kpath, sites, nr, &vf, b);
 	if (!err && b[STEP_V2].cnt)
 		v2__prepare(s, pid ? pid : s->scan_pid, fd, &vf);
-	if (err == -ENOEXEC)
+	if (err == -ENOEXEC) {
 		err = 0; /* reported: the file is left alone */
-	else if (!err)
-		err = link_file(s, pid, path, kpath, b);
-	if (err > 0)
-		count_marks(s, fd, &vf, b);
-	else if (err != -ENOMSG) {
+	} else if (err && err != -ENOMSG) {
 		log__err("cannot attach the probes of %s: %s", shown_path(path), strerror(-err));
 		s->attach_errors++;
+	} else if (!err) {
+		err = link_file(s, pid, path, kpath, b); /* reports its errors */
 	}
 	if (err > 0) {
+		count_marks(s, fd, &vf, b);
 		log__verbose("%s%.0d: %d probe sites in %s", pid ? "pid " : "every process", pid,
 			     err, shown_path(path));
 		s->nr_sites += err;

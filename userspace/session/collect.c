@@ -434,7 +434,9 @@ static int collect_payloads(struct session *s, struct profile *p, const struct d
 /* Samples and off-CPU time per (thread, stack). Threads are named in the
  * order their entries were last updated, so each ends with its latest name (a
  * launched command is sampled as "fsp-bpf" until its exec, a worker before
- * pthread_setname_np). */
+ * pthread_setname_np). The main thread is named by the others' entries too:
+ * the process's name is its main thread's, also when that thread took no
+ * sample (it is then a thread without samples). */
 static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
@@ -456,6 +458,7 @@ static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 		if (bpf_map_lookup_elem(fd, &key, &ents[n].c))
 			continue;
 		ents[n].c.comm[FSP_COMM_LEN - 1] = 0;
+		ents[n].c.pcomm[FSP_COMM_LEN - 1] = 0;
 		n++;
 	}
 	qsort(ents, n, sizeof(*ents), cmp_seen);
@@ -463,6 +466,8 @@ static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 		struct count_entry *e = &ents[i];
 
 		err = profile__add_pid(p, e->key.tgid);
+		if (!err && e->key.tid != e->key.tgid && e->c.pcomm[0])
+			err = profile__rename_thread(p, e->key.tgid, e->key.tgid, e->c.pcomm);
 		if (!err)
 			err = profile__rename_thread(p, e->key.tgid, e->key.tid, e->c.comm);
 		if (err)

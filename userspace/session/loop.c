@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The event loop (session__run): fork, exec, dlopen and new-process events
  * from the ring buffer, signals, targets' exits (pidfds), the launched
- * command's stops, the live view's ticks, the rescan every second and, -a,
- * exits and the retirement of exited processes. */
+ * command's stops (exec, dlopen) and its end, the live view's ticks, the
+ * rescan every second and, -a, exits and the retirement of exited
+ * processes. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,6 +163,81 @@ static void kill_launched(struct session *s)
 		 "feature out with --feature)");
 }
 
+/* How long a launched command may take to exit after SIGTERM before
+ * fsp-bpf says that it waits for it. */
+#define ENDING_NOTE_S 5.0
+
+/* Sends sig to the launched command and the processes it started (the
+ * targets) not signalled with it yet, through their pidfds: a PID that an
+ * exit just freed is never another process's. */
+static void signal_launched(struct session *s, int sig)
+{
+	if (sig != s->ending) {
+		s->ending = sig;
+		s->ending_nr = 0;
+		s->ending_mono = now(CLOCK_MONOTONIC);
+		s->ending_signals = s->stop_signals;
+	}
+	for (; s->ending_nr < s->nr_targets; s->ending_nr++) {
+		const struct target *t = &s->targets[s->ending_nr];
+
+		if (t->alive && t->pidfd >= 0)
+			syscall(SYS_pidfd_send_signal, t->pidfd, sig, NULL, 0);
+	}
+}
+
+/*
+ * The session is over (its duration, SIGINT or SIGTERM) and the launched
+ * command, or a process it started, still runs: as perf record ends its
+ * workload, each gets SIGTERM, and the session goes on until they have
+ * exited (their end is profiled, the command's status reported); a further
+ * SIGINT or SIGTERM to fsp-bpf sends SIGKILL. A command stopped at an exec
+ * or a link-map change is continued by on_sigchld as always, so it is never
+ * left stopped. Returns whether the loop must go on.
+ */
+static bool end_launched(struct session *s, bool timed_out)
+{
+	double t = now(CLOCK_MONOTONIC);
+
+	if (!s->opts.sync_pid || s->fatal)
+		return false;
+	if (!s->ending && timed_out)
+		log__info("the session's %g s are over: ending the command (SIGTERM)",
+			  s->opts.duration_s);
+	if (s->ending == SIGTERM && s->stop_signals > s->ending_signals) {
+		log__info("killing the command (SIGKILL)");
+		signal_launched(s, SIGKILL);
+	}
+	signal_launched(s, s->ending ? s->ending : SIGTERM);
+	if (!s->ending_said && s->ending == SIGTERM && t - s->ending_mono >= ENDING_NOTE_S) {
+		log__info("the command has not exited %.0f s after SIGTERM: waiting for it "
+			  "(Ctrl-C or SIGTERM again kills it)",
+			  ENDING_NOTE_S);
+		s->ending_said = true;
+	}
+	return true;
+}
+
+/* Seconds until end_launched has something to say (a large number: never). */
+static double ending_wait(const struct session *s, double t)
+{
+	if (s->ending != SIGTERM || s->ending_said)
+		return 1e9;
+	return s->ending_mono + ENDING_NOTE_S - t;
+}
+
+void loop__release(struct session *s)
+{
+	pid_t pid = s->opts.sync_pid;
+	int status;
+
+	/* 0: our child, not reaped, alive (running or stopped). */
+	if (!pid || s->child_status != -1 || waitpid(pid, &status, WNOHANG) != 0)
+		return;
+	kill(pid, SIGTERM);
+	kill(pid, SIGCONT);
+}
+
 static bool any_alive(const struct session *s)
 {
 	for (size_t i = 0; i < s->nr_targets; i++)
@@ -178,6 +255,7 @@ static void handle_signal(struct session *s)
 			on_sigchld(s);
 		} else {
 			s->stop = true;
+			s->stop_signals++;
 		}
 	}
 }
@@ -193,7 +271,7 @@ int session__run(struct session *s)
 	struct epoll_event evs[16];
 	int err = 0;
 
-	while (!s->stop) {
+	while (!s->fatal) {
 		double t = now(CLOCK_MONOTONIC), wait_s = next_rescan - t, retire_s;
 		int n, i;
 
@@ -220,8 +298,13 @@ int session__run(struct session *s)
 
 		if (!s->opts.system_wide && !any_alive(s))
 			break;
-		if (deadline && t >= deadline)
-			break;
+		if (s->stop || (deadline && t >= deadline)) {
+			if (!end_launched(s, !s->stop))
+				break;
+			deadline = 0;
+			if (ending_wait(s, t) < wait_s)
+				wait_s = ending_wait(s, t);
+		}
 		if (deadline && deadline - t < wait_s)
 			wait_s = deadline - t;
 		/* --wait-probes=S: no probe came within S seconds. */
@@ -269,8 +352,10 @@ int session__run(struct session *s)
 		}
 	}
 	/* Events that arrived last, and a final look at the launched child. */
-	if (!s->fatal)
+	if (!s->fatal) {
 		ring_buffer__consume(s->rb);
+		on_sigchld(s);
+	}
 	if (s->fatal && s->opts.sync_pid)
 		kill_launched(s);
 	s->end_mono = now(CLOCK_MONOTONIC);

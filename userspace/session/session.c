@@ -86,6 +86,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	loop__release(s);
 	loader__stop_sampler(s);
 	/* No child is held stopped past the session (a vfork child of a
 	 * launched command waits for its probes, loop.c). */

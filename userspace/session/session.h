@@ -113,7 +113,9 @@ const char *session__providers(const struct session *s);
 
 /* Runs the event loop; returns 0 or -errno. Ends on SIGINT/SIGTERM (also
  * one that came before it started), the duration, or when every target has
- * exited; or early: -ETIMEDOUT (probe_timeout_s), -ENOMSG (a probe map does
+ * exited (a launched command and the processes it started, still running
+ * at a signal or the duration's end, are then sent SIGTERM and waited for;
+ * a further signal sends SIGKILL); or early: -ETIMEDOUT (probe_timeout_s), -ENOMSG (a probe map does
  * not fit a file a target loaded, reported; a launched command and the
  * processes it started are killed, held before that file's code ran). */
 int session__run(struct session *s);

@@ -163,6 +163,14 @@ struct session {
 	uint64_t events_lost_seen; /* FSP_STAT_EVENTS_LOST at the last orphan sweep */
 	int child_status;
 	bool stop;
+	/* SIGINT and SIGTERM received; a launched command's end (loop.c): the
+	 * signal sent to it (0: none yet), when, and at which of those. */
+	unsigned int stop_signals;
+	int ending;
+	size_t ending_nr; /* targets signalled */
+	double ending_mono;
+	unsigned int ending_signals;
+	bool ending_said;
 	int fatal; /* -errno that ends the session (a probe map that does not fit) */
 	double start_mono, end_mono;
 	double start_wall, end_wall;
@@ -308,5 +316,8 @@ int loop__setup(struct session *s);
 /* err of adding or rescanning a target: -ENOMSG (a probe map does not fit
  * a file, reported) ends the session. Returns err. */
 int loop__check(struct session *s, int err);
+/* At the end: a launched command that an error path left running (or
+ * stopped) gets SIGTERM and SIGCONT. */
+void loop__release(struct session *s);
 
 #endif /* FSP_SESSION_INT_H */

@@ -90,7 +90,8 @@ export function diverging(f) {
  * num (numeric: descending first), cls}]; groups: [{row, children: [rows]}]
  * where a row is {cells: {key: {text, value}}, ...}: groups are sorted by
  * the key and each group's children too (a feature and its instances).
- * render(group, sortedChildren, tbody) appends the rows.
+ * render(group, sortedChildren, tbody) appends the rows; footer(tbody),
+ * when set, appends rows that stay after them whatever the order.
  */
 export class SortTable {
   constructor(columns, render, initial) {
@@ -103,6 +104,7 @@ export class SortTable {
     this.tbody = el('tbody');
     this.table.append(this.thead, this.tbody);
     this.groups = [];
+    this.footer = null;
   }
 
   header() {
@@ -152,6 +154,7 @@ export class SortTable {
     const groups = [...this.groups].sort((a, b) => cmp(a.row, b.row));
     const frag = document.createDocumentFragment();
     for (const g of groups) this.render(g, [...g.children].sort(cmp), frag);
+    if (this.footer) this.footer(frag); // rows after the sorted ones
     this.tbody.replaceChildren(frag);
   }
 }

@@ -6,7 +6,7 @@
 // charged time, the root the sum of the boxes.
 import flamegraph from 'd3-flame-graph';
 import { select } from 'd3-selection';
-import { el, cfixed, ms } from './common.js';
+import { el, cfixed, ms, pct, plural } from './common.js';
 import { selectedThreads, procName, threadName } from './model.js';
 
 const NO_FEATURE = '(no feature)';
@@ -114,8 +114,16 @@ export class Flame {
 
   search(term) {
     if (!this.chart) return;
+    this.searchText = '';
     if (term) this.chart.search(term);
     else this.chart.clear();
+  }
+
+  // What a search found, in the boxes' unit (ns, shown as ms; the
+  // library's own text calls any value "samples").
+  searched(results, sum, total) {
+    this.searchText = `search: ${ms(sum)} ms of ${ms(total)} ms (${pct(sum, total)}) in ${plural(results.length, 'box', 'boxes')}`;
+    this.details.textContent = this.searchText;
   }
 
   draw() {
@@ -139,7 +147,10 @@ export class Flame {
       .setColorMapper((d, orig) => (d.highlight ? '#e600e6' : d.data.kind === 'none' ? '#ccc' : orig))
       .setSearchMatch((d, term) => !!term && d.data.name.toLowerCase().includes(term.toLowerCase()))
       .setLabelHandler(label)
-      .setDetailsElement(this.details);
+      .setDetailsElement(this.details)
+      .setSearchHandler((results, sum, total) => this.searched(results, sum, total))
+      .setDetailsHandler((text) => (this.details.textContent = text || this.searchText));
+    this.searchText = '';
     this.box.replaceChildren();
     if (!total) {
       this.box.appendChild(el('p', { class: 'muted' }, 'Nothing to show: no time in this selection.'));

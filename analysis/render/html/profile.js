@@ -54,9 +54,15 @@ class Summary {
     ];
     if (this.hasEvents)
       cols.push({ key: 'calls', label: 'calls', num: true }, { key: 'percall', label: 'time/call', num: true }, { key: 'max', label: 'max', num: true });
-    if (this.hasOff) cols.push({ key: 'offcpu', label: 'off-CPU', num: true });
-    const order = { cost: ['cost', true], samples: ['samples', true], name: ['name', false] }[D.order] || ['cost', true];
+    // --order cost (the default) is on + off CPU: a column of its own with
+    // off-CPU time, else the time column
+    if (this.hasOff)
+      cols.push({ key: 'offcpu', label: 'off-CPU', num: true },
+        { key: 'cost', label: 'on + off CPU', num: true, title: 'on-CPU + off-CPU time: the order of the text report (--order cost)' });
+    const cost = this.hasOff ? 'cost' : 'time';
+    const order = { cost: [cost, true], samples: ['samples', true], name: ['name', false] }[D.order] || [cost, true];
     this.table = new SortTable(cols, (g, kids, frag) => this.rows(g, kids, frag), { key: order[0], desc: order[1] });
+    this.table.footer = (frag) => this.noFeature(frag);
     this.table.table.id = 'features';
     this.detail = el('aside', { id: 'detail' }, el('p', { class: 'muted' }, 'Click an instance to see its source and the latency histogram of its calls.'));
     this.note = el('p', { id: 'note', class: 'muted' });
@@ -115,8 +121,21 @@ class Summary {
         td(ev && ev.leaves ? dur(ev.total_ns / ev.leaves) : dash, s.percall, 'num percall'),
         td(ev && ev.leaves ? dur(ev.max_ns) : dash, s.max, 'num max'));
     }
-    if (this.hasOff) tds.push(el('td', { class: 'num offcpu', 'data-value': x.offcpu_ns }, ms(x.offcpu_ns), el('span', { class: 'unit' }, ' ms')));
+    if (this.hasOff)
+      tds.push(el('td', { class: 'num offcpu', 'data-value': x.offcpu_ns }, ms(x.offcpu_ns), el('span', { class: 'unit' }, ' ms')),
+        el('td', { class: 'num cost', 'data-value': s.cost }, ms(s.cost), el('span', { class: 'unit' }, ' ms')));
     return tds;
+  }
+
+  // The last row: the time charged to no feature, as the text report's
+  // note and wall-clock view give it (none with --feature).
+  noFeature(frag) {
+    const { total, period, maxTime } = this.ctx;
+    const x = { name: '(no feature)', samples: this.sum.uncharged, offcpu_ns: this.sum.uncharged_offcpu_ns, events: null };
+    if (this.D.filter.features || (!x.samples && !x.offcpu_ns)) return;
+    const tr = el('tr', { class: 'none', 'data-name': x.name }, this.cells(this.item(x, total, period, true), total, maxTime, 0));
+    tr.firstChild.append(el('span', { class: 'label muted' }, x.name));
+    frag.appendChild(tr);
   }
 
   rows(g, kids, frag) {
@@ -154,6 +173,7 @@ class Summary {
     this.ctx = { total, period, maxTime };
     this.table.setGroups(groups);
     this.note.textContent = `Each sample is charged to every feature with a live mark in its thread, so shares may sum to more than 100%, and samples in no feature (here ${pct(this.sum.uncharged, total)}) make them sum to less.` +
+      (this.hasEvents && this.sum.events ? " Calls are counted by the probes, not sampled: time per call and max are of the calls that returned, from enter to leave less the feature's antimarks, time off CPU and in nested features included." : '') +
       (this.hasEvents && !this.sum.events ? ' Calls are counted per process, not per thread: choose all threads to see them.' : '') +
       (this.hasOff ? ' Off-CPU time is charged by the same rule as samples, but is not in the shares.' : '');
     if (this.chosen) this.showDetail();

@@ -67,6 +67,14 @@ static inline uint64_t event_ns(const struct profile_event_stats *st)
 	return st ? st->total_ns : 0;
 }
 
+/* Whether st are the hits of a point event (a probe map's "event"): they
+ * have no duration to weigh against --min-pct, their count is what they
+ * tell, so they are never folded. */
+static inline bool point_hits(const struct profile_event_stats *st)
+{
+	return st && st->point && st->enters;
+}
+
 /* report_text_features.c */
 
 /* The features of a (or its instances of f when f is not NULL) in the

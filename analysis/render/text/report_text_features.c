@@ -182,7 +182,11 @@ static void text_instance(struct text_ctx *c, const struct text_block *b,
 
 	fprintf(c->out, "%s%10.1f ms %6.2f%%  ", b->indent, report_ms(in->samples, c->period),
 		report_pct(in->samples, b->total));
-	if (b->events) {
+	if (b->events && point_hits(in->events)) {
+		/* hits, no calls: as wide as the calls columns */
+		fprintf(c->out, "%9" PRIu64 " %-33s", in->events->enters,
+			plural(in->events->enters, "event", "events"));
+	} else if (b->events) {
 		text_cells(&t, in->events);
 		fprintf(c->out, "%9s calls %7s/call  max %7s  ", t.calls, t.per_call, t.max);
 	}
@@ -222,7 +226,8 @@ static int text_feature(struct text_ctx *c, const struct text_block *b,
 	for (i = 0; i < n; i++) {
 		const struct attrib_instance *in = items[i].ptr;
 
-		if (!text_keep(c, b->total, in->samples, event_ns(in->events), in->offcpu_ns)) {
+		if (!(b->events && point_hits(in->events)) &&
+		    !text_keep(c, b->total, in->samples, event_ns(in->events), in->offcpu_ns)) {
 			folded_samples += in->samples;
 			folded_calls =
 				fsp_sat_add(folded_calls, in->events ? in->events->enters : 0);
@@ -314,7 +319,8 @@ int text_block(struct text_ctx *c, const struct text_block *b)
 	for (i = 0; i < n && !err; i++) {
 		const struct attrib_feature *f = items[i].ptr;
 
-		if (!text_keep(c, b->total, f->samples, b->events ? event_ns(f->events) : 0,
+		if (!(b->events && point_hits(f->events)) &&
+		    !text_keep(c, b->total, f->samples, b->events ? event_ns(f->events) : 0,
 			       f->offcpu_ns)) {
 			folded_calls = fsp_sat_add(folded_calls, f->events ? f->events->enters : 0);
 			continue;

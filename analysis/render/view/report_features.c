@@ -65,8 +65,10 @@ const struct attrib_feature *report_find_feature(const struct attrib *a, const c
 	return NULL;
 }
 
-/* Whether a frame or an event record of p names feature `name`. */
-static bool profile_has_feature(const struct profile *p, const char *name)
+/* Whether a frame or an event record of p has a feature that match(arg,
+ * its name) accepts. */
+static bool profile_any_feature(const struct profile *p, bool (*match)(const void *, const char *),
+				const void *arg)
 {
 	struct profile_stack st;
 	struct profile_event ev;
@@ -76,15 +78,37 @@ static bool profile_has_feature(const struct profile *p, const char *name)
 		if (profile__stack(p, i, &st))
 			continue;
 		for (j = 0; j < st.depth; j++) {
-			if (!strcmp(st.frames[j].feature, name))
+			if (match(arg, st.frames[j].feature))
 				return true;
 		}
 	}
 	for (i = 0; i < profile__nr_events(p); i++) {
-		if (!profile__event(p, i, &ev) && !strcmp(ev.feature, name))
+		if (!profile__event(p, i, &ev) && match(arg, ev.feature))
 			return true;
 	}
 	return false;
+}
+
+static bool same_name(const void *name, const char *feature)
+{
+	return !strcmp(name, feature);
+}
+
+static bool selected(const void *s, const char *feature)
+{
+	return report_features__has(s, feature);
+}
+
+bool report__feature_found(const struct profile *p, const char *feature)
+{
+	struct report_features s;
+	bool found;
+
+	if (report_features__init(&s, p, feature))
+		return true;
+	found = profile_any_feature(p, selected, &s);
+	report_features__fini(&s);
+	return found;
 }
 
 int report_features__init(struct report_features *s, const struct profile *p, const char *arg)
@@ -94,7 +118,7 @@ int report_features__init(struct report_features *s, const struct profile *p, co
 		s->all = true;
 		return 0;
 	}
-	if (strchr(arg, ',') && profile_has_feature(p, arg)) {
+	if (strchr(arg, ',') && profile_any_feature(p, same_name, arg)) {
 		/* a name with a comma, not a list */
 		s->buf = strdup(arg);
 		s->names = calloc(1, sizeof(*s->names));
