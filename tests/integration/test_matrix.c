@@ -223,16 +223,10 @@ static const struct {
 	{"payload", "interval+stacks", SYSWIDE, LIVE_TEXT},
 };
 
-/* Bugs of issue 25 item 2 that branch `firstuse` fixes: their checks say
- * KNOWN, not FAIL, until it lands (then remove the row: a known bug that
- * no longer fails prints nothing). */
-#define FIRSTUSE "issue 25, branch firstuse"
+/* Bugs a branch not yet merged fixes: their checks say KNOWN, not FAIL,
+ * until it lands (then remove the row: a known bug that no longer fails
+ * prints nothing). Rows: {cases glob, message prefix, why}. None now. */
 static const struct mx_known known[] = {
-	/* point events folded under "N more features below 0.50%" */
-	{"prov*", "the text report shows point event", FIRSTUSE ": point events folded"},
-	/* -a --comm NAME (and report --comm) match nothing when the process's
-	 * main thread took no sample: every view of the thread pool is empty */
-	{"pool*/syswide/*", "", FIRSTUSE ": --comm misses a pool whose main thread took no sample"},
 	{NULL, NULL, NULL},
 };
 
