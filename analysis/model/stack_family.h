@@ -5,7 +5,7 @@
  * bottom to top. The recorder stores a stack whose samples carried payloads
  * once per payload vector it kept (and once more, flagged, for the samples
  * whose vector it did not keep) beside the stack without payloads
- * (docs/architecture.md, "Payloads are not part of a stack's identity"):
+ * (docs/kernel-side.md, "Payloads are not part of a stack's identity"):
  * those are one family. Attribution never looks at payloads, so every stack
  * of a family is charged alike.
  *

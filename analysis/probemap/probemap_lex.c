@@ -114,6 +114,36 @@ int probemap_arg_number(struct slice t)
 	return v <= PROBEMAP_MAX_ARG ? v : -1;
 }
 
+int probemap_parse_uint(struct slice t, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0, base = 10, d;
+	size_t i = 0;
+
+	if (t.n > 2 && t.s[0] == '0' && (t.s[1] == 'x' || t.s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (i == t.n)
+		return -1;
+	for (; i < t.n; i++) {
+		char c = t.s[i];
+
+		if (c >= '0' && c <= '9')
+			d = (uint64_t)(c - '0');
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = (uint64_t)(c - 'a' + 10);
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = (uint64_t)(c - 'A' + 10);
+		else
+			return -1;
+		if (d > max || v > (max - d) / base)
+			return -1;
+		v = v * base + d;
+	}
+	*out = v;
+	return 0;
+}
+
 int probemap_bad_arg(struct parser *p, struct slice t)
 {
 	char q[64];

@@ -130,6 +130,9 @@ int probemap_take_name(struct parser *p, struct slice t, enum name_kind kind, co
 /* An argument number 0..PROBEMAP_MAX_ARG in decimal, else -1. */
 int probemap_arg_number(struct slice t);
 
+/* An unsigned number, decimal or 0x hex, at most max: 0 with *out, else -1. */
+int probemap_parse_uint(struct slice t, uint64_t max, uint64_t *out);
+
 /* "bad argument number" for t; -EINVAL. */
 int probemap_bad_arg(struct parser *p, struct slice t);
 

@@ -56,36 +56,15 @@ static int parse_cmp(struct slice w)
 /* An integer: optional '-', decimal or 0x hex, within 64 bits. */
 static int parse_int(struct slice t, int64_t *out)
 {
-	uint64_t v = 0, base = 10, d, lim;
-	bool neg = false;
-	size_t i = 0;
+	bool neg = t.n && t.s[0] == '-';
+	uint64_t v;
 
-	if (t.n && t.s[0] == '-') {
-		neg = true;
-		i = 1;
+	if (neg) {
+		t.s++;
+		t.n--;
 	}
-	if (t.n > i + 2 && t.s[i] == '0' && (t.s[i + 1] == 'x' || t.s[i + 1] == 'X')) {
-		base = 16;
-		i += 2;
-	}
-	if (i == t.n)
+	if (probemap_parse_uint(t, neg ? (uint64_t)INT64_MAX + 1 : UINT64_MAX, &v))
 		return -1;
-	lim = neg ? (uint64_t)INT64_MAX + 1 : UINT64_MAX;
-	for (; i < t.n; i++) {
-		char c = t.s[i];
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return -1;
-		if (v > (lim - d) / base)
-			return -1;
-		v = v * base + d;
-	}
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }

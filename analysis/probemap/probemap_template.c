@@ -38,31 +38,11 @@ static int add_lit(struct parser *p, struct probemap_feature *f, char c)
 /* An offset of "[OFF]": decimal or 0x hex, at most PROBEMAP_MAX_DEREF_OFF. */
 static int deref_offset(struct slice t, unsigned int *out)
 {
-	unsigned int base = 10, v = 0, d;
-	size_t i = 0;
+	uint64_t v;
 
-	if (t.n > 2 && t.s[0] == '0' && (t.s[1] == 'x' || t.s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i == t.n)
+	if (probemap_parse_uint(t, PROBEMAP_MAX_DEREF_OFF, &v))
 		return -1;
-	for (; i < t.n; i++) {
-		char c = t.s[i];
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return -1;
-		v = v * base + d;
-		if (v > PROBEMAP_MAX_DEREF_OFF)
-			return -1;
-	}
-	*out = v;
+	*out = (unsigned int)v;
 	return 0;
 }
 

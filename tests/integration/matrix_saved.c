@@ -33,7 +33,8 @@ static const char *out_slot(const char *path)
 /* What a clean run may print on stderr: nothing but these. */
 static const char *const quiet_prefixes[] = {
 	"fsp-bpf: profiling ",
-	"fsp-bpf: wrote the HTML report to ",
+	/* -o of a rendering format (folded, pprof, html): where it went */
+	"fsp-bpf: wrote the ",
 };
 
 void mx_check_quiet(const char *what, const char *err)

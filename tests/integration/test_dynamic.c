@@ -433,7 +433,7 @@ static void nsfeature_attach(const char *workload)
 /*
  * The kernel raises a USDT semaphore in one mapping of its file: ABI v1
  * marks of a second copy stay unarmed, and fsp-bpf raises only ABI v2
- * records' semaphores in later copies (docs/architecture.md). Not tested
+ * records' semaphores in later copies (docs/abi-v2.md). Not tested
  * there, said so.
  */
 static bool dlmopen_applies(void)

@@ -225,7 +225,7 @@ static void offcpu_run(void)
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	/* Intervals one of whose ends sched_switch did not report are
-	 * recovered (some kernels miss switches: docs/architecture.md), none
+	 * recovered (some kernels miss switches: docs/event-view.md), none
 	 * is lost (the workload's few threads fit every map). */
 	printf("  offcpu_recovered %llu  offcpu_lost %llu\n",
 	       (unsigned long long)profile__diag(p, DIAG_OFFCPU_RECOVERED),

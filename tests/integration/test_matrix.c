@@ -223,16 +223,10 @@ static const struct {
 	{"payload", "interval+stacks", SYSWIDE, LIVE_TEXT},
 };
 
-/* Bugs of issue 25 item 2 that branch `firstuse` fixes: their checks say
- * KNOWN, not FAIL, until it lands (then remove the row: a known bug that
- * no longer fails prints nothing). */
-#define FIRSTUSE "issue 25, branch firstuse"
+/* Bugs a branch not yet merged fixes: their checks say KNOWN, not FAIL,
+ * until it lands (then remove the row: a known bug that no longer fails
+ * prints nothing). Rows: {cases glob, message prefix, why}. None now. */
 static const struct mx_known known[] = {
-	/* point events folded under "N more features below 0.50%" */
-	{"prov*", "the text report shows point event", FIRSTUSE ": point events folded"},
-	/* -a --comm NAME (and report --comm) match nothing when the process's
-	 * main thread took no sample: every view of the thread pool is empty */
-	{"pool*/syswide/*", "", FIRSTUSE ": --comm misses a pool whose main thread took no sample"},
 	{NULL, NULL, NULL},
 };
 
@@ -305,9 +299,15 @@ static void add_workload(struct session *s, char **argv, int *argc)
 	argv[*argc] = NULL;
 }
 
+/* The live formats whose -o is their rendering (folded, pprof, html): the
+ * profile is saved with --json, the text report goes to stdout. */
+static bool live_renders(enum live l)
+{
+	return l == LIVE_FOLDED || l == LIVE_PPROF || l == LIVE_HTML;
+}
+
 /* fsp-bpf's arguments but the target: options, the live format, the saved
- * profile. (--format html -o FILE writes the page to FILE: such a session
- * saves no profile.) */
+ * profile (-o, or --json beside a rendering's -o). */
 static void fsp_args(struct session *s)
 {
 	const struct mx_case *c = s->c;
@@ -328,7 +328,11 @@ static void fsp_args(struct session *s)
 		add(s, live_names[c->live]);
 	}
 	add(s, "-o");
-	add(s, c->live == LIVE_HTML ? s->live : s->saved);
+	if (live_renders(c->live)) {
+		add(s, s->live);
+		add(s, "--json");
+	}
+	add(s, s->saved);
 	if (c->mode == SYSWIDE) {
 		add(s, "-a");
 		add(s, "--comm");
@@ -463,7 +467,8 @@ static void check_live_html(struct session *s)
 	free(out);
 }
 
-/* The live output is report's; a demo prints its own output before it. */
+/* The live output (stdout) is report's; a demo prints its own output
+ * before it. */
 static void check_live_output(struct session *s, const char *what, const char *want)
 {
 	if (s->c->w->example)
@@ -475,6 +480,7 @@ static void check_live_output(struct session *s, const char *what, const char *w
 static void check_live(struct session *s)
 {
 	const char *pb = itest_tmp("report-live.pb.gz");
+	const char *folded = itest_tmp("report-live.folded");
 
 	switch (s->c->live) {
 	case LIVE_HTML:
@@ -482,7 +488,11 @@ static void check_live(struct session *s)
 		break;
 	case LIVE_PPROF:
 		report_like_live(s, pb);
-		check_live_output(s, "live pprof vs report", pb);
+		mx_check_same_file("live pprof (-o) vs report", s->live, pb);
+		break;
+	case LIVE_FOLDED:
+		report_like_live(s, folded);
+		mx_check_same_file("live folded (-o) vs report", s->live, folded);
 		break;
 	case LIVE_TEXT:
 		if (s->c->o->flags & OPT_INTERVAL) {
@@ -491,7 +501,6 @@ static void check_live(struct session *s)
 		}
 		/* fall through */
 	case LIVE_JSON:
-	case LIVE_FOLDED:
 		check_live_output(s, "live output vs report", report_like_live(s, NULL));
 		break;
 	}
@@ -551,7 +560,7 @@ static void run_case(void **state)
 	mx_known = known;
 	mx_case_name = c->name;
 	snprintf(s.saved, sizeof(s.saved), "%s", itest_tmp("prof.json"));
-	snprintf(s.live, sizeof(s.live), "%s", itest_tmp("live.html"));
+	snprintf(s.live, sizeof(s.live), "%s", itest_tmp("live.out"));
 	snprintf(s.map, sizeof(s.map), "%s", itest_tmp("wlprov.map"));
 	write_map(s.map);
 	pick_program(&s);
@@ -561,10 +570,7 @@ static void run_case(void **state)
 		 "fsp-bpf exited with status 0x%x; stderr:\n%s", s.fsp.status,
 		 s.fsp.err ? s.fsp.err : "");
 	mx_check_quiet("the session", s.fsp.err);
-	if (c->live == LIVE_HTML) {
-		/* record --format html -o FILE saves no profile */
-		check_live(&s);
-	} else if (mx_check(access(s.saved, R_OK) == 0, "no saved profile %s", s.saved)) {
+	if (mx_check(access(s.saved, R_OK) == 0, "no saved profile %s", s.saved)) {
 		check_live(&s);
 		check_workload_features(&s);
 		allowed_diags(&s, allowed);
