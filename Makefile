@@ -19,7 +19,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # clang -target bpf does not search the multiarch include dir (asm/errno.h).
 BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 
-PKGS := libbpf libelf libdw json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
+PKGS := libbpf libelf libdw json-c libmicrohttpd gnutls $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"' $(CPPFLAGS)
@@ -29,7 +29,7 @@ ANALYSIS_DIRS := $(sort $(dir $(shell find analysis -name '*.[ch]' -not -path 'a
 USER_DIRS := $(sort $(dir $(shell find userspace -name '*.[ch]')))
 ANALYSIS_INC := $(patsubst %/,-I%,$(ANALYSIS_DIRS)) -I$(OUTPUT)/analysis/proto
 INCLUDES := -I$(OUTPUT) -Ibpf $(patsubst %/,-I%,$(USER_DIRS)) $(ANALYSIS_INC) -Iusdt
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -ljson-c -lprotobuf-c) -lz -pthread
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -ljson-c -lmicrohttpd -lgnutls -lprotobuf-c) -lz -pthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

@@ -838,6 +838,15 @@ int session__snapshot(struct session *s, struct profile *p)
 	return collect_into(s, p);
 }
 
+int session__snapshot_stacks(struct session *s, struct profile *p, bool symbolize)
+{
+	int err = session__snapshot(s, p);
+
+	if (!err && s->stacks)
+		err = symbolize ? stacks__fill(s->stacks, p) : stacks__fill_raw(s->stacks, p);
+	return err;
+}
+
 int session__collect(struct session *s, struct profile *p)
 {
 	int err;

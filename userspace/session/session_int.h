@@ -64,6 +64,7 @@
 #define NATIVE_POLL_S 0.02
 #define TAG_RINGBUF 1ULL
 #define TAG_SIGNAL 2ULL
+#define TAG_WAKE 3ULL
 #define TAG_PIDFD (1ULL << 32)
 
 struct file_id {
