@@ -6,7 +6,7 @@
 #   make test            unit tests, sanitized unit tests, root integration tests
 #   make bench           benchmarks (root), results in bench/results/
 #   make soak            -a for 10 minutes while processes come and go (root)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]   (also the agent's systemd unit)
 #   make format | format-check
 
 VERSION := 0.1.0
@@ -558,8 +558,16 @@ BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 # The pkg-config file (-I$(PREFIX)/include, for #include <fsp/fsp.h>) is made
 # for the PREFIX of this install; header-only, so under share/.
 PKGCONFIG_DIR ?= $(PREFIX)/share/pkgconfig
-install: $(APP) $(MAN_PAGES)
+# The agent's systemd unit (docs/fleet.md): ExecStart names the installed binary.
+UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+fsp-bpf.service: scripts/fsp-bpf.service.in
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
+
+install: $(APP) $(MAN_PAGES) fsp-bpf.service
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
+	install -D -m 0644 fsp-bpf.service $(DESTDIR)$(UNIT_DIR)/fsp-bpf.service
+	install -D -m 0644 docs/fleet.md $(DESTDIR)$(PREFIX)/share/doc/fsp-bpf/fleet.md
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/include/fsp $(FSP_HEADERS)
 	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
 	install -d $(DESTDIR)$(PKGCONFIG_DIR)
@@ -633,7 +641,7 @@ format-check:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) $(APP)
+	$(Q)rm -rf $(OUTPUT) $(APP) fsp-bpf.service
 
 # Userspace objects depend on the skeletons; headers (C and BPF) via -MMD.
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

@@ -65,8 +65,8 @@ void metrics__free(struct metrics *m); /* NULL-safe */
  * targets alive when it was taken, sorted ascending. 0, -EINVAL or -ENOMEM
  * (then the counters are as before the call).
  */
-int metrics__update(struct metrics *m, const struct profile *p, double now_s,
-		    const uint32_t *alive, size_t nr_alive);
+int metrics__update(struct metrics *m, const struct profile *p, double now_s, const uint32_t *alive,
+		    size_t nr_alive);
 
 /* Series with labels of their own, and (feature, instance, process) keys
  * of the last snapshot summed into an "other" label by the bound. */

@@ -435,8 +435,8 @@ static void remember_deaths(struct metrics *m, const struct metrics_rows *cur)
 		m->owners[cur->rows[k].owner].was_dead = !m->owners[cur->rows[k].owner].alive;
 }
 
-int metrics__update(struct metrics *m, const struct profile *p, double now_s,
-		    const uint32_t *alive, size_t nr_alive)
+int metrics__update(struct metrics *m, const struct profile *p, double now_s, const uint32_t *alive,
+		    size_t nr_alive)
 {
 	struct metrics_rows cur_pid = {.map = HASHMAP_INIT}, cur_comm = {.map = HASHMAP_INIT};
 	struct moves mv = {0};

@@ -392,6 +392,7 @@ enum metrics_format metrics__negotiate(const char *accept)
 
 const char *metrics__content_type(enum metrics_format f)
 {
-	return f == METRICS_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-					: "text/plain; version=0.0.4; charset=utf-8";
+	return f == METRICS_OPENMETRICS
+		       ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+		       : "text/plain; version=0.0.4; charset=utf-8";
 }

@@ -48,8 +48,8 @@ static int mark_active(struct win *c, uint32_t pid, uint32_t tid)
 
 static bool is_active(const struct win *c, uint32_t pid, uint64_t tid)
 {
-	return hashmap__find(&c->active, TKEY(pid, tid == UNSET ? 0 : tid), tid == UNSET ? UNSET : 0,
-			     NULL);
+	return hashmap__find(&c->active, TKEY(pid, tid == UNSET ? 0 : tid),
+			     tid == UNSET ? UNSET : 0, NULL);
 }
 
 /* A native stack's content, the same in both snapshots: its locations by
@@ -108,7 +108,8 @@ static int index_start(struct win *c)
 	return err < 0 ? err : 0;
 }
 
-static const struct profile_event_stats *start_event(const struct win *c, const struct profile_event *e)
+static const struct profile_event_stats *start_event(const struct win *c,
+						     const struct profile_event *e)
 {
 	struct profile_event s;
 	uint64_t idx;
@@ -117,7 +118,8 @@ static const struct profile_event_stats *start_event(const struct win *c, const 
 		return NULL;
 	/* A collision of the hash: equal records come later, as in profile.c. */
 	for (size_t i = idx; i < profile__nr_events(c->start); i++) {
-		if (profile__event(c->start, i, &s) || s.pid != e->pid || strcmp(s.feature, e->feature))
+		if (profile__event(c->start, i, &s) || s.pid != e->pid ||
+		    strcmp(s.feature, e->feature))
 			continue;
 		if ((!s.instance && !e->instance) ||
 		    (s.instance && e->instance && !strcmp(s.instance, e->instance)))
@@ -224,7 +226,8 @@ static int add_samples(struct win *c)
 		if (!err)
 			err = profile__add_stack(c->w, st.pid, st.key, st.frames, st.depth);
 		if (!err && st.flags)
-			err = profile__set_stack_flags(c->w, profile__nr_stacks(c->w) - 1, st.flags);
+			err = profile__set_stack_flags(c->w, profile__nr_stacks(c->w) - 1,
+						       st.flags);
 	}
 	for (size_t i = 0; !err && i < profile__nr_samples(c->end); i++) {
 		err = profile__sample(c->end, i, &e);
@@ -368,7 +371,8 @@ static int set_meta(struct win *c)
 	m.start_time = profile__meta(c->start)->end_time;
 	m.duration_s = m.end_time > m.start_time ? m.end_time - m.start_time : 0;
 	for (int d = 0; d < DIAG__COUNT; d++)
-		profile__set_diag(c->w, d, sub(profile__diag(c->end, d), profile__diag(c->start, d)));
+		profile__set_diag(c->w, d,
+				  sub(profile__diag(c->end, d), profile__diag(c->start, d)));
 	return profile__set_meta(c->w, &m);
 }
 

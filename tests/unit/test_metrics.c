@@ -120,10 +120,11 @@ static void test_negotiate(void **state)
 	assert_int_equal(metrics__negotiate("*/*"), METRICS_TEXT);
 	assert_int_equal(metrics__negotiate("text/plain;version=0.0.4"), METRICS_TEXT);
 	/* Prometheus 2.42's header */
-	assert_int_equal(metrics__negotiate("application/openmetrics-text;version=1.0.0,application/"
-					    "openmetrics-text;version=0.0.1;q=0.75,text/"
-					    "plain;version=0.0.4;q=0.5,*/*;q=0.1"),
-			 METRICS_OPENMETRICS);
+	assert_int_equal(
+		metrics__negotiate("application/openmetrics-text;version=1.0.0,application/"
+				   "openmetrics-text;version=0.0.1;q=0.75,text/"
+				   "plain;version=0.0.4;q=0.5,*/*;q=0.1"),
+		METRICS_OPENMETRICS);
 	assert_int_equal(metrics__negotiate("text/plain;q=0.9, application/openmetrics-text;q=0.5"),
 			 METRICS_TEXT);
 	assert_int_equal(metrics__negotiate("application/openmetrics-text; q=0"), METRICS_TEXT);
@@ -174,8 +175,8 @@ static void test_exposition(void **state)
  * series, and the text has no line the labels made. */
 static void test_hostile_labels(void **state)
 {
-	static const char *const hostile[] = {"q\"uote", "back\\", "new\nline", "brace} 1",
-					      "bad\xff", "x\"} 1\nfsp_forged_total 99"};
+	static const char *const hostile[] = {"q\"uote",  "back\\",  "new\nline",
+					      "brace} 1", "bad\xff", "x\"} 1\nfsp_forged_total 99"};
 	struct profile *p = snapshot();
 	struct metrics *m = metrics__new(NULL);
 	uint32_t alive[] = {10};
@@ -195,11 +196,13 @@ static void test_hostile_labels(void **state)
 		assert_true(*l == '#' || !strncmp(l, "fsp_", 4) || !strncmp(l, "process_", 8));
 		lines++;
 	}
-	assert_true(value_of(text, "fsp_feature_samples_total{feature=\"x\\\"} 1\\nfsp_forged_total "
-				   "99\",feature_instance=\"x\\\"} 1\\nfsp_forged_total 99\","
-				   "process=\"evil\\n\\\"}\"}") == 6);
-	assert_true(value_of(text, "fsp_feature_samples_total{feature=\"bad\xef\xbf\xbd\","
-				   "feature_instance=\"bad\xef\xbf\xbd\",process=\"evil\\n\\\"}\"}") ==
+	assert_true(value_of(text,
+			     "fsp_feature_samples_total{feature=\"x\\\"} 1\\nfsp_forged_total "
+			     "99\",feature_instance=\"x\\\"} 1\\nfsp_forged_total 99\","
+			     "process=\"evil\\n\\\"}\"}") == 6);
+	assert_true(value_of(text,
+			     "fsp_feature_samples_total{feature=\"bad\xef\xbf\xbd\","
+			     "feature_instance=\"bad\xef\xbf\xbd\",process=\"evil\\n\\\"}\"}") ==
 		    5);
 	assert_true(lines > 10);
 	free(text);
@@ -343,7 +346,8 @@ static void test_fold_by_pid(void **state)
 	(void)state;
 	update(m, a, 1, alive, 1);
 	update(m, b, 2, NULL, 0);
-#define S(pid) "fsp_feature_samples_total{feature=\"f\",feature_instance=\"i\",process=\"w\"," pid "}"
+#define S(pid)                                                                                     \
+	"fsp_feature_samples_total{feature=\"f\",feature_instance=\"i\",process=\"w\"," pid "}"
 	assert_true(metric(m, S("pid=\"11\"")) == 5);
 	assert_true(metric(m, S("pid=\"20\"")) == 100);
 	assert_true(metric(m, S("pid=\"other\"")) == 3);

@@ -14,8 +14,13 @@
 
 static struct profile *snap(double at)
 {
-	struct profile_meta meta = {.target = "t", .host = "h", .period_ns = MS, .frequency_hz = 1000,
-				    .start_time = 100, .end_time = at, .duration_s = at - 100};
+	struct profile_meta meta = {.target = "t",
+				    .host = "h",
+				    .period_ns = MS,
+				    .frequency_hz = 1000,
+				    .start_time = 100,
+				    .end_time = at,
+				    .duration_s = at - 100};
 	struct profile *p = profile__new();
 
 	assert_non_null(p);

@@ -236,7 +236,10 @@ void agent__on_wake(struct session *s, void *ctx)
 
 	/* Outside the lock: the server's threads go on queueing meanwhile. */
 	start = want_start ? take(a, s, SNAP_START) : NULL;
-	metrics = reuse ? reuse : start ? snap_get(start) : want_metrics ? take(a, s, SNAP_PLAIN) : NULL;
+	metrics = reuse		 ? reuse
+		  : start	 ? snap_get(start)
+		  : want_metrics ? take(a, s, SNAP_PLAIN)
+				 : NULL;
 	end = want_end ? take(a, s, SNAP_END) : NULL;
 
 	pthread_mutex_lock(&a->lock);

@@ -67,8 +67,8 @@ static enum MHD_Result unauthorized(const struct agent *a, struct MHD_Connection
 {
 	static const char msg[] = "unauthorized: this agent needs the credentials of its "
 				  "--auth-file\n";
-	struct MHD_Response *r = MHD_create_response_from_buffer(
-		sizeof(msg) - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg,
+								 MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	(void)a;
@@ -105,8 +105,8 @@ static int parse_seconds(struct MHD_Connection *c, unsigned int *out)
 static struct agent_req *route(struct agent *a, struct MHD_Connection *c, const char *url,
 			       enum MHD_Result *done)
 {
-	static const char bad_seconds[] = "seconds must be an integer from 1 to " STR(AGENT_MAX_WINDOW_S)
-					  "\n";
+	static const char bad_seconds[] =
+		"seconds must be an integer from 1 to " STR(AGENT_MAX_WINDOW_S) "\n";
 	struct agent_req *r;
 	enum agent_req_kind kind;
 	unsigned int seconds = 0;
@@ -117,7 +117,7 @@ static struct agent_req *route(struct agent *a, struct MHD_Connection *c, const 
 	} else if (!strcmp(url, "/debug/pprof/profile") || !strcmp(url, "/profile")) {
 		fmt = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
 		kind = !strcmp(url, "/profile") && (!fmt || !strcmp(fmt, "json")) ? REQ_JSON
-										   : REQ_PPROF;
+										  : REQ_PPROF;
 		if (fmt && strcmp(fmt, "json") && strcmp(fmt, "pprof")) {
 			*done = text(c, MHD_HTTP_BAD_REQUEST, "format must be json or pprof\n");
 			return NULL;
@@ -161,7 +161,8 @@ static enum MHD_Result respond(struct agent *a, struct agent_req *r)
 	err = agent_render(a, r, &body, &len, &type);
 	if (err) {
 		log__verbose("agent: cannot render a response: %s", strerror(-err));
-		return text(r->conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "cannot render the response\n");
+		return text(r->conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			    "cannot render the response\n");
 	}
 	return reply(r->conn, MHD_HTTP_OK, type, body, len, true);
 }
@@ -186,9 +187,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	if (!strcmp(url, "/healthz"))
 		return text(c, MHD_HTTP_OK, "ok\n");
 	if (a->nr_creds &&
-	    !agent_auth__check(a->creds, a->nr_creds,
-			       MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							   MHD_HTTP_HEADER_AUTHORIZATION)))
+	    !agent_auth__check(
+		    a->creds, a->nr_creds,
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION)))
 		return unauthorized(a, c);
 	r = route(a, c, url, &done);
 	if (!r)
@@ -278,9 +279,9 @@ int agent_http__start(struct agent *a, const struct sockaddr *sa, socklen_t len)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	errno = 0;
-	a->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_NOTIFY_COMPLETED,
-				     on_completed, a, MHD_OPTION_EXTERNAL_LOGGER, on_log, a,
-				     MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+	a->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, a, MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+		MHD_OPTION_EXTERNAL_LOGGER, on_log, a, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	agent_addr__format((const struct sockaddr_storage *)sa, agent_http__port(a), where,
@@ -288,7 +289,8 @@ int agent_http__start(struct agent *a, const struct sockaddr *sa, socklen_t len)
 	if (!a->daemon) {
 		log__err("agent: cannot listen on %s: %s%s", a->o.listen,
 			 err ? strerror(err) : "the HTTP server did not start",
-			 a->cert ? " (or the TLS certificate and key are not a valid PEM pair)" : "");
+			 a->cert ? " (or the TLS certificate and key are not a valid PEM pair)"
+				 : "");
 		return err ? -err : -EINVAL;
 	}
 	log__info("agent: serving %s://%s: /metrics, /debug/pprof/profile?seconds=N, "

@@ -107,8 +107,7 @@ void agent_http__resume(struct agent_req *r);
 /* agent_render.c */
 /* The body of a ready request: *body (malloc'ed) of *len bytes and its
  * content type; 0 or -errno. */
-int agent_render(struct agent *a, struct agent_req *r, char **body, size_t *len,
-		 const char **type);
+int agent_render(struct agent *a, struct agent_req *r, char **body, size_t *len, const char **type);
 
 /* agent_addr.c */
 /* "[ADDR:]PORT" (a bare port: 127.0.0.1) into *ss. ADDR is a numeric IPv4

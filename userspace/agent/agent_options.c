@@ -130,8 +130,8 @@ static error_t parse_agent(int key, char *arg, struct argp_state *state)
 		return number(state, "--metrics-max-processes", arg, &o->metrics.max_processes);
 	case OPT_METRICS_BY:
 		if (strcmp(arg, "name") && strcmp(arg, "pid"))
-			return options__error(state, "invalid --metrics-by '%s': expected name or pid",
-					      arg);
+			return options__error(
+				state, "invalid --metrics-by '%s': expected name or pid", arg);
 		o->metrics.by_pid = !strcmp(arg, "pid");
 		return 0;
 	case OPT_METRICS_EXPIRE:
