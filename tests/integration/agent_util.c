@@ -94,13 +94,19 @@ void agu_prom_start(struct agu_prom *pr, const char *scrape_configs)
 {
 	const char *cfg = itest_tmp("prometheus.yml"), *data = itest_tmp("prometheus-data");
 	char flag_cfg[4200], flag_data[4200], flag_listen[64], url[96];
-	char *argv[] = {"/usr/bin/prometheus", flag_cfg, flag_data, flag_listen,
-			"--log.level=warn", "--storage.tsdb.retention.time=1h", NULL};
+	char *argv[] = {"/usr/bin/prometheus",
+			flag_cfg,
+			flag_data,
+			flag_listen,
+			"--log.level=warn",
+			"--storage.tsdb.retention.time=1h",
+			NULL};
 	FILE *f = fopen(cfg, "w");
 	double deadline;
 
 	if (access(argv[0], X_OK))
-		fail_msg("Debian's prometheus is not installed (scripts/install-deps.sh installs it)");
+		fail_msg("Debian's prometheus is not installed (scripts/install-deps.sh installs "
+			 "it)");
 	assert_non_null(f);
 	fprintf(f,
 		"global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n"

@@ -24,7 +24,9 @@
 #define CYCLE_NS 7e6
 
 /* A path of the scratch directory that outlives itest_tmp's ring. */
-#define TMP(var, name) char var[4096]; snprintf(var, sizeof(var), "%s", itest_tmp(name))
+#define TMP(var, name)                                                                             \
+	char var[4096];                                                                            \
+	snprintf(var, sizeof(var), "%s", itest_tmp(name))
 
 static void spawn_workload(struct itest_proc *wl, const char *ready, char **argv)
 {
@@ -135,7 +137,8 @@ static void test_prometheus_shares(void **state)
 	agu_prom_start(&pr, cfg);
 	free(cfg);
 	/* WINDOW_S seconds of scrapes */
-	assert_true(agu_prom_wait(&pr, "count_over_time(fsp_target_samples_total{job=\"fsp\"}[20s])",
+	assert_true(agu_prom_wait(&pr,
+				  "count_over_time(fsp_target_samples_total{job=\"fsp\"}[20s])",
 				  WINDOW_S - 1, 90));
 	assert_true(agu_prom_value(&pr, "up{job=\"fsp\"}", 0) == 1);
 	at = agu_unix_now();
@@ -158,9 +161,8 @@ static void test_prometheus_shares(void **state)
 	assert_true(agu_prom_wait(&pr, "sum(resets(fsp_target_samples_total{job=\"fsp\"}[1m]))", 1,
 				  60));
 	/* 10 s more: rate() over 30 s spans both sessions and the gap. */
-	assert_true(agu_prom_wait(&pr,
-				  "count_over_time(fsp_target_samples_total{job=\"fsp\"}[10s])", 9,
-				  60));
+	assert_true(agu_prom_wait(
+		&pr, "count_over_time(fsp_target_samples_total{job=\"fsp\"}[10s])", 9, 60));
 	at = agu_unix_now();
 	assert_true(at - 30 < restart);
 	print_message("shares over 30 s across the restart:\n");
@@ -310,8 +312,8 @@ static void test_hostile_labels(void **state)
 	assert_true(agu_prom_value(&pr, "up{job=\"fsp\"}", 0) == 1);
 	/* Every line Prometheus read is one we wrote: none was split or forged. */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
-	assert_int_equal(agu_get(url, &om, "-H", "Accept: application/openmetrics-text; version=1.0.0",
-				 NULL),
+	assert_int_equal(agu_get(url, &om, "-H",
+				 "Accept: application/openmetrics-text; version=1.0.0", NULL),
 			 200);
 	assert_true(agu_prom_value(&pr, "scrape_samples_scraped{job=\"fsp\"}", 0) ==
 		    (double)sample_lines(om));
@@ -380,7 +382,8 @@ static void test_tls_bearer(void **state)
 	TMP(good, "good");
 	TMP(bad, "bad");
 	char *wl_argv[] = {(char *)itest_workload("wl_service"), ready, dump, NULL};
-	const char *const extra[] = {"--tls-cert", cert, "--tls-key", key, "--auth-file", auth, NULL};
+	const char *const extra[] = {"--tls-cert",  cert, "--tls-key", key,
+				     "--auth-file", auth, NULL};
 	char url[96], tls[4096 * 3], *cfg, *cfg2, *both, *targets = NULL, header[64];
 	struct itest_proc wl, fsp;
 	struct agu_prom pr;
@@ -415,9 +418,9 @@ static void test_tls_bearer(void **state)
 	/* The same by hand: no token, a wrong one, plain HTTP. */
 	snprintf(url, sizeof(url), "https://127.0.0.1:%u/metrics", port);
 	assert_int_equal(agu_get(url, NULL, "--cacert", cert, NULL), 401);
-	assert_int_equal(agu_get(url, NULL, "--cacert", cert, "-H", "Authorization: Bearer wrong",
-				 NULL),
-			 401);
+	assert_int_equal(
+		agu_get(url, NULL, "--cacert", cert, "-H", "Authorization: Bearer wrong", NULL),
+		401);
 	snprintf(header, sizeof(header), "Authorization: Bearer right-Token_1");
 	assert_int_equal(agu_get(url, NULL, "--cacert", cert, "-H", header, NULL), 200);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
