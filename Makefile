@@ -538,9 +538,11 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/html.sh
 	$(Q)$(OUTPUT)/bench/native_views
 	$(Q)bench/pg.sh
+	$(Q)bench/agent.sh
 
-# -a for SOAK_S seconds (600) while thousands of short processes come and go;
-# not part of make test (root; hold the integration lock, it is system-wide).
+# -a for SOAK_S seconds (600) while thousands of short processes come and go,
+# the agent scraped every second; not part of make test (root; hold the
+# integration lock, it is system-wide).
 soak: $(APP) workloads $(OUTPUT)/bench/tools/bpfmaps
 	$(Q)bench/soak.sh
 

@@ -137,6 +137,12 @@ static int copy_rows(const struct metrics_rows *from, struct metrics_rows *to,
 		if (!n)
 			return -ENOMEM;
 		n->v = r->v;
+		n->v.bucket = NULL;
+		if (r->v.bucket) {
+			if (metrics_vals__buckets(&n->v))
+				return -ENOMEM;
+			memcpy(n->v.bucket, r->v.bucket, METRICS_BUCKETS * sizeof(*n->v.bucket));
+		}
 		n->active = r->active;
 	}
 	return 0;

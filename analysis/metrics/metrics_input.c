@@ -164,7 +164,7 @@ static int add_events(struct input *in)
 		if (err)
 			break;
 		r = row(in, e.pid, inst(in, e.feature, e.instance));
-		if (!r)
+		if (!r || metrics_vals__buckets(&r->v))
 			return -ENOMEM;
 		r->v.events = true;
 		r->v.point |= e.stats->point;
@@ -208,8 +208,8 @@ static int sum_by_name(struct input *in)
 		c = metrics_rows__get(in->comm_rows, (size_t)n, r->inst);
 		if (!c)
 			return -ENOMEM;
-		r = &in->pid_rows->rows[i];
-		metrics_vals__add(&c->v, &r->v);
+		if (metrics_vals__add(&c->v, &r->v))
+			return -ENOMEM;
 	}
 	return 0;
 }

@@ -39,7 +39,11 @@ struct metrics_vals {
 	uint64_t offcpu_ns;
 	uint64_t calls; /* enters (a point event's hits) */
 	uint64_t total_ns; /* of the calls left */
-	uint64_t bucket[METRICS_BUCKETS]; /* not cumulative */
+	/* The left calls' durations, METRICS_BUCKETS counts (not cumulative),
+	 * NULL until the event view timed one: most keys have none, and rows
+	 * are kept small (a row is 80 bytes; with thousands of series the
+	 * agent holds three tables of them). Owned by the row. */
+	uint64_t *bucket;
 	bool events; /* the event view counted it */
 	bool point; /* a point event: calls only */
 };
@@ -122,8 +126,13 @@ int64_t metrics__owner(struct metrics *m, const char *comm, uint32_t pid);
 int64_t metrics__inst(struct metrics *m, const char *feature, const char *instance);
 /* s made valid UTF-8 and interned (NULL: out of memory). */
 const char *metrics__intern(struct metrics *m, const char *s);
-/* dst += src, field by field (saturating). */
-void metrics_vals__add(struct metrics_vals *dst, const struct metrics_vals *src);
+/* Makes v->bucket (zeroed) if it has none: 0 or -ENOMEM. */
+int metrics_vals__buckets(struct metrics_vals *v);
+/* Frees v's buckets and zeroes it. */
+void metrics_vals__clear(struct metrics_vals *v);
+/* dst += src, field by field (saturating); dst gets buckets when src has
+ * some (it cannot fail when dst has them already). 0 or -ENOMEM. */
+int metrics_vals__add(struct metrics_vals *dst, const struct metrics_vals *src);
 /* The latency bucket of the profile's log2 bucket b (profile.h). */
 unsigned int metrics__bucket_of(unsigned int b);
 

@@ -18,6 +18,8 @@
 
 void metrics_rows__fini(struct metrics_rows *r)
 {
+	for (size_t i = 0; i < r->n; i++)
+		free(r->rows[i].v.bucket);
 	free(r->rows);
 	hashmap__fini(&r->map);
 	memset(r, 0, sizeof(*r));
@@ -139,31 +141,52 @@ static uint64_t sub(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-void metrics_vals__add(struct metrics_vals *d, const struct metrics_vals *s)
+int metrics_vals__buckets(struct metrics_vals *v)
 {
+	if (!v->bucket)
+		v->bucket = calloc(METRICS_BUCKETS, sizeof(*v->bucket));
+	return v->bucket ? 0 : -ENOMEM;
+}
+
+void metrics_vals__clear(struct metrics_vals *v)
+{
+	free(v->bucket);
+	memset(v, 0, sizeof(*v));
+}
+
+int metrics_vals__add(struct metrics_vals *d, const struct metrics_vals *s)
+{
+	if (s->bucket && metrics_vals__buckets(d))
+		return -ENOMEM;
 	d->samples = sat_add(d->samples, s->samples);
 	d->offcpu_ns = sat_add(d->offcpu_ns, s->offcpu_ns);
 	d->calls = sat_add(d->calls, s->calls);
 	d->total_ns = sat_add(d->total_ns, s->total_ns);
-	for (int b = 0; b < METRICS_BUCKETS; b++)
+	for (int b = 0; s->bucket && b < METRICS_BUCKETS; b++)
 		d->bucket[b] = sat_add(d->bucket[b], s->bucket[b]);
 	d->events |= s->events;
 	d->point |= s->point;
+	return 0;
 }
 
-/* d = a - b, each field at least 0. Returns whether anything grew. */
-static bool vals_sub(struct metrics_vals *d, const struct metrics_vals *a,
-		     const struct metrics_vals *b)
+/* d = a - b, each field at least 0 (d is new: its buckets are made when a
+ * has some). 1 when anything grew, 0 when nothing did, -ENOMEM. */
+static int vals_sub(struct metrics_vals *d, const struct metrics_vals *a,
+		    const struct metrics_vals *b)
 {
+	const uint64_t *bb = b ? b->bucket : NULL;
 	bool any;
 
+	memset(d, 0, sizeof(*d));
+	if (a->bucket && metrics_vals__buckets(d))
+		return -ENOMEM;
 	d->samples = sub(a->samples, b ? b->samples : 0);
 	d->offcpu_ns = sub(a->offcpu_ns, b ? b->offcpu_ns : 0);
 	d->calls = sub(a->calls, b ? b->calls : 0);
 	d->total_ns = sub(a->total_ns, b ? b->total_ns : 0);
 	any = d->samples || d->offcpu_ns || d->calls || d->total_ns;
-	for (int k = 0; k < METRICS_BUCKETS; k++) {
-		d->bucket[k] = sub(a->bucket[k], b ? b->bucket[k] : 0);
+	for (int k = 0; a->bucket && k < METRICS_BUCKETS; k++) {
+		d->bucket[k] = sub(a->bucket[k], bb ? bb[k] : 0);
 		any |= d->bucket[k] != 0;
 	}
 	d->events = a->events;
@@ -256,7 +279,7 @@ static struct metrics_row *route(struct metrics *m, size_t o, size_t i)
 	if (!r)
 		return NULL;
 	if (r->gone) {
-		memset(&r->v, 0, sizeof(r->v));
+		metrics_vals__clear(&r->v);
 		r->gone = false;
 	}
 	m->nr_folded += (size_t)eo != o || (size_t)ei != i;
@@ -302,10 +325,11 @@ static int diff_by_name(struct metrics *m, const struct metrics_rows *cur, struc
 		const struct metrics_row *r = &cur->rows[k];
 		const struct metrics_row *p = metrics_rows__find(&m->prev_comm, r->owner, r->inst);
 		struct move *x = move_add(mv, r->owner, r->inst);
+		int grew = x ? vals_sub(&x->d, &r->v, p ? &p->v : NULL) : -ENOMEM;
 
-		if (!x)
-			return -ENOMEM;
-		x->active = vals_sub(&x->d, &r->v, p ? &p->v : NULL) || m->owners[r->owner].alive;
+		if (grew < 0)
+			return grew;
+		x->active = grew || m->owners[r->owner].alive;
 	}
 	return 0;
 }
@@ -327,16 +351,19 @@ static int diff_by_pid(struct metrics *m, const struct metrics_rows *cur,
 		int64_t n = metrics__owner(m, o->comm, METRICS_PID_NONE);
 		struct metrics_row *s = n < 0 ? NULL : metrics_rows__get(&sums, (size_t)n, r->inst);
 		struct move *x = s ? move_add(mv, r->owner, r->inst) : NULL;
+		int grew;
 
 		if (!x) {
 			err = -ENOMEM;
 			break;
 		}
 		o = &m->owners[r->owner];
-		if (!o->was_dead || o->alive)
-			x->active = vals_sub(&x->d, &r->v, p ? &p->v : NULL);
-		x->active |= o->alive;
-		metrics_vals__add(&s->v, &x->d);
+		grew = !o->was_dead || o->alive ? vals_sub(&x->d, &r->v, p ? &p->v : NULL) : 0;
+		if (grew < 0 || metrics_vals__add(&s->v, &x->d)) {
+			err = -ENOMEM;
+			break;
+		}
+		x->active = grew || o->alive;
 	}
 	for (size_t k = 0; k < names->n && !err; k++) {
 		const struct metrics_row *r = &names->rows[k];
@@ -345,13 +372,19 @@ static int diff_by_pid(struct metrics *m, const struct metrics_rows *cur,
 		int64_t o = metrics__owner(m, m->owners[r->owner].comm, METRICS_PID_OTHER);
 		struct metrics_vals whole;
 		struct move *x = o < 0 ? NULL : move_add(mv, (size_t)o, r->inst);
+		int grew;
 
-		if (!x) {
+		if (!x || vals_sub(&whole, &r->v, p ? &p->v : NULL) < 0) {
 			err = -ENOMEM;
 			break;
 		}
-		vals_sub(&whole, &r->v, p ? &p->v : NULL);
-		x->active = vals_sub(&x->d, &whole, s ? &s->v : NULL);
+		grew = vals_sub(&x->d, &whole, s ? &s->v : NULL);
+		metrics_vals__clear(&whole);
+		if (grew < 0) {
+			err = grew;
+			break;
+		}
+		x->active = grew;
 	}
 	metrics_rows__fini(&sums);
 	return err;
@@ -368,18 +401,26 @@ static int plan(struct metrics *m, struct moves *mv)
 		if (!mv->v[k].active)
 			continue;
 		r = route(m, mv->v[k].owner, mv->v[k].inst);
-		if (!r)
+		if (!r || (mv->v[k].d.bucket && metrics_vals__buckets(&r->v)))
 			return -ENOMEM;
 		mv->v[k].to = (size_t)(r - m->series.rows) + 1;
 	}
 	return 0;
 }
 
+/* Cannot fail: plan made the series' buckets. */
 static void apply(struct metrics *m, const struct moves *mv)
 {
 	for (size_t k = 0; k < mv->n; k++)
 		if (mv->v[k].to)
 			metrics_vals__add(&m->series.rows[mv->v[k].to - 1].v, &mv->v[k].d);
+}
+
+static void moves_free(struct moves *mv)
+{
+	for (size_t k = 0; k < mv->n; k++)
+		free(mv->v[k].d.bucket);
+	free(mv->v);
 }
 
 /* ---- expiry and compaction ------------------------------------------------------- */
@@ -395,8 +436,10 @@ static void expire(struct metrics *m)
 	for (size_t i = 0; i < m->series.n; i++) {
 		struct metrics_row *r = &m->series.rows[i];
 
-		if (!r->gone && expired(m, r->active))
+		if (!r->gone && expired(m, r->active)) {
 			r->gone = true;
+			metrics_vals__clear(&r->v);
+		}
 		m->nr_live += !r->gone;
 	}
 	for (size_t i = 0; i < m->nr_owners; i++) {
@@ -471,7 +514,7 @@ int metrics__update(struct metrics *m, const struct profile *p, double now_s, co
 		expire(m);
 		err = metrics__compact(m);
 	}
-	free(mv.v);
+	moves_free(&mv);
 	metrics_rows__fini(&cur_pid);
 	metrics_rows__fini(&cur_comm);
 	return err;

@@ -187,7 +187,8 @@ static void histograms(const struct writer *w)
 	char le[32];
 
 	for (size_t k = 0; k < w->n && !any; k++)
-		any = has(w, row_at(w, k), false, CALLS) && !row_at(w, k)->v.point;
+		any = has(w, row_at(w, k), false, CALLS) && row_at(w, k)->v.bucket &&
+		      !row_at(w, k)->v.point;
 	if (!any)
 		return;
 	family(w, name, HISTOGRAM, "seconds",
@@ -197,7 +198,7 @@ static void histograms(const struct writer *w)
 		const struct metrics_row *r = row_at(w, k);
 		uint64_t cum = 0;
 
-		if (!has(w, r, false, CALLS) || r->v.point)
+		if (!has(w, r, false, CALLS) || !r->v.bucket || r->v.point)
 			continue;
 		for (int b = 0; b < METRICS_BUCKETS; b++) {
 			uint64_t ns = UINT64_C(1) << (METRICS_LE0_LOG2 + 2 * b);

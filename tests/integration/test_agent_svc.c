@@ -127,8 +127,8 @@ static void test_pprof_client(void **state)
 	(void)state;
 	spawn_workload(&wl, ready, wl_argv);
 	port = start_agent(&fsp, wl.pid, NULL);
-	snprintf(url_pprof, sizeof(url_pprof),
-		 "http://127.0.0.1:%u/debug/pprof/profile?seconds=10", port);
+	snprintf(url_pprof, sizeof(url_pprof), "http://127.0.0.1:%u/debug/pprof/profile?seconds=10",
+		 port);
 	snprintf(url_json, sizeof(url_json), "http://127.0.0.1:%u/profile?seconds=10&format=json",
 		 port);
 	setenv("PPROF_TMPDIR", itest_tmp("pprof"), 1);
@@ -176,7 +176,8 @@ static void test_pprof_client(void **state)
 
 static int connect_to(unsigned int port, int rcvbuf)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons(port),
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -469,8 +470,14 @@ static void run_unit(struct itest_proc *fsp, char names[][32], size_t n, const c
 static void spawn_other_user(struct itest_proc *wl, char *ready, size_t size)
 {
 	char dir[1024], bin[1100], dump[1100], cmd[5000];
-	char *argv[] = {"/usr/bin/setpriv", "--reuid=65534",  "--regid=65534", "--clear-groups",
-			"--",		    bin,	      ready,		dump,
+	char *argv[] = {"/usr/bin/setpriv",
+			"--reuid=65534",
+			"--regid=65534",
+			"--clear-groups",
+			"--",
+			bin,
+			ready,
+			dump,
 			NULL};
 
 	snprintf(dir, sizeof(dir), "%s", itest_tmp("other"));

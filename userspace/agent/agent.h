@@ -38,8 +38,8 @@ struct session;
 #define AGENT_DEFAULT_WINDOW_S 30 /* seconds= absent, as Go's pprof */
 #define AGENT_MAX_WINDOWS 16 /* windows under way at once */
 #define AGENT_THREADS 2
-/* /metrics requests this close to the last snapshot share it. */
-#define AGENT_SNAPSHOT_REUSE_S 0.2
+/* /metrics takes a snapshot at most this often (requests meanwhile wait). */
+#define AGENT_SNAPSHOT_S 0.2
 /* The authorization file and TLS files: at most this many bytes. */
 #define AGENT_MAX_FILE (1 << 20)
 

@@ -9,6 +9,7 @@
  * the snapshot over; the rendering happens here, in the server's threads.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	agent_snap__put(a, r->end);
 	free(r);
 	*con_cls = NULL;
+	/* A response and a snapshot are megabytes with thousands of series:
+	 * given back now, not kept by the allocator's arenas until the next
+	 * (each server thread has its own). */
+	malloc_trim(0);
 }
 
 void agent_http__resume(struct agent_req *r)

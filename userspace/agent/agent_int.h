@@ -81,7 +81,8 @@ struct agent {
 	pthread_mutex_t lock;
 	struct agent_req *pending; /* queued or windows under way */
 	size_t nr_windows;
-	struct agent_snap *last; /* the latest snapshot for /metrics */
+	double metrics_mono; /* when /metrics last had a snapshot */
+	double metrics_due; /* when the next may be taken (0: now) */
 	bool stopping;
 	bool offcpu, stacks;
 	pthread_mutex_t metrics_lock;
