@@ -50,6 +50,7 @@ struct agent_opts {
 	const char *tls_cert, *tls_key;
 	const char *auth_file;
 	struct metrics_opts metrics;
+	bool offcpu; /* the session has --off-cpu: the off-CPU counters */
 };
 
 /* The report options' parser's child: --listen and the agent's options;

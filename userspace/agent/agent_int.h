@@ -84,7 +84,6 @@ struct agent {
 	double metrics_mono; /* when /metrics last had a snapshot */
 	double metrics_due; /* when the next may be taken (0: now) */
 	bool stopping;
-	bool offcpu, stacks;
 	pthread_mutex_t metrics_lock;
 	struct metrics *metrics;
 	double metrics_at; /* the snapshot the metrics were last updated from */

@@ -92,7 +92,7 @@ static int render_metrics(struct agent *a, struct agent_req *r, FILE *out)
 	info.period_ns = a->period_ns;
 	info.start_time_s = a->session_start;
 	pthread_mutex_unlock(&a->lock);
-	info.offcpu = profile__total_offcpu_ns(s->p) > 0;
+	info.offcpu = a->o.offcpu;
 	self_stats(&info.self);
 	pthread_mutex_lock(&a->metrics_lock);
 	/* Requests may come back out of order: the newest snapshot counts. */
@@ -101,8 +101,6 @@ static int render_metrics(struct agent *a, struct agent_req *r, FILE *out)
 		if (!err)
 			a->metrics_at = s->mono;
 	}
-	a->offcpu |= info.offcpu;
-	info.offcpu = a->offcpu;
 	if (!err)
 		err = metrics__write(a->metrics, out, r->format, &info);
 	pthread_mutex_unlock(&a->metrics_lock);

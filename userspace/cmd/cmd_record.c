@@ -455,7 +455,10 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	/* --listen: serving before the BPF programs load (a port in use fails
 	 * at once); requests wait for the session's loop. */
 	if (o->agent.listen) {
-		agent = agent__new(&o->agent, agent_meta, &live, &err);
+		struct agent_opts ao = o->agent;
+
+		ao.offcpu = o->session.offcpu;
+		agent = agent__new(&ao, agent_meta, &live, &err);
 		if (!agent)
 			goto cleanup;
 		so.on_wake = agent__on_wake;

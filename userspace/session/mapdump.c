@@ -33,7 +33,8 @@ int map_batch__each(int fd, size_t key_size, size_t val_size, map_batch_fn fn, v
 	for (;;) {
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 		__u32 count = (__u32)want;
-		char *k = realloc(keys, want * key_size), *v = k ? realloc(vals, want * val_size) : NULL;
+		char *k = realloc(keys, want * key_size),
+		     *v = k ? realloc(vals, want * val_size) : NULL;
 
 		if (k)
 			keys = k;
