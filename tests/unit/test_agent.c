@@ -40,9 +40,10 @@ static bool loopback(const char *in)
 
 static void test_addr(void **state)
 {
-	static const char *const bad[] = {"",	   "x",		 "65536",     "-1",	    "+80",
-					  "9464 ", "1.2.3:80",	 "::1:80",    "[::1]",	    "[::1:80",
-					  "host:80", "127.0.0.1:", ":80x",     "[zz]:1",    "1.2.3.4:99999"};
+	static const char *const bad[] = {
+		"",	   "x",		 "65536",  "-1",     "+80",
+		"9464 ",   "1.2.3:80",	 "::1:80", "[::1]",  "[::1:80",
+		"host:80", "127.0.0.1:", ":80x",   "[zz]:1", "1.2.3.4:99999"};
 	struct sockaddr_storage ss;
 	socklen_t len;
 
