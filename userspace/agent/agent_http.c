@@ -284,9 +284,12 @@ int agent_http__start(struct agent *a, const struct sockaddr *sa, socklen_t len)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	errno = 0;
-	a->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, a, MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
-		MHD_OPTION_EXTERNAL_LOGGER, on_log, a, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+	/* The logger first: libmicrohttpd complains (through its own logger,
+	 * to stderr) about any option before it. */
+	a->daemon =
+		MHD_start_daemon(flags, 0, NULL, NULL, on_request, a, MHD_OPTION_EXTERNAL_LOGGER,
+				 on_log, a, MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+				 MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	agent_addr__format((const struct sockaddr_storage *)sa, agent_http__port(a), where,
