@@ -8,8 +8,10 @@
  * for the session's loop and its connection suspended until the loop hands
  * the snapshot over; the rendering happens here, in the server's threads.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <malloc.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,15 +294,23 @@ int agent_http__start(struct agent *a, const struct sockaddr *sa, socklen_t len)
 				 MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	err = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	agent_addr__format((const struct sockaddr_storage *)sa, agent_http__port(a), where,
-			   sizeof(where));
 	if (!a->daemon) {
-		log__err("agent: cannot listen on %s: %s%s", a->o.listen,
+		/* the port asked for (0: any) */
+		unsigned int port = ntohs(sa->sa_family == AF_INET6
+						  ? ((const struct sockaddr_in6 *)sa)->sin6_port
+						  : ((const struct sockaddr_in *)sa)->sin_port);
+
+		agent_addr__format((const struct sockaddr_storage *)sa, port, where, sizeof(where));
+		log__err("agent: cannot listen on %s: %s%s", where,
 			 err ? strerror(err) : "the HTTP server did not start",
-			 a->cert ? " (or the TLS certificate and key are not a valid PEM pair)"
-				 : "");
+			 err == EADDRINUSE ? " (another program holds the port: choose another "
+					     "--listen port, or 0 for any free one)"
+			 : a->cert ? " (or the TLS certificate and key are not a valid PEM pair)"
+				   : "");
 		return err ? -err : -EINVAL;
 	}
+	agent_addr__format((const struct sockaddr_storage *)sa, agent_http__port(a), where,
+			   sizeof(where));
 	log__info("agent: serving %s://%s: /metrics, /debug/pprof/profile?seconds=N, "
 		  "/profile?seconds=N&format=json, /healthz%s",
 		  a->cert ? "https" : "http", where, a->nr_creds ? " (with authorization)" : "");
