@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The agent's endpoints as clients see them: a pprof window of a session
+ * with --stacks read by go tool pprof (native frames under the feature's
+ * root frame), concurrent windows served while /metrics still answers,
+ * and the requests it refuses (bad seconds= and format=, other methods,
+ * unknown paths), with the status codes a client can act on.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent_util.h"
+#include "itest.h"
+
+#define TMP(var, name)                                                                             \
+	char var[4096];                                                                            \
+	snprintf(var, sizeof(var), "%s", itest_tmp(name))
+
+#define NR_WINDOWS 3
+
+static void spawn_burst(struct itest_proc *wl, const char *ready)
+{
+	char *argv[] = {(char *)itest_workload("wl_agent"), (char *)ready, "burst", NULL};
+
+	itest_spawn(wl, "workload", argv);
+	if (!itest_wait_file(ready, 15))
+		fail_msg("the workload did not start");
+}
+
+/* fsp-bpf --listen 0 [EXTRA...] -p PID; its port. */
+static unsigned int start_agent(struct itest_proc *fsp, pid_t pid, const char *extra)
+{
+	char *argv[8], pidbuf[16];
+	int n = 1;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	argv[n++] = "--listen";
+	argv[n++] = "0";
+	if (extra)
+		argv[n++] = (char *)extra;
+	argv[n++] = "-p";
+	argv[n++] = pidbuf;
+	argv[n] = NULL;
+	itest_start_fsp(fsp, argv);
+	return agu_agent_port(fsp);
+}
+
+/* An unlabelled gauge of /metrics; -1 when absent. */
+static double gauge(unsigned int port, const char *name)
+{
+	char url[96], *body = NULL;
+	size_t n = strlen(name);
+	double v = -1;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
+	if (agu_get(url, &body, NULL) == 200)
+		for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (!strncmp(l, name, n) && l[n] == ' ')
+				v = strtod(l + n + 1, NULL);
+	free(body);
+	return v;
+}
+
+/* Whether one trace of `go tool pprof -traces` output (blocks between lines
+ * of dashes, a frame a line) holds both frames. */
+static bool trace_with(const char *traces, const char *a, const char *b)
+{
+	bool has_a = false, has_b = false;
+
+	for (const char *l = traces; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char frame[256];
+
+		snprintf(frame, sizeof(frame), "%.*s", (int)strcspn(l, "\n"), l);
+		if (!strncmp(frame, "-----------+", 12)) {
+			if (has_a && has_b)
+				return true;
+			has_a = has_b = false;
+			continue;
+		}
+		has_a |= strstr(frame, a) != NULL;
+		has_b |= strstr(frame, b) != NULL;
+	}
+	return has_a && has_b;
+}
+
+/*
+ * record --stacks --listen: go tool pprof -traces on a window over one burst
+ * of "alpha" (600 ms in wl_burn) shows a trace with the workload's native
+ * function wl_burn and the feature's root frame alpha together.
+ */
+static void test_pprof_stacks(void **state)
+{
+	TMP(ready, "ready");
+	char url[128];
+	struct itest_proc wl, fsp, go;
+	unsigned int port;
+	double deadline;
+
+	(void)state;
+	spawn_burst(&wl, ready);
+	port = start_agent(&fsp, wl.pid, "--stacks");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?seconds=5", port);
+	setenv("PPROF_TMPDIR", itest_tmp("pprof"), 1);
+	{
+		char *argv[] = {"/usr/bin/go", "tool", "pprof", "-traces", url, NULL};
+
+		itest_spawn(&go, "pprof", argv);
+	}
+	for (deadline = itest_now() + 20; gauge(port, "fsp_agent_windows") < 1; itest_sleep(0.1))
+		if (itest_now() > deadline)
+			fail_msg("the window did not start");
+	itest_signal(&wl, SIGUSR1);
+	assert_true(itest_wait_file(itest_tmp("ready.1"), 30));
+	itest_wait(&go, 60);
+	itest_assert_exit(&go, 0);
+	if (!trace_with(go.out, "wl_burn", "alpha"))
+		fail_msg("no trace of go tool pprof -traces holds wl_burn and alpha:\n%.3000s", go.out);
+	itest_signal(&wl, SIGTERM);
+	itest_wait(&wl, 15);
+	itest_stop_fsp(&fsp);
+}
+
+/*
+ * NR_WINDOWS pprof windows of 3 s at once, and /metrics answered while they
+ * are under way (the gauge shows them all); each window a gzipped profile
+ * (the gzip magic) that go tool pprof reads. Then what is refused: seconds=
+ * out of its range or not a number and an unknown format= (400), a method
+ * other than GET and HEAD (405), an unknown path (404); /healthz and the
+ * index answer.
+ */
+static void test_requests(void **state)
+{
+	static const char *const bad[] = {"seconds=0", "seconds=601", "seconds=abc", "seconds=-1",
+					  "seconds=", "seconds=1&format=xml"};
+	TMP(ready, "ready");
+	struct itest_proc wl, fsp, curl[NR_WINDOWS], go;
+	char url[160], path[NR_WINDOWS][4096], *body = NULL;
+	unsigned int port;
+	double deadline, seen = 0;
+
+	(void)state;
+	spawn_burst(&wl, ready);
+	port = start_agent(&fsp, wl.pid, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?seconds=3", port);
+	for (int i = 0; i < NR_WINDOWS; i++) {
+		char *argv[] = {"/usr/bin/curl", "-s", "-f", "-o", path[i], url, NULL};
+
+		snprintf(path[i], sizeof(path[i]), "%s", itest_tmp("window-%d.pb.gz", i));
+		itest_spawn(&curl[i], "curl", argv);
+	}
+	for (deadline = itest_now() + 20; seen < NR_WINDOWS; itest_sleep(0.1)) {
+		double v = gauge(port, "fsp_agent_windows");
+
+		seen = v > seen ? v : seen;
+		if (itest_now() > deadline)
+			fail_msg("/metrics showed %.0f windows under way, not %d", seen, NR_WINDOWS);
+	}
+	itest_signal(&wl, SIGUSR1);
+	for (int i = 0; i < NR_WINDOWS; i++) {
+		unsigned char magic[2] = {0};
+		FILE *f;
+
+		itest_wait(&curl[i], 60);
+		itest_assert_exit(&curl[i], 0);
+		f = fopen(path[i], "rb");
+		assert_non_null(f);
+		assert_int_equal(fread(magic, 1, 2, f), 2);
+		fclose(f);
+		assert_true(magic[0] == 0x1f && magic[1] == 0x8b);
+	}
+	{
+		char *argv[] = {"/usr/bin/go", "tool", "pprof", "-raw", path[0], NULL};
+
+		setenv("PPROF_TMPDIR", itest_tmp("pprof"), 1);
+		itest_spawn(&go, "pprof", argv);
+		itest_wait(&go, 60);
+		itest_assert_exit(&go, 0);
+		assert_non_null(strstr(go.out, "Samples:"));
+	}
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?%s", port, bad[i]);
+		assert_int_equal(agu_get(url, &body, NULL), 400);
+		print_message("?%s: 400 %s", bad[i], body);
+		free(body);
+		snprintf(url, sizeof(url), "http://127.0.0.1:%u/profile?%s", port, bad[i]);
+		assert_int_equal(agu_get(url, NULL, NULL), 400);
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
+	assert_int_equal(agu_get(url, NULL, "-X", "POST", "-d", "x=1", NULL), 405);
+	assert_int_equal(agu_get(url, NULL, "-X", "DELETE", NULL), 405);
+	assert_int_equal(agu_get(url, NULL, "-I", NULL), 200);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics/../etc/passwd", port);
+	assert_int_equal(agu_get(url, NULL, "--path-as-is", NULL), 404);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/heap", port);
+	assert_int_equal(agu_get(url, NULL, NULL), 404);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/healthz", port);
+	assert_int_equal(agu_get(url, &body, NULL), 200);
+	assert_string_equal(body, "ok\n");
+	free(body);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/", port);
+	assert_int_equal(agu_get(url, &body, NULL), 200);
+	assert_non_null(strstr(body, "/metrics"));
+	free(body);
+
+	itest_signal(&wl, SIGTERM);
+	itest_wait(&wl, 15);
+	itest_stop_fsp(&fsp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_pprof_stacks),
+		ITEST(test_requests),
+	};
+
+	return ITEST_MAIN("agent_http", tests);
+}
