@@ -170,7 +170,11 @@ static int sample_deltas(struct win *c)
 	return err;
 }
 
-static int event_active(struct win *c)
+typedef int (*event_fn)(struct win *c, const struct profile_event *e,
+			const struct profile_event_stats *d);
+
+/* fn on each end event record with a part in the window (d: that part). */
+static int each_event_delta(struct win *c, event_fn fn)
 {
 	struct profile_event_stats d;
 	struct profile_event e;
@@ -182,9 +186,23 @@ static int event_active(struct win *c)
 			break;
 		event_delta(c, &e, &d);
 		if (d.enters || d.leaves)
-			err = hashmap__find_or_insert(&c->active, TKEY(e.pid, 0), UNSET, 1, NULL);
+			err = fn(c, &e, &d);
 	}
+	return err;
+}
+
+static int mark_event_process(struct win *c, const struct profile_event *e,
+			      const struct profile_event_stats *d)
+{
+	int err = hashmap__find_or_insert(&c->active, TKEY(e->pid, 0), UNSET, 1, NULL);
+
+	(void)d;
 	return err < 0 ? err : 0;
+}
+
+static int event_active(struct win *c)
+{
+	return each_event_delta(c, mark_event_process);
 }
 
 /* Processes and threads with something in the window, in end's order. */
@@ -244,21 +262,15 @@ static int add_samples(struct win *c)
 	return err;
 }
 
+static int add_event(struct win *c, const struct profile_event *e,
+		     const struct profile_event_stats *d)
+{
+	return profile__add_events(c->w, e->pid, e->feature, e->instance, d);
+}
+
 static int add_events(struct win *c)
 {
-	struct profile_event_stats d;
-	struct profile_event e;
-	int err = 0;
-
-	for (size_t i = 0; !err && i < profile__nr_events(c->end); i++) {
-		err = profile__event(c->end, i, &e);
-		if (err)
-			break;
-		event_delta(c, &e, &d);
-		if (d.enters || d.leaves)
-			err = profile__add_events(c->w, e.pid, e.feature, e.instance, &d);
-	}
-	return err;
+	return each_event_delta(c, add_event);
 }
 
 /* ---- native stacks ----------------------------------------------------------- */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Helpers of the agent's tests: curl, Prometheus (agent_util.h). */
+/* Helpers of the agent's tests: the workload, the agent, curl, Prometheus
+ * (agent_util.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -22,6 +23,50 @@ double agu_unix_now(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void agu_spawn_workload(struct itest_proc *wl, const char *ready, char **argv)
+{
+	itest_spawn(wl, "workload", argv);
+	if (!itest_wait_file(ready, 15))
+		fail_msg("the workload did not start");
+}
+
+unsigned int agu_start_agent(struct itest_proc *fsp, const char *tag, const char *listen, pid_t pid,
+			     const char *const *extra)
+{
+	char *argv[MAX_ARGS], pidbuf[16];
+	int n = 0;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	argv[n++] = (char *)itest_fsp_bpf();
+	argv[n++] = "--listen";
+	argv[n++] = (char *)listen;
+	for (; extra && *extra && n < MAX_ARGS - 3; extra++)
+		argv[n++] = (char *)*extra;
+	argv[n++] = "-p";
+	argv[n++] = pidbuf;
+	argv[n] = NULL;
+	itest_spawn(fsp, tag, argv);
+	if (!itest_wait_text(fsp->err_path, "fsp-bpf: profiling", ITEST_START_TIMEOUT_S))
+		fail_msg("fsp-bpf did not start: %s", itest_slurp(fsp->err_path));
+	return agu_agent_port(fsp);
+}
+
+double agu_gauge(unsigned int port, const char *name)
+{
+	char url[96], *body = NULL;
+	size_t n = strlen(name);
+	double v = -1;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
+	if (agu_get(url, &body, NULL) == 200)
+		for (const char *l = body; l && *l;
+		     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			if (!strncmp(l, name, n) && l[n] == ' ')
+				v = strtod(l + n + 1, NULL);
+	free(body);
+	return v;
 }
 
 unsigned int agu_free_port(void)

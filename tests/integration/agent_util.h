@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Helpers of the agent's tests (test_agent.c): HTTP requests through curl,
+ * Helpers of the agent's tests (test_agent*.c): a workload, the agent, HTTP requests through curl,
  * and a real Prometheus (Debian's prometheus) started on 127.0.0.1 with a
  * generated configuration, queried through its HTTP API.
  */
@@ -11,6 +11,23 @@
 #include <json-c/json.h>
 
 #include "itest.h"
+
+/* A path of the scratch directory in a buffer of its own (itest_tmp's slots
+ * are reused after 63 calls). */
+#define AGU_TMP(var, name)                                                                         \
+	char var[4096];                                                                            \
+	snprintf(var, sizeof(var), "%s", itest_tmp(name))
+
+/* Spawns a workload (argv[0] its path) and waits for its ready file. */
+void agu_spawn_workload(struct itest_proc *wl, const char *ready, char **argv);
+
+/* fsp-bpf --listen LISTEN EXTRA... -p PID under tag, waits for its
+ * "profiling" line; returns the agent's port. extra: NULL-terminated, or NULL. */
+unsigned int agu_start_agent(struct itest_proc *fsp, const char *tag, const char *listen, pid_t pid,
+			     const char *const *extra);
+
+/* The value of an unlabelled gauge of the agent's /metrics; -1 if absent. */
+double agu_gauge(unsigned int port, const char *name);
 
 /* A TCP port of 127.0.0.1 free right now (bound, then closed). */
 unsigned int agu_free_port(void);

@@ -23,41 +23,6 @@
 #define WINDOW_S 20
 #define CYCLE_NS 7e6
 
-/* A path of the scratch directory that outlives itest_tmp's ring. */
-#define TMP(var, name)                                                                             \
-	char var[4096];                                                                            \
-	snprintf(var, sizeof(var), "%s", itest_tmp(name))
-
-static void spawn_workload(struct itest_proc *wl, const char *ready, char **argv)
-{
-	itest_spawn(wl, "workload", argv);
-	if (!itest_wait_file(ready, 15))
-		fail_msg("the workload did not start");
-}
-
-/* fsp-bpf --listen ADDR ARGS... -p PID; returns the agent's port. */
-static unsigned int start_agent(struct itest_proc *fsp, const char *tag, const char *listen,
-				pid_t pid, const char *const *extra)
-{
-	char *argv[32], pidbuf[16];
-	int n = 0;
-
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-	argv[n++] = NULL;
-	argv[n++] = "--listen";
-	argv[n++] = (char *)listen;
-	for (; extra && *extra; extra++)
-		argv[n++] = (char *)*extra;
-	argv[n++] = "-p";
-	argv[n++] = pidbuf;
-	argv[n] = NULL;
-	argv[0] = (char *)itest_fsp_bpf();
-	itest_spawn(fsp, tag, argv);
-	if (!itest_wait_text(fsp->err_path, "fsp-bpf: profiling", ITEST_START_TIMEOUT_S))
-		fail_msg("fsp-bpf did not start: %s", itest_slurp(fsp->err_path));
-	return agu_agent_port(fsp);
-}
-
 static char *job(const char *name, unsigned int port, const char *extra)
 {
 	char *s = NULL;
@@ -117,8 +82,8 @@ static bool shares_ok(struct agu_prom *pr, const struct itest_truth *t, double a
  */
 static void test_prometheus_shares(void **state)
 {
-	TMP(ready, "ready");
-	TMP(dump, "dump");
+	AGU_TMP(ready, "ready");
+	AGU_TMP(dump, "dump");
 	char *wl_argv[] = {(char *)itest_workload("wl_service"), ready, dump, NULL};
 	const char *const extra[] = {"-F", ITEST_HZ, NULL};
 	struct itest_proc wl, fsp1, fsp2;
@@ -131,8 +96,8 @@ static void test_prometheus_shares(void **state)
 
 	(void)state;
 	snprintf(listen, sizeof(listen), "127.0.0.1:%u", port);
-	spawn_workload(&wl, ready, wl_argv);
-	start_agent(&fsp1, "fsp1", listen, wl.pid, extra);
+	agu_spawn_workload(&wl, ready, wl_argv);
+	agu_start_agent(&fsp1, "fsp1", listen, wl.pid, extra);
 	cfg = job("fsp", port, NULL);
 	agu_prom_start(&pr, cfg);
 	free(cfg);
@@ -157,7 +122,7 @@ static void test_prometheus_shares(void **state)
 	/* fsp-bpf restarts on the same port: a counter reset. */
 	itest_stop_fsp(&fsp1);
 	restart = agu_unix_now();
-	start_agent(&fsp2, "fsp2", listen, wl.pid, extra);
+	agu_start_agent(&fsp2, "fsp2", listen, wl.pid, extra);
 	assert_true(agu_prom_wait(&pr, "sum(resets(fsp_target_samples_total{job=\"fsp\"}[1m]))", 1,
 				  60));
 	/* 10 s more: rate() over 30 s spans both sessions and the gap. */
@@ -198,6 +163,19 @@ static uint64_t profile_samples(const char *path, const char *f, const char *i)
 	return n;
 }
 
+/* Prometheus scrapes the agent on port (job "fsp") until the workload has
+ * finished (its ready.done) and once more after. */
+static void scrape_finished(struct agu_prom *pr, unsigned int port)
+{
+	char *cfg = job("fsp", port, NULL);
+
+	agu_prom_start(pr, cfg);
+	free(cfg);
+	if (!itest_wait_file(itest_tmp("ready.done"), 60))
+		fail_msg("the workload did not finish");
+	wait_scrape_after(pr, agu_unix_now());
+}
+
 /*
  * --metrics-max-instances 5 with 20 instances of a feature: 5 instances get
  * series of their own, the rest are summed into "other", and every
@@ -205,8 +183,8 @@ static uint64_t profile_samples(const char *path, const char *f, const char *i)
  */
 static void test_instance_cap(void **state)
 {
-	TMP(ready, "ready");
-	TMP(prof, "prof.json");
+	AGU_TMP(ready, "ready");
+	AGU_TMP(prof, "prof.json");
 	char *wl_argv[] = {(char *)itest_workload("wl_agent"), ready, "many", "20", "2500", NULL};
 	const char *const extra[] = {"--metrics-max-instances", "5", "-o", prof, NULL};
 	struct itest_proc wl, fsp;
@@ -214,17 +192,11 @@ static void test_instance_cap(void **state)
 	json_object *r;
 	unsigned int port;
 	double sum = 0, other = -1;
-	char *cfg;
 
 	(void)state;
-	spawn_workload(&wl, ready, wl_argv);
-	port = start_agent(&fsp, "fsp", "0", wl.pid, extra);
-	cfg = job("fsp", port, NULL);
-	agu_prom_start(&pr, cfg);
-	free(cfg);
-	if (!itest_wait_file(itest_tmp("ready.done"), 60))
-		fail_msg("the workload did not finish");
-	wait_scrape_after(&pr, agu_unix_now());
+	agu_spawn_workload(&wl, ready, wl_argv);
+	port = agu_start_agent(&fsp, "fsp", "0", wl.pid, extra);
+	scrape_finished(&pr, port);
 	r = agu_prom_query(&pr, "fsp_feature_samples_total{job=\"fsp\",feature=\"site\"}");
 	print_message("feature site: %zu series\n", json_object_array_length(r));
 	assert_int_equal(json_object_array_length(r), 6);
@@ -291,24 +263,19 @@ static void promtool_check(const char *text)
 
 static void test_hostile_labels(void **state)
 {
-	TMP(ready, "ready");
+	AGU_TMP(ready, "ready");
 	char *wl_argv[] = {(char *)itest_workload("wl_agent"), ready, "hostile", "1500", NULL};
 	struct itest_proc wl, fsp;
 	struct agu_prom pr;
-	char url[96], *om = NULL, *text = NULL, *cfg;
+	char url[96], *om = NULL, *text = NULL;
 	unsigned int port;
 	json_object *r;
 	size_t found = 0;
 
 	(void)state;
-	spawn_workload(&wl, ready, wl_argv);
-	port = start_agent(&fsp, "fsp", "0", wl.pid, NULL);
-	cfg = job("fsp", port, NULL);
-	agu_prom_start(&pr, cfg);
-	free(cfg);
-	if (!itest_wait_file(itest_tmp("ready.done"), 60))
-		fail_msg("the workload did not finish");
-	wait_scrape_after(&pr, agu_unix_now());
+	agu_spawn_workload(&wl, ready, wl_argv);
+	port = agu_start_agent(&fsp, "fsp", "0", wl.pid, NULL);
+	scrape_finished(&pr, port);
 	assert_true(agu_prom_value(&pr, "up{job=\"fsp\"}", 0) == 1);
 	/* Every line Prometheus read is one we wrote: none was split or forged. */
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
@@ -374,13 +341,13 @@ static void make_cert(const char *cert, const char *key)
 
 static void test_tls_bearer(void **state)
 {
-	TMP(ready, "ready");
-	TMP(dump, "dump");
-	TMP(cert, "cert.pem");
-	TMP(key, "key.pem");
-	TMP(auth, "auth");
-	TMP(good, "good");
-	TMP(bad, "bad");
+	AGU_TMP(ready, "ready");
+	AGU_TMP(dump, "dump");
+	AGU_TMP(cert, "cert.pem");
+	AGU_TMP(key, "key.pem");
+	AGU_TMP(auth, "auth");
+	AGU_TMP(good, "good");
+	AGU_TMP(bad, "bad");
 	char *wl_argv[] = {(char *)itest_workload("wl_service"), ready, dump, NULL};
 	const char *const extra[] = {"--tls-cert",  cert, "--tls-key", key,
 				     "--auth-file", auth, NULL};
@@ -394,8 +361,8 @@ static void test_tls_bearer(void **state)
 	write_private(auth, "# the scrapers' token\nBearer right-Token_1\n");
 	write_private(good, "right-Token_1\n");
 	write_private(bad, "wrong-token\n");
-	spawn_workload(&wl, ready, wl_argv);
-	port = start_agent(&fsp, "fsp", "127.0.0.1:0", wl.pid, extra);
+	agu_spawn_workload(&wl, ready, wl_argv);
+	port = agu_start_agent(&fsp, "fsp", "127.0.0.1:0", wl.pid, extra);
 	snprintf(tls, sizeof(tls),
 		 "    scheme: https\n    tls_config:\n      ca_file: %s\n    authorization:\n"
 		 "      credentials_file: %s\n",

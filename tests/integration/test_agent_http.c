@@ -14,53 +14,13 @@
 #include "agent_util.h"
 #include "itest.h"
 
-#define TMP(var, name)                                                                             \
-	char var[4096];                                                                            \
-	snprintf(var, sizeof(var), "%s", itest_tmp(name))
-
 #define NR_WINDOWS 3
 
 static void spawn_burst(struct itest_proc *wl, const char *ready)
 {
 	char *argv[] = {(char *)itest_workload("wl_agent"), (char *)ready, "burst", NULL};
 
-	itest_spawn(wl, "workload", argv);
-	if (!itest_wait_file(ready, 15))
-		fail_msg("the workload did not start");
-}
-
-/* fsp-bpf --listen 0 [EXTRA...] -p PID; its port. */
-static unsigned int start_agent(struct itest_proc *fsp, pid_t pid, const char *extra)
-{
-	char *argv[8], pidbuf[16];
-	int n = 1;
-
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-	argv[n++] = "--listen";
-	argv[n++] = "0";
-	if (extra)
-		argv[n++] = (char *)extra;
-	argv[n++] = "-p";
-	argv[n++] = pidbuf;
-	argv[n] = NULL;
-	itest_start_fsp(fsp, argv);
-	return agu_agent_port(fsp);
-}
-
-/* An unlabelled gauge of /metrics; -1 when absent. */
-static double gauge(unsigned int port, const char *name)
-{
-	char url[96], *body = NULL;
-	size_t n = strlen(name);
-	double v = -1;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
-	if (agu_get(url, &body, NULL) == 200)
-		for (const char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-			if (!strncmp(l, name, n) && l[n] == ' ')
-				v = strtod(l + n + 1, NULL);
-	free(body);
-	return v;
+	agu_spawn_workload(wl, ready, argv);
 }
 
 /* Whether one trace of `go tool pprof -traces` output (blocks between lines
@@ -92,7 +52,7 @@ static bool trace_with(const char *traces, const char *a, const char *b)
  */
 static void test_pprof_stacks(void **state)
 {
-	TMP(ready, "ready");
+	AGU_TMP(ready, "ready");
 	char url[128];
 	struct itest_proc wl, fsp, go;
 	unsigned int port;
@@ -100,7 +60,7 @@ static void test_pprof_stacks(void **state)
 
 	(void)state;
 	spawn_burst(&wl, ready);
-	port = start_agent(&fsp, wl.pid, "--stacks");
+	port = agu_start_agent(&fsp, "fsp", "0", wl.pid, (const char *const[]){"--stacks", NULL});
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?seconds=5", port);
 	setenv("PPROF_TMPDIR", itest_tmp("pprof"), 1);
 	{
@@ -108,7 +68,8 @@ static void test_pprof_stacks(void **state)
 
 		itest_spawn(&go, "pprof", argv);
 	}
-	for (deadline = itest_now() + 20; gauge(port, "fsp_agent_windows") < 1; itest_sleep(0.1))
+	for (deadline = itest_now() + 20; agu_gauge(port, "fsp_agent_windows") < 1;
+	     itest_sleep(0.1))
 		if (itest_now() > deadline)
 			fail_msg("the window did not start");
 	itest_signal(&wl, SIGUSR1);
@@ -116,7 +77,8 @@ static void test_pprof_stacks(void **state)
 	itest_wait(&go, 60);
 	itest_assert_exit(&go, 0);
 	if (!trace_with(go.out, "wl_burn", "alpha"))
-		fail_msg("no trace of go tool pprof -traces holds wl_burn and alpha:\n%.3000s", go.out);
+		fail_msg("no trace of go tool pprof -traces holds wl_burn and alpha:\n%.3000s",
+			 go.out);
 	itest_signal(&wl, SIGTERM);
 	itest_wait(&wl, 15);
 	itest_stop_fsp(&fsp);
@@ -132,9 +94,9 @@ static void test_pprof_stacks(void **state)
  */
 static void test_requests(void **state)
 {
-	static const char *const bad[] = {"seconds=0", "seconds=601", "seconds=abc", "seconds=-1",
-					  "seconds=", "seconds=1&format=xml"};
-	TMP(ready, "ready");
+	static const char *const bad[] = {"seconds=0",	"seconds=601", "seconds=abc",
+					  "seconds=-1", "seconds=",    "seconds=1&format=xml"};
+	AGU_TMP(ready, "ready");
 	struct itest_proc wl, fsp, curl[NR_WINDOWS], go;
 	char url[160], path[NR_WINDOWS][4096], *body = NULL;
 	unsigned int port;
@@ -142,7 +104,7 @@ static void test_requests(void **state)
 
 	(void)state;
 	spawn_burst(&wl, ready);
-	port = start_agent(&fsp, wl.pid, NULL);
+	port = agu_start_agent(&fsp, "fsp", "0", wl.pid, NULL);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?seconds=3", port);
 	for (int i = 0; i < NR_WINDOWS; i++) {
 		char *argv[] = {"/usr/bin/curl", "-s", "-f", "-o", path[i], url, NULL};
@@ -151,11 +113,12 @@ static void test_requests(void **state)
 		itest_spawn(&curl[i], "curl", argv);
 	}
 	for (deadline = itest_now() + 20; seen < NR_WINDOWS; itest_sleep(0.1)) {
-		double v = gauge(port, "fsp_agent_windows");
+		double v = agu_gauge(port, "fsp_agent_windows");
 
 		seen = v > seen ? v : seen;
 		if (itest_now() > deadline)
-			fail_msg("/metrics showed %.0f windows under way, not %d", seen, NR_WINDOWS);
+			fail_msg("/metrics showed %.0f windows under way, not %d", seen,
+				 NR_WINDOWS);
 	}
 	itest_signal(&wl, SIGUSR1);
 	for (int i = 0; i < NR_WINDOWS; i++) {
@@ -181,7 +144,8 @@ static void test_requests(void **state)
 	}
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?%s", port, bad[i]);
+		snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?%s", port,
+			 bad[i]);
 		assert_int_equal(agu_get(url, &body, NULL), 400);
 		print_message("?%s: 400 %s", bad[i], body);
 		free(body);

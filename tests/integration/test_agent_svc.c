@@ -23,50 +23,6 @@
 #include "attrib.h"
 #include "itest.h"
 
-#define TMP(var, name)                                                                             \
-	char var[4096];                                                                            \
-	snprintf(var, sizeof(var), "%s", itest_tmp(name))
-
-static void spawn_workload(struct itest_proc *wl, const char *ready, char **argv)
-{
-	itest_spawn(wl, "workload", argv);
-	if (!itest_wait_file(ready, 15))
-		fail_msg("the workload did not start");
-}
-
-static unsigned int start_agent(struct itest_proc *fsp, pid_t pid, const char *const *extra)
-{
-	char *argv[32], pidbuf[16];
-	int n = 1;
-
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-	argv[n++] = "--listen";
-	argv[n++] = "0";
-	for (; extra && *extra; extra++)
-		argv[n++] = (char *)*extra;
-	argv[n++] = "-p";
-	argv[n++] = pidbuf;
-	argv[n] = NULL;
-	itest_start_fsp(fsp, argv);
-	return agu_agent_port(fsp);
-}
-
-/* The value of an unlabelled gauge of the agent's /metrics, -1 if absent. */
-static double gauge(unsigned int port, const char *name)
-{
-	char url[96], *body = NULL, *l;
-	double v = -1;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
-	if (agu_get(url, &body, NULL) == 200) {
-		for (l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-			if (!strncmp(l, name, strlen(name)) && l[strlen(name)] == ' ')
-				v = strtod(l + strlen(name) + 1, NULL);
-	}
-	free(body);
-	return v;
-}
-
 /* ---- a real pprof client ------------------------------------------------------------ */
 
 /* Feature totals of `go tool pprof -raw` output: each sample's root (its
@@ -114,8 +70,8 @@ static uint64_t raw_feature(const char *raw, const char *feature)
  */
 static void test_pprof_client(void **state)
 {
-	TMP(ready, "ready");
-	TMP(json, "window.json");
+	AGU_TMP(ready, "ready");
+	AGU_TMP(json, "window.json");
 	char *wl_argv[] = {(char *)itest_workload("wl_agent"), ready, "burst", NULL};
 	char url_pprof[128], url_json[128], *raw;
 	struct itest_proc wl, fsp, go, curl;
@@ -125,8 +81,8 @@ static void test_pprof_client(void **state)
 	double deadline;
 
 	(void)state;
-	spawn_workload(&wl, ready, wl_argv);
-	port = start_agent(&fsp, wl.pid, NULL);
+	agu_spawn_workload(&wl, ready, wl_argv);
+	port = agu_start_agent(&fsp, "fsp", "0", wl.pid, NULL);
 	snprintf(url_pprof, sizeof(url_pprof), "http://127.0.0.1:%u/debug/pprof/profile?seconds=10",
 		 port);
 	snprintf(url_json, sizeof(url_json), "http://127.0.0.1:%u/profile?seconds=10&format=json",
@@ -143,7 +99,8 @@ static void test_pprof_client(void **state)
 		itest_spawn(&curl, "curl-json", argv);
 	}
 	/* Both windows have started: then the burst. */
-	for (deadline = itest_now() + 20; gauge(port, "fsp_agent_windows") < 2; itest_sleep(0.1))
+	for (deadline = itest_now() + 20; agu_gauge(port, "fsp_agent_windows") < 2;
+	     itest_sleep(0.1))
 		if (itest_now() > deadline)
 			fail_msg("the two windows did not start");
 	itest_signal(&wl, SIGUSR1);
@@ -203,20 +160,27 @@ static void send_some(int fd, const char *buf, size_t len)
 	}
 }
 
-static uint64_t rss_kb(pid_t pid)
+/* A number field of /proc/PID/status ("VmRSS:", "CapEff:") in base. */
+static uint64_t status_field(pid_t pid, const char *field, int base)
 {
 	char path[64], line[256];
-	uint64_t kb = 0;
+	size_t n = strlen(field);
+	uint64_t v = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "VmRSS:", 6))
-			kb = strtoull(line + 6, NULL, 10);
+		if (!strncmp(line, field, n))
+			v = strtoull(line + n, NULL, base);
 	if (f)
 		fclose(f);
-	return kb;
+	return v;
+}
+
+static uint64_t rss_kb(pid_t pid)
+{
+	return status_field(pid, "VmRSS:", 10);
 }
 
 /*
@@ -228,9 +192,9 @@ static uint64_t rss_kb(pid_t pid)
  */
 static void test_hostile_http(void **state)
 {
-	TMP(ready, "ready");
-	TMP(dump, "dump");
-	TMP(prof, "prof.json");
+	AGU_TMP(ready, "ready");
+	AGU_TMP(dump, "dump");
+	AGU_TMP(prof, "prof.json");
 	char *wl_argv[] = {(char *)itest_workload("wl_service"), ready, dump, NULL};
 	const char *const extra[] = {"-o", prof, NULL};
 	int idle[200], nidle = 0, unread[4], fd;
@@ -246,8 +210,8 @@ static void test_hostile_http(void **state)
 	size_t len;
 
 	(void)state;
-	spawn_workload(&wl, ready, wl_argv);
-	port = start_agent(&fsp, wl.pid, extra);
+	agu_spawn_workload(&wl, ready, wl_argv);
+	port = agu_start_agent(&fsp, "fsp", "0", wl.pid, extra);
 	rss0 = rss_kb(fsp.pid);
 	/* 64 KiB of headers: refused (431), the connection closed. */
 	fd = connect_to(port, 0);
@@ -344,8 +308,8 @@ static char *directive(const char *unit, const char *key)
 /* make install into a scratch DESTDIR; the unit passes systemd-analyze verify. */
 static void test_systemd_unit(void **state)
 {
-	TMP(dest, "dest");
-	TMP(check, "check.service");
+	AGU_TMP(dest, "dest");
+	AGU_TMP(check, "check.service");
 	char cmd[4 * 4096], unit[4200], bin[4200], *text, *exec;
 
 	(void)state;
@@ -489,23 +453,12 @@ static void spawn_other_user(struct itest_proc *wl, char *ready, size_t size)
 	snprintf(cmd, sizeof(cmd), "cp %s %s && chown 65534:65534 %s && chmod 0700 %s",
 		 itest_workload("wl_service"), bin, bin, bin);
 	assert_int_equal(system(cmd), 0);
-	spawn_workload(wl, ready, argv);
+	agu_spawn_workload(wl, ready, argv);
 }
 
 static uint64_t cap_eff(pid_t pid)
 {
-	char path[64], line[256];
-	uint64_t v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "CapEff:", 7))
-			v = strtoull(line + 7, NULL, 16);
-	if (f)
-		fclose(f);
-	return v;
+	return status_field(pid, "CapEff:", 16);
 }
 
 /* The profile of process pid looks like wl_service's: service at 86% of
@@ -539,7 +492,7 @@ static bool service_ok(const char *prof, pid_t pid, uint64_t *samples)
  */
 static void test_capabilities(void **state)
 {
-	TMP(prof, "unit.json");
+	AGU_TMP(prof, "unit.json");
 	char names[16][32], ready[1200], url[96], *body = NULL, *err;
 	struct itest_proc wl, fsp;
 	uint64_t want = 0, samples;
