@@ -121,7 +121,7 @@ static void test_bad_listen(void **state)
 	itest_assert_exit(&p, EX_USAGE);
 	itest_assert_one_error_line(&p, "[::]:9464", "--listen-insecure", NULL);
 	bad_option("--listen", "65536", "--listen");
-	bad_option("--listen", "localhost:9464", "--listen");
+	bad_option("--listen", "myhost:9464", "--listen");
 	itest_run_fsp(&p, "fsp-by", ITEST_TIMEOUT_S, "--listen", "0", "--metrics-by", "tid", "-p",
 		      "1", NULL);
 	itest_assert_exit(&p, EX_USAGE);

@@ -86,11 +86,12 @@ static int check(struct argp_state *state, const struct agent_opts *o)
 		return 0;
 	}
 	if (agent_addr__parse(o->listen, &ss, &len))
-		return options__error(state,
-				      "invalid --listen '%s': expected [ADDR:]PORT, e.g. 9464 "
-				      "(127.0.0.1), 0.0.0.0:9464 or [::1]:9464 (a numeric address, "
-				      "IPv6 in brackets; port 0 to 65535)",
-				      o->listen);
+		return options__error(
+			state,
+			"invalid --listen '%s': expected [ADDR:]PORT, e.g. 9464 "
+			"(127.0.0.1), 0.0.0.0:9464 or [::1]:9464 (a numeric address or "
+			"localhost, IPv6 in brackets; port 0 to 65535)",
+			o->listen);
 	if (!o->tls_cert != !o->tls_key)
 		return options__error(state, "HTTPS needs both --tls-cert FILE and --tls-key FILE");
 	if (!agent_addr__loopback(&ss) && !o->tls_cert && !o->auth_file && !o->insecure)
