@@ -3,8 +3,9 @@
  * The agent's endpoints as clients see them: a pprof window of a session
  * with --stacks read by go tool pprof (native frames under the feature's
  * root frame), concurrent windows served while /metrics still answers,
- * and the requests it refuses (bad seconds= and format=, other methods,
- * unknown paths), with the status codes a client can act on.
+ * the requests it refuses (bad seconds= and format=, other methods,
+ * unknown paths), with the status codes a client can act on, and the
+ * agent of a launched command, which ends with it.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -174,11 +175,72 @@ static void test_requests(void **state)
 	itest_stop_fsp(&fsp);
 }
 
+/*
+ * --listen with a launched command: served while the command runs; when it
+ * exits the session ends, a window still under way is answered 503 (at
+ * once, not after its 60 s), and fsp-bpf exits 0 with its report.
+ */
+static void test_launched(void **state)
+{
+	AGU_TMP(ready, "ready");
+	char *argv[] = {NULL,  "--listen", "0", "--", (char *)itest_workload("wl_agent"),
+			ready, "burst",	   NULL};
+	char url[128], *body = NULL;
+	struct itest_proc fsp, curl;
+	unsigned int port;
+	double deadline, t0;
+	pid_t pid = 0;
+
+	(void)state;
+	itest_start_fsp(&fsp, argv);
+	port = agu_agent_port(&fsp);
+	assert_true(itest_wait_file(ready, 15));
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
+	assert_int_equal(agu_get(url, &body, NULL), 200);
+	assert_non_null(strstr(body, "fsp_targets 1\n"));
+	free(body);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/debug/pprof/profile?seconds=60", port);
+	{
+		char *cargv[] = {"/usr/bin/curl", "-s", "-o", "/dev/null", "-w",
+				 "%{http_code}",  url,	NULL};
+
+		itest_spawn(&curl, "curl", cargv);
+	}
+	for (deadline = itest_now() + 20; agu_gauge(port, "fsp_agent_windows") < 1;
+	     itest_sleep(0.1))
+		if (itest_now() > deadline)
+			fail_msg("the window did not start");
+	/* The command: fsp-bpf's child. */
+	{
+		char path[64], *kids;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", fsp.pid, fsp.pid);
+		kids = itest_slurp(path);
+		assert_non_null(kids);
+		pid = (pid_t)atoi(kids);
+		free(kids);
+	}
+	assert_true(pid > 0);
+	kill(pid, SIGUSR1);
+	assert_true(itest_wait_file(itest_tmp("ready.1"), 30));
+	t0 = itest_now();
+	kill(pid, SIGTERM);
+	itest_wait(&fsp, ITEST_TIMEOUT_S);
+	itest_assert_exit(&fsp, 0);
+	assert_non_null(strstr(fsp.out, "alpha accounts for"));
+	itest_wait(&curl, 30);
+	itest_assert_exit(&curl, 0);
+	print_message("the window's answer: %s, %.1f s after the command's end\n", curl.out,
+		      itest_now() - t0);
+	assert_string_equal(curl.out, "503");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_pprof_stacks),
 		ITEST(test_requests),
+		ITEST(test_launched),
 	};
 
 	return ITEST_MAIN("agent_http", tests);
