@@ -192,7 +192,9 @@ static void test_launched(void **state)
 	pid_t pid = 0;
 
 	(void)state;
-	itest_start_fsp(&fsp, argv);
+	/* (a launched command's session prints no "profiling" line) */
+	argv[0] = (char *)itest_fsp_bpf();
+	itest_spawn(&fsp, "fsp", argv);
 	port = agu_agent_port(&fsp);
 	assert_true(itest_wait_file(ready, 15));
 	snprintf(url, sizeof(url), "http://127.0.0.1:%u/metrics", port);
