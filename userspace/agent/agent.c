@@ -316,6 +316,14 @@ struct agent *agent__new(const struct agent_opts *o, agent_meta_fn meta, void *m
 	a->efd = a->tfd = a->epfd = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_mutex_init(&a->metrics_lock, NULL);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&a->answered, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	a->metrics = metrics__new(&o->metrics);
 	if (!a->metrics)
 		goto fail;
@@ -337,6 +345,19 @@ fail:
 	return NULL;
 }
 
+/* Waits (a->lock held) until the requests resumed to fail have had their
+ * answer, or AGENT_STOP_WAIT_S has passed (a client that does not read). */
+static void wait_answered(struct agent *a)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += AGENT_STOP_WAIT_S;
+	while (a->nr_failing)
+		if (pthread_cond_timedwait(&a->answered, &a->lock, &until) == ETIMEDOUT)
+			break;
+}
+
 void agent__stop(struct agent *a)
 {
 	struct agent_req *r;
@@ -345,12 +366,17 @@ void agent__stop(struct agent *a)
 		return;
 	pthread_mutex_lock(&a->lock);
 	a->stopping = true;
+	/* The requests still waiting (windows not over) are answered 503
+	 * before the server goes: resumed, they are served by its threads. */
 	while ((r = a->pending)) {
 		a->pending = r->next;
 		r->state = REQ_FAILED;
+		r->at_stop = true;
+		a->nr_failing++;
 		agent_http__resume(r);
 	}
 	a->nr_windows = 0;
+	wait_answered(a);
 	pthread_mutex_unlock(&a->lock);
 	agent_http__stop(a);
 }
@@ -372,6 +398,7 @@ void agent__free(struct agent *a)
 		close(a->tfd);
 	if (a->epfd >= 0)
 		close(a->epfd);
+	pthread_cond_destroy(&a->answered);
 	pthread_mutex_destroy(&a->lock);
 	pthread_mutex_destroy(&a->metrics_lock);
 	free(a);

@@ -42,6 +42,8 @@ struct session;
 #define AGENT_SNAPSHOT_S 0.2
 /* The authorization file and TLS files: at most this many bytes. */
 #define AGENT_MAX_FILE (1 << 20)
+/* At the end, how long the requests still waiting get to receive their 503. */
+#define AGENT_STOP_WAIT_S 2
 
 /* What record's command line sets (agent_options.c parses it). */
 struct agent_opts {

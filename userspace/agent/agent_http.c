@@ -225,6 +225,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)toe;
 	if (!r)
 		return;
+	if (r->at_stop) {
+		pthread_mutex_lock(&a->lock);
+		if (!--a->nr_failing)
+			pthread_cond_broadcast(&a->answered);
+		pthread_mutex_unlock(&a->lock);
+	}
 	agent_snap__put(a, r->start);
 	agent_snap__put(a, r->end);
 	free(r);

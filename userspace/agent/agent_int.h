@@ -60,6 +60,7 @@ struct agent_req {
 	unsigned int seconds; /* windows */
 	enum agent_req_state state;
 	bool suspended;
+	bool at_stop; /* failed by agent__stop, which waits for its answer */
 	double due; /* CLOCK_MONOTONIC: a window's end */
 	struct agent_snap *start, *end;
 	struct agent_req *next; /* in a->pending */
@@ -84,6 +85,8 @@ struct agent {
 	double metrics_mono; /* when /metrics last had a snapshot */
 	double metrics_due; /* when the next may be taken (0: now) */
 	bool stopping;
+	size_t nr_failing; /* requests resumed at the end to be answered 503 */
+	pthread_cond_t answered; /* nr_failing went down */
 	pthread_mutex_t metrics_lock;
 	struct metrics *metrics;
 	double metrics_at; /* the snapshot the metrics were last updated from */
