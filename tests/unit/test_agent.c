@@ -128,6 +128,11 @@ static void test_private_files(void **state)
 	unlink(path);
 	assert_null(agent_auth__read_private("/nonexistent/auth", "--auth-file", true));
 	assert_null(agent_auth__read_private("/tmp", "--auth-file", true)); /* not a file */
+	/* a FIFO nobody writes: refused at once, not waited on; a device too */
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_null(agent_auth__read_private(path, "--auth-file", true));
+	unlink(path);
+	assert_null(agent_auth__read_private("/dev/null", "--tls-cert", false));
 }
 
 int main(void)

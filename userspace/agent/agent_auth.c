@@ -20,6 +20,7 @@
 
 #include "agent_int.h"
 #include "log.h"
+#include "safeopen.h"
 
 #define MAX_CREDS 64
 
@@ -108,18 +109,23 @@ int agent_auth__parse(const char *text, struct agent_cred **out, size_t *nr, int
 
 char *agent_auth__read_private(const char *path, const char *what, bool private_only)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* A regular file only: a FIFO is not waited on, no device's open runs
+	 * (safeopen.h). */
 	struct stat st;
+	int fd = safeopen__read(AT_FDCWD, path, 0, NULL, &st);
 	char *buf = NULL;
 	ssize_t got = 0, n;
 
-	if (fd < 0) {
-		log__err("%s %s: %s", what, path, strerror(errno));
+	if (fd == -EINVAL || fd == -EISDIR) {
+		log__err("%s %s: not a regular file", what, path);
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > AGENT_MAX_FILE) {
-		log__err("%s %s: not a regular file of at most %d bytes", what, path,
-			 AGENT_MAX_FILE);
+	if (fd < 0) {
+		log__err("%s %s: %s", what, path, strerror(-fd));
+		return NULL;
+	}
+	if (st.st_size > AGENT_MAX_FILE) {
+		log__err("%s %s: larger than %d bytes", what, path, AGENT_MAX_FILE);
 		goto out;
 	}
 	if (private_only && (st.st_mode & 077)) {
