@@ -6,7 +6,7 @@
 #   make test            unit tests, sanitized unit tests, root integration tests
 #   make bench           benchmarks (root), results in bench/results/
 #   make soak            -a for 10 minutes while processes come and go (root)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]   (also the agent's systemd unit)
 #   make format | format-check
 
 VERSION := 0.1.0
@@ -19,7 +19,7 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 # clang -target bpf does not search the multiarch include dir (asm/errno.h).
 BPF_SYS_INCLUDES := -idirafter /usr/include/$(shell $(CC) -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
 
-PKGS := libbpf libelf libdw json-c $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
+PKGS := libbpf libelf libdw json-c libmicrohttpd gnutls $(shell pkg-config --exists libprotobuf-c 2>/dev/null && echo libprotobuf-c)
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
 BASE_CFLAGS := -std=gnu11 $(WARN) -MMD -MP -D_GNU_SOURCE -DFSP_VERSION='"$(VERSION)"' $(CPPFLAGS)
@@ -29,7 +29,7 @@ ANALYSIS_DIRS := $(sort $(dir $(shell find analysis -name '*.[ch]' -not -path 'a
 USER_DIRS := $(sort $(dir $(shell find userspace -name '*.[ch]')))
 ANALYSIS_INC := $(patsubst %/,-I%,$(ANALYSIS_DIRS)) -I$(OUTPUT)/analysis/proto
 INCLUDES := -I$(OUTPUT) -Ibpf $(patsubst %/,-I%,$(USER_DIRS)) $(ANALYSIS_INC) -Iusdt
-LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -ljson-c -lprotobuf-c) -lz -pthread
+LDLIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lbpf -lelf -ldw -ljson-c -lmicrohttpd -lgnutls -lprotobuf-c) -lz -pthread
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
@@ -560,9 +560,11 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/html.sh
 	$(Q)$(OUTPUT)/bench/native_views
 	$(Q)bench/pg.sh
+	$(Q)bench/agent.sh
 
-# -a for SOAK_S seconds (600) while thousands of short processes come and go;
-# not part of make test (root; hold the integration lock, it is system-wide).
+# -a for SOAK_S seconds (600) while thousands of short processes come and go,
+# the agent scraped every second; not part of make test (root; hold the
+# integration lock, it is system-wide).
 soak: $(APP) workloads $(OUTPUT)/bench/tools/bpfmaps
 	$(Q)bench/soak.sh
 
@@ -580,8 +582,16 @@ BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 # The pkg-config file (-I$(PREFIX)/include, for #include <fsp/fsp.h>) is made
 # for the PREFIX of this install; header-only, so under share/.
 PKGCONFIG_DIR ?= $(PREFIX)/share/pkgconfig
-install: $(APP) $(MAN_PAGES)
+# The agent's systemd unit (docs/fleet.md): ExecStart names the installed binary.
+UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+fsp-bpf.service: scripts/fsp-bpf.service.in
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
+
+install: $(APP) $(MAN_PAGES) fsp-bpf.service
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)
+	install -D -m 0644 fsp-bpf.service $(DESTDIR)$(UNIT_DIR)/fsp-bpf.service
+	install -D -m 0644 docs/fleet.md $(DESTDIR)$(PREFIX)/share/doc/fsp-bpf/fleet.md
 	install -D -m 0644 -t $(DESTDIR)$(PREFIX)/include/fsp $(FSP_HEADERS)
 	install -D -m 0644 analysis/plugin/fsp-plugin.h $(DESTDIR)$(PREFIX)/include/fsp/fsp-plugin.h
 	install -d $(DESTDIR)$(PKGCONFIG_DIR)
@@ -655,7 +665,7 @@ format-check:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) $(APP)
+	$(Q)rm -rf $(OUTPUT) $(APP) fsp-bpf.service
 
 # Userspace objects depend on the skeletons; headers (C and BPF) via -MMD.
 -include $(shell find $(OUTPUT) -name '*.d' 2>/dev/null)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #
 # The soak of system-wide mode (make soak; root; docs/benchmarks.md): fsp-bpf
-# -a --off-cpu --interval 30 runs SOAK_S seconds (600) while SOAK_STREAMS
+# -a --off-cpu --interval 30 --listen runs SOAK_S seconds (600) while SOAK_STREAMS
 # streams (5) start SOAK_RATE short processes a second (150) between them,
 # each without waiting for the last: wl_brief (ABI v1 marks and antimarks,
 # every mark counted) and wl_blip (ABI v2 marks, no trap), both of
@@ -15,7 +15,11 @@
 # "dlfeature" against the samples charged), that every sample taken is in
 # the profile and none is of an unknown stack, that the maps stayed flat
 # (no more entries in the second half than in the first: nothing
-# accumulates), and the rate the processes came at.
+# accumulates), and the rate the processes came at. A scraper reads the
+# agent's /metrics every second (as Prometheus would: docs/fleet.md); the
+# watch adds the series exported and the last scrape's time, and the summary
+# says whether the agent's memory stayed flat after the warm-up (the first
+# minute).
 #
 # It is system-wide: other profilers' workloads would be in it and other -a
 # sessions would see its processes. It holds the integration tests' lock
@@ -39,7 +43,7 @@ RES=bench/results
 mkdir -p "$RES"
 work=$(mktemp -d /tmp/fsp-soak.XXXXXX)
 streams=()
-trap 'kill ${streams[@]:-} $fsp 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill ${streams[@]:-} $fsp ${scraper:-} 2>/dev/null; rm -rf "$work"' EXIT
 fsp=
 mkdir -p "$work/bin" "$work/truth"
 # Fresh copies: files no other process maps, attached by this session.
@@ -51,12 +55,21 @@ exec > >(tee "$log") 2>&1
 echo "soak: ${SOAK_S} s, ${SOAK_RATE} processes/s from ${SOAK_STREAMS} streams, sample every ${SOAK_SAMPLE_S} s; $(uname -r), $(nproc) CPUs"
 # -v: its "N probe sites in FILE" lines count the files attached (other
 # processes with probes on the machine bring theirs, and their links).
-"$FSP" -v -a --off-cpu --interval 30 -d "$SOAK_S" -o "$work/prof.json" >"$work/live.txt" 2>"$work/fsp.err" &
+"$FSP" -v -a --off-cpu --interval 30 -d "$SOAK_S" -o "$work/prof.json" --listen 127.0.0.1:0 \
+	>"$work/live.txt" 2>"$work/fsp.err" &
 fsp=$!
 for _ in $(seq 300); do
 	grep -q "fsp-bpf: profiling" "$work/fsp.err" 2>/dev/null && break
 	sleep 0.1
 done
+port=$(grep -o 'serving http://127.0.0.1:[0-9]*' "$work/fsp.err" | head -1 | sed 's/.*://')
+# The scraper: one scrape a second, its HTTP status and time in scrapes.
+(while kill -0 "$fsp" 2>/dev/null; do
+	curl -s -o "$work/metrics.tmp" -w '%{http_code} %{time_total}\n' \
+		"http://127.0.0.1:$port/metrics" >>"$work/scrapes" && mv "$work/metrics.tmp" "$work/metrics"
+	sleep 1
+done) &
+scraper=$!
 start=${EPOCHREALTIME/./}
 # The streams stop 5 s before the session does: every process ends inside it.
 stop_us=$((start + (SOAK_S - 5) * 1000000))
@@ -94,8 +107,8 @@ done
 
 # The watch: one line per sample.
 map_of() { awk -v m="$1" '$1 == m { print $2 }' "$work/maps"; }
-printf '%6s %9s %6s %8s %5s %6s %5s %8s %7s %7s %7s %8s %8s %9s\n' t_s processes cpu_s rss_kb \
-	files links fds targets counts stacks labels mark_ids v2_procs v2_counts
+printf '%6s %9s %6s %8s %5s %6s %5s %8s %7s %7s %7s %8s %8s %9s %7s %9s\n' t_s processes cpu_s \
+	rss_kb files links fds targets counts stacks labels mark_ids v2_procs v2_counts series scrape_ms
 : >"$work/watch"
 while kill -0 "$fsp" 2>/dev/null; do
 	sleep "$SOAK_SAMPLE_S"
@@ -109,14 +122,29 @@ while kill -0 "$fsp" 2>/dev/null; do
 	# utime + stime, in clock ticks (fields 14 and 15; comm has no space).
 	cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($14 + $15) / hz }' /proc/$fsp/stat)
 	files=$(grep -c ' probe sites in ' "$work/fsp.err")
-	printf '%6s %9s %6s %8s %5s %6s %5s %8s %7s %7s %7s %8s %8s %9s\n' "$t" "$procs" "$cpu" \
-		"$rss" "$files" "$links" "$((fds - links))" "$(map_of targets)" "$(map_of counts)" \
-		"$(map_of stacks)" "$(map_of labels)" "$(map_of mark_ids)" "$(map_of v2_procs)" \
-		"$(map_of v2_counts)" | tee -a "$work/watch"
+	series=$(grep -vc '^#' "$work/metrics" 2>/dev/null)
+	scrape=$(tail -n 1 "$work/scrapes" 2>/dev/null | awk '{ printf "%.1f", $2 * 1000 }')
+	printf '%6s %9s %6s %8s %5s %6s %5s %8s %7s %7s %7s %8s %8s %9s %7s %9s\n' "$t" "$procs" \
+		"$cpu" "$rss" "$files" "$links" "$((fds - links))" "$(map_of targets)" \
+		"$(map_of counts)" "$(map_of stacks)" "$(map_of labels)" "$(map_of mark_ids)" \
+		"$(map_of v2_procs)" "$(map_of v2_counts)" "${series:-0}" "${scrape:-n/a}" |
+		tee -a "$work/watch"
+	echo "$t $rss" >>"$work/rss"
 done
 wait "$fsp"
 echo "fsp-bpf exited with status $?"
 wait "${streams[@]}"
+wait "$scraper" 2>/dev/null
+# The agent: scrapes answered, their times; memory after the warm-up (the
+# first sample from 60 s on) against the end, per hour of growth.
+sort -k2 -g "$work/scrapes" | awk '{ n++; if ($1 == 200) ok++; t[n] = $2 * 1000 } END {
+	printf "agent: %d scrapes, %d answered 200, scrape time median %.1f ms, max %.1f ms\n",
+	n, ok, t[int((n + 1) / 2)], t[n] }'
+awk 'NR == 1 { t0 = $1 } $1 >= 60 && !w { w = 1; tw = $1; rw = $2 } { te = $1; re = $2 } END {
+	if (!w || te <= tw) { print "rss: too short a soak for a warm-up"; exit }
+	slope = (re - rw) / (te - tw) * 3600 / 1024
+	printf "rss: %d kB at %d s (after warm-up), %d kB at %d s: %+.1f MB per hour %s\n", rw, tw, re, te,
+	slope, (re - rw < 4096 ? "(flat: PASS)" : "(grows: FAIL)") }' "$work/rss"
 echo "fsp-bpf's messages (-v lines of libbpf and attached files left out):"
 grep -v -e '^libbpf' -e ' probe sites in ' "$work/fsp.err" | sed 's/^/  /'
 echo "files attached: $(grep -c ' probe sites in ' "$work/fsp.err")"
@@ -234,7 +262,7 @@ print(f"samples: {taken} taken, {total} in the profile, {d.get('lost_samples', 0
 # of the session as in the first (plus ten entries: they come and go by
 # the process).
 cols = ["t", "processes", "cpu", "rss", "files", "links", "fds", "targets", "counts",
-        "stacks", "labels", "mark_ids", "v2_procs", "v2_counts"]
+        "stacks", "labels", "mark_ids", "v2_procs", "v2_counts", "series", "scrape_ms"]
 rows = [dict(zip(cols, l.split())) for l in open(os.path.join(work, "watch"))
         if len(l.split()) == len(cols)]
 half = len(rows) // 2

@@ -9,7 +9,10 @@
 #   install-deps.sh test      html, and everything make test uses: the unit and
 #                             integration tests' real consumers (PostgreSQL,
 #                             CPython, a JVM, Ruby, go tool pprof, chromium),
-#                             clang-format, make deb's tools
+#                             clang-format, make deb's tools, and the agent's
+#                             (record --listen) scraper, client, certificates
+#                             and unit checker: prometheus, curl, openssl,
+#                             systemd (systemd-analyze)
 #   install-deps.sh bench     html, and what make bench compares with (perf,
 #                             bpftrace) and profiles (PostgreSQL, CPython,
 #                             chromium for the page's timings), make fuzz's
@@ -24,6 +27,7 @@ build=(
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libjson-c-dev
 	systemtap-sdt-dev libprotobuf-c-dev protobuf-c-compiler
 	python3-docutils
+	libmicrohttpd-dev libgnutls28-dev
 )
 # Node.js and npm build the HTML report's page (npm ci of analysis/render/html):
 # Debian's, unless the machine already has a node and an npm of its own.
@@ -33,10 +37,11 @@ test=(
 	golang-go tmux graphviz procps python3 python3.11 python3.11-dbg
 	postgresql-15 openjdk-17-jdk-headless ruby chromium
 	bash-completion man-db cmake debhelper lintian fakeroot
+	prometheus curl openssl systemd
 )
 bench=(
 	bpftrace linux-perf time procps python3 python3.11 postgresql-15 chromium
-	libclang-rt-14-dev
+	libclang-rt-14-dev curl
 )
 
 list=0

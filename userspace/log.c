@@ -44,9 +44,12 @@ static void vlog(enum log_level level, const char *fmt, va_list ap)
 			msg = small;
 	}
 	va_end(again);
+	/* One line, also when several threads log (the agent's server). */
+	flockfile(stderr);
 	fputs("fsp-bpf: ", stderr);
 	escape__fputs(n < 0 ? fmt : msg, stderr);
 	fputc('\n', stderr);
+	funlockfile(stderr);
 	if (msg != small)
 		free(msg);
 }

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,6 +96,47 @@ static void test_bad_duration(void **state)
 	bad_option("-d", "-1", "duration");
 	bad_option("-d", "x", "duration");
 	bad_option("-d", "0", "duration");
+}
+
+/*
+ * --listen's bad input: an address reachable from other hosts without TLS,
+ * an authorization file or --listen-insecure is refused before anything is
+ * loaded; so are a bad port and a bad --metrics-by; a port in use fails at
+ * once, naming the address.
+ */
+static void test_bad_listen(void **state)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sa);
+	struct itest_proc p;
+	char port[16];
+	int fd;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "--listen", "0.0.0.0:9464", "-p", "1", NULL);
+	itest_assert_exit(&p, EX_USAGE);
+	itest_assert_one_error_line(&p, "0.0.0.0:9464", "--tls-cert", "--auth-file",
+				    "--listen-insecure", NULL);
+	itest_run_fsp(&p, "fsp6", ITEST_TIMEOUT_S, "--listen", "[::]:9464", "-p", "1", NULL);
+	itest_assert_exit(&p, EX_USAGE);
+	itest_assert_one_error_line(&p, "[::]:9464", "--listen-insecure", NULL);
+	bad_option("--listen", "65536", "--listen");
+	bad_option("--listen", "myhost:9464", "--listen");
+	itest_run_fsp(&p, "fsp-by", ITEST_TIMEOUT_S, "--listen", "0", "--metrics-by", "tid", "-p",
+		      "1", NULL);
+	itest_assert_exit(&p, EX_USAGE);
+	itest_assert_one_error_line(&p, "--metrics-by", "tid", NULL);
+	/* A port some other program holds. */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+	snprintf(port, sizeof(port), "%u", ntohs(sa.sin_port));
+	itest_run_fsp(&p, "fsp-busy", ITEST_TIMEOUT_S, "--listen", port, "-p", "1", NULL);
+	close(fd);
+	itest_assert_failed_cleanly(&p);
+	itest_assert_one_error_line(&p, "cannot listen", port, "in use", NULL);
 }
 
 static void test_not_root(void **state)
@@ -271,15 +315,11 @@ static void test_pid_exits_during_attach(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_no_such_pid),
-		ITEST(test_pid_without_probes),
-		ITEST(test_bad_frequency),
-		ITEST(test_bad_duration),
-		ITEST(test_not_root),
-		ITEST(test_command_not_found),
-		ITEST(test_command_not_executable),
-		ITEST(test_pid_zombie),
-		ITEST(test_pid_exits_during_attach),
+		ITEST(test_no_such_pid),       ITEST(test_pid_without_probes),
+		ITEST(test_bad_frequency),     ITEST(test_bad_duration),
+		ITEST(test_bad_listen),	       ITEST(test_not_root),
+		ITEST(test_command_not_found), ITEST(test_command_not_executable),
+		ITEST(test_pid_zombie),	       ITEST(test_pid_exits_during_attach),
 	};
 
 	return ITEST_MAIN("errors", tests);

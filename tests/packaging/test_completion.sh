@@ -104,6 +104,7 @@ test_values()
 	expect_only "./fsp-bpf report --value " samples offcpu wall
 	expect_only "./fsp-bpf --stacks=" user kernel all
 	expect_only "./fsp-bpf --stacks=k" kernel
+	expect_only "./fsp-bpf --metrics-by " name pid
 }
 
 test_maps()
@@ -146,6 +147,11 @@ test_pids_and_files()
 	expect_only "./fsp-bpf diff $T_TMP/d/a.json $T_TMP/d/" "$T_TMP/d/a.json"
 	expect "./fsp-bpf -o $T_TMP/d/" "$T_TMP/d/a.json" "$T_TMP/d/b.txt"
 	expect "./fsp-bpf -- bas" bash
+	touch "$T_TMP/d/c.pem"
+	expect_only "./fsp-bpf --tls-cert $T_TMP/d/" "$T_TMP/d/c.pem"
+	expect "./fsp-bpf --auth-file $T_TMP/d/" "$T_TMP/d/a.json" "$T_TMP/d/b.txt"
+	out=$(complete_line "./fsp-bpf --listen ")
+	[ -z "$out" ] || t_fail "--listen offers words for its address: $(echo $out | cut -c1-200)"
 	out=$(complete_line "./fsp-bpf --pid ")
 	grep -qvE '^[0-9]+$' <<< "$out" && t_fail "--pid offers non-PIDs: $(echo $out | cut -c1-200)"
 	true

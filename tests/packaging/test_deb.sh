@@ -4,12 +4,12 @@
 #
 #   package   make deb builds fsp-bpf_VERSION_amd64.deb with the binary, the
 #             headers, the pkg-config file, the maps, the plug-in header, the
-#             man pages and the completion; Depends names the shared libraries
+#             man pages, the completion and the agent's unit; Depends names the shared libraries
 #             (libbpf, libelf, libdw, json-c, ...); lintian reports no error
 #             (its warnings are printed)
 #   install   installed with apt-get: fsp-bpf --version, man -w fsp-bpf (and
 #             fsp.h(3), fsp-probe-map(5)), the completion, the shipped maps from
-#             /usr/share/fsp-bpf/maps; the demo built with pkg-config against
+#             /usr/share/fsp-bpf/maps, the agent's unit not enabled; the demo built with pkg-config against
 #             /usr/include and profiled by /usr/bin/fsp-bpf, saved and rendered
 #             (HTML too); then removed (dpkg --purge), nothing left
 . "$(dirname "$0")/lib.sh"
@@ -41,11 +41,12 @@ test_package()
 		./usr/share/pkgconfig/fsp-bpf.pc ./usr/share/fsp-bpf/maps/postgresql.map \
 		./usr/share/man/man8/fsp-bpf.8.gz ./usr/share/man/man8/fsp-bpf-record.8.gz \
 		./usr/share/man/man3/fsp.h.3.gz ./usr/share/man/man5/fsp-probe-map.5.gz \
-		./usr/share/bash-completion/completions/fsp-bpf ./usr/share/doc/fsp-bpf/copyright; do
+		./usr/share/bash-completion/completions/fsp-bpf ./usr/share/doc/fsp-bpf/copyright \
+		./lib/systemd/system/fsp-bpf.service; do
 		grep -qxF "$f" <<< "$files" || t_fail "$f is not in the package"
 	done
 	deps=$(dpkg-deb -f "$DEB" Depends)
-	for f in libbpf1 libelf1 libdw1 libjson-c5 libc6; do
+	for f in libbpf1 libelf1 libdw1 libjson-c5 libmicrohttpd12 libc6; do
 		grep -q "$f" <<< "$deps" || t_fail "Depends ($deps) does not name $f"
 	done
 	command -v lintian > /dev/null || t_fail "no lintian: apt-get install lintian"
@@ -74,6 +75,11 @@ test_install()
 	[ "$(man -w fsp-bpf)" = /usr/share/man/man8/fsp-bpf.8.gz ] || t_fail "man -w fsp-bpf: $(man -w fsp-bpf 2>&1)"
 	man -w 3 fsp.h > /dev/null || t_fail "man -w 3 fsp.h finds nothing"
 	man -w 5 fsp-probe-map > /dev/null || t_fail "man -w 5 fsp-probe-map finds nothing"
+	# The agent's unit: installed, pointing at /usr/bin/fsp-bpf, not enabled.
+	grep -q '^ExecStart=/usr/bin/fsp-bpf ' /lib/systemd/system/fsp-bpf.service ||
+		t_fail "the unit does not run /usr/bin/fsp-bpf: $(grep ExecStart /lib/systemd/system/fsp-bpf.service)"
+	[ -e /etc/systemd/system/multi-user.target.wants/fsp-bpf.service ] &&
+		t_fail "installing the package enabled the agent's unit"
 	bash -c '. /usr/share/bash-completion/bash_completion && . /usr/share/bash-completion/completions/fsp-bpf &&
 		complete -p fsp-bpf' | grep -q _fsp_bpf || t_fail "the completion does not load"
 	(cd "$T_TMP" && /usr/bin/fsp-bpf list) | grep -qE ' /usr/(bin/\.\./)?share/fsp-bpf/maps/postgresql\.map\)' ||

@@ -7,7 +7,7 @@
  * and including nothing of the others; the model above it; the profile
  * file (io/) above the model; the renderers (render/: the API in report.h,
  * the shared views in view/, one folder per format) above those, never
- * below; the plug-ins above the renderers. Also: header names are unique
+ * below; the plug-ins and the metrics (metrics/) above the renderers. Also: header names are unique
  * (an include names a file by its name alone), no quoted include names a
  * header outside analysis/ (but the generated profile.pb-c.h), and nothing
  * includes libbpf.
@@ -56,6 +56,9 @@ static const struct layer layers[] = {
 	RENDER_FORMAT("render/html"),
 	RENDER_FORMAT("render/diff"),
 	{"plugin", {"common", "model", "render", "render/view", "plugin"}},
+	/* The agent's exposition: charges from the model, process names from
+	 * the shared views. */
+	{"metrics", {"common", "model", "render", "render/view", "metrics"}},
 };
 
 /* Headers generated at build time from a folder of analysis/. */

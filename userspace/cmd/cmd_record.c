@@ -13,6 +13,7 @@
 
 #include <linux/types.h>
 
+#include "agent.h"
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
@@ -174,6 +175,14 @@ static void live_report(struct session *s, void *arg)
 	profile__free(p);
 }
 
+/* The metadata of the agent's snapshots: the recording's. */
+static int agent_meta(struct profile *p, struct session *s, void *ctx)
+{
+	const struct live_ctx *c = ctx;
+
+	return set_meta(p, s, c->o, c->desc, c->cmdline);
+}
+
 /* --map: the probe maps and the features enabled in each (*sel NULL without). */
 static int select_probemaps(const struct fsp_options *o, const struct launch *l,
 			    struct probemap_selection **sel)
@@ -264,6 +273,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	struct session *s = NULL;
 	struct record_targets tg = {0};
 	struct probemap_selection *sel = NULL;
+	struct agent *agent = NULL;
 	int err;
 
 	live.tty = isatty(STDOUT_FILENO);
@@ -295,6 +305,19 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
 	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
 	so.comm_filter = o->view.ropts.comm;
+	/* --listen: serving before the BPF programs load (a port in use fails
+	 * at once); requests wait for the session's loop. */
+	if (o->agent.listen) {
+		struct agent_opts ao = o->agent;
+
+		ao.offcpu = o->session.offcpu;
+		agent = agent__new(&ao, agent_meta, &live, &err);
+		if (!agent)
+			goto cleanup;
+		so.on_wake = agent__on_wake;
+		so.wake_fd = agent__fd(agent);
+		so.wake_ctx = agent;
+	}
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
@@ -302,11 +325,13 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	if (err)
 		goto cleanup;
 	err = run(s, o, desc);
+	agent__stop(agent);
 	if (err != -ETIMEDOUT)
 		err = finish(s, o, desc, cmdline, tg.l, sel, err);
 	if (tg.l)
 		print_child_status(session__child_status(s));
 cleanup:
+	agent__free(agent);
 	session__free(s);
 	launch__free(tg.l);
 	probemap_selection__free(sel);
@@ -403,6 +428,10 @@ static const char record_doc[] =
 	"  sudo fsp-bpf -a --map postgresql -d 30 --by process\n"
 	"                                        every PostgreSQL process, new ones too\n"
 	"  sudo fsp-bpf -a --comm worker         every process named worker with probes\n"
+	"  sudo fsp-bpf -a --listen 9464         an agent: Prometheus scrapes "
+	"127.0.0.1:9464/metrics,\n"
+	"                                        pprof clients /debug/pprof/profile "
+	"(docs/fleet.md)\n"
 	"  sudo fsp-bpf --plugin tasks -- ./app  and the tasks plug-in's tree of tasks\n\n"
 	"The session ends on Ctrl-C or SIGTERM, after -d seconds, or when every target "
 	"has exited; the report is printed in every case. -o is checked before profiling "
@@ -678,6 +707,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		state->child_inputs[0] = o; /* the report options */
+		state->child_inputs[1] = &o->agent;
 		return 0;
 	case 'p':
 		return options__pids(state, o, arg);
@@ -725,6 +755,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 
 static const struct argp_child record_children[] = {
 	{&options_view_argp, 0, "Report options:", 1},
+	{&agent_argp, 0, "Agent options (docs/fleet.md):", 2},
 	{},
 };
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent.h"
 #include "formats.h"
 #include "report.h"
 #include "session.h"
@@ -70,6 +71,8 @@ struct fsp_options {
 	 * --no-events, --off-cpu, --max-events, --interval, -a, --stacks,
 	 * --stack-size */
 	struct session_opts session;
+	/* record --listen and the agent's options (agent.h) */
+	struct agent_opts agent;
 	/* record -p --wait-probes[=S]: accept processes without probes yet
 	 * (session.probe_timeout_s: S, 0 without) */
 	bool wait_probes;

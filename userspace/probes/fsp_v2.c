@@ -98,14 +98,18 @@ bool fsp_v2__record_ok(const struct fsp_v2_record_raw *rec)
 
 int fsp_v2__write_gen(pid_t pid, uint64_t addr, uint32_t gen)
 {
-	int fd = mem_open(pid, O_WRONLY);
+	struct iovec local = {.iov_base = &gen, .iov_len = sizeof(gen)};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)(addr + FSP_V2_RECORD_GEN_OFF),
+			       .iov_len = sizeof(gen)};
 	ssize_t n;
 
-	if (fd < 0)
-		return fd;
-	/* One aligned 4-byte write: the kernel copies it with one store. */
-	n = pwrite(fd, &gen, sizeof(gen), (off_t)(addr + FSP_V2_RECORD_GEN_OFF));
-	close(fd);
+	/* One aligned 4-byte write: the kernel copies it with one store. Not
+	 * through /proc/PID/mem, whose file belongs to the process's user:
+	 * writing it takes CAP_DAC_OVERRIDE besides the ptrace access that
+	 * process_vm_writev asks for (the record is in writable memory). */
+	n = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
 	return n == (ssize_t)sizeof(gen) ? 0 : -EIO;
 }
 

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "hashmap.h"
 #include "log.h"
 #include "probemap_sites.h"
 #include "procmaps.h"
@@ -166,15 +167,91 @@ static bool is_point_event(const struct session *s, __u64 addr)
 	return false;
 }
 
+/* The labels map as a pass found it, read in batches: each entry's length
+ * word (FSP_LABEL_* flags included) and its bytes. */
+struct label_ent {
+	uint64_t len;
+	size_t off; /* in pool */
+};
+
+struct label_cache {
+	char *pool;
+	size_t len, cap;
+	struct label_ent *ents;
+	size_t nr, cap_ents;
+	struct hashmap map; /* (tgid, addr) -> index in ents */
+};
+
+static void label_cache_free(struct label_cache *c)
+{
+	free(c->pool);
+	free(c->ents);
+	hashmap__fini(&c->map);
+	memset(c, 0, sizeof(*c));
+}
+
+static int label_batch(void *ctx, const void *keys, const void *vals, size_t n)
+{
+	struct label_cache *c = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fsp_label_key *k = (const struct fsp_label_key *)keys + i;
+		const struct fsp_label *l = (const struct fsp_label *)vals + i;
+		uint64_t bytes = l->len & ~(FSP_LABEL_CUT | FSP_LABEL_EMPTY | FSP_LABEL_UNREADABLE);
+		size_t len = bytes < FSP_LABEL_LEN ? bytes : FSP_LABEL_LEN;
+
+		if (!l->len)
+			continue;
+		if (fsp_grow((void **)&c->pool, &c->cap, c->len + len + 1, 1) ||
+		    fsp_grow((void **)&c->ents, &c->cap_ents, c->nr + 1, sizeof(*c->ents)) ||
+		    hashmap__find_or_insert(&c->map, k->tgid, k->addr, c->nr, NULL) < 0)
+			return -ENOMEM;
+		memcpy(c->pool + c->len, l->str, len);
+		c->ents[c->nr++] = (struct label_ent){.len = l->len, .off = c->len};
+		c->len += len;
+	}
+	return 0;
+}
+
+/* Best effort: without it, labels are looked up one by one. */
+static void label_cache_read(struct session *s, struct label_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (map_batch__each(bpf_map__fd(s->skel->maps.labels), sizeof(struct fsp_label_key),
+			    sizeof(struct fsp_label), label_batch, c))
+		label_cache_free(c);
+}
+
+/* The labels map's entry (tgid, addr), from the cache or else the map (into
+ * *l): its length word and its bytes; -ENOENT when there is none. */
+static int label_get(struct session *s, const struct label_cache *c, __u32 tgid, __u64 addr,
+		     struct fsp_label *l, uint64_t *len, const char **str)
+{
+	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
+	uint64_t i;
+
+	if (c && hashmap__find(&c->map, tgid, addr, &i)) {
+		*len = c->ents[i].len;
+		*str = c->pool + c->ents[i].off;
+		return 0;
+	}
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, l))
+		return -ENOENT;
+	*len = l->len;
+	*str = l->str;
+	return 0;
+}
+
 /* A label from the labels map, else from the live process's memory, else
  * from the file mapped there now, else, for a process that is gone, from the
  * file its last scan saw there; else a placeholder and a label error. */
-static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char *buf, size_t size,
-				 uint64_t *errors)
+static const char *resolve_label(struct session *s, const struct label_cache *c, __u32 tgid,
+				 __u64 addr, char *buf, size_t size, uint64_t *errors)
 {
-	struct fsp_label_key key = {.tgid = tgid, .addr = addr};
 	char raw[FSP_LABEL_LEN + 1];
 	struct fsp_label l;
+	const char *str;
+	uint64_t len;
 	int err;
 
 	if (probemap_sites__is_feature_id(addr)) {
@@ -188,15 +265,14 @@ static const char *resolve_label(struct session *s, __u32 tgid, __u64 addr, char
 	}
 	if (probemap_sites__is_label_id(addr)) {
 		/* Interned by a mapped probe, for all processes. */
-		key.tgid = 0;
-		if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l))
-			return label_out(buf, size, l.str, l.len);
+		if (!label_get(s, c, 0, addr, &l, &len, &str))
+			return label_out(buf, size, str, len);
 		return "(label not kept: the labels map was full; raise --max-stacks)";
 	}
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.labels), &key, &l) && l.len) {
-		if (l.len == FSP_LABEL_UNREADABLE)
+	if (!label_get(s, c, tgid, addr, &l, &len, &str) && len) {
+		if (len == FSP_LABEL_UNREADABLE)
 			goto error; /* unreadable while the process lived */
-		return label_out(buf, size, l.str, l.len == FSP_LABEL_EMPTY ? 0 : l.len);
+		return label_out(buf, size, str, len == FSP_LABEL_EMPTY ? 0 : len);
 	}
 	if (!read_mem_string(tgid, addr, raw, sizeof(raw)))
 		return label_out(buf, size, raw,
@@ -234,6 +310,7 @@ struct drain {
 	const pid_t *pids; /* NULL: every process */
 	size_t nr;
 	bool take;
+	const struct label_cache *labels; /* the labels map, read once (may be NULL) */
 	void *keys; /* keys to delete */
 	size_t nr_keys, cap_keys;
 };
@@ -274,55 +351,69 @@ static void drain_delete(struct drain *d, int fd, size_t size)
 	d->nr_keys = d->cap_keys = 0;
 }
 
+/* One stack of the map into p, its labels resolved. */
+static int add_stack(struct session *s, struct profile *p, const struct fsp_stack_key *key,
+		     const struct fsp_stack *st, uint64_t *label_errors, const struct drain *d)
+{
+	struct profile_frame frames[FSP_MAX_DEPTH];
+	char(*bufs)[2][FSP_LABEL_LEN + 32] = malloc(FSP_MAX_DEPTH * sizeof(*bufs));
+	int err;
+
+	if (!bufs)
+		return -ENOMEM;
+	for (__u64 i = 0; i < st->depth; i++) {
+		const struct fsp_frame *f = &st->frames[i];
+
+		frames[i].kind = f->kind == FSP_FRAME_ANTIMARK	? PROFILE_ANTIMARK
+				 : f->kind == FSP_FRAME_CHARGED ? PROFILE_CHARGED
+								: PROFILE_MARK;
+		frames[i].payload = f->payload;
+		frames[i].feature = resolve_label(s, d->labels, key->tgid, f->feature, bufs[i][0],
+						  sizeof(bufs[i][0]), label_errors);
+		frames[i].instance =
+			f->instance ? resolve_label(s, d->labels, key->tgid, f->instance,
+						    bufs[i][1], sizeof(bufs[i][1]), label_errors)
+				    : NULL;
+	}
+	err = profile__add_stack(p, key->tgid, key->hash, frames, st->depth);
+	free(bufs);
+	return err == -EEXIST ? 0 : err;
+}
+
+struct stack_pass {
+	struct session *s;
+	struct profile *p;
+	uint64_t *label_errors;
+	struct drain *d;
+};
+
+static int stack_batch(void *ctx, const void *keys, const void *vals, size_t n)
+{
+	struct stack_pass *c = ctx;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		const struct fsp_stack_key *key = (const struct fsp_stack_key *)keys + i;
+		const struct fsp_stack *st = (const struct fsp_stack *)vals + i;
+
+		if (!drain_wants(c->d, key->tgid))
+			continue;
+		err = drain_keep(c->d, key, sizeof(*key));
+		if (!err && st->depth && st->depth <= FSP_MAX_DEPTH)
+			err = add_stack(c->s, c->p, key, st, c->label_errors, c->d);
+	}
+	return err;
+}
+
 static int collect_stacks(struct session *s, struct profile *p, uint64_t *label_errors,
 			  struct drain *d)
 {
-	int fd = bpf_map__fd(s->skel->maps.stacks), err = 0;
-	struct fsp_stack_key key, next, *prev = NULL;
-	struct profile_frame frames[FSP_MAX_DEPTH];
-	char(*bufs)[2][FSP_LABEL_LEN + 32];
-	struct fsp_stack *st;
+	struct stack_pass c = {s, p, label_errors, d};
+	int fd = bpf_map__fd(s->skel->maps.stacks), err;
 
-	st = malloc(sizeof(*st));
-	bufs = malloc(FSP_MAX_DEPTH * sizeof(*bufs));
-	if (!st || !bufs) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!drain_wants(d, key.tgid))
-			continue;
-		err = drain_keep(d, &key, sizeof(key));
-		if (err)
-			break;
-		if (bpf_map_lookup_elem(fd, &key, st) || !st->depth || st->depth > FSP_MAX_DEPTH)
-			continue;
-		for (__u64 i = 0; i < st->depth; i++) {
-			const struct fsp_frame *f = &st->frames[i];
-
-			frames[i].kind = f->kind == FSP_FRAME_ANTIMARK	? PROFILE_ANTIMARK
-					 : f->kind == FSP_FRAME_CHARGED ? PROFILE_CHARGED
-									: PROFILE_MARK;
-			frames[i].payload = f->payload;
-			frames[i].feature = resolve_label(s, key.tgid, f->feature, bufs[i][0],
-							  sizeof(bufs[i][0]), label_errors);
-			frames[i].instance =
-				f->instance ? resolve_label(s, key.tgid, f->instance, bufs[i][1],
-							    sizeof(bufs[i][1]), label_errors)
-					    : NULL;
-		}
-		err = profile__add_stack(p, key.tgid, key.hash, frames, st->depth);
-		if (err == -EEXIST)
-			err = 0;
-		if (err)
-			break;
-	}
-cleanup:
-	drain_delete(d, fd, sizeof(key));
-	free(st);
-	free(bufs);
+	err = map_batch__each(fd, sizeof(struct fsp_stack_key), sizeof(struct fsp_stack),
+			      stack_batch, &c);
+	drain_delete(d, fd, sizeof(struct fsp_stack_key));
 	return err;
 }
 
@@ -437,30 +528,47 @@ static int collect_payloads(struct session *s, struct profile *p, const struct d
  * pthread_setname_np). The main thread is named by the others' entries too:
  * the process's name is its main thread's, also when that thread took no
  * sample (it is then a thread without samples). */
+struct count_pass {
+	struct drain *d;
+	struct count_entry *ents;
+	size_t n, cap;
+};
+
+static int count_batch(void *ctx, const void *keys, const void *vals, size_t n)
+{
+	struct count_pass *c = ctx;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fsp_count_key *key = (const struct fsp_count_key *)keys + i;
+		struct count_entry *e;
+
+		if (!drain_wants(c->d, key->tgid))
+			continue;
+		if (fsp_grow((void **)&c->ents, &c->cap, c->n + 1, sizeof(*c->ents)) ||
+		    drain_keep(c->d, key, sizeof(*key)))
+			return -ENOMEM;
+		e = &c->ents[c->n++];
+		e->key = *key;
+		e->c = ((const struct fsp_count *)vals)[i];
+		e->c.comm[FSP_COMM_LEN - 1] = 0;
+		e->c.pcomm[FSP_COMM_LEN - 1] = 0;
+	}
+	return 0;
+}
+
 static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 {
 	int fd = bpf_map__fd(s->skel->maps.counts), err = 0;
-	struct fsp_count_key key, last, *prev = NULL;
-	struct count_entry *ents = NULL;
-	size_t n = 0, cap = 0;
+	struct count_pass c = {.d = d};
+	struct count_entry *ents;
+	size_t n;
 
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		last = key;
-		prev = &last;
-		if (!drain_wants(d, key.tgid))
-			continue;
-		if (fsp_grow((void **)&ents, &cap, n + 1, sizeof(*ents)) ||
-		    drain_keep(d, &key, sizeof(key))) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		ents[n].key = key;
-		if (bpf_map_lookup_elem(fd, &key, &ents[n].c))
-			continue;
-		ents[n].c.comm[FSP_COMM_LEN - 1] = 0;
-		ents[n].c.pcomm[FSP_COMM_LEN - 1] = 0;
-		n++;
-	}
+	err = map_batch__each(fd, sizeof(struct fsp_count_key), sizeof(struct fsp_count),
+			      count_batch, &c);
+	ents = c.ents;
+	n = c.n;
+	if (err)
+		goto cleanup;
 	qsort(ents, n, sizeof(*ents), cmp_seen);
 	for (size_t i = 0; i < n; i++) {
 		struct count_entry *e = &ents[i];
@@ -486,7 +594,7 @@ static int collect_counts(struct session *s, struct profile *p, struct drain *d)
 		err = 0;
 	}
 cleanup:
-	drain_delete(d, fd, sizeof(key));
+	drain_delete(d, fd, sizeof(struct fsp_count_key));
 	free(ents);
 	return err;
 }
@@ -578,11 +686,12 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 		if (!st.enters && !st.leaves)
 			continue;
 		st.point = is_point_event(s, key.feature);
-		feature = resolve_label(s, key.tgid, key.feature, fbuf, sizeof(fbuf), label_errors);
+		feature = resolve_label(s, d->labels, key.tgid, key.feature, fbuf, sizeof(fbuf),
+					label_errors);
 		/* --events=FEATURE,...: ABI v1 marks count all, the view shows these. */
 		if (!eventsel__wanted(s, feature))
 			continue;
-		instance = key.instance ? resolve_label(s, key.tgid, key.instance, ibuf,
+		instance = key.instance ? resolve_label(s, d->labels, key.tgid, key.instance, ibuf,
 							sizeof(ibuf), label_errors)
 					: NULL;
 		err = profile__add_events(p, key.tgid, feature, instance, &st);
@@ -700,14 +809,19 @@ static int add_processes(struct session *s, struct profile *p, const struct drai
  * they go. */
 static int drain_into(struct session *s, struct profile *p, struct drain *d, uint64_t *label_errors)
 {
+	struct label_cache labels;
 	int err = add_processes(s, p, d);
 
+	label_cache_read(s, &labels);
+	d->labels = &labels;
 	if (!err)
 		err = collect_stacks(s, p, label_errors, d);
 	if (!err)
 		err = collect_counts(s, p, d);
 	if (!err && s->opts.events)
 		err = collect_events(s, p, label_errors, d);
+	d->labels = NULL;
+	label_cache_free(&labels);
 	if (!err && d->take) {
 		drop_labels(s, d);
 		err = collect_payloads(s, p, d);
@@ -841,6 +955,15 @@ int session__snapshot(struct session *s, struct profile *p)
 	if (s->collected)
 		return -EINVAL;
 	return collect_into(s, p);
+}
+
+int session__snapshot_stacks(struct session *s, struct profile *p, bool symbolize)
+{
+	int err = session__snapshot(s, p);
+
+	if (!err && s->stacks)
+		err = symbolize ? stacks__fill(s->stacks, p) : stacks__fill_raw(s->stacks, p);
+	return err;
 }
 
 int session__collect(struct session *s, struct profile *p)

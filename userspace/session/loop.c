@@ -2,8 +2,8 @@
 /* The event loop (session__run): fork, exec, dlopen and new-process events
  * from the ring buffer, signals, targets' exits (pidfds), the launched
  * command's stops (exec, dlopen) and its end, the live view's ticks, the
- * rescan every second and, -a, exits and the retirement of exited
- * processes. */
+ * rescan every second, the agent's requests (record --listen) and, -a,
+ * exits and the retirement of exited processes. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -330,6 +330,8 @@ int session__run(struct session *s)
 				ring_buffer__consume(s->rb);
 			else if (tag == TAG_SIGNAL)
 				handle_signal(s);
+			else if (tag == TAG_WAKE)
+				s->opts.on_wake(s, s->opts.wake_ctx);
 			else if (tag & TAG_PIDFD)
 				targets__gone(s, &s->targets[tag & 0xffffffffULL]);
 		}
@@ -403,6 +405,9 @@ int loop__setup(struct session *s)
 	}
 	ev.data.u64 = TAG_RINGBUF;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))
+		return -errno;
+	ev.data.u64 = TAG_WAKE;
+	if (s->opts.on_wake && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->opts.wake_fd, &ev))
 		return -errno;
 	return 0;
 }

@@ -179,4 +179,18 @@ double session__end_time(const struct session *s)
 	return s->end_wall ? s->end_wall : now(CLOCK_REALTIME);
 }
 
+size_t session__alive(const struct session *s, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nr_targets; i++) {
+		if (!s->targets[i].alive)
+			continue;
+		if (n < max)
+			out[n] = (uint32_t)s->targets[i].pid;
+		n++;
+	}
+	return n;
+}
+
 /* ---- draining the maps --------------------------------------------------- */

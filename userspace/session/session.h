@@ -72,6 +72,12 @@ struct session_opts {
 	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
 	void (*on_interval)(struct session *s, void *ctx);
 	void *interval_ctx;
+	/* Another file descriptor in the event loop (the agent, record
+	 * --listen): on_wake(s, wake_ctx) is called from session__run whenever
+	 * wake_fd is readable (not at all when on_wake is NULL). */
+	int wake_fd;
+	void (*on_wake)(struct session *s, void *ctx);
+	void *wake_ctx;
 	/* Probe maps: the enabled features' probes are attached in every file
 	 * of a target that carries the probe map's provider. */
 	const struct session_probemap *probemaps;
@@ -142,5 +148,11 @@ int session__collect(struct session *s, struct profile *p);
 /* Adds what was collected so far to p, sampling goes on (the live view).
  * Off-CPU time of threads switched out right now is not in it yet. */
 int session__snapshot(struct session *s, struct profile *p);
+/* The same with the native stacks so far (--stacks; else as
+ * session__snapshot), symbolized when symbolize is true. */
+int session__snapshot_stacks(struct session *s, struct profile *p, bool symbolize);
+/* The PIDs of the processes profiled now, alive, into out[0..max) in no
+ * particular order. Returns how many there are (possibly more than max). */
+size_t session__alive(const struct session *s, uint32_t *out, size_t max);
 
 #endif /* FSP_SESSION_H */

@@ -14,6 +14,7 @@
  *	collect.c	draining the maps into a profile
  *	v2.c		probe ABI v2: records attached and registered
  *	payloads.c	the sampled stacks' payloads (kept within a bound)
+ *	mapdump.c	reading a whole hash map in batches
  */
 #ifndef FSP_SESSION_INT_H
 #define FSP_SESSION_INT_H
@@ -64,6 +65,7 @@
 #define NATIVE_POLL_S 0.02
 #define TAG_RINGBUF 1ULL
 #define TAG_SIGNAL 2ULL
+#define TAG_WAKE 3ULL
 #define TAG_PIDFD (1ULL << 32)
 
 struct file_id {
@@ -288,6 +290,14 @@ void retire__free(struct session *s);
 /* Reads the label at addr of tgid, which the BPF side could not, into the
  * labels map (FSP_EVENT_LABEL). Best effort. */
 void collect__label_now(struct session *s, __u32 tgid, __u64 addr);
+
+/* mapdump.c */
+/* Called with each batch of n entries (keys and values back to back);
+ * non-zero stops the reading and is returned. */
+typedef int (*map_batch_fn)(void *ctx, const void *keys, const void *vals, size_t n);
+/* Reads every entry of hash map fd, a batch at a time (entries added or
+ * deleted meanwhile may be seen or not). 0 or -errno. */
+int map_batch__each(int fd, size_t key_size, size_t val_size, map_batch_fn fn, void *ctx);
 
 /* v2.c */
 struct fsp_v2_file;

@@ -483,7 +483,7 @@ static void symbolize(struct stacks *st, struct profile *p)
 	symbolizer__free(sym);
 }
 
-int stacks__fill(struct stacks *st, struct profile *p)
+int stacks__fill_raw(struct stacks *st, struct profile *p)
 {
 	uint32_t *pidx = calloc(st->nr_modules + 1, sizeof(*pidx));
 	int err;
@@ -499,6 +499,15 @@ int stacks__fill(struct stacks *st, struct profile *p)
 	profile__set_diag(p, DIAG_NATIVE_EXITED, st->stats.exited);
 	profile__set_diag(p, DIAG_NATIVE_REPLACED, st->stats.replaced);
 	profile__set_diag(p, DIAG_NATIVE_FAILED, st->stats.failed + st->stats.bad);
+	return 0;
+}
+
+int stacks__fill(struct stacks *st, struct profile *p)
+{
+	int err = stacks__fill_raw(st, p);
+
+	if (err)
+		return err;
 	symbolize(st, p);
 	log__verbose("native stacks: %llu records, %llu unwound (%llu DWARF, %llu frame "
 		     "pointers, %llu truncated), %.3f s CPU",

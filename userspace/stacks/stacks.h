@@ -41,5 +41,7 @@ void stacks__forget(struct stacks *st, pid_t pid);
  * locations (files opened through /proc/PID/root for processes in another
  * mount namespace that still run). 0 or -errno. */
 int stacks__fill(struct stacks *st, struct profile *p);
+/* The same without symbolizing (locations by module and address only). */
+int stacks__fill_raw(struct stacks *st, struct profile *p);
 
 #endif /* FSP_STACKS_H */
