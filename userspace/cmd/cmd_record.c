@@ -167,6 +167,7 @@ static int add_pids(struct session *s, const struct fsp_options *o, char *desc, 
 			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
 				  "(probes it loads later are attached)",
 				  without[i]);
+	log__phase("attached to %d process%s", n, n == 1 ? "" : "es");
 	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
 		  (unsigned long long)o->session.frequency_hz);
 	return 0;
@@ -209,6 +210,8 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 	err = launch__start(l);
 	if (err)
 		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
+	else
+		log__phase("started the command: profiling");
 	return err;
 }
 
@@ -359,6 +362,7 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 		log__err("cannot collect the profile: %s", strerror(-err));
 		goto out;
 	}
+	log__phase("collected the profile");
 	/* A map error ends the session: what came before it is kept, if any. */
 	if (run_err == -ENOMSG && !profile__total_samples(p))
 		goto out;
@@ -371,6 +375,7 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 			  "could be charged to features",
 			  desc);
 	err = save_and_render(p, o);
+	log__phase("reported");
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
 		err = check_probemaps(s, o);

@@ -457,6 +457,21 @@ size_t usdt__entry_probe(const uint8_t *code, size_t len, bool *emulated)
 	return sizeof(endbr64);
 }
 
+int usdt__func_offset(const char *path, const char *name, uint64_t *off)
+{
+	struct elf_file f;
+	GElf_Sym sym;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err)
+		err = find_symbol(&f, name, STT_FUNC, &sym);
+	if (!err)
+		err = addr_to_offset(&f, sym.st_value, off);
+	elf_file_close(&f);
+	return err;
+}
+
 int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *emulated)
 {
 	uint8_t code[16];

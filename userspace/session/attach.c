@@ -38,17 +38,22 @@ int attach__link(struct session *s, struct bpf_link *link)
 	return add_attachment(s, link, -1);
 }
 
+int attach__link_fd(struct session *s, int fd)
+{
+	return add_attachment(s, NULL, fd);
+}
+
 static struct bpf_program *probe_prog(struct session *s, int probe)
 {
 	switch (probe) {
 	case FSP_PROBE_MARK_ENTER:
-		return s->skel->progs.mark_enter;
+		return s->progs.mark_enter;
 	case FSP_PROBE_MARK_LEAVE:
-		return s->skel->progs.mark_leave;
+		return s->progs.mark_leave;
 	case FSP_PROBE_ANTIMARK_ENTER:
-		return s->skel->progs.antimark_enter;
+		return s->progs.antimark_enter;
 	default:
-		return s->skel->progs.antimark_leave;
+		return s->progs.antimark_leave;
 	}
 }
 
@@ -430,11 +435,11 @@ static const char *step_name(int step)
 static struct bpf_program *step_prog(struct session *s, int step)
 {
 	if (step == STEP_MAP_LEAVE)
-		return s->skel->progs.map_leave;
+		return s->progs.map_leave;
 	if (step == STEP_MAP_ENTER)
-		return s->skel->progs.map_enter;
+		return s->progs.map_enter;
 	if (step == STEP_V2)
-		return s->skel->progs.v2_announce;
+		return s->progs.v2_announce;
 	return probe_prog(s, step_probe[step]);
 }
 
@@ -500,6 +505,13 @@ static int link_file(struct session *s, pid_t pid, const char *path, const char 
 {
 	size_t first = s->nr_links;
 	int total = 0, err = 0, k;
+
+	/* The ABI v1 probes' programs load when the first such site comes. */
+	for (k = 0; k < STEP__COUNT && !err; k++)
+		if (step_probe[k] >= 0 && b[k].cnt)
+			err = parts__load_marks(s);
+	if (err)
+		return err;
 
 	for (k = 0; k < STEP__COUNT && err >= 0; k++) {
 		err = batch_link(s, step_prog(s, k), kpath, pid, &b[k]);
@@ -631,6 +643,19 @@ struct destroyer {
 	size_t first;
 };
 
+enum { MAX_DETACH_THREADS = 32 };
+
+/* Links being detached on threads (attach__detach_start). */
+struct detach {
+	struct attachment *links;
+	size_t nr;
+	size_t nt; /* destroyers */
+	size_t started; /* of them on threads */
+	double start;
+	struct destroyer d[MAX_DETACH_THREADS];
+	pthread_t th[MAX_DETACH_THREADS];
+};
+
 static void *destroy_some(void *arg)
 {
 	struct destroyer *d = arg;
@@ -645,34 +670,54 @@ static void *destroy_some(void *arg)
 }
 
 /*
- * Detaching a uprobe waits for an RCU grace period (~0.1 s here); one after
- * the other, a few dozen links take seconds. Threads overlap the waits.
+ * Detaching a uprobe waits for an RCU grace period (50-100 ms here); one
+ * after the other, a few dozen links take seconds. Threads overlap the
+ * waits, and they start when the session ends (session__collect), so that
+ * they wait while the profile is collected and reported.
  */
-static void destroy_links(struct attachment *links, size_t nr)
+void attach__detach_start(struct session *s)
 {
-	enum { MAX_THREADS = 32 };
-	struct destroyer d[MAX_THREADS];
-	pthread_t th[MAX_THREADS];
-	size_t nt = nr < MAX_THREADS ? nr : MAX_THREADS, started = 0;
+	struct detach *dt;
 
-	for (size_t i = 0; i < nt; i++) {
-		d[i] = (struct destroyer){.links = links, .nr = nr, .stride = nt, .first = i};
-		if (pthread_create(&th[i], NULL, destroy_some, &d[i]))
-			break;
-		started++;
-	}
-	if (started < nt) {
-		/* No threads: do the rest here. */
-		for (size_t i = started; i < nt; i++)
-			destroy_some(&d[i]);
-	}
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	if (s->detach || !s->nr_links)
+		return;
+	dt = calloc(1, sizeof(*dt));
+	if (!dt)
+		return; /* attach__destroy_all() does it all */
+	dt->links = s->links;
+	dt->nr = s->nr_links;
+	dt->nt = dt->nr < MAX_DETACH_THREADS ? dt->nr : MAX_DETACH_THREADS;
+	dt->start = now(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < dt->nt; i++)
+		dt->d[i] = (struct destroyer){
+			.links = dt->links, .nr = dt->nr, .stride = dt->nt, .first = i};
+	while (dt->started < dt->nt &&
+	       !pthread_create(&dt->th[dt->started], NULL, destroy_some, &dt->d[dt->started]))
+		dt->started++;
+	s->detach = dt; /* the links are its own now */
+	s->links = NULL;
+	s->nr_links = s->cap_links = 0;
 }
 
 void attach__destroy_all(struct session *s)
 {
-	destroy_links(s->links, s->nr_links);
+	struct detach *dt;
+
+	attach__detach_start(s);
+	dt = s->detach;
+	if (dt) {
+		for (size_t i = 0; i < dt->started; i++)
+			pthread_join(dt->th[i], NULL);
+		for (size_t i = dt->started; i < dt->nt; i++)
+			destroy_some(&dt->d[i]); /* no thread for these */
+		log__phase("detached %zu probe links in %.3f s, on %zu threads", dt->nr,
+			   now(CLOCK_MONOTONIC) - dt->start, dt->started);
+		free(dt->links);
+		free(dt);
+		s->detach = NULL;
+	}
+	/* No memory for the threads: one after the other. */
+	destroy_some(&(struct destroyer){.links = s->links, .nr = s->nr_links, .stride = 1});
 	free(s->links);
 	s->links = NULL;
 	s->nr_links = s->cap_links = 0;

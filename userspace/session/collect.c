@@ -626,7 +626,7 @@ static void flush_offcpu(struct session *s)
 	/* The iterator measures up to this CPU's run-queue clock, which the
 	 * scheduler updates when the CPU is yielded (else within a tick). */
 	sched_yield();
-	link = bpf_program__attach_iter(s->skel->progs.flush_offcpu, NULL);
+	link = bpf_program__attach_iter(s->progs.flush_offcpu, NULL);
 	if (!link) {
 		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
 		return;
@@ -849,6 +849,8 @@ int session__collect(struct session *s, struct profile *p)
 	loader__stop_sampler(s);
 	if (s->opts.offcpu)
 		flush_offcpu(s);
+	/* The probes' detach waits while the maps are read and reported. */
+	attach__detach_start(s);
 	err = collect_into(s, p);
 	/* The native stacks (the ring was read last by collect_into), with
 	 * symbols: at the end only, not in the live view's snapshots. */

@@ -46,7 +46,7 @@ static bool uses_charges(const struct session_opts *o)
 
 static int attach_tracepoints(struct session *s)
 {
-	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec};
+	struct bpf_program *progs[] = {s->progs.on_fork, s->progs.on_exec};
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_link *link = bpf_program__attach(progs[i]);
@@ -63,7 +63,7 @@ static int attach_tracepoints(struct session *s)
 			s->fork_link = s->nr_links - 1;
 	}
 	if (uses_charges(&s->opts)) {
-		struct bpf_link *link = bpf_program__attach(s->skel->progs.charge_on_exit);
+		struct bpf_link *link = bpf_program__attach(s->progs.charge_on_exit);
 		int err;
 
 		if (!link)
@@ -76,7 +76,7 @@ static int attach_tracepoints(struct session *s)
 	}
 	if (s->opts.offcpu || s->opts.system_wide) {
 		/* on_exit first: a thread's off-CPU time must not die with it. */
-		struct bpf_link *link = bpf_program__attach(s->skel->progs.on_exit);
+		struct bpf_link *link = bpf_program__attach(s->progs.on_exit);
 		int err;
 
 		if (!link) {
@@ -93,7 +93,7 @@ static int attach_tracepoints(struct session *s)
 	if (s->opts.offcpu) {
 		int err;
 
-		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
+		s->switch_link = bpf_program__attach(s->progs.on_switch);
 		if (!s->switch_link) {
 			err = -errno;
 			log__err("cannot hook the scheduler for --off-cpu: %s", strerror(-err));
@@ -191,6 +191,19 @@ static void set_native(struct profiler_bpf *skel, const struct session_opts *o)
 	bpf_map__set_max_entries(skel->maps.native_rb, rb);
 }
 
+/* Every uprobe program is attached with uprobe_multi links (attach.c,
+ * hooks.c): one kernel call per file and program, and a detach that waits
+ * for one RCU grace period of its own (a perf-event uprobe's waits under a
+ * lock that every other one's waits for too). */
+static void set_uprobe_multi(struct profiler_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(
+		prog, skel->obj) if (!strcmp(bpf_program__section_name(prog), "uprobe"))
+		bpf_program__set_expected_attach_type(prog, USDT_TRACE_UPROBE_MULTI);
+}
+
 int loader__load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
@@ -206,6 +219,7 @@ int loader__load(struct session *s)
 		return err;
 	}
 	s->skel = skel;
+	log__phase("opened the BPF object");
 	skel->rodata->max_depth = o->max_depth;
 	skel->rodata->sync_tgid = o->sync_pid;
 	skel->rodata->follow_forks = o->follow_forks;
@@ -243,13 +257,7 @@ int loader__load(struct session *s)
 	/* -a: every process's exec and start come through it too. */
 	bpf_map__set_max_entries(skel->maps.events, o->system_wide ? EVENTS_RB_SW : EVENTS_RB);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
-	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.v2_announce, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
+	set_uprobe_multi(skel);
 	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);
 	/* "charge threads": the sampler looks up the charging marks of the
 	 * sampled process, and thread exits release them. */
@@ -264,7 +272,7 @@ int loader__load(struct session *s)
 	s->probemap_sites = calloc(MAX_PROBEMAP_SITES, sizeof(*s->probemap_sites));
 	if (!s->specs || !s->probemap_sites)
 		return -ENOMEM;
-	err = profiler_bpf__load(skel);
+	err = parts__load(s);
 	if (err) {
 		log__err("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
 			 "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
@@ -275,6 +283,8 @@ int loader__load(struct session *s)
 	err = attach_tracepoints(s);
 	if (err)
 		log__err("cannot follow forks and execs: %s", strerror(-err));
+	else
+		log__phase("attached the tracepoints");
 	return err;
 }
 
@@ -307,7 +317,7 @@ int loader__open_sampler(struct session *s)
 				 strerror(-err));
 			return err;
 		}
-		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
+		s->perf_links[cpu] = bpf_program__attach_perf_event(s->progs.sample, fd);
 		if (!s->perf_links[cpu]) {
 			err = -errno;
 			log__err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
@@ -315,6 +325,8 @@ int loader__open_sampler(struct session *s)
 		}
 		opened++;
 	}
+	if (opened)
+		log__phase("started the sampler on %d CPUs", opened);
 	return opened ? 0 : -ENODEV;
 }
 

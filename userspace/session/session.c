@@ -122,7 +122,11 @@ void session__free(struct session *s)
 	ring_buffer__free(s->rb);
 	payloads__free(s->payloads);
 	stacks__free(s->stacks);
-	profiler_bpf__destroy(s->skel);
+	parts__free(s);
+	if (s->skel) {
+		profiler_bpf__destroy(s->skel);
+		log__phase("unloaded the BPF programs and maps");
+	}
 	if (s->sigfd >= 0)
 		close(s->sigfd);
 	if (s->epfd >= 0)

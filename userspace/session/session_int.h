@@ -5,6 +5,7 @@
  *
  *	session.c	lifecycle and accessors
  *	loader.c	the skeleton, tracepoints and the sampler
+ *	parts.c		the programs loaded in parts, side by side
  *	attach.c	the probes of one file; links and their teardown
  *	hooks.c		dlopen (ld.so) and unwinding (longjmp, catch) hooks
  *	targets.c	the processes profiled, their files, rescans
@@ -102,12 +103,15 @@ struct target {
 
 struct session {
 	struct session_opts opts;
-	struct profiler_bpf *skel;
+	struct profiler_bpf *skel; /* its maps; the programs are loaded in parts */
+	struct parts *parts; /* the programs, loaded in parts (parts.c) */
+	__typeof__(((struct profiler_bpf *)0)->progs) progs; /* the programs loaded, or NULL */
 	uint64_t period_ns;
 	int nr_cpus;
 	int *perf_fds;
 	struct bpf_link **perf_links;
 	struct attachment *links; /* probes, hooks, tracepoints */
+	struct detach *detach; /* the links being detached (attach.c) */
 	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
 	size_t nr_links;
 	size_t cap_links;
@@ -184,6 +188,16 @@ int loader__load(struct session *s);
 int loader__open_sampler(struct session *s);
 void loader__stop_sampler(struct session *s); /* idempotent */
 
+/* parts.c */
+/* Loads the skeleton's maps, then the programs that autoload in it, in
+ * parts side by side (s->parts, s->progs), but the ABI v1 probes' unless
+ * --events needs them at once. 0 or -errno. */
+int parts__load(struct session *s);
+/* Loads the ABI v1 probes' programs if they are not yet. 0 or -errno
+ * (reported). */
+int parts__load_marks(struct session *s);
+void parts__free(struct session *s); /* the parts' programs */
+
 /* attach.c */
 /* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:
  * every process mapping it), all or none, leaves first. path names the file;
@@ -195,7 +209,12 @@ int attach__file(struct session *s, pid_t pid, const char *path, int fd);
 void attach__fd_path(int fd, char *buf, size_t size);
 /* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
 int attach__link(struct session *s, struct bpf_link *link);
-/* Destroys every link kept (in threads: each waits for an RCU grace period). */
+/* The same for the fd of a link made by hand (usdt__link). */
+int attach__link_fd(struct session *s, int fd);
+/* Starts detaching every link kept, on threads (each waits for an RCU
+ * grace period); links kept after it are destroyed by attach__destroy_all. */
+void attach__detach_start(struct session *s);
+/* Destroys every link kept, once the detaching started is done. */
 void attach__destroy_all(struct session *s);
 
 /* eventsel.c */
