@@ -13,6 +13,7 @@
 
 #include <linux/types.h>
 
+#include "caps.h"
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
@@ -482,12 +483,11 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 	sigset_t stop, old;
 	int err;
 
-	if (geteuid() != 0) {
-		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
-			 "processes (try: sudo %s)",
-			 cmdline);
-		return -EPERM;
-	}
+	err = caps__require(cmdline);
+	for (int i = 0; i < o->nr_pids && !err; i++)
+		err = caps__check_readable(o->pids[i]);
+	if (err)
+		return err;
 	/* Not found out at the end of a long session: the output can be made. */
 	if (o->out_path && profile_file__check(o->out_path))
 		return -EINVAL;
@@ -558,7 +558,9 @@ static const char record_doc[] =
 	"$TMPDIR, /var/tmp or /tmp and the message says where. Profile files are created "
 	"0600 (they hold strings read from the target), under sudo owned by the invoking "
 	"user; -o refuses a path another user could have redirected (their link, FIFO or "
-	"file where others can write). Needs root.\n\n"
+	"file where others can write). Needs root, or CAP_BPF and CAP_PERFMON (and "
+	"CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH for other users' processes: README, "
+	"\"Capabilities\").\n\n"
 	"Manuals: man fsp-bpf, man fsp-bpf-SUBCOMMAND, man fsp.h; guides: README.md and "
 	"docs/ of the source tree.";
 

@@ -5,6 +5,7 @@
  * interned in their BPF maps; the teardown. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "caps.h"
 #include "fsp_probes.h"
 #include "fsp_v2.h"
 #include "log.h"
@@ -97,6 +99,16 @@ static const char *shown_path(const char *path)
 		return path;
 	p = strchr(path + 6, '/');
 	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
+}
+
+void attach__denied(struct session *s, const char *path)
+{
+	if (s->denied_said || caps__have(CAP_DAC_READ_SEARCH) || caps__have(CAP_DAC_OVERRIDE))
+		return;
+	s->denied_said = true;
+	log__err("cannot read %s: permission denied; the probes of files the fsp-bpf user may "
+		 "not read are not attached: that needs CAP_DAC_READ_SEARCH (or root)",
+		 shown_path(path));
 }
 
 struct site_batch {
@@ -576,7 +588,9 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
 	if (fd < 0) {
 		err = fd;
-		if (err != -ENOENT && err != -ESRCH && err != -EACCES) {
+		if (err == -EACCES)
+			attach__denied(s, path);
+		else if (err != -ENOENT && err != -ESRCH) {
 			log__err("cannot open %s to attach its probes: %s", shown_path(path),
 				 strerror(-err));
 			s->attach_errors++;

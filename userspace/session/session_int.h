@@ -154,6 +154,7 @@ struct session {
 	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
 	struct v2_state *v2;
 	uint64_t attach_errors;
+	bool denied_said; /* a file we may not read, said (attach__denied) */
 	uint64_t untracked; /* processes userspace could not add to the targets map */
 	/* System-wide: the records of exited processes, taken out of the maps
 	 * (retire.c), and how they were folded. */
@@ -211,6 +212,8 @@ void attach__fd_path(int fd, char *buf, size_t size);
 int attach__link(struct session *s, struct bpf_link *link);
 /* The same for the fd of a link made by hand (usdt__link). */
 int attach__link_fd(struct session *s, int fd);
+/* path could not be opened (EACCES): says once what is missing. */
+void attach__denied(struct session *s, const char *path);
 /* Starts detaching every link kept, on threads (each waits for an RCU
  * grace period); links kept after it are destroyed by attach__destroy_all. */
 void attach__detach_start(struct session *s);
