@@ -29,8 +29,8 @@ enum part_id { PART_SAMPLER, PART_HOOKS, PART_MARKS, PART_MAPPED, NR_PARTS };
 /* More programs than the skeleton has. */
 #define MAX_PROGS 64
 
-static const char *const part_names[NR_PARTS] = {"the sampler", "the hooks",
-						 "the ABI v1 probes", "the probe maps"};
+static const char *const part_names[NR_PARTS] = {"the sampler", "the hooks", "the ABI v1 probes",
+						 "the probe maps"};
 
 struct parts {
 	struct profiler_bpf *skel[NR_PARTS]; /* NULL: not loaded (yet) */
@@ -149,7 +149,8 @@ static void report_part(const struct part_load *p)
 
 	if (!log__enabled(LOG_VERBOSE))
 		return;
-	bpf_object__for_each_program(prog, p->skel->obj) {
+	bpf_object__for_each_program(prog, p->skel->obj)
+	{
 		struct bpf_prog_info info = {};
 		__u32 size = sizeof(info);
 
@@ -157,8 +158,8 @@ static void report_part(const struct part_load *p)
 		    bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &size))
 			continue;
 		if (name && len < sizeof(line))
-			len += snprintf(line + len, sizeof(line) - len, "%s %u insns %.3f s, ", name,
-					prev.verified_insns,
+			len += snprintf(line + len, sizeof(line) - len, "%s %u insns %.3f s, ",
+					name, prev.verified_insns,
 					(info.load_time - prev.load_time) / 1e9);
 		prev = info;
 		name = bpf_program__name(prog);
@@ -176,7 +177,8 @@ static int assign(struct parts *ps, struct profiler_bpf *skel)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program(prog, skel->obj)
+	{
 		if (ps->nr_progs == MAX_PROGS)
 			return -E2BIG;
 		if (bpf_program__autoload(prog)) {
@@ -269,8 +271,7 @@ int parts__load_marks(struct session *s)
 		return 0;
 	err = load_parts(s, &marks, 1);
 	if (err)
-		log__err("cannot load the BPF programs of the ABI v1 probes: %s%s",
-			 strerror(-err),
+		log__err("cannot load the BPF programs of the ABI v1 probes: %s%s", strerror(-err),
 			 log__enabled(LOG_VERBOSE) ? "" : "; run with -v for the verifier's log");
 	return err;
 }
