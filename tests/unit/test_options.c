@@ -729,7 +729,7 @@ static void test_help_usage_version(void **state)
 	assert_non_null(strstr(p.out, "maximum 64); deeper enters"));
 	assert_non_null(strstr(p.out, "time (default 0.5; 0 shows all)"));
 	assert_non_null(strstr(p.out, " Report options:\n"));
-	assert_non_null(strstr(p.out, "  -?, --help                 Give this help list\n"));
+	assert_non_null(strstr(p.out, "  -h, -?, --help             Give this help list\n"));
 	assert_non_null(strstr(p.out, "  -V, --version              Print program version\n"));
 	/* No tracker without an address: where to look instead. */
 	assert_null(strstr(p.out, "Report bugs"));
@@ -753,7 +753,7 @@ static void test_help_usage_version(void **state)
 	assert_false(p.run);
 	assert_int_equal(p.status, 0);
 	assert_string_equal(p.out,
-			    "Usage: fsp-bpf merge [-?V] [-o FILE] [--file-mode=MODE] "
+			    "Usage: fsp-bpf merge [-h?V] [-o FILE] [--file-mode=MODE] "
 			    "[--output=FILE]\n            [--help] [--usage] [--version] FILE "
 			    "FILE...\n");
 	done(&p);
@@ -815,6 +815,65 @@ static void test_formats(void **state)
 	done(&p);
 }
 
+/* -h is --help, in every subcommand. */
+static void test_help_short(void **state)
+{
+	static const char *const cmds[] = {"record", "report", "merge", "diff", "list"};
+	struct parse p;
+	char *help;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		PARSE(&p, cmds[i], "--help");
+		help = strdup(p.out);
+		done(&p);
+		PARSE(&p, cmds[i], "-h");
+		assert_false(p.run);
+		assert_int_equal(p.status, 0);
+		assert_string_equal(p.err, "");
+		assert_string_equal(p.out, help);
+		done(&p);
+		free(help);
+	}
+	/* record's without the subcommand's name too. */
+	PARSE(&p, "-h");
+	assert_int_equal(p.status, 0);
+	assert_true(!strncmp(p.out, "Usage: fsp-bpf [OPTION...]", 26));
+	done(&p);
+}
+
+/*
+ * Every line of a help's EXAMPLES is an example (two spaces in) or the
+ * continuation of one's description (in its column): none is cut by
+ * argp's wrapping at 79 columns, which starts the rest of a line at column
+ * 0, mid-sentence.
+ */
+static void test_help_examples_unwrapped(void **state)
+{
+	static const char *const cmds[] = {"record", "report", "merge", "diff", "list"};
+	struct parse p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *line;
+
+		PARSE(&p, cmds[i], "--help");
+		line = strstr(p.out, "\nEXAMPLES:\n");
+		assert_non_null(line);
+		line = strchr(line + 1, '\n') + 1;
+		while (*line && *line != '\n') {
+			const char *end = strchr(line, '\n');
+
+			if (strncmp(line, "  ", 2) || (end && end - line > 79))
+				fail_msg("fsp-bpf %s --help: an example line is wrapped: \"%.*s\"",
+					 cmds[i], end ? (int)(end - line) : (int)strlen(line),
+					 line);
+			line = end ? end + 1 : line + strlen(line);
+		}
+		done(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -827,6 +886,8 @@ int main(void)
 		cmocka_unit_test(test_plugins),		cmocka_unit_test(test_operands),
 		cmocka_unit_test(test_unknown_options), cmocka_unit_test(test_help_usage_version),
 		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_help_short),
+		cmocka_unit_test(test_help_examples_unwrapped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
