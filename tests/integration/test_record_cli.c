@@ -13,6 +13,11 @@
  *                         with the report, not by the default action
  *   high_frequency        -F above 10000 Hz says what it costs
  *   pid_twice             -p P,P is one target, with no warning about it
+ *   verbose_phases        -v says what it does while it starts and ends, in
+ *                         order, with its times: the BPF maps, each part of
+ *                         the programs (the ABI v1 probes' only for a target
+ *                         with such marks), the sampler, the command, the
+ *                         end, the detach
  */
 #include <dirent.h>
 #include <signal.h>
@@ -299,12 +304,74 @@ static void test_pid_twice(void **state)
 	itest_kill(&w);
 }
 
+/* The phase lines ("fsp-bpf: 0.123 s: WHAT") of err, in order: each of
+ * phases (NULL-terminated) after the previous one. */
+static void assert_phases(const char *err, const char *const *phases)
+{
+	const char *at = err;
+
+	for (size_t i = 0; phases[i]; i++) {
+		char line[256];
+		const char *hit;
+
+		snprintf(line, sizeof(line), " s: %s", phases[i]);
+		hit = strstr(at, line);
+		if (!hit)
+			fail_msg("-v: no phase \"%s\" (after the previous ones):\n%s", phases[i],
+				 err);
+		/* Its time since the start: "fsp-bpf: SECONDS s: ...". */
+		while (hit > err && hit[-1] != '\n')
+			hit--;
+		if (strncmp(hit, "fsp-bpf: ", 9) || !strchr("0123456789", hit[9]))
+			fail_msg("-v: the phase \"%s\" has no time:\n%s", phases[i], err);
+		at = hit + 1;
+	}
+}
+
+static void test_verbose_phases(void **state)
+{
+	static const char *const phases[] = {"opened the BPF object",
+					     "created the BPF maps in",
+					     "loaded the sampler in",
+					     "loaded the hooks in",
+					     "attached the tracepoints",
+					     "started the sampler on",
+					     "started the command",
+					     "the session ended",
+					     "collected the profile",
+					     "detached",
+					     "unloaded the BPF programs and maps",
+					     NULL};
+	static const char *const v1[] = {"loaded the ABI v1 probes in", NULL};
+	const char *truth = itest_tmp("truth");
+	struct itest_proc p;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-v", "--", itest_workload("wl_mix"), truth,
+		      "200", NULL);
+	itest_assert_exit(&p, 0);
+	assert_phases(p.err, phases);
+	/* Each part names its programs: instructions verified and time. */
+	if (!strstr(p.err, ": sample ") || !strstr(p.err, " insns ") ||
+	    !strstr(p.err, ", on_longjmp "))
+		fail_msg("-v: the parts do not name their programs:\n%s", p.err);
+	/* The ABI v1 probes' programs load only for a target that has them
+	 * (when its probes are attached, after the sampler started). */
+	if (itest_abi_v1())
+		assert_phases(p.err, v1);
+	else if (strstr(p.err, "loaded the ABI v1 probes"))
+		fail_msg("-v: the ABI v1 probes were loaded for an ABI v2 target:\n%s", p.err);
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_output_checked_first), ITEST(test_save_fallback),
 		ITEST(test_file_permissions),	  ITEST(test_early_signal),
 		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
+		ITEST(test_verbose_phases),
 	};
 
 	return ITEST_MAIN("record_cli", tests);
