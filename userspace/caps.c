@@ -18,8 +18,7 @@ bool caps__have(int cap)
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
 
-	if (cap < 0 || cap >= 32 * _LINUX_CAPABILITY_U32S_3 ||
-	    syscall(SYS_capget, &hdr, data))
+	if (cap < 0 || cap >= 32 * _LINUX_CAPABILITY_U32S_3 || syscall(SYS_capget, &hdr, data))
 		return false;
 	return data[cap / 32].effective & (UINT32_C(1) << (cap % 32));
 }
@@ -76,10 +75,11 @@ int caps__check_readable(pid_t pid)
 	 * kernel lets CAP_PERFMON read the first, not the second). */
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
 	snprintf(root, sizeof(root), "/proc/%d/root/", (int)pid);
-	if (try_open(maps, O_RDONLY) != -EACCES && try_open(root, O_RDONLY | O_DIRECTORY) != -EACCES)
+	if (try_open(maps, O_RDONLY) != -EACCES &&
+	    try_open(root, O_RDONLY | O_DIRECTORY) != -EACCES)
 		return 0;
 	snprintf(root, sizeof(root), "/proc/%d", (int)pid);
-	log__err("cannot read the files of process %d (user id %d): profiling another user's "
+	log__err("cannot read the files of process %d (user id %d): reading another user's "
 		 "process, or one that is not dumpable, needs CAP_SYS_PTRACE (or root)",
 		 (int)pid, stat(root, &st) ? -1 : (int)st.st_uid);
 	return -EACCES;
