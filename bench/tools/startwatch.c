@@ -35,7 +35,8 @@ static double mono(void)
 
 static void usage(void)
 {
-	fputs("usage: startwatch [-r READY] [-i SECONDS] [-e ERRFILE] [-o OUTFILE] -- CMD [ARGS...]\n",
+	fputs("usage: startwatch [-r READY] [-i SECONDS] [-e ERRFILE] [-o OUTFILE] -- CMD "
+	      "[ARGS...]\n",
 	      stderr);
 	exit(2);
 }

@@ -35,8 +35,9 @@ static const char *const caps[] = {"bpf", "perfmon", "sys_ptrace", "dac_read_sea
 static void need_setpriv(void)
 {
 	if (access(SETPRIV, X_OK) || !getpwuid(65534)) {
-		fprintf(stderr, "SKIP: %s or user 65534 (nobody) missing: the capability tests "
-				"do not run\n",
+		fprintf(stderr,
+			"SKIP: %s or user 65534 (nobody) missing: the capability tests "
+			"do not run\n",
 			SETPRIV);
 		skip();
 	}
@@ -87,8 +88,9 @@ static void test_caps_launch(void **state)
 {
 	const char *truth = itest_tmp("nobody/truth"), *json = itest_tmp("nobody/prof.json");
 	const char *caps_out = itest_tmp("nobody/caps");
-	char *args[] = {"-F", ITEST_HZ, "-o", (char *)json, "--min-pct", "0", "--",
-			(char *)itest_workload("wl_mix"), (char *)truth, "1500", NULL};
+	char *args[] = {"-F",	       ITEST_HZ, "-o", (char *)json,
+			"--min-pct",   "0",	 "--", (char *)itest_workload("wl_mix"),
+			(char *)truth, "1500",	 NULL};
 	char sh[512];
 	char *args2[] = {"-d", "5", "--", "/bin/sh", "-c", sh, NULL};
 	struct caps_argv c;
@@ -168,8 +170,8 @@ static void test_caps_pid(void **state)
 	static const char *const feats[] = {"service", "parse", "compute"};
 	const char *json = itest_tmp("nobody/prof.json");
 	char pid[16];
-	char *args[] = {"-F", ITEST_HZ, "-d", "2", "-o", (char *)json, "--min-pct", "0",
-			"-p", pid, NULL};
+	char *args[] = {"-F",	     ITEST_HZ, "-d", "2", "-o", (char *)json,
+			"--min-pct", "0",      "-p", pid, NULL};
 	struct itest_truth *a, *b;
 	struct itest_proc s, p;
 	struct caps_argv c;

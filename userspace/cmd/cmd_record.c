@@ -21,200 +21,14 @@
 #include "profile_file.h"
 #include "profiler.h"
 #include "profile.h"
-#include "procscan.h"
 #include "profile_io.h"
 #include "record_signals.h"
+#include "record_targets.h"
 #include "render.h"
 #include "session.h"
 
 /* What was profiled, in words ("pid 42 (app)"): the profile's meta.target. */
 #define DESC_LEN 512
-
-/* Checks that pid names a live user process; returns its tgid or -errno. */
-static pid_t check_pid(pid_t pid)
-{
-	char path[64], line[256], state = 0;
-	pid_t tgid = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f) {
-		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
-		return -ESRCH;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "State:", 6))
-			sscanf(line + 6, " %c", &state);
-		else if (!strncmp(line, "Tgid:", 5))
-			sscanf(line + 5, "%d", &tgid);
-	}
-	fclose(f);
-	if (state == 'Z' || state == 'X') {
-		log__err("process %d has already exited (it is a zombie)", pid);
-		return -ESRCH;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-	if (access(path, F_OK) && errno == ENOENT) {
-		log__err("%d is a kernel thread, not a user process with probes", pid);
-		return -EINVAL;
-	}
-	if (tgid && tgid != pid) {
-		log__info("%d is a thread of process %d; profiling process %d", pid, tgid, tgid);
-		return tgid;
-	}
-	return pid;
-}
-
-/* Every probe map must fit some target: a map whose provider no target
- * carries is a mistake (wrong PID, wrong map), not an empty profile. */
-static int check_probemaps(struct session *s, const struct fsp_options *o)
-{
-	size_t nr;
-	const struct session_probemap *sm = session__probemaps(s, &nr);
-	const char *prov = session__providers(s);
-
-	for (size_t i = 0; i < nr; i++) {
-		if (session__probemap_found(s, i))
-			continue;
-		log__err("map %s needs USDT provider %s, which %s does not carry (%s%s); see "
-			 "fsp-bpf list -p PID",
-			 sm[i].probemap->name, sm[i].probemap->provider,
-			 o->cmd		  ? "the command"
-			 : o->nr_pids > 1 ? "none of the processes"
-					  : "the process",
-			 prov[0] ? "USDT providers found: " : "it has no USDT probes", prov);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-/* Adds process pid (a -p element) to the session: its probe sites (>= 0)
- * or -errno, reported. */
-static int add_pid(struct session *s, pid_t pid, const char *comm)
-{
-	int err = session__add_target(s, pid, NULL);
-
-	if (err < 0 && kill(pid, 0) && errno == ESRCH)
-		err = -ESRCH;
-	if (err == -ESRCH)
-		log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
-	else if (err < 0 && err != -ENOMSG) /* -ENOMSG: a map does not fit, reported */
-		log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
-	return err;
-}
-
-/* Without --wait-probes, a process with no probes (and no map's provider)
- * is refused: most likely the wrong PID. */
-static int check_found(struct session *s, const struct fsp_options *o, int nr, int with_probes)
-{
-	int err;
-
-	if (o->wait_probes) {
-		if (!with_probes && !session__nr_sites(s))
-			log__info("no probes in %s yet: waiting for them (--wait-probes), sampling "
-				  "meanwhile",
-				  nr > 1 ? "the processes" : "the process");
-		return 0;
-	}
-	err = check_probemaps(s, o);
-	if (err)
-		return err;
-	if (!with_probes && !o->probemaps) {
-		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
-			 "fsp:mark_enter/leave probes. Build the code with <fsp/fsp.h> (see "
-			 "man fsp.h), check the PID, or wait for a library it loads later "
-			 "with --wait-probes",
-			 nr > 1 ? "any of the processes" : "the process");
-		return -ENOENT;
-	}
-	return 0;
-}
-
-static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
-{
-	int i, n = 0, err, sites = 0, with_probes = 0;
-	pid_t added[FSP_MAX_PIDS], without[FSP_MAX_PIDS];
-	size_t len = 0;
-
-	for (i = 0; i < o->nr_pids; i++) {
-		char comm[64] = "";
-		pid_t pid = check_pid(o->pids[i]);
-		bool dup = false;
-
-		if (pid < 0)
-			return pid;
-		/* Two threads of one process, or a PID and its thread: one target. */
-		for (int j = 0; j < n && !dup; j++)
-			dup = added[j] == pid;
-		if (dup)
-			continue;
-		procscan__comm(pid, comm, sizeof(comm));
-		err = add_pid(s, pid, comm);
-		if (err < 0)
-			return err;
-		without[n] = err == 0 ? pid : 0;
-		added[n++] = pid;
-		with_probes += err > 0;
-		sites += err;
-		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
-				len ? ", " : "", pid, comm);
-	}
-	err = check_found(s, o, n, with_probes);
-	if (err)
-		return err;
-	for (i = 0; i < n && (with_probes || !o->wait_probes); i++)
-		if (without[i])
-			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
-				  "(probes it loads later are attached)",
-				  without[i]);
-	log__phase("attached to %d process%s", n, n == 1 ? "" : "es");
-	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
-		  (unsigned long long)o->session.frequency_hz);
-	return 0;
-}
-
-static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
-{
-	int n = session__add_system_wide(s);
-
-	if (n == -ENOMSG)
-		return n;
-	if (n < 0) {
-		log__err("cannot scan the processes: %s", strerror(-n));
-		return n;
-	}
-	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
-		 o->view.ropts.comm ? o->view.ropts.comm : "");
-	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
-		  "%llu Hz. Ctrl-C to stop.",
-		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		  (unsigned long long)o->session.frequency_hz);
-	return 0;
-}
-
-static int start_command(struct session *s, struct launch *l, const struct fsp_options *o,
-			 char *desc, size_t size)
-{
-	size_t len = 0;
-	int err;
-
-	err = session__add_target(s, launch__pid(l), launch__path(l));
-	if (err == -ENOMSG)
-		return err; /* a map does not fit the program: reported */
-	if (err < 0) {
-		log__err("cannot attach to %s: %s", launch__path(l), strerror(-err));
-		return err;
-	}
-	for (int i = 0; o->cmd[i] && len < size; i++)
-		len += snprintf(desc + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
-	err = launch__start(l);
-	if (err)
-		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
-	else
-		log__phase("started the command: profiling");
-	return err;
-}
 
 static int set_meta(struct profile *p, struct session *s, const struct fsp_options *o,
 		    const char *desc, const char *cmdline)
@@ -379,21 +193,10 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 	log__phase("reported");
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
-		err = check_probemaps(s, o);
+		err = record_targets__check_probemaps(s, o);
 out:
 	profile__free(p);
 	return run_err ? run_err : err;
-}
-
-/* Starts the targets of the command line in s: 0 or -errno, reported. */
-static int add_targets(struct session *s, struct launch *l, const struct fsp_options *o, char *desc,
-		       size_t size)
-{
-	if (l)
-		return start_command(s, l, o, desc, size);
-	if (o->session.system_wide)
-		return add_system_wide(s, o, desc, size);
-	return add_pids(s, o, desc, size);
 }
 
 /* How the session ran: 0 or its error, reported. */
@@ -445,13 +248,14 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	so.on_interval = so.interval_s > 0 ? live_report : NULL;
 	so.interval_ctx = &live;
 	so.sync_pid = l ? launch__pid(l) : 0;
+	so.v1_marks = record_targets__v1_marks(o, l);
 	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
 	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
 	so.comm_filter = o->view.ropts.comm;
 	s = session__new(&so, &err);
 	if (!s)
 		goto cleanup;
-	err = add_targets(s, l, o, desc, sizeof(desc));
+	err = record_targets__add(s, l, o, desc, sizeof(desc));
 	if (err)
 		goto cleanup;
 	err = run(s, o, desc);

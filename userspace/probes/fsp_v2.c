@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -42,6 +43,20 @@ int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *o
 		out->nr_sites++;
 	}
 	return 0;
+}
+
+bool fsp_v2__file_v1(const char *path)
+{
+	struct usdt_site *sites = NULL;
+	struct fsp_v2_file vf;
+	size_t nr = 0, skipped;
+	bool v1;
+
+	if (usdt__read_sites(path, FSP_PROVIDER, &sites, &nr, &skipped, NULL, 0))
+		return false;
+	v1 = !fsp_v2__file(sites, nr, &vf) && vf.nr_v1_sites && !vf.has_record;
+	free(sites);
+	return v1;
 }
 
 int fsp_v2__record_addr(const struct mapping *m, size_t nr, size_t *i, dev_t dev, ino_t ino,

@@ -39,6 +39,10 @@ int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *o
 /* Is site an ABI v1 site (mark_enter ... antimark_leave) of provider fsp? */
 bool fsp_v2__is_v1_site(const struct usdt_site *site);
 
+/* Does the file at path have ABI v1 marks, attached as such (no ABI v2
+ * record)? false if it cannot be read. */
+bool fsp_v2__file_v1(const char *path);
+
 /* The record as usdt/fsp_abi_v2.h lays it out (struct fsp_v2_record there). */
 struct fsp_v2_record_raw {
 	uint16_t sema_v2;

@@ -199,9 +199,10 @@ static void set_uprobe_multi(struct profiler_bpf *skel)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(
-		prog, skel->obj) if (!strcmp(bpf_program__section_name(prog), "uprobe"))
-		bpf_program__set_expected_attach_type(prog, USDT_TRACE_UPROBE_MULTI);
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!strcmp(bpf_program__section_name(prog), "uprobe"))
+			bpf_program__set_expected_attach_type(prog, USDT_TRACE_UPROBE_MULTI);
+	}
 }
 
 int loader__load(struct session *s)

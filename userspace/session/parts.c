@@ -9,7 +9,7 @@
  * the machine's CPUs. Programs a session does not use are not loaded at all
  * (loader.c switches off their autoload), and the ABI v1 probes' programs
  * only when a file with such probes comes (most targets have none: probe ABI
- * v2 marks do not trap).
+ * v2 marks do not trap), unless the target's program has them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -149,8 +149,7 @@ static void report_part(const struct part_load *p)
 
 	if (!log__enabled(LOG_VERBOSE))
 		return;
-	bpf_object__for_each_program(prog, p->skel->obj)
-	{
+	bpf_object__for_each_program(prog, p->skel->obj) {
 		struct bpf_prog_info info = {};
 		__u32 size = sizeof(info);
 
@@ -177,8 +176,7 @@ static int assign(struct parts *ps, struct profiler_bpf *skel)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, skel->obj)
-	{
+	bpf_object__for_each_program(prog, skel->obj) {
 		if (ps->nr_progs == MAX_PROGS)
 			return -E2BIG;
 		if (bpf_program__autoload(prog)) {
@@ -257,7 +255,7 @@ int parts__load(struct session *s)
 		return err;
 	log__phase("created the BPF maps in %.3f s", now(CLOCK_MONOTONIC) - t0);
 	for (int k = 0; k < NR_PARTS; k++)
-		if (s->parts->any[k] && (k != PART_MARKS || s->opts.v2_events))
+		if (s->parts->any[k] && (k != PART_MARKS || s->opts.v2_events || s->opts.v1_marks))
 			ids[nr++] = k;
 	return load_parts(s, ids, nr);
 }

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* fsp-bpf record: the targets of the command line (record_targets.h). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+
+#include "fsp_v2.h"
+#include "launch.h"
+#include "log.h"
+#include "procscan.h"
+#include "record_targets.h"
+#include "session.h"
+
+/* Checks that pid names a live user process; returns its tgid or -errno. */
+static pid_t check_pid(pid_t pid)
+{
+	char path[64], line[256], state = 0;
+	pid_t tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f) {
+		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
+		return -ESRCH;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "State:", 6))
+			sscanf(line + 6, " %c", &state);
+		else if (!strncmp(line, "Tgid:", 5))
+			sscanf(line + 5, "%d", &tgid);
+	}
+	fclose(f);
+	if (state == 'Z' || state == 'X') {
+		log__err("process %d has already exited (it is a zombie)", pid);
+		return -ESRCH;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+	if (access(path, F_OK) && errno == ENOENT) {
+		log__err("%d is a kernel thread, not a user process with probes", pid);
+		return -EINVAL;
+	}
+	if (tgid && tgid != pid) {
+		log__info("%d is a thread of process %d; profiling process %d", pid, tgid, tgid);
+		return tgid;
+	}
+	return pid;
+}
+
+/* Every probe map must fit some target: a map whose provider no target
+ * carries is a mistake (wrong PID, wrong map), not an empty profile. */
+int record_targets__check_probemaps(struct session *s, const struct fsp_options *o)
+{
+	size_t nr;
+	const struct session_probemap *sm = session__probemaps(s, &nr);
+	const char *prov = session__providers(s);
+
+	for (size_t i = 0; i < nr; i++) {
+		if (session__probemap_found(s, i))
+			continue;
+		log__err("map %s needs USDT provider %s, which %s does not carry (%s%s); see "
+			 "fsp-bpf list -p PID",
+			 sm[i].probemap->name, sm[i].probemap->provider,
+			 o->cmd		  ? "the command"
+			 : o->nr_pids > 1 ? "none of the processes"
+					  : "the process",
+			 prov[0] ? "USDT providers found: " : "it has no USDT probes", prov);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Adds process pid (a -p element) to the session: its probe sites (>= 0)
+ * or -errno, reported. */
+static int add_pid(struct session *s, pid_t pid, const char *comm)
+{
+	int err = session__add_target(s, pid, NULL);
+
+	if (err < 0 && kill(pid, 0) && errno == ESRCH)
+		err = -ESRCH;
+	if (err == -ESRCH)
+		log__err("process %d (%s) exited while fsp-bpf was attaching", pid, comm);
+	else if (err < 0 && err != -ENOMSG) /* -ENOMSG: a map does not fit, reported */
+		log__err("cannot attach to process %d (%s): %s", pid, comm, strerror(-err));
+	return err;
+}
+
+/* Without --wait-probes, a process with no probes (and no map's provider)
+ * is refused: most likely the wrong PID. */
+static int check_found(struct session *s, const struct fsp_options *o, int nr, int with_probes)
+{
+	int err;
+
+	if (o->wait_probes) {
+		if (!with_probes && !session__nr_sites(s))
+			log__info("no probes in %s yet: waiting for them (--wait-probes), sampling "
+				  "meanwhile",
+				  nr > 1 ? "the processes" : "the process");
+		return 0;
+	}
+	err = record_targets__check_probemaps(s, o);
+	if (err)
+		return err;
+	if (!with_probes && !o->probemaps) {
+		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
+			 "fsp:mark_enter/leave probes. Build the code with <fsp/fsp.h> (see "
+			 "man fsp.h), check the PID, or wait for a library it loads later "
+			 "with --wait-probes",
+			 nr > 1 ? "any of the processes" : "the process");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int add_pids(struct session *s, const struct fsp_options *o, char *desc, size_t size)
+{
+	int i, n = 0, err, sites = 0, with_probes = 0;
+	pid_t added[FSP_MAX_PIDS], without[FSP_MAX_PIDS];
+	size_t len = 0;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		char comm[64] = "";
+		pid_t pid = check_pid(o->pids[i]);
+		bool dup = false;
+
+		if (pid < 0)
+			return pid;
+		/* Two threads of one process, or a PID and its thread: one target. */
+		for (int j = 0; j < n && !dup; j++)
+			dup = added[j] == pid;
+		if (dup)
+			continue;
+		procscan__comm(pid, comm, sizeof(comm));
+		err = add_pid(s, pid, comm);
+		if (err < 0)
+			return err;
+		without[n] = err == 0 ? pid : 0;
+		added[n++] = pid;
+		with_probes += err > 0;
+		sites += err;
+		len += snprintf(desc + len, len < size ? size - len : 0, "%spid %d (%s)",
+				len ? ", " : "", pid, comm);
+	}
+	err = check_found(s, o, n, with_probes);
+	if (err)
+		return err;
+	for (i = 0; i < n && (with_probes || !o->wait_probes); i++)
+		if (without[i])
+			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
+				  "(probes it loads later are attached)",
+				  without[i]);
+	log__phase("attached to %d process%s", n, n == 1 ? "" : "es");
+	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
+		  (unsigned long long)o->session.frequency_hz);
+	return 0;
+}
+
+static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
+{
+	int n = session__add_system_wide(s);
+
+	if (n == -ENOMSG)
+		return n;
+	if (n < 0) {
+		log__err("cannot scan the processes: %s", strerror(-n));
+		return n;
+	}
+	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
+		 o->view.ropts.comm ? o->view.ropts.comm : "");
+	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
+		  "%llu Hz. Ctrl-C to stop.",
+		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
+		  (unsigned long long)o->session.frequency_hz);
+	return 0;
+}
+
+static int start_command(struct session *s, struct launch *l, const struct fsp_options *o,
+			 char *desc, size_t size)
+{
+	size_t len = 0;
+	int err;
+
+	err = session__add_target(s, launch__pid(l), launch__path(l));
+	if (err == -ENOMSG)
+		return err; /* a map does not fit the program: reported */
+	if (err < 0) {
+		log__err("cannot attach to %s: %s", launch__path(l), strerror(-err));
+		return err;
+	}
+	for (int i = 0; o->cmd[i] && len < size; i++)
+		len += snprintf(desc + len, size - len, "%s%s", i ? " " : "", o->cmd[i]);
+	err = launch__start(l);
+	if (err)
+		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
+	else
+		log__phase("started the command: profiling");
+	return err;
+}
+
+/* Does a target's program have ABI v1 marks (so their programs load at
+ * once rather than when its probes are attached)? Its libraries are not
+ * looked at: a hint, read from one file each. */
+bool record_targets__v1_marks(const struct fsp_options *o, const struct launch *l)
+{
+	char exe[64];
+
+	if (l)
+		return fsp_v2__file_v1(launch__path(l));
+	for (int i = 0; i < o->nr_pids; i++) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", o->pids[i]);
+		if (fsp_v2__file_v1(exe))
+			return true;
+	}
+	return false;
+}
+
+/* Starts the targets of the command line in s: 0 or -errno, reported. */
+int record_targets__add(struct session *s, struct launch *l, const struct fsp_options *o, char *desc,
+			size_t size)
+{
+	if (l)
+		return start_command(s, l, o, desc, size);
+	if (o->session.system_wide)
+		return add_system_wide(s, o, desc, size);
+	return add_pids(s, o, desc, size);
+}
