@@ -219,8 +219,8 @@ bool record_targets__v1_marks(const struct fsp_options *o, const struct launch *
 }
 
 /* Starts the targets of the command line in s: 0 or -errno, reported. */
-int record_targets__add(struct session *s, struct launch *l, const struct fsp_options *o, char *desc,
-			size_t size)
+int record_targets__add(struct session *s, struct launch *l, const struct fsp_options *o,
+			char *desc, size_t size)
 {
 	if (l)
 		return start_command(s, l, o, desc, size);
