@@ -355,8 +355,8 @@ static void test_verbose_phases(void **state)
 	if (!strstr(p.err, ": sample ") || !strstr(p.err, " insns ") ||
 	    !strstr(p.err, ", on_longjmp "))
 		fail_msg("-v: the parts do not name their programs:\n%s", p.err);
-	/* The ABI v1 probes' programs load only for a target that has them
-	 * (when its probes are attached, after the sampler started). */
+	/* The ABI v1 probes' programs load for a command that has them
+	 * (with the others), else only when a library with them comes. */
 	if (itest_abi_v1())
 		assert_phases(p.err, v1);
 	else if (strstr(p.err, "loaded the ABI v1 probes"))

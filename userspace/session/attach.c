@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include "caps.h"
 #include "fsp_probes.h"
@@ -26,36 +25,25 @@
 #include "util.h"
 #include "session_int.h"
 
-static int add_attachment(struct session *s, struct bpf_link *link, int fd)
+int attach__link_fd(struct session *s, int fd)
 {
 	if (fsp_grow((void **)&s->links, &s->cap_links, s->nr_links + 1, sizeof(*s->links)))
 		return -ENOMEM;
-	s->links[s->nr_links].link = link;
 	s->links[s->nr_links++].fd = fd;
 	return 0;
 }
 
-int attach__link(struct session *s, struct bpf_link *link)
-{
-	return add_attachment(s, link, -1);
-}
-
-int attach__link_fd(struct session *s, int fd)
-{
-	return add_attachment(s, NULL, fd);
-}
-
-static struct bpf_program *probe_prog(struct session *s, int probe)
+static int probe_prog(struct session *s, int probe)
 {
 	switch (probe) {
 	case FSP_PROBE_MARK_ENTER:
-		return s->progs.mark_enter;
+		return PROG_FD(s, mark_enter);
 	case FSP_PROBE_MARK_LEAVE:
-		return s->progs.mark_leave;
+		return PROG_FD(s, mark_leave);
 	case FSP_PROBE_ANTIMARK_ENTER:
-		return s->progs.antimark_enter;
+		return PROG_FD(s, antimark_enter);
 	default:
-		return s->progs.antimark_leave;
+		return PROG_FD(s, antimark_leave);
 	}
 }
 
@@ -200,17 +188,16 @@ static int probemap_site_id(struct session *s, const struct fsp_map_site *ms)
 
 /* Links each site of b on its own, each numbered in its cookie (--events=
  * FEATURE,...: a site that marks another feature is detached). */
-static int batch_link_sites(struct session *s, struct bpf_program *prog, const char *path,
-			    pid_t pid, struct site_batch *b)
+static int batch_link_sites(struct session *s, int prog_fd, const char *path, pid_t pid,
+			    struct site_batch *b)
 {
 	for (__u32 i = 0; i < b->cnt; i++) {
 		size_t site = b->cookies[i] >> FSP_COOKIE_SITE_SHIFT;
-		int fd = usdt__link(bpf_program__fd(prog), path, &b->offs[i], &b->refs[i],
-				    &b->cookies[i], 1, pid);
+		int fd = usdt__link(prog_fd, path, &b->offs[i], &b->refs[i], &b->cookies[i], 1, pid);
 
 		if (fd < 0)
 			return fd;
-		if (add_attachment(s, NULL, fd) ||
+		if (attach__link_fd(s, fd) ||
 		    fsp_grow((void **)&s->event_sites, &s->cap_event_sites, site + 1,
 			     sizeof(*s->event_sites))) {
 			close(fd);
@@ -223,7 +210,7 @@ static int batch_link_sites(struct session *s, struct bpf_program *prog, const c
 	return (int)b->cnt;
 }
 
-static int batch_link(struct session *s, struct bpf_program *prog, const char *path, pid_t pid,
+static int batch_link(struct session *s, int prog_fd, const char *path, pid_t pid,
 		      struct site_batch *b)
 {
 	int fd, err;
@@ -231,11 +218,11 @@ static int batch_link(struct session *s, struct bpf_program *prog, const char *p
 	if (!b->cnt)
 		return 0;
 	if (s->opts.event_features && (b->cookies[0] & FSP_COOKIE_SHADOW))
-		return batch_link_sites(s, prog, path, pid, b);
-	fd = usdt__link(bpf_program__fd(prog), path, b->offs, b->refs, b->cookies, b->cnt, pid);
+		return batch_link_sites(s, prog_fd, path, pid, b);
+	fd = usdt__link(prog_fd, path, b->offs, b->refs, b->cookies, b->cnt, pid);
 	if (fd < 0)
 		return fd;
-	err = add_attachment(s, NULL, fd);
+	err = attach__link_fd(s, fd);
 	if (err)
 		close(fd);
 	return err ? err : (int)b->cnt;
@@ -444,14 +431,14 @@ static const char *step_name(int step)
 	return fsp_probe_names[step_probe[step]];
 }
 
-static struct bpf_program *step_prog(struct session *s, int step)
+static int step_prog(struct session *s, int step)
 {
 	if (step == STEP_MAP_LEAVE)
-		return s->progs.map_leave;
+		return PROG_FD(s, map_leave);
 	if (step == STEP_MAP_ENTER)
-		return s->progs.map_enter;
+		return PROG_FD(s, map_enter);
 	if (step == STEP_V2)
-		return s->progs.v2_announce;
+		return PROG_FD(s, v2_announce);
 	return probe_prog(s, step_probe[step]);
 }
 
@@ -502,12 +489,8 @@ static void unwind_links(struct session *s, size_t first)
 	for (size_t k = 0; k < s->nr_event_sites; k++)
 		if (s->event_sites[k] != SIZE_MAX && s->event_sites[k] >= first)
 			s->event_sites[k] = SIZE_MAX;
-	for (size_t i = first; i < s->nr_links; i++) {
-		if (s->links[i].link)
-			bpf_link__destroy(s->links[i].link);
-		else
-			close(s->links[i].fd);
-	}
+	for (size_t i = first; i < s->nr_links; i++)
+		close(s->links[i].fd);
 	s->nr_links = first;
 }
 
@@ -674,12 +657,8 @@ static void *destroy_some(void *arg)
 {
 	struct destroyer *d = arg;
 
-	for (size_t i = d->first; i < d->nr; i += d->stride) {
-		if (d->links[i].link)
-			bpf_link__destroy(d->links[i].link);
-		else
-			close(d->links[i].fd);
-	}
+	for (size_t i = d->first; i < d->nr; i += d->stride)
+		close(d->links[i].fd);
 	return NULL;
 }
 

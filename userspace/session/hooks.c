@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <bpf/libbpf.h>
-
 #include "log.h"
 #include "safeopen.h"
 #include "usdt.h"
@@ -38,11 +36,11 @@ static __u64 dl_state_cookie(const char *path)
 
 /* Attaches prog at file offset off of path, for process pid (0: every
  * process), with cookie. 0 or -errno. */
-static int hook_at(struct session *s, struct bpf_program *prog, const char *path, uint64_t off,
-		   __u64 cookie, pid_t pid)
+static int hook_at(struct session *s, int prog_fd, const char *path, uint64_t off, __u64 cookie,
+		   pid_t pid)
 {
 	__u64 o = off;
-	int fd = usdt__link(bpf_program__fd(prog), path, &o, NULL, &cookie, 1, pid);
+	int fd = usdt__link(prog_fd, path, &o, NULL, &cookie, 1, pid);
 
 	if (fd < 0)
 		return fd;
@@ -62,7 +60,7 @@ static int hook_dl(struct session *s, const char *path, pid_t pid)
 
 	if (err)
 		return err;
-	return hook_at(s, s->progs.on_dl_debug_state, path, off, dl_state_cookie(path), pid);
+	return hook_at(s, PROG_FD(s, on_dl_debug_state), path, off, dl_state_cookie(path), pid);
 }
 
 /* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
@@ -99,10 +97,9 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 	return 0;
 }
 
-/* Attaches prog to function func of path for pid, at the cheapest place
- * to probe its entry (usdt__func_probe()). 0 or -errno. */
-static int hook_func(struct session *s, struct bpf_program *prog, pid_t pid, const char *path,
-		     const char *func)
+/* Attaches program prog_fd to function func of path for pid, at the
+ * cheapest place to probe its entry (usdt__func_probe()). 0 or -errno. */
+static int hook_func(struct session *s, int prog_fd, pid_t pid, const char *path, const char *func)
 {
 	bool emulated;
 	uint64_t off;
@@ -115,22 +112,22 @@ static int hook_func(struct session *s, struct bpf_program *prog, pid_t pid, con
 		log__verbose("%s in %s starts with an instruction the kernel single-steps: "
 			     "each call costs a second trap",
 			     func, path);
-	return hook_at(s, prog, path, off, 0, pid);
+	return hook_at(s, prog_fd, path, off, 0, pid);
 }
 
 enum unwind_hook { HOOK_LONGJMP, HOOK_CATCH, HOOK_SWAPCONTEXT, HOOK_SETCONTEXT };
 
-static struct bpf_program *unwind_prog(struct session *s, enum unwind_hook h)
+static int unwind_prog(struct session *s, enum unwind_hook h)
 {
 	switch (h) {
 	case HOOK_LONGJMP:
-		return s->progs.on_longjmp;
+		return PROG_FD(s, on_longjmp);
 	case HOOK_CATCH:
-		return s->progs.on_catch;
+		return PROG_FD(s, on_catch);
 	case HOOK_SWAPCONTEXT:
-		return s->progs.on_swapcontext;
+		return PROG_FD(s, on_swapcontext);
 	default:
-		return s->progs.on_setcontext;
+		return PROG_FD(s, on_setcontext);
 	}
 }
 
@@ -155,13 +152,11 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *k
 
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-		struct bpf_program *prog;
 		int err;
 
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
-		prog = unwind_prog(s, hooks[i].hook);
-		err = hook_func(s, prog, pid, kpath, hooks[i].func);
+		err = hook_func(s, unwind_prog(s, hooks[i].hook), pid, kpath, hooks[i].func);
 		if (err)
 			log__verbose("cannot hook %s in %s (pid %d): %s; the marks of threads "
 				     "passing through it are judged by their stack pointers alone",

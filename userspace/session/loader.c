@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "log.h"
@@ -44,58 +45,46 @@ static bool uses_charges(const struct session_opts *o)
 	return false;
 }
 
+/* Attaches the tracing program prog_fd (tp_btf) to what it was loaded for;
+ * its link kept for the teardown. 0 or -errno. */
+static int attach_tracing(struct session *s, int prog_fd)
+{
+	int fd = bpf_link_create(prog_fd, 0, BPF_TRACE_RAW_TP, NULL);
+
+	if (fd < 0)
+		return fd;
+	if (attach__link_fd(s, fd)) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int attach_tracepoints(struct session *s)
 {
-	struct bpf_program *progs[] = {s->progs.on_fork, s->progs.on_exec};
+	int err;
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_link *link = bpf_program__attach(progs[i]);
-		int err;
-
-		if (!link)
-			return -errno;
-		err = attach__link(s, link);
-		if (err) {
-			bpf_link__destroy(link);
-			return err;
-		}
-		if (progs[i] == s->skel->progs.on_fork)
-			s->fork_link = s->nr_links - 1;
-	}
-	if (uses_charges(&s->opts)) {
-		struct bpf_link *link = bpf_program__attach(s->progs.charge_on_exit);
-		int err;
-
-		if (!link)
-			return -errno;
-		err = attach__link(s, link);
-		if (err) {
-			bpf_link__destroy(link);
-			return err;
-		}
-	}
+	err = attach_tracing(s, PROG_FD(s, on_fork));
+	if (!err)
+		s->fork_link = s->nr_links - 1;
+	if (!err)
+		err = attach_tracing(s, PROG_FD(s, on_exec));
+	if (!err && uses_charges(&s->opts))
+		err = attach_tracing(s, PROG_FD(s, charge_on_exit));
+	if (err)
+		return err;
 	if (s->opts.offcpu || s->opts.system_wide) {
 		/* on_exit first: a thread's off-CPU time must not die with it. */
-		struct bpf_link *link = bpf_program__attach(s->progs.on_exit);
-		int err;
-
-		if (!link) {
-			err = -errno;
-			log__err("cannot hook thread exits: %s", strerror(-err));
-			return err;
-		}
-		err = attach__link(s, link);
+		err = attach_tracing(s, PROG_FD(s, on_exit));
 		if (err) {
-			bpf_link__destroy(link);
+			log__err("cannot hook thread exits: %s", strerror(-err));
 			return err;
 		}
 	}
 	if (s->opts.offcpu) {
-		int err;
-
-		s->switch_link = bpf_program__attach(s->progs.on_switch);
-		if (!s->switch_link) {
-			err = -errno;
+		s->switch_fd = bpf_link_create(PROG_FD(s, on_switch), 0, BPF_TRACE_RAW_TP, NULL);
+		if (s->switch_fd < 0) {
+			err = s->switch_fd;
 			log__err("cannot hook the scheduler for --off-cpu: %s", strerror(-err));
 			return err;
 		}
@@ -306,6 +295,8 @@ int loader__open_sampler(struct session *s)
 	s->perf_links = calloc(s->nr_cpus, sizeof(*s->perf_links));
 	if (!s->perf_fds || !s->perf_links)
 		return -ENOMEM;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->perf_fds[cpu] = s->perf_links[cpu] = -1;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -318,9 +309,9 @@ int loader__open_sampler(struct session *s)
 				 strerror(-err));
 			return err;
 		}
-		s->perf_links[cpu] = bpf_program__attach_perf_event(s->progs.sample, fd);
-		if (!s->perf_links[cpu]) {
-			err = -errno;
+		s->perf_links[cpu] = bpf_link_create(PROG_FD(s, sample), fd, BPF_PERF_EVENT, NULL);
+		if (s->perf_links[cpu] < 0) {
+			err = s->perf_links[cpu];
 			log__err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
 			return err;
 		}
@@ -336,8 +327,9 @@ void loader__stop_sampler(struct session *s)
 	if (!s->perf_fds)
 		return;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		bpf_link__destroy(s->perf_links[cpu]);
-		s->perf_links[cpu] = NULL;
+		if (s->perf_links[cpu] >= 0)
+			close(s->perf_links[cpu]);
+		s->perf_links[cpu] = -1;
 		if (s->perf_fds[cpu] >= 0)
 			close(s->perf_fds[cpu]);
 		s->perf_fds[cpu] = -1;

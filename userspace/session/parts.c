@@ -6,17 +6,22 @@
  * each part (the sampler, the hooks, the ABI v1 probes, the probe maps'
  * programs) is a copy of the skeleton that reuses those maps and loads its
  * own programs, on a thread of its own: the parts verify side by side on
- * the machine's CPUs. Programs a session does not use are not loaded at all
- * (loader.c switches off their autoload), and the ABI v1 probes' programs
- * only when a file with such probes comes (most targets have none: probe ABI
- * v2 marks do not trap), unless the target's program has them.
+ * the machine's CPUs. A loaded part's programs are kept by their fds and
+ * the copy is closed (its descriptors of the maps with it). Programs a
+ * session does not use are not loaded at all (loader.c switches off their
+ * autoload). The ABI v1 probes' programs, which
+ * most targets do not need (probe ABI v2 marks do not trap), load with the
+ * others when the target's program has such marks or with -a, else after
+ * them: in the background for -p, on need for a launched command.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -26,17 +31,31 @@
 
 enum part_id { PART_SAMPLER, PART_HOOKS, PART_MARKS, PART_MAPPED, NR_PARTS };
 
-/* More programs than the skeleton has. */
-#define MAX_PROGS 64
-
 static const char *const part_names[NR_PARTS] = {"the sampler", "the hooks", "the ABI v1 probes",
 						 "the probe maps"};
 
+/* A part being loaded. */
+struct part_load {
+	enum part_id id;
+	struct profiler_bpf *skel;
+	const struct profiler_bpf *maps; /* whose maps and configuration it takes */
+	const bool *load;
+	size_t nr_progs;
+	int err;
+	double start, end; /* CLOCK_MONOTONIC */
+	uint64_t end_boot; /* CLOCK_BOOTTIME ns, as the kernel's load_time */
+};
+
 struct parts {
-	struct profiler_bpf *skel[NR_PARTS]; /* NULL: not loaded (yet) */
-	bool load[NR_PARTS][MAX_PROGS]; /* by program index: loads in that part */
+	bool loaded[NR_PARTS];
+	bool load[NR_PARTS][NR_PROGS]; /* by program index: loads in that part */
 	bool any[NR_PARTS]; /* the part has programs to load */
 	size_t nr_progs;
+	/* The ABI v1 probes' part, loading on a thread of its own once the
+	 * others are: joined when a file with such probes comes. */
+	struct part_load marks;
+	pthread_t marks_th;
+	bool marks_loading;
 };
 
 /* The part a program loads in: the heavy ones apart, the ABI v1 probes
@@ -56,18 +75,6 @@ static enum part_id part_of(const char *prog)
 			return PART_MARKS;
 	return PART_HOOKS;
 }
-
-/* A part being loaded. */
-struct part_load {
-	enum part_id id;
-	struct profiler_bpf *skel;
-	const struct profiler_bpf *maps; /* whose maps and configuration it takes */
-	const bool *load;
-	size_t nr_progs;
-	int err;
-	double start, end; /* CLOCK_MONOTONIC */
-	uint64_t end_boot; /* CLOCK_BOOTTIME ns, as the kernel's load_time */
-};
 
 static uint64_t boottime_ns(void)
 {
@@ -177,7 +184,7 @@ static int assign(struct parts *ps, struct profiler_bpf *skel)
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, skel->obj) {
-		if (ps->nr_progs == MAX_PROGS)
+		if (ps->nr_progs == NR_PROGS)
 			return -E2BIG;
 		if (bpf_program__autoload(prog)) {
 			enum part_id id = part_of(bpf_program__name(prog));
@@ -191,18 +198,52 @@ static int assign(struct parts *ps, struct profiler_bpf *skel)
 	return 0;
 }
 
-/* Keeps a loaded part and its programs in s->progs (by their place in the
- * skeleton). */
-static void keep_part(struct session *s, enum part_id id, struct profiler_bpf *skel)
+/*
+ * Keeps the programs of a loaded part in s->prog_fds (by their place in the
+ * skeleton), then closes the part's copy of the skeleton: its programs live
+ * on through those fds, and its copies of the maps' fds (one per map, in
+ * every part) are not kept open for the session. 0 or -errno.
+ */
+static int keep_part(struct session *s, struct part_load *p)
 {
-	struct bpf_program **dst = (struct bpf_program **)&s->progs;
-	struct bpf_program **src = (struct bpf_program **)&skel->progs;
+	struct bpf_program **progs = (struct bpf_program **)&p->skel->progs;
+	int err = 0;
 
-	_Static_assert(sizeof(s->progs) % sizeof(dst[0]) == 0, "progs: an array of pointers");
-	s->parts->skel[id] = skel; /* freed with the session */
-	for (size_t i = 0; i < sizeof(s->progs) / sizeof(dst[0]); i++)
-		if (bpf_program__fd(src[i]) >= 0)
-			dst[i] = src[i];
+	_Static_assert(sizeof(p->skel->progs) == NR_PROGS * sizeof(progs[0]), "progs: pointers");
+	for (size_t i = 0; i < NR_PROGS && !err; i++) {
+		int fd = bpf_program__fd(progs[i]);
+
+		if (fd < 0)
+			continue;
+		s->prog_fds[i] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (s->prog_fds[i] < 0)
+			err = -errno;
+	}
+	profiler_bpf__destroy(p->skel);
+	p->skel = NULL;
+	s->parts->loaded[p->id] = !err;
+	return err;
+}
+
+static struct part_load part_new(const struct session *s, enum part_id id)
+{
+	return (struct part_load){.id = id,
+				  .maps = s->skel,
+				  .load = s->parts->load[id],
+				  .nr_progs = s->parts->nr_progs};
+}
+
+/* A part loaded, said and kept; or not (tried again when needed again,
+ * e.g. after EMFILE). Its error or 0. */
+static int part_done(struct session *s, struct part_load *p)
+{
+	if (p->err) {
+		profiler_bpf__destroy(p->skel);
+		p->skel = NULL;
+		return p->err;
+	}
+	report_part(p);
+	return keep_part(s, p);
 }
 
 /* Loads the parts in ids (nr of them) side by side. 0 or -errno. */
@@ -211,13 +252,10 @@ static int load_parts(struct session *s, const enum part_id *ids, size_t nr)
 	struct part_load p[NR_PARTS] = {};
 	pthread_t th[NR_PARTS];
 	bool started[NR_PARTS] = {};
-	int err = 0;
+	int err = 0, e;
 
 	for (size_t k = 0; k < nr; k++) {
-		p[k] = (struct part_load){.id = ids[k],
-					  .maps = s->skel,
-					  .load = s->parts->load[ids[k]],
-					  .nr_progs = s->parts->nr_progs};
+		p[k] = part_new(s, ids[k]);
 		/* Without a thread: here, in turn. */
 		started[k] = !pthread_create(&th[k], NULL, load_part, &p[k]);
 		if (!started[k])
@@ -226,14 +264,18 @@ static int load_parts(struct session *s, const enum part_id *ids, size_t nr)
 	for (size_t k = 0; k < nr; k++) {
 		if (started[k])
 			pthread_join(th[k], NULL);
-		if (p[k].skel)
-			keep_part(s, p[k].id, p[k].skel);
-		if (p[k].err && !err)
-			err = p[k].err;
-		else if (!p[k].err)
-			report_part(&p[k]);
+		e = part_done(s, &p[k]);
+		err = err ? err : e;
 	}
 	return err;
+}
+
+/* Do the ABI v1 probes' programs load with the others? With --events
+ * (every ABI v2 mark also traps), when the target's program has such marks,
+ * and system-wide (-a runs for long, and any process may bring them). */
+static bool marks_now(const struct session_opts *o)
+{
+	return o->v2_events || o->v1_marks || o->system_wide;
 }
 
 int parts__load(struct session *s)
@@ -255,9 +297,32 @@ int parts__load(struct session *s)
 		return err;
 	log__phase("created the BPF maps in %.3f s", now(CLOCK_MONOTONIC) - t0);
 	for (int k = 0; k < NR_PARTS; k++)
-		if (s->parts->any[k] && (k != PART_MARKS || s->opts.v2_events || s->opts.v1_marks))
+		if (s->parts->any[k] && (k != PART_MARKS || marks_now(&s->opts)))
 			ids[nr++] = k;
-	return load_parts(s, ids, nr);
+	err = load_parts(s, ids, nr);
+	/* The ABI v1 probes' part, if it did not load with the others, loads
+	 * now in the background for -p, whose targets run on while a library
+	 * they load is attached: when one with such probes comes, the programs
+	 * are ready or nearly (the start does not wait for them, nor share the
+	 * CPUs with them). A launched command is held at its dlopen until the
+	 * library is attached: for it they load on need. */
+	if (!err && s->parts->any[PART_MARKS] && !s->parts->loaded[PART_MARKS] &&
+	    !s->opts.sync_pid) {
+		s->parts->marks = part_new(s, PART_MARKS);
+		s->parts->marks_loading =
+			!pthread_create(&s->parts->marks_th, NULL, load_part, &s->parts->marks);
+	}
+	return err;
+}
+
+/* The background load of the ABI v1 probes' part, finished. 0 or -errno. */
+static int marks_join(struct session *s)
+{
+	if (!s->parts->marks_loading)
+		return 0;
+	pthread_join(s->parts->marks_th, NULL);
+	s->parts->marks_loading = false;
+	return part_done(s, &s->parts->marks);
 }
 
 int parts__load_marks(struct session *s)
@@ -265,9 +330,9 @@ int parts__load_marks(struct session *s)
 	static const enum part_id marks = PART_MARKS;
 	int err;
 
-	if (!s->parts || s->parts->skel[PART_MARKS] || !s->parts->any[PART_MARKS])
+	if (!s->parts || s->parts->loaded[PART_MARKS] || !s->parts->any[PART_MARKS])
 		return 0;
-	err = load_parts(s, &marks, 1);
+	err = s->parts->marks_loading ? marks_join(s) : load_parts(s, &marks, 1);
 	if (err)
 		log__err("cannot load the BPF programs of the ABI v1 probes: %s%s", strerror(-err),
 			 log__enabled(LOG_VERBOSE) ? "" : "; run with -v for the verifier's log");
@@ -278,8 +343,16 @@ void parts__free(struct session *s)
 {
 	if (!s->parts)
 		return;
-	for (int k = 0; k < NR_PARTS; k++)
-		profiler_bpf__destroy(s->parts->skel[k]);
+	/* Loaded in the background and never needed: not said. */
+	if (s->parts->marks_loading) {
+		pthread_join(s->parts->marks_th, NULL);
+		profiler_bpf__destroy(s->parts->marks.skel);
+	}
+	for (size_t i = 0; i < NR_PROGS; i++) {
+		if (s->prog_fds[i] >= 0)
+			close(s->prog_fds[i]);
+		s->prog_fds[i] = -1;
+	}
 	free(s->parts);
 	s->parts = NULL;
 }

@@ -21,6 +21,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <sys/types.h>
@@ -67,6 +68,14 @@
 #define TAG_SIGNAL 2ULL
 #define TAG_PIDFD (1ULL << 32)
 
+/* The programs of the skeleton, and the fd of one of them loaded (-1: not
+ * loaded): by its place among the skeleton's, name as in profiler.bpf.c. */
+#define NR_PROGS (sizeof(((struct profiler_bpf *)0)->progs) / sizeof(struct bpf_program *))
+#define PROG_INDEX(name)                                                                           \
+	(offsetof(__typeof__(((struct profiler_bpf *)0)->progs), name) /                           \
+	 sizeof(struct bpf_program *))
+#define PROG_FD(s, name) ((s)->prog_fds[PROG_INDEX(name)])
+
 struct file_id {
 	dev_t dev;
 	ino_t ino;
@@ -78,10 +87,9 @@ struct file_set {
 	size_t nr, cap;
 };
 
-/* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
+/* A link (uprobe_multi, tracepoint): what the teardown closes. */
 struct attachment {
-	struct bpf_link *link;
-	int fd;
+	int fd; /* a link's */
 };
 
 /* A process profiled. */
@@ -105,14 +113,14 @@ struct session {
 	struct session_opts opts;
 	struct profiler_bpf *skel; /* its maps; the programs are loaded in parts */
 	struct parts *parts; /* the programs, loaded in parts (parts.c) */
-	__typeof__(((struct profiler_bpf *)0)->progs) progs; /* the programs loaded, or NULL */
+	int prog_fds[NR_PROGS]; /* the programs loaded (-1: not): PROG_FD() */
 	uint64_t period_ns;
 	int nr_cpus;
 	int *perf_fds;
-	struct bpf_link **perf_links;
+	int *perf_links; /* the sampler's links, -1: none */
 	struct attachment *links; /* probes, hooks, tracepoints */
 	struct detach *detach; /* the links being detached (attach.c) */
-	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
+	int switch_fd; /* on_switch's link (--off-cpu), detached at collect; -1: none */
 	size_t nr_links;
 	size_t cap_links;
 	/* --events=FEATURE,...: each shadow site's link (its index in links),
@@ -191,8 +199,8 @@ void loader__stop_sampler(struct session *s); /* idempotent */
 
 /* parts.c */
 /* Loads the skeleton's maps, then the programs that autoload in it, in
- * parts side by side (s->parts, s->progs), but the ABI v1 probes' unless
- * --events needs them at once. 0 or -errno. */
+ * parts side by side (s->prog_fds), but the ABI v1 probes' when the
+ * session may not need them (parts.c). 0 or -errno. */
 int parts__load(struct session *s);
 /* Loads the ABI v1 probes' programs if they are not yet. 0 or -errno
  * (reported). */
@@ -208,9 +216,8 @@ void parts__free(struct session *s); /* the parts' programs */
 int attach__file(struct session *s, pid_t pid, const char *path, int fd);
 /* "/proc/self/fd/FD": a path the kernel and libbpf resolve to the open file. */
 void attach__fd_path(int fd, char *buf, size_t size);
-/* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
-int attach__link(struct session *s, struct bpf_link *link);
-/* The same for the fd of a link made by hand (usdt__link). */
+/* Keeps the fd of a link for the teardown. 0 or -ENOMEM (then the caller
+ * closes it). */
 int attach__link_fd(struct session *s, int fd);
 /* path could not be opened (EACCES): says once what is missing. */
 void attach__denied(struct session *s, const char *path);
