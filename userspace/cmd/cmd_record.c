@@ -297,7 +297,7 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 		return -EINVAL;
 	frequency_note(o->session.frequency_hz);
 	/* From here Ctrl-C and SIGTERM end the session with its report, also
-	 * when they come while the BPF programs load (~60 ms): held pending
+	 * when they come while the BPF programs load (0.1-0.4 s): held pending
 	 * until the session's loop reads them. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -455,7 +455,10 @@ static const struct argp_option record_options[] = {
 	 0},
 	{"interval", OPT_INTERVAL, "SECONDS", 0,
 	 "Re-render the report every SECONDS while profiling (a live view on a terminal)", 0},
-	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
+	{"verbose", 'v', NULL, 0,
+	 "Say what it does while it starts and ends, with times (the BPF "
+	 "programs' load, the sampler, each target's probes, the detach); libbpf's messages",
+	 0},
 	{},
 };
 
