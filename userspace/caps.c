@@ -47,11 +47,21 @@ int caps__require(const char *cmdline)
 
 	if (!*caps__missing(missing, sizeof(missing)))
 		return 0;
-	log__err("missing %s: record loads BPF programs (CAP_BPF), samples every CPU and "
-		 "attaches uprobes (CAP_PERFMON); run it as root (try: sudo %s) or with CAP_BPF "
-		 "and CAP_PERFMON, and CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH for other users' "
-		 "processes (README, \"Capabilities\")",
-		 missing, cmdline);
+	/* Root without them: a container's, or a bounding set that drops
+	 * them; sudo would not help. */
+	if (!geteuid())
+		log__err("missing %s: record loads BPF programs (CAP_BPF), samples every CPU and "
+			 "attaches uprobes (CAP_PERFMON), and this root lacks them (a container "
+			 "or a capability bounding set that drops them): grant CAP_BPF and "
+			 "CAP_PERFMON (docker run --cap-add BPF --cap-add PERFMON; README, "
+			 "\"Capabilities\")",
+			 missing);
+	else
+		log__err("missing %s: record loads BPF programs (CAP_BPF), samples every CPU and "
+			 "attaches uprobes (CAP_PERFMON); run it as root (try: sudo %s) or with "
+			 "CAP_BPF and CAP_PERFMON, and CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH for "
+			 "other users' processes (README, \"Capabilities\")",
+			 missing, cmdline);
 	return -EPERM;
 }
 

@@ -12,6 +12,12 @@
  *                       profiled window
  *   caps_one_fewer      the set without one capability, in a case that needs
  *                       it: a non-zero exit and a message naming it
+ *   caps_capsh_two      through capsh (libcap's own tool): nobody with only
+ *                       CAP_BPF and CAP_PERFMON profiles a command of its
+ *                       own, the shares against its truth
+ *   caps_capsh_root     root whose bounding set lacks CAP_BPF, CAP_PERFMON
+ *                       and CAP_SYS_ADMIN (a container's root): refused,
+ *                       naming both, without suggesting sudo
  */
 #include <errno.h>
 #include <pwd.h>
@@ -25,6 +31,7 @@
 #include "itest.h"
 
 #define SETPRIV "/usr/bin/setpriv"
+#define CAPSH "/usr/sbin/capsh"
 #define NOBODY "65534"
 
 /* The documented set (setpriv's names). */
@@ -84,6 +91,30 @@ static void caps_argv(struct caps_argv *c, int without, char *const args[])
 	c->argv[n] = NULL;
 }
 
+/* wl_mix's profile (json) against its truth: every feature's share. */
+static void check_mix(const char *json, const char *truth)
+{
+	static const char *const feats[] = {"parse", "contract", "output"};
+	json_object *prof = itest_json_load(json);
+	struct itest_truth *t = itest_truth_load(truth);
+	uint64_t n = itest_total_samples(prof);
+	double C = (double)itest_truth_u64(t, "cpu_total_ns");
+	char key[64];
+	bool ok = true;
+
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	assert_true(n >= 1000);
+	assert_true(itest_has_pid(prof, (pid_t)itest_truth_u64(t, "pid")));
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		snprintf(key, sizeof(key), "feature.%s", feats[i]);
+		ok &= itest_truth_share_ok(feats[i], itest_feature_samples(prof, feats[i]), n, t,
+					   key, C, ITEST_EXIT_NS / C);
+	}
+	ITEST_ASSERT_OK(ok);
+	itest_truth_free(t);
+	json_object_put(prof);
+}
+
 static void test_caps_launch(void **state)
 {
 	const char *truth = itest_tmp("nobody/truth"), *json = itest_tmp("nobody/prof.json");
@@ -95,11 +126,6 @@ static void test_caps_launch(void **state)
 	char *args2[] = {"-d", "5", "--", "/bin/sh", "-c", sh, NULL};
 	struct caps_argv c;
 	struct itest_proc p;
-	struct itest_truth *t;
-	json_object *prof;
-	double C, dw;
-	uint64_t n;
-	bool ok = true;
 	char *got;
 
 	(void)state;
@@ -109,23 +135,7 @@ static void test_caps_launch(void **state)
 	itest_spawn(&p, "fsp", c.argv);
 	itest_wait(&p, ITEST_TIMEOUT_S);
 	itest_assert_exit(&p, 0);
-	prof = itest_json_load(json);
-	t = itest_truth_load(truth);
-	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
-	n = itest_total_samples(prof);
-	C = (double)itest_truth_u64(t, "cpu_total_ns");
-	dw = ITEST_EXIT_NS / C;
-	assert_true(n >= 1000);
-	assert_true(itest_has_pid(prof, (pid_t)itest_truth_u64(t, "pid")));
-	ok &= itest_truth_share_ok("parse", itest_feature_samples(prof, "parse"), n, t,
-				   "feature.parse", C, dw);
-	ok &= itest_truth_share_ok("contract", itest_feature_samples(prof, "contract"), n, t,
-				   "feature.contract", C, dw);
-	ok &= itest_truth_share_ok("output", itest_feature_samples(prof, "output"), n, t,
-				   "feature.output", C, dw);
-	ITEST_ASSERT_OK(ok);
-	itest_truth_free(t);
-	json_object_put(prof);
+	check_mix(json, truth);
 	free(p.out);
 	free(p.err);
 
@@ -273,12 +283,82 @@ static void test_caps_one_fewer(void **state)
 	itest_kill(&s);
 }
 
+/* Skips, saying why, where capsh is missing. */
+static void need_capsh(void)
+{
+	if (access(CAPSH, X_OK) || !getpwuid(65534)) {
+		fprintf(stderr,
+			"SKIP: %s (libcap2-bin) or user 65534 (nobody) missing: the "
+			"capsh tests do not run\n",
+			CAPSH);
+		skip();
+	}
+}
+
+/* capsh runs bash -c 'exec "$0" "$@"' fsp-bpf ARGS...: fsp-bpf with ARGS. */
+static size_t capsh_tail(char **argv, size_t n, char *const args[])
+{
+	argv[n++] = "--";
+	argv[n++] = "-c";
+	argv[n++] = "exec \"$0\" \"$@\"";
+	argv[n++] = (char *)itest_fsp_bpf();
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	return n;
+}
+
+static void test_caps_capsh_two(void **state)
+{
+	const char *truth = itest_tmp("nobody/truth2"), *json = itest_tmp("nobody/prof2.json");
+	char *args[] = {"-F",	       ITEST_HZ, "-o", (char *)json,
+			"--min-pct",   "0",	 "--", (char *)itest_workload("wl_mix"),
+			(char *)truth, "1500",	 NULL};
+	/* Permitted, inheritable and ambient: exactly the two; what capsh
+	 * needs to change users, only until it has. */
+	char *argv[32] = {CAPSH,
+			  "--caps=cap_bpf,cap_perfmon+eip cap_setpcap,cap_setuid,cap_setgid+ep",
+			  "--keep=1", "--user=nobody", "--addamb=cap_bpf,cap_perfmon"};
+	struct itest_proc p;
+
+	(void)state;
+	need_capsh();
+	nobody_dir();
+	capsh_tail(argv, 5, args);
+	itest_spawn(&p, "fsp", argv);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_exit(&p, 0);
+	check_mix(json, truth);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_caps_capsh_root(void **state)
+{
+	char *args[] = {"-d", "1", "--", "/bin/true", NULL};
+	char *argv[16] = {CAPSH, "--drop=cap_bpf,cap_perfmon,cap_sys_admin"};
+	struct itest_proc p;
+
+	(void)state;
+	need_capsh();
+	capsh_tail(argv, 2, args);
+	itest_spawn(&p, "fsp", argv);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_failed_cleanly(&p);
+	print_message("  root without them: %s", p.err);
+	if (!strstr(p.err, "CAP_BPF, CAP_PERFMON"))
+		fail_msg("the message does not name CAP_BPF and CAP_PERFMON:\n%s", p.err);
+	if (strstr(p.err, "sudo"))
+		fail_msg("root is told to use sudo:\n%s", p.err);
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_caps_launch),
-		ITEST(test_caps_pid),
-		ITEST(test_caps_one_fewer),
+		ITEST(test_caps_launch),    ITEST(test_caps_pid),	 ITEST(test_caps_one_fewer),
+		ITEST(test_caps_capsh_two), ITEST(test_caps_capsh_root),
 	};
 
 	return ITEST_MAIN("caps", tests);
