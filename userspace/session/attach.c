@@ -27,8 +27,12 @@
 
 int attach__link_fd(struct session *s, int fd)
 {
-	if (fsp_grow((void **)&s->links, &s->cap_links, s->nr_links + 1, sizeof(*s->links)))
+	if (fd < 0)
+		return fd;
+	if (fsp_grow((void **)&s->links, &s->cap_links, s->nr_links + 1, sizeof(*s->links))) {
+		close(fd);
 		return -ENOMEM;
+	}
 	s->links[s->nr_links++].fd = fd;
 	return 0;
 }
@@ -193,16 +197,15 @@ static int batch_link_sites(struct session *s, int prog_fd, const char *path, pi
 {
 	for (__u32 i = 0; i < b->cnt; i++) {
 		size_t site = b->cookies[i] >> FSP_COOKIE_SITE_SHIFT;
-		int fd = usdt__link(prog_fd, path, &b->offs[i], &b->refs[i], &b->cookies[i], 1, pid);
+		int err = attach__link_fd(s, usdt__link(prog_fd, path, &b->offs[i], &b->refs[i],
+							&b->cookies[i], 1, pid));
 
-		if (fd < 0)
-			return fd;
-		if (attach__link_fd(s, fd) ||
-		    fsp_grow((void **)&s->event_sites, &s->cap_event_sites, site + 1,
-			     sizeof(*s->event_sites))) {
-			close(fd);
+		if (err)
+			return err;
+		/* Kept in links: closed by the caller's unwind on failure. */
+		if (fsp_grow((void **)&s->event_sites, &s->cap_event_sites, site + 1,
+			     sizeof(*s->event_sites)))
 			return -ENOMEM;
-		}
 		while (s->nr_event_sites <= site)
 			s->event_sites[s->nr_event_sites++] = SIZE_MAX;
 		s->event_sites[site] = s->nr_links - 1;
@@ -213,18 +216,14 @@ static int batch_link_sites(struct session *s, int prog_fd, const char *path, pi
 static int batch_link(struct session *s, int prog_fd, const char *path, pid_t pid,
 		      struct site_batch *b)
 {
-	int fd, err;
+	int err;
 
 	if (!b->cnt)
 		return 0;
 	if (s->opts.event_features && (b->cookies[0] & FSP_COOKIE_SHADOW))
 		return batch_link_sites(s, prog_fd, path, pid, b);
-	fd = usdt__link(prog_fd, path, b->offs, b->refs, b->cookies, b->cnt, pid);
-	if (fd < 0)
-		return fd;
-	err = attach__link_fd(s, fd);
-	if (err)
-		close(fd);
+	err = attach__link_fd(s,
+			      usdt__link(prog_fd, path, b->offs, b->refs, b->cookies, b->cnt, pid));
 	return err ? err : (int)b->cnt;
 }
 

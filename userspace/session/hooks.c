@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "log.h"
 #include "safeopen.h"
@@ -40,15 +39,8 @@ static int hook_at(struct session *s, int prog_fd, const char *path, uint64_t of
 		   pid_t pid)
 {
 	__u64 o = off;
-	int fd = usdt__link(prog_fd, path, &o, NULL, &cookie, 1, pid);
 
-	if (fd < 0)
-		return fd;
-	if (attach__link_fd(s, fd)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	return 0;
+	return attach__link_fd(s, usdt__link(prog_fd, path, &o, NULL, &cookie, 1, pid));
 }
 
 /* Hooks _dl_debug_state of the ld.so at path (at its entry: the cookie

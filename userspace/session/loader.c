@@ -49,15 +49,7 @@ static bool uses_charges(const struct session_opts *o)
  * its link kept for the teardown. 0 or -errno. */
 static int attach_tracing(struct session *s, int prog_fd)
 {
-	int fd = bpf_link_create(prog_fd, 0, BPF_TRACE_RAW_TP, NULL);
-
-	if (fd < 0)
-		return fd;
-	if (attach__link_fd(s, fd)) {
-		close(fd);
-		return -ENOMEM;
-	}
-	return 0;
+	return attach__link_fd(s, bpf_link_create(prog_fd, 0, BPF_TRACE_RAW_TP, NULL));
 }
 
 static int attach_tracepoints(struct session *s)

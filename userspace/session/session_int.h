@@ -216,8 +216,8 @@ void parts__free(struct session *s); /* the parts' programs */
 int attach__file(struct session *s, pid_t pid, const char *path, int fd);
 /* "/proc/self/fd/FD": a path the kernel and libbpf resolve to the open file. */
 void attach__fd_path(int fd, char *buf, size_t size);
-/* Keeps the fd of a link for the teardown. 0 or -ENOMEM (then the caller
- * closes it). */
+/* Keeps fd, a link's, for the teardown: 0, or -ENOMEM (fd closed), or fd
+ * itself when it is an -errno (so that a link's creation passes through). */
 int attach__link_fd(struct session *s, int fd);
 /* path could not be opened (EACCES): says once what is missing. */
 void attach__denied(struct session *s, const char *path);
