@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -319,6 +320,11 @@ void loader__stop_sampler(struct session *s)
 	if (!s->perf_fds)
 		return;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
+		/* Disabled first, as libbpf's perf-event link did: the
+		 * event stops on its CPU before the link and the event are
+		 * released (which the kernel may finish later). */
+		if (s->perf_fds[cpu] >= 0)
+			ioctl(s->perf_fds[cpu], PERF_EVENT_IOC_DISABLE, 0);
 		if (s->perf_links[cpu] >= 0)
 			close(s->perf_links[cpu]);
 		s->perf_links[cpu] = -1;
