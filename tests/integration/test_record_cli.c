@@ -18,12 +18,17 @@
  *                         the programs (the ABI v1 probes' only for a target
  *                         with such marks), the sampler, the command, the
  *                         end, the detach
+ *   few_descriptors       under a descriptor limit too low for the parts to
+ *                         load side by side (each holds every map while it
+ *                         loads), a part that runs out loads again alone:
+ *                         the session starts and reports
  */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -365,13 +370,39 @@ static void test_verbose_phases(void **state)
 	free(p.err);
 }
 
+static void test_few_descriptors(void **state)
+{
+	/* Below what the sampler's and the hooks' copies need together
+	 * (about 2 x 35 beside the maps' own), above what one needs. */
+	struct rlimit old, lim;
+	const char *truth = itest_tmp("truth");
+	struct itest_proc p;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 90;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-v", "--", itest_workload("wl_mix"), truth,
+		      "200", NULL);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	itest_assert_exit(&p, 0);
+	if (!strstr(p.err, "started the command") || !strstr(p.out, "accounts for"))
+		fail_msg("with 90 descriptors the session did not start and report:\n%s", p.err);
+	print_message("  %s", strstr(p.err, "Too many open files")
+				      ? "a part ran out and loaded again alone\n"
+				      : "the parts fit\n");
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_output_checked_first), ITEST(test_save_fallback),
 		ITEST(test_file_permissions),	  ITEST(test_early_signal),
 		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
-		ITEST(test_verbose_phases),
+		ITEST(test_verbose_phases),	  ITEST(test_few_descriptors),
 	};
 
 	return ITEST_MAIN("record_cli", tests);

@@ -215,6 +215,8 @@ static int keep_part(struct session *s, struct part_load *p)
 
 		if (fd < 0)
 			continue;
+		if (s->prog_fds[i] >= 0) /* a part kept in part before */
+			close(s->prog_fds[i]);
 		s->prog_fds[i] = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		if (s->prog_fds[i] < 0)
 			err = -errno;
@@ -264,6 +266,20 @@ static int load_parts(struct session *s, const enum part_id *ids, size_t nr)
 	for (size_t k = 0; k < nr; k++) {
 		if (started[k])
 			pthread_join(th[k], NULL);
+		e = part_done(s, &p[k]);
+		/* Out of descriptors (each part's copy holds one per map while
+		 * it loads: a low RLIMIT_NOFILE): again alone, below, once the
+		 * others' copies are closed. */
+		if (e == -EMFILE)
+			p[k].err = e;
+		else
+			err = err ? err : e;
+	}
+	for (size_t k = 0; k < nr; k++) {
+		if (p[k].err != -EMFILE)
+			continue;
+		p[k] = part_new(s, ids[k]);
+		load_part(&p[k]);
 		e = part_done(s, &p[k]);
 		err = err ? err : e;
 	}
