@@ -315,20 +315,20 @@ int parts__load(struct session *s)
 	for (int k = 0; k < NR_PARTS; k++)
 		if (s->parts->any[k] && (k != PART_MARKS || marks_now(&s->opts)))
 			ids[nr++] = k;
-	err = load_parts(s, ids, nr);
-	/* The ABI v1 probes' part, if it did not load with the others, loads
-	 * now in the background for -p, whose targets run on while a library
-	 * they load is attached: when one with such probes comes, the programs
-	 * are ready or nearly (the start does not wait for them, nor share the
-	 * CPUs with them). A launched command is held at its dlopen until the
-	 * library is attached: for it they load on need. */
-	if (!err && s->parts->any[PART_MARKS] && !s->parts->loaded[PART_MARKS] &&
-	    !s->opts.sync_pid) {
+	/* The ABI v1 probes' part, if it does not load with the others, loads
+	 * beside them in the background for -p, whose targets run on while a
+	 * library they load is attached: when one with such probes comes, the
+	 * programs are ready (the start does not wait for them; started after
+	 * the others, they were not yet when a library came at once: 60-100 ms
+	 * of test_dynamic dlopen_attach's target unarmed). A launched command
+	 * is held at its dlopen until the library is attached: for it they
+	 * load on need. */
+	if (s->parts->any[PART_MARKS] && !marks_now(&s->opts) && !s->opts.sync_pid) {
 		s->parts->marks = part_new(s, PART_MARKS);
 		s->parts->marks_loading =
 			!pthread_create(&s->parts->marks_th, NULL, load_part, &s->parts->marks);
 	}
-	return err;
+	return load_parts(s, ids, nr);
 }
 
 /* The background load of the ABI v1 probes' part, finished. 0 or -errno. */
@@ -349,6 +349,8 @@ int parts__load_marks(struct session *s)
 	if (!s->parts || s->parts->loaded[PART_MARKS] || !s->parts->any[PART_MARKS])
 		return 0;
 	err = s->parts->marks_loading ? marks_join(s) : load_parts(s, &marks, 1);
+	if (err == -EMFILE) /* beside the others: now alone */
+		err = load_parts(s, &marks, 1);
 	if (err)
 		log__err("cannot load the BPF programs of the ABI v1 probes: %s%s", strerror(-err),
 			 log__enabled(LOG_VERBOSE) ? "" : "; run with -v for the verifier's log");
