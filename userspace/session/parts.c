@@ -9,10 +9,11 @@
  * the machine's CPUs. A loaded part's programs are kept by their fds and
  * the copy is closed (its descriptors of the maps with it). Programs a
  * session does not use are not loaded at all (loader.c switches off their
- * autoload). The ABI v1 probes' programs, which
- * most targets do not need (probe ABI v2 marks do not trap), load with the
- * others when the target's program has such marks or with -a, else after
- * them: in the background for -p, on need for a launched command.
+ * autoload). The ABI v1 probes' programs, which most targets do not need
+ * (probe ABI v2 marks do not trap), load with the others when the target's
+ * program has such marks or with -a, else beside them in the background for
+ * -p (the start does not wait for them), on need for a launched command. A
+ * part that runs out of descriptors loads again alone.
  */
 #include <errno.h>
 #include <fcntl.h>
