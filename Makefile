@@ -104,7 +104,8 @@ BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c,$(wildcard benc
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 # The mark benchmarks built with probe ABI v1 too (a uprobe trap per mark).
-BENCH_V1_BINS := $(patsubst %,$(OUTPUT)/bench/v1/%,probe_cost cpu_work tick_cost fsp_off)
+BENCH_V1_BINS := $(patsubst %,$(OUTPUT)/bench/v1/%,probe_cost cpu_work tick_cost fsp_off \
+	startup_target)
 
 all: $(APP)
 
@@ -442,6 +443,13 @@ $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspa
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
 		$(LDLIBS) -o $@
 
+# When a profiler is ready, and its tear-down (bench/startup.sh).
+$(OUTPUT)/bench/tools/startwatch: bench/tools/startwatch.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $< -o $@
+bench: $(OUTPUT)/bench/tools/startwatch
+
 # The soak's watcher: occupancy of a process's BPF maps (bench/soak.sh).
 $(OUTPUT)/bench/tools/bpfmaps: bench/tools/bpfmaps.c
 	$(call msg,CC,$@)
@@ -561,6 +569,7 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)$(OUTPUT)/bench/native_views
 	$(Q)bench/pg.sh
 	$(Q)bench/agent.sh
+	$(Q)bench/startup.sh
 
 # -a for SOAK_S seconds (600) while thousands of short processes come and go,
 # the agent scraped every second; not part of make test (root; hold the

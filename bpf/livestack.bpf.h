@@ -4,8 +4,9 @@
  * (--off-cpu) charge it: its ABI v1 stack alone, one ABI v2 stack alone, or
  * their merge (v2stack.bpf.h); stored in the stacks map the first time it is
  * seen, with its labels (ABI v2 frames never trapped to copy them); its
- * payloads sent with each sample (payload_rb). live_stack_take() is the one
- * entry point, a global function the verifier checks once.
+ * payloads sent with each sample (payload_rb). live_stack_sample() and
+ * live_stack_switch() are the entry points, global functions the verifier
+ * checks once each.
  */
 #ifndef FSP_LIVESTACK_BPF_H
 #define FSP_LIVESTACK_BPF_H
@@ -34,30 +35,58 @@ struct live_stack {
 	bool payload; /* a live frame has a payload (live_stack_send_payloads) */
 };
 
+/* What v2_merge() made. */
+struct merge_out {
+	__u64 hash;
+	__u64 payloads; /* non-zero: a frame has a payload */
+	__u32 depth;
+	__u32 truncated;
+};
+
+/*
+ * Merges the stacks read into buf and the live ABI v1 frames (st's [0, d1))
+ * into out. A global function: the verifier checks it once, not on each of
+ * its caller's paths that reach it.
+ */
+__noinline int v2_merge(struct merge_buf *buf, const struct tstack *st, __u32 d1,
+			struct fsp_stack *out, struct merge_out *res)
+{
+	struct v1_copy_ctx cc = {.st = st, .n = unknown_zero()};
+	struct merge_ctx mc = {.buf = buf, .out = out};
+
+	if (!buf || !out || !res)
+		return -1;
+	buf->depth[V1_SOURCE] = 0;
+	buf->head[V1_SOURCE] = 0;
+	if (st && d1) {
+		cc.dst = &buf->src[V1_SOURCE];
+		bpf_loop(d1, v1_copy_cb, &cc, 0);
+		buf->depth[V1_SOURCE] = cc.n;
+	}
+	bpf_loop(FSP_MAX_DEPTH + 1, merge_cb, &mc, 0);
+	out->depth = mc.n;
+	res->hash = mc.hash;
+	res->payloads = mc.payloads;
+	res->depth = mc.n;
+	res->truncated = mc.truncated;
+	return 0;
+}
+
 /* The stacks of every source, merged into scratch[user]. */
 static __always_inline void v2_merge_all(struct v2_read_ctx *rc, const struct tstack *st, __u32 d1,
 					 __u32 user, struct live_stack *ls)
 {
-	struct v1_copy_ctx cc = {.st = st};
-	struct merge_ctx mc = {.buf = rc->buf, .out = scratch_get(user)};
+	struct fsp_stack *out = scratch_get(user);
+	struct merge_out mo;
 
-	if (!mc.out)
+	if (!out || v2_merge(rc->buf, st, d1, out, &mo))
 		return;
-	rc->buf->depth[V1_SOURCE] = 0;
-	rc->buf->head[V1_SOURCE] = 0;
-	if (st && d1) {
-		cc.dst = &rc->buf->src[V1_SOURCE];
-		bpf_loop(d1, v1_copy_cb, &cc, 0);
-		rc->buf->depth[V1_SOURCE] = cc.n;
-	}
-	bpf_loop(FSP_MAX_DEPTH + 1, merge_cb, &mc, 0);
-	mc.out->depth = mc.n;
-	ls->merged = mc.out;
+	ls->merged = out;
 	ls->src = SRC_MERGED;
-	ls->depth = mc.n;
-	ls->hash = mc.hash;
-	ls->payload = mc.payloads != 0;
-	ls->truncated |= mc.truncated;
+	ls->depth = mo.depth;
+	ls->hash = mo.hash;
+	ls->payload = mo.payloads != 0;
+	ls->truncated |= mo.truncated != 0;
 }
 
 /*
@@ -288,7 +317,7 @@ static long payload_cb(__u64 i, void *data)
 static __always_inline bool live_stack_send_payloads(const struct live_stack *ls, __u32 tgid,
 						     __u32 tid, __u64 hash)
 {
-	struct payload_ctx c = {.ls = ls, .r = scratch_get(SCRATCH_PAYLOAD)};
+	struct payload_ctx c = {.ls = ls, .r = scratch_get(SCRATCH_PAYLOAD), .n = unknown_zero()};
 	__u64 size, flags = BPF_RB_NO_WAKEUP;
 
 	if (!c.r || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
@@ -323,13 +352,10 @@ struct live_take {
  * *out: stored in the stacks map unless its hash is `known` (the caller's
  * record of the last one it stored), and, for the sampler (user
  * SCRATCH_SAMPLE), its payloads sent. Counts a stack that could not be
- * stored. Returns 0, or -1 when out is NULL.
- *
- * A global function: the verifier checks it once on its own instead of inline
- * in each caller, whose other branches (charges, payloads, the event view)
- * times the stacks' reading loops exceeded its budget.
+ * stored. Returns 0, or -1 when out is NULL. user is a constant: each of
+ * the global functions below is checked with the paths of its own caller.
  */
-__noinline int live_stack_take(struct live_take *out, __u64 sp, __u32 user, __u64 known)
+static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u32 user, __u64 known)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fsp_stack_key skey = {.tgid = task->tgid};
@@ -337,7 +363,6 @@ __noinline int live_stack_take(struct live_take *out, __u64 sp, __u32 user, __u6
 
 	if (!out)
 		return -1;
-	user = user == SCRATCH_SWITCH ? SCRATCH_SWITCH : SCRATCH_SAMPLE;
 	live_stack_get(task, sp, user, &ls);
 	out->hash = ls.hash;
 	out->truncated = ls.truncated;
@@ -352,6 +377,21 @@ __noinline int live_stack_take(struct live_take *out, __u64 sp, __u32 user, __u6
 		live_stack_send_payloads(&ls, task->tgid, task->pid, ls.hash);
 	}
 	return 0;
+}
+
+/* The sampler's and the scheduler hook's: global functions, each checked once
+ * on its own, not inline in its caller, whose other branches (charges,
+ * payloads, the event view) times the stacks' reading loops exceeded the
+ * verifier's budget; and the sampler's without the scheduler hook's paths,
+ * which doubled its work (when both were one function taking user). */
+__noinline int live_stack_sample(struct live_take *out, __u64 sp)
+{
+	return live_stack_take(out, sp, SCRATCH_SAMPLE, 0);
+}
+
+__noinline int live_stack_switch(struct live_take *out, __u64 sp, __u64 known)
+{
+	return live_stack_take(out, sp, SCRATCH_SWITCH, known);
 }
 
 #endif /* FSP_LIVESTACK_BPF_H */

@@ -189,6 +189,7 @@ _Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * 32, "fs
 struct merge_buf {
 	__u32 depth[MERGE_SOURCES]; /* live frames of each source */
 	__u32 head[MERGE_SOURCES]; /* the merge's position in each */
+	__u32 best; /* merge_cb's pick so far: kept in memory, see there */
 	__u64 payload[FSP_MAX_DEPTH]; /* the merged frames' payloads */
 	struct v2_stack src[MERGE_SOURCES];
 };

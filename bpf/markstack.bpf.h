@@ -63,11 +63,16 @@ static long live_cb(__u64 n, void *data)
 }
 
 /* Number of frames still live when the thread's stack pointer is sp. Dead
- * frames are always on top: a frame is pushed only after pruning. */
-static __always_inline __u32 live_depth(const struct tstack *st, __u64 sp)
+ * frames are always on top: a frame is pushed only after pruning. A global
+ * function: the verifier checks it once, not again at every call of every
+ * probe (checked inline, it was most of what the verifier did). */
+__noinline __u32 live_depth(const struct tstack *st, __u64 sp)
 {
-	struct live_ctx c = {.st = st, .sp = sp, .depth = st->depth};
+	struct live_ctx c = {.st = st, .sp = sp};
 
+	if (!st)
+		return 0;
+	c.depth = st->depth;
 	cur_bounds(st, &c.b);
 	if (c.depth && c.depth <= FSP_MAX_DEPTH &&
 	    fsp_frame_dead(st->f[slot(c.depth - 1)].sp, sp, &c.b))
@@ -420,7 +425,7 @@ static long store_cb(__u64 i, void *data)
 static __always_inline bool store_stack(const struct tstack *st, __u32 depth,
 					const struct fsp_stack_key *key, __u32 user)
 {
-	struct store_ctx c = {.st = st};
+	struct store_ctx c = {.st = st, .n = unknown_zero()};
 	struct fsp_stack *s;
 
 	if (bpf_map_lookup_elem(&stacks, key))

@@ -242,7 +242,7 @@ static __always_inline __u64 live_hash(struct task_struct *t, struct offcpu_rec 
 	struct live_take lt;
 
 	/* t is still the current task: its memory (ABI v2 stacks) is readable. */
-	live_stack_take(&lt, regs->sp, SCRATCH_SWITCH, r->off_stored);
+	live_stack_switch(&lt, regs->sp, r->off_stored);
 	if (lt.hash)
 		r->off_stored = lt.hash;
 	return lt.hash;

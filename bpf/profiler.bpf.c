@@ -284,7 +284,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		sp = regs->sp;
 	}
-	live_stack_take(&lt, sp, SCRATCH_SAMPLE, 0);
+	live_stack_sample(&lt, sp);
 	ckey.hash = lt.hash;
 	payload = lt.payload;
 	/* The truncated diagnostic counts every such sample here, before it

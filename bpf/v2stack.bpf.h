@@ -613,26 +613,33 @@ struct merge_ctx {
 	bool truncated;
 };
 
-/* bpf_loop callback: output frame i, the head with the highest stack pointer. */
+/*
+ * bpf_loop callback: output frame i, the head with the highest stack pointer.
+ * The pick is kept in the map's memory, not in a register: there the
+ * verifier does not follow its value, so the loop over the sources is one
+ * path instead of one per source picked so far.
+ */
 static long merge_cb(__u64 i, void *data)
 {
 	struct merge_ctx *c = data;
 	struct merge_buf *b = c->buf;
 	const struct v2_frame *f;
 	struct fsp_frame *o;
-	__u32 s, best = MERGE_SOURCES, h;
+	__u32 s, best, h;
 	__u64 best_sp = 0, fsp;
 
+	WRITE_ONCE(b->best, MERGE_SOURCES);
 	for (s = 0; s < MERGE_SOURCES; s++) {
 		h = b->head[s];
 		if (h >= b->depth[s] || h >= FSP_V2_DEPTH)
 			continue;
 		fsp = b->src[s].f[h].sp_kind & ~7ULL;
-		if (best == MERGE_SOURCES || fsp > best_sp) {
-			best = s;
+		if (READ_ONCE(b->best) == MERGE_SOURCES || fsp > best_sp) {
+			WRITE_ONCE(b->best, s);
 			best_sp = fsp;
 		}
 	}
+	best = READ_ONCE(b->best);
 	if (best >= MERGE_SOURCES)
 		return 1;
 	if (i >= max_depth || i >= FSP_MAX_DEPTH) {

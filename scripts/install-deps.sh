@@ -34,7 +34,7 @@ build=(
 html=(nodejs npm)
 test=(
 	libcmocka-dev clang-format git
-	golang-go tmux graphviz procps python3 python3.11 python3.11-dbg
+	golang-go tmux graphviz procps python3 python3.11 python3.11-dbg libcap2-bin
 	postgresql-15 openjdk-17-jdk-headless ruby chromium
 	bash-completion man-db cmake debhelper lintian fakeroot
 	prometheus curl openssl systemd

@@ -3,11 +3,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "escape.h"
 #include "log.h"
 
 static enum log_level max_level = LOG_INFO;
+static struct timespec started;
+
+/* Before main(): the phases' times count from here. */
+__attribute__((constructor)) static void log_start(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &started);
+}
+
+double log__uptime(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)(ts.tv_sec - started.tv_sec) + (ts.tv_nsec - started.tv_nsec) / 1e9;
+}
 
 void log__set_level(enum log_level level)
 {
@@ -83,3 +99,16 @@ void log__lines(const char *text)
 DEFINE_LOG(log__err, LOG_ERR)
 DEFINE_LOG(log__info, LOG_INFO)
 DEFINE_LOG(log__verbose, LOG_VERBOSE)
+
+void log__phase(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!log__enabled(LOG_VERBOSE))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log__verbose("%.3f s: %s", log__uptime(), msg);
+}

@@ -29,6 +29,12 @@ void log__err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log__info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log__verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Seconds since fsp-bpf started (CLOCK_MONOTONIC, from before main()). */
+double log__uptime(void);
+/* A verbose message after log__uptime() ("0.153 s: ..."): what a session
+ * is doing while it starts and ends, phase by phase. */
+void log__phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Text of another library (libbpf's messages) to stderr as it is, lines
  * and all, but each line escaped. */
 void log__lines(const char *text);

@@ -6,8 +6,8 @@
  * empty_sample: on the same cpu-clock perf events as fsp-bpf's sampler, the
  * floor of what sampling costs with any BPF program. empty_switch: on the
  * sched_switch tracepoint as fsp-bpf's --off-cpu program, the floor of any
- * BPF off-CPU profiler. empty_hook: a perf-event uprobe on a function, as
- * fsp-bpf hooks __cxa_begin_catch and longjmp.
+ * BPF off-CPU profiler. empty_hook: a uprobe on a function (a uprobe_multi
+ * link of one site), as fsp-bpf hooks __cxa_begin_catch and longjmp.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -20,12 +20,12 @@
  *   -s  also attach an empty tp_btf program to sched_switch, as --off-cpu
  *       does (the floor of any off-CPU profiler)
  *   -U  no uprobes: only the sampler and/or the sched_switch program
- *   -f FILE:FUNC  also attach an empty perf-event uprobe to function FUNC of
- *       FILE where fsp-bpf hooks a function (usdt__func_probe(): past a
- *       leading endbr64 when the next instruction is emulated), as it hooks
- *       __cxa_begin_catch and longjmp
- *   -F FILE:FUNC  the same at the function's first instruction (libbpf's
- *       func_name), where fsp-bpf hooked before it skipped endbr64
+ *   -f FILE:FUNC  also attach an empty uprobe to function FUNC of FILE (a
+ *       uprobe_multi link of one site) where fsp-bpf hooks a function
+ *       (usdt__func_probe(): past a leading endbr64 when the next
+ *       instruction is emulated), as it hooks __cxa_begin_catch and longjmp
+ *   -F FILE:FUNC  the same at the function's first instruction, where
+ *       fsp-bpf hooked before it skipped endbr64
  */
 #include <errno.h>
 #include <getopt.h>
@@ -52,7 +52,7 @@ struct hook {
 	char *file;
 	const char *func;
 	bool entry; /* -F: at the first instruction */
-	struct bpf_link *link;
+	int fd; /* its uprobe_multi link, -1: none */
 };
 
 static volatile sig_atomic_t stop;
@@ -136,6 +136,7 @@ static int parse_hook(char *arg, bool entry, struct hook *h)
 	h->file = arg;
 	h->func = colon + 1;
 	h->entry = entry;
+	h->fd = -1;
 	return 0;
 }
 
@@ -143,23 +144,25 @@ static int parse_hook(char *arg, bool entry, struct hook *h)
 static int attach_hooks(struct bpf_program *prog, struct hook *hooks, size_t nr, pid_t pid)
 {
 	for (size_t i = 0; i < nr; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = hooks[i].func);
 		uint64_t off = 0;
+		__u64 o, cookie = 0;
 		bool emulated = false;
 		int err;
 
-		if (!hooks[i].entry) {
+		if (hooks[i].entry)
+			err = usdt__func_offset(hooks[i].file, hooks[i].func, &off);
+		else
 			err = usdt__func_probe(hooks[i].file, hooks[i].func, &off, &emulated);
-			if (err)
-				return err;
-			uo.func_name = NULL;
-		}
-		hooks[i].link = bpf_program__attach_uprobe_opts(prog, pid, hooks[i].file, off, &uo);
-		if (!hooks[i].link)
-			return -errno;
+		if (err)
+			return err;
+		o = off;
+		hooks[i].fd =
+			usdt__link(bpf_program__fd(prog), hooks[i].file, &o, NULL, &cookie, 1, pid);
+		if (hooks[i].fd < 0)
+			return hooks[i].fd;
 		printf("empty_attach: hooked %s in %s at %s (%s)\n", hooks[i].func, hooks[i].file,
 		       hooks[i].entry ? "its entry" : "fsp-bpf's place",
-		       hooks[i].entry ? "as libbpf resolves it"
+		       hooks[i].entry ? "the symbol's address"
 				      : (emulated ? "emulated" : "single-stepped"));
 	}
 	return 0;
@@ -263,6 +266,7 @@ int main(int argc, char **argv)
 	bpf_program__set_autoattach(prog, false);
 	bpf_program__set_autoload(switch_prog, on_switch);
 	bpf_program__set_autoattach(hook_prog, false);
+	bpf_program__set_expected_attach_type(hook_prog, USDT_TRACE_UPROBE_MULTI);
 	err = bpf_object__load(obj);
 	if (err) {
 		fprintf(stderr, "empty_attach: cannot load %s: %s\n", obj_path, strerror(-err));
@@ -311,7 +315,8 @@ int main(int argc, char **argv)
 out_links:
 	bpf_link__destroy(switch_link);
 	for (size_t i = 0; i < nr_hooks; i++)
-		bpf_link__destroy(hooks[i].link);
+		if (hooks[i].fd >= 0)
+			close(hooks[i].fd);
 	for (size_t i = 0; i < NR_PROBES; i++)
 		if (link_fds[i] > 0)
 			close(link_fds[i]);

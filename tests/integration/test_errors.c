@@ -159,7 +159,7 @@ static void test_not_root(void **state)
 	itest_spawn(&p, "fsp", argv);
 	itest_wait(&p, ITEST_TIMEOUT_S);
 	itest_assert_failed_cleanly(&p);
-	itest_assert_one_error_line(&p, "root", NULL);
+	itest_assert_one_error_line(&p, "CAP_BPF", "CAP_PERFMON", "root", NULL);
 }
 
 static void test_command_not_found(void **state)

@@ -22,12 +22,22 @@
  *   feature_typo          --feature naming no feature of the profile (a typo
  *                         fsp-bpf cannot see before the session) still gets
  *                         the report, of every feature, and one error line
+ *   verbose_phases        -v says what it does while it starts and ends, in
+ *                         order, with its times: the BPF maps, each part of
+ *                         the programs (the ABI v1 probes' only for a target
+ *                         with such marks), the sampler, the command, the
+ *                         end, the detach
+ *   few_descriptors       under a descriptor limit too low for the parts to
+ *                         load side by side (each holds every map while it
+ *                         loads), a part that runs out loads again alone:
+ *                         the session starts and reports
  */
 #include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -443,6 +453,93 @@ static void test_feature_typo(void **state)
 	free(p.err);
 }
 
+/* The phase lines ("fsp-bpf: 0.123 s: WHAT") of err, in order: each of
+ * phases (NULL-terminated) after the previous one. */
+static void assert_phases(const char *err, const char *const *phases)
+{
+	const char *at = err;
+
+	for (size_t i = 0; phases[i]; i++) {
+		char line[256];
+		const char *hit;
+
+		snprintf(line, sizeof(line), " s: %s", phases[i]);
+		hit = strstr(at, line);
+		if (!hit)
+			fail_msg("-v: no phase \"%s\" (after the previous ones):\n%s", phases[i],
+				 err);
+		/* Its time since the start: "fsp-bpf: SECONDS s: ...". */
+		while (hit > err && hit[-1] != '\n')
+			hit--;
+		if (strncmp(hit, "fsp-bpf: ", 9) || !strchr("0123456789", hit[9]))
+			fail_msg("-v: the phase \"%s\" has no time:\n%s", phases[i], err);
+		at = hit + 1;
+	}
+}
+
+static void test_verbose_phases(void **state)
+{
+	static const char *const phases[] = {"opened the BPF object",
+					     "created the BPF maps in",
+					     "loaded the sampler in",
+					     "loaded the hooks in",
+					     "attached the tracepoints",
+					     "started the sampler on",
+					     "started the command",
+					     "the session ended",
+					     "collected the profile",
+					     "detached",
+					     "unloaded the BPF programs and maps",
+					     NULL};
+	static const char *const v1[] = {"loaded the ABI v1 probes in", NULL};
+	const char *truth = itest_tmp("truth");
+	struct itest_proc p;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-v", "--", itest_workload("wl_mix"), truth,
+		      "200", NULL);
+	itest_assert_exit(&p, 0);
+	assert_phases(p.err, phases);
+	/* Each part names its programs: instructions verified and time. */
+	if (!strstr(p.err, ": sample ") || !strstr(p.err, " insns ") ||
+	    !strstr(p.err, ", on_longjmp "))
+		fail_msg("-v: the parts do not name their programs:\n%s", p.err);
+	/* The ABI v1 probes' programs load for a command that has them
+	 * (with the others), else only when a library with them comes. */
+	if (itest_abi_v1())
+		assert_phases(p.err, v1);
+	else if (strstr(p.err, "loaded the ABI v1 probes"))
+		fail_msg("-v: the ABI v1 probes were loaded for an ABI v2 target:\n%s", p.err);
+	free(p.out);
+	free(p.err);
+}
+
+static void test_few_descriptors(void **state)
+{
+	/* Below what the sampler's and the hooks' copies need together
+	 * (about 2 x 35 beside the maps' own), above what one needs. */
+	struct rlimit old, lim;
+	const char *truth = itest_tmp("truth");
+	struct itest_proc p;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 90;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
+	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-v", "--", itest_workload("wl_mix"), truth,
+		      "200", NULL);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	itest_assert_exit(&p, 0);
+	if (!strstr(p.err, "started the command") || !strstr(p.out, "accounts for"))
+		fail_msg("with 90 descriptors the session did not start and report:\n%s", p.err);
+	print_message("  %s", strstr(p.err, "Too many open files")
+				      ? "a part ran out and loaded again alone\n"
+				      : "the parts fit\n");
+	free(p.out);
+	free(p.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,7 +547,8 @@ int main(void)
 		ITEST(test_file_permissions),	  ITEST(test_early_signal),
 		ITEST(test_high_frequency),	  ITEST(test_pid_twice),
 		ITEST(test_output_format),	  ITEST(test_pid_exits_at_start),
-		ITEST(test_feature_typo),
+		ITEST(test_feature_typo),	  ITEST(test_verbose_phases),
+		ITEST(test_few_descriptors),
 	};
 
 	return ITEST_MAIN("record_cli", tests);

@@ -82,14 +82,14 @@ test_options()
 		[ $sub = record ] || args=($sub)
 		n=0
 		# Every long option of the subcommand's --help is offered after "--".
-		for opt in $("$FSP_BPF" "${args[@]}" --help | grep -oE '^ {1,8}(-[^-], )?--[a-z0-9-]+' |
+		for opt in $("$FSP_BPF" "${args[@]}" --help | grep -oE '^ {1,8}(-[^-], )*--[a-z0-9-]+' |
 			grep -oE -- '--[a-z0-9-]+'); do
 			n=$((n + 1))
 			expect "./fsp-bpf ${args[*]} --" "$opt"
 		done
 		[ $n -ge 3 ] || t_fail "$sub --help lists only $n options: the parse is wrong"
 	done
-	expect "./fsp-bpf -" -p -a -o --stacks --map
+	expect "./fsp-bpf -" -p -a -o --stacks --map -h --help
 	expect_only "./fsp-bpf merge --o" --output
 }
 

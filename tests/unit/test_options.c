@@ -2,103 +2,17 @@
 /* Unit tests of the command line (userspace/cmd/options.c and each
  * subcommand's parser): which subcommand runs, the defaults, every option's
  * value, strict numbers and ranges, conflicting options, the exit status and
- * the exact message of each error, --help, --usage and --version. */
+ * the exact message of each error; the table of formats. --help, --usage and
+ * --version: test_help.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include <linux/types.h>
 
-#include "commands.h"
-#include "options.h"
+#include "options_helpers.h"
 #include "plugin.h"
 #include "profiler.h"
-#include "unit_helpers.h"
-
-#define MAX_ARGS 64
-#define USAGE_ERROR 64 /* argp_err_exit_status */
-
-struct parse {
-	char *argv[MAX_ARGS];
-	int argc;
-	bool run;
-	int status;
-	struct fsp_options o;
-	char out[16384], err[4096]; /* what it printed */
-};
-
-static void slurp(FILE *f, char *buf, size_t size)
-{
-	size_t n;
-
-	rewind(f);
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
-/* Parses "fsp-bpf ARGS..." (NULL-terminated), capturing stdout and stderr. */
-static void parse_args(struct parse *p, const char *arg, ...)
-{
-	FILE *out = tmpfile(), *err = tmpfile();
-	int saved_out = dup(1), saved_err = dup(2), status = -1;
-	va_list ap;
-
-	memset(p, 0, sizeof(*p));
-	p->argv[p->argc++] = (char *)"fsp-bpf";
-	va_start(ap, arg);
-	for (; arg; arg = va_arg(ap, const char *)) {
-		assert_true(p->argc < MAX_ARGS - 1);
-		p->argv[p->argc++] = (char *)arg;
-	}
-	va_end(ap);
-	assert_non_null(out);
-	assert_non_null(err);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(fileno(out), 1);
-	dup2(fileno(err), 2);
-	p->run = options__parse(p->argc, p->argv, &p->o, &status);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	p->status = p->run ? -1 : status;
-	slurp(out, p->out, sizeof(p->out));
-	slurp(err, p->err, sizeof(p->err));
-}
-
-#define PARSE(p, ...) parse_args((p), __VA_ARGS__, NULL)
-
-static void done(struct parse *p)
-{
-	options__free(&p->o);
-}
-
-/* The parse succeeded: o->command is name. */
-static void assert_runs(struct parse *p, const struct fsp_command *cmd)
-{
-	if (!p->run)
-		fail_msg("did not parse (status %d): %s", p->status, p->err);
-	assert_ptr_equal(p->o.command, cmd);
-	assert_string_equal(p->err, "");
-}
-
-/* A usage error: status 64, "PROG: message" then where help is. */
-static void assert_usage_error(struct parse *p, const char *prog, const char *msg)
-{
-	char want[2048];
-
-	assert_false(p->run);
-	assert_int_equal(p->status, USAGE_ERROR);
-	snprintf(want, sizeof(want),
-		 "%s: %s\nTry `%s --help' or `%s --usage' for more information.\n", prog, msg, prog,
-		 prog);
-	assert_string_equal(p->err, want);
-	assert_string_equal(p->out, "");
-}
 
 static void test_record_defaults(void **state)
 {
@@ -729,59 +643,6 @@ static void test_unknown_options(void **state)
 	done(&p);
 }
 
-static void test_help_usage_version(void **state)
-{
-	struct parse p;
-
-	(void)state;
-	PARSE(&p, "--help");
-	assert_false(p.run);
-	assert_int_equal(p.status, 0);
-	assert_string_equal(p.err, "");
-	assert_true(!strncmp(p.out, "Usage: fsp-bpf [OPTION...] [--] CMD [ARGS...]\n", 46));
-	/* The defaults in the help come from their macros. */
-	assert_non_null(strstr(p.out, "Samples per second on each CPU (default 999,\n"));
-	assert_non_null(strstr(p.out, "Distinct mark stacks kept (default 8192)"));
-	assert_non_null(strstr(p.out, "view counts (default 16384)"));
-	assert_non_null(strstr(p.out, "maximum 64); deeper enters"));
-	assert_non_null(strstr(p.out, "time (default 0.5; 0 shows all)"));
-	assert_non_null(strstr(p.out, " Report options:\n"));
-	assert_non_null(strstr(p.out, "  -?, --help                 Give this help list\n"));
-	assert_non_null(strstr(p.out, "  -V, --version              Print program version\n"));
-	/* No tracker without an address: where to look instead. */
-	assert_null(strstr(p.out, "Report bugs"));
-	assert_non_null(strstr(p.out, "Manuals: man fsp-bpf, man fsp-bpf-SUBCOMMAND, man fsp.h"));
-	assert_null(strstr(p.out, "usdt/fsp.h"));
-	assert_non_null(strstr(p.out, "<fsp/fsp.h>"));
-	done(&p);
-	/* --help ends the parse: what follows is not looked at. */
-	PARSE(&p, "report", "--help", "--bogus");
-	assert_false(p.run);
-	assert_int_equal(p.status, 0);
-	assert_string_equal(p.err, "");
-	assert_true(!strncmp(p.out, "Usage: fsp-bpf report [OPTION...] FILE\n", 39));
-	assert_non_null(strstr(p.out, "      --pid=PID[,...]        Show only these processes"));
-	done(&p);
-	PARSE(&p, "diff", "-?");
-	assert_int_equal(p.status, 0);
-	assert_non_null(strstr(p.out, "(default 0.5; 0 shows all)"));
-	done(&p);
-	PARSE(&p, "merge", "--usage");
-	assert_false(p.run);
-	assert_int_equal(p.status, 0);
-	assert_string_equal(p.out,
-			    "Usage: fsp-bpf merge [-?V] [-o FILE] [--file-mode=MODE] "
-			    "[--output=FILE]\n            [--help] [--usage] [--version] FILE "
-			    "FILE...\n");
-	done(&p);
-	PARSE(&p, "-p", "1", "-V", "-F", "0");
-	assert_false(p.run);
-	assert_int_equal(p.status, 0);
-	assert_string_equal(p.out, "fsp-bpf " FSP_VERSION "\n");
-	assert_string_equal(p.err, "");
-	done(&p);
-}
-
 /* The table of formats (userspace/cmd/formats.c): each row whole, each
  * subcommand parses the formats it takes and refuses the others, the lists
  * of --help and of the messages come from it. */
@@ -842,8 +703,7 @@ int main(void)
 		cmocka_unit_test(test_wait_probes),	cmocka_unit_test(test_stacks),
 		cmocka_unit_test(test_ranges),		cmocka_unit_test(test_conflicts),
 		cmocka_unit_test(test_plugins),		cmocka_unit_test(test_operands),
-		cmocka_unit_test(test_unknown_options), cmocka_unit_test(test_help_usage_version),
-		cmocka_unit_test(test_formats),
+		cmocka_unit_test(test_unknown_options), cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

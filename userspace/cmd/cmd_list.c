@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "commands.h"
 #include "escape.h"
 #include "log.h"
@@ -297,6 +298,9 @@ static int list_pid(pid_t pid)
 		log__err("no such process: %d (check the PID with ps or pgrep)", pid);
 		return -ESRCH;
 	}
+	/* Another user's files: not "no probes", but CAP_SYS_PTRACE missing. */
+	if (caps__check_readable(pid))
+		return -EACCES;
 	procscan__comm(pid, comm, sizeof(comm));
 	printf("pid %d (", pid);
 	put(comm);

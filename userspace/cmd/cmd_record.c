@@ -14,6 +14,7 @@
 #include <linux/types.h>
 
 #include "agent.h"
+#include "caps.h"
 #include "commands.h"
 #include "launch.h"
 #include "log.h"
@@ -24,6 +25,7 @@
 #include "profile.h"
 #include "profile_io.h"
 #include "record_signals.h"
+#include "record_targets.h"
 #include "render.h"
 #include "report.h"
 #include "session.h"
@@ -225,6 +227,7 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 		log__err("cannot collect the profile: %s", strerror(-err));
 		goto out;
 	}
+	log__phase("collected the profile");
 	/* A map error ends the session: what came before it is kept, if any. */
 	if (run_err == -ENOMSG && !profile__total_samples(p))
 		goto out;
@@ -237,6 +240,7 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 			  "could be charged to features",
 			  desc);
 	err = save_and_render(p, o);
+	log__phase("reported");
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
 		err = record_targets__check_probemaps(s, o);
@@ -302,6 +306,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	so.on_interval = so.interval_s > 0 ? live_report : NULL;
 	so.interval_ctx = &live;
 	so.sync_pid = tg.l ? launch__pid(tg.l) : 0;
+	so.v1_marks = record_targets__v1_marks(&tg);
 	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
 	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
 	so.comm_filter = o->view.ropts.comm;
@@ -355,19 +360,18 @@ static int record_run(const struct fsp_options *o, const char *cmdline)
 	sigset_t stop, old;
 	int err;
 
-	if (geteuid() != 0) {
-		log__err("must run as root: it loads BPF programs and attaches uprobes to other "
-			 "processes (try: sudo %s)",
-			 cmdline);
-		return -EPERM;
-	}
+	err = caps__require(cmdline);
+	for (int i = 0; i < o->nr_pids && !err; i++)
+		err = caps__check_readable(o->pids[i]);
+	if (err)
+		return err;
 	/* Not found out at the end of a long session: the output can be made. */
 	if ((o->out_path && profile_file__check(o->out_path)) ||
 	    (o->profile_path && profile_file__check(o->profile_path)))
 		return -EINVAL;
 	frequency_note(o->session.frequency_hz);
 	/* From here Ctrl-C and SIGTERM end the session with its report, also
-	 * when they come while the BPF programs load (~60 ms): held pending
+	 * when they come while the BPF programs load (0.1-0.4 s): held pending
 	 * until the session's loop reads them. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -400,10 +404,11 @@ static const char record_doc[] =
 	"EXAMPLES:\n"
 	"  sudo fsp-bpf -p 1234                  profile a running process until Ctrl-C\n"
 	"  sudo fsp-bpf -p 1234,1240 -d 30       two processes for 30 seconds\n"
-	"  sudo fsp-bpf --wait-probes=60 -p 1234 a process whose probes are in a plug-in it\n"
-	"                                        loads later (within 60 s)\n"
+	"  sudo fsp-bpf --wait-probes=60 -p 1234\n"
+	"                                        a process whose probes come with a\n"
+	"                                        plug-in it loads later (within 60 s)\n"
 	"  sudo fsp-bpf -o prof.json --file-mode 644 -p 1234\n"
-	"                                        a profile others may read (default: 600)\n"
+	"                                        a profile all may read (default 600)\n"
 	"  sudo fsp-bpf -F 4999 -- ./app --flag  launch ./app, sample at 4999 Hz\n"
 	"  sudo fsp-bpf record -o prof.json -p 1234\n"
 	"                                        also save the profile to prof.json\n"
@@ -439,7 +444,9 @@ static const char record_doc[] =
 	"$TMPDIR, /var/tmp or /tmp and the message says where. Profile files are created "
 	"0600 (they hold strings read from the target), under sudo owned by the invoking "
 	"user; -o refuses a path another user could have redirected (their link, FIFO or "
-	"file where others can write). Needs root.\n\n"
+	"file where others can write). Needs root, or CAP_BPF and CAP_PERFMON (and "
+	"CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH for other users' processes: README, "
+	"\"Capabilities\").\n\n"
 	"Manuals: man fsp-bpf, man fsp-bpf-SUBCOMMAND, man fsp.h; guides: README.md and "
 	"docs/ of the source tree.";
 
@@ -534,7 +541,10 @@ static const struct argp_option record_options[] = {
 	 0},
 	{"interval", OPT_INTERVAL, "SECONDS", 0,
 	 "Re-render the report every SECONDS while profiling (a live view on a terminal)", 0},
-	{"verbose", 'v', NULL, 0, "Print libbpf's messages and what was attached", 0},
+	{"verbose", 'v', NULL, 0,
+	 "Say what it does while it starts and ends, with times (the BPF "
+	 "programs' load, the sampler, each target's probes, the detach); libbpf's messages",
+	 0},
 	{},
 };
 

@@ -422,8 +422,11 @@ const struct argp options_view_argp = {
 
 /* ---- --help, --usage and --version: argp's own, without its exit ---- */
 
+/* -h as well as argp's -?, in every subcommand (no subcommand takes -h
+ * for anything else). */
 static const struct argp_option help_options[] = {
-	{"help", '?', NULL, 0, "Give this help list", -1},
+	{"help", 'h', NULL, 0, "Give this help list", -1},
+	{NULL, '?', NULL, OPTION_ALIAS, NULL, 0},
 	{"usage", OPT_USAGE, NULL, 0, "Give a short usage message", 0},
 	{},
 };
@@ -437,6 +440,7 @@ static error_t parse_help(int key, char *arg, struct argp_state *state)
 {
 	(void)arg;
 	switch (key) {
+	case 'h':
 	case '?':
 		argp_state_help(state, state->out_stream, ARGP_HELP_STD_HELP);
 		return PARSE_DONE;

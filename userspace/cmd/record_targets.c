@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsp_v2.h"
 #include "launch.h"
 #include "log.h"
 #include "procscan.h"
@@ -180,6 +181,7 @@ static int add_pids(struct session *s, const struct fsp_options *o, const struct
 			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
 				  "(probes it loads later are attached)",
 				  without[i]);
+	log__phase("attached to %d process%s", n, n == 1 ? "" : "es");
 	log__info("profiling %s: %d probe sites, %llu Hz. Ctrl-C to stop.", desc, sites,
 		  (unsigned long long)o->session.frequency_hz);
 	return 0;
@@ -222,7 +224,23 @@ static int start_command(struct session *s, struct launch *l, const struct fsp_o
 	err = launch__start(l);
 	if (err)
 		log__err("cannot run '%s': %s", o->cmd[0], strerror(-err));
+	else
+		log__phase("started the command: profiling");
 	return err;
+}
+
+bool record_targets__v1_marks(const struct record_targets *tg)
+{
+	char exe[64];
+
+	if (tg->l)
+		return fsp_v2__file_v1(launch__path(tg->l));
+	for (int i = 0; i < tg->n; i++) {
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", tg->t[i].pid);
+		if (fsp_v2__file_v1(exe))
+			return true;
+	}
+	return false;
 }
 
 int record_targets__add(const struct record_targets *tg, struct session *s,

@@ -8,6 +8,7 @@
 #ifndef FSP_RECORD_TARGETS_H
 #define FSP_RECORD_TARGETS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -44,5 +45,10 @@ int record_targets__add(const struct record_targets *tg, struct session *s,
  * carries is a mistake (wrong PID, wrong map), not an empty profile. 0 or
  * -ENOENT, reported. */
 int record_targets__check_probemaps(struct session *s, const struct fsp_options *o);
+
+/* Does a target's program have ABI v1 marks (so that their programs load
+ * at once rather than when its probes are attached)? Its libraries are not
+ * looked at: a hint, from one file each (-p's after check_pids). */
+bool record_targets__v1_marks(const struct record_targets *tg);
 
 #endif /* FSP_RECORD_TARGETS_H */

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -49,6 +50,22 @@ int fsp_v2__file(const struct usdt_site *sites, size_t nr, struct fsp_v2_file *o
 		out->nr_sites++;
 	}
 	return 0;
+}
+
+bool fsp_v2__file_v1(const char *path)
+{
+	struct usdt_site *sites = NULL;
+	struct fsp_v2_file vf;
+	size_t nr = 0, skipped;
+	bool v1;
+
+	if (usdt__read_sites(path, FSP_PROVIDER, &sites, &nr, &skipped, NULL, 0))
+		return false;
+	v1 = false;
+	for (size_t i = 0; !fsp_v2__file(sites, nr, &vf) && i < nr && !v1; i++)
+		v1 = fsp_v2__is_v1_site(&sites[i]) && !fsp_v2__is_shadow(&vf, &sites[i]);
+	free(sites);
+	return v1;
 }
 
 int fsp_v2__record_addr(const struct mapping *m, size_t nr, size_t *i, dev_t dev, ino_t ino,

@@ -47,6 +47,11 @@ bool fsp_v2__is_v1_site(const struct usdt_site *site);
  */
 bool fsp_v2__is_shadow(const struct fsp_v2_file *vf, const struct usdt_site *site);
 
+/* Does the file at path have ABI v1 marks attached as such (its own, or
+ * those of a unit built with ABI v1 beside an ABI v2 record: not shadows)?
+ * false if it cannot be read. */
+bool fsp_v2__file_v1(const char *path);
+
 /* The record as usdt/fsp_abi_v2.h lays it out (struct fsp_v2_record there). */
 struct fsp_v2_record_raw {
 	uint16_t sema_v2;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "launch.h"
 
 struct launch {
@@ -63,6 +64,9 @@ static void child(int go_fd, int err_fd, char *const argv[], const char *path)
 	sigaddset(&held, SIGINT);
 	sigaddset(&held, SIGTERM);
 	sigprocmask(SIG_UNBLOCK, &held, NULL);
+	/* Run with capabilities instead of as root, fsp-bpf does not pass
+	 * them on to the command. */
+	caps__drop_ambient();
 	execv(path, argv);
 	e = errno;
 	if (write(err_fd, &e, sizeof(e)) < 0)

@@ -575,6 +575,30 @@ size_t usdt__entry_probe(const uint8_t *code, size_t len, bool *emulated)
 	return sizeof(endbr64);
 }
 
+/* Opens path as f and finds function name's symbol and the file offset of
+ * its entry. 0 or -errno; f is to be closed either way. */
+static int func_entry(const char *path, const char *name, struct elf_file *f, GElf_Sym *sym,
+		      uint64_t *off)
+{
+	int err = elf_file_open(path, f);
+
+	if (!err)
+		err = find_symbol(f, name, STT_FUNC, sym);
+	if (!err)
+		err = addr_to_offset(f, sym->st_value, off);
+	return err;
+}
+
+int usdt__func_offset(const char *path, const char *name, uint64_t *off)
+{
+	struct elf_file f;
+	GElf_Sym sym;
+	int err = func_entry(path, name, &f, &sym, off);
+
+	elf_file_close(&f);
+	return err;
+}
+
 int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *emulated)
 {
 	uint8_t code[16];
@@ -583,11 +607,7 @@ int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *em
 	ssize_t n;
 	int err;
 
-	err = elf_file_open(path, &f);
-	if (!err)
-		err = find_symbol(&f, name, STT_FUNC, &sym);
-	if (!err)
-		err = addr_to_offset(&f, sym.st_value, off);
+	err = func_entry(path, name, &f, &sym, off);
 	if (err)
 		goto cleanup;
 	n = pread(f.fd, code, sizeof(code), (off_t)*off);

@@ -74,6 +74,10 @@ int usdt__func(const char *path, const char *name, uint64_t *vaddr);
  */
 size_t usdt__entry_probe(const uint8_t *code, size_t len, bool *emulated);
 
+/* The file offset of function name's entry (.dynsym or .symtab) in path. 0
+ * or -ENOENT/-errno. */
+int usdt__func_offset(const char *path, const char *name, uint64_t *off);
+
 /* The file offset at which to probe function name (.dynsym or .symtab) of
  * path, usdt__entry_probe() applied to its code. 0 or -ENOENT/-errno. */
 int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *emulated);

@@ -5,6 +5,7 @@
  * interned in their BPF maps; the teardown. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,8 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
+#include "caps.h"
 #include "fsp_probes.h"
 #include "fsp_v2.h"
 #include "log.h"
@@ -24,31 +25,29 @@
 #include "util.h"
 #include "session_int.h"
 
-static int add_attachment(struct session *s, struct bpf_link *link, int fd)
+int attach__link_fd(struct session *s, int fd)
 {
-	if (fsp_grow((void **)&s->links, &s->cap_links, s->nr_links + 1, sizeof(*s->links)))
+	if (fd < 0)
+		return fd;
+	if (fsp_grow((void **)&s->links, &s->cap_links, s->nr_links + 1, sizeof(*s->links))) {
+		close(fd);
 		return -ENOMEM;
-	s->links[s->nr_links].link = link;
+	}
 	s->links[s->nr_links++].fd = fd;
 	return 0;
 }
 
-int attach__link(struct session *s, struct bpf_link *link)
-{
-	return add_attachment(s, link, -1);
-}
-
-static struct bpf_program *probe_prog(struct session *s, int probe)
+static int probe_prog(struct session *s, int probe)
 {
 	switch (probe) {
 	case FSP_PROBE_MARK_ENTER:
-		return s->skel->progs.mark_enter;
+		return PROG_FD(s, mark_enter);
 	case FSP_PROBE_MARK_LEAVE:
-		return s->skel->progs.mark_leave;
+		return PROG_FD(s, mark_leave);
 	case FSP_PROBE_ANTIMARK_ENTER:
-		return s->skel->progs.antimark_enter;
+		return PROG_FD(s, antimark_enter);
 	default:
-		return s->skel->progs.antimark_leave;
+		return PROG_FD(s, antimark_leave);
 	}
 }
 
@@ -92,6 +91,16 @@ static const char *shown_path(const char *path)
 		return path;
 	p = strchr(path + 6, '/');
 	return p && !strncmp(p, "/root/", 6) ? p + 5 : path;
+}
+
+void attach__denied(struct session *s, const char *path)
+{
+	if (s->denied_said || caps__have(CAP_DAC_READ_SEARCH) || caps__have(CAP_DAC_OVERRIDE))
+		return;
+	s->denied_said = true;
+	log__err("cannot read %s: permission denied; the probes of files the fsp-bpf user may "
+		 "not read are not attached: that needs CAP_DAC_READ_SEARCH (or root)",
+		 shown_path(path));
 }
 
 struct site_batch {
@@ -188,22 +197,20 @@ static int probemap_site_id(struct session *s, const struct fsp_map_site *ms)
 
 /* Links each site of b on its own, each numbered in its cookie (--events=
  * FEATURE,...: a site that marks another feature is detached). */
-static int batch_link_sites(struct session *s, struct bpf_program *prog, const char *path,
-			    pid_t pid, struct site_batch *b)
+static int batch_link_sites(struct session *s, int prog_fd, const char *path, pid_t pid,
+			    struct site_batch *b)
 {
 	for (__u32 i = 0; i < b->cnt; i++) {
 		size_t site = b->cookies[i] >> FSP_COOKIE_SITE_SHIFT;
-		int fd = usdt__link(bpf_program__fd(prog), path, &b->offs[i], &b->refs[i],
-				    &b->cookies[i], 1, pid);
+		int err = attach__link_fd(s, usdt__link(prog_fd, path, &b->offs[i], &b->refs[i],
+							&b->cookies[i], 1, pid));
 
-		if (fd < 0)
-			return fd;
-		if (add_attachment(s, NULL, fd) ||
-		    fsp_grow((void **)&s->event_sites, &s->cap_event_sites, site + 1,
-			     sizeof(*s->event_sites))) {
-			close(fd);
+		if (err)
+			return err;
+		/* Kept in links: closed by the caller's unwind on failure. */
+		if (fsp_grow((void **)&s->event_sites, &s->cap_event_sites, site + 1,
+			     sizeof(*s->event_sites)))
 			return -ENOMEM;
-		}
 		while (s->nr_event_sites <= site)
 			s->event_sites[s->nr_event_sites++] = SIZE_MAX;
 		s->event_sites[site] = s->nr_links - 1;
@@ -211,21 +218,17 @@ static int batch_link_sites(struct session *s, struct bpf_program *prog, const c
 	return (int)b->cnt;
 }
 
-static int batch_link(struct session *s, struct bpf_program *prog, const char *path, pid_t pid,
+static int batch_link(struct session *s, int prog_fd, const char *path, pid_t pid,
 		      struct site_batch *b)
 {
-	int fd, err;
+	int err;
 
 	if (!b->cnt)
 		return 0;
 	if (s->opts.event_features && (b->cookies[0] & FSP_COOKIE_SHADOW))
-		return batch_link_sites(s, prog, path, pid, b);
-	fd = usdt__link(bpf_program__fd(prog), path, b->offs, b->refs, b->cookies, b->cnt, pid);
-	if (fd < 0)
-		return fd;
-	err = add_attachment(s, NULL, fd);
-	if (err)
-		close(fd);
+		return batch_link_sites(s, prog_fd, path, pid, b);
+	err = attach__link_fd(s,
+			      usdt__link(prog_fd, path, b->offs, b->refs, b->cookies, b->cnt, pid));
 	return err ? err : (int)b->cnt;
 }
 
@@ -432,14 +435,14 @@ static const char *step_name(int step)
 	return fsp_probe_names[step_probe[step]];
 }
 
-static struct bpf_program *step_prog(struct session *s, int step)
+static int step_prog(struct session *s, int step)
 {
 	if (step == STEP_MAP_LEAVE)
-		return s->skel->progs.map_leave;
+		return PROG_FD(s, map_leave);
 	if (step == STEP_MAP_ENTER)
-		return s->skel->progs.map_enter;
+		return PROG_FD(s, map_enter);
 	if (step == STEP_V2)
-		return s->skel->progs.v2_announce;
+		return PROG_FD(s, v2_announce);
 	return probe_prog(s, step_probe[step]);
 }
 
@@ -489,12 +492,8 @@ static void unwind_links(struct session *s, size_t first)
 	for (size_t k = 0; k < s->nr_event_sites; k++)
 		if (s->event_sites[k] != SIZE_MAX && s->event_sites[k] >= first)
 			s->event_sites[k] = SIZE_MAX;
-	for (size_t i = first; i < s->nr_links; i++) {
-		if (s->links[i].link)
-			bpf_link__destroy(s->links[i].link);
-		else
-			close(s->links[i].fd);
-	}
+	for (size_t i = first; i < s->nr_links; i++)
+		close(s->links[i].fd);
 	s->nr_links = first;
 }
 
@@ -504,6 +503,13 @@ static int link_file(struct session *s, pid_t pid, const char *path, const char 
 {
 	size_t first = s->nr_links;
 	int total = 0, err = 0, k;
+
+	/* The ABI v1 probes' programs load when the first such site comes. */
+	for (k = 0; k < STEP__COUNT && !err; k++)
+		if (step_probe[k] >= 0 && b[k].cnt)
+			err = parts__load_marks(s);
+	if (err)
+		return err;
 
 	for (k = 0; k < STEP__COUNT && err >= 0; k++) {
 		err = batch_link(s, step_prog(s, k), kpath, pid, &b[k]);
@@ -566,7 +572,9 @@ int attach__file(struct session *s, pid_t pid, const char *path, int given_fd)
 		fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
 	if (fd < 0) {
 		err = fd;
-		if (err != -ENOENT && err != -ESRCH && err != -EACCES) {
+		if (err == -EACCES)
+			attach__denied(s, path);
+		else if (err != -ENOENT && err != -ESRCH) {
 			log__err("cannot open %s to attach its probes: %s", shown_path(path),
 				 strerror(-err));
 			s->attach_errors++;
@@ -634,48 +642,77 @@ struct destroyer {
 	size_t first;
 };
 
+enum { MAX_DETACH_THREADS = 32 };
+
+/* Links being detached on threads (attach__detach_start). */
+struct detach {
+	struct attachment *links;
+	size_t nr;
+	size_t nt; /* destroyers */
+	size_t started; /* of them on threads */
+	double start;
+	struct destroyer d[MAX_DETACH_THREADS];
+	pthread_t th[MAX_DETACH_THREADS];
+};
+
 static void *destroy_some(void *arg)
 {
 	struct destroyer *d = arg;
 
-	for (size_t i = d->first; i < d->nr; i += d->stride) {
-		if (d->links[i].link)
-			bpf_link__destroy(d->links[i].link);
-		else
-			close(d->links[i].fd);
-	}
+	for (size_t i = d->first; i < d->nr; i += d->stride)
+		close(d->links[i].fd);
 	return NULL;
 }
 
 /*
- * Detaching a uprobe waits for an RCU grace period (~0.1 s here); one after
- * the other, a few dozen links take seconds. Threads overlap the waits.
+ * Detaching a uprobe waits for an RCU grace period (50-100 ms here); one
+ * after the other, a few dozen links take seconds. Threads overlap the
+ * waits, and they start when the session ends (session__collect), so that
+ * they wait while the profile is collected and reported.
  */
-static void destroy_links(struct attachment *links, size_t nr)
+void attach__detach_start(struct session *s)
 {
-	enum { MAX_THREADS = 32 };
-	struct destroyer d[MAX_THREADS];
-	pthread_t th[MAX_THREADS];
-	size_t nt = nr < MAX_THREADS ? nr : MAX_THREADS, started = 0;
+	struct detach *dt;
 
-	for (size_t i = 0; i < nt; i++) {
-		d[i] = (struct destroyer){.links = links, .nr = nr, .stride = nt, .first = i};
-		if (pthread_create(&th[i], NULL, destroy_some, &d[i]))
-			break;
-		started++;
-	}
-	if (started < nt) {
-		/* No threads: do the rest here. */
-		for (size_t i = started; i < nt; i++)
-			destroy_some(&d[i]);
-	}
-	for (size_t i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	if (s->detach || !s->nr_links)
+		return;
+	dt = calloc(1, sizeof(*dt));
+	if (!dt)
+		return; /* attach__destroy_all() does it all */
+	dt->links = s->links;
+	dt->nr = s->nr_links;
+	dt->nt = dt->nr < MAX_DETACH_THREADS ? dt->nr : MAX_DETACH_THREADS;
+	dt->start = now(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < dt->nt; i++)
+		dt->d[i] = (struct destroyer){
+			.links = dt->links, .nr = dt->nr, .stride = dt->nt, .first = i};
+	while (dt->started < dt->nt &&
+	       !pthread_create(&dt->th[dt->started], NULL, destroy_some, &dt->d[dt->started]))
+		dt->started++;
+	s->detach = dt; /* the links are its own now */
+	s->links = NULL;
+	s->nr_links = s->cap_links = 0;
 }
 
 void attach__destroy_all(struct session *s)
 {
-	destroy_links(s->links, s->nr_links);
+	struct detach *dt;
+
+	attach__detach_start(s);
+	dt = s->detach;
+	if (dt) {
+		for (size_t i = 0; i < dt->started; i++)
+			pthread_join(dt->th[i], NULL);
+		for (size_t i = dt->started; i < dt->nt; i++)
+			destroy_some(&dt->d[i]); /* no thread for these */
+		log__phase("detached %zu probe links in %.3f s, on %zu threads", dt->nr,
+			   now(CLOCK_MONOTONIC) - dt->start, dt->started);
+		free(dt->links);
+		free(dt);
+		s->detach = NULL;
+	}
+	/* No memory for the threads: one after the other. */
+	destroy_some(&(struct destroyer){.links = s->links, .nr = s->nr_links, .stride = 1});
 	free(s->links);
 	s->links = NULL;
 	s->nr_links = s->cap_links = 0;

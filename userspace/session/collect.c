@@ -728,24 +728,24 @@ static void drop_labels(struct session *s, struct drain *d)
  */
 static void flush_offcpu(struct session *s)
 {
-	struct bpf_link *link;
 	char buf[64];
 	ssize_t n;
-	int fd;
+	int fd, link;
 
 	/* From here a pending interval may end unseen: not a missed event. */
 	s->skel->bss->offcpu_detaching = true;
-	bpf_link__destroy(s->switch_link);
-	s->switch_link = NULL;
+	if (s->switch_fd >= 0)
+		close(s->switch_fd);
+	s->switch_fd = -1;
 	/* The iterator measures up to this CPU's run-queue clock, which the
 	 * scheduler updates when the CPU is yielded (else within a tick). */
 	sched_yield();
-	link = bpf_program__attach_iter(s->skel->progs.flush_offcpu, NULL);
-	if (!link) {
-		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
+	link = bpf_link_create(PROG_FD(s, flush_offcpu), 0, BPF_TRACE_ITER, NULL);
+	if (link < 0) {
+		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(-link));
 		return;
 	}
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(link);
 	if (fd < 0) {
 		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
 		goto cleanup;
@@ -757,7 +757,7 @@ static void flush_offcpu(struct session *s)
 		log__err("cannot charge the off-CPU time of sleeping threads: %s", strerror(errno));
 	close(fd);
 cleanup:
-	bpf_link__destroy(link);
+	close(link);
 }
 
 /* The counters of the ABI v2 stacks the sampler saw (of d's processes),
@@ -977,6 +977,8 @@ int session__collect(struct session *s, struct profile *p)
 	loader__stop_sampler(s);
 	if (s->opts.offcpu)
 		flush_offcpu(s);
+	/* The probes' detach waits while the maps are read and reported. */
+	attach__detach_start(s);
 	err = collect_into(s, p);
 	/* The native stacks (the ring was read last by collect_into), with
 	 * symbols: at the end only, not in the live view's snapshots. */

@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "usdt.h"
 #include "util.h"
 #include "session_int.h"
 
@@ -96,11 +97,8 @@ void eventsel__drop(struct session *s)
 		if (at >= s->nr_links)
 			continue;
 		/* Its hits trap no more (the fd is its only reference). */
-		if (s->links[at].link)
-			bpf_link__destroy(s->links[at].link);
-		else
-			close(s->links[at].fd);
-		s->links[at] = (struct attachment){NULL, -1};
+		close(s->links[at].fd);
+		s->links[at] = (struct attachment){-1};
 		dropped++;
 	}
 	if (dropped)
@@ -166,26 +164,26 @@ static int self_offset(uintptr_t addr, size_t *off)
 
 int eventsel__measure(struct session *s)
 {
-	struct bpf_link *link;
 	double plain = 1e9, probed = 1e9;
+	__u64 o, cookie = 0;
 	size_t off;
-	int err;
+	int err, link;
 
 	if (!s->opts.v2_events)
 		return 0;
 	err = self_offset((uintptr_t)eventsel__probed, &off);
 	if (err)
 		return err;
-	link = bpf_program__attach_uprobe(s->skel->progs.trap_cost, false, 0, "/proc/self/exe",
-					  off);
-	if (!link)
-		return -errno;
+	o = off;
+	link = usdt__link(PROG_FD(s, trap_cost), "/proc/self/exe", &o, NULL, &cookie, 1, getpid());
+	if (link < 0)
+		return link;
 	for (int r = 0; r < CALIBRATION_RUNS; r++) {
 		double t = time_calls(CALIBRATION_CALLS);
 
 		probed = t < probed ? t : probed;
 	}
-	bpf_link__destroy(link);
+	close(link);
 	for (int r = 0; r < CALIBRATION_RUNS; r++) {
 		double t = time_calls(CALIBRATION_CALLS);
 

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Uprobes on runtime functions, not on probes: ld.so's _dl_debug_state
  * (dlopen), longjmp and __cxa_begin_catch (a thread resuming higher up its
- * stack), swapcontext and setcontext (a thread switching coroutines). */
+ * stack), swapcontext and setcontext (a thread switching coroutines). Each
+ * is a uprobe_multi link of one site: its detach waits for an RCU grace
+ * period of its own, which the teardown's threads overlap (a perf-event
+ * uprobe's detach waits under a lock every other one waits for too: 5 hooks
+ * took 0.5 s to detach one after the other). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <bpf/libbpf.h>
 
 #include "log.h"
 #include "safeopen.h"
@@ -32,12 +33,32 @@ static __u64 dl_state_cookie(const char *path)
 	return r_debug - hook;
 }
 
+/* Attaches prog at file offset off of path, for process pid (0: every
+ * process), with cookie. 0 or -errno. */
+static int hook_at(struct session *s, int prog_fd, const char *path, uint64_t off, __u64 cookie,
+		   pid_t pid)
+{
+	__u64 o = off;
+
+	return attach__link_fd(s, usdt__link(prog_fd, path, &o, NULL, &cookie, 1, pid));
+}
+
+/* Hooks _dl_debug_state of the ld.so at path (at its entry: the cookie
+ * places r_debug relative to it) for pid (0: every process). 0 or -errno. */
+static int hook_dl(struct session *s, const char *path, pid_t pid)
+{
+	uint64_t off;
+	int err = usdt__func_offset(path, "_dl_debug_state", &off);
+
+	if (err)
+		return err;
+	return hook_at(s, PROG_FD(s, on_dl_debug_state), path, off, dl_state_cookie(path), pid);
+}
+
 /* Hooks ld.so's _dl_debug_state so that dlopen()ed libraries are noticed. */
 int hooks__dl(struct session *s, struct target *t, const char *exe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
 	char interp[PATH_MAX], path[PATH_MAX + 64], kpath[64];
-	struct bpf_link *link;
 	int err, fd;
 
 	if (t->dl_hooked)
@@ -51,33 +72,27 @@ int hooks__dl(struct session *s, struct target *t, const char *exe)
 	fd = safeopen__read(AT_FDCWD, path, 0, NULL, NULL);
 	if (fd < 0) {
 		err = fd;
-		link = NULL;
 	} else {
 		attach__fd_path(fd, kpath, sizeof(kpath));
-		uo.bpf_cookie = dl_state_cookie(kpath);
-		link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, t->pid,
-						       kpath, 0, &uo);
-		err = link ? 0 : -errno;
+		err = hook_dl(s, kpath, t->pid);
 		close(fd);
 	}
-	if (!link) {
-		if (err == -ESRCH)
-			return err;
+	if (err == -ESRCH || err == -ENOMEM)
+		return err;
+	if (err) {
 		log__err("cannot watch %s for dlopen in pid %d: %s; libraries loaded later are "
 			 "found within %.0f s instead",
 			 path, t->pid, strerror(-err), RESCAN_INTERVAL_S);
 		return 0;
 	}
 	t->dl_hooked = true;
-	return attach__link(s, link);
+	return 0;
 }
 
-/* Attaches prog to function func of path for pid, at the cheapest place
- * to probe its entry (usdt__func_probe()). 0 or -errno. */
-static int hook_func(struct session *s, struct bpf_program *prog, pid_t pid, const char *path,
-		     const char *func)
+/* Attaches program prog_fd to function func of path for pid, at the
+ * cheapest place to probe its entry (usdt__func_probe()). 0 or -errno. */
+static int hook_func(struct session *s, int prog_fd, pid_t pid, const char *path, const char *func)
 {
-	struct bpf_link *link;
 	bool emulated;
 	uint64_t off;
 	int err;
@@ -89,27 +104,22 @@ static int hook_func(struct session *s, struct bpf_program *prog, pid_t pid, con
 		log__verbose("%s in %s starts with an instruction the kernel single-steps: "
 			     "each call costs a second trap",
 			     func, path);
-	link = bpf_program__attach_uprobe_opts(prog, pid, path, off, NULL);
-	if (!link)
-		return -errno;
-	if (attach__link(s, link))
-		bpf_link__destroy(link);
-	return 0;
+	return hook_at(s, prog_fd, path, off, 0, pid);
 }
 
 enum unwind_hook { HOOK_LONGJMP, HOOK_CATCH, HOOK_SWAPCONTEXT, HOOK_SETCONTEXT };
 
-static struct bpf_program *unwind_prog(struct session *s, enum unwind_hook h)
+static int unwind_prog(struct session *s, enum unwind_hook h)
 {
 	switch (h) {
 	case HOOK_LONGJMP:
-		return s->skel->progs.on_longjmp;
+		return PROG_FD(s, on_longjmp);
 	case HOOK_CATCH:
-		return s->skel->progs.on_catch;
+		return PROG_FD(s, on_catch);
 	case HOOK_SWAPCONTEXT:
-		return s->skel->progs.on_swapcontext;
+		return PROG_FD(s, on_swapcontext);
 	default:
-		return s->skel->progs.on_setcontext;
+		return PROG_FD(s, on_setcontext);
 	}
 }
 
@@ -134,13 +144,11 @@ void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *k
 
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
-		struct bpf_program *prog;
 		int err;
 
 		if (strncmp(base, hooks[i].lib, strlen(hooks[i].lib)))
 			continue;
-		prog = unwind_prog(s, hooks[i].hook);
-		err = hook_func(s, prog, pid, kpath, hooks[i].func);
+		err = hook_func(s, unwind_prog(s, hooks[i].hook), pid, kpath, hooks[i].func);
 		if (err)
 			log__verbose("cannot hook %s in %s (pid %d): %s; the marks of threads "
 				     "passing through it are judged by their stack pointers alone",
@@ -165,21 +173,11 @@ bool hooks__is_dl(const char *path)
  */
 int hooks__dl_file(struct session *s, const char *path, const char *kpath)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "_dl_debug_state");
-	struct bpf_link *link;
-	int err;
+	int err = hook_dl(s, kpath, 0);
 
-	uo.bpf_cookie = dl_state_cookie(kpath);
-	link = bpf_program__attach_uprobe_opts(s->skel->progs.on_dl_debug_state, -1, kpath, 0, &uo);
-	if (!link) {
-		err = errno ? -errno : -EINVAL;
+	if (err && err != -ENOMEM)
 		log__err("cannot watch %s for dlopen: %s; libraries loaded later are found "
 			 "within %.0f s instead",
 			 path, strerror(-err), RESCAN_INTERVAL_S);
-		return err;
-	}
-	err = attach__link(s, link);
-	if (err)
-		bpf_link__destroy(link);
 	return err;
 }

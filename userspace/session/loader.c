@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "log.h"
@@ -44,58 +46,38 @@ static bool uses_charges(const struct session_opts *o)
 	return false;
 }
 
+/* Attaches the tracing program prog_fd (tp_btf) to what it was loaded for;
+ * its link kept for the teardown. 0 or -errno. */
+static int attach_tracing(struct session *s, int prog_fd)
+{
+	return attach__link_fd(s, bpf_link_create(prog_fd, 0, BPF_TRACE_RAW_TP, NULL));
+}
+
 static int attach_tracepoints(struct session *s)
 {
-	struct bpf_program *progs[] = {s->skel->progs.on_fork, s->skel->progs.on_exec};
+	int err;
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_link *link = bpf_program__attach(progs[i]);
-		int err;
-
-		if (!link)
-			return -errno;
-		err = attach__link(s, link);
-		if (err) {
-			bpf_link__destroy(link);
-			return err;
-		}
-		if (progs[i] == s->skel->progs.on_fork)
-			s->fork_link = s->nr_links - 1;
-	}
-	if (uses_charges(&s->opts)) {
-		struct bpf_link *link = bpf_program__attach(s->skel->progs.charge_on_exit);
-		int err;
-
-		if (!link)
-			return -errno;
-		err = attach__link(s, link);
-		if (err) {
-			bpf_link__destroy(link);
-			return err;
-		}
-	}
+	err = attach_tracing(s, PROG_FD(s, on_fork));
+	if (!err)
+		s->fork_link = s->nr_links - 1;
+	if (!err)
+		err = attach_tracing(s, PROG_FD(s, on_exec));
+	if (!err && uses_charges(&s->opts))
+		err = attach_tracing(s, PROG_FD(s, charge_on_exit));
+	if (err)
+		return err;
 	if (s->opts.offcpu || s->opts.system_wide) {
 		/* on_exit first: a thread's off-CPU time must not die with it. */
-		struct bpf_link *link = bpf_program__attach(s->skel->progs.on_exit);
-		int err;
-
-		if (!link) {
-			err = -errno;
-			log__err("cannot hook thread exits: %s", strerror(-err));
-			return err;
-		}
-		err = attach__link(s, link);
+		err = attach_tracing(s, PROG_FD(s, on_exit));
 		if (err) {
-			bpf_link__destroy(link);
+			log__err("cannot hook thread exits: %s", strerror(-err));
 			return err;
 		}
 	}
 	if (s->opts.offcpu) {
-		int err;
-
-		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
-		if (!s->switch_link) {
-			err = -errno;
+		s->switch_fd = bpf_link_create(PROG_FD(s, on_switch), 0, BPF_TRACE_RAW_TP, NULL);
+		if (s->switch_fd < 0) {
+			err = s->switch_fd;
 			log__err("cannot hook the scheduler for --off-cpu: %s", strerror(-err));
 			return err;
 		}
@@ -191,6 +173,20 @@ static void set_native(struct profiler_bpf *skel, const struct session_opts *o)
 	bpf_map__set_max_entries(skel->maps.native_rb, rb);
 }
 
+/* Every uprobe program is attached with uprobe_multi links (attach.c,
+ * hooks.c): one kernel call per file and program, and a detach that waits
+ * for one RCU grace period of its own (a perf-event uprobe's waits under a
+ * lock that every other one's waits for too). */
+static void set_uprobe_multi(struct profiler_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj) {
+		if (!strcmp(bpf_program__section_name(prog), "uprobe"))
+			bpf_program__set_expected_attach_type(prog, USDT_TRACE_UPROBE_MULTI);
+	}
+}
+
 int loader__load(struct session *s)
 {
 	const struct session_opts *o = &s->opts;
@@ -206,6 +202,7 @@ int loader__load(struct session *s)
 		return err;
 	}
 	s->skel = skel;
+	log__phase("opened the BPF object");
 	skel->rodata->max_depth = o->max_depth;
 	skel->rodata->sync_tgid = o->sync_pid;
 	skel->rodata->follow_forks = o->follow_forks;
@@ -243,13 +240,7 @@ int loader__load(struct session *s)
 	/* -a: every process's exec and start come through it too. */
 	bpf_map__set_max_entries(skel->maps.events, o->system_wide ? EVENTS_RB_SW : EVENTS_RB);
 	bpf_map__set_max_entries(skel->maps.usdt_specs, MAX_SPECS);
-	bpf_program__set_expected_attach_type(skel->progs.mark_enter, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.mark_leave, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.antimark_enter, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.antimark_leave, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.v2_announce, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.map_enter, USDT_TRACE_UPROBE_MULTI);
-	bpf_program__set_expected_attach_type(skel->progs.map_leave, USDT_TRACE_UPROBE_MULTI);
+	set_uprobe_multi(skel);
 	bpf_map__set_max_entries(skel->maps.map_sites, o->nr_probemaps ? MAX_PROBEMAP_SITES : 1);
 	/* "charge threads": the sampler looks up the charging marks of the
 	 * sampled process, and thread exits release them. */
@@ -264,7 +255,7 @@ int loader__load(struct session *s)
 	s->probemap_sites = calloc(MAX_PROBEMAP_SITES, sizeof(*s->probemap_sites));
 	if (!s->specs || !s->probemap_sites)
 		return -ENOMEM;
-	err = profiler_bpf__load(skel);
+	err = parts__load(s);
 	if (err) {
 		log__err("cannot load the BPF programs: %s. fsp-bpf needs a kernel with BPF, BTF "
 			 "(/sys/kernel/btf/vmlinux), uprobes and task storage (Linux >= 5.11)%s",
@@ -275,6 +266,8 @@ int loader__load(struct session *s)
 	err = attach_tracepoints(s);
 	if (err)
 		log__err("cannot follow forks and execs: %s", strerror(-err));
+	else
+		log__phase("attached the tracepoints");
 	return err;
 }
 
@@ -295,6 +288,8 @@ int loader__open_sampler(struct session *s)
 	s->perf_links = calloc(s->nr_cpus, sizeof(*s->perf_links));
 	if (!s->perf_fds || !s->perf_links)
 		return -ENOMEM;
+	for (cpu = 0; cpu < s->nr_cpus; cpu++)
+		s->perf_fds[cpu] = s->perf_links[cpu] = -1;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -307,14 +302,16 @@ int loader__open_sampler(struct session *s)
 				 strerror(-err));
 			return err;
 		}
-		s->perf_links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample, fd);
-		if (!s->perf_links[cpu]) {
-			err = -errno;
+		s->perf_links[cpu] = bpf_link_create(PROG_FD(s, sample), fd, BPF_PERF_EVENT, NULL);
+		if (s->perf_links[cpu] < 0) {
+			err = s->perf_links[cpu];
 			log__err("cannot attach the sampler on CPU %d: %s", cpu, strerror(-err));
 			return err;
 		}
 		opened++;
 	}
+	if (opened)
+		log__phase("started the sampler on %d CPUs", opened);
 	return opened ? 0 : -ENODEV;
 }
 
@@ -323,8 +320,14 @@ void loader__stop_sampler(struct session *s)
 	if (!s->perf_fds)
 		return;
 	for (int cpu = 0; cpu < s->nr_cpus; cpu++) {
-		bpf_link__destroy(s->perf_links[cpu]);
-		s->perf_links[cpu] = NULL;
+		/* Disabled first, as libbpf's perf-event link did: the
+		 * event stops on its CPU before the link and the event are
+		 * released (which the kernel may finish later). */
+		if (s->perf_fds[cpu] >= 0)
+			ioctl(s->perf_fds[cpu], PERF_EVENT_IOC_DISABLE, 0);
+		if (s->perf_links[cpu] >= 0)
+			close(s->perf_links[cpu]);
+		s->perf_links[cpu] = -1;
 		if (s->perf_fds[cpu] >= 0)
 			close(s->perf_fds[cpu]);
 		s->perf_fds[cpu] = -1;

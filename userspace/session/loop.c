@@ -362,6 +362,7 @@ int session__run(struct session *s)
 		kill_launched(s);
 	s->end_mono = now(CLOCK_MONOTONIC);
 	s->end_wall = now(CLOCK_REALTIME);
+	log__phase("the session ended after %.3f s", s->end_mono - s->start_mono);
 	return s->fatal ? s->fatal : err;
 }
 

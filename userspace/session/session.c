@@ -50,8 +50,10 @@ struct session *session__new(const struct session_opts *opts, int *err)
 		return NULL;
 	}
 	s->opts = *opts;
-	s->epfd = s->sigfd = -1;
+	s->epfd = s->sigfd = s->switch_fd = -1;
 	s->fork_link = SIZE_MAX;
+	for (size_t i = 0; i < NR_PROGS; i++)
+		s->prog_fds[i] = -1;
 	s->child_status = -1;
 	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
@@ -91,8 +93,8 @@ void session__free(struct session *s)
 	/* No child is held stopped past the session (a vfork child of a
 	 * launched command waits for its probes, loop.c). */
 	if (s->rb && s->fork_link < s->nr_links) {
-		bpf_link__destroy(s->links[s->fork_link].link);
-		s->links[s->fork_link] = (struct attachment){NULL, -1};
+		close(s->links[s->fork_link].fd);
+		s->links[s->fork_link] = (struct attachment){-1};
 		s->closing = true;
 		ring_buffer__consume(s->rb);
 	}
@@ -101,7 +103,8 @@ void session__free(struct session *s)
 	v2__release(s);
 	free(s->perf_fds);
 	free(s->perf_links);
-	bpf_link__destroy(s->switch_link);
+	if (s->switch_fd >= 0)
+		close(s->switch_fd);
 	attach__destroy_all(s);
 	free(s->specs);
 	free(s->probemap_sites);
@@ -123,7 +126,11 @@ void session__free(struct session *s)
 	ring_buffer__free(s->rb);
 	payloads__free(s->payloads);
 	stacks__free(s->stacks);
-	profiler_bpf__destroy(s->skel);
+	parts__free(s);
+	if (s->skel) {
+		profiler_bpf__destroy(s->skel);
+		log__phase("unloaded the BPF programs and maps");
+	}
 	if (s->sigfd >= 0)
 		close(s->sigfd);
 	if (s->epfd >= 0)

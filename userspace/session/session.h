@@ -70,6 +70,9 @@ struct session_opts {
 	bool system_wide;
 
 	pid_t sync_pid; /* launched command: held at link-map changes while attaching */
+	/* A target's program has ABI v1 marks (fsp_v2__file_v1): their
+	 * programs load with the others instead of when they are found. */
+	bool v1_marks;
 	void (*on_interval)(struct session *s, void *ctx);
 	void *interval_ctx;
 	/* Another file descriptor in the event loop (the agent, record

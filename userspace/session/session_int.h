@@ -5,6 +5,7 @@
  *
  *	session.c	lifecycle and accessors
  *	loader.c	the skeleton, tracepoints and the sampler
+ *	parts.c		the programs loaded in parts, side by side
  *	attach.c	the probes of one file; links and their teardown
  *	hooks.c		dlopen (ld.so) and unwinding (longjmp, catch) hooks
  *	targets.c	the processes profiled, their files, rescans
@@ -21,6 +22,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <sys/types.h>
@@ -68,6 +70,14 @@
 #define TAG_WAKE 3ULL
 #define TAG_PIDFD (1ULL << 32)
 
+/* The programs of the skeleton, and the fd of one of them loaded (-1: not
+ * loaded): by its place among the skeleton's, name as in profiler.bpf.c. */
+#define NR_PROGS (sizeof(((struct profiler_bpf *)0)->progs) / sizeof(struct bpf_program *))
+#define PROG_INDEX(name)                                                                           \
+	(offsetof(__typeof__(((struct profiler_bpf *)0)->progs), name) /                           \
+	 sizeof(struct bpf_program *))
+#define PROG_FD(s, name) ((s)->prog_fds[PROG_INDEX(name)])
+
 struct file_id {
 	dev_t dev;
 	ino_t ino;
@@ -79,10 +89,9 @@ struct file_set {
 	size_t nr, cap;
 };
 
-/* A libbpf link, or the fd of a link made by hand (uprobe_multi). */
+/* A link (uprobe_multi, tracepoint): what the teardown closes. */
 struct attachment {
-	struct bpf_link *link;
-	int fd;
+	int fd; /* a link's */
 };
 
 /* A process profiled. */
@@ -104,13 +113,16 @@ struct target {
 
 struct session {
 	struct session_opts opts;
-	struct profiler_bpf *skel;
+	struct profiler_bpf *skel; /* its maps; the programs are loaded in parts */
+	struct parts *parts; /* the programs, loaded in parts (parts.c) */
+	int prog_fds[NR_PROGS]; /* the programs loaded (-1: not): PROG_FD() */
 	uint64_t period_ns;
 	int nr_cpus;
 	int *perf_fds;
-	struct bpf_link **perf_links;
+	int *perf_links; /* the sampler's links, -1: none */
 	struct attachment *links; /* probes, hooks, tracepoints */
-	struct bpf_link *switch_link; /* on_switch (--off-cpu), detached at collect */
+	struct detach *detach; /* the links being detached (attach.c) */
+	int switch_fd; /* on_switch's link (--off-cpu), detached at collect; -1: none */
 	size_t nr_links;
 	size_t cap_links;
 	/* --events=FEATURE,...: each shadow site's link (its index in links),
@@ -152,6 +164,7 @@ struct session {
 	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
 	struct v2_state *v2;
 	uint64_t attach_errors;
+	bool denied_said; /* a file we may not read, said (attach__denied) */
 	uint64_t untracked; /* processes userspace could not add to the targets map */
 	/* System-wide: the records of exited processes, taken out of the maps
 	 * (retire.c), and how they were folded. */
@@ -194,6 +207,16 @@ int loader__load(struct session *s);
 int loader__open_sampler(struct session *s);
 void loader__stop_sampler(struct session *s); /* idempotent */
 
+/* parts.c */
+/* Loads the skeleton's maps, then the programs that autoload in it, in
+ * parts side by side (s->prog_fds), but the ABI v1 probes' when the
+ * session may not need them (parts.c). 0 or -errno. */
+int parts__load(struct session *s);
+/* Loads the ABI v1 probes' programs if they are not yet. 0 or -errno
+ * (reported). */
+int parts__load_marks(struct session *s);
+void parts__free(struct session *s); /* the parts' programs */
+
 /* attach.c */
 /* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:
  * every process mapping it), all or none, leaves first. path names the file;
@@ -203,9 +226,15 @@ void loader__stop_sampler(struct session *s); /* idempotent */
 int attach__file(struct session *s, pid_t pid, const char *path, int fd);
 /* "/proc/self/fd/FD": a path the kernel and libbpf resolve to the open file. */
 void attach__fd_path(int fd, char *buf, size_t size);
-/* Keeps link for the teardown. 0 or -ENOMEM (then the caller destroys it). */
-int attach__link(struct session *s, struct bpf_link *link);
-/* Destroys every link kept (in threads: each waits for an RCU grace period). */
+/* Keeps fd, a link's, for the teardown: 0, or -ENOMEM (fd closed), or fd
+ * itself when it is an -errno (so that a link's creation passes through). */
+int attach__link_fd(struct session *s, int fd);
+/* path could not be opened (EACCES): says once what is missing. */
+void attach__denied(struct session *s, const char *path);
+/* Starts detaching every link kept, on threads (each waits for an RCU
+ * grace period); links kept after it are destroyed by attach__destroy_all. */
+void attach__detach_start(struct session *s);
+/* Destroys every link kept, once the detaching started is done. */
 void attach__destroy_all(struct session *s);
 
 /* eventsel.c */

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "caps.h"
 #include "fsp_probes.h"
 #include "log.h"
 #include "procmaps.h"
@@ -44,6 +47,7 @@ struct syswide {
 	size_t nr_seen, cap_seen;
 	unsigned int scan_gen; /* the /proc scan under way, or the last one */
 	uint64_t reported[4]; /* errnos of failures already reported */
+	bool ptrace_said; /* processes of other users we may not read, said */
 };
 
 int syswide__init(struct session *s)
@@ -182,6 +186,8 @@ static int file_relevant(struct session *s, const char *path)
 	int err;
 
 	err = usdt__read_sites(path, NULL, &sites, &nr, &skipped, NULL, 0);
+	if (err == -EACCES)
+		attach__denied(s, path);
 	if (err == -ENOEXEC || err == -EACCES)
 		return 0; /* not an ELF file we can read: nothing to attach */
 	if (err)
@@ -261,10 +267,17 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 		if (gone_error(err))
 			return 0;
 		/* Not looked at: again at the next scan. EACCES: a process in
-		 * the middle of an exec (its mappings are not readable then). */
+		 * the middle of an exec (its mappings are not readable then),
+		 * or, without CAP_SYS_PTRACE, another user's. */
 		sw_forget(s->sw, pid);
 		if (err != -EACCES)
 			sw_report(s, "read the mappings or files of a process", err);
+		else if (!s->sw->ptrace_said && !caps__have(CAP_SYS_PTRACE)) {
+			s->sw->ptrace_said = true;
+			log__err("cannot read the mappings of process %d: processes of other users "
+				 "are not profiled; that needs CAP_SYS_PTRACE (or root)",
+				 pid);
+		}
 		return 0;
 	}
 	if (!c.relevant || !sw_admitted(s, pid))

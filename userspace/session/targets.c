@@ -76,6 +76,12 @@ static int scan_cb(void *ctx, const struct mapping *m)
 	snprintf(host, sizeof(host), "/proc/%d/root%s", c->t->pid, m->path);
 	/* The mapped file itself, never what its name may now be. */
 	fd = procmaps__open(c->t->pid, m);
+	if (fd == -EACCES) {
+		/* A file the fsp-bpf user may not read: said once, with the
+		 * capability that would. */
+		attach__denied(c->s, host);
+		return 0;
+	}
 	if (fd < 0) {
 		/* Not reached: the next process mapping the file attaches it.
 		 * The process is gone, or the file is (a deleted file, a name
