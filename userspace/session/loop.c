@@ -70,7 +70,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		syswide__new_process(s, e->pid);
 		break;
 	case FSP_EVENT_LABEL:
-		collect__label_now(s, e->pid, e->addr);
+		label__read_now(s, e->pid, e->addr);
 		break;
 	case FSP_EVENT_SKIP_SITE:
 		eventsel__drop(s);

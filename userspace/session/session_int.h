@@ -315,10 +315,10 @@ uint64_t retire__folded(const struct session *s);
 void retire__orphans(struct session *s);
 void retire__free(struct session *s);
 
-/* collect.c */
+/* label_resolve.c */
 /* Reads the label at addr of tgid, which the BPF side could not, into the
  * labels map (FSP_EVENT_LABEL). Best effort. */
-void collect__label_now(struct session *s, __u32 tgid, __u64 addr);
+void label__read_now(struct session *s, __u32 tgid, __u64 addr);
 
 /* mapdump.c */
 /* Called with each batch of n entries (keys and values back to back);
