@@ -199,7 +199,7 @@ static int label_get(struct session *s, const struct label_cache *c, __u32 tgid,
  * from the file mapped there now, else, for a process that is gone, from the
  * file its last scan saw there; else a placeholder and a label error. */
 const char *label__resolve(struct session *s, const struct label_cache *c, __u32 tgid, __u64 addr,
-			    char *buf, size_t size, uint64_t *errors)
+			   char *buf, size_t size, uint64_t *errors)
 {
 	char raw[FSP_LABEL_LEN + 1];
 	struct fsp_label l;
@@ -253,4 +253,3 @@ error:
 	snprintf(buf, size, "<label at 0x%llx>", (unsigned long long)addr);
 	return buf;
 }
-
