@@ -76,39 +76,45 @@
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
+/* The feature (argument 0) of a mark or antimark probe hit, with its spec;
+ * false when the hit counts for nothing: the process is not admitted, the
+ * arguments cannot be read (counted), or it is an ABI v2 mark's shadow site
+ * of a feature --events=FEATURE,... leaves out. */
+static __always_inline bool probe_feature(struct pt_regs *ctx, bool enter,
+					  const struct fsp_usdt_spec **spec, __u64 *feature)
+{
+	*spec = usdt_spec(ctx);
+	if (!admit(enter))
+		return false;
+	if (!*spec || usdt_arg(ctx, *spec, 0, feature)) {
+		stat_inc(FSP_STAT_ARG_ERRORS);
+		return false;
+	}
+	return !site_shadow(ctx) || event_wanted(ctx, *feature);
+}
+
 SEC("uprobe")
 int mark_enter(struct pt_regs *ctx)
 {
-	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	const struct fsp_usdt_spec *spec;
 	__u64 feature, instance, payload;
 
-	if (!admit(true))
+	if (!probe_feature(ctx, true, &spec, &feature))
 		return 0;
-
-	if (!spec || usdt_arg(ctx, spec, 0, &feature) || usdt_arg(ctx, spec, 1, &instance) ||
-	    usdt_arg(ctx, spec, 2, &payload)) {
+	if (usdt_arg(ctx, spec, 1, &instance) || usdt_arg(ctx, spec, 2, &payload)) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	if (site_shadow(ctx) && !event_wanted(ctx, feature))
-		return 0;
 	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0, site_shadow(ctx));
 }
 
 SEC("uprobe")
 int mark_leave(struct pt_regs *ctx)
 {
-	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	const struct fsp_usdt_spec *spec;
 	__u64 feature;
 
-	if (!admit(false))
-		return 0;
-
-	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
-		stat_inc(FSP_STAT_ARG_ERRORS);
-		return 0;
-	}
-	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+	if (!probe_feature(ctx, false, &spec, &feature))
 		return 0;
 	return do_leave(ctx, FSP_FRAME_MARK, feature, 0, false, site_shadow(ctx));
 }
@@ -116,17 +122,10 @@ int mark_leave(struct pt_regs *ctx)
 SEC("uprobe")
 int antimark_enter(struct pt_regs *ctx)
 {
-	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	const struct fsp_usdt_spec *spec;
 	__u64 feature;
 
-	if (!admit(true))
-		return 0;
-
-	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
-		stat_inc(FSP_STAT_ARG_ERRORS);
-		return 0;
-	}
-	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+	if (!probe_feature(ctx, true, &spec, &feature))
 		return 0;
 	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, site_shadow(ctx));
 }
@@ -134,17 +133,10 @@ int antimark_enter(struct pt_regs *ctx)
 SEC("uprobe")
 int antimark_leave(struct pt_regs *ctx)
 {
-	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
+	const struct fsp_usdt_spec *spec;
 	__u64 feature;
 
-	if (!admit(false))
-		return 0;
-
-	if (!spec || usdt_arg(ctx, spec, 0, &feature)) {
-		stat_inc(FSP_STAT_ARG_ERRORS);
-		return 0;
-	}
-	if (site_shadow(ctx) && !event_wanted(ctx, feature))
+	if (!probe_feature(ctx, false, &spec, &feature))
 		return 0;
 	return do_leave(ctx, FSP_FRAME_ANTIMARK, feature, 0, false, site_shadow(ctx));
 }
