@@ -64,6 +64,17 @@ static __always_inline int part_value(struct pt_regs *ctx, const struct fsp_usdt
 	return 0;
 }
 
+/* A string part that could not be read: NULL, or not readable now (a page
+ * the process never touched: a probe cannot fault it in): a visible
+ * placeholder, counted unless the pointer was NULL. Returns its length. */
+static __always_inline __u32 put_unread(__u64 ptr, char *dst)
+{
+	if (ptr)
+		stat_inc(FSP_STAT_LABEL_DROPS);
+	dst[0] = '?';
+	return 1;
+}
+
 /* Appends a string argument (at most FSP_LABEL_LEN - 1 bytes, the rest is
  * cut when the label is finished): up to its NUL, or (len_arg) as many
  * bytes as another argument says. Returns the bytes written. */
@@ -90,22 +101,11 @@ static __always_inline __u32 put_str(struct pt_regs *ctx, const struct fsp_usdt_
 			return 0;
 		else if (!bpf_probe_read_user(dst, len, (const void *)ptr))
 			return len;
-		if (ptr)
-			stat_inc(FSP_STAT_LABEL_DROPS);
-		dst[0] = '?';
-		return 1;
+		return put_unread(ptr, dst);
 	} else if (ptr) {
 		n = bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr);
 	}
-	if (n <= 0) {
-		/* NULL, or not readable now (a page the process never touched:
-		 * a probe cannot fault it in): a visible placeholder, counted. */
-		if (ptr)
-			stat_inc(FSP_STAT_LABEL_DROPS);
-		dst[0] = '?';
-		return 1;
-	}
-	return n - 1;
+	return n <= 0 ? put_unread(ptr, dst) : n - 1;
 }
 
 /* Appends an integer argument (its pointer reads followed) in decimal;
@@ -150,13 +150,7 @@ static __always_inline __u32 put_global(struct pt_regs *ctx, const struct fsp_ma
 
 	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)(p->addr + bias)) && ptr)
 		n = bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr);
-	if (n <= 0) {
-		if (ptr)
-			stat_inc(FSP_STAT_LABEL_DROPS);
-		dst[0] = '?';
-		return 1;
-	}
-	return n - 1;
+	return n <= 0 ? put_unread(ptr, dst) : n - 1;
 }
 
 /* Appends one part of a template at offset off of b's label; returns the

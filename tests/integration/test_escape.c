@@ -347,7 +347,7 @@ static void test_formats(void **state)
 	(void)state;
 	/* live: folded to stdout, the profile to a file */
 	itest_run_fsp(&p, "folded", ITEST_TIMEOUT_S, "-F", ITEST_HZ, "--min-pct", "0", "--format",
-		      "folded", "-o", json, "--", exe, itest_tmp("ready1"), "500", TITLE, NULL);
+		      "folded", "--json", json, "--", exe, itest_tmp("ready1"), "500", TITLE, NULL);
 	itest_assert_exit(&p, 0);
 	printf("  folded:\n%s", p.out);
 	assert_terminal_safe("folded stacks", p.out, strlen(p.out));
