@@ -125,7 +125,8 @@ static int unwind_prog(struct session *s, enum unwind_hook h)
 
 /* Hooks the points where a thread resumes higher up its stack (longjmp, a
  * C++ catch) or switches stacks (coroutines) in the runtime libraries the
- * target maps. Best effort. path names the file, kpath reaches it
+ * target maps, for pid (0: every process). Best effort. path names the
+ * file, kpath reaches it
  * (attach__file). */
 void hooks__unwind(struct session *s, pid_t pid, const char *path, const char *kpath)
 {

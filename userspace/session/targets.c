@@ -90,7 +90,7 @@ static int scan_cb(void *ctx, const struct mapping *m)
 	}
 	attach__fd_path(fd, kpath, sizeof(kpath));
 	if (sw || c->t->unwind_hooked)
-		hooks__unwind(c->s, sw ? -1 : c->t->pid, host, kpath);
+		hooks__unwind(c->s, sw ? 0 : c->t->pid, host, kpath);
 	if (sw)
 		syswide__hook_dl(c->s, host, kpath, m->dev, m->ino);
 	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
