@@ -191,6 +191,15 @@ static void armed_case(bool syswide)
 	json_object *prof;
 	int n = 3;
 
+	if (itest_abi_v1()) {
+		/* Each ABI v1 probe is a link of its own program: the enter and
+		 * leave sites are armed one after the other, so a mark entered
+		 * between the two is an unmatched leave or a stale mark by
+		 * design (docs/attribution.md). ABI v2 arms a record at once. */
+		print_message("  SKIP: ABI v1 marks are armed probe by probe; a mark entered "
+			      "while they are armed is counted as unmatched, by design\n");
+		skip();
+	}
 	if (syswide) {
 		snprintf(comm, sizeof(comm), "armed%d", (int)getpid() % 100000);
 		prog = itest_fresh_copy("a", "wl_matrix");
