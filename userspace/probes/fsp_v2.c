@@ -62,8 +62,9 @@ bool fsp_v2__file_v1(const char *path)
 	if (usdt__read_sites(path, FSP_PROVIDER, &sites, &nr, &skipped, NULL, 0))
 		return false;
 	v1 = false;
-	for (size_t i = 0; !fsp_v2__file(sites, nr, &vf) && i < nr && !v1; i++)
-		v1 = fsp_v2__is_v1_site(&sites[i]) && !fsp_v2__is_shadow(&vf, &sites[i]);
+	if (!fsp_v2__file(sites, nr, &vf))
+		for (size_t i = 0; i < nr && !v1; i++)
+			v1 = fsp_v2__is_v1_site(&sites[i]) && !fsp_v2__is_shadow(&vf, &sites[i]);
 	free(sites);
 	return v1;
 }
