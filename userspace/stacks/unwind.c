@@ -260,41 +260,6 @@ static int module_owner(Dwfl_Module *mod, void **userdata, const char *name, Dwa
 	return DWARF_CB_OK;
 }
 
-/* The text of /proc/PID/maps, read once: the modules and the mappings
- * find_elf opens them by come from one reading. 0 or -errno. */
-static int read_maps(pid_t pid, char **text, size_t *len)
-{
-	char path[64], chunk[4096];
-	FILE *in, *out;
-	size_t n;
-	int err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	in = fopen(path, "re");
-	if (!in)
-		return errno == ENOENT ? -ESRCH : -errno;
-	out = open_memstream(text, len);
-	if (!out) {
-		err = -errno;
-		fclose(in);
-		return err;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
-		fwrite(chunk, 1, n, out);
-	if (ferror(in))
-		err = errno == ESRCH ? -ESRCH : -EIO; /* it exited mid-read */
-	fclose(in);
-	if (fclose(out) && !err)
-		err = -ENOMEM;
-	if (!err && !*len)
-		err = -ESRCH; /* a zombie: no mappings left */
-	if (err) {
-		free(*text);
-		*text = NULL;
-	}
-	return err;
-}
-
 /* Is the file of maps line line (device and inode) mapped executable
  * anywhere in p->maps? Only such files are modules: a file mapped only as
  * data (ld.so's /etc/ld.so.cache, a locale archive) holds no code, and a
@@ -356,7 +321,9 @@ static int report_maps(struct uproc *p)
 	FILE *in = NULL, *out = NULL;
 	int err;
 
-	err = read_maps(p->pid, &text, &len);
+	/* One reading: the modules and the mappings find_elf opens their
+	 * files by agree. */
+	err = procmaps__read_text(p->pid, &text, &len);
 	if (err)
 		return err;
 	procmaps__free(p->maps, p->nr_maps);
