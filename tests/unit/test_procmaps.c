@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -242,12 +244,36 @@ static void test_own_mappings(void **state)
 	assert_int_equal(procmaps__for_each_mapped_file(0, find_self, self), -ESRCH);
 }
 
+/* Which files are mapped executable (app and the library yes, /dev/zero's
+ * data mapping no); the text of this process's maps read at once, and the
+ * error for a process that is gone. */
+static void test_exec_files_text(void **state)
+{
+	struct mapping *m;
+	char *text;
+	size_t nr, len;
+
+	(void)state;
+	parse_fixture(&m, &nr);
+	assert_true(procmaps__has_exec(m, nr, makedev(0xfd, 1), 1311));
+	assert_true(procmaps__has_exec(m, nr, makedev(8, 2), 524290));
+	assert_false(procmaps__has_exec(m, nr, makedev(0, 1), 4242));
+	assert_false(procmaps__has_exec(m, nr, makedev(8, 3), 524290));
+	procmaps__free(m, nr);
+	assert_int_equal(procmaps__read_text(getpid(), &text, &len), 0);
+	assert_true(len > 0 && strlen(text) == len);
+	assert_non_null(strstr(text, "[stack]"));
+	free(text);
+	assert_int_equal(procmaps__read_text(0x7ffffff0, &text, &len), -ESRCH);
+	assert_null(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_fixture), cmocka_unit_test(test_for_each_file),
 		cmocka_unit_test(test_read_string),   cmocka_unit_test(test_read_string_live),
-		cmocka_unit_test(test_own_mappings),
+		cmocka_unit_test(test_own_mappings),  cmocka_unit_test(test_exec_files_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* Unit tests of the unwinder's per-process state (userspace/stacks/unwind.c),
  * on this process: which image a state is for (exec ids), the mappings read
- * again for code mapped since (a dlopen) and when they are not, and the vDSO
- * as a module of its own. */
+ * again for code mapped since (a dlopen) and when they are not, the state
+ * following mappings that changed (a data file's range given to code), and
+ * the vDSO as a module of its own. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -21,6 +23,32 @@
 static void fixture(char *buf, size_t size, const char *name)
 {
 	snprintf(buf, size, "%s/%s", FSP_FIXTURES, name);
+}
+
+/* The first pages of ELF file path mapped readable and executable (at addr
+ * exactly, when not NULL), as a library's range; *code: an address in its
+ * executable segment (the file's offsets are its addresses there). */
+static void *map_elf(const char *path, void *addr, size_t pages, uint64_t *code)
+{
+	int fd = open(path, O_RDONLY);
+	const Elf64_Ehdr *eh;
+	void *map;
+
+	assert_true(fd >= 0);
+	map = mmap(addr, pages * 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | (addr ? MAP_FIXED : 0),
+		   fd, 0);
+	assert_true(map != MAP_FAILED);
+	close(fd);
+	eh = map;
+	*code = 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)((char *)map + eh->e_phoff) + i;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && !*code)
+			*code = (uint64_t)map + ph->p_offset + 16;
+	}
+	assert_true(*code && *code < (uint64_t)map + pages * 4096);
+	return map;
 }
 
 /* A state is for one image: records of an image an exec replaced are
@@ -100,7 +128,7 @@ static void test_reload(void **state)
 	struct uaddr ua;
 	struct uproc *p;
 	void *h, *fn, *map;
-	int fd;
+	uint64_t code;
 
 	(void)state;
 	assert_non_null(u);
@@ -127,18 +155,65 @@ static void test_reload(void **state)
 		assert_false(uproc__reload(p, 16));
 	/* a file mapped now (at once: within microseconds of the last read) */
 	fixture(path2, sizeof(path2), "libsymfix.dynsym.so");
-	fd = open(path2, O_RDONLY);
-	assert_true(fd >= 0);
-	map = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	assert_true(map != MAP_FAILED);
-	close(fd);
+	map = map_elf(path2, NULL, 3, &code);
 	/* not read again so soon after that... */
-	assert_false(uproc__reload(p, (uint64_t)map + 16));
+	assert_false(uproc__reload(p, code));
 	/* ...but 5 ms later, and then found */
 	sleep_ms(6);
-	assert_true(uproc__reload(p, (uint64_t)map + 16));
-	munmap(map, 4096);
+	assert_true(uproc__reload(p, code));
+	munmap(map, 3 * 4096);
 	dlclose(h);
+	unwinder__free(u);
+}
+
+/* The state follows the mappings: a file mapped only as data is no module,
+ * so code mapped where it was once it is unmapped is found (ld.so maps
+ * /etc/ld.so.cache while it loads libraries; the next dlopen() may put a
+ * library there); a module whose mapping changed before its file was
+ * opened (ld.so still mapping it when the mappings were read) is made
+ * again. */
+static void test_stale(void **state)
+{
+	struct unwinder *u = unwinder__new();
+	char path[512];
+	struct uaddr ua;
+	struct uproc *p;
+	uint64_t code;
+	void *data;
+	int fd;
+
+	(void)state;
+	assert_non_null(u);
+	fixture(path, sizeof(path), "libsymfix.dynsym.so");
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	data = mmap(NULL, 4 * 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	assert_true(data != MAP_FAILED);
+	close(fd);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	/* data, not code: no module there */
+	assert_false(uproc__addr(p, (uint64_t)data + 16, false, &ua));
+	/* the data file unmapped, a library's code where it was */
+	assert_ptr_equal(map_elf(path, data, 2, &code), data);
+	assert_true(uproc__addr(p, code, true, &ua));
+	assert_non_null(strstr(ua.path, "libsymfix.dynsym.so"));
+	assert_int_equal(ua.addr, code - (uint64_t)data);
+
+	/* mapped again with another extent before its file was opened: the
+	 * module of the old extent cannot open it; the mappings are read
+	 * again, the module made anew */
+	assert_int_equal(munmap(data, 4 * 4096), 0);
+	unwinder__forget(u, getpid());
+	assert_ptr_equal(map_elf(path, data, 2, &code), data);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	assert_int_equal(munmap(data, 2 * 4096), 0);
+	assert_ptr_equal(map_elf(path, data, 3, &code), data);
+	assert_true(uproc__addr(p, code, true, &ua));
+	assert_non_null(strstr(ua.path, "libsymfix.dynsym.so"));
+	assert_int_equal(ua.addr, code - (uint64_t)data);
+	munmap(data, 3 * 4096);
 	unwinder__free(u);
 }
 
@@ -172,9 +247,8 @@ static void test_vdso(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exec_ids),
-		cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_exec_ids), cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_reload),	 cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_vdso),
 	};
 

@@ -81,6 +81,49 @@ int procmaps__read(pid_t pid, struct mapping **out, size_t *nr)
 	return err;
 }
 
+int procmaps__read_text(pid_t pid, char **text, size_t *len)
+{
+	char path[64], chunk[4096];
+	FILE *in, *out;
+	size_t n;
+	int err = 0;
+
+	*text = NULL;
+	*len = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	in = fopen(path, "re");
+	if (!in)
+		return errno == ENOENT ? -ESRCH : -errno;
+	out = open_memstream(text, len);
+	if (!out) {
+		err = -errno;
+		fclose(in);
+		return err;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		fwrite(chunk, 1, n, out);
+	if (ferror(in))
+		err = errno == ESRCH ? -ESRCH : -EIO; /* it exited mid-read */
+	fclose(in);
+	if (fclose(out) && !err)
+		err = -ENOMEM;
+	if (!err && !*len)
+		err = -ESRCH; /* a zombie: no mappings left */
+	if (err) {
+		free(*text);
+		*text = NULL;
+	}
+	return err;
+}
+
+bool procmaps__has_exec(const struct mapping *m, size_t nr, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (m[i].exec && m[i].ino == ino && m[i].dev == dev)
+			return true;
+	return false;
+}
+
 void procmaps__free(struct mapping *m, size_t nr)
 {
 	for (size_t i = 0; m && i < nr; i++)

@@ -35,6 +35,14 @@ int procmaps__parse(FILE *f, struct mapping **out, size_t *nr);
 int procmaps__read(pid_t pid, struct mapping **out, size_t *nr);
 void procmaps__free(struct mapping *m, size_t nr); /* NULL-safe */
 
+/* The text of /proc/PID/maps, read at once (malloc'ed, *len bytes), to
+ * parse it more than once as one reading. 0 or -errno (-ESRCH: the process
+ * is gone or a zombie). */
+int procmaps__read_text(pid_t pid, char **text, size_t *len);
+
+/* Does any of the mappings map file (dev, ino) executable? */
+bool procmaps__has_exec(const struct mapping *m, size_t nr, dev_t dev, ino_t ino);
+
 /*
  * Calls cb once per distinct file (device and inode) mapped executable, with
  * its first executable mapping, in the order of the mappings. Returns 0 or

@@ -61,15 +61,17 @@ const char *uproc__root(const struct uproc *p);
 size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, bool *act,
 		    size_t max, bool *complete);
 
-/* The module and ELF address of runtime address pc. With refresh (pc is
- * surely code: not a frame-pointer walk's guess), re-reads the mappings
- * when no module and no anonymous executable mapping holds it (a library
- * mapped since: ld.so loading libc, a dlopen()); after a few readings in
- * a row that explained nothing, at most every 5 ms. false: pc is in no
+/* The module and ELF address of runtime address pc: a module (a file
+ * mapped executable) whose file could be opened and whose executable
+ * segments hold pc. With refresh (pc is surely code: not a frame-pointer
+ * walk's guess), re-reads the mappings when no module and no anonymous
+ * executable mapping holds it (a library mapped since: ld.so loading libc,
+ * a dlopen(), maybe where a file unmapped since was); after a few readings
+ * in a row that explained nothing, at most every 5 ms. false: pc is in no
  * file. */
 bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out);
-/* The same re-reading for code address pc: true when pc was in no module
- * and is in one now (an unwinding that stopped there can go on). */
+/* The same re-reading for code address pc: true when no module held pc
+ * and one does now (an unwinding that stopped there can go on). */
 bool uproc__reload(struct uproc *p, uint64_t pc);
 
 #endif /* FSP_STACKS_INT_H */

@@ -2,9 +2,10 @@
 /*
  * DWARF unwinding of the sampler's records with elfutils, as perf's
  * unwind-libdw does, but with one Dwfl per process kept for the session: the
- * modules (and their CFI, parsed once) come from /proc/PID/maps, read again
- * when code runs outside them (ld.so mapping libc after the first sample, a
- * dlopen()); the vDSO is a module too (its image read from the process when
+ * modules (the files mapped executable; their CFI parsed once) come from
+ * /proc/PID/maps, read again when code runs outside their code (ld.so mapping
+ * libc after the first sample, a dlopen(), maybe where a file unmapped since
+ * was); the vDSO is a module too (its image read from the process when
  * its mappings are first read, so that it outlives the process), so that a
  * sample in clock_gettime's fast path unwinds by its CFI. The Dwfl is
  * attached to a
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,77 +260,114 @@ static int module_owner(Dwfl_Module *mod, void **userdata, const char *name, Dwa
 	return DWARF_CB_OK;
 }
 
-/* /proc/PID/maps, with the files' paths through the process's root when it
- * has its own, into a memory stream for dwfl_linux_proc_maps_report. */
+/* Is the file of maps line line (device and inode) mapped executable
+ * anywhere in p->maps? Only such files are modules: a file mapped only as
+ * data (ld.so's /etc/ld.so.cache, a locale archive) holds no code, and a
+ * library ld.so has reserved but not yet mapped its code into is not one
+ * yet; a module made of either would be taken, once the file is unmapped
+ * and a library mapped there, for the code of that library. */
+static bool has_code(const struct uproc *p, const char *line)
+{
+	unsigned long long start, end, off;
+	unsigned int maj, min;
+	unsigned long ino;
+	char perms[8];
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu", &start, &end, perms, &off, &maj, &min,
+		   &ino) != 7)
+		return false;
+	for (size_t i = 0; i < p->nr_maps; i++)
+		if (p->maps[i].exec && p->maps[i].ino == ino && p->maps[i].dev == makedev(maj, min))
+			return true;
+	return false;
+}
+
+/* The maps text for dwfl_linux_proc_maps_report: the files with code (their
+ * paths through the process's root when it has its own); the anonymous
+ * executable mappings go to p->anon. */
+static int module_lines(struct uproc *p, char *text, FILE *out)
+{
+	p->nr_anon = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		char *nl = strchr(line, '\n'), *slash;
+		unsigned long long start, end;
+		char perms[8];
+
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		slash = strchr(line, '/');
+		if (!slash && sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 &&
+		    perms[2] == 'x') {
+			if (fsp_grow((void **)&p->anon, &p->cap_anon, p->nr_anon + 1,
+				     sizeof(*p->anon)))
+				return -ENOMEM;
+			p->anon[p->nr_anon++] = (struct anon_range){start, end, anon_name(line)};
+		}
+		if (slash && has_code(p, line))
+			fprintf(out, "%.*s%s%s\n", (int)(slash - line), line, p->root, slash);
+		if (nl)
+			*nl = '\n';
+	}
+	return 0;
+}
+
+/* Reads the mappings (once) into the Dwfl: the modules, p->maps that
+ * find_elf opens their files by, p->anon. */
 static int report_maps(struct uproc *p)
 {
-	char path[64], *line = NULL, *buf = NULL;
-	size_t cap = 0, len = 0;
-	FILE *in, *out = NULL, *mem = NULL;
-	int err = 0;
+	char *text = NULL, *buf = NULL;
+	size_t len = 0, blen = 0;
+	FILE *in = NULL, *out = NULL;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
-	in = fopen(path, "re");
-	if (!in)
-		return errno == ENOENT ? -ESRCH : -errno;
-	out = open_memstream(&buf, &len);
+	/* One reading: the modules and the mappings find_elf opens their
+	 * files by agree. */
+	err = procmaps__read_text(p->pid, &text, &len);
+	if (err)
+		return err;
+	procmaps__free(p->maps, p->nr_maps);
+	p->maps = NULL;
+	p->nr_maps = 0;
+	in = fmemopen(text, len, "r");
+	if (!in) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = procmaps__parse(in, &p->maps, &p->nr_maps);
+	if (err)
+		goto cleanup;
+	out = open_memstream(&buf, &blen);
 	if (!out) {
 		err = -errno;
 		goto cleanup;
 	}
-	p->nr_anon = 0;
-	while (getline(&line, &cap, in) > 0) {
-		char *slash = strchr(line, '/');
-		unsigned long long start, end;
-		char perms[8];
-
-		if (!slash && sscanf(line, "%llx-%llx %7s", &start, &end, perms) == 3 &&
-		    perms[2] == 'x' &&
-		    !fsp_grow((void **)&p->anon, &p->cap_anon, p->nr_anon + 1, sizeof(*p->anon)))
-			p->anon[p->nr_anon++] = (struct anon_range){start, end, anon_name(line)};
-
-		if (slash && p->root[0])
-			fprintf(out, "%.*s%s%s", (int)(slash - line), line, p->root, slash);
-		else
-			fputs(line, out);
-	}
-	if (fclose(out)) {
-		out = NULL;
+	err = module_lines(p, text, out);
+	if (fclose(out) && !err)
 		err = -ENOMEM;
-		goto cleanup;
-	}
 	out = NULL;
-	if (!len) {
-		err = -ESRCH; /* a zombie: no mappings left */
+	if (err)
 		goto cleanup;
-	}
-	mem = fmemopen(buf, len, "r");
-	if (!mem) {
+	fclose(in);
+	in = fmemopen(buf, blen ? blen : 1, "r");
+	if (!in) {
 		err = -errno;
 		goto cleanup;
 	}
 	dwfl_report_begin(p->dwfl);
-	if (dwfl_linux_proc_maps_report(p->dwfl, mem) || report_vdso(p))
+	if ((blen && dwfl_linux_proc_maps_report(p->dwfl, in)) || report_vdso(p))
 		err = -EIO;
 	dwfl_report_end(p->dwfl, NULL, NULL);
-	/* The mappings again, for find_elf to open the mapped files. */
-	procmaps__free(p->maps, p->nr_maps);
-	p->maps = NULL;
-	p->nr_maps = 0;
-	rewind(in);
-	if (!err)
-		err = procmaps__parse(in, &p->maps, &p->nr_maps);
 	if (!err)
 		dwfl_getmodules(p->dwfl, module_owner, p, 0);
 	p->refreshed_ns = mono_ns();
 cleanup:
-	if (mem)
-		fclose(mem);
+	if (in)
+		fclose(in);
 	if (out)
 		fclose(out);
-	fclose(in);
+	free(text);
 	free(buf);
-	free(line);
 	return err;
 }
 
@@ -502,28 +541,108 @@ static const struct anon_range *in_anon(const struct uproc *p, uint64_t pc)
 	return NULL;
 }
 
-/* Reads the mappings again for pc, code in no module and no anonymous
- * mapping. The module that holds it now, or NULL. */
+/* Does mod hold code at pc: its file opened (as the mapped object: it
+ * fails when the file was unmapped since the reading), pc in one of its
+ * executable segments? One that does not (a module of a reading that no
+ * longer matches the process) explains nothing. */
+static bool module_code(Dwfl_Module *mod, uint64_t pc)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	size_t nr;
+
+	if (!elf || elf_getphdrnum(elf, &nr))
+		return false;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    pc - bias >= ph.p_vaddr && pc - bias < ph.p_vaddr + ph.p_memsz)
+			return true;
+	}
+	return false;
+}
+
+/* The module whose code holds pc, NULL if none. */
+static Dwfl_Module *code_at(struct uproc *p, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
+
+	return mod && module_code(mod, pc) ? mod : NULL;
+}
+
+struct module_list {
+	struct kept_module {
+		const char *name;
+		Dwarf_Addr start, end;
+	} * v;
+	size_t nr, cap;
+	Dwfl_Module *drop;
+};
+
+static int keep_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		       void *arg)
+{
+	struct module_list *l = arg;
+	Dwarf_Addr start, end;
+
+	(void)userdata;
+	(void)base;
+	if (mod == l->drop)
+		return DWARF_CB_OK;
+	dwfl_module_info(mod, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	if (fsp_grow((void **)&l->v, &l->cap, l->nr + 1, sizeof(*l->v)))
+		return DWARF_CB_ABORT;
+	l->v[l->nr++] = (struct kept_module){name, start, end};
+	return DWARF_CB_OK;
+}
+
+/* Drops mod from the Dwfl, keeping the others (and their parsed CFI): a
+ * module whose file could not be opened keeps that failure while it is
+ * reported again as it was, so it is dropped before the mappings are read
+ * again. */
+static void drop_module(struct uproc *p, Dwfl_Module *mod)
+{
+	struct module_list l = {.drop = mod};
+
+	if (dwfl_getmodules(p->dwfl, keep_module, &l, 0)) {
+		free(l.v);
+		return; /* out of memory: keep them all */
+	}
+	dwfl_report_begin(p->dwfl);
+	for (size_t i = 0; i < l.nr; i++)
+		dwfl_report_module(p->dwfl, l.v[i].name, l.v[i].start, l.v[i].end);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	free(l.v);
+}
+
+/* Reads the mappings again for pc, code that no module's code and no
+ * anonymous executable mapping holds. The module that holds it now, or
+ * NULL. */
 static Dwfl_Module *refresh_for(struct uproc *p, uint64_t pc)
 {
-	Dwfl_Module *mod;
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
+	GElf_Addr bias;
 
-	if ((p->misses >= MISSES_FREE && mono_ns() - p->refreshed_ns < REFRESH_NS) ||
-	    report_maps(p))
+	if (p->misses >= MISSES_FREE && mono_ns() - p->refreshed_ns < REFRESH_NS)
 		return NULL;
-	mod = dwfl_addrmodule(p->dwfl, pc);
+	if (mod && !dwfl_module_getelf(mod, &bias))
+		drop_module(p, mod);
+	if (report_maps(p))
+		return NULL;
+	mod = code_at(p, pc);
 	p->misses = mod || in_anon(p, pc) ? 0 : p->misses + 1;
 	return mod;
 }
 
 bool uproc__reload(struct uproc *p, uint64_t pc)
 {
-	return !dwfl_addrmodule(p->dwfl, pc) && !in_anon(p, pc) && refresh_for(p, pc);
+	return !code_at(p, pc) && !in_anon(p, pc) && refresh_for(p, pc);
 }
 
 bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
+	Dwfl_Module *mod = code_at(p, pc);
 
 	if (refresh && !mod && !in_anon(p, pc))
 		mod = refresh_for(p, pc);
