@@ -513,20 +513,13 @@ static int push_sample(struct profile_native *n, uint32_t source, uint32_t pid, 
 	return 0;
 }
 
-int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
-				size_t stack, uint64_t count)
+static int add_sample(struct profile_native *n, uint32_t src, uint32_t pid, uint32_t tid,
+		      uint64_t key, size_t stack, uint64_t count)
 {
-	struct profile_native *n = p ? p->native : NULL;
-	uint32_t src;
 	uint64_t a, b, head;
 	size_t i, last = NO_NEXT;
 	int err;
 
-	if (!n || stack >= n->nr_stacks)
-		return -EINVAL;
-	if (!count)
-		return 0;
-	src = p->cur;
 	a = fsp_hash_pair((uint64_t)src << 32 | pid, tid);
 	b = fsp_hash_pair(key, stack);
 	if (hashmap__find(&n->sample_map, a, b, &head)) {
@@ -551,6 +544,40 @@ int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, u
 	}
 	n->samples[n->nr_samples - 1].count = count;
 	return 0;
+}
+
+int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
+				size_t stack, uint64_t count)
+{
+	struct profile_native *n = p ? p->native : NULL;
+
+	if (!n || stack >= n->nr_stacks)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	return add_sample(n, p->cur, pid, tid, key, stack, count);
+}
+
+int profile__native_rekey(struct profile *p, const uint64_t *keys)
+{
+	struct profile_native *n = p ? p->native : NULL;
+	struct native_sample_rec *old;
+	size_t nr;
+	int err = 0;
+
+	if (!n || !n->nr_samples)
+		return 0;
+	old = n->samples;
+	nr = n->nr_samples;
+	n->samples = NULL;
+	n->nr_samples = n->cap_samples = 0;
+	hashmap__fini(&n->sample_map);
+	for (size_t i = 0; i < nr && !err; i++)
+		if (old[i].count)
+			err = add_sample(n, old[i].source, old[i].pid, old[i].tid, keys[i],
+					 old[i].stack, old[i].count);
+	free(old);
+	return err;
 }
 
 size_t profile__nr_native_samples(const struct profile *p)
