@@ -232,8 +232,9 @@ static int merged_key(struct apply *a, uint32_t source, uint32_t pid, uint64_t *
 	for (size_t i = 0; i < a->nr_frames; i++) {
 		const struct profile_frame *f = &a->frames[i];
 
-		key = fsp_hash_pair(key, fsp_hash_pair(fsp_hash_str(f->feature),
-						       f->instance ? fsp_hash_str(f->instance) : 0));
+		key = fsp_hash_pair(key,
+				    fsp_hash_pair(fsp_hash_str(f->feature),
+						  f->instance ? fsp_hash_str(f->instance) : 0));
 		key = fsp_hash_pair(key, f->payload ^ (uint64_t)f->kind);
 	}
 	err = profile__use_source(a->p, source);
@@ -245,7 +246,8 @@ static int merged_key(struct apply *a, uint32_t source, uint32_t pid, uint64_t *
 			break;
 		}
 		err = profile__stack(a->p, id, &st);
-		if (!err && st.depth == a->nr_frames && frames_equal(st.frames, a->frames, st.depth))
+		if (!err && st.depth == a->nr_frames &&
+		    frames_equal(st.frames, a->frames, st.depth))
 			break;
 	}
 	*out = key;
@@ -314,8 +316,8 @@ static int move_core(struct apply *a, struct groups *gr, const struct profile_na
 	size_t g;
 	int err;
 
-	err = family_groups__of(gr->g, ns->source, ns->pid, ns->tid, ns->mark_stack, ns->key,
-				false, &g);
+	err = family_groups__of(gr->g, ns->source, ns->pid, ns->tid, ns->mark_stack, ns->key, false,
+				&g);
 	if (err)
 		return err == -ENOENT ? 0 : err;
 	for (int pass = 0; pass < 2 && left; pass++) {
