@@ -378,6 +378,22 @@ $(OUTPUT)/workloads/wl_native_nofp: $(NATIVE_WL_DEPS)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
 		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
 
+# wl_funcfeat.c (function features, test_funcfeat) the same way, and with
+# probe ABI v1 marks (frame pointers); each links its folder's libwl_native.so.
+WORKLOAD_BINS += $(OUTPUT)/workloads/wl_funcfeat_nofp
+FUNCFEAT_WL_DEPS := tests/workloads/wl_funcfeat.c $(FSP_HEADERS) $(WORKLOAD_COMMON)
+$(OUTPUT)/workloads/wl_funcfeat: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads/libwl_native.so
+$(OUTPUT)/workloads-v1/wl_funcfeat: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads-v1/libwl_native.so
+$(OUTPUT)/workloads/wl_funcfeat $(OUTPUT)/workloads-v1/wl_funcfeat:
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(if $(findstring -v1/,$@),-DFSP_ABI_V1) -fno-omit-frame-pointer \
+		-mno-omit-leaf-frame-pointer -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ \
+		-L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native
+$(OUTPUT)/workloads/wl_funcfeat_nofp: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads/libwl_native.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
+		$< $(WORKLOAD_COMMON) -o $@ -L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native
+
 # wl_abimix.c (the build's ABI) with part_abimix_v1.c (always ABI v1) in one
 # executable, linked in both orders (wl_abimix_r: the ABI v1 unit first).
 WORKLOAD_BINS += $(OUTPUT)/workloads/wl_abimix_r

@@ -103,8 +103,10 @@ static int report_rules(const struct fsp_options *o, struct funcfeat **out)
 			log__err("%s", msg);
 			err = err ? err : -EINVAL;
 		} else if (!n) {
-			log__err("--map %s: the map has no function features to charge from the native "
-				 "stacks (its features of probes are charged when recorded: record --map)",
+			log__err("--map %s: the map has no function features to charge from the "
+				 "native "
+				 "stacks (its features of probes are charged when recorded: record "
+				 "--map)",
 				 tok);
 			err = -EINVAL;
 		}
