@@ -154,7 +154,7 @@ static uint64_t site_samples(const struct attrib *a, const char *f, const struct
 }
 
 /* Every share of a charged profile against the truth. */
-static bool check_truth(const struct profile *p, const struct itest_truth *t)
+static bool check_truth(const struct profile *p, const struct itest_truth *t, const char *workload)
 {
 	struct attrib *a = attrib__compute(p, NULL);
 	uint64_t n = attrib__total_samples(a), phase_fmt, cm;
@@ -175,8 +175,8 @@ static bool check_truth(const struct profile *p, const struct itest_truth *t)
 	sortall = (double)itest_truth_u64(t, "sortall.ns") / C;
 	ok &= itest_share_rejects("m:sort without its antimark", feature_samples(a, "m:sort"), n,
 				  sortall, w);
-	ok &= itest_truth_share_ok("m:sortall", feature_samples(a, "m:sortall"), n, t, "sortall",
-				   C, w);
+	ok &= itest_truth_share_ok("m:sortall", feature_samples(a, "m:sortall"), n, t, "sortall", C,
+				   w);
 	ok &= itest_truth_share_ok("fn:lib", feature_samples(a, "fn:lib"), n, t, "lib", C, w);
 	ok &= itest_truth_share_ok("  site lib", site_samples(a, "fn:lib", t, "site.lib"), n, t,
 				   "lib", C, w);
@@ -186,7 +186,12 @@ static bool check_truth(const struct profile *p, const struct itest_truth *t)
 	phase_fmt = both(p, "phase", "m:fmt");
 	ok &= itest_truth_share_ok("phase and m:fmt", phase_fmt, n, t, "fmt_a", C, w);
 	/* a marked feature inside a function feature: both, but under its
-	 * antimark (the comparator's calls in qsort: instance "spin") */
+	 * antimark (the comparator's calls in qsort: instance "spin"; the
+	 * ABI v1 build has no mark there: it would trap at every call) */
+	if (itest_abi_v1() && strstr(workload, "workloads-v1/")) {
+		attrib__free(a);
+		return ok;
+	}
 	cm = itest_instance(a, "cmpmark", "spin")->samples;
 	printf("  cmpmark/spin: %llu samples, %llu also m:sortall, %llu also m:sort\n",
 	       (unsigned long long)cm,
@@ -212,7 +217,7 @@ static void check_shares(const char *workload)
 	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
 	p = load_charged(json, NULL);
 	printf("  %s:\n", workload);
-	ITEST_ASSERT_OK(check_truth(p, t));
+	ITEST_ASSERT_OK(check_truth(p, t, workload));
 	/* the live report shows them */
 	assert_non_null(strstr(out, "m:sortall accounts for"));
 	assert_non_null(strstr(out, itest_truth_str(t, "site.lib")));
@@ -244,8 +249,7 @@ static void test_shares_nofp(void **state)
 static char *report(const char *json, const char *a1, const char *a2, const char *a3,
 		    const char *a4)
 {
-	char *argv[] = {NULL, "report", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL,
-			NULL};
+	char *argv[] = {NULL, "report", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL, NULL};
 	struct itest_proc p;
 	int i = 2;
 
@@ -264,18 +268,19 @@ static void test_after_the_fact(void **state)
 	struct funcfeat *ff = funcfeat__new();
 	struct itest_truth *t;
 	struct profile *p;
+	const char *workload = itest_workload("wl_funcfeat");
 	char *live, *after, err[256];
 
 	(void)state;
 	/* the same rules, live and from the file */
-	live = record(itest_workload("wl_funcfeat"), true, json, truth_path);
+	live = record(workload, true, json, truth_path);
 	after = report(json, NULL, NULL, NULL, NULL);
 	assert_string_equal(live, after);
 	free(live);
 	free(after);
 
 	/* recorded with --stacks alone: the rules given afterwards */
-	live = record(itest_workload("wl_funcfeat"), false, json, truth_path);
+	live = record(workload, false, json, truth_path);
 	assert_null(strstr(live, "m:sortall"));
 	after = report(json, "--map", write_map(), "--function-feature", LIB_RULE);
 	assert_non_null(strstr(after, "m:sortall accounts for"));
@@ -285,15 +290,15 @@ static void test_after_the_fact(void **state)
 	{
 		struct probemap *m;
 
-		assert_int_equal(probemap__parse(map_text, strlen(map_text), "m.map", &m, err,
-						 sizeof(err)),
-				 0);
+		assert_int_equal(
+			probemap__parse(map_text, strlen(map_text), "m.map", &m, err, sizeof(err)),
+			0);
 		assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 3);
 		probemap__free(m);
 	}
 	p = load_charged(json, ff);
 	printf("  after the fact:\n");
-	ITEST_ASSERT_OK(check_truth(p, t));
+	ITEST_ASSERT_OK(check_truth(p, t, workload));
 	profile__free(p);
 	funcfeat__free(ff);
 	itest_truth_free(t);
