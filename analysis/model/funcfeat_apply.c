@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "native.h"
 #include "profile_int.h"
 #include "stack_family.h"

@@ -32,7 +32,7 @@
 #include "itest.h"
 #include "attrib.h"
 #include "charges.h"
-#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "probemap.h"
 #include "profile.h"
 

@@ -15,7 +15,7 @@
 
 #include "unit_helpers.h"
 #include "attrib.h"
-#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "native_helpers.h"
 #include "probemap.h"
 #include "profile_io.h"

@@ -457,6 +457,8 @@ static const char record_doc[] =
 	"                                        native call stacks inside each feature\n"
 	"  sudo fsp-bpf --stacks=all --stack-size 16384 -- ./app\n"
 	"                                        with kernel stacks, deeper user stacks\n"
+	"  sudo fsp-bpf --function-feature out=libc.so.6:fputs,fwrite -- ./app\n"
+	"                                        every call of fputs or fwrite, no trap\n"
 	"  sudo fsp-bpf --comm worker -p 1234    report only the processes named worker\n"
 	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n"
 	"  sudo fsp-bpf --map postgresql -p $(pgrep -f 'postgres: .* idle' | head -1)\n"

@@ -166,10 +166,9 @@ static const char report_doc[] =
 	"                                                a plug-in shared object\n"
 	"  fsp-bpf report --binaries ./bin prof.json     native stacks symbolized from\n"
 	"                                                the binaries copied into ./bin\n"
-	"  fsp-bpf report --function-feature out=libc.so.6:fputs,fwrite prof.json\n"
-	"                                                a feature of every call of these\n"
-	"                                                functions, from the native stacks\n"
-	"  fsp-bpf report --map libc prof.json          the function features of a map\n\n"
+	"  fsp-bpf report --function-feature out=libc.so.6:fputs prof.json\n"
+	"                                                calls of fputs as a feature\n"
+	"  fsp-bpf report --map my.map prof.json        a map's function features\n\n"
 	"Needs no privileges. Output formats: docs/output-formats.md; the file format: "
 	"docs/profile-format.md; plug-ins: docs/plugins.md (fsp-bpf list --plugins).";
 

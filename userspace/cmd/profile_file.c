@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "log.h"
 #include "native.h"
 #include "outfile.h"

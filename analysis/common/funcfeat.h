@@ -8,19 +8,15 @@
  * ("antimark FILE:PATTERN,...", a qsort comparator) and its instance (the call
  * site, or none).
  *
- * Applying rules to a profile (funcfeat_apply.c) makes each native sample's
- * *merged stack* — its mark frames and its native frames ordered by stack
- * pointer, a function feature's frames made marks and antimarks — a mark
- * stack of the profile: every view then charges it by the one rule
- * (charges.h). Pure C, no libbpf.
+ * The rules alone (the probe-map parser checks its "function" lines with
+ * them, below the model); applying them to a profile is the model's
+ * (funcfeat_apply.h). Pure C, no libbpf.
  */
 #ifndef FSP_ANALYSIS_FUNCFEAT_H
 #define FSP_ANALYSIS_FUNCFEAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
-
-struct profile;
 
 #define FUNCFEAT_MAX_RULES 64 /* function features of one set */
 #define FUNCFEAT_MAX_PATTERNS 32 /* function and antimark patterns of one feature */
@@ -88,14 +84,5 @@ int funcfeat__parse(struct funcfeat *ff, const char *text, char *err, size_t err
 
 /* Does a function named fn of a file whose path is path match p? */
 bool funcfeat__match(const struct funcfeat_pattern *p, const char *path, const char *fn);
-
-/*
- * Applies the rules to p's native samples (funcfeat_apply.c): each native
- * sample whose merged stack has a function-feature frame moves, with its
- * core samples, to that merged stack (a new mark stack of its process).
- * Core samples without a native stack are left as they are. Also records the
- * rules in p's metadata (function_features). 0 or -errno.
- */
-int funcfeat__apply(const struct funcfeat *ff, struct profile *p);
 
 #endif /* FSP_ANALYSIS_FUNCFEAT_H */
