@@ -21,6 +21,7 @@
 #include "markstack.bpf.h"
 #include "labels.bpf.h"
 #include "v2stack.bpf.h"
+#include "native.bpf.h"
 
 /* ---- the live stack of a thread ---------------------------------------------------- */
 
@@ -267,6 +268,63 @@ static __always_inline bool live_stack_store(const struct live_stack *ls,
 	return true;
 }
 
+/* ---- stack pointers, for native stacks ------------------------------------------------ */
+
+struct sps_ctx {
+	const struct live_stack *ls;
+	struct fsp_mark_sps *out;
+	__u32 n;
+};
+
+/* bpf_loop callback: the stack pointer of the live stack's frame i, in the
+ * order of its stored frames (as payload_cb). */
+static long sps_cb(__u64 i, void *data)
+{
+	struct sps_ctx *c = data;
+	const struct live_stack *ls = c->ls;
+	__u64 v;
+
+	if (i >= FSP_MAX_DEPTH || c->n >= FSP_MAX_DEPTH)
+		return 1;
+	if (ls->src == SRC_V1) {
+		const struct tframe *f;
+
+		if (!ls->st)
+			return 1;
+		f = &ls->st->f[slot(i)];
+		if (f->flags & TF_UNSAMPLED)
+			return 0;
+		v = f->sp;
+	} else if (!ls->buf) {
+		return 1;
+	} else if (ls->src == SRC_MERGED) {
+		v = ls->buf->sp[slot(i)];
+	} else {
+		v = ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)].sp_kind & ~7ULL;
+	}
+	c->out->sp[slot(c->n)] = v;
+	c->n++;
+	return 0;
+}
+
+/* With native user stacks: the live stack's stack pointers into mark_sps
+ * (none when it has no live frame), for native_sample(). */
+static __always_inline void live_stack_sps(const struct live_stack *ls)
+{
+	__u32 zero = 0;
+	struct sps_ctx c = {
+		.ls = ls, .out = bpf_map_lookup_elem(&mark_sps, &zero), .n = unknown_zero()};
+
+	if (!c.out)
+		return;
+	c.out->n = 0;
+	if (!ls->hash || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
+	    (ls->src != SRC_V1 && !ls->buf))
+		return;
+	bpf_loop(ls->depth, sps_cb, &c, 0);
+	c.out->n = c.n;
+}
+
 /* ---- payloads ------------------------------------------------------------------------ */
 
 _Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
@@ -364,6 +422,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 	if (!out)
 		return -1;
 	live_stack_get(task, sp, user, &ls);
+	if (user == SCRATCH_SAMPLE && native_user)
+		live_stack_sps(&ls);
 	out->hash = ls.hash;
 	out->truncated = ls.truncated;
 	out->payload = 0;

@@ -170,10 +170,25 @@ static int visit(struct apply *a, size_t loc_idx, const struct nframe *f,
 	return err;
 }
 
+/* Where mark j goes: after native frame place[j] (leaf-first index), or
+ * below every native frame (ns->depth); never below the mark under it. */
+static size_t mark_place(const struct profile_native_stack *ns, size_t j, size_t under)
+{
+	size_t pos = j < ns->nr_marks && ns->mark_pos[j] != PROFILE_MARK_BELOW ? ns->mark_pos[j]
+									       : ns->depth;
+
+	return pos < under ? pos : under;
+}
+
+static int push_mark(struct apply *a, const struct profile_frame *m)
+{
+	return push_frame(a, m->kind, m->feature, m->instance, m->payload);
+}
+
 /*
  * The merged stack of mark frames marks[0..depth) and native stack ns into
- * a->frames; *any: it has a function-feature frame. The marks' positions
- * among the native frames are not known here: they are taken as entered
+ * a->frames; *any: it has a function-feature frame. Each mark goes above
+ * the native frame that entered it (ns->mark_pos), a mark of unknown place
  * below every native frame (docs/function-features.md).
  */
 static int merge_stack(struct apply *a, const struct profile_frame *marks, size_t depth,
@@ -181,24 +196,23 @@ static int merge_stack(struct apply *a, const struct profile_frame *marks, size_
 {
 	struct nframe prev = {0}, cur;
 	bool have_prev = false;
+	size_t j = 0, place = ns->depth;
 	int err = 0;
 
 	a->nr_frames = 0;
 	*any = false;
 	memset(a->state, S_OUT, a->nr_rules);
-	for (size_t i = 0; i < depth && !err; i++)
-		err = push_frame(a, marks[i].kind, marks[i].feature, marks[i].instance,
-				 marks[i].payload);
+	for (; j < depth && !err && (place = mark_place(ns, j, place)) >= ns->depth; j++)
+		err = push_mark(a, &marks[j]);
 	for (size_t i = ns->depth; i-- > 0 && !err;) {
 		if (profile__location(a->p, ns->locs[i], &cur.loc)) {
 			memset(&cur.loc, 0, sizeof(cur.loc));
 			cur.loc.module = PROFILE_NO_MODULE;
 		}
-		if (!cur.loc.nr_lines) {
+		if (!cur.loc.nr_lines) { /* no function: nothing to match, a caller */
 			cur.line = SIZE_MAX;
 			prev = cur;
 			have_prev = true;
-			continue;
 		}
 		for (size_t li = cur.loc.nr_lines; li-- > 0 && !err;) {
 			cur.line = li;
@@ -206,6 +220,8 @@ static int merge_stack(struct apply *a, const struct profile_frame *marks, size_
 			prev = cur;
 			have_prev = true;
 		}
+		for (; j < depth && !err && (place = mark_place(ns, j, place)) == i; j++)
+			err = push_mark(a, &marks[j]);
 	}
 	return err;
 }

@@ -406,6 +406,72 @@ static void test_anonymous_caller(void **state)
 	profile__free(p);
 }
 
+/*
+ * Marks among native frames by where they were entered (mark_pos): a mark of
+ * the function feature's own name entered inside its antimark function (the
+ * comparator) is above the antimark and charges; entered by main, or placed
+ * below every native frame (its place unknown), it is under the antimark and
+ * charges nothing.
+ */
+static void test_mark_places(void **state)
+{
+	struct profile *p = make_profile(), *back;
+	struct funcfeat *ff = make_rules();
+	struct attrib *a;
+	char *buf = NULL, err[256];
+	size_t len = 0, s_in, s_main, s_unknown;
+	FILE *f;
+
+	(void)state;
+	ADD_STACK(p, PID, 9, MARK("sort", "cmp.c:1"));
+	ADD_STACK(p, PID, 10, MARK("sort", "main.c:2"));
+	ADD_STACK(p, PID, 11, MARK("sort", "lost.c:3"));
+	assert_int_equal(profile__add_samples(p, PID, TID, 9, 7), 0);
+	assert_int_equal(profile__add_samples(p, PID, TID, 10, 5), 0);
+	assert_int_equal(profile__add_samples(p, PID, TID, 11, 2), 0);
+	{
+		/* leaf first: cmp (index 0), msort, qsort, do_sort, main (4) */
+		const uint32_t l[] = {locs[L_CMP], locs[L_MSORT], locs[L_QSORT], locs[L_DOSORT],
+				      locs[L_MAIN]};
+		const uint16_t in_cmp[] = {0}, in_main[] = {4}, unknown[] = {PROFILE_MARK_BELOW};
+		struct profile_native_stack ns = {
+			.locs = l, .depth = 5, .method = PROFILE_UNWIND_DWARF, .nr_marks = 1};
+
+		ns.mark_pos = in_cmp;
+		s_in = profile__add_native_stack(p, &ns);
+		ns.mark_pos = in_main;
+		s_main = profile__add_native_stack(p, &ns);
+		ns.mark_pos = unknown;
+		s_unknown = profile__add_native_stack(p, &ns);
+		assert_true(s_in != s_main && s_main != s_unknown);
+	}
+	assert_int_equal(profile__add_native_samples(p, PID, TID, 9, s_in, 7), 0);
+	assert_int_equal(profile__add_native_samples(p, PID, TID, 10, s_main, 5), 0);
+	assert_int_equal(profile__add_native_samples(p, PID, TID, 11, s_unknown, 2), 0);
+	/* the positions survive the file */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(profile__write_json(f, p), 0);
+	fclose(f);
+	back = profile__parse_json(buf, len, "mem", err, sizeof(err));
+	assert_non_null(back);
+	assert_int_equal(funcfeat__apply(ff, back), 0);
+	a = attrib__compute(back, NULL);
+	/* the comparator's own mark is above its antimark: it charges sort
+	 * (7); the mark of main is below qsort's call, and the mark of unknown
+	 * place below every native frame: the comparator's antimark is the
+	 * top-most frame of sort, nothing is charged */
+	assert_int_equal(instance(feature(a, "sort"), "cmp.c:1"), 7);
+	assert_int_equal(instance(feature(a, "sort"), "do_sort (wl.c:20)"), 20);
+	assert_int_equal(instance(feature(a, "sort"), "main.c:2"), UINT64_MAX);
+	assert_int_equal(instance(feature(a, "sort"), "lost.c:3"), UINT64_MAX);
+	assert_int_equal(feature(a, "sort")->samples, 24 + 7);
+	attrib__free(a);
+	free(buf);
+	funcfeat__free(ff);
+	profile__free(p);
+	profile__free(back);
+}
+
 /* The rules saved with a profile, read back and applied: the same charges. */
 static void test_saved_equals_live(void **state)
 {
@@ -455,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_anonymous_caller),
 		cmocka_unit_test(test_saved_equals_live),
+		cmocka_unit_test(test_mark_places),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
