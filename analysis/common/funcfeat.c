@@ -107,7 +107,7 @@ static bool good_word(const char *s, size_t n)
 }
 
 static int add_pattern(struct funcfeat_rule *r, const char *file, size_t flen, const char *fn,
-		       size_t fnlen, bool antimark)
+		       size_t fnlen, bool antimark, bool outside)
 {
 	struct funcfeat_pattern *p;
 
@@ -119,12 +119,36 @@ static int add_pattern(struct funcfeat_rule *r, const char *file, size_t flen, c
 	p->file = strndup(file, flen);
 	p->function = strndup(fn, fnlen);
 	p->antimark = antimark;
+	p->outside = outside;
 	if (!p->file || !p->function) {
 		free(p->file);
 		free(p->function);
 		return -ENOMEM;
 	}
 	r->nr_patterns++;
+	return 0;
+}
+
+/* "antimark outside": once a rule. */
+static int add_outside(struct funcfeat *ff, const char *feature, enum funcfeat_instance inst,
+		       char *err, size_t errlen)
+{
+	struct funcfeat_rule *r = get_rule(ff, feature, inst, err, errlen);
+
+	if (!r)
+		return -EINVAL;
+	for (size_t i = 0; i < r->nr_patterns; i++)
+		if (r->patterns[i].outside)
+			return 0;
+	if (r->nr_patterns == FUNCFEAT_MAX_PATTERNS) {
+		fsp_set_err(err, errlen, "function feature '%s' has more than %d patterns", feature,
+			    FUNCFEAT_MAX_PATTERNS);
+		return -EINVAL;
+	}
+	if (add_pattern(r, "", 0, "", 0, true, true)) {
+		fsp_set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -139,6 +163,8 @@ int funcfeat__add(struct funcfeat *ff, const char *feature, bool antimark, const
 		fsp_set_err(err, errlen, "a function feature needs a name");
 		return -EINVAL;
 	}
+	if (antimark && !strcmp(text, "outside"))
+		return add_outside(ff, feature, inst, err, errlen);
 	if (strlen(text) >= FUNCFEAT_MAX_TEXT) {
 		fsp_set_err(err, errlen, "'%.40s...' too long (at most %d bytes; split it)", text,
 			    FUNCFEAT_MAX_TEXT - 1);
@@ -170,7 +196,7 @@ int funcfeat__add(struct funcfeat *ff, const char *feature, bool antimark, const
 				    feature, FUNCFEAT_MAX_PATTERNS);
 			return -EINVAL;
 		}
-		if (add_pattern(r, text, flen, s, n, antimark)) {
+		if (add_pattern(r, text, flen, s, n, antimark, false)) {
 			fsp_set_err(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
@@ -214,7 +240,7 @@ static int copy_rule(struct funcfeat_rule *dst, const struct funcfeat_rule *src)
 		const struct funcfeat_pattern *p = &src->patterns[i];
 
 		if (add_pattern(dst, p->file, strlen(p->file), p->function, strlen(p->function),
-				p->antimark))
+				p->antimark, p->outside))
 			return -ENOMEM;
 	}
 	return 0;
@@ -245,11 +271,27 @@ bool funcfeat__match(const struct funcfeat_pattern *p, const char *path, const c
 {
 	const char *base;
 
-	if (!fn || !path)
+	if (!fn || !path || p->outside)
 		return false;
 	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	return !fnmatch(p->function, fn, 0) && !fnmatch(p->file, base, 0);
+}
+
+bool funcfeat__outside(const struct funcfeat_rule *r, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	bool outside = false;
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < r->nr_patterns; i++) {
+		const struct funcfeat_pattern *p = &r->patterns[i];
+
+		if (!p->antimark && !fnmatch(p->file, base, 0))
+			return false;
+		outside |= p->outside;
+	}
+	return outside;
 }
 
 /* ---- the text form ------------------------------------------------------------------------ */
@@ -280,7 +322,7 @@ static void put_patterns(struct text_buf *b, const struct funcfeat_rule *r, bool
 	for (size_t i = 0; i < r->nr_patterns; i++) {
 		const struct funcfeat_pattern *p = &r->patterns[i];
 
-		if (p->antimark != antimark)
+		if (p->antimark != antimark || p->outside)
 			continue;
 		if (file && !strcmp(file, p->file)) {
 			put(b, ",%s%s", p->function, "");
@@ -306,6 +348,9 @@ char *funcfeat__to_text(const struct funcfeat *ff)
 		    r->instance == FUNCFEAT_INSTANCE_NONE ? "none" : "caller");
 		put_patterns(&b, r, false);
 		put_patterns(&b, r, true);
+		for (size_t k = 0; k < r->nr_patterns; k++)
+			if (r->patterns[k].outside)
+				put(&b, "antimark outside\n%s%s", "", "");
 	}
 	if (b.err) {
 		free(b.s);

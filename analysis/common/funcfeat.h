@@ -27,11 +27,15 @@ enum funcfeat_instance {
 	FUNCFEAT_INSTANCE_NONE = 1, /* one instance for every call */
 };
 
-/* One pattern: functions of files whose base name matches file (both fnmatch(3) globs). */
+/* One pattern: functions of files whose base name matches file (both
+ * fnmatch(3) globs); or, outside ("antimark outside"), every function of a
+ * user file none of the rule's function patterns names: the callbacks a
+ * library's functions make into other code (qsort's comparator). */
 struct funcfeat_pattern {
 	char *file;
 	char *function;
 	bool antimark;
+	bool outside;
 };
 
 struct funcfeat_rule {
@@ -49,8 +53,8 @@ void funcfeat__free(struct funcfeat *ff); /* NULL-safe */
 /*
  * Adds "FILE:PATTERN[,PATTERN...]" (text) to the rule of feature (made when
  * new, with instance inst; an existing rule keeps its instance), as function
- * patterns or, antimark, antimark patterns. 0, or -EINVAL / -ENOMEM with one
- * line in err.
+ * patterns or, antimark, antimark patterns ("outside" with antimark: the
+ * outside pattern). 0, or -EINVAL / -ENOMEM with one line in err.
  */
 int funcfeat__add(struct funcfeat *ff, const char *feature, bool antimark, const char *text,
 		  enum funcfeat_instance inst, char *err, size_t errlen);
@@ -82,7 +86,11 @@ char *funcfeat__to_text(const struct funcfeat *ff);
 /* Parses funcfeat__to_text's text into ff. 0 or -EINVAL with err. */
 int funcfeat__parse(struct funcfeat *ff, const char *text, char *err, size_t errlen);
 
-/* Does a function named fn of a file whose path is path match p? */
+/* Does a function named fn of a file whose path is path match p (not an
+ * outside pattern: see funcfeat__outside)? */
 bool funcfeat__match(const struct funcfeat_pattern *p, const char *path, const char *fn);
+/* Is a user file whose path is path outside r: named by none of its
+ * function patterns, and r has an outside pattern? */
+bool funcfeat__outside(const struct funcfeat_rule *r, const char *path);
 
 #endif /* FSP_ANALYSIS_FUNCFEAT_H */

@@ -45,13 +45,16 @@ struct apply {
 	uint8_t *state; /* per rule: S_* */
 };
 
-static uint8_t line_kind(const struct funcfeat_rule *r, const char *path, const char *fn)
+/* What a function fn of the file at path (a user file: user) is to rule r. */
+static uint8_t line_kind(const struct funcfeat_rule *r, const char *path, const char *fn, bool user)
 {
 	uint8_t k = K_NONE;
 
 	for (size_t i = 0; i < r->nr_patterns && k != K_MARK; i++)
 		if (funcfeat__match(&r->patterns[i], path, fn))
 			k = r->patterns[i].antimark ? K_ANTI : K_MARK;
+	if (k == K_NONE && user && funcfeat__outside(r, path))
+		k = K_ANTI;
 	return k;
 }
 
@@ -81,7 +84,8 @@ static int match_locations(struct apply *a)
 		for (size_t li = 0; li < loc.nr_lines; li++)
 			for (size_t r = 0; r < a->nr_rules; r++)
 				a->kinds[(a->first[l] + li) * a->nr_rules + r] = line_kind(
-					funcfeat__rule(a->ff, r), m.path, loc.lines[li].function);
+					funcfeat__rule(a->ff, r), m.path, loc.lines[li].function,
+					m.kind == PROFILE_MODULE_USER);
 	}
 	return 0;
 }
@@ -139,6 +143,26 @@ static const char *caller_label(struct apply *a, const struct nframe *caller)
 	return strtab__intern(a->labels, buf);
 }
 
+/* A frame without a function name: an antimark of the rules it is outside of. */
+static int visit_unnamed(struct apply *a, const struct nframe *f)
+{
+	struct profile_module m;
+	int err = 0;
+
+	if (f->loc.module == PROFILE_NO_MODULE || profile__module(a->p, f->loc.module, &m) ||
+	    m.kind != PROFILE_MODULE_USER)
+		return 0;
+	for (size_t r = 0; r < a->nr_rules && !err; r++) {
+		const struct funcfeat_rule *rule = funcfeat__rule(a->ff, r);
+
+		if (a->state[r] == S_IN && funcfeat__outside(rule, m.path)) {
+			err = push_frame(a, PROFILE_ANTIMARK, rule->feature, NULL, 0);
+			a->state[r] = S_ANTI;
+		}
+	}
+	return err;
+}
+
 /* Native frame f (called from caller, NULL for the root): its frames of the merged stack. */
 static int visit(struct apply *a, size_t loc_idx, const struct nframe *f,
 		 const struct nframe *caller, bool *any)
@@ -147,7 +171,7 @@ static int visit(struct apply *a, size_t loc_idx, const struct nframe *f,
 	int err = 0;
 
 	if (f->line == SIZE_MAX)
-		return 0;
+		return visit_unnamed(a, f);
 	k = &a->kinds[(a->first[loc_idx] + f->line) * a->nr_rules];
 	for (size_t r = 0; r < a->nr_rules && !err; r++) {
 		const struct funcfeat_rule *rule = funcfeat__rule(a->ff, r);
@@ -209,8 +233,9 @@ static int merge_stack(struct apply *a, const struct profile_frame *marks, size_
 			memset(&cur.loc, 0, sizeof(cur.loc));
 			cur.loc.module = PROFILE_NO_MODULE;
 		}
-		if (!cur.loc.nr_lines) { /* no function: nothing to match, a caller */
+		if (!cur.loc.nr_lines) { /* no function: a caller, maybe outside */
 			cur.line = SIZE_MAX;
+			err = visit(a, ns->locs[i], &cur, NULL, any);
 			prev = cur;
 			have_prev = true;
 		}

@@ -231,7 +231,8 @@ static int function_directive(struct parser *p, struct probemap_feature *f, enum
 	}
 	memcpy(text, arg.s, arg.n);
 	text[arg.n] = '\0';
-	err = funcfeat__add(ff, f->name, false, text, FUNCFEAT_INSTANCE_CALLER, msg, sizeof(msg));
+	err = funcfeat__add(ff, f->name, d == D_ANTIMARK, text, FUNCFEAT_INSTANCE_CALLER, msg,
+			    sizeof(msg));
 	funcfeat__free(ff);
 	if (err)
 		return probemap_fail(p, p->line, "%s %s", probemap_directive_names[d], msg);

@@ -17,8 +17,15 @@
  *                    what makes the difference);
  *                  - nesting both ways: the samples of the marked feature
  *                    phase that are also fmt's against the snprintf loop
- *                    inside phase; every sample of cmpmark, a mark in the
- *                    comparator, also sortall's and never sort's
+ *                    inside phase; every sample of the comparator's mark
+ *                    also sortall's and never sort's;
+ *                  - marks placed by stack pointer among native frames:
+ *                    the comparator's mark is of the name of a function
+ *                    feature (inner: qsort, the comparator its antimark)
+ *                    and charges it, being above the comparator's frame
+ *   map_libc       the shipped libc map on the same workload: output (snprintf)
+ *                  and sorting (qsort, its comparator an antimark as a
+ *                  function of another file) against the truth
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
  *                  is record's own report, line for line; a profile recorded
  *                  with --stacks alone, given the same rules by report --map
@@ -46,7 +53,10 @@ static const char map_text[] = "map m\n"
 			       "\tfunction libc.so.6:*qsort*\n"
 			       "\tantimark wl_funcfeat*:cmp_slow\n"
 			       "feature sortall\n"
-			       "\tfunction libc.so.6:*qsort*\n";
+			       "\tfunction libc.so.6:*qsort*\n"
+			       "feature inner\n"
+			       "\tfunction libc.so.6:*qsort*\n"
+			       "\tantimark wl_funcfeat*:cmp_slow\n";
 
 #define LIB_RULE "lib=libwl_native.so:wl_native_lib_spin"
 
@@ -185,22 +195,25 @@ static bool check_truth(const struct profile *p, const struct itest_truth *t, co
 	/* a function feature inside a marked one: both charged */
 	phase_fmt = both(p, "phase", "m:fmt");
 	ok &= itest_truth_share_ok("phase and m:fmt", phase_fmt, n, t, "fmt_a", C, w);
-	/* a marked feature inside a function feature: both, but under its
-	 * antimark (the comparator's calls in qsort: instance "spin"; the
-	 * ABI v1 build has no mark there: it would trap at every call) */
+	/* a marked feature inside a function feature, under its antimark:
+	 * the comparator's mark "m:inner" (instance "spin"), of the name of
+	 * the function feature m:inner (qsort; cmp_slow its antimark),
+	 * charges it only if it is placed above the comparator's frame, by
+	 * its stack pointer; and it is always inside m:sortall, never m:sort.
+	 * (The ABI v1 build has no mark there: it would trap at every call.) */
 	if (itest_abi_v1() && strstr(workload, "workloads-v1/")) {
 		attrib__free(a);
 		return ok;
 	}
-	cm = itest_instance(a, "cmpmark", "spin")->samples;
-	printf("  cmpmark/spin: %llu samples, %llu also m:sortall, %llu also m:sort\n",
+	cm = itest_instance(a, "m:inner", "spin")->samples;
+	printf("  m:inner/spin: %llu samples, %llu also m:sortall, %llu also m:sort\n",
 	       (unsigned long long)cm,
-	       (unsigned long long)both_inst(p, "cmpmark", "spin", "m:sortall"),
-	       (unsigned long long)both(p, "cmpmark", "m:sort"));
+	       (unsigned long long)both_inst(p, "m:inner", "spin", "m:sortall"),
+	       (unsigned long long)both_inst(p, "m:inner", "spin", "m:sort"));
 	assert_true(cm >= 100);
-	ok &= itest_share_ok("cmpmark/spin also m:sortall",
-			     both_inst(p, "cmpmark", "spin", "m:sortall"), cm, 1.0, 0);
-	ok &= both(p, "cmpmark", "m:sort") == 0;
+	ok &= itest_share_ok("m:inner/spin also m:sortall",
+			     both_inst(p, "m:inner", "spin", "m:sortall"), cm, 1.0, 0);
+	ok &= both_inst(p, "m:inner", "spin", "m:sort") == 0;
 	attrib__free(a);
 	return ok;
 }
@@ -293,7 +306,7 @@ static void test_after_the_fact(void **state)
 		assert_int_equal(
 			probemap__parse(map_text, strlen(map_text), "m.map", &m, err, sizeof(err)),
 			0);
-		assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 3);
+		assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 4);
 		probemap__free(m);
 	}
 	p = load_charged(json, ff);
@@ -306,12 +319,62 @@ static void test_after_the_fact(void **state)
 	free(after);
 }
 
+/* The shipped libc map: its output and sorting features (the comparator
+ * its antimark as a function of another file) against the truth. */
+static void test_map_libc(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			"-F",
+			ITEST_HZ,
+			"--json",
+			(char *)json,
+			"--map",
+			"libc",
+			"--",
+			(char *)itest_workload("wl_funcfeat"),
+			(char *)truth_path,
+			FF_MS,
+			NULL};
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+	struct attrib *a;
+	double C, w;
+	bool ok = true;
+
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	free(proc.out);
+	free(proc.err);
+	t = itest_truth_load(truth_path);
+	p = load_charged(json, NULL);
+	a = attrib__compute(p, NULL);
+	C = (double)itest_truth_u64(t, "cpu_total_ns");
+	w = ITEST_EXIT_NS / C;
+	ok &= itest_truth_share_ok("libc:output", feature_samples(a, "libc:output"),
+				   attrib__total_samples(a), t, "fmt", C, w);
+	ok &= itest_truth_share_ok("  site fmt_a", site_samples(a, "libc:output", t, "site.fmt_a"),
+				   attrib__total_samples(a), t, "fmt_a", C, w);
+	ok &= itest_truth_share_ok("libc:sorting", feature_samples(a, "libc:sorting"),
+				   attrib__total_samples(a), t, "sort", C, w);
+	ok &= itest_share_rejects("libc:sorting without its antimark",
+				  feature_samples(a, "libc:sorting"), attrib__total_samples(a),
+				  (double)itest_truth_u64(t, "sortall.ns") / C, w);
+	ITEST_ASSERT_OK(ok);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_shares_fp),
 		ITEST(test_shares_nofp),
 		ITEST(test_after_the_fact),
+		ITEST(test_map_libc),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);

@@ -11,6 +11,7 @@
  * charged as the one in memory.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 
 #include "unit_helpers.h"
@@ -472,6 +473,57 @@ static void test_mark_places(void **state)
 	profile__free(back);
 }
 
+/* "antimark outside": the comparator, of another file than qsort's, is the
+ * sort's antimark without being named; the shipped libc map says so. */
+static void test_outside(void **state)
+{
+	struct profile *p = make_profile();
+	struct funcfeat *ff = funcfeat__new();
+	struct probemap *m = NULL;
+	struct attrib *a;
+	char err[512], *text;
+
+	(void)state;
+	assert_int_equal(funcfeat__add(ff, "sorto", false, "libc.so.6:qsort", 0, err, sizeof(err)),
+			 0);
+	assert_int_equal(funcfeat__add(ff, "sorto", true, "outside", 0, err, sizeof(err)), 0);
+	text = funcfeat__to_text(ff);
+	assert_string_equal(text, "feature sorto\ninstance caller\nfunction libc.so.6:qsort\n"
+				  "antimark outside\n");
+	free(text);
+	assert_int_equal(funcfeat__apply(ff, p), 0);
+	a = attrib__compute(p, NULL);
+	assert_int_equal(feature(a, "sorto")->samples, 24);
+	assert_int_equal(instance(feature(a, "sorto"), "do_sort (wl.c:20)"), 20);
+	assert_int_equal(instance(feature(a, "sorto"), "cmp (wl.c:5)"), 4);
+	attrib__free(a);
+	funcfeat__free(ff);
+	profile__free(p);
+
+	/* the shipped map (the source tree's, from this file's path) */
+	{
+		char src[512], path[1024];
+
+		snprintf(src, sizeof(src), "%s", __FILE__);
+		snprintf(path, sizeof(path), "%s/../../maps/libc.map", dirname(src));
+		assert_int_equal(probemap__load(path, &m, err, sizeof(err)), 0);
+	}
+	assert_int_equal(m->nr_features, 0);
+	assert_int_equal(m->nr_functions, 6);
+	ff = funcfeat__new();
+	assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 6);
+	p = make_profile();
+	assert_int_equal(funcfeat__apply(ff, p), 0);
+	a = attrib__compute(p, NULL);
+	assert_int_equal(feature(a, "libc:sorting")->samples, 24);
+	assert_int_equal(feature(a, "libc:output")->samples, 44);
+	assert_int_equal(instance(feature(a, "libc:output"), "main (wl.c:10)"), 38);
+	attrib__free(a);
+	profile__free(p);
+	funcfeat__free(ff);
+	probemap__free(m);
+}
+
 /* The rules saved with a profile, read back and applied: the same charges. */
 static void test_saved_equals_live(void **state)
 {
@@ -522,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_anonymous_caller),
 		cmocka_unit_test(test_saved_equals_live),
 		cmocka_unit_test(test_mark_places),
+		cmocka_unit_test(test_outside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,10 +10,12 @@
  *   fmt_site_a   snprintf()s doubles, inside the marked feature "phase"
  *                (a function feature nested in a marked one)
  *   fmt_site_b   the same, half as long, outside any mark
- *   sort_site    qsort()s 256-byte records with a comparator, cmp_slow,
- *                that spins (the sort feature's antimark) and marks
- *                "cmpmark" around its spin (a marked feature nested in a
- *                function feature)
+ *   sort_site    qsort()s 32-byte records with a comparator, cmp_slow,
+ *                that spins (the sort feature's antimark) under the mark
+ *                "m:inner" (instance "spin"): a marked feature nested in a
+ *                function feature, and of the name of a function feature
+ *                the test declares (qsort, cmp_slow its antimark), whose
+ *                mark then charges only if it is placed above the antimark
  *   lib_site     wl_native_lib_spin() of libwl_native.so
  * Each call's CPU time is measured around it (CLOCK_THREAD_CPUTIME_ID), so the
  * truth is what each took; the comparator's, called thousands of times a
@@ -57,7 +59,7 @@ static uint64_t spin(uint64_t n, uint64_t x)
 	return x;
 }
 
-/* The comparator: an expensive fixed spin (~1 us) under the mark "cmpmark"
+/* The comparator: an expensive fixed spin (~1 us) under the mark "m:inner"
  * (instance "spin"). A clock read per call (a system call for the thread's
  * CPU time) would cost more than the sort's own work: its calls are
  * counted, and its cost per call measured apart (cmp_cost). */
@@ -72,13 +74,13 @@ __attribute__((noinline, noclone)) static int cmp_slow(const void *a, const void
 	s = spin(cmp_spin, x->key);
 #else
 	if (calibrating) {
-		FSP_MARK_ENTER("cmpmark", "calibration", 0);
+		FSP_MARK_ENTER("m:inner", "calibration", 0);
 		s = spin(cmp_spin, x->key);
-		FSP_MARK_LEAVE("cmpmark", "calibration", 0);
+		FSP_MARK_LEAVE("m:inner", "calibration", 0);
 	} else {
-		FSP_MARK_ENTER("cmpmark", "spin", 0);
+		FSP_MARK_ENTER("m:inner", "spin", 0);
 		s = spin(cmp_spin, x->key);
-		FSP_MARK_LEAVE("cmpmark", "spin", 0);
+		FSP_MARK_LEAVE("m:inner", "spin", 0);
 	}
 #endif
 	cmp_calls++;
