@@ -127,9 +127,9 @@ __attribute__((noinline, noclone)) uint64_t fmt_site_a(uint64_t n, double v)
 	uint64_t sum = 0;
 
 	for (uint64_t i = 0; i < n; i++) {
-		/* clang-format off: the call and __LINE__ on one line */
-		sum += snprintf(buf, sizeof(buf), "%.17g %.9e %lu", v + i, v * i, i),
-			line_fmt_a = __LINE__;
+		/* the call and __LINE__ on one line */
+		/* clang-format off */
+		sum += snprintf(buf, sizeof(buf), "%.17g %.9e %lu", v + i, v * i, i), line_fmt_a = __LINE__;
 		/* clang-format on */
 		sum += buf[3];
 	}
