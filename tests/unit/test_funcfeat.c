@@ -17,6 +17,7 @@
 #include "unit_helpers.h"
 #include "attrib.h"
 #include "funcfeat_apply.h"
+#include "merge.h"
 #include "native_helpers.h"
 #include "probemap.h"
 #include "profile_io.h"
@@ -524,6 +525,50 @@ static void test_outside(void **state)
 	probemap__free(m);
 }
 
+/* A merge keeps the rules its profiles share (and drops them when they
+ * differ); the merged profile charges them as the sum of its parts. */
+static void test_merge_keeps_rules(void **state)
+{
+	struct profile *a = make_profile(), *b = make_profile(), *all = profile__new();
+	struct funcfeat *ff = make_rules(), *back = funcfeat__new();
+	struct profile_meta m = {.target = "t", .frequency_hz = 999};
+	struct attrib *at;
+	char *text = funcfeat__to_text(ff), err[256];
+
+	(void)state;
+	m.function_features = text;
+	assert_int_equal(profile__set_meta(a, &m), 0);
+	assert_int_equal(profile__set_meta(b, &m), 0);
+	assert_int_equal(profile__merge(all, a, err, sizeof(err)), 0);
+	assert_int_equal(profile__merge(all, b, err, sizeof(err)), 0);
+	assert_int_equal(profile__merge_finish(all, "merge", err, sizeof(err)), 0);
+	assert_non_null(profile__meta(all)->function_features);
+	assert_string_equal(profile__meta(all)->function_features, text);
+	assert_int_equal(
+		funcfeat__parse(back, profile__meta(all)->function_features, err, sizeof(err)), 0);
+	assert_int_equal(funcfeat__apply(back, all), 0);
+	at = attrib__compute(all, NULL);
+	assert_int_equal(feature(at, "sort")->samples, 2 * 24);
+	assert_int_equal(feature(at, "output")->samples, 2 * 44);
+	assert_int_equal(instance(feature(at, "sort"), "cmp (wl.c:5)"), 2 * 4);
+	attrib__free(at);
+	profile__free(all);
+	/* different rules: none kept */
+	m.function_features = "feature x\ninstance caller\nfunction a:b\n";
+	assert_int_equal(profile__set_meta(b, &m), 0);
+	all = profile__new();
+	assert_int_equal(profile__merge(all, a, err, sizeof(err)), 0);
+	assert_int_equal(profile__merge(all, b, err, sizeof(err)), 0);
+	assert_int_equal(profile__merge_finish(all, "merge", err, sizeof(err)), 0);
+	assert_null(profile__meta(all)->function_features);
+	free(text);
+	funcfeat__free(ff);
+	funcfeat__free(back);
+	profile__free(all);
+	profile__free(a);
+	profile__free(b);
+}
+
 /* The rules saved with a profile, read back and applied: the same charges. */
 static void test_saved_equals_live(void **state)
 {
@@ -575,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_saved_equals_live),
 		cmocka_unit_test(test_mark_places),
 		cmocka_unit_test(test_outside),
+		cmocka_unit_test(test_merge_keeps_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
