@@ -26,6 +26,8 @@
  *   map_libc       the shipped libc map on the same workload: output (snprintf)
  *                  and sorting (qsort, its comparator an antimark as a
  *                  function of another file) against the truth
+ *   no_probes      -p on dd, which has no probe or mark: accepted with a
+ *                  function feature alone (libc's read and write), charged
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
  *                  is record's own report, line for line; a profile recorded
  *                  with --stacks alone, given the same rules by report --map
@@ -368,13 +370,45 @@ static void test_map_libc(void **state)
 	itest_truth_free(t);
 }
 
+/* A running program without any probe or mark (dd), by -p: accepted with a
+ * function feature alone, which is charged its read and write calls (with
+ * 64 KiB blocks most of dd's time, in the kernel under the libc wrappers). */
+static void test_no_probes(void **state)
+{
+	const char *json = itest_tmp("prof.json");
+	char *dd[] = {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=64k", NULL};
+	struct itest_proc p, fsp;
+	struct profile *prof;
+	struct attrib *a;
+	uint64_t n, rw;
+
+	(void)state;
+	itest_spawn(&p, "dd", dd);
+	itest_attach_fsp(&fsp, p.pid, "-F", ITEST_HZ, "-d", "1", "--json", json,
+			 "--function-feature", "rw=libc.so.6:*read,*write", NULL);
+	itest_wait(&fsp, ITEST_TIMEOUT_S);
+	itest_kill(&p);
+	itest_assert_exit(&fsp, 0);
+	prof = load_charged(json, NULL);
+	a = attrib__compute(prof, NULL);
+	n = attrib__total_samples(a);
+	rw = feature_samples(a, "fn:rw");
+	printf("  dd: %llu samples, %llu in fn:rw\n", (unsigned long long)n,
+	       (unsigned long long)rw);
+	assert_true(n >= 500);
+	assert_true(rw * 2 >= n);
+	assert_non_null(strstr(fsp.err, "recording with --stacks"));
+	attrib__free(a);
+	profile__free(prof);
+	free(fsp.out);
+	free(fsp.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),
-		ITEST(test_shares_nofp),
-		ITEST(test_after_the_fact),
-		ITEST(test_map_libc),
+		ITEST(test_shares_fp), ITEST(test_shares_nofp), ITEST(test_after_the_fact),
+		ITEST(test_map_libc),  ITEST(test_no_probes),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);
