@@ -165,12 +165,16 @@ static void live_report(struct session *s, void *arg)
 	struct live_ctx *c = arg;
 	struct profile *p = profile__new();
 	struct record_signals rs;
+	bool functions = funcfeat__nr(c->rules) > 0;
 	int err = p ? 0 : -ENOMEM;
 
+	/* function features are charged from the native stacks so far */
 	if (!err)
-		err = session__snapshot(s, p);
+		err = functions ? session__snapshot_stacks(s, p, true) : session__snapshot(s, p);
 	if (!err)
 		err = set_meta(p, s, c->o, c->desc, c->cmdline, c->rules);
+	if (!err && functions)
+		err = profile_file__apply_rules(p, NULL);
 	if (err) {
 		log__err("live view: cannot take a snapshot: %s", strerror(-err));
 		profile__free(p);
