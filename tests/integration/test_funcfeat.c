@@ -25,7 +25,8 @@
  *                    and charges it, being above the comparator's frame
  *   map_libc       the shipped libc map on the same workload: output (snprintf)
  *                  and sorting (qsort, its comparator an antimark as a
- *                  function of another file) against the truth
+ *                  function of another file) against the truth; the live
+ *                  view (--interval) shows them too
  *   no_probes      -p on dd, which has no probe or mark: accepted with a
  *                  function feature alone (libc's read and write), charged
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
@@ -333,11 +334,15 @@ static void test_map_libc(void **state)
 			(char *)json,
 			"--map",
 			"libc",
+			"--interval",
+			"0.5",
 			"--",
 			(char *)itest_workload("wl_funcfeat"),
 			(char *)truth_path,
 			FF_MS,
 			NULL};
+	const char *o;
+	int live = 0;
 	struct itest_truth *t;
 	struct itest_proc proc;
 	struct profile *p;
@@ -348,6 +353,11 @@ static void test_map_libc(void **state)
 	(void)state;
 	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
 	itest_assert_exit(&proc, 0);
+	/* the live view (--interval) charges them too, before the final report */
+	for (o = proc.out; (o = strstr(o, "libc:output accounts for")); o++)
+		live++;
+	printf("  libc:output in %d reports (live ones and the final)\n", live);
+	assert_true(live >= 2);
 	free(proc.out);
 	free(proc.err);
 	t = itest_truth_load(truth_path);
