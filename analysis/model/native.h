@@ -10,6 +10,8 @@
  *
  * The contract between the recorder (userspace/, which unwinds and
  * symbolizes), the profile file (analysis/io/) and the views (analysis/render/).
+ * (Function features, funcfeat_apply.h, are the exception: they make each
+ * native sample's merged stack a mark stack, and move its core samples there.)
  */
 #ifndef FSP_ANALYSIS_NATIVE_H
 #define FSP_ANALYSIS_NATIVE_H
