@@ -378,6 +378,22 @@ $(OUTPUT)/workloads/wl_native_nofp: $(NATIVE_WL_DEPS)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
 		$< $(WORKLOAD_COMMON) -o $@ -L$(OUTPUT)/workloads -Wl,-rpath,'$$ORIGIN' -lwl_native
 
+# wl_funcfeat.c (function features, test_funcfeat) the same way, and with
+# probe ABI v1 marks (frame pointers); each links its folder's libwl_native.so.
+WORKLOAD_BINS += $(OUTPUT)/workloads/wl_funcfeat_nofp
+FUNCFEAT_WL_DEPS := tests/workloads/wl_funcfeat.c $(FSP_HEADERS) $(WORKLOAD_COMMON)
+$(OUTPUT)/workloads/wl_funcfeat: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads/libwl_native.so
+$(OUTPUT)/workloads-v1/wl_funcfeat: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads-v1/libwl_native.so
+$(OUTPUT)/workloads/wl_funcfeat $(OUTPUT)/workloads-v1/wl_funcfeat:
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) $(if $(findstring -v1/,$@),-DFSP_ABI_V1) -fno-omit-frame-pointer \
+		-mno-omit-leaf-frame-pointer -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ \
+		-L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native
+$(OUTPUT)/workloads/wl_funcfeat_nofp: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads/libwl_native.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
+		$< $(WORKLOAD_COMMON) -o $@ -L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native
+
 # wl_abimix.c (the build's ABI) with part_abimix_v1.c (always ABI v1) in one
 # executable, linked in both orders (wl_abimix_r: the ABI v1 unit first).
 WORKLOAD_BINS += $(OUTPUT)/workloads/wl_abimix_r
@@ -519,7 +535,7 @@ unit-asan: $(UNIT_ASAN_BINS)
 # profile the marks themselves again against the ABI v1 builds.
 # test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
-	test_clean test_dynamic test_events test_system test_v2),$(ITEST_BINS))
+	test_clean test_dynamic test_events test_funcfeat test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
 		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \

@@ -21,6 +21,7 @@
 #include "markstack.bpf.h"
 #include "labels.bpf.h"
 #include "v2stack.bpf.h"
+#include "native.bpf.h"
 
 /* ---- the live stack of a thread ---------------------------------------------------- */
 
@@ -267,22 +268,21 @@ static __always_inline bool live_stack_store(const struct live_stack *ls,
 	return true;
 }
 
-/* ---- payloads ------------------------------------------------------------------------ */
+/* ---- per-frame values: payloads, stack pointers -------------------------------------- */
 
-_Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
-	       "live_stack_send_payloads() may write 127 payloads to its scratch buffer");
-
-struct payload_ctx {
+struct values_ctx {
 	const struct live_stack *ls;
-	struct fsp_payload_rec *r;
+	__u64 *out; /* FSP_MAX_DEPTH values */
 	__u32 n;
+	bool sp; /* stack pointers, else payloads */
 };
 
-/* bpf_loop callback: the payload of the live stack's frame i, in the order
- * of its stored frames (the ABI v1 stack's shadow frames are not stored). */
-static long payload_cb(__u64 i, void *data)
+/* bpf_loop callback: the payload (or stack pointer) of the live stack's
+ * frame i, in the order of its stored frames (the ABI v1 stack's shadow
+ * frames are not stored). */
+static long values_cb(__u64 i, void *data)
 {
-	struct payload_ctx *c = data;
+	struct values_ctx *c = data;
 	const struct live_stack *ls = c->ls;
 	__u64 v;
 
@@ -296,18 +296,50 @@ static long payload_cb(__u64 i, void *data)
 		f = &ls->st->f[slot(i)];
 		if (f->flags & TF_UNSAMPLED)
 			return 0;
-		v = f->payload;
+		v = c->sp ? f->sp : f->payload;
 	} else if (!ls->buf) {
 		return 1;
 	} else if (ls->src == SRC_MERGED) {
-		v = ls->buf->payload[slot(i)];
+		v = c->sp ? ls->buf->sp[slot(i)] : ls->buf->payload[slot(i)];
 	} else {
-		v = ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)].payload;
+		const struct v2_frame *f =
+			&ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)];
+
+		v = c->sp ? f->sp_kind & ~7ULL : f->payload;
 	}
-	c->r->payload[slot(c->n)] = v;
+	c->out[slot(c->n)] = v;
 	c->n++;
 	return 0;
 }
+
+/* The live stack's frames' payloads (or stack pointers) into out; how many. */
+static __always_inline __u32 live_stack_values(const struct live_stack *ls, __u64 *out, bool sp)
+{
+	struct values_ctx c = {.ls = ls, .out = out, .n = unknown_zero(), .sp = sp};
+
+	if (ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
+	    (ls->src != SRC_V1 && !ls->buf))
+		return 0;
+	bpf_loop(ls->depth, values_cb, &c, 0);
+	return c.n;
+}
+
+/* With native user stacks: the live stack's stack pointers into mark_sps
+ * (none when it has no live frame), for native_sample(). */
+static __always_inline void live_stack_sps(const struct live_stack *ls)
+{
+	__u32 zero = 0;
+	struct fsp_mark_sps *out = bpf_map_lookup_elem(&mark_sps, &zero);
+
+	if (!out)
+		return;
+	out->n = ls->hash ? live_stack_values(ls, out->sp, true) : 0;
+}
+
+/* ---- payloads ------------------------------------------------------------------------ */
+
+_Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
+	       "live_stack_send_payloads() may write 127 payloads to its scratch buffer");
 
 /*
  * Sends the payloads of the live stack (whose hash is hash) to userspace.
@@ -317,25 +349,24 @@ static long payload_cb(__u64 i, void *data)
 static __always_inline bool live_stack_send_payloads(const struct live_stack *ls, __u32 tgid,
 						     __u32 tid, __u64 hash)
 {
-	struct payload_ctx c = {.ls = ls, .r = scratch_get(SCRATCH_PAYLOAD), .n = unknown_zero()};
+	struct fsp_payload_rec *r = scratch_get(SCRATCH_PAYLOAD);
 	__u64 size, flags = BPF_RB_NO_WAKEUP;
 
-	if (!c.r || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
+	if (!r || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
 	    (ls->src != SRC_V1 && !ls->buf))
 		return false;
-	c.r->tgid = tgid;
-	c.r->tid = tid;
-	c.r->hash = hash;
-	bpf_loop(ls->depth, payload_cb, &c, 0);
-	c.r->depth = c.n;
-	size = c.n;
+	r->tgid = tgid;
+	r->tid = tid;
+	r->hash = hash;
+	r->depth = live_stack_values(ls, r->payload, false);
+	size = r->depth;
 	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
 	 * larger than any record). */
 	asm volatile("%0 &= 127" : "+r"(size));
 	size = 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
 	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
 		flags = BPF_RB_FORCE_WAKEUP;
-	return !bpf_ringbuf_output(&payload_rb, c.r, size, flags);
+	return !bpf_ringbuf_output(&payload_rb, r, size, flags);
 }
 
 /* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
@@ -364,6 +395,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 	if (!out)
 		return -1;
 	live_stack_get(task, sp, user, &ls);
+	if (user == SCRATCH_SAMPLE && native_user)
+		live_stack_sps(&ls);
 	out->hash = ls.hash;
 	out->truncated = ls.truncated;
 	out->payload = 0;

@@ -191,6 +191,7 @@ struct merge_buf {
 	__u32 head[MERGE_SOURCES]; /* the merge's position in each */
 	__u32 best; /* merge_cb's pick so far: kept in memory, see there */
 	__u64 payload[FSP_MAX_DEPTH]; /* the merged frames' payloads */
+	__u64 sp[FSP_MAX_DEPTH]; /* and their stack pointers (native stacks) */
 	struct v2_stack src[MERGE_SOURCES];
 };
 

@@ -37,6 +37,15 @@ struct {
 	__uint(max_entries, 4096);
 } native_rb SEC(".maps");
 
+/* The sampler's live mark stack's stack pointers (livestack.bpf.h), per CPU:
+ * written before native_sample() reads them, in the same program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fsp_mark_sps);
+} mark_sps SEC(".maps");
+
 #define NATIVE_PAGE 4096
 #define NATIVE_MAX_TRIES (FSP_NATIVE_MAX_STACK / NATIVE_PAGE + 2)
 
@@ -135,6 +144,15 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	/* An exec bumps it: userspace tells the image's records from those of
 	 * the program it replaced (the mappings it reads are the new one's). */
 	r->exec_id = task->self_exec_id;
+	{
+		__u32 zero = 0;
+		const struct fsp_mark_sps *m = bpf_map_lookup_elem(&mark_sps, &zero);
+
+		if (m && user)
+			__builtin_memcpy(&r->marks, m, sizeof(r->marks));
+		else
+			r->marks.n = 0;
+	}
 	/* The user registers even when the sample interrupted the kernel. */
 	if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(task)))
 		__builtin_memset(&regs, 0, sizeof(regs));

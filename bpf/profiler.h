@@ -317,6 +317,20 @@ enum fsp_native_flags {
  * popped registers still are, which the CFI of its last instructions points to. */
 #define FSP_NATIVE_REDZONE_LEN 128
 
+/*
+ * The stack pointers the frames of a sample's mark stack (as stored, bottom
+ * first: the ABI v1 stack's shadow frames left out) were entered at: ABI v1
+ * frames' sp, ABI v2 frames' sp_kind & ~7. Sent with native stacks, so that
+ * userspace places each mark among the native frames (function features,
+ * docs/function-features.md). n 0: no mark, or none known; frames above n
+ * (marks of other threads, "charge threads") have none.
+ */
+struct fsp_mark_sps {
+	__u32 n;
+	__u32 pad;
+	__u64 sp[FSP_MAX_DEPTH];
+};
+
 struct fsp_native_rec {
 	__u32 tgid;
 	__u32 tid;
@@ -328,6 +342,7 @@ struct fsp_native_rec {
 	__u64 exec_id; /* the task's self_exec_id: which image of tgid ran */
 	__u64 regs[FSP_NATIVE_NREGS]; /* the thread's user registers */
 	__u8 redzone[FSP_NATIVE_REDZONE_LEN]; /* [sp - 128, sp) */
+	struct fsp_mark_sps marks; /* where the mark stack's frames were entered */
 	__u64 ustack[FSP_NATIVE_USER_FRAMES]; /* frame-pointer walk, leaf first */
 	__u64 kstack[FSP_NATIVE_KERNEL_FRAMES];
 	__u8 stack[]; /* stack_size bytes reserved */

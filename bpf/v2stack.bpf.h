@@ -656,6 +656,7 @@ static long merge_cb(__u64 i, void *data)
 	o->payload = 0; /* sent per sample, from b->payload */
 	o->kind = v2_kind(f);
 	b->payload[slot(i)] = f->payload;
+	b->sp[slot(i)] = best_sp;
 	c->payloads |= f->payload;
 	c->hash = hash_frame(c->hash, o->feature, o->instance, o->kind);
 	b->head[best] = h + 1;

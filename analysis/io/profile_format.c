@@ -10,6 +10,7 @@ static const char *const field_names[TF__COUNT] = {
 	[MF_HOST] = "host",
 	[MF_KERNEL] = "kernel",
 	[MF_MARKS] = "marks",
+	[MF_FUNCTION_FEATURES] = "function_features",
 	[MF_TOOL_VERSION] = "tool_version",
 	[MF_START_TIME] = "start_time",
 	[MF_END_TIME] = "end_time",
@@ -63,6 +64,8 @@ const char **meta_field__str(struct profile_meta *m, enum meta_field f)
 		return &m->tool_version;
 	case MF_KERNEL:
 		return &m->kernel;
+	case MF_FUNCTION_FEATURES:
+		return &m->function_features;
 	default:
 		return &m->marks;
 	}

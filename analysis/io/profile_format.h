@@ -16,7 +16,8 @@ enum meta_field {
 	MF_COMMAND_LINE,
 	MF_HOST,
 	MF_KERNEL,
-	MF_MARKS, /* the last string */
+	MF_MARKS,
+	MF_FUNCTION_FEATURES, /* the last string; written when not NULL */
 	MF_START_TIME,
 	MF_END_TIME,
 	MF_DURATION,
@@ -53,7 +54,7 @@ const char *top_field__name(int f);
 /* The field called name, TF__COUNT when none is (derived or unknown). */
 int top_field__find(const char *name);
 
-/* The string fields of a profile_meta, MF_TOOL_VERSION..MF_MARKS. */
+/* The string fields of a profile_meta, MF_TOOL_VERSION..MF_FUNCTION_FEATURES. */
 const char **meta_field__str(struct profile_meta *m, enum meta_field f);
 /* The real fields, MF_START_TIME..MF_DURATION. */
 double *meta_field__real(struct profile_meta *m, enum meta_field f);

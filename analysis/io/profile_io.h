@@ -17,7 +17,7 @@
 #include "profile.h"
 
 /* The version written; the reader accepts PROFILE_FORMAT_MIN_VERSION..this. */
-#define PROFILE_FORMAT_VERSION 3
+#define PROFILE_FORMAT_VERSION 4
 #define PROFILE_FORMAT_MIN_VERSION 1
 
 /*

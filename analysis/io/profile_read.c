@@ -26,7 +26,7 @@ static int rd_meta_field(struct rd *rd, const struct json_where *w, enum meta_fi
 	const char *s, **dst;
 	double d = 0;
 
-	if (f <= MF_MARKS) {
+	if (f <= MF_FUNCTION_FEATURES) {
 		if (jv__str(&rd->js, w, top_field__name(f), v, true, &s))
 			return -1;
 		dst = meta_field__str(m, f);
@@ -453,7 +453,7 @@ static struct profile *rd_run(struct rd *rd)
 		p = rd->p;
 	if (!p)
 		profile__free(rd->p);
-	for (i = 0; i <= MF_MARKS; i++)
+	for (i = 0; i <= MF_FUNCTION_FEATURES; i++)
 		free((char *)*meta_field__str(&rd->meta, i));
 	free(rd->pids);
 	free(rd->refs);

@@ -298,8 +298,38 @@ static int rd_native_locs(struct rd *rd, size_t i, struct json_object *v, size_t
 	return 0;
 }
 
+/* Version 4: the fifth column, the mark positions, into marks[NATIVE_MAX_MARKS]. */
+#define NATIVE_MAX_MARKS 256
+
+static int rd_native_marks(struct rd *rd, size_t i, struct json_object *v, uint16_t *marks,
+			   size_t depth, size_t *n)
+{
+	struct json_where w = {"native_stacks", i, "marks", NO_IDX};
+	uint64_t pos;
+
+	if (!json_object_is_type(v, json_type_array))
+		return rd_failf(rd, &w, NULL, "expected an array of frame indexes, got %s",
+				jv__type(v));
+	*n = json_object_array_length(v);
+	if (*n > NATIVE_MAX_MARKS)
+		return rd_failf(rd, &w, NULL, "%zu marks, more than the limit of %d", *n,
+				NATIVE_MAX_MARKS);
+	for (size_t j = 0; j < *n; j++) {
+		w.j = j;
+		if (jv__u64(&rd->js, &w, NULL, json_object_array_get_idx(v, j), &pos))
+			return -1;
+		if (pos >= depth && pos != PROFILE_MARK_BELOW)
+			return rd_failf(rd, &w, NULL,
+					"%" PRIu64 " is no frame of a stack of %zu (nor %d, below "
+					"every frame)",
+					pos, depth, PROFILE_MARK_BELOW);
+		marks[j] = (uint16_t)pos;
+	}
+	return 0;
+}
+
 static int rd_native_cols(struct rd *rd, size_t i, struct json_object *a,
-			  struct profile_native_stack *s)
+			  struct profile_native_stack *s, uint16_t *marks)
 {
 	struct json_where w = {"native_stacks", i, NULL, NO_IDX};
 	size_t n = json_object_array_length(a);
@@ -313,8 +343,12 @@ static int rd_native_cols(struct rd *rd, size_t i, struct json_object *a,
 	if (rd_method(rd, &w, json_object_array_get_idx(a, 0), &s->method) ||
 	    rd_native_locs(rd, i, json_object_array_get_idx(a, 1), &s->depth) ||
 	    (n > 2 && jv__u64(&rd->js, &w, "kernel", json_object_array_get_idx(a, 2), &kernel)) ||
-	    (n > 3 && jv__u64(&rd->js, &w, "flags", json_object_array_get_idx(a, 3), &flags)))
+	    (n > 3 && jv__u64(&rd->js, &w, "flags", json_object_array_get_idx(a, 3), &flags)) ||
+	    (n > 4 && rd->version >= 4 &&
+	     rd_native_marks(rd, i, json_object_array_get_idx(a, 4), marks, s->depth,
+			     &s->nr_marks)))
 		return -1;
+	s->mark_pos = s->nr_marks ? marks : NULL;
 	if (kernel > s->depth)
 		return rd_failf(rd, &w, "kernel", "%" PRIu64 " kernel frames of a stack of %zu",
 				kernel, s->depth);
@@ -332,6 +366,7 @@ int rd__native_stack(struct rd *rd, size_t i)
 {
 	struct json_where w = {"native_stacks", i, NULL, NO_IDX};
 	struct profile_native_stack s = {};
+	uint16_t marks[NATIVE_MAX_MARKS];
 	struct json_object *a;
 	int r = -1;
 
@@ -341,7 +376,7 @@ int rd__native_stack(struct rd *rd, size_t i)
 	r = -1;
 	if (json_in__record(&rd->js, &w, json_type_array, &a))
 		return -1;
-	if (rd_native_cols(rd, i, a, &s))
+	if (rd_native_cols(rd, i, a, &s, marks))
 		goto cleanup;
 	r = profile__add_native_stack(rd->p, &s);
 	if (r >= 0 && (size_t)r != i)

@@ -34,9 +34,10 @@ static void pw_meta(struct json_out *w, struct json_object *o, const struct prof
 	int f;
 
 	for (f = 0; f < MF__COUNT && !w->err; f++) {
-		if (f == MF_EVENT_TRAP && !m->event_trap_ns)
+		if ((f == MF_EVENT_TRAP && !m->event_trap_ns) ||
+		    (f == MF_FUNCTION_FEATURES && !m->function_features))
 			continue;
-		if (f <= MF_MARKS)
+		if (f <= MF_FUNCTION_FEATURES)
 			v = json_out__str(w, *meta_field__str(&c, f));
 		else if (f == MF_FREQUENCY)
 			v = json_out__u64(w, m->frequency_hz);

@@ -98,8 +98,8 @@ static void pw_locations(struct json_out *w, const struct profile *p, struct pw_
 	json_out__end_array(w);
 }
 
-/* Native stack rows: [method, [location, ...], kernel, flags], the last two
- * left out when 0 (flags first). */
+/* Native stack rows: [method, [location, ...], kernel, flags, [mark, ...]],
+ * the last three left out when 0 or empty (marks first, then flags). */
 static void pw_native_stacks(struct json_out *w, const struct profile *p)
 {
 	struct profile_native_stack s;
@@ -121,13 +121,22 @@ static void pw_native_stacks(struct json_out *w, const struct profile *p)
 			json_out__row_u64(w, s.locs[j]);
 		}
 		json_out__row_lit(w, "]");
-		if (s.nr_kernel || s.flags) {
+		if (s.nr_kernel || s.flags || s.nr_marks) {
 			json_out__row_lit(w, ",");
 			json_out__row_u64(w, s.nr_kernel);
 		}
-		if (s.flags) {
+		if (s.flags || s.nr_marks) {
 			json_out__row_lit(w, ",");
 			json_out__row_u64(w, s.flags);
+		}
+		if (s.nr_marks) {
+			json_out__row_lit(w, ",[");
+			for (j = 0; j < s.nr_marks; j++) {
+				if (j)
+					json_out__row_lit(w, ",");
+				json_out__row_u64(w, s.mark_pos[j]);
+			}
+			json_out__row_lit(w, "]");
 		}
 		json_out__row_lit(w, "]");
 		json_out__row_end(w);

@@ -58,6 +58,7 @@ static int diff__copy_meta(struct diff *d, struct profile_meta *dst, const struc
 	dst->kernel = strtab__intern(d->strs, m->kernel);
 	dst->tool_version = strtab__intern(d->strs, m->tool_version);
 	dst->marks = strtab__intern(d->strs, m->marks);
+	dst->function_features = strtab__intern(d->strs, m->function_features);
 	if ((m->target && !dst->target) || (m->command_line && !dst->command_line) ||
 	    (m->host && !dst->host) || (m->kernel && !dst->kernel) ||
 	    (m->tool_version && !dst->tool_version) || (m->marks && !dst->marks))

@@ -533,6 +533,8 @@ int profile__merge_finish(struct profile *dst, const char *command_line, char *e
 	m.host = common_string(dst, n, offsetof(struct profile_meta, host));
 	m.kernel = common_string(dst, n, offsetof(struct profile_meta, kernel));
 	m.marks = common_string(dst, n, offsetof(struct profile_meta, marks));
+	m.function_features =
+		common_string(dst, n, offsetof(struct profile_meta, function_features));
 	m.tool_version = FSP_VERSION;
 
 	for (i = 0; i < n; i++) {

@@ -34,6 +34,8 @@ struct native_loc_rec {
 struct native_stack_rec {
 	size_t first; /* index in profile_native.frames */
 	size_t depth;
+	size_t first_mark; /* index in profile_native.marks */
+	size_t nr_marks;
 	size_t nr_kernel;
 	int method;
 	unsigned int flags;
@@ -66,6 +68,8 @@ struct profile_native {
 	struct hashmap stack_map; /* (hash of content, hash of shape) -> first of chain */
 	uint32_t *frames; /* locations of all stacks, back to back */
 	size_t nr_frames, cap_frames;
+	uint16_t *marks; /* mark positions of all stacks, back to back */
+	size_t nr_marks, cap_marks;
 
 	struct native_sample_rec *samples;
 	size_t nr_samples, cap_samples;
@@ -81,6 +85,7 @@ void profile_native__free(struct profile_native *n)
 	free(n->locs);
 	hashmap__fini(&n->loc_map);
 	free(n->lines);
+	free(n->marks);
 	free(n->stacks);
 	hashmap__fini(&n->stack_map);
 	free(n->frames);
@@ -349,8 +354,12 @@ int profile__set_location_lines(struct profile *p, size_t i, const struct profil
 
 static int check_stack(const struct profile_native *n, const struct profile_native_stack *s)
 {
-	if (!s->depth || !s->locs || s->nr_kernel > s->depth || (s->flags & ~STACK_FLAGS))
+	if (!s->depth || !s->locs || s->nr_kernel > s->depth || (s->flags & ~STACK_FLAGS) ||
+	    (s->nr_marks && !s->mark_pos) || s->nr_marks > UINT16_MAX)
 		return -EINVAL;
+	for (size_t j = 0; j < s->nr_marks; j++)
+		if (s->mark_pos[j] != PROFILE_MARK_BELOW && s->mark_pos[j] >= s->depth)
+			return -EINVAL;
 	/* the method of the user part; a kernel-only stack may have none */
 	if (s->method != PROFILE_UNWIND_FP && s->method != PROFILE_UNWIND_DWARF &&
 	    !(s->method == 0 && s->nr_kernel == s->depth))
@@ -367,6 +376,8 @@ static void stack_hash(const struct profile_native_stack *s, uint64_t *a, uint64
 
 	for (size_t i = 0; i < s->depth; i++)
 		h = fsp_hash_pair(h, s->locs[i]);
+	for (size_t j = 0; j < s->nr_marks; j++)
+		h = fsp_hash_pair(h, (uint64_t)s->mark_pos[j] << 32 | j);
 	*a = h;
 	*b = fsp_hash_pair(h ^ 0x5bd1e995ULL, (uint64_t)s->nr_kernel << 32 |
 						      (uint64_t)(s->method & 0xff) << 8 |
@@ -377,8 +388,10 @@ static bool stack_equal(const struct profile_native *n, const struct native_stac
 			const struct profile_native_stack *s)
 {
 	return r->depth == s->depth && r->nr_kernel == s->nr_kernel && r->method == s->method &&
-	       r->flags == s->flags &&
-	       !memcmp(n->frames + r->first, s->locs, s->depth * sizeof(*s->locs));
+	       r->flags == s->flags && r->nr_marks == s->nr_marks &&
+	       !memcmp(n->frames + r->first, s->locs, s->depth * sizeof(*s->locs)) &&
+	       (!s->nr_marks ||
+		!memcmp(n->marks + r->first_mark, s->mark_pos, s->nr_marks * sizeof(*s->mark_pos)));
 }
 
 /* The index of a stack equal to s in the chain from head, or the last of
@@ -405,6 +418,9 @@ static int push_stack(struct profile_native *n, const struct profile_native_stac
 	if (!err)
 		err = fsp_grow((void **)&n->frames, &n->cap_frames, n->nr_frames + s->depth,
 			       sizeof(*n->frames));
+	if (!err && s->nr_marks)
+		err = fsp_grow((void **)&n->marks, &n->cap_marks, n->nr_marks + s->nr_marks,
+			       sizeof(*n->marks));
 	if (err)
 		return err;
 	r = &n->stacks[n->nr_stacks];
@@ -416,6 +432,11 @@ static int push_stack(struct profile_native *n, const struct profile_native_stac
 	r->next = NO_NEXT;
 	memcpy(n->frames + n->nr_frames, s->locs, s->depth * sizeof(*s->locs));
 	n->nr_frames += s->depth;
+	r->first_mark = n->nr_marks;
+	r->nr_marks = s->nr_marks;
+	if (s->nr_marks)
+		memcpy(n->marks + n->nr_marks, s->mark_pos, s->nr_marks * sizeof(*s->mark_pos));
+	n->nr_marks += s->nr_marks;
 	return (int)n->nr_stacks++;
 }
 
@@ -443,6 +464,15 @@ int profile__add_native_stack(struct profile *p, const struct profile_native_sta
 			return -ENOMEM;
 		memcpy((uint32_t *)copy.locs, s->locs, s->depth * sizeof(*s->locs));
 	}
+	if (s->nr_marks && aliases(s->mark_pos, n->marks, n->cap_marks, sizeof(*n->marks))) {
+		copy.mark_pos = malloc(s->nr_marks * sizeof(*s->mark_pos));
+		if (!copy.mark_pos) {
+			if (copy.locs != s->locs)
+				free((uint32_t *)copy.locs);
+			return -ENOMEM;
+		}
+		memcpy((uint16_t *)copy.mark_pos, s->mark_pos, s->nr_marks * sizeof(*s->mark_pos));
+	}
 	ret = push_stack(n, &copy);
 	if (ret >= 0 && last == NO_NEXT) {
 		int err = hashmap__find_or_insert(&n->stack_map, a, b, (uint64_t)ret, NULL);
@@ -450,6 +480,7 @@ int profile__add_native_stack(struct profile *p, const struct profile_native_sta
 		if (err < 0) {
 			n->nr_stacks--;
 			n->nr_frames -= s->depth;
+			n->nr_marks -= s->nr_marks;
 			ret = err;
 		}
 	} else if (ret >= 0) {
@@ -457,6 +488,8 @@ int profile__add_native_stack(struct profile *p, const struct profile_native_sta
 	}
 	if (copy.locs != s->locs)
 		free((uint32_t *)copy.locs);
+	if (copy.mark_pos != s->mark_pos)
+		free((uint16_t *)copy.mark_pos);
 	return ret;
 }
 
@@ -480,6 +513,8 @@ int profile__native_stack(const struct profile *p, size_t i, struct profile_nati
 	out->nr_kernel = r->nr_kernel;
 	out->method = r->method;
 	out->flags = r->flags;
+	out->mark_pos = r->nr_marks ? n->marks + r->first_mark : NULL;
+	out->nr_marks = r->nr_marks;
 	return 0;
 }
 
@@ -513,20 +548,13 @@ static int push_sample(struct profile_native *n, uint32_t source, uint32_t pid, 
 	return 0;
 }
 
-int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
-				size_t stack, uint64_t count)
+static int add_sample(struct profile_native *n, uint32_t src, uint32_t pid, uint32_t tid,
+		      uint64_t key, size_t stack, uint64_t count)
 {
-	struct profile_native *n = p ? p->native : NULL;
-	uint32_t src;
 	uint64_t a, b, head;
 	size_t i, last = NO_NEXT;
 	int err;
 
-	if (!n || stack >= n->nr_stacks)
-		return -EINVAL;
-	if (!count)
-		return 0;
-	src = p->cur;
 	a = fsp_hash_pair((uint64_t)src << 32 | pid, tid);
 	b = fsp_hash_pair(key, stack);
 	if (hashmap__find(&n->sample_map, a, b, &head)) {
@@ -551,6 +579,40 @@ int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, u
 	}
 	n->samples[n->nr_samples - 1].count = count;
 	return 0;
+}
+
+int profile__add_native_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key,
+				size_t stack, uint64_t count)
+{
+	struct profile_native *n = p ? p->native : NULL;
+
+	if (!n || stack >= n->nr_stacks)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	return add_sample(n, p->cur, pid, tid, key, stack, count);
+}
+
+int profile__native_rekey(struct profile *p, const uint64_t *keys)
+{
+	struct profile_native *n = p ? p->native : NULL;
+	struct native_sample_rec *old;
+	size_t nr;
+	int err = 0;
+
+	if (!n || !n->nr_samples)
+		return 0;
+	old = n->samples;
+	nr = n->nr_samples;
+	n->samples = NULL;
+	n->nr_samples = n->cap_samples = 0;
+	hashmap__fini(&n->sample_map);
+	for (size_t i = 0; i < nr && !err; i++)
+		if (old[i].count)
+			err = add_sample(n, old[i].source, old[i].pid, old[i].tid, keys[i],
+					 old[i].stack, old[i].count);
+	free(old);
+	return err;
 }
 
 size_t profile__nr_native_samples(const struct profile *p)

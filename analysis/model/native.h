@@ -10,6 +10,8 @@
  *
  * The contract between the recorder (userspace/, which unwinds and
  * symbolizes), the profile file (analysis/io/) and the views (analysis/render/).
+ * (Function features, funcfeat_apply.h, are the exception: they make each
+ * native sample's merged stack a mark stack, and move its core samples there.)
  */
 #ifndef FSP_ANALYSIS_NATIVE_H
 #define FSP_ANALYSIS_NATIVE_H
@@ -95,15 +97,29 @@ enum profile_native_flags {
 	PROFILE_NATIVE_TRUNCATED = 1,
 };
 
+/* mark_pos[j] of a mark whose place among the native frames is not known:
+ * below every native frame. */
+#define PROFILE_MARK_BELOW UINT16_MAX
+
 struct profile_native_stack {
 	const uint32_t *locs; /* location indexes, leaf first; kernel frames (if any) first */
 	size_t depth;
 	size_t nr_kernel; /* how many of the first frames are kernel frames */
 	int method; /* enum profile_native_method of the user part */
 	unsigned int flags; /* enum profile_native_flags */
+	/*
+	 * Where the frames of the sample's mark stack were entered, bottom
+	 * mark first: mark_pos[j] is the index in locs of the native frame
+	 * whose function entered mark j (the frame whose stack extent holds
+	 * the mark's stack pointer), PROFILE_MARK_BELOW when not known; marks
+	 * j >= nr_marks are not known either. Function features
+	 * (funcfeat_apply.h) place each mark above its frame. NULL/0: none.
+	 */
+	const uint16_t *mark_pos;
+	size_t nr_marks;
 };
 
-/* Adds (or finds: equal locs, nr_kernel, method and flags) a native stack.
+/* Adds (or finds: equal locs, nr_kernel, method, flags and marks) a native stack.
  * Returns its index or -errno (-EINVAL: a location index out of range). */
 int profile__add_native_stack(struct profile *p, const struct profile_native_stack *s);
 size_t profile__nr_native_stacks(const struct profile *p);

@@ -91,6 +91,7 @@ static void profile__free_meta(struct profile_meta *m)
 	free((char *)m->kernel);
 	free((char *)m->tool_version);
 	free((char *)m->marks);
+	free((char *)m->function_features);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -134,6 +135,7 @@ static int copy_meta(struct profile_meta *dst, const struct profile_meta *meta)
 
 	m = *meta;
 	m.target = m.command_line = m.host = m.kernel = m.tool_version = m.marks = NULL;
+	m.function_features = NULL;
 	err = dup_opt(meta->target, &m.target);
 	if (err)
 		goto cleanup;
@@ -150,6 +152,9 @@ static int copy_meta(struct profile_meta *dst, const struct profile_meta *meta)
 	if (err)
 		goto cleanup;
 	err = dup_opt(meta->marks, &m.marks);
+	if (err)
+		goto cleanup;
+	err = dup_opt(meta->function_features, &m.function_features);
 	if (err)
 		goto cleanup;
 	*dst = m;
@@ -497,6 +502,27 @@ int profile__add_samples(struct profile *p, uint32_t pid, uint32_t tid, uint64_t
 	p->threads[s->thread].samples = fsp_sat_add(p->threads[s->thread].samples, count);
 	p->total = fsp_sat_add(p->total, count);
 	return known ? 0 : -ENOENT;
+}
+
+int profile__move_samples(struct profile *p, size_t from, uint64_t key, uint64_t count)
+{
+	struct profile_sample_rec *s;
+	uint32_t cur;
+	int known, err = 0;
+
+	if (!p || from >= p->nr_samples || count > p->samples[from].count)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	cur = p->cur;
+	p->cur = p->samples[from].source;
+	s = profile__get_sample(p, p->samples[from].pid, p->samples[from].tid, key, &known, &err);
+	p->cur = cur;
+	if (!s)
+		return err;
+	s->count += count;
+	p->samples[from].count -= count;
+	return 0;
 }
 
 int profile__add_offcpu(struct profile *p, uint32_t pid, uint32_t tid, uint64_t key, uint64_t ns)

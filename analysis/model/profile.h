@@ -70,6 +70,9 @@ struct profile_meta {
 	 * (ABI v2 marks also trapped for exact counts), "mapped" (probe maps).
 	 * NULL: not recorded (older files, merges of different sessions). */
 	const char *marks;
+	/* The function features (funcfeat.h) the profile's native samples were
+	 * charged by, as funcfeat__to_text writes them; NULL: none. */
+	const char *function_features;
 	uint64_t frequency_hz;
 	uint64_t period_ns; /* time one sample stands for */
 	/* record --events: what one probe hit (a trap into the kernel) cost on

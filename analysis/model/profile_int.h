@@ -68,4 +68,12 @@ size_t profile__stack_of(const struct profile *p, uint32_t source, uint32_t pid,
  * profile owns them and frees them with this in profile__free. NULL-safe. */
 void profile_native__free(struct profile_native *n);
 
+/* Function features (funcfeat_apply.c): moves count of sample record
+ * `from`'s samples to the same thread's record of mark stack key (of the
+ * same source), leaving the totals as they are. 0 or -errno. */
+int profile__move_samples(struct profile *p, size_t from, uint64_t key, uint64_t count);
+/* Gives native sample i the mark stack key keys[i] (merging records made
+ * equal). 0 or -ENOMEM. */
+int profile__native_rekey(struct profile *p, const uint64_t *keys);
+
 #endif /* FSP_ANALYSIS_PROFILE_INT_H */

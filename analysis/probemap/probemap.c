@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "funcfeat.h"
 #include "probemap.h"
 #include "utf8.h"
 #include "util.h"
@@ -153,6 +154,93 @@ static int end_event_block(struct parser *p, struct probemap_feature *f, struct 
 	return 0;
 }
 
+/* "instance caller|none" or a template of literals and {global:SYMBOL}. */
+static int function_instance(struct parser *p, struct probemap_feature *f, struct block *b)
+{
+	bool lit = f->nr_parts == 1 && f->parts[0].type == PROBEMAP_PART_LIT, global = false;
+
+	if (lit && !strcmp(f->parts[0].lit, "caller")) {
+		f->nr_parts = 0;
+		return 0;
+	}
+	if (lit && !strcmp(f->parts[0].lit, "none")) {
+		f->nr_parts = 0;
+		f->instance_none = true;
+		return 0;
+	}
+	for (unsigned int i = 0; i < f->nr_parts; i++) {
+		global |= f->parts[i].type == PROBEMAP_PART_GLOBAL;
+		if (f->parts[i].type != PROBEMAP_PART_GLOBAL &&
+		    f->parts[i].type != PROBEMAP_PART_LIT)
+			global = false, i = f->nr_parts;
+	}
+	if (global && !b->outer[0])
+		return 0;
+	return probemap_fail(p, b->lines[D_INSTANCE],
+			     "function feature '%s' has no probe arguments: its instance is "
+			     "\"caller\" (the call site, the default), \"none\" or a template of "
+			     "{global:SYMBOL} parts",
+			     f->name);
+}
+
+/* Checks a block of "function" lines: no probes, nothing probes give. */
+static int end_function_block(struct parser *p, struct probemap_feature *f, struct block *b)
+{
+	static const enum directive not_for_functions[] = {
+		D_ENTER, D_LEAVE, D_EVENT, D_KIND, D_PAYLOAD, D_MATCH, D_FRAME, D_WHEN, D_CHARGE};
+
+	for (size_t i = 0; i < sizeof(not_for_functions) / sizeof(not_for_functions[0]); i++) {
+		enum directive d = not_for_functions[i];
+
+		if (b->lines[d])
+			return probemap_fail(p, b->lines[d],
+					     "function feature '%s' cannot have '%s' (it is found "
+					     "on native stacks, without probes)",
+					     f->name, probemap_directive_names[d]);
+	}
+	if (!b->lines[D_FUNCTION])
+		return probemap_fail(p, b->lines[D_ANTIMARK],
+				     "feature '%s' has antimark functions but no \"function "
+				     "FILE:PATTERN\" line",
+				     f->name);
+	f->function = true;
+	return b->lines[D_INSTANCE] ? function_instance(p, f, b) : 0;
+}
+
+/* "function|antimark FILE:PATTERN[,PATTERN...]": checked as funcfeat__add does. */
+static int function_directive(struct parser *p, struct probemap_feature *f, enum directive d,
+			      struct slice arg)
+{
+	struct funcfeat *ff = funcfeat__new();
+	char text[PROBEMAP_FUNCTION_LEN], msg[256];
+	int err;
+
+	if (f->nr_functions == PROBEMAP_MAX_FUNCTIONS) {
+		funcfeat__free(ff);
+		return probemap_fail(p, p->line,
+				     "more than %d function and antimark lines in "
+				     "feature '%s' (list several functions on one line)",
+				     PROBEMAP_MAX_FUNCTIONS, f->name);
+	}
+	if (!ff)
+		return probemap_fail(p, p->line, "out of memory");
+	if (arg.n >= sizeof(text)) {
+		funcfeat__free(ff);
+		return probemap_fail(p, p->line, "'%s' line too long (at most %d bytes)",
+				     probemap_directive_names[d], PROBEMAP_FUNCTION_LEN - 1);
+	}
+	memcpy(text, arg.s, arg.n);
+	text[arg.n] = '\0';
+	err = funcfeat__add(ff, f->name, d == D_ANTIMARK, text, FUNCFEAT_INSTANCE_CALLER, msg,
+			    sizeof(msg));
+	funcfeat__free(ff);
+	if (err)
+		return probemap_fail(p, p->line, "%s %s", probemap_directive_names[d], msg);
+	memcpy(f->functions[f->nr_functions], text, arg.n + 1);
+	f->function_antimark[f->nr_functions++] = d == D_ANTIMARK;
+	return 0;
+}
+
 /* Checks the open feature block once it is complete. */
 static int end_block(struct parser *p)
 {
@@ -163,6 +251,15 @@ static int end_block(struct parser *p)
 		return 0;
 	f = cur_feature(p);
 	b = &p->blocks[p->cur];
+	if (b->lines[D_FUNCTION] || b->lines[D_ANTIMARK])
+		return end_function_block(p, f, b);
+	if (!p->header_lines[D_PROVIDER])
+		return probemap_fail(
+			p, f->line,
+			"feature '%s' needs a 'provider' for its probes (add \"provider NAME\" "
+			"after \"map\", or make it a function feature with \"function "
+			"FILE:PATTERN\")",
+			f->name);
 	if (f->point)
 		return end_event_block(p, f, b);
 	if (!b->lines[D_ENTER])
@@ -295,7 +392,7 @@ static int block_directive(struct parser *p, enum directive d, struct slice arg)
 	struct probemap_feature *f = cur_feature(p);
 	struct block *b = &p->blocks[p->cur];
 
-	if (b->lines[d] && d != D_WHEN)
+	if (b->lines[d] && d != D_WHEN && d != D_FUNCTION && d != D_ANTIMARK)
 		return probemap_fail(p, p->line,
 				     "second '%s' in feature '%s' (the first is at line %u)",
 				     probemap_directive_names[d], f->name, b->lines[d]);
@@ -325,6 +422,9 @@ static int block_directive(struct parser *p, enum directive d, struct slice arg)
 		return probemap_parse_template(p, f, b, arg);
 	case D_PAYLOAD:
 		return payload_directive(p, f, arg);
+	case D_FUNCTION:
+	case D_ANTIMARK:
+		return function_directive(p, f, d, arg);
 	case D_KIND:
 	case D_MATCH:
 	case D_DEFAULT:
@@ -346,10 +446,6 @@ static int feature_directive(struct parser *p, struct slice arg)
 	err = end_block(p);
 	if (err)
 		return err;
-	if (!p->header_lines[D_PROVIDER])
-		return probemap_fail(
-			p, p->line,
-			"feature before 'provider' (add \"provider NAME\" after \"map\")");
 	err = name_arg(p, D_FEATURE, arg, NAME_FEATURE, name);
 	if (err)
 		return err;
@@ -458,8 +554,8 @@ static int parse_line(struct parser *p, struct slice line)
 		return probemap_fail(
 			p, p->line,
 			"unknown directive '%s' (map, provider, description, feature, enter, "
-			"leave, event, instance, kind, payload, match, default, frame, when or "
-			"charge)",
+			"leave, event, instance, kind, payload, match, default, frame, when, "
+			"charge, function or antimark)",
 			probemap_show(q, sizeof(q), word));
 	if (d != D_MAP && !p->header_lines[D_MAP])
 		return probemap_fail(p, p->line,
@@ -506,12 +602,47 @@ static int resolve_outer(struct parser *p, size_t i, const char *name, unsigned 
 				     "{outer:%s} of feature '%s' names an antimark (an outer "
 				     "feature must be a mark, which has instances)",
 				     name, fname);
+	if (m->features[o].function)
+		return probemap_fail(p, line,
+				     "{outer:%s} of feature '%s' names a function feature (an "
+				     "outer feature must be a mark of probes)",
+				     name, fname);
 	if (m->features[o].point)
 		return probemap_fail(p, line,
 				     "{outer:%s} of feature '%s' names a point event (an outer "
 				     "feature must be a mark, which has an extent)",
 				     name, fname);
 	*out = o;
+	return 0;
+}
+
+/* Moves the function features from features to functions; {outer:F} indexes follow. */
+static int split_functions(struct probemap *m)
+{
+	int to[PROBEMAP_MAX_FEATURES];
+	size_t n = 0, nf = 0;
+
+	m->functions = calloc(m->nr_features + 1, sizeof(*m->functions));
+	if (!m->functions)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nr_features; i++)
+		to[i] = m->features[i].function ? -1 : (int)n++;
+	for (size_t i = 0; i < m->nr_features; i++) {
+		struct probemap_feature *f = &m->features[i];
+
+		if (f->function) {
+			m->functions[nf++] = *f;
+			continue;
+		}
+		if (f->outer >= 0)
+			f->outer = to[f->outer];
+		for (unsigned int k = 0; k < f->nr_when; k++)
+			if (f->when[k].outer >= 0)
+				f->when[k].outer = to[f->when[k].outer];
+		m->features[to[i]] = *f;
+	}
+	m->nr_features = n;
+	m->nr_functions = nf;
 	return 0;
 }
 
@@ -528,7 +659,7 @@ static int finish(struct parser *p)
 	if (!p->header_lines[D_MAP])
 		return probemap_fail(p, p->line,
 				     "no 'map' directive (a map file starts with \"map NAME\")");
-	if (!p->header_lines[D_PROVIDER])
+	if (!p->header_lines[D_PROVIDER] && !m->nr_features)
 		return probemap_fail(
 			p, p->line,
 			"no 'provider' directive (add \"provider NAME\" after \"map\")");
@@ -554,7 +685,7 @@ static int finish(struct parser *p)
 				return err;
 		}
 	}
-	return 0;
+	return split_functions(m);
 }
 
 int probemap__parse(const char *text, size_t len, const char *path, struct probemap **out,
@@ -677,6 +808,7 @@ void probemap__free(struct probemap *m)
 	if (!m)
 		return;
 	free(m->features);
+	free(m->functions);
 	free(m->path);
 	free(m);
 }

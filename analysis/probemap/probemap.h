@@ -39,6 +39,8 @@
 #define PROBEMAP_MAX_WHEN 4 /* "when" conditions of a feature (all must hold) */
 #define PROBEMAP_WHEN_TEXT 256 /* a string a "when" compares with, NUL included */
 #define PROBEMAP_PATTERN_LEN 17 /* "charge threads P": 15 bytes of a thread name, '*', NUL */
+#define PROBEMAP_MAX_FUNCTIONS 8 /* "function" and "antimark" lines of a function feature */
+#define PROBEMAP_FUNCTION_LEN 256 /* one such line's FILE:PATTERN,..., NUL included */
 
 enum probemap_part_type {
 	PROBEMAP_PART_LIT = 1, /* literal text */
@@ -139,6 +141,17 @@ struct probemap_feature {
 	 * ("*", "PREFIX*" or a whole name) are charged to it too. "": none. */
 	char charge[PROBEMAP_PATTERN_LEN];
 	unsigned int line; /* where the feature block starts, for messages */
+	/* A function feature (docs/function-features.md): "function
+	 * FILE:PATTERN,..." lines (and "antimark FILE:PATTERN,..." lines,
+	 * function_antimark[i]) instead of probes. Its instance is the call
+	 * site ("instance caller", the default, nr_parts 0), none ("instance
+	 * none": instance_none) or a template of literal and {global:SYMBOL}
+	 * parts (a label read at sample time). */
+	bool function;
+	unsigned int nr_functions;
+	char functions[PROBEMAP_MAX_FUNCTIONS][PROBEMAP_FUNCTION_LEN];
+	bool function_antimark[PROBEMAP_MAX_FUNCTIONS];
+	bool instance_none;
 };
 
 struct probemap {
@@ -149,8 +162,12 @@ struct probemap {
 	unsigned int nr_providers;
 	char description[PROBEMAP_DESC_LEN]; /* optional */
 	char *path; /* the file it was read from ("<string>" if parsed from memory) */
-	struct probemap_feature *features;
+	struct probemap_feature *features; /* features of probes */
 	size_t nr_features;
+	/* Function features ("function" lines): no probes, found on native
+	 * stacks (funcfeat.h); a map of only these needs no provider. */
+	struct probemap_feature *functions;
+	size_t nr_functions;
 };
 
 /*
@@ -199,6 +216,17 @@ int probemap__format_template(const struct probemap *m, const struct probemap_fe
 /* Formats condition w of f back as text ("arg0 == 1", "{outer:vm-op} != \"X\""). */
 int probemap__format_when(const struct probemap *m, const struct probemap_when *w, char *buf,
 			  size_t size);
+
+/*
+ * The selected function features of m (list as probemap__select's; names
+ * "MAP:FEATURE") as rules of ff (struct funcfeat, funcfeat.h). Returns how
+ * many, or -EINVAL/-ENOMEM with err ("PATH:LINE: ..."); a template with
+ * {global:SYMBOL} parts is -ENOTSUP (labels read at sample time are not
+ * supported here yet).
+ */
+struct funcfeat;
+int probemap__function_rules(const struct probemap *m, const char *list, struct funcfeat *ff,
+			     char *err, size_t err_size);
 
 /* Does the map use provider (one of "provider A B ...")? */
 bool probemap__has_provider(const struct probemap *m, const char *provider);

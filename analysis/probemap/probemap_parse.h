@@ -32,6 +32,8 @@ enum directive {
 	D_EVENT,
 	D_WHEN,
 	D_CHARGE,
+	D_FUNCTION,
+	D_ANTIMARK,
 	D__COUNT,
 };
 

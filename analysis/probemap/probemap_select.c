@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* The features of a parsed probe map by name, and the selection of --feature. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "funcfeat.h"
 #include "probemap_parse.h"
+#include "util.h"
 
 int probemap__feature_index(const struct probemap *m, const char *name)
 {
@@ -93,5 +96,57 @@ int probemap__select(const struct probemap *m, const char *list, bool *enabled, 
 	}
 	if (unknown)
 		*unknown = bad;
+	return nr;
+}
+
+/* The rule of function feature f of m into ff. */
+static int function_rule(const struct probemap *m, const struct probemap_feature *f,
+			 struct funcfeat *ff, char *err, size_t err_size)
+{
+	enum funcfeat_instance inst =
+		f->instance_none ? FUNCFEAT_INSTANCE_NONE : FUNCFEAT_INSTANCE_CALLER;
+	char name[2 * PROBEMAP_NAME_LEN], msg[256];
+	int ret;
+
+	if (f->nr_parts) {
+		fsp_set_err(err, err_size,
+			    "%s:%u: function feature '%s': an instance read at sample time "
+			    "({global:SYMBOL}) is not supported yet (use \"instance caller\" or "
+			    "\"instance none\")",
+			    m->path ? m->path : m->name, f->line, f->name);
+		return -ENOTSUP;
+	}
+	probemap__full_name(m, f, name, sizeof(name));
+	for (unsigned int i = 0; i < f->nr_functions; i++) {
+		ret = funcfeat__add(ff, name, f->function_antimark[i], f->functions[i], inst, msg,
+				    sizeof(msg));
+		if (ret) {
+			fsp_set_err(err, err_size, "%s:%u: %s", m->path ? m->path : m->name,
+				    f->line, msg);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int probemap__function_rules(const struct probemap *m, const char *list, struct funcfeat *ff,
+			     char *err, size_t err_size)
+{
+	struct probemap view = *m;
+	bool enabled[PROBEMAP_MAX_FEATURES];
+	int nr = 0, ret;
+
+	view.features = m->functions;
+	view.nr_features = m->nr_functions;
+	if (probemap__select(&view, list, enabled, NULL) <= 0)
+		return 0;
+	for (size_t i = 0; i < m->nr_functions; i++) {
+		if (!enabled[i])
+			continue;
+		ret = function_rule(m, &m->functions[i], ff, err, err_size);
+		if (ret)
+			return ret;
+		nr++;
+	}
 	return nr;
 }

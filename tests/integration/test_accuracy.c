@@ -64,7 +64,7 @@ static void test_launch_mix(void **state)
 	/* At least 1000 samples (1.5 s at ~2 kHz), or the tolerances are meaningless. */
 	assert_true(n >= 1000);
 	/* The session's metadata (docs/profile-format.md). */
-	assert_int_equal(itest_json_u64(prof, "version"), 3);
+	assert_int_equal(itest_json_u64(prof, "version"), 4);
 	assert_int_equal(itest_json_u64(prof, "frequency_hz"), atoi(ITEST_HZ));
 	assert_int_equal(itest_json_u64(prof, "period_ns"),
 			 (uint64_t)llround(1e9 / atoi(ITEST_HZ)));

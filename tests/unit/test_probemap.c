@@ -594,8 +594,8 @@ static void test_errors_header(void **state)
 	    "'description' after a "
 	    "feature");
 	bad(HEAD "feature a\nenter b\nleave c\nmap m\n", 6, "second 'map'");
-	bad("map a\nfeature x\nenter b\nleave c\n", 2, "feature before 'provider'");
-	bad("map a\ndescription d\nfeature x\n", 3, "feature before 'provider'");
+	bad("map a\nfeature x\nenter b\nleave c\n", 2, "feature 'x' needs a 'provider'");
+	bad("map a\ndescription d\nfeature x\n", 3, "feature 'x' needs a 'provider'");
 	bad("map\n", 1, "'map' needs a name");
 	bad("map # name?\n", 1, "'map' needs a name");
 	bad("map a b\n", 1, "unexpected text 'b' after the map name");
@@ -631,7 +631,8 @@ static void test_errors_header(void **state)
 	 * test_escape's test_log) */
 	bad("mapp a\n", 1,
 	    "unknown directive 'mapp' (map, provider, description, feature, enter, "
-	    "leave, event, instance, kind, payload, match, default, frame, when or charge)");
+	    "leave, event, instance, kind, payload, match, default, frame, when, charge, function "
+	    "or antimark)");
 	bad("Map a\n", 1, "unknown directive 'Map'");
 	bad(HEAD "\x01\x1b[31m x\n", 3, "unknown directive '\x01\x1b[31m'");
 	bad(HEAD "feature a\nenter b\nleave c\nexit d\n", 6, "unknown directive 'exit'");

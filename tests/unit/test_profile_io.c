@@ -819,7 +819,7 @@ static void test_v1_accepted(void **state)
 	attrib__free(a);
 	/* written as the current version, which reads back to the same model */
 	text = write_str(p, NULL);
-	assert_non_null(strstr(text, "\"version\": 3,"));
+	assert_non_null(strstr(text, "\"version\": 4,"));
 	free(text);
 	q = round_trip(p);
 	profile__free(q);
@@ -1284,8 +1284,8 @@ static void test_bad_not_a_profile(void **state)
 static void test_bad_version(void **state)
 {
 	(void)state;
-	parse_bad("{\"tool\":\"fsp-bpf\",\"version\":4}", "unsupported format version 4",
-		  "reads versions 1 to 3");
+	parse_bad("{\"tool\":\"fsp-bpf\",\"version\":5}", "unsupported format version 5",
+		  "reads versions 1 to 4");
 	parse_bad("{\"version\":0,\"tool\":\"fsp-bpf\"}", "unsupported format version 0", NULL);
 	parse_bad("{\"version\":-1,\"tool\":\"fsp-bpf\"}", "unsupported format version -1", NULL);
 	parse_bad("{\"version\":18446744073709551615,\"tool\":\"fsp-bpf\"}",

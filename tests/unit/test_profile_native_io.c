@@ -220,7 +220,7 @@ static void test_round_trip(void **state)
 	b = write_str(q);
 	assert_string_equal(a, b);
 	/* the layout: names once in the string table, rows as documented */
-	assert_non_null(strstr(a, "\"version\": 3,"));
+	assert_non_null(strstr(a, "\"version\": 4,"));
 	assert_non_null(strstr(a, "\n    {\"kind\":\"user\",\"path\":\"/bin/app\","
 				  "\"build_id\":\"00ff\"}"));
 	assert_non_null(strstr(a, "\n    {\"kind\":\"kernel\",\"path\":\"[kernel.kallsyms]\"}"));

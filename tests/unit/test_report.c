@@ -490,7 +490,7 @@ static void test_json_fields(void **state)
 	text = render_json(p);
 	o = parse(text);
 
-	assert_int_equal(get_u64(o, "version"), 3);
+	assert_int_equal(get_u64(o, "version"), 4);
 	assert_string_equal(get_str(o, "tool"), "fsp-bpf");
 	assert_string_equal(get_str(o, "tool_version"), "0.1.0");
 	assert_string_equal(get_str(o, "target"), "pid 1234 (demo)");

@@ -25,6 +25,12 @@ static int diff_run(const struct fsp_options *o, const char *cmdline)
 		new_p = profile_file__load(o->inputs[1]);
 	if (!new_p)
 		goto cleanup;
+	/* each with the function features it was recorded with */
+	err = profile_file__apply_rules(base, NULL);
+	if (!err)
+		err = profile_file__apply_rules(new_p, NULL);
+	if (err)
+		goto cleanup;
 	d = diff__compute(base, new_p, &dopts);
 	if (!d) {
 		err = errno ? -errno : -ENOMEM;

@@ -59,12 +59,32 @@ static void print_rules(const struct probemap *pm, const struct probemap_feature
 	}
 }
 
+/* The function features of a map: "NAME  function FILE:F,...  antimark ...". */
+static void print_functions(const struct probemap *pm)
+{
+	for (size_t i = 0; i < pm->nr_functions; i++) {
+		const struct probemap_feature *f = &pm->functions[i];
+
+		fputs("  ", stdout);
+		escape__fpad(f->name, 14, stdout);
+		for (unsigned int k = 0; k < f->nr_functions; k++) {
+			fputs(f->function_antimark[k] ? "  antimark " : " function ", stdout);
+			put(f->functions[k]);
+		}
+		fputs(f->instance_none ? "  instance none" : "", stdout);
+		printf("%s\n", f->default_off ? "  (default off: name it with --feature)" : "");
+	}
+}
+
 static void print_map(const struct probemap *pm, const char *path)
 {
 	char tmpl[512];
 
 	put(pm->name);
-	fputs(pm->nr_providers > 1 ? "  (providers " : "  (provider ", stdout);
+	fputs(pm->nr_providers > 1 ? "  (providers "
+	      : pm->nr_providers   ? "  (provider "
+				   : "  (function features, no provider",
+	      stdout);
 	for (unsigned int k = 0; k < pm->nr_providers; k++) {
 		if (k)
 			putchar(' ');
@@ -101,6 +121,7 @@ static void print_map(const struct probemap *pm, const char *path)
 		       f->default_off ? "  (default off: name it with --feature)" : "");
 		print_rules(pm, f);
 	}
+	print_functions(pm);
 }
 
 struct maplist_ctx {

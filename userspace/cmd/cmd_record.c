@@ -16,6 +16,7 @@
 #include "agent.h"
 #include "caps.h"
 #include "commands.h"
+#include "funcfeat.h"
 #include "launch.h"
 #include "log.h"
 #include "probemap_resolve.h"
@@ -34,9 +35,9 @@
 #define DESC_LEN 512
 
 static int set_meta(struct profile *p, struct session *s, const struct fsp_options *o,
-		    const char *desc, const char *cmdline)
+		    const char *desc, const char *cmdline, const struct funcfeat *rules)
 {
-	char host[256] = "", marks[64];
+	char host[256] = "", marks[64], *ff = funcfeat__nr(rules) ? funcfeat__to_text(rules) : NULL;
 	struct utsname u;
 	struct profile_meta m = {
 		.target = desc,
@@ -50,12 +51,16 @@ static int set_meta(struct profile *p, struct session *s, const struct fsp_optio
 		.start_time = session__start_time(s),
 		.end_time = session__end_time(s),
 		.duration_s = session__duration(s),
+		.function_features = ff,
 	};
+	int err;
 
 	gethostname(host, sizeof(host) - 1);
 	if (!uname(&u))
 		m.kernel = u.release;
-	return profile__set_meta(p, &m);
+	err = funcfeat__nr(rules) && !ff ? -ENOMEM : profile__set_meta(p, &m);
+	free(ff);
+	return err;
 }
 
 /* Where the profile file goes (NULL: it is not saved): -o with the formats
@@ -111,18 +116,24 @@ static struct fsp_view recorded_view(const struct profile *p, const struct fsp_o
 
 /* Saves the profile (-o or --json) and renders the view (to stdout, or to
  * -o with the formats whose -o is their rendering). A failed save still
- * shows the report. */
-static int save_and_render(struct profile *p, const struct fsp_options *o)
+ * shows the report. The file keeps the samples as recorded and the rules of
+ * the function features; the report applies them, as report does. */
+static int save_and_render(struct profile *p, const struct fsp_options *o,
+			   const struct funcfeat *rules)
 {
 	const char *save = profile_dest(o);
 	struct record_signals rs;
 	int err = 0, rerr = 0;
 	bool missing;
-	struct fsp_view v = recorded_view(p, o, &missing);
+	struct fsp_view v;
 
 	/* A failed save keeps the profile elsewhere and says where. */
 	if (save)
 		err = profile_file__save(save, p, NULL, 0);
+	rerr = profile_file__apply_rules(p, rules);
+	if (rerr)
+		return err ? err : rerr;
+	v = recorded_view(p, o, &missing);
 	if (v.format->record_out == FORMAT_OUT_RENDERING) {
 		rerr = render_output(p, o, &v, save);
 	} else {
@@ -140,6 +151,7 @@ static int save_and_render(struct profile *p, const struct fsp_options *o)
 
 struct live_ctx {
 	const struct fsp_options *o;
+	const struct funcfeat *rules;
 	const char *desc, *cmdline;
 	bool tty;
 	unsigned int n;
@@ -153,12 +165,16 @@ static void live_report(struct session *s, void *arg)
 	struct live_ctx *c = arg;
 	struct profile *p = profile__new();
 	struct record_signals rs;
+	bool functions = funcfeat__nr(c->rules) > 0;
 	int err = p ? 0 : -ENOMEM;
 
+	/* function features are charged from the native stacks so far */
 	if (!err)
-		err = session__snapshot(s, p);
+		err = functions ? session__snapshot_stacks(s, p, true) : session__snapshot(s, p);
 	if (!err)
-		err = set_meta(p, s, c->o, c->desc, c->cmdline);
+		err = set_meta(p, s, c->o, c->desc, c->cmdline, c->rules);
+	if (!err && functions)
+		err = profile_file__apply_rules(p, NULL);
 	if (err) {
 		log__err("live view: cannot take a snapshot: %s", strerror(-err));
 		profile__free(p);
@@ -182,7 +198,7 @@ static int agent_meta(struct profile *p, struct session *s, void *ctx)
 {
 	const struct live_ctx *c = ctx;
 
-	return set_meta(p, s, c->o, c->desc, c->cmdline);
+	return set_meta(p, s, c->o, c->desc, c->cmdline, c->rules);
 }
 
 /* --map: the probe maps and the features enabled in each (*sel NULL without). */
@@ -215,14 +231,14 @@ static void print_child_status(int status)
 
 /* The end of a session: collects, saves and reports; run_err is how
  * session__run ended. Returns the run's error, else the report's. */
-static int finish(struct session *s, const struct fsp_options *o, const char *desc,
-		  const char *cmdline, bool launched, bool mapped, int run_err)
+static int finish(struct session *s, const struct fsp_options *o, const struct live_ctx *c,
+		  bool launched, bool mapped, int run_err)
 {
 	struct profile *p = profile__new();
 	int err = p ? session__collect(s, p) : -ENOMEM;
 
 	if (!err)
-		err = set_meta(p, s, o, desc, cmdline);
+		err = set_meta(p, s, o, c->desc, c->cmdline, c->rules);
 	if (err) {
 		log__err("cannot collect the profile: %s", strerror(-err));
 		goto out;
@@ -238,8 +254,8 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 	else if (!session__nr_sites(s) && o->wait_probes && !run_err)
 		log__info("no probes appeared in %s during the session (--wait-probes); nothing "
 			  "could be charged to features",
-			  desc);
-	err = save_and_render(p, o);
+			  c->desc);
+	err = save_and_render(p, o, c->rules);
 	log__phase("reported");
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
@@ -247,6 +263,17 @@ static int finish(struct session *s, const struct fsp_options *o, const char *de
 out:
 	profile__free(p);
 	return run_err ? run_err : err;
+}
+
+/* Function features are found on native stacks: the user stacks of --stacks,
+ * implied (said once) when not asked for. Returns the stacks to add. */
+static unsigned int stacks_for_functions(const struct funcfeat *rules, unsigned int stacks)
+{
+	if (!funcfeat__nr(rules) || (stacks & SESSION_STACKS_USER))
+		return 0;
+	log__info("function features are found on native stacks: recording with --stacks%s",
+		  stacks & SESSION_STACKS_KERNEL ? "=all" : "");
+	return SESSION_STACKS_USER;
 }
 
 /* How the session ran: 0 or its error, reported. */
@@ -277,6 +304,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	struct session *s = NULL;
 	struct record_targets tg = {0};
 	struct probemap_selection *sel = NULL;
+	struct funcfeat *rules = NULL;
 	struct agent *agent = NULL;
 	int err;
 
@@ -302,7 +330,16 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	err = select_probemaps(o, tg.l, &sel);
 	if (err)
 		goto cleanup;
+	rules = funcfeat__new();
+	err = rules && !funcfeat__merge(rules, probemap_selection__rules(sel)) &&
+			      !funcfeat__merge(rules, o->funcfeat)
+		      ? 0
+		      : -ENOMEM;
+	if (err)
+		goto cleanup;
+	live.rules = rules;
 	so = o->session;
+	so.stacks |= stacks_for_functions(rules, so.stacks);
 	so.on_interval = so.interval_s > 0 ? live_report : NULL;
 	so.interval_ctx = &live;
 	so.sync_pid = tg.l ? launch__pid(tg.l) : 0;
@@ -332,7 +369,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	err = run(s, o, desc);
 	agent__stop(agent);
 	if (err != -ETIMEDOUT)
-		err = finish(s, o, desc, cmdline, tg.l, sel, err);
+		err = finish(s, o, &live, tg.l, sel, err);
 	if (tg.l)
 		print_child_status(session__child_status(s));
 cleanup:
@@ -340,6 +377,7 @@ cleanup:
 	session__free(s);
 	launch__free(tg.l);
 	probemap_selection__free(sel);
+	funcfeat__free(rules);
 	return err;
 }
 
@@ -423,6 +461,8 @@ static const char record_doc[] =
 	"                                        native call stacks inside each feature\n"
 	"  sudo fsp-bpf --stacks=all --stack-size 16384 -- ./app\n"
 	"                                        with kernel stacks, deeper user stacks\n"
+	"  sudo fsp-bpf --function-feature out=libc.so.6:fputs,fwrite -- ./app\n"
+	"                                        every call of fputs or fwrite, no trap\n"
 	"  sudo fsp-bpf --comm worker -p 1234    report only the processes named worker\n"
 	"  sudo fsp-bpf --interval 2 -p 1234     a live view, re-rendered every 2 s\n"
 	"  sudo fsp-bpf --map postgresql -p $(pgrep -f 'postgres: .* idle' | head -1)\n"
@@ -477,6 +517,7 @@ static const struct argp_option record_options[] = {
 	 "--comm restricts it. Exited processes leave the kernel maps; after the first "
 	 "1000, each is folded into an earlier one of the same name",
 	 0},
+	OPTIONS_FUNCTION_FEATURE,
 	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
 	 "Also profile an existing USDT provider's probes as features, by a probe map "
 	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
@@ -700,7 +741,7 @@ static error_t check_record(struct argp_state *state, const struct fsp_options *
 				      "--interval re-renders a report on the terminal: not with "
 				      "--format %s",
 				      o->view.format->name);
-	if (o->stack_size_set && !(o->session.stacks & SESSION_STACKS_USER))
+	if (o->stack_size_set && !(o->session.stacks & SESSION_STACKS_USER) && !o->funcfeat)
 		return options__error(state, "--stack-size sizes the user stacks of --stacks "
 					     "(or --stacks=user, --stacks=all): give one of them");
 	if (o->wait_probes && !o->nr_pids)
@@ -725,6 +766,8 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_MAP:
 		return options__probemaps(state, o, arg);
+	case OPT_FUNCTION_FEATURE:
+		return options__function_feature(state, o, arg);
 	case 'o':
 	case OPT_JSON:
 		return options__output(state, o, key == 'o' ? "-o" : "--json", arg);

@@ -2,12 +2,17 @@
 /* fsp-bpf report: renders a saved profile; its options. Needs no privileges
  * and no BPF. */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "funcfeat.h"
 #include "log.h"
 #include "native.h"
+#include "probemap.h"
+#include "probemap_dir.h"
 #include "profile_file.h"
 #include "render.h"
 #include "symbolize.h"
@@ -70,9 +75,54 @@ static int report_symbolize(struct profile *p, const struct fsp_options *o)
 	return n < 0 ? n : 0;
 }
 
+/* report --map NAME|FILE[,...]: the maps' function features (their features
+ * of probes were recorded, or not, by record --map) and --function-feature's,
+ * into *out. 0 or -errno, said. */
+static int report_rules(const struct fsp_options *o, struct funcfeat **out)
+{
+	char *list = o->probemaps ? strdup(o->probemaps) : NULL, *tok, *save = NULL;
+	char path[PATH_MAX], msg[512];
+	struct probemap *m = NULL;
+	int err = 0, n;
+
+	*out = funcfeat__new();
+	if (!*out || (o->probemaps && !list)) {
+		free(list);
+		return -ENOMEM;
+	}
+	for (tok = list ? strtok_r(list, ",", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ",", &save)) {
+		err = probemap_dir__find(tok, path, sizeof(path));
+		if (err) {
+			log__err("--map %s: %s", tok, strerror(-err));
+			break;
+		}
+		err = probemap__load(path, &m, msg, sizeof(msg));
+		n = err ? 0 : probemap__function_rules(m, NULL, *out, msg, sizeof(msg));
+		if (err || n < 0) {
+			log__err("%s", msg);
+			err = err ? err : -EINVAL;
+		} else if (!n) {
+			log__err("--map %s: the map has no function features to charge from the "
+				 "native "
+				 "stacks (its features of probes are charged when recorded: record "
+				 "--map)",
+				 tok);
+			err = -EINVAL;
+		}
+		probemap__free(m);
+		m = NULL;
+	}
+	free(list);
+	if (!err)
+		err = funcfeat__merge(*out, o->funcfeat);
+	return err;
+}
+
 static int report_run(const struct fsp_options *o, const char *cmdline)
 {
 	struct profile *p = profile_file__load(o->inputs[0]);
+	struct funcfeat *rules = NULL;
 	int err = 0;
 
 	(void)cmdline;
@@ -80,6 +130,11 @@ static int report_run(const struct fsp_options *o, const char *cmdline)
 		return -EINVAL;
 	if (o->binaries_dir || o->debug_dirs)
 		err = report_symbolize(p, o);
+	if (!err)
+		err = report_rules(o, &rules);
+	if (!err)
+		err = profile_file__apply_rules(p, rules);
+	funcfeat__free(rules);
 	if (!err)
 		err = render__profile(p, &o->view, o->out_path);
 	profile__free(p);
@@ -110,7 +165,10 @@ static const char report_doc[] =
 	"  fsp-bpf report --plugin ./libmine.so=feat prof.json\n"
 	"                                                a plug-in shared object\n"
 	"  fsp-bpf report --binaries ./bin prof.json     native stacks symbolized from\n"
-	"                                                the binaries copied into ./bin\n\n"
+	"                                                the binaries copied into ./bin\n"
+	"  fsp-bpf report --function-feature out=libc.so.6:fputs prof.json\n"
+	"                                                calls of fputs as a feature\n"
+	"  fsp-bpf report --map my.map prof.json        a map's function features\n\n"
 	"Needs no privileges. Output formats: docs/output-formats.md; the file format: "
 	"docs/profile-format.md; plug-ins: docs/plugins.md (fsp-bpf list --plugins).";
 
@@ -132,6 +190,12 @@ static const struct argp_option report_options[] = {
 	{"debug-dirs", OPT_DEBUG_DIRS, "DIR[:DIR...]", 0,
 	 "Symbolize the native stacks again, with separate debug files from these directories "
 	 "(DIR/.build-id/xx/rest.debug, or by .gnu_debuglink; default /usr/lib/debug)",
+	 0},
+	OPTIONS_FUNCTION_FEATURE,
+	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
+	 "Charge the function features of these probe maps (shipped: fsp-bpf list; or a file) "
+	 "from the native stacks of a profile recorded with --stacks, beside those it was "
+	 "recorded with",
 	 0},
 	{},
 };
@@ -214,6 +278,10 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		return options__file_mode(state, o, arg);
 	case OPT_BINARIES:
 		return parse_dir(state, "--binaries", arg, &o->binaries_dir);
+	case OPT_MAP:
+		return options__probemaps(state, o, arg);
+	case OPT_FUNCTION_FEATURE:
+		return options__function_feature(state, o, arg);
 	case OPT_DEBUG_DIRS:
 		return parse_dir(state, "--debug-dirs", arg, &o->debug_dirs);
 	case ARGP_KEY_ARG:

@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "commands.h"
+#include "funcfeat.h"
 #include "options.h"
 #include "plugin.h"
 #include "profiler.h"
@@ -218,6 +219,19 @@ int options__probemaps(struct argp_state *state, struct fsp_options *o, const ch
 	if (!*arg)
 		return options__error(state, "--map needs a map name, a file, or auto");
 	return options__add_list(state, o, FSP_LIST_PROBEMAPS, arg);
+}
+
+int options__function_feature(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	char err[512];
+
+	if (!o->funcfeat)
+		o->funcfeat = funcfeat__new();
+	if (!o->funcfeat)
+		return options__error(state, "out of memory");
+	if (funcfeat__parse_option(o->funcfeat, arg, err, sizeof(err)))
+		return options__error(state, "%s", err);
+	return 0;
 }
 
 int options__output(struct argp_state *state, struct fsp_options *o, const char *option,
@@ -513,6 +527,8 @@ void options__free(struct fsp_options *o)
 	o->view.pset = NULL;
 	free(o->argv);
 	o->argv = NULL;
+	funcfeat__free(o->funcfeat);
+	o->funcfeat = NULL;
 	for (int i = 0; i < FSP_LIST__COUNT; i++) {
 		free(o->joined[i]);
 		o->joined[i] = NULL;

@@ -37,6 +37,7 @@
 struct fsp_command;
 
 struct plugin_set;
+struct funcfeat;
 
 /* How a profile is rendered: shared by record (live) and report (saved). */
 struct fsp_view {
@@ -78,8 +79,11 @@ struct fsp_options {
 	bool wait_probes;
 	bool stack_size_set; /* --stack-size was given */
 	bool verbose;
-	/* record, list: probe maps (--map NAME|FILE[,...] or auto) */
+	/* record, list, report: probe maps (--map NAME|FILE[,...] or auto) */
 	const char *probemaps;
+	/* record, report: --function-feature NAME=FILE:PATTERN,... (funcfeat.h);
+	 * NULL: none given */
+	struct funcfeat *funcfeat;
 	bool list_plugins; /* list --plugins */
 	/* -o: the output of --format (report, diff, record; record with text,
 	 * the default, whose report is for the terminal: the profile file, as
@@ -151,6 +155,7 @@ enum {
 	OPT_STACK_SIZE,
 	OPT_FUNCTION,
 	OPT_TOP_FUNCTIONS,
+	OPT_FUNCTION_FEATURE,
 };
 
 /* The report options (--format, --by, --order, --min-pct, --feature, --comm,
@@ -179,6 +184,19 @@ char *options__format_help(int key, const char *text, void *input);
 int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* --map NAME|FILE[,...] into o->probemaps. */
 int options__probemaps(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* --function-feature NAME=FILE:PATTERN[,...] into o->funcfeat. */
+int options__function_feature(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* The --function-feature entry of record's and report's option tables. */
+#define OPTIONS_FUNCTION_FEATURE                                                                   \
+	{                                                                                          \
+		"function-feature", OPT_FUNCTION_FEATURE, "NAME=FILE:FUNC[,FUNC...]", 0,           \
+			"A feature fn:NAME of every call of these functions of FILE (its base "    \
+			"name in /proc/PID/maps, e.g. libc.so.6; FUNC a name or fnmatch glob), "   \
+			"found on the native stacks at no cost per call; the instance is the "     \
+			"call "                                                                    \
+			"site (repeatable; record: implies --stacks; docs/function-features.md)",  \
+			0                                                                          \
+	}
 /* -o FILE, or record's --json FILE (option: "--json": into o->profile_path). */
 int options__output(struct argp_state *state, struct fsp_options *o, const char *option,
 		    const char *arg);

@@ -8,7 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "funcfeat_apply.h"
 #include "log.h"
+#include "native.h"
 #include "outfile.h"
 #include "profile_file.h"
 #include "profile_io.h"
@@ -21,6 +23,30 @@ struct profile *profile_file__load(const char *path)
 	if (!p)
 		log__err("%s", msg);
 	return p;
+}
+
+int profile_file__apply_rules(struct profile *p, const struct funcfeat *extra)
+{
+	const char *recorded = profile__meta(p)->function_features;
+	struct funcfeat *ff = funcfeat__new();
+	char msg[512];
+	int err = ff ? 0 : -ENOMEM;
+
+	if (!err && recorded && funcfeat__parse(ff, recorded, msg, sizeof(msg))) {
+		log__err("the profile's function features: %s", msg);
+		err = -EINVAL;
+	}
+	if (!err)
+		err = funcfeat__merge(ff, extra);
+	if (!err && funcfeat__nr(ff) && !profile__nr_native_samples(p))
+		log__info("function features are found on native stacks: this profile has none "
+			  "(record it with --stacks), so nothing is charged to them");
+	if (!err)
+		err = funcfeat__apply(ff, p);
+	if (err == -ENOMEM)
+		log__err("cannot charge the function features: %s", strerror(-err));
+	funcfeat__free(ff);
+	return err;
 }
 
 int profile_file__check(const char *path)

@@ -24,4 +24,13 @@ int profile_file__check(const char *path);
  */
 int profile_file__save(const char *path, const struct profile *p, char *kept, size_t size);
 
+/*
+ * Charges p's function features (funcfeat.h): the rules it was recorded
+ * with (its function_features) and extra's (may be NULL; a feature of both
+ * takes extra's rule). record's report and report both come here: the same
+ * rules give the same numbers. 0 or -errno, said.
+ */
+struct funcfeat;
+int profile_file__apply_rules(struct profile *p, const struct funcfeat *extra);
+
 #endif /* FSP_PROFILE_FILE_H */

@@ -144,7 +144,7 @@ static int check_found(struct session *s, const struct fsp_options *o, int nr, i
 	err = record_targets__check_probemaps(s, o);
 	if (err)
 		return err;
-	if (!with_probes && !o->probemaps) {
+	if (!with_probes && !o->probemaps && !o->funcfeat) {
 		log__err("no fsp USDT probes in %s: its executable and loaded libraries have no "
 			 "fsp:mark_enter/leave probes. Build the code with <fsp/fsp.h> (see "
 			 "man fsp.h), check the PID, or wait for a library it loads later "

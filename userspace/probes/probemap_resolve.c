@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "funcfeat.h"
 #include "log.h"
 #include "probemap_dir.h"
 #include "probemap_resolve.h"
@@ -20,6 +21,11 @@ struct probemap_selection {
 	struct probemap *probemaps[MAX_PROBEMAPS];
 	struct session_probemap selected[MAX_PROBEMAPS];
 	size_t nr;
+	/* the maps with features of probes, for the session: selected[] but
+	 * the maps of function features alone */
+	struct session_probemap probed[MAX_PROBEMAPS];
+	size_t nr_probed;
+	struct funcfeat *rules; /* the selected function features */
 	bool named[MAX_PROBEMAPS]; /* named by --map (else added by auto) */
 	char names[MAX_PROBEMAPS * (PROBEMAP_NAME_LEN + 2)]; /* for messages */
 };
@@ -306,10 +312,20 @@ static int select_features(struct probemap_selection *sel, const char *features)
 	for (size_t i = 0; i < sel->nr; i++) {
 		int n = probemap__select(sel->probemaps[i], features, sel->selected[i].enabled,
 					 NULL);
+		char msg[512];
 
 		if (n < 0)
 			return n;
 		enabled += n;
+		n = probemap__function_rules(sel->probemaps[i], features, sel->rules, msg,
+					     sizeof(msg));
+		if (n < 0) {
+			log__err("%s", msg);
+			return n == -ENOTSUP ? -EINVAL : n;
+		}
+		enabled += n;
+		if (sel->probemaps[i]->nr_features)
+			sel->probed[sel->nr_probed++] = sel->selected[i];
 	}
 	if (!enabled) {
 		if (features && *features)
@@ -332,7 +348,7 @@ struct probemap_selection *probemap_selection__new(const struct probemap_selecti
 	char *list = NULL, *tok, *save = NULL;
 	size_t len = 0;
 
-	*err = sel ? 0 : -ENOMEM;
+	*err = sel && (sel->rules = funcfeat__new()) ? 0 : -ENOMEM;
 	if (*err)
 		goto cleanup;
 	list = strdup(o->list ? o->list : "");
@@ -369,15 +385,21 @@ void probemap_selection__free(struct probemap_selection *sel)
 		return;
 	for (size_t i = 0; i < sel->nr; i++)
 		probemap__free(sel->probemaps[i]);
+	funcfeat__free(sel->rules);
 	free(sel);
 }
 
 const struct session_probemap *probemap_selection__probemaps(const struct probemap_selection *sel)
 {
-	return sel->selected;
+	return sel->probed;
 }
 
 size_t probemap_selection__nr(const struct probemap_selection *sel)
 {
-	return sel->nr;
+	return sel->nr_probed;
+}
+
+const struct funcfeat *probemap_selection__rules(const struct probemap_selection *sel)
+{
+	return sel ? sel->rules : NULL;
 }

@@ -31,7 +31,12 @@ struct probemap_selection *probemap_selection__new(const struct probemap_selecti
 						   int *err);
 void probemap_selection__free(struct probemap_selection *sel); /* NULL-safe */
 
+/* The maps with features of probes (a map of function features alone has
+ * nothing to attach), as the session takes them. */
 const struct session_probemap *probemap_selection__probemaps(const struct probemap_selection *sel);
 size_t probemap_selection__nr(const struct probemap_selection *sel);
+/* The function features of the maps (funcfeat.h): never NULL for a selection. */
+struct funcfeat;
+const struct funcfeat *probemap_selection__rules(const struct probemap_selection *sel);
 
 #endif /* FSP_PROBEMAP_RESOLVE_H */

@@ -48,6 +48,8 @@ struct sentry {
 	uint32_t pid, tid;
 	uint64_t key;
 	size_t frames; /* first frame in the pool */
+	size_t marks; /* first mark position in mpool */
+	uint32_t nr_marks;
 	uint32_t depth, nr_kernel;
 	uint8_t method, flags;
 	uint64_t count;
@@ -79,6 +81,8 @@ struct stacks {
 	struct hashmap entry_ids; /* (hash of the stack, pid << 32 | tid) -> index */
 	struct sframe *pool;
 	size_t nr_pool, cap_pool;
+	uint16_t *mpool; /* the entries' mark positions */
+	size_t nr_mpool, cap_mpool;
 	struct stacks_stats stats;
 	int32_t *by_profile_module; /* profile module index -> ours (-1) */
 	size_t nr_by_profile;
@@ -89,6 +93,10 @@ struct sbuild {
 	struct sframe f[MAX_FRAMES];
 	uint32_t depth, nr_kernel;
 	uint8_t method, flags;
+	/* the native frame (index in f) that entered each mark of the
+	 * record's mark stack (profile_native_stack.mark_pos) */
+	uint16_t mark_pos[FSP_MAX_DEPTH];
+	uint32_t nr_marks;
 };
 
 static double thread_cpu_s(void)
@@ -192,10 +200,36 @@ static size_t fp_valid(struct uproc *p, const struct fsp_native_rec *r, size_t n
 	return i;
 }
 
+/*
+ * Where each mark of r's mark stack was entered among the user frames the
+ * DWARF unwinding found (sps: each frame's stack pointer, leaf first): the
+ * frame whose extent [sps[i], sps[i + 1]) holds the mark's stack pointer.
+ * A mark beyond the frames of a truncated stack, or a frame without a known
+ * stack pointer on the way, is PROFILE_MARK_BELOW.
+ */
+static void mark_places(const struct fsp_native_rec *r, const uint64_t *sps, size_t n,
+			bool complete, struct sbuild *b)
+{
+	uint32_t nm = r->marks.n < FSP_MAX_DEPTH ? r->marks.n : FSP_MAX_DEPTH;
+
+	b->nr_marks = nm;
+	for (uint32_t j = 0; j < nm; j++) {
+		uint64_t s = r->marks.sp[j];
+		size_t k = 0;
+
+		while (k + 1 < n && sps[k + 1] && sps[k + 1] <= s)
+			k++;
+		if (!n || !sps[k] || (k + 1 == n && !complete) || (k + 1 < n && !sps[k + 1]))
+			b->mark_pos[j] = PROFILE_MARK_BELOW;
+		else
+			b->mark_pos[j] = (uint16_t)(b->nr_kernel + k);
+	}
+}
+
 static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_native_rec *r,
 			struct sbuild *b)
 {
-	uint64_t pcs[STACKS_MAX_USER];
+	uint64_t pcs[STACKS_MAX_USER], sps[STACKS_MAX_USER];
 	bool act[STACKS_MAX_USER], complete;
 	struct uaddr leaf;
 	size_t nfp = r->user_len / sizeof(r->ustack[0]), fp, dw;
@@ -206,15 +240,16 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 	 * dlopen()) before the unwinder looks for its CFI. */
 	uproc__addr(p, r->regs[16], true, &leaf);
 	fp = fp_valid(p, r, nfp);
-	dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
+	dw = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
 	/* It stopped in a file mapped since the mappings were read (the first
 	 * sample was taken while ld.so was still mapping the libraries): read
 	 * them again and unwind again. */
 	if (dw && !complete && uproc__reload(p, pcs[dw - 1] - !act[dw - 1]))
-		dw = uproc__dwarf(p, r, pcs, act, STACKS_MAX_USER, &complete);
+		dw = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
 	if (dw && (complete || dw >= fp)) {
 		b->method = PROFILE_UNWIND_DWARF;
 		b->flags = complete ? 0 : PROFILE_NATIVE_TRUNCATED;
+		mark_places(r, sps, dw, complete, b);
 		for (size_t i = 0; i < dw; i++)
 			b->f[b->depth++] = user_frame(st, p, r->tgid, pcs[i], act[i], true);
 		st->stats.dwarf++;
@@ -241,6 +276,7 @@ static uint64_t build_hash(const struct sbuild *b, uint64_t key)
 	uint32_t hdr[3] = {b->nr_kernel, b->method, b->flags};
 
 	h = fsp_fnv1a(hdr, sizeof(hdr), h);
+	h = fsp_fnv1a(b->mark_pos, b->nr_marks * sizeof(b->mark_pos[0]), h);
 	for (uint32_t i = 0; i < b->depth; i++) {
 		h = fsp_fnv1a(&b->f[i].module, sizeof(b->f[i].module), h);
 		h = fsp_fnv1a(&b->f[i].addr, sizeof(b->f[i].addr), h);
@@ -254,7 +290,8 @@ static bool same_entry(const struct stacks *st, const struct sentry *e, const st
 	const struct sframe *f = &st->pool[e->frames];
 
 	if (e->key != key || e->depth != b->depth || e->nr_kernel != b->nr_kernel ||
-	    e->method != b->method || e->flags != b->flags)
+	    e->method != b->method || e->flags != b->flags || e->nr_marks != b->nr_marks ||
+	    memcmp(&st->mpool[e->marks], b->mark_pos, b->nr_marks * sizeof(b->mark_pos[0])))
 		return false;
 	for (uint32_t i = 0; i < b->depth; i++)
 		if (f[i].module != b->f[i].module || f[i].addr != b->f[i].addr)
@@ -280,7 +317,10 @@ static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
 	}
 	if (fsp_grow((void **)&st->entries, &st->cap_entries, st->nr_entries + 1,
 		     sizeof(*st->entries)) ||
-	    fsp_grow((void **)&st->pool, &st->cap_pool, st->nr_pool + b->depth, sizeof(*st->pool)))
+	    fsp_grow((void **)&st->pool, &st->cap_pool, st->nr_pool + b->depth,
+		     sizeof(*st->pool)) ||
+	    fsp_grow((void **)&st->mpool, &st->cap_mpool, st->nr_mpool + b->nr_marks + 1,
+		     sizeof(*st->mpool)))
 		return -ENOMEM;
 	if (hashmap__find_or_insert(&st->entry_ids, a, id, st->nr_entries, NULL) < 0)
 		return -ENOMEM;
@@ -293,9 +333,13 @@ static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
 			     .nr_kernel = b->nr_kernel,
 			     .method = b->method,
 			     .flags = b->flags,
+			     .marks = st->nr_mpool,
+			     .nr_marks = b->nr_marks,
 			     .count = 1};
 	memcpy(&st->pool[st->nr_pool], b->f, b->depth * sizeof(*b->f));
 	st->nr_pool += b->depth;
+	memcpy(&st->mpool[st->nr_mpool], b->mark_pos, b->nr_marks * sizeof(b->mark_pos[0]));
+	st->nr_mpool += b->nr_marks;
 	return 0;
 }
 
@@ -446,7 +490,10 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 						  .depth = e->depth,
 						  .nr_kernel = e->nr_kernel,
 						  .method = e->method,
-						  .flags = e->flags};
+						  .flags = e->flags,
+						  .mark_pos =
+							  e->nr_marks ? &st->mpool[e->marks] : NULL,
+						  .nr_marks = e->nr_marks};
 		int idx = 0;
 
 		for (uint32_t j = 0; j < e->depth && idx >= 0; j++) {
@@ -551,6 +598,7 @@ void stacks__free(struct stacks *st)
 	free(st->entries);
 	hashmap__fini(&st->entry_ids);
 	free(st->pool);
+	free(st->mpool);
 	free(st->by_profile_module);
 	free(st);
 }

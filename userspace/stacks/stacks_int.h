@@ -54,12 +54,13 @@ void unwinder__forget(struct unwinder *u, pid_t pid);
 const char *uproc__root(const struct uproc *p);
 
 /*
- * DWARF (CFI) unwinding of rec's user stack: pcs[] leaf first, activation
- * frames (the leaf, a signal's interrupted frame) flagged in act[]. Returns
- * the depth; *complete says whether it reached the thread's outermost frame.
+ * DWARF (CFI) unwinding of rec's user stack: pcs[] leaf first, each frame's
+ * stack pointer in sps[] (0: not known), activation frames (the leaf, a
+ * signal's interrupted frame) flagged in act[]. Returns the depth; *complete
+ * says whether it reached the thread's outermost frame.
  */
-size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, bool *act,
-		    size_t max, bool *complete);
+size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, uint64_t *sps,
+		    bool *act, size_t max, bool *complete);
 
 /* The module and ELF address of runtime address pc: a module (a file
  * mapped executable) whose file could be opened and whose executable

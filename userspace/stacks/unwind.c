@@ -79,6 +79,7 @@ struct uproc {
 	const struct fsp_native_rec *rec;
 	/* frames of the unwinding under way */
 	uint64_t *pcs;
+	uint64_t *sps; /* each frame's stack pointer (rsp), 0: not known */
 	bool *act;
 	size_t n, max;
 };
@@ -478,12 +479,16 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return -1; /* depth limit: truncated */
 	p->pcs[p->n] = pc;
 	p->act[p->n] = act;
+	/* rsp (DWARF register 7): the leaf's, then each caller's, the CFA of
+	 * the frame it called; where the marks of the frame were entered */
+	if (dwfl_frame_reg(state, 7, &p->sps[p->n]))
+		p->sps[p->n] = 0;
 	p->n++;
 	return DWARF_CB_OK;
 }
 
-size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, bool *act,
-		    size_t max, bool *complete)
+size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, uint64_t *sps,
+		    bool *act, size_t max, bool *complete)
 {
 	int ret;
 
@@ -497,6 +502,7 @@ size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t 
 	}
 	p->rec = rec;
 	p->pcs = pcs;
+	p->sps = sps;
 	p->act = act;
 	p->n = 0;
 	p->max = max;

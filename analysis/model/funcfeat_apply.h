@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Function features (funcfeat.h) applied to a profile: each native sample's
+ * *merged stack* — its mark frames and its native frames, a function
+ * feature's frames made marks and antimarks of it — becomes a mark stack of
+ * the profile, so that every view charges it by the one rule (charges.h).
+ * docs/function-features.md.
+ */
+#ifndef FSP_ANALYSIS_FUNCFEAT_APPLY_H
+#define FSP_ANALYSIS_FUNCFEAT_APPLY_H
+
+#include "funcfeat.h"
+#include "profile.h"
+
+/*
+ * Applies the rules to p's native samples: each native sample whose merged
+ * stack has a function-feature frame moves, with its core samples, to that
+ * merged stack (a new mark stack of its process). Core samples without a
+ * native stack are left as they are. Also records the rules in p's metadata
+ * (function_features). 0 or -errno.
+ */
+int funcfeat__apply(const struct funcfeat *ff, struct profile *p);
+
+#endif /* FSP_ANALYSIS_FUNCFEAT_APPLY_H */

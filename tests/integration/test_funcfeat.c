@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Function features (docs/function-features.md) on real processes, against
+ * the truth wl_funcfeat measures itself (CLOCK_THREAD_CPUTIME_ID around each
+ * call): every feature's and call site's share of all samples within
+ * max(2 pp, 4 sigma) (itest_tolerance), the ambiguous time at the
+ * comparator's clock reads included.
+ *
+ *   shares_fp, shares_nofp  wl_funcfeat with and without frame pointers,
+ *                  the features of a probe map written here (libc's
+ *                  snprintf as fmt; qsort as sort with the comparator as
+ *                  antimark, and as sortall without) and of
+ *                  --function-feature (a function of libwl_native.so):
+ *                  - each feature and call site against its truth;
+ *                  - sort against qsort's time less the comparator's, and
+ *                    rejected against qsort's whole time (the antimark is
+ *                    what makes the difference);
+ *                  - nesting both ways: the samples of the marked feature
+ *                    phase that are also fmt's against the snprintf loop
+ *                    inside phase; every sample of the comparator's mark
+ *                    also sortall's and never sort's;
+ *                  - marks placed by stack pointer among native frames:
+ *                    the comparator's mark is of the name of a function
+ *                    feature (inner: qsort, the comparator its antimark)
+ *                    and charges it, being above the comparator's frame
+ *   map_libc       the shipped libc map on the same workload: output (snprintf)
+ *                  and sorting (qsort, its comparator an antimark as a
+ *                  function of another file) against the truth; the live
+ *                  view (--interval) shows them too
+ *   no_probes      -p on dd, which has no probe or mark: accepted with a
+ *                  function feature alone (libc's read and write), charged
+ *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
+ *                  is record's own report, line for line; a profile recorded
+ *                  with --stacks alone, given the same rules by report --map
+ *                  and --function-feature, charges them as the truth says
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itest.h"
+#include "attrib.h"
+#include "charges.h"
+#include "funcfeat_apply.h"
+#include "probemap.h"
+#include "profile.h"
+
+#define FF_MS "1500"
+
+static const char map_text[] = "map m\n"
+			       "description function features of wl_funcfeat\n"
+			       "feature fmt\n"
+			       "\tfunction libc.so.6:*snprintf\n"
+			       "feature sort\n"
+			       "\tfunction libc.so.6:*qsort*\n"
+			       "\tantimark wl_funcfeat*:cmp_slow\n"
+			       "feature sortall\n"
+			       "\tfunction libc.so.6:*qsort*\n"
+			       "feature inner\n"
+			       "\tfunction libc.so.6:*qsort*\n"
+			       "\tantimark wl_funcfeat*:cmp_slow\n";
+
+#define LIB_RULE "lib=libwl_native.so:wl_native_lib_spin"
+
+static const char *write_map(void)
+{
+	const char *path = itest_tmp("m.map");
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(map_text, f);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* fsp-bpf -F ITEST_HZ [rules] --json JSON -- WORKLOAD TRUTH FF_MS: its stdout
+ * (record's text report). */
+static char *record(const char *workload, bool rules, const char *json, const char *truth)
+{
+	char *argv[20] = {NULL, "-F", ITEST_HZ, "--json", (char *)json};
+	int argc = 5;
+	struct itest_proc p;
+	char *out;
+
+	if (rules) {
+		argv[argc++] = "--map";
+		argv[argc++] = (char *)write_map();
+		argv[argc++] = "--function-feature";
+		argv[argc++] = LIB_RULE;
+	} else {
+		argv[argc++] = "--stacks";
+	}
+	argv[argc++] = "--";
+	argv[argc++] = (char *)workload;
+	argv[argc++] = (char *)truth;
+	argv[argc++] = FF_MS;
+	argv[argc] = NULL;
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	if (rules) /* said once: the rules need native stacks */
+		assert_non_null(strstr(p.err, "recording with --stacks"));
+	out = p.out;
+	free(p.err);
+	return out;
+}
+
+/* The saved profile with its function features charged, as report does. */
+static struct profile *load_charged(const char *json, const struct funcfeat *extra)
+{
+	struct profile *p = itest_profile_load(json);
+	struct funcfeat *ff = funcfeat__new();
+	const char *text = profile__meta(p)->function_features;
+	char err[256];
+
+	assert_non_null(ff);
+	if (text)
+		assert_int_equal(funcfeat__parse(ff, text, err, sizeof(err)), 0);
+	assert_int_equal(funcfeat__merge(ff, extra), 0);
+	assert_int_equal(funcfeat__apply(ff, p), 0);
+	funcfeat__free(ff);
+	return p;
+}
+
+/* Samples charged to both features a (instance ia, NULL: any) and b. */
+static uint64_t both_inst(const struct profile *p, const char *a, const char *ia, const char *b)
+{
+	struct charges c;
+	struct profile_sample s;
+	uint64_t n = 0;
+
+	assert_int_equal(charges__init(&c, p), 0);
+	for (size_t i = 0; i < profile__nr_samples(p); i++) {
+		const struct charge *ch;
+		bool ha = false, hb = false;
+		size_t k;
+
+		assert_int_equal(profile__sample(p, i, &s), 0);
+		ch = charges__of(&c, s.stack, &k);
+		for (size_t j = 0; j < k; j++) {
+			ha |= !strcmp(ch[j].feature, a) && (!ia || !strcmp(ch[j].instance, ia));
+			hb |= !strcmp(ch[j].feature, b);
+		}
+		if (ha && hb)
+			n += s.count;
+	}
+	charges__fini(&c);
+	return n;
+}
+
+static uint64_t both(const struct profile *p, const char *a, const char *b)
+{
+	return both_inst(p, a, NULL, b);
+}
+
+static uint64_t feature_samples(const struct attrib *a, const char *name)
+{
+	const struct attrib_feature *f = itest_find_feature(a, name);
+
+	return f ? f->samples : 0;
+}
+
+static uint64_t site_samples(const struct attrib *a, const char *f, const struct itest_truth *t,
+			     const char *key)
+{
+	return itest_instance(a, f, itest_truth_str(t, "%s", key))->samples;
+}
+
+/* Every share of a charged profile against the truth. */
+static bool check_truth(const struct profile *p, const struct itest_truth *t, const char *workload)
+{
+	struct attrib *a = attrib__compute(p, NULL);
+	uint64_t n = attrib__total_samples(a), phase_fmt, cm;
+	double C = (double)itest_truth_u64(t, "cpu_total_ns"), w = ITEST_EXIT_NS / C, sortall;
+	bool ok = true;
+
+	assert_non_null(a);
+	/* 1.5 s at ~2 kHz: fewer would make the tolerances meaningless */
+	assert_true(n >= 2000);
+	ok &= itest_truth_share_ok("m:fmt", feature_samples(a, "m:fmt"), n, t, "fmt", C, w);
+	ok &= itest_truth_share_ok("  site fmt_a", site_samples(a, "m:fmt", t, "site.fmt_a"), n, t,
+				   "fmt_a", C, w);
+	ok &= itest_truth_share_ok("  site fmt_b", site_samples(a, "m:fmt", t, "site.fmt_b"), n, t,
+				   "fmt_b", C, w);
+	ok &= itest_truth_share_ok("m:sort", feature_samples(a, "m:sort"), n, t, "sort", C, w);
+	ok &= itest_truth_share_ok("  site sort", site_samples(a, "m:sort", t, "site.sort"), n, t,
+				   "sort", C, w);
+	sortall = (double)itest_truth_u64(t, "sortall.ns") / C;
+	ok &= itest_share_rejects("m:sort without its antimark", feature_samples(a, "m:sort"), n,
+				  sortall, w);
+	ok &= itest_truth_share_ok("m:sortall", feature_samples(a, "m:sortall"), n, t, "sortall", C,
+				   w);
+	ok &= itest_truth_share_ok("fn:lib", feature_samples(a, "fn:lib"), n, t, "lib", C, w);
+	ok &= itest_truth_share_ok("  site lib", site_samples(a, "fn:lib", t, "site.lib"), n, t,
+				   "lib", C, w);
+	ok &= itest_truth_share_ok("phase (marked)", feature_samples(a, "phase"), n, t, "phase", C,
+				   w);
+	/* a function feature inside a marked one: both charged */
+	phase_fmt = both(p, "phase", "m:fmt");
+	ok &= itest_truth_share_ok("phase and m:fmt", phase_fmt, n, t, "fmt_a", C, w);
+	/* a marked feature inside a function feature, under its antimark:
+	 * the comparator's mark "m:inner" (instance "spin"), of the name of
+	 * the function feature m:inner (qsort; cmp_slow its antimark),
+	 * charges it only if it is placed above the comparator's frame, by
+	 * its stack pointer; and it is always inside m:sortall, never m:sort.
+	 * (The ABI v1 build has no mark there: it would trap at every call.) */
+	if (itest_abi_v1() && strstr(workload, "workloads-v1/")) {
+		attrib__free(a);
+		return ok;
+	}
+	cm = itest_instance(a, "m:inner", "spin")->samples;
+	printf("  m:inner/spin: %llu samples, %llu also m:sortall, %llu also m:sort\n",
+	       (unsigned long long)cm,
+	       (unsigned long long)both_inst(p, "m:inner", "spin", "m:sortall"),
+	       (unsigned long long)both_inst(p, "m:inner", "spin", "m:sort"));
+	assert_true(cm >= 100);
+	ok &= itest_share_ok("m:inner/spin also m:sortall",
+			     both_inst(p, "m:inner", "spin", "m:sortall"), cm, 1.0, 0);
+	ok &= both_inst(p, "m:inner", "spin", "m:sort") == 0;
+	attrib__free(a);
+	return ok;
+}
+
+static void check_shares(const char *workload)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct itest_truth *t;
+	struct profile *p;
+	char *out;
+
+	out = record(workload, true, json, truth_path);
+	t = itest_truth_load(truth_path);
+	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
+	p = load_charged(json, NULL);
+	printf("  %s:\n", workload);
+	ITEST_ASSERT_OK(check_truth(p, t, workload));
+	/* the live report shows them */
+	assert_non_null(strstr(out, "m:sortall accounts for"));
+	assert_non_null(strstr(out, itest_truth_str(t, "site.lib")));
+	assert_int_equal(profile__diag(p, DIAG_NATIVE_FAILED), 0);
+	profile__free(p);
+	itest_truth_free(t);
+	free(out);
+}
+
+static void test_shares_fp(void **state)
+{
+	(void)state;
+	check_shares(itest_workload("wl_funcfeat"));
+}
+
+/* Without frame pointers (as Debian builds): the probe ABI v2 build under
+ * either ABI's run (there is no ABI v1 build of it). */
+static void test_shares_nofp(void **state)
+{
+	const char *out = getenv("FSP_OUT");
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/workloads/wl_funcfeat_nofp", out ? out : ".output");
+	check_shares(path);
+}
+
+/* `fsp-bpf report FILE ARGS...`: its stdout. */
+static char *report(const char *json, const char *a1, const char *a2, const char *a3,
+		    const char *a4)
+{
+	char *argv[] = {NULL, "report", (char *)a1, (char *)a2, (char *)a3, (char *)a4, NULL, NULL};
+	struct itest_proc p;
+	int i = 2;
+
+	while (argv[i])
+		i++;
+	argv[i] = (char *)json;
+	itest_run_fspv(&p, "report", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	free(p.err);
+	return p.out;
+}
+
+static void test_after_the_fact(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	struct funcfeat *ff = funcfeat__new();
+	struct itest_truth *t;
+	struct profile *p;
+	const char *workload = itest_workload("wl_funcfeat");
+	char *live, *after, err[256];
+
+	(void)state;
+	/* the same rules, live and from the file */
+	live = record(workload, true, json, truth_path);
+	after = report(json, NULL, NULL, NULL, NULL);
+	assert_string_equal(live, after);
+	free(live);
+	free(after);
+
+	/* recorded with --stacks alone: the rules given afterwards */
+	live = record(workload, false, json, truth_path);
+	assert_null(strstr(live, "m:sortall"));
+	after = report(json, "--map", write_map(), "--function-feature", LIB_RULE);
+	assert_non_null(strstr(after, "m:sortall accounts for"));
+	assert_non_null(strstr(after, "fn:lib accounts for"));
+	t = itest_truth_load(truth_path);
+	assert_int_equal(funcfeat__parse_option(ff, LIB_RULE, err, sizeof(err)), 0);
+	{
+		struct probemap *m;
+
+		assert_int_equal(
+			probemap__parse(map_text, strlen(map_text), "m.map", &m, err, sizeof(err)),
+			0);
+		assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 4);
+		probemap__free(m);
+	}
+	p = load_charged(json, ff);
+	printf("  after the fact:\n");
+	ITEST_ASSERT_OK(check_truth(p, t, workload));
+	profile__free(p);
+	funcfeat__free(ff);
+	itest_truth_free(t);
+	free(live);
+	free(after);
+}
+
+/* The shipped libc map: its output and sorting features (the comparator
+ * its antimark as a function of another file) against the truth. */
+static void test_map_libc(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			"-F",
+			ITEST_HZ,
+			"--json",
+			(char *)json,
+			"--map",
+			"libc",
+			"--interval",
+			"0.5",
+			"--",
+			(char *)itest_workload("wl_funcfeat"),
+			(char *)truth_path,
+			FF_MS,
+			NULL};
+	const char *o;
+	int live = 0;
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+	struct attrib *a;
+	double C, w;
+	bool ok = true;
+
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	/* the live view (--interval) charges them too, before the final report */
+	for (o = proc.out; (o = strstr(o, "libc:output accounts for")); o++)
+		live++;
+	printf("  libc:output in %d reports (live ones and the final)\n", live);
+	assert_true(live >= 2);
+	free(proc.out);
+	free(proc.err);
+	t = itest_truth_load(truth_path);
+	p = load_charged(json, NULL);
+	a = attrib__compute(p, NULL);
+	C = (double)itest_truth_u64(t, "cpu_total_ns");
+	w = ITEST_EXIT_NS / C;
+	ok &= itest_truth_share_ok("libc:output", feature_samples(a, "libc:output"),
+				   attrib__total_samples(a), t, "fmt", C, w);
+	ok &= itest_truth_share_ok("  site fmt_a", site_samples(a, "libc:output", t, "site.fmt_a"),
+				   attrib__total_samples(a), t, "fmt_a", C, w);
+	ok &= itest_truth_share_ok("libc:sorting", feature_samples(a, "libc:sorting"),
+				   attrib__total_samples(a), t, "sort", C, w);
+	ok &= itest_share_rejects("libc:sorting without its antimark",
+				  feature_samples(a, "libc:sorting"), attrib__total_samples(a),
+				  (double)itest_truth_u64(t, "sortall.ns") / C, w);
+	ITEST_ASSERT_OK(ok);
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+/* A running program without any probe or mark (dd), by -p: accepted with a
+ * function feature alone, which is charged its read and write calls (with
+ * 64 KiB blocks most of dd's time, in the kernel under the libc wrappers). */
+static void test_no_probes(void **state)
+{
+	const char *json = itest_tmp("prof.json");
+	char *dd[] = {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=64k", NULL};
+	struct itest_proc p, fsp;
+	struct profile *prof;
+	struct attrib *a;
+	uint64_t n, rw;
+
+	(void)state;
+	itest_spawn(&p, "dd", dd);
+	itest_attach_fsp(&fsp, p.pid, "-F", ITEST_HZ, "-d", "1", "--json", json,
+			 "--function-feature", "rw=libc.so.6:*read,*write", NULL);
+	itest_wait(&fsp, ITEST_TIMEOUT_S);
+	itest_kill(&p);
+	itest_assert_exit(&fsp, 0);
+	prof = load_charged(json, NULL);
+	a = attrib__compute(prof, NULL);
+	n = attrib__total_samples(a);
+	rw = feature_samples(a, "fn:rw");
+	printf("  dd: %llu samples, %llu in fn:rw\n", (unsigned long long)n,
+	       (unsigned long long)rw);
+	assert_true(n >= 500);
+	assert_true(rw * 2 >= n);
+	assert_non_null(strstr(fsp.err, "recording with --stacks"));
+	attrib__free(a);
+	profile__free(prof);
+	free(fsp.out);
+	free(fsp.err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_shares_fp), ITEST(test_shares_nofp), ITEST(test_after_the_fact),
+		ITEST(test_map_libc),  ITEST(test_no_probes),
+	};
+
+	return ITEST_MAIN("funcfeat", tests);
+}
