@@ -216,6 +216,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->kind = kind == KIND_MUTED ? FSP_FRAME_ANTIMARK : kind;
 	f->flags = (kind == KIND_MUTED ? TF_MUTED : 0) | (shadow ? TF_SHADOW : 0);
 	f->sp = fsp;
+	f->call = ++st->calls;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);

@@ -155,16 +155,19 @@ int v2_announce(struct pt_regs *ctx)
 {
 	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
 	__u64 record, tp_offset;
+	__u16 frame_size;
 	__u32 gen;
 
 	if (!admit(true))
 		return 0;
 	if (!spec || usdt_arg(ctx, spec, 0, &record) || usdt_arg(ctx, spec, 1, &tp_offset) ||
-	    bpf_probe_read_user(&gen, sizeof(gen), (void *)(record + FSP_V2_GEN_OFF))) {
+	    bpf_probe_read_user(&gen, sizeof(gen), (void *)(record + FSP_V2_GEN_OFF)) ||
+	    bpf_probe_read_user(&frame_size, sizeof(frame_size),
+				(void *)(record + FSP_V2_FRAME_SIZE_OFF))) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	v2_register(bpf_get_current_pid_tgid() >> 32, record, tp_offset, gen);
+	v2_register(bpf_get_current_pid_tgid() >> 32, record, tp_offset, gen, frame_size);
 	return 0;
 }
 

@@ -361,6 +361,9 @@ struct fsp_native_rec {
 #define FSP_V2_MAX_DSOS 8 /* records of one process the sampler reads */
 #define FSP_V2_DEPTH 64 /* frames of one stack, as usdt/fsp_abi_v2.h FSP_V2_DEPTH */
 #define FSP_V2_HEADER 64 /* bytes before the frames, as offsetof(struct fsp_v2_stack, f) */
+#define FSP_V2_FRAME 40 /* bytes of a frame, sizeof(struct fsp_v2_frame), with its call number */
+#define FSP_V2_FRAME_OLD 32 /* of a frame of headers before call numbers: none known */
+#define FSP_V2_FRAME_SIZE_OFF 38 /* offsetof(struct fsp_v2_record, frame_size) */
 #define FSP_V2_STACK_MAGIC 0x53505346u /* "FSPS" */
 #define FSP_V2_RECORD_MAGIC 0x32505346u /* "FSP2" */
 #define FSP_V2_GEN_OFF 12 /* offsetof(struct fsp_v2_record, gen) */
@@ -369,7 +372,7 @@ struct fsp_v2_dso {
 	__u64 record; /* address of the DSO's record in the process */
 	__s64 tp_offset; /* of its TLS pointer, from the thread pointer */
 	__u32 gen; /* the record's gen when registered: stacks of another gen are stale */
-	__u32 pad;
+	__u32 frame_size; /* FSP_V2_FRAME, or FSP_V2_FRAME_OLD (frames without call numbers) */
 };
 
 /* Value of v2_procs, key: tgid. */
