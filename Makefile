@@ -434,6 +434,22 @@ $(OUTPUT)/bench/%: bench/%.c $(FSP_HEADERS) bench/bench_attached.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
 
+# The probe ABI v2 header as it was before call numbers (32-byte frames, no
+# counter): binaries built with it must keep working (bench/v2.sh part A
+# compares the pair cost, test_calls the profile of such a binary).
+FRAME32_DIR := $(OUTPUT)/frame32
+$(FRAME32_DIR)/fsp.h: $(FSP_HEADERS) scripts/frame32.sed
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp usdt/fsp.h usdt/fsp_abi_v1.h $(@D)/
+	$(Q)sed -f scripts/frame32.sed usdt/fsp_abi_v2.h > $(@D)/fsp_abi_v2.h
+	$(Q)! grep -qE 'calls?;|, 40, 64' $(@D)/fsp_abi_v2.h || { echo "frame32.sed left a call number" >&2; exit 1; }
+
+$(OUTPUT)/bench/frame32/%: bench/%.c $(FRAME32_DIR)/fsp.h bench/bench_attached.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(subst -Iusdt,-I$(FRAME32_DIR),$(PROBE_CFLAGS)) -Ibench $< -o $@ -lm
+
 $(OUTPUT)/bench/v1/%: bench/%.c $(FSP_HEADERS) bench/bench_attached.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
@@ -572,7 +588,7 @@ demo: deps-build
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
 bench: deps-bench
-bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(BENCH_TOOLS) examples workloads
+bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(OUTPUT)/bench/frame32/probe_cost $(BENCH_TOOLS) examples workloads
 bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
 	$(Q)bench/run.sh
 	$(Q)bench/v2.sh

@@ -369,6 +369,64 @@ static __always_inline bool live_stack_send_payloads(const struct live_stack *ls
 	return !bpf_ringbuf_output(&payload_rb, r, size, flags);
 }
 
+/* ---- call numbers (record --calls) ------------------------------------------------------ */
+
+struct calls_ctx {
+	const struct live_stack *ls;
+	struct fsp_call_rec *r;
+	__u32 n;
+};
+
+/* bpf_loop callback: the call number of the live stack's frame i, in the
+ * order of its stored frames (as payload_cb). */
+static long calls_cb(__u64 i, void *data)
+{
+	struct calls_ctx *c = data;
+	const struct live_stack *ls = c->ls;
+	__u64 v;
+
+	if (i >= FSP_MAX_DEPTH || c->n >= FSP_MAX_DEPTH)
+		return 1;
+	if (ls->src == SRC_V1) {
+		const struct tframe *f;
+
+		if (!ls->st)
+			return 1;
+		f = &ls->st->f[slot(i)];
+		if (f->flags & TF_UNSAMPLED)
+			return 0;
+		v = f->call;
+	} else if (!ls->buf) {
+		return 1;
+	} else if (ls->src == SRC_MERGED) {
+		v = ls->buf->call[slot(i)];
+	} else {
+		v = ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)].call;
+	}
+	c->r->call[slot(c->n)] = v;
+	c->n++;
+	return 0;
+}
+
+/* Writes the live stack's call numbers to the sampler's call record
+ * (SCRATCH_CALLS), which the sampler sends once it knows the hash counted. */
+static __always_inline void live_stack_note_calls(const struct live_stack *ls, __u32 tgid,
+						  __u32 tid)
+{
+	struct calls_ctx c = {.ls = ls, .r = scratch_get(SCRATCH_CALLS), .n = unknown_zero()};
+
+	if (!c.r)
+		return;
+	c.r->tgid = tgid;
+	c.r->tid = tid;
+	c.r->depth = 0;
+	if (ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
+	    (ls->src != SRC_V1 && !ls->buf))
+		return;
+	bpf_loop(ls->depth, calls_cb, &c, 0);
+	c.r->depth = c.n;
+}
+
 /* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
 
 /* What live_stack_take() found. */
@@ -409,6 +467,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 		out->payload = 1;
 		live_stack_send_payloads(&ls, task->tgid, task->pid, ls.hash);
 	}
+	if (calls_enabled && user == SCRATCH_SAMPLE)
+		live_stack_note_calls(&ls, task->tgid, task->pid);
 	return 0;
 }
 

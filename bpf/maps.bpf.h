@@ -273,6 +273,13 @@ struct {
 	__uint(max_entries, FSP_PAYLOAD_RB_SIZE);
 } payload_rb SEC(".maps");
 
+/* record --calls: the call numbers of each sample (struct fsp_call_rec);
+ * userspace shrinks it to a page without --calls. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FSP_CALLS_RB_SIZE);
+} calls_rb SEC(".maps");
+
 /* The event view: (tgid, feature, instance) -> slot of mark_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -316,6 +323,7 @@ struct label_buf {
 union scratch {
 	struct parked parked;
 	struct fsp_payload_rec payload;
+	struct fsp_call_rec call;
 	struct fsp_stack stack;
 	struct fsp_label label;
 	struct label_buf lb;
@@ -333,6 +341,7 @@ enum scratch_user {
 	SCRATCH_PAYLOAD, /* the sampler's payload record (send_payloads) */
 	SCRATCH_LABEL_SAMPLE, /* labels of ABI v2 frames (v2_copy_labels), per context */
 	SCRATCH_LABEL_SWITCH,
+	SCRATCH_CALLS, /* the sampler's call record (live_stack_note_calls) */
 	SCRATCH__COUNT,
 };
 

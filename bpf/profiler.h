@@ -64,6 +64,7 @@ enum fsp_stat {
 	FSP_STAT_NATIVE_LOST, /* --stacks: native stack records lost, their ring buffer full */
 	FSP_STAT_V2_UNREADABLE, /* samples with an ABI v2 mark stack that could not be read */
 	FSP_STAT_V2_DSO_DROPS, /* ABI v2 records not registered: a process has too many */
+	FSP_STAT_CALLS_LOST, /* record --calls: call records lost, their ring buffer full */
 	FSP_STAT__COUNT,
 };
 
@@ -102,6 +103,25 @@ struct fsp_payload_rec {
 };
 
 #define FSP_PAYLOAD_RB_SIZE (1024 * 1024)
+
+/*
+ * record --calls (the slow-call view): each sample's call numbers, one per
+ * frame of its stored stack, bottom first (0: not known, a frame of a binary
+ * built before call numbers or a charged frame), with the time it was taken,
+ * through the calls_rb ring buffer. Userspace joins the samples to their calls
+ * (userspace/session/calls.c): a call is (thread, frame's call number).
+ */
+struct fsp_call_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 hash; /* the stack's, as counted */
+	__u64 time_ns; /* bpf_ktime_get_ns() */
+	__u64 depth;
+	__u64 call[FSP_MAX_DEPTH];
+};
+
+#define FSP_CALLS_RB_SIZE (1024 * 1024)
+#define FSP_CALL_REC_HEAD 32 /* offsetof(struct fsp_call_rec, call) */
 
 /* Key of the counts map: samples of one thread with one mark stack. */
 struct fsp_count_key {
