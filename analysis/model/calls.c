@@ -59,8 +59,8 @@ static struct call_rec *call_find(struct calls *c, uint32_t pid, uint32_t tid, u
 	struct call_rec *r;
 	int ret;
 
-	if (hashmap__find(&c->index, a, b, &at) == 1 && at < c->nr &&
-	    c->recs[at].id == id && !strcmp(c->recs[at].feature, ch->feature))
+	if (hashmap__find(&c->index, a, b, &at) == 1 && at < c->nr && c->recs[at].id == id &&
+	    !strcmp(c->recs[at].feature, ch->feature))
 		return &c->recs[at];
 	if (c->nr >= c->max)
 		return NULL;

@@ -18,8 +18,14 @@
 
 static const char F[] = "F", G[] = "G", A[] = "a", B[] = "b";
 
-#define MK(f, i) {.feature = (f), .instance = (i), .kind = PROFILE_MARK}
-#define AM(f) {.feature = (f), .kind = PROFILE_ANTIMARK}
+#define MK(f, i)                                                                                   \
+	{                                                                                          \
+		.feature = (f), .instance = (i), .kind = PROFILE_MARK                              \
+	}
+#define AM(f)                                                                                      \
+	{                                                                                          \
+		.feature = (f), .kind = PROFILE_ANTIMARK                                           \
+	}
 
 /* The call (pid 1, tid, feature, id), or NULL. */
 static const struct call_rec *find(const struct calls *c, uint32_t tid, const char *f, uint64_t id)

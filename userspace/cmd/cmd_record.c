@@ -25,6 +25,7 @@
 #include "profiler.h"
 #include "profile.h"
 #include "profile_io.h"
+#include "record_calls.h"
 #include "record_signals.h"
 #include "record_targets.h"
 #include "render.h"
@@ -256,6 +257,8 @@ static int finish(struct session *s, const struct fsp_options *o, const struct l
 			  "could be charged to features",
 			  c->desc);
 	err = save_and_render(p, o, c->rules);
+	if (!err && o->session.calls && o->view.format == FSP_FMT_TEXT)
+		err = record_calls__report(s, p, stdout);
 	log__phase("reported");
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
@@ -557,6 +560,10 @@ static const struct argp_option record_options[] = {
 	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
 	 "(sched_switch)",
 	 0},
+	{"calls", OPT_CALLS, NULL, 0,
+	 "Also join every sample to the call of each feature it charges (the slow-call view, "
+	 "issue 30): after the report, each feature's calls and the longest of them",
+	 0},
 	{"stacks", OPT_STACKS, "user|kernel|all", OPTION_ARG_OPTIONAL,
 	 "Also record the native call stack of every on-CPU sample (default: user): unwound "
 	 "from DWARF CFI over a copy of the top of the user stack, or by frame pointers, and "
@@ -781,6 +788,9 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_OFFCPU:
 		o->session.offcpu = true;
+		return 0;
+	case OPT_CALLS:
+		o->session.calls = true;
 		return 0;
 	case OPT_STACKS:
 		return parse_stacks(state, o, arg);

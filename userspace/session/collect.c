@@ -750,3 +750,14 @@ int session__collect(struct session *s, struct profile *p)
 	s->collected = true;
 	return 0;
 }
+
+int session__calls(const struct session *s, const struct profile *p, struct calls *out,
+		   uint64_t *lost)
+{
+	uint64_t unjoined = 0;
+	int err = callrecs__join(s->callrecs, p, out, &unjoined);
+
+	*lost = unjoined + callrecs__dropped(s->callrecs) +
+		stat_sum((struct session *)s, FSP_STAT_CALLS_LOST);
+	return err;
+}

@@ -217,6 +217,9 @@ int loader__load(struct session *s)
 	/* The scheduler hook costs every context switch of the machine: only
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
+	/* record --calls: a call record per sample; else the ring is a page. */
+	skel->rodata->calls_enabled = o->calls;
+	bpf_map__set_max_entries(skel->maps.calls_rb, o->calls ? FSP_CALLS_RB_SIZE : 4096);
 	if (o->offcpu) {
 		__u32 slots = offcpu_slots(o->system_wide);
 

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * record --calls: which call of each feature every sample fell in
+ * (analysis/model/calls.c), summarised after the report: per feature, the
+ * calls its samples fell in and the slowest of them, with durations estimated
+ * from each call's first and last sample (said so: exact durations from
+ * --events are not joined yet).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "record_calls.h"
+
+#define SLOWEST 5 /* calls listed per feature */
+
+struct by_feature {
+	const char *feature;
+	uint64_t calls;
+	uint64_t samples;
+	const struct call_rec *slow[SLOWEST]; /* slowest first */
+};
+
+/* Keeps r among f's slowest (by estimate). */
+static void note_slow(struct by_feature *f, const struct call_rec *r, uint64_t period)
+{
+	uint64_t d = call_rec__estimate_ns(r, period);
+	int k = SLOWEST - 1;
+
+	if (f->slow[k] && call_rec__estimate_ns(f->slow[k], period) >= d)
+		return;
+	while (k > 0 && (!f->slow[k - 1] || call_rec__estimate_ns(f->slow[k - 1], period) < d)) {
+		f->slow[k] = f->slow[k - 1];
+		k--;
+	}
+	f->slow[k] = r;
+}
+
+static struct by_feature *feature_of(struct by_feature **fs, size_t *nr, const char *name)
+{
+	struct by_feature *n;
+
+	for (size_t i = 0; i < *nr; i++)
+		if (!strcmp((*fs)[i].feature, name))
+			return &(*fs)[i];
+	n = realloc(*fs, (*nr + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	*fs = n;
+	n[*nr] = (struct by_feature){.feature = name};
+	return &n[(*nr)++];
+}
+
+static void print_feature(const struct by_feature *f, uint64_t period, FILE *out)
+{
+	fprintf(out, "  %s: %llu calls sampled (%llu samples); the longest:\n", f->feature,
+		(unsigned long long)f->calls, (unsigned long long)f->samples);
+	for (int k = 0; k < SLOWEST && f->slow[k]; k++) {
+		const struct call_rec *r = f->slow[k];
+
+		fprintf(out, "    ~%.3f ms  %s  thread %u call %llu  (%llu samples)\n",
+			call_rec__estimate_ns(r, period) / 1e6, r->instance, r->tid,
+			(unsigned long long)r->id, (unsigned long long)r->samples);
+	}
+}
+
+int record_calls__report(const struct session *s, const struct profile *p, FILE *out)
+{
+	uint64_t period = profile_meta__period_ns(profile__meta(p)), lost = 0;
+	struct calls *c = calls__new(0);
+	struct by_feature *fs = NULL;
+	size_t nr = 0;
+	int err = c ? session__calls(s, p, c, &lost) : -ENOMEM;
+
+	for (size_t i = 0; !err && i < calls__nr(c); i++) {
+		const struct call_rec *r = calls__get(c, i);
+		struct by_feature *f = feature_of(&fs, &nr, r->feature);
+
+		if (!f) {
+			err = -ENOMEM;
+			break;
+		}
+		f->calls++;
+		f->samples += r->samples;
+		note_slow(f, r, period);
+	}
+	if (!err) {
+		fprintf(out, "\nCalls (--calls): durations estimated from each call's first and last "
+			     "sample, plus one period (%.3f ms); calls shorter than a few periods are "
+			     "not measured so\n",
+			period / 1e6);
+		for (size_t i = 0; i < nr; i++)
+			print_feature(&fs[i], period, out);
+		if (!nr)
+			fprintf(out, "  no sample fell in a call\n");
+		if (calls__unknown(c))
+			fprintf(out,
+				"  %llu charged samples have no call number: calls are unknown for "
+				"binaries built with an fsp.h before call numbers (and for ABI v1 "
+				"marks of other threads)\n",
+				(unsigned long long)calls__unknown(c));
+		if (lost || calls__dropped(c))
+			fprintf(out, "  dropped: %llu samples' call records, %llu charged samples of "
+				     "calls beyond the table's bound\n",
+				(unsigned long long)lost, (unsigned long long)calls__dropped(c));
+	}
+	free(fs);
+	calls__free(c);
+	return err;
+}
