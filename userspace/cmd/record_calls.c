@@ -86,9 +86,10 @@ int record_calls__report(const struct session *s, const struct profile *p, FILE 
 		note_slow(f, r, period);
 	}
 	if (!err) {
-		fprintf(out, "\nCalls (--calls): durations estimated from each call's first and last "
-			     "sample, plus one period (%.3f ms); calls shorter than a few periods are "
-			     "not measured so\n",
+		fprintf(out,
+			"\nCalls (--calls): durations estimated from each call's first and last "
+			"sample, plus one period (%.3f ms); calls shorter than a few periods are "
+			"not measured so\n",
 			period / 1e6);
 		for (size_t i = 0; i < nr; i++)
 			print_feature(&fs[i], period, out);
@@ -101,8 +102,9 @@ int record_calls__report(const struct session *s, const struct profile *p, FILE 
 				"marks of other threads)\n",
 				(unsigned long long)calls__unknown(c));
 		if (lost || calls__dropped(c))
-			fprintf(out, "  dropped: %llu samples' call records, %llu charged samples of "
-				     "calls beyond the table's bound\n",
+			fprintf(out,
+				"  dropped: %llu samples' call records, %llu charged samples of "
+				"calls beyond the table's bound\n",
 				(unsigned long long)lost, (unsigned long long)calls__dropped(c));
 	}
 	free(fs);
