@@ -7,11 +7,14 @@
 #include "calls.h"
 #include "charges.h"
 #include "hashmap.h"
+#include "profile_int.h"
+#include "strtab.h"
 #include "util.h"
 
 #define CALLS_DEFAULT_MAX (1u << 20)
 
 struct calls {
+	struct strtab *names; /* features and instances */
 	struct hashmap index; /* (pid << 32 | tid, call number ^ feature) -> rec */
 	struct call_rec *recs;
 	size_t nr, cap, max;
@@ -25,6 +28,11 @@ struct calls *calls__new(size_t max)
 
 	if (!c)
 		return NULL;
+	c->names = strtab__new();
+	if (!c->names) {
+		free(c);
+		return NULL;
+	}
 	c->index = (struct hashmap)HASHMAP_INIT;
 	c->max = max ? max : CALLS_DEFAULT_MAX;
 	return c;
@@ -34,7 +42,10 @@ void calls__free(struct calls *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->nr; i++)
+		free(c->recs[i].stacks);
 	hashmap__fini(&c->index);
+	strtab__free(c->names);
 	free(c->recs);
 	free(c);
 }
@@ -53,14 +64,14 @@ static uint64_t feature_key(const char *feature, uint64_t id)
 /* The record of call id of feature in (pid, tid), made if new; NULL when
  * the table is full (or out of memory: *err). */
 static struct call_rec *call_find(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id,
-				  const struct charge *ch, int *err)
+				  const char *feature, const char *instance, int *err)
 {
-	uint64_t a = (uint64_t)pid << 32 | tid, b = feature_key(ch->feature, id), at;
+	uint64_t a = (uint64_t)pid << 32 | tid, b = feature_key(feature, id), at;
 	struct call_rec *r;
 	int ret;
 
 	if (hashmap__find(&c->index, a, b, &at) == 1 && at < c->nr && c->recs[at].id == id &&
-	    !strcmp(c->recs[at].feature, ch->feature))
+	    !strcmp(c->recs[at].feature, feature))
 		return &c->recs[at];
 	if (c->nr >= c->max)
 		return NULL;
@@ -81,18 +92,47 @@ static struct call_rec *call_find(struct calls *c, uint32_t pid, uint32_t tid, u
 		*err = ret < 0 ? ret : 0;
 		return NULL;
 	}
+	feature = strtab__intern(c->names, feature);
+	instance = strtab__intern(c->names, instance);
+	if (!feature || !instance) {
+		*err = -ENOMEM;
+		return NULL;
+	}
 	r = &c->recs[c->nr++];
 	*r = (struct call_rec){.pid = pid,
 			       .tid = tid,
 			       .id = id,
-			       .feature = ch->feature,
-			       .instance = ch->instance,
+			       .feature = feature,
+			       .instance = instance,
 			       .first_ns = UINT64_MAX};
 	return r;
 }
 
-int calls__add(struct calls *c, uint32_t pid, uint32_t tid, const struct profile_frame *frames,
-	       const uint64_t *ids, size_t depth, uint64_t time_ns, uint64_t count)
+/* count samples more of r with stack `stack`. */
+static int add_stack(struct call_rec *r, size_t stack, uint64_t count)
+{
+	for (size_t k = r->nr_stacks; k-- > 0;) {
+		if (r->stacks[k].stack == stack) {
+			r->stacks[k].count += count;
+			return 0;
+		}
+	}
+	if (r->nr_stacks == r->cap_stacks) {
+		size_t cap = r->cap_stacks ? r->cap_stacks * 2 : 2;
+		struct call_stack *n = realloc(r->stacks, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->stacks = n;
+		r->cap_stacks = cap;
+	}
+	r->stacks[r->nr_stacks++] = (struct call_stack){.stack = stack, .count = count};
+	return 0;
+}
+
+int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+	       const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+	       uint64_t time_ns, uint64_t count)
 {
 	struct charge *ch;
 	size_t n;
@@ -114,12 +154,13 @@ int calls__add(struct calls *c, uint32_t pid, uint32_t tid, const struct profile
 			c->unknown += count;
 			continue;
 		}
-		r = call_find(c, pid, tid, id, &ch[k], &err);
+		r = call_find(c, pid, tid, id, ch[k].feature, ch[k].instance, &err);
 		if (!r) {
 			if (!err)
 				c->dropped += count;
 			continue;
 		}
+		err = add_stack(r, stack, count);
 		r->samples += count;
 		if (time_ns < r->first_ns)
 			r->first_ns = time_ns;
@@ -155,4 +196,52 @@ uint64_t call_rec__estimate_ns(const struct call_rec *r, uint64_t period_ns)
 	if (!r || !r->samples)
 		return 0;
 	return r->last_ns - r->first_ns + period_ns;
+}
+
+int calls__put(struct calls *c, const struct call_rec *r)
+{
+	struct call_rec *n;
+	size_t before;
+	int err = 0;
+
+	if (!c || !r || !r->feature || !r->instance || !r->id)
+		return -EINVAL;
+	before = c->nr;
+	n = call_find(c, r->pid, r->tid, r->id, r->feature, r->instance, &err);
+	if (!n)
+		return err ? err : -ENOSPC;
+	if (c->nr == before)
+		return -EEXIST;
+	n->samples = r->samples;
+	n->first_ns = r->first_ns;
+	n->last_ns = r->last_ns;
+	return 0;
+}
+
+int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count)
+{
+	if (!c || i >= c->nr)
+		return -EINVAL;
+	return add_stack(&c->recs[i], stack, count);
+}
+
+void calls__set_lost(struct calls *c, uint64_t dropped, uint64_t unknown)
+{
+	if (!c)
+		return;
+	c->dropped = dropped;
+	c->unknown = unknown;
+}
+
+const struct calls *profile__calls(const struct profile *p)
+{
+	return p ? p->calls : NULL;
+}
+
+void profile__set_calls(struct profile *p, struct calls *c)
+{
+	if (!p)
+		return;
+	calls__free(p->calls);
+	p->calls = c;
 }

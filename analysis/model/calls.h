@@ -23,6 +23,12 @@
 
 #include "profile.h"
 
+/* Samples of a call with one mark stack (the profile's stack id). */
+struct call_stack {
+	size_t stack;
+	uint64_t count;
+};
+
 /* One call of a feature's instance. */
 struct call_rec {
 	uint32_t pid;
@@ -33,6 +39,8 @@ struct call_rec {
 	uint64_t samples;
 	uint64_t first_ns; /* time of its first and last sample */
 	uint64_t last_ns;
+	struct call_stack *stacks; /* its samples by stack */
+	size_t nr_stacks, cap_stacks;
 };
 
 struct calls;
@@ -43,12 +51,21 @@ void calls__free(struct calls *c); /* NULL-safe */
 
 /*
  * Joins count samples of thread (pid, tid) taken at time_ns with the mark
- * stack frames[0, depth) (bottom first) whose frames' call numbers are
- * ids[0, depth). Feature and instance strings must outlive the table (a
- * profile's interned names). 0, or -ENOMEM (nothing joined).
+ * stack `stack` (a profile's stack id), frames[0, depth) (bottom first), whose
+ * frames' call numbers are ids[0, depth). Names are copied. 0, -EINVAL or
+ * -ENOMEM.
  */
-int calls__add(struct calls *c, uint32_t pid, uint32_t tid, const struct profile_frame *frames,
-	       const uint64_t *ids, size_t depth, uint64_t time_ns, uint64_t count);
+int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+	       const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+	       uint64_t time_ns, uint64_t count);
+
+/* A call as read back (a profile file): r's fields without its stacks, names
+ * copied; then its stacks one by one. 0, -EEXIST (that call is known),
+ * -ENOSPC (beyond the bound), -EINVAL or -ENOMEM. */
+int calls__put(struct calls *c, const struct call_rec *r);
+int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count);
+/* Sets the counters (a profile file's). */
+void calls__set_lost(struct calls *c, uint64_t dropped, uint64_t unknown);
 
 size_t calls__nr(const struct calls *c);
 /* Call i, in order of first sample; NULL beyond. */
@@ -65,5 +82,10 @@ uint64_t calls__unknown(const struct calls *c);
  * sample is "about one period or less".
  */
 uint64_t call_rec__estimate_ns(const struct call_rec *r, uint64_t period_ns);
+
+/* The calls of profile p (NULL: it has none: not recorded with --calls). */
+const struct calls *profile__calls(const struct profile *p);
+/* Gives p the table c (p frees it; NULL removes p's). */
+void profile__set_calls(struct profile *p, struct calls *c);
 
 #endif /* FSP_ANALYSIS_CALLS_H */

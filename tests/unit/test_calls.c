@@ -51,12 +51,12 @@ static void test_short_beside_long(void **state)
 	(void)state;
 	assert_non_null(c);
 	id = 2;
-	assert_int_equal(calls__add(c, 1, 10, fr, &id, 1, 0, 1), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, 0, 1), 0);
 	id = 3;
 	for (uint64_t t = 1; t <= 41; t += 10)
-		assert_int_equal(calls__add(c, 1, 10, fr, &id, 1, t * 1000000, 1), 0);
+		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, t * 1000000, 1), 0);
 	id = 4;
-	assert_int_equal(calls__add(c, 1, 10, fr, &id, 1, 42000000, 1), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, 42000000, 1), 0);
 	assert_int_equal(calls__nr(c), 3);
 	r = find(c, 10, F, 3);
 	assert_non_null(r);
@@ -81,8 +81,8 @@ static void test_nested_and_recursion(void **state)
 	struct calls *c = calls__new(0);
 
 	(void)state;
-	assert_int_equal(calls__add(c, 1, 10, outer, ids_outer, 1, 100, 2), 0);
-	assert_int_equal(calls__add(c, 1, 10, nest, ids_nest, 3, 200, 3), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, outer, ids_outer, 1, 100, 2), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, nest, ids_nest, 3, 200, 3), 0);
 	assert_int_equal(find(c, 10, F, 7)->samples, 2);
 	assert_int_equal(find(c, 10, F, 9)->samples, 3);
 	assert_string_equal(find(c, 10, F, 9)->instance, B);
@@ -102,11 +102,11 @@ static void test_threads_antimarks_unknown(void **state)
 	struct calls *c = calls__new(0);
 
 	(void)state;
-	assert_int_equal(calls__add(c, 1, 10, fr, id, 1, 1, 1), 0);
-	assert_int_equal(calls__add(c, 1, 11, fr, id, 1, 2, 4), 0);
-	assert_int_equal(calls__add(c, 1, 10, gfr, id, 1, 3, 2), 0);
-	assert_int_equal(calls__add(c, 1, 10, anti, ida, 2, 4, 8), 0);
-	assert_int_equal(calls__add(c, 1, 10, fr, zero, 1, 5, 16), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, fr, id, 1, 1, 1), 0);
+	assert_int_equal(calls__add(c, 1, 11, 0, fr, id, 1, 2, 4), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, gfr, id, 1, 3, 2), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, anti, ida, 2, 4, 8), 0);
+	assert_int_equal(calls__add(c, 1, 10, 0, fr, zero, 1, 5, 16), 0);
 	assert_int_equal(find(c, 10, F, 5)->samples, 1);
 	assert_int_equal(find(c, 11, F, 5)->samples, 4);
 	assert_int_equal(find(c, 10, G, 5)->samples, 2);
@@ -125,15 +125,15 @@ static void test_bound(void **state)
 
 	(void)state;
 	for (uint64_t id = 1; id <= 4; id++)
-		assert_int_equal(calls__add(c, 1, 10, fr, &id, 1, id, id), 0);
+		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, id, id), 0);
 	for (uint64_t id = 1; id <= 2; id++)
-		assert_int_equal(calls__add(c, 1, 10, fr, &id, 1, 10, 1), 0);
+		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, 10, 1), 0);
 	assert_int_equal(calls__nr(c), 2);
 	assert_int_equal(calls__dropped(c), 3 + 4);
 	assert_int_equal(find(c, 10, F, 1)->samples, 2);
 	assert_int_equal(find(c, 10, F, 2)->samples, 3);
-	assert_int_equal(calls__add(NULL, 1, 10, fr, NULL, 1, 0, 1), -EINVAL);
-	assert_int_equal(calls__add(c, 1, 10, fr, NULL, 1, 0, 1), -EINVAL);
+	assert_int_equal(calls__add(NULL, 1, 10, 0, fr, NULL, 1, 0, 1), -EINVAL);
+	assert_int_equal(calls__add(c, 1, 10, 0, fr, NULL, 1, 0, 1), -EINVAL);
 	assert_null(calls__get(c, 2));
 	assert_int_equal(call_rec__estimate_ns(NULL, 5), 0);
 	calls__free(c);

@@ -67,11 +67,15 @@ static void print_feature(const struct by_feature *f, uint64_t period, FILE *out
 
 int record_calls__report(const struct session *s, const struct profile *p, FILE *out)
 {
-	uint64_t period = profile_meta__period_ns(profile__meta(p)), lost = 0;
-	struct calls *c = calls__new(0);
+	uint64_t period = profile_meta__period_ns(profile__meta(p));
+	const struct calls *c = profile__calls(p);
 	struct by_feature *fs = NULL;
 	size_t nr = 0;
-	int err = c ? session__calls(s, p, c, &lost) : -ENOMEM;
+	int err = 0;
+
+	(void)s;
+	if (!c)
+		return 0;
 
 	for (size_t i = 0; !err && i < calls__nr(c); i++) {
 		const struct call_rec *r = calls__get(c, i);
@@ -101,13 +105,13 @@ int record_calls__report(const struct session *s, const struct profile *p, FILE 
 				"binaries built with an fsp.h before call numbers (and for ABI v1 "
 				"marks of other threads)\n",
 				(unsigned long long)calls__unknown(c));
-		if (lost || calls__dropped(c))
+		if (calls__dropped(c))
 			fprintf(out,
-				"  dropped: %llu samples' call records, %llu charged samples of "
-				"calls beyond the table's bound\n",
-				(unsigned long long)lost, (unsigned long long)calls__dropped(c));
+				"  dropped: %llu samples whose call records were lost or beyond "
+				"the "
+				"bound\n",
+				(unsigned long long)calls__dropped(c));
 	}
 	free(fs);
-	calls__free(c);
 	return err;
 }

@@ -79,7 +79,7 @@ int callrecs__join(const struct callrecs *c, const struct profile *p, struct cal
 			(*unjoined)++;
 			continue;
 		}
-		err = calls__add(out, r->tgid, r->tid, st.frames, (const uint64_t *)r->call,
+		err = calls__add(out, r->tgid, r->tid, id, st.frames, (const uint64_t *)r->call,
 				 r->depth, r->time_ns, 1);
 		if (err)
 			return err;

@@ -53,7 +53,7 @@ struct session_opts {
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
 	/* record --calls: each sample's call numbers, joined to the calls of
-	 * the features it charges (session__calls). */
+	 * the features it charges (profile__calls of the collected profile). */
 	bool calls;
 	/* Native stacks with each on-CPU sample (--stacks): SESSION_STACKS_*
 	 * bits, 0: none; stack_size bytes of user stack copied per sample (the
@@ -148,15 +148,6 @@ uint64_t session__trap_ns(const struct session *s);
 double session__duration(const struct session *s);
 double session__start_time(const struct session *s);
 double session__end_time(const struct session *s);
-
-struct calls;
-/*
- * record --calls: the calls of the session's samples, joined against p (the
- * collected profile) into out; *lost: samples whose call numbers were not
- * kept (ring buffer full, the bound) or whose stack p lacks. 0 or -errno.
- */
-int session__calls(const struct session *s, const struct profile *p, struct calls *out,
-		   uint64_t *lost);
 
 /* Stops sampling and adds everything collected to p. */
 int session__collect(struct session *s, struct profile *p);
