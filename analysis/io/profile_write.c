@@ -439,6 +439,7 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 	pw_samples(w, p);
 	pw_events(w, p, &strs);
 	pw__native(w, p, &strs);
+	pw__calls(w, p);
 	if (ext && ext->members && !w->err) {
 		int err = ext->members(ext->ctx, w);
 

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The profile file's "calls" (version 4, record --calls, docs/profile-format.md):
+ * the calls the samples fell in, each with its samples per stack, so that
+ * `report --calls` works on a saved profile as on a live one.
+ *
+ *   "calls": {"dropped": N, "unknown": N,
+ *             "list": [{"pid", "tid", "call", "feature", "instance", "samples",
+ *                       "first_ns", "last_ns", "stacks": [[stack id, count], ...]}, ...]}
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "calls.h"
+#include "json_in.h"
+#include "profile_read.h"
+#include "profile_write.h"
+
+static struct json_object *pw_call(struct json_out *w, const struct call_rec *r)
+{
+	struct json_object *o = json_out__object(w), *st = json_out__array(w, r->nr_stacks);
+
+	json_out__add(w, o, "pid", json_out__u64(w, r->pid));
+	json_out__add(w, o, "tid", json_out__u64(w, r->tid));
+	json_out__add(w, o, "call", json_out__u64(w, r->id));
+	json_out__add(w, o, "feature", json_out__str(w, r->feature));
+	json_out__add(w, o, "instance", json_out__str(w, r->instance));
+	json_out__add(w, o, "samples", json_out__u64(w, r->samples));
+	json_out__add(w, o, "first_ns", json_out__u64(w, r->first_ns));
+	json_out__add(w, o, "last_ns", json_out__u64(w, r->last_ns));
+	for (size_t k = 0; k < r->nr_stacks; k++) {
+		struct json_object *pair = json_out__array(w, 2);
+
+		json_out__append(w, pair, json_out__u64(w, r->stacks[k].stack));
+		json_out__append(w, pair, json_out__u64(w, r->stacks[k].count));
+		json_out__append(w, st, pair);
+	}
+	json_out__add(w, o, "stacks", st);
+	return o;
+}
+
+void pw__calls(struct json_out *w, const struct profile *p)
+{
+	const struct calls *c = profile__calls(p);
+	struct json_object *o, *list;
+
+	if (!c)
+		return;
+	o = json_out__object(w);
+	list = json_out__array(w, calls__nr(c));
+	json_out__add(w, o, "dropped", json_out__u64(w, calls__dropped(c)));
+	json_out__add(w, o, "unknown", json_out__u64(w, calls__unknown(c)));
+	for (size_t i = 0; i < calls__nr(c) && !w->err; i++)
+		json_out__append(w, list, pw_call(w, calls__get(c, i)));
+	json_out__add(w, o, "list", list);
+	json_out__member(w, "calls", o);
+}
+
+/* [stack id, count] pairs of call i (of pid) into c. */
+static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json_object *a,
+			  uint32_t pid, struct calls *c, size_t i)
+{
+	if (!a || !json_object_is_type(a, json_type_array))
+		return jv__fail(&rd->js, w, "stacks", "expected an array, got %s", jv__type(a));
+	for (size_t k = 0; k < json_object_array_length(a); k++) {
+		struct json_object *pair = json_object_array_get_idx(a, k);
+		uint64_t id, count, key;
+		size_t stack;
+		int err;
+
+		if (!json_object_is_type(pair, json_type_array) ||
+		    json_object_array_length(pair) != 2)
+			return jv__fail(&rd->js, w, "stacks", "expected [stack, count] pairs, got %s",
+					jv__type(pair));
+		if (jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(pair, 0), &id) ||
+		    jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(pair, 1), &count) ||
+		    rd__stack_key(rd, w, id, 0, pid, &key))
+			return -1;
+		if (profile__find_stack(rd->p, pid, key, &stack))
+			return jv__fail(&rd->js, w, "stacks", "%s: no such stack", "id");
+		err = calls__put_stack(c, i, stack, count);
+		if (err)
+			return rd__add_err(rd, w, err);
+	}
+	return 0;
+}
+
+/* Call i of "list". */
+static int rd_call(struct rd *rd, struct json_object *o, struct calls *c, size_t i)
+{
+	struct json_where w = {"calls", i, NULL, NO_IDX};
+	struct call_rec r = {0};
+	bool present;
+	int err;
+
+	if (!json_object_is_type(o, json_type_object))
+		return jv__fail(&rd->js, &w, NULL, "expected an object, got %s", jv__type(o));
+	if (jf__u32(&rd->js, &w, o, "pid", true, &r.pid) ||
+	    jf__u32(&rd->js, &w, o, "tid", true, &r.tid) ||
+	    jf__u64(&rd->js, &w, o, "call", true, 0, &r.id) ||
+	    jf__str(&rd->js, &w, o, "feature", false, &r.feature) ||
+	    jf__str(&rd->js, &w, o, "instance", false, &r.instance) ||
+	    jf__u64(&rd->js, &w, o, "samples", true, 0, &r.samples) ||
+	    jf__u64(&rd->js, &w, o, "first_ns", true, 0, &r.first_ns) ||
+	    jf__u64(&rd->js, &w, o, "last_ns", true, 0, &r.last_ns))
+		return -1;
+	if (!r.feature)
+		return jf__missing(&rd->js, &w, "feature");
+	if (!r.instance)
+		return jf__missing(&rd->js, &w, "instance");
+	err = calls__put(c, &r);
+	if (err == -EEXIST)
+		return jv__fail(&rd->js, &w, "call", "%s: the same call twice", "call");
+	if (err)
+		return rd__add_err(rd, &w, err);
+	return rd_call_stacks(rd, &w, jf__get(o, "stacks", &present), r.pid, c,
+			      calls__nr(c) - 1);
+}
+
+int rd__calls(struct rd *rd)
+{
+	static const struct json_where top = {"calls", NO_IDX, NULL, NO_IDX};
+	struct json_object *v = NULL, *list;
+	struct calls *c = NULL;
+	uint64_t dropped, unknown;
+	bool present;
+	int r = -1;
+
+	if (json_in__value(&rd->js, "an object", &v))
+		return -1;
+	if (!rd->stacks_done) {
+		json_in__fail(&rd->js, "\"calls\" comes before \"stacks\"");
+		goto cleanup;
+	}
+	if (!json_object_is_type(v, json_type_object)) {
+		jv__fail(&rd->js, &top, NULL, "expected an object, got %s", jv__type(v));
+		goto cleanup;
+	}
+	if (jf__u64(&rd->js, &top, v, "dropped", false, 0, &dropped) ||
+	    jf__u64(&rd->js, &top, v, "unknown", false, 0, &unknown))
+		goto cleanup;
+	list = jf__get(v, "list", &present);
+	if (!present || !json_object_is_type(list, json_type_array)) {
+		jv__fail(&rd->js, &top, "list", "expected an array, got %s", jv__type(list));
+		goto cleanup;
+	}
+	c = calls__new(json_object_array_length(list) + 1);
+	if (!c) {
+		json_in__fail(&rd->js, "out of memory");
+		goto cleanup;
+	}
+	for (size_t i = 0; i < json_object_array_length(list); i++)
+		if (rd_call(rd, json_object_array_get_idx(list, i), c, i))
+			goto cleanup;
+	calls__set_lost(c, dropped, unknown);
+	profile__set_calls(rd->p, c);
+	c = NULL;
+	r = 0;
+cleanup:
+	calls__free(c);
+	json_object_put(v);
+	return r;
+}
