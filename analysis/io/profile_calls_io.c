@@ -70,8 +70,8 @@ static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json
 
 		if (!json_object_is_type(pair, json_type_array) ||
 		    json_object_array_length(pair) != 2)
-			return jv__fail(&rd->js, w, "stacks", "expected [stack, count] pairs, got %s",
-					jv__type(pair));
+			return jv__fail(&rd->js, w, "stacks",
+					"expected [stack, count] pairs, got %s", jv__type(pair));
 		if (jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(pair, 0), &id) ||
 		    jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(pair, 1), &count) ||
 		    rd__stack_key(rd, w, id, 0, pid, &key))
@@ -113,8 +113,7 @@ static int rd_call(struct rd *rd, struct json_object *o, struct calls *c, size_t
 		return jv__fail(&rd->js, &w, "call", "%s: the same call twice", "call");
 	if (err)
 		return rd__add_err(rd, &w, err);
-	return rd_call_stacks(rd, &w, jf__get(o, "stacks", &present), r.pid, c,
-			      calls__nr(c) - 1);
+	return rd_call_stacks(rd, &w, jf__get(o, "stacks", &present), r.pid, c, calls__nr(c) - 1);
 }
 
 int rd__calls(struct rd *rd)
