@@ -49,7 +49,8 @@ static int parse_condition(const char *c, struct callsel *out)
 	if (c[0] == '>' || c[0] == '<') {
 		int eq = c[1] == '=';
 
-		out->op = c[0] == '>' ? (eq ? CALLSEL_GE : CALLSEL_GT) : (eq ? CALLSEL_LE : CALLSEL_LT);
+		out->op = c[0] == '>' ? (eq ? CALLSEL_GE : CALLSEL_GT)
+				      : (eq ? CALLSEL_LE : CALLSEL_LT);
 		return parse_duration(c + 1 + eq, &out->ns);
 	}
 	return -1;
@@ -249,6 +250,7 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 		if (selected(sel, d, info->threshold_ns)) {
 			info->selected++;
 			info->selected_samples += r->samples;
+			info->sum_ns += d;
 			info->min_ns = d < info->min_ns ? d : info->min_ns;
 			info->max_ns = d > info->max_ns ? d : info->max_ns;
 			err = add_call(s, p, r);

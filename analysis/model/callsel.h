@@ -56,6 +56,7 @@ struct callsel_info {
 	uint64_t other_samples;
 	uint64_t threshold_ns; /* the duration selected from (CALLSEL_PCT: the percentile's) */
 	uint64_t min_ns, max_ns; /* of the selected calls' durations */
+	uint64_t sum_ns; /* the selected calls' durations added up */
 };
 
 /*

@@ -23,11 +23,11 @@ static void describe(FILE *out, const struct callsel *sel, const struct callsel_
 {
 	fprintf(out,
 		"Calls of %s%s%s selected: %llu of %llu (%llu samples; the other calls: %llu "
-		"samples), durations %.3f to %.3f ms",
+		"samples), durations %.3f to %.3f ms, %.3f ms in all",
 		sel->feature, sel->has_instance ? ":" : "", sel->has_instance ? sel->instance : "",
 		(unsigned long long)in->selected, (unsigned long long)in->calls,
 		(unsigned long long)in->selected_samples, (unsigned long long)in->other_samples,
-		in->min_ns / 1e6, in->max_ns / 1e6);
+		in->min_ns / 1e6, in->max_ns / 1e6, in->sum_ns / 1e6);
 	if (sel->op == CALLSEL_PCT)
 		fprintf(out, " (p%g: %.3f ms and longer)", sel->pct, in->threshold_ns / 1e6);
 	fprintf(out, ".\nDurations are estimated from each call's first and last sample plus one "
@@ -69,8 +69,8 @@ static int text_view(FILE *out, const struct profile *s, const struct profile *o
 	return err;
 }
 
-int calls_view__render(const struct profile *p, const struct callsel *sel,
-		       const struct fsp_view *v, const char *path)
+int calls_view__render(const struct profile *p, const struct callsel *sel, const struct fsp_view *v,
+		       const char *path)
 {
 	struct profile *s = NULL, *o = NULL;
 	struct callsel_info in;

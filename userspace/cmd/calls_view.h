@@ -14,7 +14,7 @@
  * largest differences first); the other formats the selected calls' samples
  * as a profile of their own. 0 or -errno (said).
  */
-int calls_view__render(const struct profile *p, const struct callsel *sel,
-		       const struct fsp_view *v, const char *path);
+int calls_view__render(const struct profile *p, const struct callsel *sel, const struct fsp_view *v,
+		       const char *path);
 
 #endif /* FSP_CALLS_VIEW_H */
