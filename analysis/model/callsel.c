@@ -94,7 +94,7 @@ int callsel__parse(const char *s, struct callsel *out, char *err, size_t n)
 		return fail(err, n,
 			    "'%s' is not a condition: expected >=, >, <= or < and a duration "
 			    "with its unit (50ms, 2.5s, 800us, 120ns), or pNN with 0 < NN < 100",
-			    cond);
+			    cond + strspn(cond, " "));
 	len = (size_t)(cond - s);
 	colon = memchr(s, ':', len);
 	if (colon) {
