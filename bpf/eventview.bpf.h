@@ -179,15 +179,44 @@ static __always_inline void antimark_left(struct tstack *st, __u32 i, __u64 ns)
 		m->anti_ns += ns;
 }
 
+/* record --calls --events: a call as long as calls_exact_ns or longer sends
+ * its exact duration (profiler.h, FSP_CALL_EXACT_DEPTH). A subprogram. */
+static __noinline void send_exact(__u64 call, __u64 t_enter, __u64 anti_ns, __u64 now)
+{
+	__u64 ns = now - t_enter, id = bpf_get_current_pid_tgid();
+	struct fsp_call_rec *r;
+
+	ns = ns > anti_ns ? ns - anti_ns : 0;
+	if (ns < calls_exact_ns || !call)
+		return;
+	r = bpf_ringbuf_reserve(&calls_rb, FSP_CALL_REC_HEAD + 2 * sizeof(__u64), 0);
+	if (!r) {
+		stat_inc(FSP_STAT_CALLS_LOST);
+		return;
+	}
+	r->tgid = id >> 32;
+	r->tid = (__u32)id;
+	r->hash = 0;
+	r->time_ns = now;
+	r->depth = FSP_CALL_EXACT_DEPTH;
+	r->call[0] = call;
+	r->call[1] = ns;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 /* Frame i is being popped by its leave at `now` (event view). */
 static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
 {
 	struct tframe *f = &st->f[slot(i)];
 
-	if (f->kind != FSP_FRAME_MARK)
+	if (f->kind != FSP_FRAME_MARK) {
 		antimark_left(st, i, now - f->t_enter);
-	else if (f->slot != SLOT_NONE)
+		return;
+	}
+	if (f->slot != SLOT_NONE)
 		count_leave(f->slot, f->t_enter, f->anti_ns, now);
+	if (calls_exact_ns)
+		send_exact(f->call, f->t_enter, f->anti_ns, now);
 }
 
 #endif /* FSP_EVENTVIEW_BPF_H */

@@ -120,6 +120,15 @@ struct fsp_call_rec {
 	__u64 call[FSP_MAX_DEPTH];
 };
 
+/*
+ * With --events, a call that lasted at least calls_exact_ns (rodata) sends a
+ * record of the same layout with hash 0 (never a sample's: a sample without
+ * live frames sends none) and depth FSP_CALL_EXACT_DEPTH: time_ns its leave,
+ * call[0] its call number, call[1] its duration (ns, minus the time under its
+ * feature's antimarks, as the event view's).
+ */
+#define FSP_CALL_EXACT_DEPTH 2
+
 #define FSP_CALLS_RB_SIZE (1024 * 1024)
 #define FSP_CALL_REC_HEAD 32 /* offsetof(struct fsp_call_rec, call) */
 

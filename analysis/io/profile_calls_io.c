@@ -6,7 +6,8 @@
  *
  *   "calls": {"dropped": N, "unknown": N,
  *             "list": [{"pid", "tid", "call", "feature", "instance", "samples",
- *                       "first_ns", "last_ns", "stacks": [[stack id, count], ...]}, ...]}
+ *                       "first_ns", "last_ns", "exact_ns" (--events, when known),
+ *                       "stacks": [[stack id, count], ...]}, ...]}
  */
 #include <errno.h>
 #include <string.h>
@@ -28,6 +29,8 @@ static struct json_object *pw_call(struct json_out *w, const struct call_rec *r)
 	json_out__add(w, o, "samples", json_out__u64(w, r->samples));
 	json_out__add(w, o, "first_ns", json_out__u64(w, r->first_ns));
 	json_out__add(w, o, "last_ns", json_out__u64(w, r->last_ns));
+	if (r->exact_ns)
+		json_out__add(w, o, "exact_ns", json_out__u64(w, r->exact_ns));
 	for (size_t k = 0; k < r->nr_stacks; k++) {
 		struct json_object *pair = json_out__array(w, 2);
 
@@ -102,7 +105,8 @@ static int rd_call(struct rd *rd, struct json_object *o, struct calls *c, size_t
 	    jf__str(&rd->js, &w, o, "instance", false, &r.instance) ||
 	    jf__u64(&rd->js, &w, o, "samples", true, 0, &r.samples) ||
 	    jf__u64(&rd->js, &w, o, "first_ns", true, 0, &r.first_ns) ||
-	    jf__u64(&rd->js, &w, o, "last_ns", true, 0, &r.last_ns))
+	    jf__u64(&rd->js, &w, o, "last_ns", true, 0, &r.last_ns) ||
+	    jf__u64(&rd->js, &w, o, "exact_ns", false, 0, &r.exact_ns))
 		return -1;
 	if (!r.feature)
 		return jf__missing(&rd->js, &w, "feature");

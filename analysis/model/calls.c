@@ -16,10 +16,12 @@
 struct calls {
 	struct strtab *names; /* features and instances */
 	struct hashmap index; /* (pid << 32 | tid, call number ^ feature) -> rec */
+	struct hashmap by_id; /* (pid << 32 | tid, call number) -> its first rec */
 	struct call_rec *recs;
 	size_t nr, cap, max;
 	uint64_t dropped;
 	uint64_t unknown;
+	size_t nr_exact; /* calls with exact_ns */
 };
 
 struct calls *calls__new(size_t max)
@@ -34,6 +36,7 @@ struct calls *calls__new(size_t max)
 		return NULL;
 	}
 	c->index = (struct hashmap)HASHMAP_INIT;
+	c->by_id = (struct hashmap)HASHMAP_INIT;
 	c->max = max ? max : CALLS_DEFAULT_MAX;
 	return c;
 }
@@ -45,6 +48,7 @@ void calls__free(struct calls *c)
 	for (size_t i = 0; i < c->nr; i++)
 		free(c->recs[i].stacks);
 	hashmap__fini(&c->index);
+	hashmap__fini(&c->by_id);
 	strtab__free(c->names);
 	free(c->recs);
 	free(c);
@@ -90,6 +94,10 @@ static struct call_rec *call_find(struct calls *c, uint32_t pid, uint32_t tid, u
 	if (ret) {
 		/* Another call under the same key (a hash collision): dropped. */
 		*err = ret < 0 ? ret : 0;
+		return NULL;
+	}
+	if (hashmap__find_or_insert(&c->by_id, a, id, c->nr, NULL) < 0) {
+		*err = -ENOMEM;
 		return NULL;
 	}
 	feature = strtab__intern(c->names, feature);
@@ -191,6 +199,32 @@ uint64_t calls__unknown(const struct calls *c)
 	return c ? c->unknown : 0;
 }
 
+uint64_t call_rec__duration_ns(const struct call_rec *r, uint64_t period_ns)
+{
+	return r && r->exact_ns ? r->exact_ns : call_rec__estimate_ns(r, period_ns);
+}
+
+int calls__set_exact(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id, uint64_t ns)
+{
+	uint64_t at;
+	struct call_rec *r;
+
+	/* Call numbers are per thread (and DSO): the thread's first call
+	 * with that number (of one DSO in practice). */
+	if (!c || hashmap__find(&c->by_id, (uint64_t)pid << 32 | tid, id, &at) != 1 || at >= c->nr)
+		return -ENOENT;
+	r = &c->recs[at];
+	if (!r->exact_ns)
+		c->nr_exact++;
+	r->exact_ns = ns;
+	return 0;
+}
+
+size_t calls__nr_exact(const struct calls *c)
+{
+	return c ? c->nr_exact : 0;
+}
+
 uint64_t call_rec__estimate_ns(const struct call_rec *r, uint64_t period_ns)
 {
 	if (!r || !r->samples)
@@ -215,6 +249,8 @@ int calls__put(struct calls *c, const struct call_rec *r)
 	n->samples = r->samples;
 	n->first_ns = r->first_ns;
 	n->last_ns = r->last_ns;
+	n->exact_ns = r->exact_ns;
+	c->nr_exact += r->exact_ns != 0;
 	return 0;
 }
 

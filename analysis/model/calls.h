@@ -39,6 +39,7 @@ struct call_rec {
 	uint64_t samples;
 	uint64_t first_ns; /* time of its first and last sample */
 	uint64_t last_ns;
+	uint64_t exact_ns; /* its duration as its leave measured it (--events), 0: not known */
 	struct call_stack *stacks; /* its samples by stack */
 	size_t nr_stacks, cap_stacks;
 };
@@ -64,6 +65,11 @@ int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
  * -ENOSPC (beyond the bound), -EINVAL or -ENOMEM. */
 int calls__put(struct calls *c, const struct call_rec *r);
 int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count);
+/* Call (pid, tid, id) of any feature lasted exactly ns (record --calls
+ * --events): 0, or -ENOENT when no sample fell in it (nothing to show). */
+int calls__set_exact(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id, uint64_t ns);
+/* Calls with an exact duration. */
+size_t calls__nr_exact(const struct calls *c);
 /* Sets the counters (a profile file's). */
 void calls__set_lost(struct calls *c, uint64_t dropped, uint64_t unknown);
 
@@ -82,6 +88,8 @@ uint64_t calls__unknown(const struct calls *c);
  * sample is "about one period or less".
  */
 uint64_t call_rec__estimate_ns(const struct call_rec *r, uint64_t period_ns);
+/* Its exact duration when known, else the estimate. */
+uint64_t call_rec__duration_ns(const struct call_rec *r, uint64_t period_ns);
 
 /* The calls of profile p (NULL: it has none: not recorded with --calls). */
 const struct calls *profile__calls(const struct profile *p);

@@ -147,7 +147,7 @@ static int threshold(const struct calls *c, const struct callsel *sel, uint64_t 
 		return -ENOMEM;
 	for (size_t i = 0; i < calls__nr(c); i++)
 		if (of_feature(sel, calls__get(c, i)))
-			d[n++] = call_rec__estimate_ns(calls__get(c, i), period);
+			d[n++] = call_rec__duration_ns(calls__get(c, i), period);
 	qsort(d, n, sizeof(*d), cmp_u64);
 	/* nearest rank: the ceiling of pct% of n */
 	k = (size_t)(sel->pct / 100.0 * (double)n);
@@ -243,7 +243,7 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 	info->min_ns = UINT64_MAX;
 	for (size_t i = 0; i < calls__nr(c) && !err; i++) {
 		const struct call_rec *r = calls__get(c, i);
-		uint64_t d = call_rec__estimate_ns(r, period);
+		uint64_t d = call_rec__duration_ns(r, period);
 
 		if (!of_feature(sel, r))
 			continue;
@@ -251,6 +251,7 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 			info->selected++;
 			info->selected_samples += r->samples;
 			info->sum_ns += d;
+			info->exact += r->exact_ns != 0;
 			info->min_ns = d < info->min_ns ? d : info->min_ns;
 			info->max_ns = d > info->max_ns ? d : info->max_ns;
 			err = add_call(s, p, r);

@@ -15,8 +15,9 @@
  *   PERCENT   := NUMBER in (0, 100): the calls at or above that percentile
  *                of the calls' durations (of the instance, if given)
  *
- * Durations are estimated from each call's samples (first to last, plus one
- * period: calls.h), so a call is selected by what its samples show.
+ * A call's duration is exact when its leave measured it (record --calls
+ * --events, calls of two sampling periods or more), else estimated from its
+ * samples (first to last, plus one period: calls.h).
  */
 #ifndef FSP_ANALYSIS_CALLSEL_H
 #define FSP_ANALYSIS_CALLSEL_H
@@ -57,6 +58,7 @@ struct callsel_info {
 	uint64_t threshold_ns; /* the duration selected from (CALLSEL_PCT: the percentile's) */
 	uint64_t min_ns, max_ns; /* of the selected calls' durations */
 	uint64_t sum_ns; /* the selected calls' durations added up */
+	uint64_t exact; /* selected calls whose duration is exact (--events), not estimated */
 };
 
 /*

@@ -21,6 +21,10 @@
  *               fall either side, and a lock-path call whose wait no sample saw
  *               may fall under it: on-CPU samples do not see time off CPU)
  *
+ *   slow_calls_events  the same with --events: the calls' durations are
+ *               exact (their leaves measured them): the slow calls' count within
+ *               2 of the truth's, their durations added up within 0.1 ms a call
+ *
  * Under FSP_ABI=v1 the workloads are ABI v1 builds: the call numbers then
  * come from the BPF mark stack (task storage), the same join.
  */
@@ -124,7 +128,9 @@ static bool group_ok(json_object *prof, const struct itest_truth *t, const char 
 	return ok;
 }
 
-static void test_slow_calls(void **state)
+/* slow_calls and slow_calls_events: the workload recorded with --calls (and
+ * --events), the views against its truth. */
+static void slow_calls(bool events)
 {
 	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
 	const char *sel = itest_tmp("sel.json"), *oth = itest_tmp("oth.json");
@@ -136,9 +142,9 @@ static void test_slow_calls(void **state)
 	bool ok = true;
 	char *out;
 
-	(void)state;
-	itest_run_fsp(&p, "fsp", 120, "--calls", "-F", ITEST_HZ, "--json", prof, "--",
-		      itest_workload("wl_requests"), truth, "300", "6000", NULL);
+	itest_run_fsp(&p, "fsp", 120, "--calls", events ? "--events" : "--calls", "-F", ITEST_HZ,
+		      "--json", prof, "--", itest_workload("wl_requests"), truth, "300", "6000",
+		      NULL);
 	itest_assert_exit(&p, 0);
 	free(p.out);
 	free(p.err);
@@ -165,12 +171,17 @@ static void test_slow_calls(void **state)
 		unsigned long long want = itest_truth_u64(t, "slow.count");
 		double want_ms = itest_truth_u64(t, "slow.wall_ns") / 1e6;
 		double dn = fabs((double)nsel - (double)want);
-		/* each estimate within two periods; a call near 6 ms either side */
-		double tol_ms = 2 * period_ms * (double)want + dn * 16;
-		/* A lock-path request spends its time off CPU: no sample sees the
-		 * wait when its short parse took none, so the estimate misses it
-		 * and the call may fall under 6 ms: at most those, and 2 more. */
-		bool cnt = ncalls == 2 * 300 && dn <= (double)itest_truth_u64(t, "paths.lock") + 2;
+		/* each estimate within two periods, each exact duration within
+		 * 0.1 ms (the truth's bracket: the traps); a call near 6 ms
+		 * either side */
+		double tol_ms = (events ? 0.1 : 2 * period_ms) * (double)want + dn * 16;
+		/* Estimated: a lock-path request spends its time off CPU: no
+		 * sample sees the wait when its short parse took none, so the
+		 * estimate misses it and the call may fall under 6 ms: at most
+		 * those, and 2 more. Exact: 2 near the threshold (the truth's
+		 * clock reads are outside the probes). */
+		bool cnt = ncalls == 2 * 300 &&
+			   dn <= (events ? 0 : (double)itest_truth_u64(t, "paths.lock")) + 2;
 		bool dur = fabs(est_ms - want_ms) <= tol_ms;
 
 		print_message(
@@ -189,11 +200,24 @@ static void test_slow_calls(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+static void test_slow_calls(void **state)
+{
+	(void)state;
+	slow_calls(false);
+}
+
+static void test_slow_calls_events(void **state)
+{
+	(void)state;
+	slow_calls(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_calls_join),
 		ITEST(test_slow_calls),
+		ITEST(test_slow_calls_events),
 	};
 
 	return ITEST_MAIN("calls", tests);

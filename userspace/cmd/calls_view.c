@@ -30,8 +30,15 @@ static void describe(FILE *out, const struct callsel *sel, const struct callsel_
 		in->min_ns / 1e6, in->max_ns / 1e6, in->sum_ns / 1e6);
 	if (sel->op == CALLSEL_PCT)
 		fprintf(out, " (p%g: %.3f ms and longer)", sel->pct, in->threshold_ns / 1e6);
-	fprintf(out, ".\nDurations are estimated from each call's first and last sample plus one "
-		     "period: calls shorter than a few periods count about one period.\n");
+	if (in->exact == in->selected)
+		fprintf(out, ".\nDurations are exact (--events: measured by each call's leave).\n");
+	else
+		fprintf(out,
+			".\nDurations: %llu of the selected exact (--events), the others estimated "
+			"from each call's first and last sample plus one period (calls shorter "
+			"than a "
+			"few periods count about one period).\n",
+			(unsigned long long)in->exact);
 }
 
 /* The text view into out. */

@@ -2,9 +2,9 @@
 /*
  * record --calls: which call of each feature every sample fell in
  * (analysis/model/calls.c), summarised after the report: per feature, the
- * calls its samples fell in and the slowest of them, with durations estimated
- * from each call's first and last sample (said so: exact durations from
- * --events are not joined yet).
+ * calls its samples fell in and the slowest of them, with their durations:
+ * exact where the leave measured them (--events), else estimated from each
+ * call's first and last sample (marked ~).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,15 +22,15 @@ struct by_feature {
 	const struct call_rec *slow[SLOWEST]; /* slowest first */
 };
 
-/* Keeps r among f's slowest (by estimate). */
+/* Keeps r among f's slowest (by duration). */
 static void note_slow(struct by_feature *f, const struct call_rec *r, uint64_t period)
 {
-	uint64_t d = call_rec__estimate_ns(r, period);
+	uint64_t d = call_rec__duration_ns(r, period);
 	int k = SLOWEST - 1;
 
-	if (f->slow[k] && call_rec__estimate_ns(f->slow[k], period) >= d)
+	if (f->slow[k] && call_rec__duration_ns(f->slow[k], period) >= d)
 		return;
-	while (k > 0 && (!f->slow[k - 1] || call_rec__estimate_ns(f->slow[k - 1], period) < d)) {
+	while (k > 0 && (!f->slow[k - 1] || call_rec__duration_ns(f->slow[k - 1], period) < d)) {
 		f->slow[k] = f->slow[k - 1];
 		k--;
 	}
@@ -59,9 +59,9 @@ static void print_feature(const struct by_feature *f, uint64_t period, FILE *out
 	for (int k = 0; k < SLOWEST && f->slow[k]; k++) {
 		const struct call_rec *r = f->slow[k];
 
-		fprintf(out, "    ~%.3f ms  %s  thread %u call %llu  (%llu samples)\n",
-			call_rec__estimate_ns(r, period) / 1e6, r->instance, r->tid,
-			(unsigned long long)r->id, (unsigned long long)r->samples);
+		fprintf(out, "    %s%.3f ms  %s  thread %u call %llu  (%llu samples)\n",
+			r->exact_ns ? "" : "~", call_rec__duration_ns(r, period) / 1e6, r->instance,
+			r->tid, (unsigned long long)r->id, (unsigned long long)r->samples);
 	}
 }
 
@@ -91,10 +91,10 @@ int record_calls__report(const struct session *s, const struct profile *p, FILE 
 	}
 	if (!err) {
 		fprintf(out,
-			"\nCalls (--calls): durations estimated from each call's first and last "
-			"sample, plus one period (%.3f ms); calls shorter than a few periods are "
-			"not measured so\n",
-			period / 1e6);
+			"\nCalls (--calls): %zu of %zu durations exact (--events), the others "
+			"(~) estimated from each call's first and last sample, plus one period "
+			"(%.3f ms)\n",
+			calls__nr_exact(c), calls__nr(c), period / 1e6);
 		for (size_t i = 0; i < nr; i++)
 			print_feature(&fs[i], period, out);
 		if (!nr)
