@@ -100,7 +100,7 @@ WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 WORKLOAD_V1_BINS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(filter-out %/wl_native %/wl_dsos,$(WORKLOAD_BINS)))
 WORKLOAD_V1_LIBS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(WORKLOAD_LIBS))
 
-BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c,$(wildcard bench/*.c))
+BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c bench/calls_views.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 # The mark benchmarks built with probe ABI v1 too (a uprobe trap per mark).
@@ -423,6 +423,12 @@ $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
+# The slow-call view's report time for 1M samples (docs/benchmarks.md).
+$(OUTPUT)/bench/calls_views: bench/calls_views.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
+
 # The views of a profile with native stacks, timed (docs/benchmarks.md).
 $(OUTPUT)/bench/native_views: bench/native_views.c $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
@@ -589,9 +595,10 @@ demo: deps-build
 
 bench: deps-bench
 bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(OUTPUT)/bench/frame32/probe_cost $(BENCH_TOOLS) examples workloads
-bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
+bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views $(OUTPUT)/bench/calls_views
 	$(Q)bench/run.sh
 	$(Q)bench/v2.sh
+	$(Q)bench/calls.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/stacks.sh

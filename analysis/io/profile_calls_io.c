@@ -45,18 +45,21 @@ static struct json_object *pw_call(struct json_out *w, const struct call_rec *r)
 void pw__calls(struct json_out *w, const struct profile *p)
 {
 	const struct calls *c = profile__calls(p);
-	struct json_object *o, *list;
+	char head[128];
 
 	if (!c)
 		return;
-	o = json_out__object(w);
-	list = json_out__array(w, calls__nr(c));
-	json_out__add(w, o, "dropped", json_out__u64(w, calls__dropped(c)));
-	json_out__add(w, o, "unknown", json_out__u64(w, calls__unknown(c)));
+	/* An object around an array of records, each on its own line: a
+	 * reader takes them one at a time (a value is at most 4 MiB). */
+	snprintf(head, sizeof(head), "\"calls\": {\"dropped\": %llu, \"unknown\": %llu, \"list\": [",
+		 (unsigned long long)calls__dropped(c), (unsigned long long)calls__unknown(c));
+	json_out__puts(w, w->first ? "\n  " : ",\n  ");
+	w->first = false;
+	json_out__puts(w, head);
+	w->first_rec = true;
 	for (size_t i = 0; i < calls__nr(c) && !w->err; i++)
-		json_out__append(w, list, pw_call(w, calls__get(c, i)));
-	json_out__add(w, o, "list", list);
-	json_out__member(w, "calls", o);
+		json_out__record(w, pw_call(w, calls__get(c, i)), "    ");
+	json_out__puts(w, w->first_rec ? "]}" : "\n  ]}");
 }
 
 /* [stack id, count] pairs of call i (of pid) into c. */
@@ -88,16 +91,17 @@ static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json
 	return 0;
 }
 
-/* Call i of "list". */
-static int rd_call(struct rd *rd, struct json_object *o, struct calls *c, size_t i)
+/* Call i of "list", the next record. */
+static int rd_call(struct rd *rd, struct calls *c, size_t i)
 {
 	struct json_where w = {"calls", i, NULL, NO_IDX};
 	struct call_rec r = {0};
+	struct json_object *o;
 	bool present;
-	int err;
+	int err = -1;
 
-	if (!json_object_is_type(o, json_type_object))
-		return jv__fail(&rd->js, &w, NULL, "expected an object, got %s", jv__type(o));
+	if (json_in__record(&rd->js, &w, json_type_object, &o))
+		return -1;
 	if (jf__u32(&rd->js, &w, o, "pid", true, &r.pid) ||
 	    jf__u32(&rd->js, &w, o, "tid", true, &r.tid) ||
 	    jf__u64(&rd->js, &w, o, "call", true, 0, &r.id) ||
@@ -107,60 +111,90 @@ static int rd_call(struct rd *rd, struct json_object *o, struct calls *c, size_t
 	    jf__u64(&rd->js, &w, o, "first_ns", true, 0, &r.first_ns) ||
 	    jf__u64(&rd->js, &w, o, "last_ns", true, 0, &r.last_ns) ||
 	    jf__u64(&rd->js, &w, o, "exact_ns", false, 0, &r.exact_ns))
-		return -1;
-	if (!r.feature)
-		return jf__missing(&rd->js, &w, "feature");
-	if (!r.instance)
-		return jf__missing(&rd->js, &w, "instance");
+		goto cleanup;
+	if (!r.feature) {
+		jf__missing(&rd->js, &w, "feature");
+		goto cleanup;
+	}
+	if (!r.instance) {
+		jf__missing(&rd->js, &w, "instance");
+		goto cleanup;
+	}
 	err = calls__put(c, &r);
 	if (err == -EEXIST)
-		return jv__fail(&rd->js, &w, "call", "%s: the same call twice", "call");
-	if (err)
-		return rd__add_err(rd, &w, err);
-	return rd_call_stacks(rd, &w, jf__get(o, "stacks", &present), r.pid, c, calls__nr(c) - 1);
+		err = jv__fail(&rd->js, &w, "call", "%s: the same call twice", "call");
+	else if (err)
+		err = rd__add_err(rd, &w, err);
+	else
+		err = rd_call_stacks(rd, &w, jf__get(o, "stacks", &present), r.pid, c,
+				     calls__nr(c) - 1);
+cleanup:
+	json_object_put(o);
+	return err ? -1 : 0;
+}
+
+/* A counter of "calls" (dropped, unknown). */
+static int rd_counter(struct rd *rd, const char *field, uint64_t *out)
+{
+	static const struct json_where top = {"calls", NO_IDX, NULL, NO_IDX};
+	struct json_object *v = NULL;
+	int r;
+
+	if (json_in__value(&rd->js, "an integer", &v))
+		return -1;
+	r = jv__u64(&rd->js, &top, field, v, out);
+	json_object_put(v);
+	return r;
+}
+
+/* "list": the calls, one record at a time. */
+static int rd_list(struct rd *rd, struct calls *c)
+{
+	struct json_where w = {"calls", NO_IDX, "list", NO_IDX};
+	size_t n = 0;
+	int r;
+
+	if (json_in__enter(&rd->js, '[', &w, NULL))
+		return -1;
+	while ((r = json_in__next(&rd->js, ']', &n)) > 0)
+		if (rd_call(rd, c, n - 1))
+			return -1;
+	return r;
 }
 
 int rd__calls(struct rd *rd)
 {
 	static const struct json_where top = {"calls", NO_IDX, NULL, NO_IDX};
-	struct json_object *v = NULL, *list;
-	struct calls *c = NULL;
-	uint64_t dropped, unknown;
-	bool present;
-	int r = -1;
+	uint64_t dropped = 0, unknown = 0;
+	struct calls *c;
+	char key[32];
+	size_t n = 0;
+	int r;
 
-	if (json_in__value(&rd->js, "an object", &v))
+	if (!rd->stacks_done)
+		return json_in__fail(&rd->js, "\"calls\" comes before \"stacks\"");
+	c = calls__new(0);
+	if (!c)
+		return json_in__fail(&rd->js, "out of memory");
+	r = json_in__enter(&rd->js, '{', &top, NULL);
+	while (!r && (r = json_in__next(&rd->js, '}', &n)) > 0) {
+		r = json_in__key(&rd->js, key, sizeof(key));
+		if (r)
+			break;
+		if (!strcmp(key, "dropped"))
+			r = rd_counter(rd, "dropped", &dropped);
+		else if (!strcmp(key, "unknown"))
+			r = rd_counter(rd, "unknown", &unknown);
+		else if (!strcmp(key, "list"))
+			r = rd_list(rd, c);
+		else
+			r = json_in__skip(&rd->js);
+	}
+	if (r < 0) {
+		calls__free(c);
 		return -1;
-	if (!rd->stacks_done) {
-		json_in__fail(&rd->js, "\"calls\" comes before \"stacks\"");
-		goto cleanup;
 	}
-	if (!json_object_is_type(v, json_type_object)) {
-		jv__fail(&rd->js, &top, NULL, "expected an object, got %s", jv__type(v));
-		goto cleanup;
-	}
-	if (jf__u64(&rd->js, &top, v, "dropped", false, 0, &dropped) ||
-	    jf__u64(&rd->js, &top, v, "unknown", false, 0, &unknown))
-		goto cleanup;
-	list = jf__get(v, "list", &present);
-	if (!present || !json_object_is_type(list, json_type_array)) {
-		jv__fail(&rd->js, &top, "list", "expected an array, got %s", jv__type(list));
-		goto cleanup;
-	}
-	c = calls__new(json_object_array_length(list) + 1);
-	if (!c) {
-		json_in__fail(&rd->js, "out of memory");
-		goto cleanup;
-	}
-	for (size_t i = 0; i < json_object_array_length(list); i++)
-		if (rd_call(rd, json_object_array_get_idx(list, i), c, i))
-			goto cleanup;
 	calls__set_lost(c, dropped, unknown);
 	profile__set_calls(rd->p, c);
-	c = NULL;
-	r = 0;
-cleanup:
-	calls__free(c);
-	json_object_put(v);
-	return r;
+	return 0;
 }
