@@ -5,9 +5,10 @@
  * `report --calls` works on a saved profile as on a live one.
  *
  *   "calls": {"dropped": N, "unknown": N,
- *             "list": [{"pid", "tid", "call", "feature", "instance", "samples",
- *                       "first_ns", "last_ns", "exact_ns" (--events, when known),
- *                       "stacks": [[stack id, count], ...]}, ...]}
+ *             "list": [[pid, tid, call, feature, instance, samples, first_ns,
+ *                       last_ns, exact_ns, [stack, count, ...]], ...]}
+ *
+ * feature and instance are indexes of "strings"; exact_ns 0: estimated.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,69 +18,84 @@
 #include "profile_read.h"
 #include "profile_write.h"
 
-static struct json_object *pw_call(struct json_out *w, const struct call_rec *r)
+void pw__calls_strings(struct json_out *w, struct pw_strings *t, const struct profile *p)
 {
-	struct json_object *o = json_out__object(w), *st = json_out__array(w, r->nr_stacks);
+	const struct calls *c = profile__calls(p);
 
-	json_out__add(w, o, "pid", json_out__u64(w, r->pid));
-	json_out__add(w, o, "tid", json_out__u64(w, r->tid));
-	json_out__add(w, o, "call", json_out__u64(w, r->id));
-	json_out__add(w, o, "feature", json_out__str(w, r->feature));
-	json_out__add(w, o, "instance", json_out__str(w, r->instance));
-	json_out__add(w, o, "samples", json_out__u64(w, r->samples));
-	json_out__add(w, o, "first_ns", json_out__u64(w, r->first_ns));
-	json_out__add(w, o, "last_ns", json_out__u64(w, r->last_ns));
-	if (r->exact_ns)
-		json_out__add(w, o, "exact_ns", json_out__u64(w, r->exact_ns));
-	for (size_t k = 0; k < r->nr_stacks; k++) {
-		struct json_object *pair = json_out__array(w, 2);
-
-		json_out__append(w, pair, json_out__u64(w, r->stacks[k].stack));
-		json_out__append(w, pair, json_out__u64(w, r->stacks[k].count));
-		json_out__append(w, st, pair);
+	for (size_t i = 0; i < calls__nr(c) && !w->err; i++) {
+		pw__string(w, t, calls__get(c, i)->feature);
+		pw__string(w, t, calls__get(c, i)->instance);
 	}
-	json_out__add(w, o, "stacks", st);
-	return o;
 }
 
-void pw__calls(struct json_out *w, const struct profile *p)
+/* [pid, tid, call, feature, instance, samples, first_ns, last_ns, exact_ns,
+ * [stack, count, stack, count, ...]] in the row buffer. */
+static void pw_call(struct json_out *w, struct pw_strings *t, const struct call_rec *r)
+{
+	const uint64_t cols[] = {r->pid,
+				 r->tid,
+				 r->id,
+				 pw__string(w, t, r->feature),
+				 pw__string(w, t, r->instance),
+				 r->samples,
+				 r->first_ns,
+				 r->last_ns,
+				 r->exact_ns};
+
+	json_out__row_lit(w, "[");
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+		json_out__row_u64(w, cols[k]);
+		json_out__row_lit(w, ",");
+	}
+	json_out__row_lit(w, "[");
+	for (size_t k = 0; k < r->nr_stacks; k++) {
+		if (k)
+			json_out__row_lit(w, ",");
+		json_out__row_u64(w, r->stacks[k].stack);
+		json_out__row_lit(w, ",");
+		json_out__row_u64(w, r->stacks[k].count);
+	}
+	json_out__row_lit(w, "]]");
+	json_out__row_end(w);
+}
+
+void pw__calls(struct json_out *w, const struct profile *p, struct pw_strings *t)
 {
 	const struct calls *c = profile__calls(p);
 	char head[128];
 
 	if (!c)
 		return;
-	/* An object around an array of records, each on its own line: a
-	 * reader takes them one at a time (a value is at most 4 MiB). */
-	snprintf(head, sizeof(head), "\"calls\": {\"dropped\": %llu, \"unknown\": %llu, \"list\": [",
+	/* An object around an array of rows, each on its own line: a reader
+	 * takes them one at a time (a value is at most 4 MiB). */
+	snprintf(head, sizeof(head),
+		 "\"calls\": {\"dropped\": %llu, \"unknown\": %llu, \"list\": [",
 		 (unsigned long long)calls__dropped(c), (unsigned long long)calls__unknown(c));
 	json_out__puts(w, w->first ? "\n  " : ",\n  ");
 	w->first = false;
 	json_out__puts(w, head);
 	w->first_rec = true;
 	for (size_t i = 0; i < calls__nr(c) && !w->err; i++)
-		json_out__record(w, pw_call(w, calls__get(c, i)), "    ");
+		pw_call(w, t, calls__get(c, i));
 	json_out__puts(w, w->first_rec ? "]}" : "\n  ]}");
 }
 
-/* [stack id, count] pairs of call i (of pid) into c. */
+/* [stack, count, ...] of call i (of pid) into c. */
 static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json_object *a,
 			  uint32_t pid, struct calls *c, size_t i)
 {
-	if (!a || !json_object_is_type(a, json_type_array))
-		return jv__fail(&rd->js, w, "stacks", "expected an array, got %s", jv__type(a));
-	for (size_t k = 0; k < json_object_array_length(a); k++) {
-		struct json_object *pair = json_object_array_get_idx(a, k);
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 1;
+
+	if (!a || !json_object_is_type(a, json_type_array) || n % 2)
+		return jv__fail(&rd->js, w, "stacks", "expected [stack, count, ...] pairs, got %s",
+				jv__type(a));
+	for (size_t k = 0; k < n; k += 2) {
 		uint64_t id, count, key;
 		size_t stack;
 		int err;
 
-		if (!json_object_is_type(pair, json_type_array) ||
-		    json_object_array_length(pair) != 2)
-			return jv__fail(&rd->js, w, "stacks",
-					"expected [stack, count] pairs, got %s", jv__type(pair));
-		if (jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(pair, 0), &id) ||
-		    jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(pair, 1), &count) ||
+		if (jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(a, k), &id) ||
+		    jv__u64(&rd->js, w, "stacks", json_object_array_get_idx(a, k + 1), &count) ||
 		    rd__stack_key(rd, w, id, 0, pid, &key))
 			return -1;
 		if (profile__find_stack(rd->p, pid, key, &stack))
@@ -91,45 +107,57 @@ static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json
 	return 0;
 }
 
-/* Call i of "list", the next record. */
+static const char *const call_cols[] = {"pid",	   "tid",      "call",	  "feature",  "instance",
+					"samples", "first_ns", "last_ns", "exact_ns", "stacks"};
+
+/* Call i of "list", the next row. */
 static int rd_call(struct rd *rd, struct calls *c, size_t i)
 {
 	struct json_where w = {"calls", i, NULL, NO_IDX};
+	uint64_t v[9];
+	size_t fi, ii;
 	struct call_rec r = {0};
-	struct json_object *o;
-	bool present;
+	struct json_object *a;
 	int err = -1;
 
-	if (json_in__record(&rd->js, &w, json_type_object, &o))
+	if (json_in__record(&rd->js, &w, json_type_array, &a))
 		return -1;
-	if (jf__u32(&rd->js, &w, o, "pid", true, &r.pid) ||
-	    jf__u32(&rd->js, &w, o, "tid", true, &r.tid) ||
-	    jf__u64(&rd->js, &w, o, "call", true, 0, &r.id) ||
-	    jf__str(&rd->js, &w, o, "feature", false, &r.feature) ||
-	    jf__str(&rd->js, &w, o, "instance", false, &r.instance) ||
-	    jf__u64(&rd->js, &w, o, "samples", true, 0, &r.samples) ||
-	    jf__u64(&rd->js, &w, o, "first_ns", true, 0, &r.first_ns) ||
-	    jf__u64(&rd->js, &w, o, "last_ns", true, 0, &r.last_ns) ||
-	    jf__u64(&rd->js, &w, o, "exact_ns", false, 0, &r.exact_ns))
-		goto cleanup;
-	if (!r.feature) {
-		jf__missing(&rd->js, &w, "feature");
+	if (json_object_array_length(a) != 10) {
+		jv__fail(&rd->js, &w, NULL, "expected a row of 10 columns, got %s", "another");
 		goto cleanup;
 	}
-	if (!r.instance) {
-		jf__missing(&rd->js, &w, "instance");
+	for (size_t k = 0; k < 9; k++) {
+		if (k == 3 || k == 4)
+			continue;
+		if (jv__u64(&rd->js, &w, call_cols[k], json_object_array_get_idx(a, k), &v[k]))
+			goto cleanup;
+	}
+	if (rd__stridx(rd, &w, "feature", json_object_array_get_idx(a, 3), false, &fi) ||
+	    rd__stridx(rd, &w, "instance", json_object_array_get_idx(a, 4), false, &ii))
+		goto cleanup;
+	if (v[0] > UINT32_MAX || v[1] > UINT32_MAX) {
+		jv__fail(&rd->js, &w, "pid", "%s: not a process and thread id", "pid or tid");
 		goto cleanup;
 	}
+	r = (struct call_rec){.pid = (uint32_t)v[0],
+			      .tid = (uint32_t)v[1],
+			      .id = v[2],
+			      .feature = rd->strs[fi],
+			      .instance = rd->strs[ii],
+			      .samples = v[5],
+			      .first_ns = v[6],
+			      .last_ns = v[7],
+			      .exact_ns = v[8]};
 	err = calls__put(c, &r);
 	if (err == -EEXIST)
 		err = jv__fail(&rd->js, &w, "call", "%s: the same call twice", "call");
 	else if (err)
 		err = rd__add_err(rd, &w, err);
 	else
-		err = rd_call_stacks(rd, &w, jf__get(o, "stacks", &present), r.pid, c,
+		err = rd_call_stacks(rd, &w, json_object_array_get_idx(a, 9), r.pid, c,
 				     calls__nr(c) - 1);
 cleanup:
-	json_object_put(o);
+	json_object_put(a);
 	return err ? -1 : 0;
 }
 

@@ -338,8 +338,9 @@ static void test_file(void **state)
 	at = strstr(text, "\"list\":");
 	assert_non_null(at);
 	{
-		const char *first = strchr(at, '{'), *end = strstr(first, "]]}");
-		size_t n = (size_t)(end + 3 - first), head = (size_t)(first - text);
+		const char *first = strchr(at + strlen("\"list\": ["), '['),
+			   *end = strstr(first, "]]");
+		size_t n = (size_t)(end + 2 - first), head = (size_t)(first - text);
 		char *dup = malloc(len + n + 2);
 
 		memcpy(dup, text, head);
