@@ -179,15 +179,27 @@ static __always_inline void antimark_left(struct tstack *st, __u32 i, __u64 ns)
 		m->anti_ns += ns;
 }
 
+/* v2stack.bpf.h: the call number of the ABI v2 frame of `feature`, entered
+ * at stack pointer sp, that the current thread has just popped. */
+__noinline __u64 v2_left_call(__u64 feature, __u64 sp);
+
 /* record --calls --events: a call as long as calls_exact_ns or longer sends
- * its exact duration (profiler.h, FSP_CALL_EXACT_DEPTH). A subprogram. */
-static __noinline void send_exact(__u64 call, __u64 t_enter, __u64 anti_ns, __u64 now)
+ * its exact duration (profiler.h, FSP_CALL_EXACT_DEPTH); a shadow frame's
+ * call number is its ABI v2 frame's, looked up now (only for such calls:
+ * at every enter it cost a pair 354 ns, bench/calls.sh). A subprogram. */
+static __noinline void send_exact(const struct tframe *f, __u64 now)
 {
-	__u64 ns = now - t_enter, id = bpf_get_current_pid_tgid();
+	__u64 ns, id = bpf_get_current_pid_tgid(), call;
 	struct fsp_call_rec *r;
 
-	ns = ns > anti_ns ? ns - anti_ns : 0;
-	if (ns < calls_exact_ns || !call)
+	if (!f)
+		return;
+	ns = now - f->t_enter;
+	ns = ns > f->anti_ns ? ns - f->anti_ns : 0;
+	if (ns < calls_exact_ns)
+		return;
+	call = f->flags & TF_SHADOW ? v2_left_call(f->feature, f->sp) : f->call;
+	if (!call)
 		return;
 	r = bpf_ringbuf_reserve(&calls_rb, FSP_CALL_REC_HEAD + 2 * sizeof(__u64), 0);
 	if (!r) {
@@ -216,7 +228,7 @@ static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
 	if (f->slot != SLOT_NONE)
 		count_leave(f->slot, f->t_enter, f->anti_ns, now);
 	if (calls_exact_ns)
-		send_exact(f->call, f->t_enter, f->anti_ns, now);
+		send_exact(f, now);
 }
 
 #endif /* FSP_EVENTVIEW_BPF_H */

@@ -173,9 +173,6 @@ static __always_inline void frame_link(struct tframe *f, __u32 i)
 	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
 }
 
-/* v2stack.bpf.h: the call number of the ABI v2 frame of `feature` the current
- * thread just pushed (its enter fires the shadow probe at stack pointer sp). */
-__noinline __u64 v2_top_call(__u64 feature, __u64 sp);
 
 static __always_inline struct tstack *tstack_get(bool create)
 {
@@ -220,10 +217,9 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->kind = kind == KIND_MUTED ? FSP_FRAME_ANTIMARK : kind;
 	f->flags = (kind == KIND_MUTED ? TF_MUTED : 0) | (shadow ? TF_SHADOW : 0);
 	f->sp = fsp;
-	/* A shadow's call number is the ABI v2 frame's its mark just pushed
-	 * (what the samples see), looked up only when exact durations go to
-	 * the calls view. */
-	f->call = !shadow ? ++st->calls : calls_exact_ns ? v2_top_call(feature, sp) : 0;
+	/* A shadow's call number is the ABI v2 frame's (what the samples
+	 * see): looked up at its leave, for a call long enough to send. */
+	f->call = shadow ? 0 : ++st->calls;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);

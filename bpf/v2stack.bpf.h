@@ -495,7 +495,7 @@ static __always_inline __u32 v2_drop_unwound(struct v2_unwind *u, struct v2_stac
 
 /* ---- the call number of a shadow's ABI v2 frame (record --calls --events) -------- */
 
-struct top_call_ctx {
+struct left_call_ctx {
 	const struct v2_cache *cache;
 	__u64 fsbase;
 	__u64 feature;
@@ -504,11 +504,15 @@ struct top_call_ctx {
 	__u64 call;
 };
 
-/* bpf_loop callback: the top frame of the thread's stack of DSO i, if a mark
- * of the feature, is a candidate: the one entered nearest to sp wins. */
-static long top_call_cb(__u64 i, void *data)
+/*
+ * bpf_loop callback: the frame just above the published depth of the
+ * thread's stack of DSO i is the one its leave popped (a pop only lowers the
+ * depth; one that moved frames down, out of order, overwrote it: no number).
+ * If it is a mark of the feature, the one entered nearest to sp wins.
+ */
+static long left_call_cb(__u64 i, void *data)
 {
-	struct top_call_ctx *c = data;
+	struct left_call_ctx *c = data;
 	const struct fsp_v2_dso *dso;
 	struct v2_frame f;
 	__u64 ptr = 0, fsp, dist;
@@ -518,10 +522,9 @@ static long top_call_cb(__u64 i, void *data)
 		return 1;
 	dso = &c->cache->dso[i];
 	if (dso->frame_size != FSP_V2_FRAME ||
-	    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr ||
-	    bpf_probe_read_user(&d, sizeof(d), (void *)(ptr + 8)) || !d || d > FSP_V2_DEPTH ||
+	    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr || bpf_probe_read_user(&d, sizeof(d), (void *)(ptr + 8)) || d >= FSP_V2_DEPTH ||
 	    bpf_probe_read_user(&f, sizeof(f),
-				(void *)(ptr + FSP_V2_HEADER + (d - 1) * sizeof(struct v2_frame))))
+				(void *)(ptr + FSP_V2_HEADER + d * sizeof(struct v2_frame))))
 		return 0;
 	if (f.feature != c->feature || (f.sp_kind & 1) || !f.call)
 		return 0;
@@ -534,11 +537,11 @@ static long top_call_cb(__u64 i, void *data)
 	return 0;
 }
 
-__noinline __u64 v2_top_call(__u64 feature, __u64 sp)
+__noinline __u64 v2_left_call(__u64 feature, __u64 sp)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
-	struct top_call_ctx c = {.feature = feature, .sp = sp, .best_dist = ~0ULL};
+	struct left_call_ctx c = {.feature = feature, .sp = sp, .best_dist = ~0ULL};
 	__u32 nr;
 
 	if (!st)
@@ -548,7 +551,7 @@ __noinline __u64 v2_top_call(__u64 feature, __u64 sp)
 	if (!nr)
 		return 0;
 	c.fsbase = task->thread.fsbase;
-	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, top_call_cb, &c, 0);
+	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, left_call_cb, &c, 0);
 	return c.call;
 }
 
