@@ -40,9 +40,8 @@ for f in "$FSP" "$BIN/probe_cost" "$BIN/calls_views"; do
 done
 mkdir -p "$RES"
 
-kv() { grep -o "\b$2=[^ ]*" "$1" 2>/dev/null | tail -n 1 | cut -d= -f2; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
 
 # probe_cost under fsp-bpf ARGS...: ns per hit, or nothing
 hit_under() {
@@ -50,12 +49,11 @@ hit_under() {
 	shift
 	$PIN "$BIN/probe_cost" -a -n "$ITER" -r 3 >"$log" 2>&1 &
 	pid=$!
+	wait_exe "$pid" "$BIN/probe_cost" || { wait "$pid"; return; }
 	"$FSP" -F 999 "$@" -p "$pid" >"$log.tool" 2>&1 &
 	tool=$!
 	wait "$pid"
-	for ((i = 0; i < 200; i++)); do kill -0 "$tool" 2>/dev/null || break; sleep 0.05; done
-	kill -INT "$tool" 2>/dev/null
-	wait "$tool" 2>/dev/null
+	stop_tool "$tool" 10
 	[ "$(kv "$log" attached)" = 1 ] && kv "$log" ns_per_hit
 }
 

@@ -173,7 +173,6 @@ static __always_inline void frame_link(struct tframe *f, __u32 i)
 	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
 }
 
-
 static __always_inline struct tstack *tstack_get(bool create)
 {
 	struct task_struct *task = bpf_get_current_task_btf();

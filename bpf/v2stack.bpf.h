@@ -522,7 +522,8 @@ static long left_call_cb(__u64 i, void *data)
 		return 1;
 	dso = &c->cache->dso[i];
 	if (dso->frame_size != FSP_V2_FRAME ||
-	    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr || bpf_probe_read_user(&d, sizeof(d), (void *)(ptr + 8)) || d >= FSP_V2_DEPTH ||
+	    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr ||
+	    bpf_probe_read_user(&d, sizeof(d), (void *)(ptr + 8)) || d >= FSP_V2_DEPTH ||
 	    bpf_probe_read_user(&f, sizeof(f),
 				(void *)(ptr + FSP_V2_HEADER + d * sizeof(struct v2_frame))))
 		return 0;
