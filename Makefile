@@ -512,7 +512,16 @@ $(OUTPUT)/workloads/java/%.class: tests/workloads/java/%.java
 	$(Q)mkdir -p $(@D)
 	$(Q)$(JAVAC) -d $(@D) $<
 
-workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS) $(JAVA_WORKLOADS)
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS) $(JAVA_WORKLOADS) \
+	$(OUTPUT)/workloads-frame32/wl_threads
+
+# wl_threads built with the ABI v2 header before call numbers (32-byte
+# frames): test_calls frame32 profiles it (binaries built so keep working).
+$(OUTPUT)/workloads-frame32/wl_threads: tests/workloads/wl_threads.c $(FRAME32_DIR)/fsp.h $(WORKLOAD_COMMON)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(subst -Iusdt,-I$(FRAME32_DIR),$(PROBE_CFLAGS)) -Itests/workloads $< \
+		$(WORKLOAD_COMMON) -o $@ -lm
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 

@@ -25,6 +25,10 @@
  *               exact (their leaves measured them): the slow calls' count within
  *               2 of the truth's, their durations added up within 0.1 ms a call
  *
+ *   frame32     wl_threads built with the ABI v2 header before call numbers
+ *               (32-byte frames): profiled as before (every feature charged, the
+ *               same total), its samples' calls said unknown, none joined
+ *
  * Under FSP_ABI=v1 the workloads are ABI v1 builds: the call numbers then
  * come from the BPF mark stack (task storage), the same join.
  */
@@ -200,6 +204,42 @@ static void slow_calls(bool events)
 	ITEST_ASSERT_OK(ok);
 }
 
+static void test_frame32(void **state)
+{
+	static const char *const features[] = {"encode", "decode", "verify"};
+	const char *json = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	char wl[4096];
+	struct itest_proc p;
+	json_object *prof;
+	bool ok = true;
+	char *out;
+
+	(void)state;
+	snprintf(wl, sizeof(wl), "%s/workloads-frame32/wl_threads", getenv("FSP_OUT"));
+	itest_run_fsp(&p, "fsp", 60, "--calls", "-F", ITEST_HZ, "--json", json, "--", wl, truth,
+		      "600", NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	prof = itest_json_load(json);
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t n = itest_feature_samples(prof, features[i]);
+
+		print_message("  %s: %llu samples\n", features[i], (unsigned long long)n);
+		ok &= n > 0;
+	}
+	if (!strstr(out, "have no call number") || !strstr(out, "no sample fell in a call")) {
+		print_message("expected every call unknown:\n%s\n", strstr(out, "Calls (--calls)"));
+		ok = false;
+	}
+	ok &= itest_diag(prof, "unreadable_stacks") == 0;
+	json_object_put(prof);
+	free(out);
+	free(p.out);
+	free(p.err);
+	ITEST_ASSERT_OK(ok);
+}
+
 static void test_slow_calls(void **state)
 {
 	(void)state;
@@ -216,6 +256,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_calls_join),
+		ITEST(test_frame32),
 		ITEST(test_slow_calls),
 		ITEST(test_slow_calls_events),
 	};
