@@ -22,6 +22,7 @@
  *               near the threshold may fall either side, and a lock-path call
  *               whose wait no sample saw may fall under it)
  *
+ *               (recorded with --calls=request>=6ms: the view shown live too)
  *   slow_calls_events  the same with --events: the calls' durations are
  *               exact (their leaves measured them): the slow calls' count within
  *               2 of the truth's, their durations added up within 0.1 ms a call
@@ -147,10 +148,18 @@ static void slow_calls(bool events)
 	bool ok = true;
 	char *out;
 
-	itest_run_fsp(&p, "fsp", 120, "--calls", events ? "--events" : "--calls", "-F", ITEST_HZ,
-		      "--json", prof, "--", itest_workload("wl_requests"), truth, "300", "6000",
-		      NULL);
+	/* live: record --calls=SELECTOR shows the view at the end */
+	itest_run_fsp(&p, "fsp", 120, "--calls=request>=6ms", events ? "--events" : "--calls", "-F",
+		      ITEST_HZ, "--json", prof, "--", itest_workload("wl_requests"), truth, "300",
+		      "6000", NULL);
 	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	if (!strstr(out, "Calls of request selected: ") || !strstr(out, "=== The other calls")) {
+		print_message("record --calls=SELECTOR showed no calls view:\n%s\n", out);
+		ok = false;
+	}
+	free(out);
 	free(p.out);
 	free(p.err);
 	t = itest_truth_load(truth);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "calls_view.h"
 #include "record_calls.h"
 
 #define SLOWEST 5 /* calls listed per feature */
@@ -65,7 +66,8 @@ static void print_feature(const struct by_feature *f, uint64_t period, FILE *out
 	}
 }
 
-int record_calls__report(const struct session *s, const struct profile *p, FILE *out)
+int record_calls__report(const struct session *s, const struct profile *p, const char *selector,
+			 const struct fsp_view *v, FILE *out)
 {
 	uint64_t period = profile_meta__period_ns(profile__meta(p));
 	const struct calls *c = profile__calls(p);
@@ -76,6 +78,14 @@ int record_calls__report(const struct session *s, const struct profile *p, FILE 
 	(void)s;
 	if (!c)
 		return 0;
+	if (selector) {
+		struct callsel sel;
+
+		err = callsel__parse(selector, &sel, NULL, 0);
+		fputc('\n', out);
+		fflush(out);
+		return err ? err : calls_view__render(p, &sel, v, NULL);
+	}
 
 	for (size_t i = 0; !err && i < calls__nr(c); i++) {
 		const struct call_rec *r = calls__get(c, i);
