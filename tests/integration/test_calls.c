@@ -194,13 +194,18 @@ static void slow_calls(bool events)
 		double lo = events ? want_ms - 0.1 * (double)want - slack
 				   : cpu_ms - 2 * period_ms * (double)want - slack;
 		double hi = want_ms + (events ? 0.1 : period_ms) * (double)want + slack;
-		/* Estimated: a lock-path request spends its time off CPU: no
-		 * sample sees the wait when its short parse took none, so the
-		 * estimate misses it and the call may fall under 6 ms: at most
-		 * those, and 2 more. Exact: 2 near the threshold (the truth's
-		 * clock reads are outside the probes). */
+		/* Exact: 2 near the threshold (the truth's clock reads are
+		 * outside the probes). Estimated: a call's samples do not see
+		 * its time off CPU or preempted before its first or after its
+		 * last sample (a lock wait, a busy machine): every request of
+		 * 10 ms of CPU (rare, long parse) is selected, and no more than
+		 * those of 6 ms of wall time or within 1 ms under it (an
+		 * estimate exceeds the wall time by a period at most). */
+		unsigned long long cpu_slow =
+			itest_truth_u64(t, "paths.rare") + itest_truth_u64(t, "paths.longparse");
+		unsigned long long near = itest_truth_u64(t, "near.count");
 		bool cnt = ncalls == 2 * 300 &&
-			   dn <= (events ? 0 : (double)itest_truth_u64(t, "paths.lock")) + 2;
+			   (events ? dn <= 2 : nsel + 2 >= cpu_slow && nsel <= want + near);
 		bool dur = est_ms >= lo && est_ms <= hi;
 
 		print_message(
