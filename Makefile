@@ -100,7 +100,7 @@ WORKLOAD_COMMON := $(wildcard tests/workloads/wl_common.c)
 WORKLOAD_V1_BINS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(filter-out %/wl_native %/wl_dsos,$(WORKLOAD_BINS)))
 WORKLOAD_V1_LIBS := $(patsubst $(OUTPUT)/workloads/%,$(OUTPUT)/workloads-v1/%,$(WORKLOAD_LIBS))
 
-BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c,$(wildcard bench/*.c))
+BENCH_C := $(filter-out bench/gen_profile.c bench/native_views.c bench/calls_views.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_C)) \
 	$(patsubst bench/%.cc,$(OUTPUT)/bench/%,$(wildcard bench/*.cc))
 # The mark benchmarks built with probe ABI v1 too (a uprobe trap per mark).
@@ -423,6 +423,12 @@ $(OUTPUT)/bench/gen_profile: bench/gen_profile.c $(ANALYSIS_LIB)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
 
+# The slow-call view's report time for 1M samples (docs/benchmarks.md).
+$(OUTPUT)/bench/calls_views: bench/calls_views.c $(ANALYSIS_LIB)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(ANALYSIS_INC) $< $(ANALYSIS_LIB) $(LDLIBS) -lm -o $@
+
 # The views of a profile with native stacks, timed (docs/benchmarks.md).
 $(OUTPUT)/bench/native_views: bench/native_views.c $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
@@ -433,6 +439,22 @@ $(OUTPUT)/bench/%: bench/%.c $(FSP_HEADERS) bench/bench_attached.h
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(PROBE_CFLAGS) -Ibench $< -o $@ -lm
+
+# The probe ABI v2 header as it was before call numbers (32-byte frames, no
+# counter): binaries built with it must keep working (bench/v2.sh part A
+# compares the pair cost, test_calls the profile of such a binary).
+FRAME32_DIR := $(OUTPUT)/frame32
+$(FRAME32_DIR)/fsp.h: $(FSP_HEADERS) scripts/frame32.sed
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)cp usdt/fsp.h usdt/fsp_abi_v1.h $(@D)/
+	$(Q)sed -f scripts/frame32.sed usdt/fsp_abi_v2.h > $(@D)/fsp_abi_v2.h
+	$(Q)! grep -qE 'calls?;|, 40, 64' $(@D)/fsp_abi_v2.h || { echo "frame32.sed left a call number" >&2; exit 1; }
+
+$(OUTPUT)/bench/frame32/%: bench/%.c $(FRAME32_DIR)/fsp.h bench/bench_attached.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(subst -Iusdt,-I$(FRAME32_DIR),$(PROBE_CFLAGS)) -Ibench $< -o $@ -lm
 
 $(OUTPUT)/bench/v1/%: bench/%.c $(FSP_HEADERS) bench/bench_attached.h
 	$(call msg,CC,$@)
@@ -490,7 +512,16 @@ $(OUTPUT)/workloads/java/%.class: tests/workloads/java/%.java
 	$(Q)mkdir -p $(@D)
 	$(Q)$(JAVAC) -d $(@D) $<
 
-workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS) $(JAVA_WORKLOADS)
+workloads: $(WORKLOAD_LIBS) $(WORKLOAD_BINS) $(WORKLOAD_V1_LIBS) $(WORKLOAD_V1_BINS) $(JAVA_WORKLOADS) \
+	$(OUTPUT)/workloads-frame32/wl_threads
+
+# wl_threads built with the ABI v2 header before call numbers (32-byte
+# frames): test_calls frame32 profiles it (binaries built so keep working).
+$(OUTPUT)/workloads-frame32/wl_threads: tests/workloads/wl_threads.c $(FRAME32_DIR)/fsp.h $(WORKLOAD_COMMON)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(subst -Iusdt,-I$(FRAME32_DIR),$(PROBE_CFLAGS)) -Itests/workloads $< \
+		$(WORKLOAD_COMMON) -o $@ -lm
 
 # ---- integration tests (root: load BPF, profile real processes) ----------------
 
@@ -535,7 +566,7 @@ unit-asan: $(UNIT_ASAN_BINS)
 # profile the marks themselves again against the ABI v1 builds.
 # test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
-	test_clean test_dynamic test_events test_funcfeat test_system test_v2),$(ITEST_BINS))
+	test_calls test_clean test_dynamic test_events test_funcfeat test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
 		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \
@@ -572,10 +603,11 @@ demo: deps-build
 	./$(APP) -- $(OUTPUT)/examples/demo_mt 4 1500
 
 bench: deps-bench
-bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(BENCH_TOOLS) examples workloads
-bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views
+bench: $(APP) $(BENCH_BINS) $(BENCH_V1_BINS) $(OUTPUT)/bench/frame32/probe_cost $(BENCH_TOOLS) examples workloads
+bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views $(OUTPUT)/bench/calls_views
 	$(Q)bench/run.sh
 	$(Q)bench/v2.sh
+	$(Q)bench/calls.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/stacks.sh

@@ -34,6 +34,7 @@ OUT=$ROOT/.output
 FSP=$ROOT/fsp-bpf
 BIN=$OUT/bench
 BIN1=$OUT/bench/v1
+BIN32=$OUT/bench/frame32
 WL=$OUT/workloads
 WL1=$OUT/workloads-v1
 RES=$ROOT/bench/results
@@ -56,7 +57,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench/v2.sh: needs root (BPF, uprobes, perf events)" >&2
 	exit 1
 fi
-for f in "$FSP" "$BIN/probe_cost" "$BIN1/probe_cost" "$BIN/tick_cost" "$BIN1/tick_cost" \
+for f in "$FSP" "$BIN/probe_cost" "$BIN1/probe_cost" "$BIN32/probe_cost" "$BIN/tick_cost" "$BIN1/tick_cost" \
 	"$WL/wl_observer" "$WL1/wl_observer"; do
 	[ -x "$f" ] || { echo "bench/v2.sh: $f is missing; run make bench" >&2; exit 1; }
 done
@@ -111,7 +112,7 @@ pair_run() {
 	kv "$log" ns_per_hit
 }
 
-PAIR="" PAIR_MED=n/a V1_PAIR=n/a
+PAIR="" PAIR_MED=n/a V1_PAIR=n/a PAIR32="" PAIR32_MED=n/a CALLS_DIFF=
 part A && echo "== A. An enter+leave pair with fsp-bpf attached (bench/probe_cost, $ITER" \
 	"iterations x 2 marks, 5 timed runs per process, $REPS interleaved reps) =="
 NA=$REPS
@@ -120,15 +121,34 @@ for ((r = 0; r < NA; r++)); do
 	for c in $([ $((r % 2)) = 0 ] && echo none fsp || echo fsp none); do
 		HIT[$c,$r]=$(pair_run "$BIN" "$c" "$r")
 	done
+	# The same under the header before call numbers (32-byte frames),
+	# side by side: what the call number costs a pair.
+	for c in $([ $((r % 2)) = 0 ] && echo fsp none || echo none fsp); do
+		HIT[f32$c,$r]=$(pair_run "$BIN32" "$c" "$r")
+	done
 	if [ -n "${HIT[none,$r]}" ] && [ -n "${HIT[fsp,$r]}" ]; then
 		PAIR+=" $(calc "2 * (${HIT[fsp,$r]} - ${HIT[none,$r]})")"
 		printf '  rep %d: loop %7.3f ns per mark, with fsp-bpf %7.3f: %6.3f ns per pair\n' "$r" \
 			"${HIT[none,$r]}" "${HIT[fsp,$r]}" "$(calc "2 * (${HIT[fsp,$r]} - ${HIT[none,$r]})")"
 	fi
+	if [ -n "${HIT[f32none,$r]}" ] && [ -n "${HIT[f32fsp,$r]}" ]; then
+		p32=$(calc "2 * (${HIT[f32fsp,$r]} - ${HIT[f32none,$r]})")
+		PAIR32+=" $p32"
+		printf '         header before call numbers: loop %7.3f, with fsp-bpf %7.3f: %6.3f ns per pair\n' \
+			"${HIT[f32none,$r]}" "${HIT[f32fsp,$r]}" "$p32"
+		[ -n "${HIT[fsp,$r]}" ] &&
+			CALLS_DIFF+=" $(calc "2 * (${HIT[fsp,$r]} - ${HIT[f32fsp,$r]})")"
+	fi
 done
 if part A; then
 	# shellcheck disable=SC2086
 	PAIR_MED=$(median $PAIR)
+	# shellcheck disable=SC2086
+	PAIR32_MED=$(median $PAIR32)
+	# shellcheck disable=SC2086
+	echo "  call numbers (issue 30, target <= +1 ns per pair): $PAIR_MED ns per pair, against" \
+		"$PAIR32_MED with the header before them; attached pair, this header minus the older," \
+		"median of the reps: $(median $CALLS_DIFF) ns"
 	# ABI v1 for reference: a trap per mark (fewer iterations: ~1 us each).
 	V1_NONE=$(ITER=200000 pair_run "$BIN1" none v1) V1_FSP=$(ITER=200000 pair_run "$BIN1" fsp v1)
 	V1_PAIR=$(calc "2 * ($V1_FSP - $V1_NONE)")

@@ -37,6 +37,12 @@ const volatile __u64 event_features[FSP_MAX_EVENT_FEATURES];
 /* Slots of mark_stats (= its max_entries). */
 const volatile __u32 max_events = FSP_DEFAULT_MAX_EVENTS;
 
+/* record --calls: each sample's call numbers go to calls_rb (livestack.bpf.h). */
+const volatile bool calls_enabled = false;
+/* record --calls --events: a mark left after at least this long sends its
+ * exact duration with its call number (calls_rb); 0: none. */
+const volatile __u64 calls_exact_ns = 0;
+
 /* Some mapped feature has "charge threads" (charge.bpf.h). */
 const volatile bool charge_enabled = false;
 

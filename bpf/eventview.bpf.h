@@ -179,15 +179,56 @@ static __always_inline void antimark_left(struct tstack *st, __u32 i, __u64 ns)
 		m->anti_ns += ns;
 }
 
+/* v2stack.bpf.h: the call number of the ABI v2 frame of `feature`, entered
+ * at stack pointer sp, that the current thread has just popped. */
+__noinline __u64 v2_left_call(__u64 feature, __u64 sp);
+
+/* record --calls --events: a call as long as calls_exact_ns or longer sends
+ * its exact duration (profiler.h, FSP_CALL_EXACT_DEPTH); a shadow frame's
+ * call number is its ABI v2 frame's, looked up now (only for such calls:
+ * at every enter it cost a pair 354 ns, bench/calls.sh). A subprogram. */
+static __noinline void send_exact(const struct tframe *f, __u64 now)
+{
+	__u64 ns, id = bpf_get_current_pid_tgid(), call;
+	struct fsp_call_rec *r;
+
+	if (!f)
+		return;
+	ns = now - f->t_enter;
+	ns = ns > f->anti_ns ? ns - f->anti_ns : 0;
+	if (ns < calls_exact_ns)
+		return;
+	call = f->flags & TF_SHADOW ? v2_left_call(f->feature, f->sp) : f->call;
+	if (!call)
+		return;
+	r = bpf_ringbuf_reserve(&calls_rb, FSP_CALL_REC_HEAD + 2 * sizeof(__u64), 0);
+	if (!r) {
+		stat_inc(FSP_STAT_CALLS_LOST);
+		return;
+	}
+	r->tgid = id >> 32;
+	r->tid = (__u32)id;
+	r->hash = 0;
+	r->time_ns = now;
+	r->depth = FSP_CALL_EXACT_DEPTH;
+	r->call[0] = call;
+	r->call[1] = ns;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 /* Frame i is being popped by its leave at `now` (event view). */
 static __always_inline void frame_left(struct tstack *st, __u32 i, __u64 now)
 {
 	struct tframe *f = &st->f[slot(i)];
 
-	if (f->kind != FSP_FRAME_MARK)
+	if (f->kind != FSP_FRAME_MARK) {
 		antimark_left(st, i, now - f->t_enter);
-	else if (f->slot != SLOT_NONE)
+		return;
+	}
+	if (f->slot != SLOT_NONE)
 		count_leave(f->slot, f->t_enter, f->anti_ns, now);
+	if (calls_exact_ns)
+		send_exact(f, now);
 }
 
 #endif /* FSP_EVENTVIEW_BPF_H */

@@ -268,18 +268,25 @@ static __always_inline bool live_stack_store(const struct live_stack *ls,
 	return true;
 }
 
-/* ---- per-frame values: payloads, stack pointers -------------------------------------- */
+/* ---- per-frame values: payloads, stack pointers, call numbers -------------------------- */
+
+/* Which value of a frame live_stack_values() reads. */
+enum frame_value {
+	VAL_PAYLOAD,
+	VAL_SP,
+	VAL_CALL, /* record --calls */
+};
 
 struct values_ctx {
 	const struct live_stack *ls;
 	__u64 *out; /* FSP_MAX_DEPTH values */
 	__u32 n;
-	bool sp; /* stack pointers, else payloads */
+	enum frame_value which;
 };
 
-/* bpf_loop callback: the payload (or stack pointer) of the live stack's
- * frame i, in the order of its stored frames (the ABI v1 stack's shadow
- * frames are not stored). */
+/* bpf_loop callback: the payload (stack pointer, call number) of the live
+ * stack's frame i, in the order of its stored frames (the ABI v1 stack's
+ * shadow frames are not stored). */
 static long values_cb(__u64 i, void *data)
 {
 	struct values_ctx *c = data;
@@ -296,26 +303,31 @@ static long values_cb(__u64 i, void *data)
 		f = &ls->st->f[slot(i)];
 		if (f->flags & TF_UNSAMPLED)
 			return 0;
-		v = c->sp ? f->sp : f->payload;
+		v = c->which == VAL_SP ? f->sp : c->which == VAL_CALL ? f->call : f->payload;
 	} else if (!ls->buf) {
 		return 1;
 	} else if (ls->src == SRC_MERGED) {
-		v = c->sp ? ls->buf->sp[slot(i)] : ls->buf->payload[slot(i)];
+		v = c->which == VAL_SP	   ? ls->buf->sp[slot(i)]
+		    : c->which == VAL_CALL ? ls->buf->call[slot(i)]
+					   : ls->buf->payload[slot(i)];
 	} else {
 		const struct v2_frame *f =
 			&ls->buf->src[ls->src & (FSP_V2_MAX_DSOS - 1)].f[slot(i)];
 
-		v = c->sp ? f->sp_kind & ~7ULL : f->payload;
+		v = c->which == VAL_SP	   ? f->sp_kind & ~7ULL
+		    : c->which == VAL_CALL ? f->call
+					   : f->payload;
 	}
 	c->out[slot(c->n)] = v;
 	c->n++;
 	return 0;
 }
 
-/* The live stack's frames' payloads (or stack pointers) into out; how many. */
-static __always_inline __u32 live_stack_values(const struct live_stack *ls, __u64 *out, bool sp)
+/* The live stack's frames' values `which` into out; how many. */
+static __always_inline __u32 live_stack_values(const struct live_stack *ls, __u64 *out,
+					       enum frame_value which)
 {
-	struct values_ctx c = {.ls = ls, .out = out, .n = unknown_zero(), .sp = sp};
+	struct values_ctx c = {.ls = ls, .out = out, .n = unknown_zero(), .which = which};
 
 	if (ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
 	    (ls->src != SRC_V1 && !ls->buf))
@@ -333,7 +345,7 @@ static __always_inline void live_stack_sps(const struct live_stack *ls)
 
 	if (!out)
 		return;
-	out->n = ls->hash ? live_stack_values(ls, out->sp, true) : 0;
+	out->n = ls->hash ? live_stack_values(ls, out->sp, VAL_SP) : 0;
 }
 
 /* ---- payloads ------------------------------------------------------------------------ */
@@ -358,7 +370,7 @@ static __always_inline bool live_stack_send_payloads(const struct live_stack *ls
 	r->tgid = tgid;
 	r->tid = tid;
 	r->hash = hash;
-	r->depth = live_stack_values(ls, r->payload, false);
+	r->depth = live_stack_values(ls, r->payload, VAL_PAYLOAD);
 	size = r->depth;
 	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
 	 * larger than any record). */
@@ -367,6 +379,22 @@ static __always_inline bool live_stack_send_payloads(const struct live_stack *ls
 	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
 		flags = BPF_RB_FORCE_WAKEUP;
 	return !bpf_ringbuf_output(&payload_rb, r, size, flags);
+}
+
+/* ---- call numbers (record --calls) ------------------------------------------------------ */
+
+/* Writes the live stack's call numbers to the sampler's call record
+ * (SCRATCH_CALLS), which the sampler sends once it knows the hash counted. */
+static __always_inline void live_stack_note_calls(const struct live_stack *ls, __u32 tgid,
+						  __u32 tid)
+{
+	struct fsp_call_rec *r = scratch_get(SCRATCH_CALLS);
+
+	if (!r)
+		return;
+	r->tgid = tgid;
+	r->tid = tid;
+	r->depth = live_stack_values(ls, r->call, VAL_CALL);
 }
 
 /* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
@@ -409,6 +437,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 		out->payload = 1;
 		live_stack_send_payloads(&ls, task->tgid, task->pid, ls.hash);
 	}
+	if (calls_enabled && user == SCRATCH_SAMPLE)
+		live_stack_note_calls(&ls, task->tgid, task->pid);
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct tframe {
 	__u64 anti_ns; /* marks: time under antimarks of the same feature above */
 	__u32 slot; /* marks: index in mark_stats, SLOT_NONE if not counted */
 	__u32 flags; /* TF_* */
+	__u64 call; /* the thread's call number of this enter (tstack.calls) */
 };
 
 /* tframe.flags */
@@ -132,6 +133,7 @@ struct tstack {
 	__u32 charging; /* the charges slots this thread holds (a bit each) */
 	__u32 pad;
 	__u64 stored[2]; /* hashes of stacks of the thread already in the stacks map */
+	__u64 calls; /* enters pushed so far: the next frame's call number is one more */
 	struct v2_cache v2;
 	struct tframe f[FSP_MAX_DEPTH];
 };
@@ -163,6 +165,7 @@ struct v2_frame {
 	__u64 instance;
 	__u64 payload;
 	__u64 sp_kind; /* stack pointer at the enter | 1 for an antimark */
+	__u64 call; /* the thread's call number (0: a 32-byte frame, no calls) */
 };
 
 struct v2_stack {
@@ -180,7 +183,8 @@ struct v2_stack {
 	__u32 reserved;
 	struct v2_frame f[FSP_V2_DEPTH];
 };
-_Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * 32, "fsp.h layout");
+_Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * FSP_V2_FRAME,
+	       "fsp.h layout");
 
 /* The stacks one sample merges: the thread's stack of each registered DSO,
  * and (last) the live frames of its ABI v1 stack in the same layout. */
@@ -192,6 +196,7 @@ struct merge_buf {
 	__u32 best; /* merge_cb's pick so far: kept in memory, see there */
 	__u64 payload[FSP_MAX_DEPTH]; /* the merged frames' payloads */
 	__u64 sp[FSP_MAX_DEPTH]; /* and their stack pointers (native stacks) */
+	__u64 call[FSP_MAX_DEPTH]; /* the merged frames' call numbers */
 	struct v2_stack src[MERGE_SOURCES];
 };
 
@@ -268,6 +273,13 @@ struct {
 	__uint(max_entries, FSP_PAYLOAD_RB_SIZE);
 } payload_rb SEC(".maps");
 
+/* record --calls: the call numbers of each sample (struct fsp_call_rec);
+ * userspace shrinks it to a page without --calls. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FSP_CALLS_RB_SIZE);
+} calls_rb SEC(".maps");
+
 /* The event view: (tgid, feature, instance) -> slot of mark_stats. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -311,6 +323,7 @@ struct label_buf {
 union scratch {
 	struct parked parked;
 	struct fsp_payload_rec payload;
+	struct fsp_call_rec call;
 	struct fsp_stack stack;
 	struct fsp_label label;
 	struct label_buf lb;
@@ -328,6 +341,7 @@ enum scratch_user {
 	SCRATCH_PAYLOAD, /* the sampler's payload record (send_payloads) */
 	SCRATCH_LABEL_SAMPLE, /* labels of ABI v2 frames (v2_copy_labels), per context */
 	SCRATCH_LABEL_SWITCH,
+	SCRATCH_CALLS, /* the sampler's call record (live_stack_note_calls) */
 	SCRATCH__COUNT,
 };
 

@@ -216,6 +216,9 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	f->kind = kind == KIND_MUTED ? FSP_FRAME_ANTIMARK : kind;
 	f->flags = (kind == KIND_MUTED ? TF_MUTED : 0) | (shadow ? TF_SHADOW : 0);
 	f->sp = fsp;
+	/* A shadow's call number is the ABI v2 frame's (what the samples
+	 * see): looked up at its leave, for a call long enough to send. */
+	f->call = shadow ? 0 : ++st->calls;
 	f->fhash = label_hash_cached(st, feature);
 	if (instance)
 		label_hash_cached(st, instance);

@@ -155,16 +155,19 @@ int v2_announce(struct pt_regs *ctx)
 {
 	const struct fsp_usdt_spec *spec = usdt_spec(ctx);
 	__u64 record, tp_offset;
+	__u16 frame_size;
 	__u32 gen;
 
 	if (!admit(true))
 		return 0;
 	if (!spec || usdt_arg(ctx, spec, 0, &record) || usdt_arg(ctx, spec, 1, &tp_offset) ||
-	    bpf_probe_read_user(&gen, sizeof(gen), (void *)(record + FSP_V2_GEN_OFF))) {
+	    bpf_probe_read_user(&gen, sizeof(gen), (void *)(record + FSP_V2_GEN_OFF)) ||
+	    bpf_probe_read_user(&frame_size, sizeof(frame_size),
+				(void *)(record + FSP_V2_FRAME_SIZE_OFF))) {
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	v2_register(bpf_get_current_pid_tgid() >> 32, record, tp_offset, gen);
+	v2_register(bpf_get_current_pid_tgid() >> 32, record, tp_offset, gen, frame_size);
 	return 0;
 }
 
@@ -241,6 +244,28 @@ int map_leave(struct pt_regs *ctx)
 		__w;                                                                               \
 	})
 
+/* record --calls: sends the sample's call record (live_stack_note_calls) under
+ * the hash it is counted with. A sample without live frames sends none. */
+static __always_inline void send_calls(__u64 hash)
+{
+	struct fsp_call_rec *r = scratch_get(SCRATCH_CALLS);
+	__u64 size, flags = BPF_RB_NO_WAKEUP;
+
+	if (!r || !hash)
+		return;
+	r->hash = hash;
+	r->time_ns = bpf_ktime_get_ns();
+	size = r->depth;
+	asm volatile("%0 &= 127" : "+r"(size));
+	if (size > FSP_MAX_DEPTH)
+		return;
+	size = FSP_CALL_REC_HEAD + size * sizeof(__u64);
+	if (bpf_ringbuf_query(&calls_rb, BPF_RB_AVAIL_DATA) > FSP_CALLS_RB_SIZE / 2)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&calls_rb, r, size, flags))
+		stat_inc(FSP_STAT_CALLS_LOST);
+}
+
 /* One sample more in its counts entry (payload: its payloads were sent to
  * payload_rb). */
 static __always_inline void count_sample(struct fsp_count *c, bool payload)
@@ -285,6 +310,8 @@ int sample(struct bpf_perf_event_data *ctx)
 		stat_inc(FSP_STAT_TRUNCATED);
 	if (charge_enabled)
 		ckey.hash = charge_sample(ckey.tgid, ckey.tid, ckey.hash);
+	if (calls_enabled)
+		send_calls(ckey.hash);
 	if (native_user || native_kernel)
 		native_sample(ctx, ckey.tgid, ckey.tid, ckey.hash);
 

@@ -64,6 +64,7 @@ enum fsp_stat {
 	FSP_STAT_NATIVE_LOST, /* --stacks: native stack records lost, their ring buffer full */
 	FSP_STAT_V2_UNREADABLE, /* samples with an ABI v2 mark stack that could not be read */
 	FSP_STAT_V2_DSO_DROPS, /* ABI v2 records not registered: a process has too many */
+	FSP_STAT_CALLS_LOST, /* record --calls: call records lost, their ring buffer full */
 	FSP_STAT__COUNT,
 };
 
@@ -102,6 +103,34 @@ struct fsp_payload_rec {
 };
 
 #define FSP_PAYLOAD_RB_SIZE (1024 * 1024)
+
+/*
+ * record --calls (the slow-call view): each sample's call numbers, one per
+ * frame of its stored stack, bottom first (0: not known, a frame of a binary
+ * built before call numbers or a charged frame), with the time it was taken,
+ * through the calls_rb ring buffer. Userspace joins the samples to their calls
+ * (userspace/session/calls.c): a call is (thread, frame's call number).
+ */
+struct fsp_call_rec {
+	__u32 tgid;
+	__u32 tid;
+	__u64 hash; /* the stack's, as counted */
+	__u64 time_ns; /* bpf_ktime_get_ns() */
+	__u64 depth;
+	__u64 call[FSP_MAX_DEPTH];
+};
+
+/*
+ * With --events, a call that lasted at least calls_exact_ns (rodata) sends a
+ * record of the same layout with hash 0 (never a sample's: a sample without
+ * live frames sends none) and depth FSP_CALL_EXACT_DEPTH: time_ns its leave,
+ * call[0] its call number, call[1] its duration (ns, minus the time under its
+ * feature's antimarks, as the event view's).
+ */
+#define FSP_CALL_EXACT_DEPTH 2
+
+#define FSP_CALLS_RB_SIZE (1024 * 1024)
+#define FSP_CALL_REC_HEAD 32 /* offsetof(struct fsp_call_rec, call) */
 
 /* Key of the counts map: samples of one thread with one mark stack. */
 struct fsp_count_key {
@@ -361,6 +390,9 @@ struct fsp_native_rec {
 #define FSP_V2_MAX_DSOS 8 /* records of one process the sampler reads */
 #define FSP_V2_DEPTH 64 /* frames of one stack, as usdt/fsp_abi_v2.h FSP_V2_DEPTH */
 #define FSP_V2_HEADER 64 /* bytes before the frames, as offsetof(struct fsp_v2_stack, f) */
+#define FSP_V2_FRAME 40 /* bytes of a frame, sizeof(struct fsp_v2_frame), with its call number */
+#define FSP_V2_FRAME_OLD 32 /* of a frame of headers before call numbers: none known */
+#define FSP_V2_FRAME_SIZE_OFF 38 /* offsetof(struct fsp_v2_record, frame_size) */
 #define FSP_V2_STACK_MAGIC 0x53505346u /* "FSPS" */
 #define FSP_V2_RECORD_MAGIC 0x32505346u /* "FSP2" */
 #define FSP_V2_GEN_OFF 12 /* offsetof(struct fsp_v2_record, gen) */
@@ -369,7 +401,7 @@ struct fsp_v2_dso {
 	__u64 record; /* address of the DSO's record in the process */
 	__s64 tp_offset; /* of its TLS pointer, from the thread pointer */
 	__u32 gen; /* the record's gen when registered: stacks of another gen are stale */
-	__u32 pad;
+	__u32 frame_size; /* FSP_V2_FRAME, or FSP_V2_FRAME_OLD (frames without call numbers) */
 };
 
 /* Value of v2_procs, key: tgid. */

@@ -37,6 +37,7 @@
 /* Frames read with a stack's header; deeper stacks take a second read. */
 #define V2_FIRST_FRAMES 4
 #define V2_FIRST_READ (FSP_V2_HEADER + V2_FIRST_FRAMES * sizeof(struct v2_frame))
+#define V2_FIRST_READ_OLD (FSP_V2_HEADER + V2_FIRST_FRAMES * FSP_V2_FRAME_OLD)
 /* The ABI v1 stack's place among the merged sources. */
 #define V1_SOURCE FSP_V2_MAX_DSOS
 /* live_stack.src: where a live stack's frames are. */
@@ -68,7 +69,8 @@ static __always_inline bool v2_in_exe(__u64 addr)
 
 /* Registers process tgid's record at `record` (TLS pointer at tp_offset from
  * the thread pointer, gen as read from the record); an update if known. */
-static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offset, __u32 gen)
+static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offset, __u32 gen,
+					__u32 frame_size)
 {
 	struct fsp_v2_proc fresh = {}, *p;
 	__u32 i, n;
@@ -89,6 +91,7 @@ static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offse
 		if (p->dso[i].record == record) {
 			p->dso[i].tp_offset = tp_offset;
 			p->dso[i].gen = gen;
+			p->dso[i].frame_size = frame_size;
 			__sync_fetch_and_add(&v2_epoch, 1);
 			return;
 		}
@@ -106,6 +109,7 @@ static __always_inline void v2_register(__u32 tgid, __u64 record, __s64 tp_offse
 	p->dso[n].record = record;
 	p->dso[n].tp_offset = tp_offset;
 	p->dso[n].gen = gen;
+	p->dso[n].frame_size = frame_size;
 	/* The entry is complete before a sampler may read it (x86 keeps the
 	 * order of stores; the compiler must too). */
 	asm volatile("" ::: "memory");
@@ -191,11 +195,68 @@ __noinline __u32 v2_live_depth(const struct v2_stack *st, __u32 d, __u64 sp,
 	return c.depth;
 }
 
-/* Reads the stack at ptr into dst; its published depth, or -1 if unreadable. */
-static __always_inline int v2_read_stack(struct v2_stack *dst, __u64 ptr)
+struct widen_ctx {
+	struct v2_stack *st;
+	__u32 d;
+};
+
+/* bpf_loop callback: frame d - 1 - i of a stack read with 32-byte frames
+ * (a header before call numbers), moved to its place, with no call number.
+ * From the top down: a frame's 40-byte place never overlaps a lower frame's
+ * 32-byte one. */
+static long widen_cb(__u64 i, void *data)
+{
+	struct widen_ctx *c = data;
+	__u64 k = slot((__u64)c->d - 1 - i);
+	const __u64 *src;
+	struct v2_frame *dst;
+
+	if (i >= c->d)
+		return 1;
+	src = (const __u64 *)((char *)c->st->f + k * FSP_V2_FRAME_OLD);
+	dst = &c->st->f[k];
+	dst->sp_kind = src[3];
+	dst->payload = src[2];
+	dst->instance = src[1];
+	dst->feature = src[0];
+	dst->call = 0;
+	return 0;
+}
+
+/* Reads a stack of 32-byte frames at ptr into dst (see v2_read_stack). */
+static __noinline int v2_read_old(struct v2_stack *dst, __u64 ptr)
+{
+	struct widen_ctx c = {.st = dst};
+	__u64 d, size;
+
+	if (!dst || bpf_probe_read_user(dst, V2_FIRST_READ_OLD, (void *)ptr))
+		return -1;
+	d = dst->depth;
+	if (dst->magic != FSP_V2_STACK_MAGIC || d > FSP_V2_DEPTH)
+		return -1;
+	if (d > V2_FIRST_FRAMES) {
+		size = (d - V2_FIRST_FRAMES) * FSP_V2_FRAME_OLD;
+		if (size > (FSP_V2_DEPTH - V2_FIRST_FRAMES) * FSP_V2_FRAME_OLD)
+			return -1;
+		if (bpf_probe_read_user((char *)dst + V2_FIRST_READ_OLD, size,
+					(void *)(ptr + V2_FIRST_READ_OLD)))
+			return -1;
+	}
+	c.d = d;
+	bpf_loop(d, widen_cb, &c, 0);
+	return d;
+}
+
+/* Reads the stack at ptr, of frame_size-byte frames, into dst; its published
+ * depth, or -1 if unreadable. */
+static __always_inline int v2_read_stack(struct v2_stack *dst, __u64 ptr, __u32 frame_size)
 {
 	__u64 d, size;
 
+	if (frame_size == FSP_V2_FRAME_OLD)
+		return v2_read_old(dst, ptr);
+	if (frame_size != FSP_V2_FRAME)
+		return -1;
 	if (bpf_probe_read_user(dst, V2_FIRST_READ, (void *)ptr))
 		return -1;
 	d = dst->depth;
@@ -256,7 +317,7 @@ static long v2_unwind_cb(__u64 i, void *data)
 	dso = &c->cache->dso[i];
 	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr)
 		return 0;
-	d = v2_read_stack(st, ptr);
+	d = v2_read_stack(st, ptr, dso->frame_size);
 	if (d < 0 || st->gen != dso->gen)
 		return 0;
 	live = v2_live_depth(st, d, c->sp, &c->b);
@@ -331,7 +392,7 @@ static long v2_fork_cb(__u64 i, void *data)
 	dso = &c->p->dso[i];
 	if (bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr)
 		return 0;
-	d = v2_read_stack(c->buf, ptr);
+	d = v2_read_stack(c->buf, ptr, dso->frame_size);
 	if (d <= 0 || c->buf->gen != dso->gen)
 		return 0;
 	u = &c->fk->u[i];
@@ -432,6 +493,69 @@ static __always_inline __u32 v2_drop_unwound(struct v2_unwind *u, struct v2_stac
 	return c.k;
 }
 
+/* ---- the call number of a shadow's ABI v2 frame (record --calls --events) -------- */
+
+struct left_call_ctx {
+	const struct v2_cache *cache;
+	__u64 fsbase;
+	__u64 feature;
+	__u64 sp;
+	__u64 best_dist;
+	__u64 call;
+};
+
+/*
+ * bpf_loop callback: the frame just above the published depth of the
+ * thread's stack of DSO i is the one its leave popped (a pop only lowers the
+ * depth; one that moved frames down, out of order, overwrote it: no number).
+ * If it is a mark of the feature, the one entered nearest to sp wins.
+ */
+static long left_call_cb(__u64 i, void *data)
+{
+	struct left_call_ctx *c = data;
+	const struct fsp_v2_dso *dso;
+	struct v2_frame f;
+	__u64 ptr = 0, fsp, dist;
+	__u32 d = 0;
+
+	if (i >= FSP_V2_MAX_DSOS)
+		return 1;
+	dso = &c->cache->dso[i];
+	if (dso->frame_size != FSP_V2_FRAME ||
+	    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)(c->fsbase + dso->tp_offset)) || !ptr ||
+	    bpf_probe_read_user(&d, sizeof(d), (void *)(ptr + 8)) || d >= FSP_V2_DEPTH ||
+	    bpf_probe_read_user(&f, sizeof(f),
+				(void *)(ptr + FSP_V2_HEADER + d * sizeof(struct v2_frame))))
+		return 0;
+	if (f.feature != c->feature || (f.sp_kind & 1) || !f.call)
+		return 0;
+	fsp = f.sp_kind & ~7ULL;
+	dist = fsp > c->sp ? fsp - c->sp : c->sp - fsp;
+	if (dist < c->best_dist) {
+		c->best_dist = dist;
+		c->call = f.call;
+	}
+	return 0;
+}
+
+__noinline __u64 v2_left_call(__u64 feature, __u64 sp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tstack *st = bpf_task_storage_get(&tstacks, task, NULL, 0);
+	struct left_call_ctx c = {.feature = feature, .sp = sp, .best_dist = ~0ULL};
+	__u32 nr;
+
+	if (!st)
+		return 0;
+	c.cache = v2_cache_get(st, task->tgid);
+	nr = c.cache->nr;
+	if (!nr)
+		return 0;
+	c.fsbase = task->thread.fsbase;
+	bpf_loop(nr < FSP_V2_MAX_DSOS ? nr : FSP_V2_MAX_DSOS, left_call_cb, &c, 0);
+	return c.call;
+}
+
 /* ---- reading them all ------------------------------------------------------------- */
 
 struct v2_read_ctx {
@@ -461,7 +585,7 @@ static __always_inline int v2_find_stack(struct v2_read_ctx *c, __u32 i, struct 
 
 	*ptr = c->cache->stack[i & (FSP_V2_MAX_DSOS - 1)];
 	if (*ptr) {
-		d = v2_read_stack(dst, *ptr);
+		d = v2_read_stack(dst, *ptr, dso->frame_size);
 		if (d >= 0 && dst->tid == c->tid)
 			return d;
 	}
@@ -470,7 +594,7 @@ static __always_inline int v2_find_stack(struct v2_read_ctx *c, __u32 i, struct 
 	c->cache->stack[i & (FSP_V2_MAX_DSOS - 1)] = *ptr;
 	/* No stack: the thread made no mark in this DSO. A stack whose tid is
 	 * another's was inherited across fork: the pointer says it is ours. */
-	return *ptr ? v2_read_stack(dst, *ptr) : 0;
+	return *ptr ? v2_read_stack(dst, *ptr, dso->frame_size) : 0;
 }
 
 /* Reads the thread's stack of registered DSO i into buf->src[i]. */
@@ -542,6 +666,7 @@ static long v1_copy_cb(__u64 i, void *data)
 	o->instance = f->instance;
 	o->payload = f->payload;
 	o->sp_kind = (f->sp & ~7ULL) | (f->kind == FSP_FRAME_ANTIMARK);
+	o->call = f->call;
 	c->n++;
 	return 0;
 }
@@ -657,6 +782,7 @@ static long merge_cb(__u64 i, void *data)
 	o->kind = v2_kind(f);
 	b->payload[slot(i)] = f->payload;
 	b->sp[slot(i)] = best_sp;
+	b->call[slot(i)] = f->call;
 	c->payloads |= f->payload;
 	c->hash = hash_frame(c->hash, o->feature, o->instance, o->kind);
 	b->head[best] = h + 1;

@@ -29,12 +29,17 @@
 extern "C" {
 #endif
 
-/* One mark or antimark. 32 bytes; the sampler reads frames [0, depth). */
+/*
+ * One mark or antimark. 40 bytes (the record's frame_size); the sampler reads
+ * frames [0, depth). Headers before the slow-call view had 32-byte frames,
+ * without `call`: fsp-bpf reads both, and knows no calls for the older.
+ */
 struct fsp_v2_frame {
 	uint64_t feature; /* const char *, static storage */
 	uint64_t instance; /* const char *, or 0 */
 	uint64_t payload;
 	uint64_t sp_kind; /* the stack pointer at the enter (8-aligned) | 1 for an antimark */
+	uint64_t call; /* the thread's call number of this enter in this DSO (1, 2, ...) */
 };
 
 /*
@@ -59,6 +64,10 @@ struct fsp_v2_stack {
 	uint32_t tid; /* the thread's id: a reader may tell its stack from a reused page */
 	uint32_t reserved;
 	struct fsp_v2_frame f[FSP_V2_DEPTH];
+	/* Enters pushed on this stack since its allocation: the next frame's
+	 * call number is one more. After the frames, so that the header keeps
+	 * its size and layout (header_size); the sampler never reads it. */
+	uint64_t calls;
 };
 
 /* The DSO's record (fsp__v2_rec), 64 bytes in .probes, defined below in asm. */
@@ -113,7 +122,7 @@ __asm__(".ifndef fsp__v2_rec\n" /* LTO may put several units in one assembly fil
 	".4byte 0\n" /* gen */
 	".8byte 0\n" /* tp_offset */
 	".4byte 0, 0, 0\n" /* ready, key_state, key */
-	".2byte 64, 32, 64, 0\n" /* depth, frame_size, header_size */
+	".2byte 64, 40, 64, 0\n" /* depth, frame_size, header_size */
 	".4byte 0\n.8byte 0, 0\n"
 	".popsection\n"
 	".pushsection .tbss.fsp__v2_self,\"awTG\",@nobits,fsp__v2_self,comdat\n"
@@ -332,6 +341,7 @@ static FSP__INLINE void fsp__v2_put(struct fsp_v2_stack *s, uint32_t d, const ch
 	f->instance = FSP__PTR_CAST(uintptr_t, instance);
 	f->payload = payload;
 	f->sp_kind = sp_kind;
+	f->call = ++s->calls;
 	FSP__BARRIER();
 	s->depth = d + 1;
 }

@@ -33,6 +33,7 @@ static const char *const field_names[TF__COUNT] = {
 	[TF_LOCATIONS] = "locations",
 	[TF_NATIVE_STACKS] = "native_stacks",
 	[TF_NATIVE_SAMPLES] = "native_samples",
+	[TF_CALLS] = "calls",
 	[TF_DIAGNOSTICS] = "diagnostics",
 };
 

@@ -45,6 +45,7 @@ enum top_field {
 	TF_LOCATIONS,
 	TF_NATIVE_STACKS,
 	TF_NATIVE_SAMPLES,
+	TF_CALLS, /* version 4: record --calls */
 	TF_DIAGNOSTICS,
 	TF__COUNT,
 };

@@ -282,6 +282,8 @@ static int rd_section(struct rd *rd, int f)
 	case TF_NATIVE_SAMPLES:
 		return rd->version < 3 ? json_in__skip(&rd->js)
 				       : rd_array(rd, "native_samples", rd__native_sample);
+	case TF_CALLS:
+		return rd->version < 4 ? json_in__skip(&rd->js) : rd__calls(rd);
 	default:
 		return 1;
 	}

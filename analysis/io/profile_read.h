@@ -92,6 +92,8 @@ int rd__stridx(struct rd *rd, const struct json_where *w, const char *field, str
  * null or a key string. */
 int rd__stack_col(struct rd *rd, const struct json_where *w, const char *col, struct json_object *v,
 		  enum sample_stack *by, uint64_t *stack);
+/* "calls" (version 4): the calls of record --calls (profile_calls_io.c). */
+int rd__calls(struct rd *rd);
 /* The key of stack id, which must be known and of (source, pid); w names
  * the row (sect and i). */
 int rd__stack_key(struct rd *rd, const struct json_where *w, uint64_t id, uint32_t source,

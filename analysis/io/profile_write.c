@@ -248,6 +248,7 @@ static void pw_strings_build(struct json_out *w, struct pw_strings *t, const str
 			pw__string(w, t, e.instance);
 	}
 	pw__native_strings(w, t, p);
+	pw__calls_strings(w, t, p);
 }
 
 static void pw_strings(struct json_out *w, const struct pw_strings *t)
@@ -439,6 +440,7 @@ static void pw_profile(struct json_out *w, const struct profile *p, const struct
 	pw_samples(w, p);
 	pw_events(w, p, &strs);
 	pw__native(w, p, &strs);
+	pw__calls(w, p, &strs);
 	if (ext && ext->members && !w->err) {
 		int err = ext->members(ext->ctx, w);
 

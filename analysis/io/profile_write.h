@@ -48,5 +48,9 @@ void pw__native_strings(struct json_out *w, struct pw_strings *t, const struct p
 /* The version 3 sections: "modules", "locations", "native_stacks",
  * "native_samples" (written after "events"). */
 void pw__native(struct json_out *w, const struct profile *p, struct pw_strings *t);
+/* "calls" (version 4), when p has them (profile_calls_io.c), and their
+ * names in the string table. */
+void pw__calls_strings(struct json_out *w, struct pw_strings *t, const struct profile *p);
+void pw__calls(struct json_out *w, const struct profile *p, struct pw_strings *t);
 
 #endif /* FSP_ANALYSIS_PROFILE_WRITE_H */

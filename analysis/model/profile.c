@@ -7,6 +7,7 @@
 
 #include "hashmap.h"
 #include "profile.h"
+#include "calls.h"
 #include "profile_int.h"
 #include "strtab.h"
 #include "util.h"
@@ -115,6 +116,7 @@ void profile__free(struct profile *p)
 	free(p->events);
 	hashmap__fini(&p->event_map);
 	profile_native__free(p->native);
+	calls__free(p->calls);
 	strtab__free(p->strs);
 	free(p);
 }

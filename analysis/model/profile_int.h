@@ -23,6 +23,7 @@ struct profile_stack_rec;
 struct profile_sample_rec;
 struct profile_event_rec;
 struct profile_native;
+struct calls;
 
 struct profile {
 	struct strtab *strs;
@@ -59,6 +60,7 @@ struct profile {
 	struct hashmap event_map; /* (PKEY, hash(feature, instance)) -> first index */
 
 	struct profile_native *native; /* native stacks (native.c); NULL: none */
+	struct calls *calls; /* the slow-call view's calls (calls.c); NULL: none */
 };
 
 /* The id of mark stack key of (source, pid), or PROFILE_NO_STACK. */

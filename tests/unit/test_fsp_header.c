@@ -760,7 +760,7 @@ static void test_v2_record(void **state)
 
 	(void)state;
 	assert_int_equal(sizeof(struct fsp_v2_record), 64);
-	assert_int_equal(sizeof(struct fsp_v2_frame), 32);
+	assert_int_equal(sizeof(struct fsp_v2_frame), 40); /* with its call number */
 	assert_int_equal(offsetof(struct fsp_v2_stack, f), 64);
 	assert_int_equal(offsetof(struct fsp_v2_record, tp_offset), 16);
 	assert_int_equal(fsp__v2_rec.magic, FSP_V2_RECORD_MAGIC);
@@ -862,11 +862,20 @@ static __attribute__((noinline)) void out_of_order_body(void)
 	FSP_MARK_ENTER("gamma", "c", 3);
 	s = stack();
 	assert_int_equal(s->depth, 3);
+	/* Call numbers: one more at each enter, kept by the frame. */
+	assert_int_equal(s->f[1].call, s->f[0].call + 1);
+	assert_int_equal(s->f[2].call, s->f[0].call + 2);
+	assert_int_equal(s->calls, s->f[2].call);
 	FSP_MARK_LEAVE("alpha", "a", 1); /* the bottom frame */
 	assert_int_equal(s->depth, 2);
 	assert_string_equal((const char *)(uintptr_t)s->f[0].feature, v2_feat);
 	assert_string_equal((const char *)(uintptr_t)s->f[1].feature, "gamma");
 	assert_int_equal(s->f[1].payload, 3);
+	/* a frame moved down keeps its call number; the next enter takes a new one */
+	assert_int_equal(s->f[1].call, s->calls);
+	FSP_MARK_ENTER("delta", "d", 4);
+	assert_int_equal(s->f[2].call, s->f[1].call + 1);
+	FSP_MARK_LEAVE("delta", "d", 4);
 	FSP_MARK_LEAVE(same_name, "b", 2); /* another pointer, the same name */
 	assert_int_equal(s->depth, 1);
 	assert_string_equal((const char *)(uintptr_t)s->f[0].feature, "gamma");

@@ -25,6 +25,8 @@
 #include "profiler.h"
 #include "profile.h"
 #include "profile_io.h"
+#include "callsel.h"
+#include "record_calls.h"
 #include "record_signals.h"
 #include "record_targets.h"
 #include "render.h"
@@ -256,6 +258,8 @@ static int finish(struct session *s, const struct fsp_options *o, const struct l
 			  "could be charged to features",
 			  c->desc);
 	err = save_and_render(p, o, c->rules);
+	if (!err && o->session.calls && o->view.format == FSP_FMT_TEXT)
+		err = record_calls__report(s, p, o->calls_selector, &o->view, stdout);
 	log__phase("reported");
 	/* After the report: what was collected is shown. */
 	if (!err && !run_err && mapped && (launched || o->wait_probes))
@@ -557,6 +561,12 @@ static const struct argp_option record_options[] = {
 	 "Also charge the time threads spend blocked or waiting for a CPU inside features "
 	 "(sched_switch)",
 	 0},
+	{"calls", OPT_CALLS, "SELECTOR", OPTION_ARG_OPTIONAL,
+	 "Also join every sample to the call of each feature it charges (the slow-call view): "
+	 "after the report, each feature's calls and the longest of them; with SELECTOR (as "
+	 "report --calls, e.g. --calls='request>=50ms'), the view of the selected calls "
+	 "instead (docs/calls.md)",
+	 0},
 	{"stacks", OPT_STACKS, "user|kernel|all", OPTION_ARG_OPTIONAL,
 	 "Also record the native call stack of every on-CPU sample (default: user): unwound "
 	 "from DWARF CFI over a copy of the top of the user stack, or by frame pointers, and "
@@ -781,6 +791,17 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_OFFCPU:
 		o->session.offcpu = true;
+		return 0;
+	case OPT_CALLS:
+		o->session.calls = true;
+		if (arg) {
+			struct callsel sel;
+			char why[512];
+
+			if (callsel__parse(arg, &sel, why, sizeof(why)))
+				return options__error(state, "invalid --calls: %s", why);
+			o->calls_selector = arg;
+		}
 		return 0;
 	case OPT_STACKS:
 		return parse_stacks(state, o, arg);

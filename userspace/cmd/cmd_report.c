@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "calls_view.h"
 #include "commands.h"
 #include "funcfeat.h"
 #include "log.h"
@@ -135,8 +136,15 @@ static int report_run(const struct fsp_options *o, const char *cmdline)
 	if (!err)
 		err = profile_file__apply_rules(p, rules);
 	funcfeat__free(rules);
-	if (!err)
+	if (!err && o->calls_selector) {
+		struct callsel sel;
+
+		err = callsel__parse(o->calls_selector, &sel, NULL, 0);
+		if (!err)
+			err = calls_view__render(p, &sel, &o->view, o->out_path);
+	} else if (!err) {
 		err = render__profile(p, &o->view, o->out_path);
+	}
 	profile__free(p);
 	return err;
 }
@@ -164,6 +172,10 @@ static const char report_doc[] =
 	"  fsp-bpf report --plugin boundary --format dot prof.json | dot -Tsvg > b.svg\n"
 	"  fsp-bpf report --plugin ./libmine.so=feat prof.json\n"
 	"                                                a plug-in shared object\n"
+	"  fsp-bpf report --calls 'request>=50ms' prof.json\n"
+	"                                                what the slow calls do more\n"
+	"                                                (recorded with --calls)\n"
+	"  fsp-bpf report --calls 'request p99' --format folded prof.json\n"
 	"  fsp-bpf report --binaries ./bin prof.json     native stacks symbolized from\n"
 	"                                                the binaries copied into ./bin\n"
 	"  fsp-bpf report --function-feature out=libc.so.6:fputs prof.json\n"
@@ -176,6 +188,7 @@ static const char report_doc[] =
 enum {
 	OPT_BINARIES = 0x300,
 	OPT_DEBUG_DIRS,
+	OPT_REPORT_CALLS,
 };
 
 static const struct argp_option report_options[] = {
@@ -186,6 +199,13 @@ static const struct argp_option report_options[] = {
 	 "build-id (DIR/.build-id/xx/rest) or file name, used only when their build-id is the "
 	 "recorded one; then the recorded paths. Separate debug files are also looked for in DIR "
 	 "by build-id",
+	 0},
+	{"calls", OPT_REPORT_CALLS, "SELECTOR", 0,
+	 "The slow-call view of a profile recorded with --calls: the report of the calls "
+	 "SELECTOR selects (FEATURE[:INSTANCE] then >=DURATION, >, <=, < or ' pNN', e.g. "
+	 "request>=50ms, 'request:/api/search p99'), of the feature's other calls, and what "
+	 "the selected do more, largest differences first; other formats render the selected "
+	 "calls alone (docs/calls.md)",
 	 0},
 	{"debug-dirs", OPT_DEBUG_DIRS, "DIR[:DIR...]", 0,
 	 "Symbolize the native stacks again, with separate debug files from these directories "
@@ -284,6 +304,15 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		return options__function_feature(state, o, arg);
 	case OPT_DEBUG_DIRS:
 		return parse_dir(state, "--debug-dirs", arg, &o->debug_dirs);
+	case OPT_REPORT_CALLS: {
+		struct callsel sel;
+		char why[512];
+
+		if (callsel__parse(arg, &sel, why, sizeof(why)))
+			return options__error(state, "invalid --calls: %s", why);
+		o->calls_selector = arg;
+		return 0;
+	}
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

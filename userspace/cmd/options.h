@@ -64,6 +64,8 @@ enum fsp_list {
 
 struct fsp_options {
 	const struct fsp_command *command; /* the subcommand to run */
+	/* report --calls SELECTOR (callsel.h), NULL: none */
+	const char *calls_selector;
 	/* record: -p PID (list: too), -- CMD or -a (session.system_wide) */
 	pid_t pids[FSP_MAX_PIDS];
 	int nr_pids;
@@ -137,6 +139,7 @@ enum {
 	OPT_FEATURE,
 	OPT_SCALE,
 	OPT_OFFCPU,
+	OPT_CALLS,
 	OPT_NO_EVENTS,
 	OPT_EVENTS,
 	OPT_MAX_EVENTS,

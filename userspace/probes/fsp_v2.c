@@ -110,7 +110,8 @@ int fsp_v2__read_record(pid_t pid, uint64_t addr, struct fsp_v2_record_raw *rec)
 bool fsp_v2__record_ok(const struct fsp_v2_record_raw *rec)
 {
 	return rec->magic == FSP_V2_RECORD_MAGIC && rec->version == 2 &&
-	       rec->depth == FSP_V2_DEPTH && rec->frame_size == 32 &&
+	       rec->depth == FSP_V2_DEPTH &&
+	       (rec->frame_size == FSP_V2_FRAME || rec->frame_size == FSP_V2_FRAME_OLD) &&
 	       rec->header_size == FSP_V2_HEADER;
 }
 

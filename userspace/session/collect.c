@@ -651,6 +651,29 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 	return err;
 }
 
+/* record --calls: the samples joined to their calls, given to p (whose
+ * stacks are collected). Records lost on the way are counted as dropped. */
+static int collect_calls(struct session *s, struct profile *p)
+{
+	struct calls *c = calls__new(0);
+	uint64_t unjoined = 0;
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	err = callrecs__join(s->callrecs, p, c, &unjoined);
+	if (err) {
+		calls__free(c);
+		return err;
+	}
+	calls__set_lost(c,
+			calls__dropped(c) + unjoined + callrecs__dropped(s->callrecs) +
+				stat_sum(s, FSP_STAT_CALLS_LOST),
+			calls__unknown(c));
+	profile__set_calls(p, c);
+	return 0;
+}
+
 /* Everything the maps hold so far into p, after the exited processes'
  * records taken out of them earlier; the sampler may still be running. */
 static int collect_into(struct session *s, struct profile *p)
@@ -673,6 +696,11 @@ static int collect_into(struct session *s, struct profile *p)
 		err = collect_payloads(s, p, &all);
 	if (err)
 		return err;
+	if (s->opts.calls) {
+		err = collect_calls(s, p);
+		if (err)
+			return err;
+	}
 	v2_counters(s, &v2, &all);
 	profile__set_diag(p, DIAG_LOST_SAMPLES, stat_sum(s, FSP_STAT_LOST_SAMPLES));
 	profile__set_diag(p, DIAG_UNKNOWN_STACKS, stat_sum(s, FSP_STAT_STACK_DROPS));

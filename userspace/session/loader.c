@@ -217,6 +217,13 @@ int loader__load(struct session *s)
 	/* The scheduler hook costs every context switch of the machine: only
 	 * with --off-cpu. */
 	skel->rodata->offcpu_enabled = o->offcpu;
+	/* record --calls: a call record per sample; else the ring is a page. */
+	skel->rodata->calls_enabled = o->calls;
+	/* With --events the leaves know each call's duration: the calls of
+	 * two sampling periods or more send it (shorter ones are estimated;
+	 * so at most one record per two periods of a thread's time). */
+	skel->rodata->calls_exact_ns = o->calls && o->events ? 2 * s->period_ns : 0;
+	bpf_map__set_max_entries(skel->maps.calls_rb, o->calls ? FSP_CALLS_RB_SIZE : 4096);
 	if (o->offcpu) {
 		__u32 slots = offcpu_slots(o->system_wide);
 

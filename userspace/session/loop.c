@@ -93,6 +93,15 @@ static int on_payload(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* record --calls: a sample's call numbers. */
+static int on_calls(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+
+	callrecs__add(s->callrecs, data, size);
+	return 0;
+}
+
 /* A sample's native stack: unwound now, while the process's mappings are
  * still there. Out of memory: the sample has no native stack. */
 static int on_native(void *ctx, void *data, size_t size)
@@ -395,6 +404,13 @@ int loop__setup(struct session *s)
 		return -ENOMEM;
 	if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.payload_rb), on_payload, s))
 		return -errno;
+	if (s->opts.calls) {
+		s->callrecs = callrecs__new();
+		if (!s->callrecs)
+			return -ENOMEM;
+		if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.calls_rb), on_calls, s))
+			return -errno;
+	}
 	if (s->opts.stacks) {
 		struct stacks_opts so = {.stack_size = s->opts.stack_size};
 

@@ -125,6 +125,7 @@ void session__free(struct session *s)
 	free(s->targets);
 	ring_buffer__free(s->rb);
 	payloads__free(s->payloads);
+	callrecs__free(s->callrecs);
 	stacks__free(s->stacks);
 	parts__free(s);
 	if (s->skel) {

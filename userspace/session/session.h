@@ -52,6 +52,9 @@ struct session_opts {
 	/* Off-CPU time: a sched_switch hook charges the time a target thread is
 	 * switched out (blocked, sleeping, waiting for a CPU) to its mark stack. */
 	bool offcpu;
+	/* record --calls: each sample's call numbers, joined to the calls of
+	 * the features it charges (profile__calls of the collected profile). */
+	bool calls;
 	/* Native stacks with each on-CPU sample (--stacks): SESSION_STACKS_*
 	 * bits, 0: none; stack_size bytes of user stack copied per sample (the
 	 * command line's default: FSP_NATIVE_DEFAULT_STACK). */

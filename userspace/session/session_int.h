@@ -30,6 +30,7 @@
 #include "profiler.h"
 #include "profiler.skel.h"
 #include "payloads.h"
+#include "calls.h"
 #include "session.h"
 #include "stacks.h"
 #include "usdt.h"
@@ -150,6 +151,7 @@ struct session {
 	struct syswide *sw; /* system-wide mode's state (syswide.c); NULL without -a */
 	struct ring_buffer *rb; /* events, and payload_rb into payloads */
 	struct payloads *payloads;
+	struct callrecs *callrecs; /* record --calls: the samples' call numbers (callrecs.c) */
 	struct stacks *stacks; /* --stacks: the native stacks unwound so far */
 	int epfd;
 	int sigfd;
@@ -358,5 +360,17 @@ int loop__check(struct session *s, int err);
 /* At the end: a launched command that an error path left running (or
  * stopped) gets SIGTERM and SIGCONT. */
 void loop__release(struct session *s);
+
+/* callrecs.c: record --calls, the samples' call records kept (bounded). */
+struct callrecs;
+struct callrecs *callrecs__new(void);
+void callrecs__free(struct callrecs *c); /* NULL-safe */
+void callrecs__add(struct callrecs *c, const void *data, size_t size);
+/* Records not kept (the bound, or memory). */
+uint64_t callrecs__dropped(const struct callrecs *c);
+/* Joins the records to their calls in out, against p's stacks; *unjoined:
+ * records whose stack p does not have. 0 or -ENOMEM. */
+int callrecs__join(const struct callrecs *c, const struct profile *p, struct calls *out,
+		   uint64_t *unjoined);
 
 #endif /* FSP_SESSION_INT_H */

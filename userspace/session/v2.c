@@ -48,6 +48,7 @@ struct v2_reg {
 	uint64_t addr;
 	int64_t tp_offset;
 	uint32_t gen;
+	uint32_t frame_size; /* its frames' (FSP_V2_FRAME_OLD: no call numbers) */
 	bool exe; /* the executable's own record */
 	bool dropped; /* beyond FSP_V2_MAX_DSOS: not read, counted once */
 	bool raised; /* another copy whose semaphores this session raised */
@@ -146,7 +147,8 @@ static int map_ensure(struct session *s, struct v2_reg *r, const char *path)
 	for (i = 0; i < p.nr && i < FSP_V2_MAX_DSOS; i++)
 		if (p.dso[i].record == r->addr)
 			break;
-	if (i < p.nr && p.dso[i].gen == r->gen && p.dso[i].tp_offset == r->tp_offset)
+	if (i < p.nr && p.dso[i].gen == r->gen && p.dso[i].tp_offset == r->tp_offset &&
+	    p.dso[i].frame_size == r->frame_size)
 		return 0;
 	if (i == FSP_V2_MAX_DSOS && r->exe) {
 		struct v2_reg *last = find_reg(s->v2, r->pid, p.dso[--i].record);
@@ -157,7 +159,10 @@ static int map_ensure(struct session *s, struct v2_reg *r, const char *path)
 		drop_record(s, r, path);
 		return -E2BIG;
 	}
-	p.dso[i] = (struct fsp_v2_dso){.record = r->addr, .tp_offset = r->tp_offset, .gen = r->gen};
+	p.dso[i] = (struct fsp_v2_dso){.record = r->addr,
+				       .tp_offset = r->tp_offset,
+				       .gen = r->gen,
+				       .frame_size = r->frame_size};
 	if (i == p.nr)
 		p.nr++;
 	if (bpf_map_update_elem(fd, &key, &p, BPF_ANY))
@@ -318,6 +323,7 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, bool ex
 			*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe};
 		}
 		r->pending = false;
+		r->frame_size = rec.frame_size;
 		r->tp_offset = rec.tp_offset;
 		r->gen = session_gen(s, pid, addr, &rec);
 	} else if (r->gen != rec.gen || r->tp_offset != rec.tp_offset) {

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The calls of the slow-call view (issue 30): which call of each charged
+ * feature a sample fell in, and each call's extent as its samples show it.
+ *
+ * A sample comes with its mark stack and, per frame, the thread's call number
+ * of that frame's enter (record --calls; 0: not known, a binary built before
+ * call numbers). For every feature the sample charges — the one attribution
+ * rule, charges__stack — the call is (process, thread, feature, call number
+ * of the charged frame): the top-most mark of the feature. A call's samples
+ * are exactly those whose charged frame was pushed by that enter, so a short
+ * call never lends its samples to a neighbour, nested calls of a feature and
+ * recursion keep each level's own, and threads never mix.
+ *
+ * Bounded: at most `max` calls are kept; the samples of calls beyond are
+ * counted as dropped (calls__dropped), never joined to another call.
+ */
+#ifndef FSP_ANALYSIS_CALLS_H
+#define FSP_ANALYSIS_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* Samples of a call with one mark stack (the profile's stack id). */
+struct call_stack {
+	size_t stack;
+	uint64_t count;
+};
+
+/* One call of a feature's instance. */
+struct call_rec {
+	uint32_t pid;
+	uint32_t tid;
+	uint64_t id; /* the thread's call number of the enter */
+	const char *feature; /* as the frames name it */
+	const char *instance; /* never NULL */
+	uint64_t samples;
+	uint64_t first_ns; /* time of its first and last sample */
+	uint64_t last_ns;
+	uint64_t exact_ns; /* its duration as its leave measured it (--events), 0: not known */
+	struct call_stack *stacks; /* its samples by stack */
+	size_t nr_stacks, cap_stacks;
+};
+
+struct calls;
+
+/* An empty table keeping at most max calls (0: a default, 1 << 20). */
+struct calls *calls__new(size_t max);
+void calls__free(struct calls *c); /* NULL-safe */
+
+/*
+ * Joins count samples of thread (pid, tid) taken at time_ns with the mark
+ * stack `stack` (a profile's stack id), frames[0, depth) (bottom first), whose
+ * frames' call numbers are ids[0, depth). Names are copied. 0, -EINVAL or
+ * -ENOMEM.
+ */
+int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+	       const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+	       uint64_t time_ns, uint64_t count);
+
+/* A call as read back (a profile file): r's fields without its stacks, names
+ * copied; then its stacks one by one. 0, -EEXIST (that call is known),
+ * -ENOSPC (beyond the bound), -EINVAL or -ENOMEM. */
+int calls__put(struct calls *c, const struct call_rec *r);
+int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count);
+/* Call (pid, tid, id) of any feature lasted exactly ns (record --calls
+ * --events): 0, or -ENOENT when no sample fell in it (nothing to show). */
+int calls__set_exact(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id, uint64_t ns);
+/* Calls with an exact duration. */
+size_t calls__nr_exact(const struct calls *c);
+/* Sets the counters (a profile file's). */
+void calls__set_lost(struct calls *c, uint64_t dropped, uint64_t unknown);
+
+size_t calls__nr(const struct calls *c);
+/* Call i, in order of first sample; NULL beyond. */
+const struct call_rec *calls__get(const struct calls *c, size_t i);
+/* Charged samples whose call was not kept (the table was full). */
+uint64_t calls__dropped(const struct calls *c);
+/* Charged samples whose call is not known (call number 0). */
+uint64_t calls__unknown(const struct calls *c);
+
+/*
+ * A call's duration as its samples show it: from its first to its last
+ * sample, plus one sampling period (each sample stands for a period). An
+ * estimate, good for calls longer than a few periods; a call with one
+ * sample is "about one period or less".
+ */
+uint64_t call_rec__estimate_ns(const struct call_rec *r, uint64_t period_ns);
+/* Its exact duration when known, else the estimate. */
+uint64_t call_rec__duration_ns(const struct call_rec *r, uint64_t period_ns);
+
+/* The calls of profile p (NULL: it has none: not recorded with --calls). */
+const struct calls *profile__calls(const struct profile *p);
+/* Gives p the table c (p frees it; NULL removes p's). */
+void profile__set_calls(struct profile *p, struct calls *c);
+
+#endif /* FSP_ANALYSIS_CALLS_H */

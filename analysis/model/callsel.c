@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* The slow-call view's selection: see callsel.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calls.h"
+#include "callsel.h"
+
+/* "50ms" etc. into ns; -1 if it is not a duration. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	char *end;
+	double v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtod(s, &end);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit) && isfinite(v * units[i].ns) &&
+		    v * units[i].ns < 1.8e19) {
+			*ns = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The condition at c into out; -1 if it is none. */
+static int parse_condition(const char *c, struct callsel *out)
+{
+	char *end;
+
+	while (*c == ' ')
+		c++;
+	if (*c == 'p') {
+		if (c[1] < '0' || c[1] > '9')
+			return -1;
+		out->pct = strtod(c + 1, &end);
+		out->op = CALLSEL_PCT;
+		return *end || !(out->pct > 0 && out->pct < 100) ? -1 : 0;
+	}
+	if (c[0] == '>' || c[0] == '<') {
+		int eq = c[1] == '=';
+
+		out->op = c[0] == '>' ? (eq ? CALLSEL_GE : CALLSEL_GT)
+				      : (eq ? CALLSEL_LE : CALLSEL_LT);
+		return parse_duration(c + 1 + eq, &out->ns);
+	}
+	return -1;
+}
+
+/* Where the condition starts in s: the first '<' or '>', else the last
+ * " p" or ' ' before a percentile; NULL if none. */
+static const char *find_condition(const char *s)
+{
+	const char *c = strpbrk(s, "<>"), *sp;
+
+	if (c)
+		return c;
+	sp = strrchr(s, ' ');
+	return sp && sp[1] == 'p' ? sp : NULL;
+}
+
+static int fail(char *err, size_t n, const char *fmt, const char *arg)
+{
+	if (err && n)
+		snprintf(err, n, fmt, arg);
+	return -EINVAL;
+}
+
+int callsel__parse(const char *s, struct callsel *out, char *err, size_t n)
+{
+	const char *cond, *colon;
+	size_t len;
+
+	if (!s || !out)
+		return fail(err, n, "%s", "no selector");
+	memset(out, 0, sizeof(*out));
+	cond = find_condition(s);
+	if (!cond)
+		return fail(err, n,
+			    "'%s' has no condition: expected FEATURE[:INSTANCE] followed by "
+			    ">=DURATION, >DURATION, <=DURATION, <DURATION (ns, us, ms, s) or "
+			    "' pNN' (a percentile), e.g. request>=50ms or 'request p99'",
+			    s);
+	if (parse_condition(cond, out))
+		return fail(err, n,
+			    "'%s' is not a condition: expected >=, >, <= or < and a duration "
+			    "with its unit (50ms, 2.5s, 800us, 120ns), or pNN with 0 < NN < 100",
+			    cond + strspn(cond, " "));
+	len = (size_t)(cond - s);
+	colon = memchr(s, ':', len);
+	if (colon) {
+		size_t il = len - (size_t)(colon - s) - 1;
+
+		if (!il || il >= CALLSEL_NAME_LEN)
+			return fail(err, n, "'%s': the instance after ':' is empty or too long", s);
+		memcpy(out->instance, colon + 1, il);
+		out->has_instance = 1;
+		len = (size_t)(colon - s);
+	}
+	if (!len || len >= CALLSEL_NAME_LEN)
+		return fail(err, n, "'%s': the feature name is empty or too long", s);
+	memcpy(out->feature, s, len);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int of_feature(const struct callsel *sel, const struct call_rec *r)
+{
+	return !strcmp(r->feature, sel->feature) &&
+	       (!sel->has_instance || !strcmp(r->instance, sel->instance));
+}
+
+/* The duration from which calls are selected (CALLSEL_PCT: the nearest-rank
+ * percentile of the feature's calls' durations). */
+static int threshold(const struct calls *c, const struct callsel *sel, uint64_t period,
+		     uint64_t *out, uint64_t *nr)
+{
+	uint64_t *d;
+	size_t n = 0, k;
+
+	*nr = 0;
+	for (size_t i = 0; i < calls__nr(c); i++)
+		*nr += of_feature(sel, calls__get(c, i));
+	if (!*nr)
+		return -ENOENT;
+	if (sel->op != CALLSEL_PCT) {
+		*out = sel->ns;
+		return 0;
+	}
+	d = malloc(*nr * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < calls__nr(c); i++)
+		if (of_feature(sel, calls__get(c, i)))
+			d[n++] = call_rec__duration_ns(calls__get(c, i), period);
+	qsort(d, n, sizeof(*d), cmp_u64);
+	/* nearest rank: the ceiling of pct% of n */
+	k = (size_t)(sel->pct / 100.0 * (double)n);
+	if ((double)k < sel->pct / 100.0 * (double)n)
+		k++;
+	*out = d[k ? k - 1 : 0];
+	free(d);
+	return 0;
+}
+
+static int selected(const struct callsel *sel, uint64_t d, uint64_t t)
+{
+	switch (sel->op) {
+	case CALLSEL_GE:
+	case CALLSEL_PCT:
+		return d >= t;
+	case CALLSEL_GT:
+		return d > t;
+	case CALLSEL_LE:
+		return d <= t;
+	case CALLSEL_LT:
+		return d < t;
+	}
+	return 0;
+}
+
+/* A profile with p's metadata, processes, threads and stacks, no samples. */
+static struct profile *frame_of(const struct profile *p, int *err)
+{
+	struct profile *f = profile__new();
+	struct profile_process pp;
+	struct profile_thread t;
+	struct profile_stack st;
+
+	*err = f ? profile__set_meta(f, profile__meta(p)) : -ENOMEM;
+	for (size_t i = 0; i < profile__nr_pids(p) && !*err; i++) {
+		*err = profile__process(p, i, &pp);
+		if (!*err)
+			*err = profile__add_pid(f, pp.pid);
+		if (!*err && pp.nspid)
+			*err = profile__set_process_nspid(f, pp.pid, pp.nspid);
+	}
+	for (size_t i = 0; i < profile__nr_threads(p) && !*err; i++) {
+		*err = profile__thread(p, i, &t);
+		if (!*err)
+			*err = profile__add_thread(f, t.pid, t.tid, t.comm);
+	}
+	for (size_t i = 0; i < profile__nr_stacks(p) && !*err; i++) {
+		*err = profile__stack(p, i, &st);
+		if (!*err)
+			*err = profile__add_stack(f, st.pid, st.key, st.frames, st.depth);
+		if (*err == -EEXIST)
+			*err = 0; /* the same key in another source: one copy */
+	}
+	if (*err) {
+		profile__free(f);
+		return NULL;
+	}
+	return f;
+}
+
+/* Adds call r's samples to f. */
+static int add_call(struct profile *f, const struct profile *p, const struct call_rec *r)
+{
+	struct profile_stack st;
+	int err = 0;
+
+	for (size_t k = 0; k < r->nr_stacks && !err; k++) {
+		err = profile__stack(p, r->stacks[k].stack, &st);
+		if (!err)
+			err = profile__add_samples(f, r->pid, r->tid, st.key, r->stacks[k].count);
+	}
+	return err;
+}
+
+int callsel__split(const struct profile *p, const struct callsel *sel, struct profile **sp,
+		   struct profile **op, struct callsel_info *info)
+{
+	uint64_t period = profile_meta__period_ns(profile__meta(p));
+	const struct calls *c = profile__calls(p);
+	struct profile *s = NULL, *o = NULL;
+	int err;
+
+	*sp = *op = NULL;
+	memset(info, 0, sizeof(*info));
+	if (!c)
+		return -ENODATA;
+	err = threshold(c, sel, period, &info->threshold_ns, &info->calls);
+	if (!err)
+		s = frame_of(p, &err);
+	if (!err)
+		o = frame_of(p, &err);
+	info->min_ns = UINT64_MAX;
+	for (size_t i = 0; i < calls__nr(c) && !err; i++) {
+		const struct call_rec *r = calls__get(c, i);
+		uint64_t d = call_rec__duration_ns(r, period);
+
+		if (!of_feature(sel, r))
+			continue;
+		if (selected(sel, d, info->threshold_ns)) {
+			info->selected++;
+			info->selected_samples += r->samples;
+			info->sum_ns += d;
+			info->exact += r->exact_ns != 0;
+			info->min_ns = d < info->min_ns ? d : info->min_ns;
+			info->max_ns = d > info->max_ns ? d : info->max_ns;
+			err = add_call(s, p, r);
+		} else {
+			info->other_samples += r->samples;
+			err = add_call(o, p, r);
+		}
+	}
+	if (!info->selected)
+		info->min_ns = 0;
+	if (err) {
+		profile__free(s);
+		profile__free(o);
+		return err;
+	}
+	*sp = s;
+	*op = o;
+	return 0;
+}

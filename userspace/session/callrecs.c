@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * record --calls: the samples' call numbers (struct fsp_call_rec, from the
+ * calls_rb ring buffer), kept as they come, within a bound, and joined to
+ * their calls against the collected profile's stacks (analysis/model/calls.c:
+ * the attribution rule picks each feature's charged frame).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/types.h>
+
+#include "session_int.h"
+
+/* Call records kept: about 8 MiB at the usual depths; beyond, counted. */
+#define MAX_CALL_RECS (1u << 17)
+
+/* An exact duration (--events): call `call` of thread tid lasted ns. */
+struct exact_rec {
+	uint32_t pid, tid;
+	uint64_t call, ns;
+};
+
+struct callrecs {
+	struct fsp_call_rec *recs;
+	size_t nr, cap;
+	struct exact_rec *exact;
+	size_t nr_exact, cap_exact;
+	uint64_t dropped;
+};
+
+struct callrecs *callrecs__new(void)
+{
+	return calloc(1, sizeof(struct callrecs));
+}
+
+void callrecs__free(struct callrecs *c)
+{
+	if (!c)
+		return;
+	free(c->recs);
+	free(c->exact);
+	free(c);
+}
+
+/* A leave's exact duration (hash 0, FSP_CALL_EXACT_DEPTH). */
+static void add_exact(struct callrecs *c, const struct fsp_call_rec *r)
+{
+	if (r->depth != FSP_CALL_EXACT_DEPTH)
+		return;
+	if (c->nr_exact == c->cap_exact) {
+		size_t cap = c->cap_exact ? c->cap_exact * 2 : 256;
+		struct exact_rec *n;
+
+		if (cap > MAX_CALL_RECS || !(n = realloc(c->exact, cap * sizeof(*n)))) {
+			c->dropped++;
+			return;
+		}
+		c->exact = n;
+		c->cap_exact = cap;
+	}
+	c->exact[c->nr_exact++] = (struct exact_rec){
+		.pid = r->tgid, .tid = r->tid, .call = r->call[0], .ns = r->call[1]};
+}
+
+void callrecs__add(struct callrecs *c, const void *data, size_t size)
+{
+	const struct fsp_call_rec *r = data;
+
+	if (!c || size < FSP_CALL_REC_HEAD || r->depth > FSP_MAX_DEPTH ||
+	    size < FSP_CALL_REC_HEAD + r->depth * sizeof(__u64))
+		return;
+	if (!r->hash) {
+		add_exact(c, r);
+		return;
+	}
+	if (c->nr == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct fsp_call_rec *n;
+
+		if (cap > MAX_CALL_RECS || !(n = realloc(c->recs, cap * sizeof(*n)))) {
+			c->dropped++;
+			return;
+		}
+		c->recs = n;
+		c->cap = cap;
+	}
+	memcpy(&c->recs[c->nr], r, FSP_CALL_REC_HEAD + r->depth * sizeof(__u64));
+	c->nr++;
+}
+
+uint64_t callrecs__dropped(const struct callrecs *c)
+{
+	return c ? c->dropped : 0;
+}
+
+int callrecs__join(const struct callrecs *c, const struct profile *p, struct calls *out,
+		   uint64_t *unjoined)
+{
+	*unjoined = 0;
+	for (size_t i = 0; c && i < c->nr; i++) {
+		const struct fsp_call_rec *r = &c->recs[i];
+		struct profile_stack st;
+		size_t id;
+		int err;
+
+		/* A stack not collected (its map was full), or of another depth
+		 * (charged frames of other threads come after the thread's own:
+		 * they have no call numbers). */
+		if (profile__find_stack(p, r->tgid, r->hash, &id) || profile__stack(p, id, &st) ||
+		    st.depth < r->depth) {
+			(*unjoined)++;
+			continue;
+		}
+		err = calls__add(out, r->tgid, r->tid, id, st.frames, (const uint64_t *)r->call,
+				 r->depth, r->time_ns, 1);
+		if (err)
+			return err;
+	}
+	/* The exact durations of the calls that samples fell in; the others
+	 * have nothing to show. */
+	for (size_t i = 0; c && i < c->nr_exact; i++)
+		calls__set_exact(out, c->exact[i].pid, c->exact[i].tid, c->exact[i].call,
+				 c->exact[i].ns);
+	return 0;
+}
