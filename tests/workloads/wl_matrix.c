@@ -211,17 +211,6 @@ static void shape_payload(void)
 
 /* ---- armed: a mark entered the moment the marks are armed --------------------------- */
 
-static void shape_armed(void)
-{
-	FSP_MARK_ENTER("armed", "first", 0);
-	sleep_us(200000);
-	FSP_MARK_ENTER("armed", "nested", 0);
-	wl_burn(20000 * US);
-	FSP_MARK_LEAVE("armed", "nested", 0);
-	FSP_MARK_LEAVE("armed", "first", 0);
-	shape_main();
-}
-
 /* The ABI v2 record's "ready" (the constructor's mark that it ran). */
 static void record_ready(uint32_t ready)
 {
@@ -233,16 +222,29 @@ static void record_ready(uint32_t ready)
 #endif
 }
 
-static void shape_late(void)
+/* "first" for us of wall time (late: the record ready again once it is
+ * entered) with "nested" inside; then main's cycles. */
+static void armed_marks(uint64_t us, bool late)
 {
 	FSP_MARK_ENTER("armed", "first", 0);
-	record_ready(1);
-	sleep_us(1500000);
+	if (late)
+		record_ready(1);
+	sleep_us(us);
 	FSP_MARK_ENTER("armed", "nested", 0);
 	wl_burn(20000 * US);
 	FSP_MARK_LEAVE("armed", "nested", 0);
 	FSP_MARK_LEAVE("armed", "first", 0);
 	shape_main();
+}
+
+static void shape_armed(void)
+{
+	armed_marks(200000, false);
+}
+
+static void shape_late(void)
+{
+	armed_marks(1500000, true);
 }
 
 /* ---- prov: a probe map's provider in a library ------------------------------------------ */
