@@ -4,9 +4,10 @@
  * (--off-cpu) charge it: its ABI v1 stack alone, one ABI v2 stack alone, or
  * their merge (v2stack.bpf.h); stored in the stacks map the first time it is
  * seen, with its labels (ABI v2 frames never trapped to copy them); its
- * payloads sent with each sample (payload_rb). live_stack_sample() and
- * live_stack_switch() are the entry points, global functions the verifier
- * checks once each.
+ * payloads sent with each sample (payload_rb); for a thread whose memory is
+ * gone at its exit, the stack it had when it started to exit. live_stack_sample(),
+ * live_stack_switch() and live_stack_exit() are the entry points, global
+ * functions the verifier checks once each.
  */
 #ifndef FSP_LIVESTACK_BPF_H
 #define FSP_LIVESTACK_BPF_H
@@ -167,11 +168,19 @@ static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, _
 		}
 	}
 	ls->depth = d;
-	/* An exiting thread whose memory is gone (exit_mm) has no stacks left
-	 * to read: not an error. */
-	st = task->mm ? v2_thread(task, st) : st;
+	/* An exiting thread whose memory is gone (exit_mm) has no ABI v2 stacks
+	 * left to read: on a kernel that ran sched_process_exit after exit_mm
+	 * (before Linux 6.16), no exit record was taken either (see
+	 * exit_stack_take()), and such a sample counts as unreadable. */
+	if (!task->mm) {
+		if (st && st->v2.nr)
+			stat_inc(FSP_STAT_V2_UNREADABLE);
+		ls->st = st;
+		return;
+	}
+	st = v2_thread(task, st);
 	ls->st = st;
-	if (st && task->mm)
+	if (st)
 		v2_live(task, sp, user, st, d, ls);
 }
 
@@ -354,19 +363,18 @@ _Static_assert(sizeof(union scratch) >= 24 + 127 * 8,
 	       "live_stack_send_payloads() may write 127 payloads to its scratch buffer");
 
 /*
- * Sends the payloads of the live stack (whose hash is hash) to userspace.
- * Wakes it only when the ring is half full: it also reads it every second.
- * Returns false when the ring is full (the record is lost).
+ * Writes the payloads of the live stack (whose hash is hash) into r: the
+ * record's size in bytes, or 0 when it cannot.
  */
-static __always_inline bool live_stack_send_payloads(const struct live_stack *ls, __u32 tgid,
-						     __u32 tid, __u64 hash)
+static __always_inline __u64 live_stack_payloads(const struct live_stack *ls,
+						 struct fsp_payload_rec *r, __u32 tgid, __u32 tid,
+						 __u64 hash)
 {
-	struct fsp_payload_rec *r = scratch_get(SCRATCH_PAYLOAD);
-	__u64 size, flags = BPF_RB_NO_WAKEUP;
+	__u64 size;
 
 	if (!r || ls->depth > FSP_MAX_DEPTH || (ls->src == SRC_V1 && !ls->st) ||
 	    (ls->src != SRC_V1 && !ls->buf))
-		return false;
+		return 0;
 	r->tgid = tgid;
 	r->tid = tid;
 	r->hash = hash;
@@ -375,10 +383,30 @@ static __always_inline bool live_stack_send_payloads(const struct live_stack *ls
 	/* Bounded for the verifier (depth <= 64, and the scratch buffer is
 	 * larger than any record). */
 	asm volatile("%0 &= 127" : "+r"(size));
-	size = 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
+	return 24 + size * sizeof(__u64); /* offsetof(struct fsp_payload_rec, payload) */
+}
+
+/* Sends a payload record of size bytes to userspace. Wakes it only when the
+ * ring is half full: it also reads it every second. Returns false when the
+ * ring is full (the record is lost). */
+static __always_inline bool payloads_send(const struct fsp_payload_rec *r, __u64 size)
+{
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
 	if (bpf_ringbuf_query(&payload_rb, BPF_RB_AVAIL_DATA) > FSP_PAYLOAD_RB_SIZE / 2)
 		flags = BPF_RB_FORCE_WAKEUP;
-	return !bpf_ringbuf_output(&payload_rb, r, size, flags);
+	return !bpf_ringbuf_output(&payload_rb, (void *)r, size, flags);
+}
+
+/* Sends the payloads of the live stack (whose hash is hash) to userspace;
+ * false when they were lost. */
+static __always_inline bool live_stack_send_payloads(const struct live_stack *ls, __u32 tgid,
+						     __u32 tid, __u64 hash)
+{
+	struct fsp_payload_rec *r = scratch_get(SCRATCH_PAYLOAD);
+	__u64 size = live_stack_payloads(ls, r, tgid, tid, hash);
+
+	return r && size && payloads_send(r, size);
 }
 
 /* ---- call numbers (record --calls) ------------------------------------------------------ */
@@ -406,6 +434,61 @@ struct live_take {
 	__u32 payload; /* a live frame has a payload: they were sent (SCRATCH_SAMPLE) */
 };
 
+/* ---- a thread's exit ------------------------------------------------------------------ */
+
+/*
+ * A thread that exits goes on running kernel code after its memory is
+ * released (exit_mm: the rest of do_exit; for a process's last thread, the
+ * teardown of its address space, which can take milliseconds for a large
+ * one): its ABI v2 stacks cannot be read then. Those samples (and off-CPU
+ * time) are charged to the live stack the thread had when it exited, taken
+ * by live_stack_exit() at sched_process_exit (which runs before exit_mm since
+ * Linux 6.16): the kernel's work of ending a thread is the work of the code
+ * that ended it, as a system call's is. Returns false when the thread has no
+ * such record (ABI v1 stacks alone, or an older kernel).
+ */
+static __always_inline bool exit_stack_take(struct task_struct *task, struct live_take *out,
+					    __u32 user)
+{
+	struct exit_stack *x = bpf_task_storage_get(&exit_stacks, task, NULL, 0);
+	__u64 size;
+
+	if (!x)
+		return false;
+	out->hash = x->hash;
+	out->truncated = x->truncated;
+	out->payload = 0;
+	if (x->hash && x->dropped)
+		stat_inc(FSP_STAT_STACK_DROPS);
+	if (user != SCRATCH_SAMPLE)
+		return true;
+	if (x->hash && x->payload) {
+		out->payload = 1;
+		size = x->rec.depth;
+		if (size > FSP_MAX_DEPTH)
+			size = FSP_MAX_DEPTH;
+		/* Bounded where the verifier sees it, not recomputed before. */
+		asm volatile("" : "+r"(size));
+		payloads_send(&x->rec, 24 + size * sizeof(__u64));
+	}
+	/* The sampler's call record and native stack pointers are this
+	 * sample's, not the last one's on this CPU. */
+	if (calls_enabled) {
+		struct fsp_call_rec *r = scratch_get(SCRATCH_CALLS);
+
+		if (r)
+			*r = x->calls;
+	}
+	if (native_user) {
+		__u32 zero = 0;
+		struct fsp_mark_sps *sps = bpf_map_lookup_elem(&mark_sps, &zero);
+
+		if (sps)
+			sps->n = 0; /* no user stack left to unwind */
+	}
+	return true;
+}
+
 /*
  * The current thread's live mark stack when its user stack pointer is sp, in
  * *out: stored in the stacks map unless its hash is `known` (the caller's
@@ -422,6 +505,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 
 	if (!out)
 		return -1;
+	if (!task->mm && exit_stack_take(task, out, user))
+		return 0;
 	live_stack_get(task, sp, user, &ls);
 	if (user == SCRATCH_SAMPLE && native_user)
 		live_stack_sps(&ls);
@@ -455,6 +540,39 @@ __noinline int live_stack_sample(struct live_take *out, __u64 sp)
 __noinline int live_stack_switch(struct live_take *out, __u64 sp, __u64 known)
 {
 	return live_stack_take(out, sp, SCRATCH_SWITCH, known);
+}
+
+/*
+ * The current thread exits (sched_process_exit, its memory still there): its
+ * live stack at sp, stored, and its payloads kept in x, for the samples it
+ * takes after exit_mm. Uses the scheduler hook's buffers: both run with
+ * preemption off, so neither interrupts the other.
+ */
+__noinline int live_stack_exit(struct exit_stack *x, __u64 sp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fsp_stack_key skey = {.tgid = task->tgid};
+	struct live_stack ls;
+
+	if (!x)
+		return -1;
+	live_stack_get(task, sp, SCRATCH_SWITCH, &ls);
+	x->hash = ls.hash;
+	x->truncated = ls.truncated;
+	x->payload = 0;
+	x->dropped = 0;
+	if (!ls.hash)
+		return 0;
+	skey.hash = ls.hash;
+	x->dropped = !live_stack_store(&ls, &skey, SCRATCH_SWITCH);
+	if (ls.payload)
+		x->payload = live_stack_payloads(&ls, &x->rec, task->tgid, task->pid, ls.hash) != 0;
+	if (calls_enabled) {
+		x->calls.tgid = task->tgid;
+		x->calls.tid = task->pid;
+		x->calls.depth = live_stack_values(&ls, x->calls.call, VAL_CALL);
+	}
+	return 0;
 }
 
 #endif /* FSP_LIVESTACK_BPF_H */

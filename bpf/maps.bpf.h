@@ -429,6 +429,30 @@ struct {
 	__type(value, struct v2_unwinds);
 } v2_forks SEC(".maps");
 
+/*
+ * A target thread's live mark stack as it exited (taken at sched_process_exit,
+ * while its memory is still there): what its samples and off-CPU time after
+ * exit_mm are charged to, when its ABI v2 stacks can no longer be read
+ * (livestack.bpf.h). Only for threads of processes with ABI v2 records (an ABI
+ * v1 stack stays readable in tstacks); freed with the thread.
+ */
+struct exit_stack {
+	__u64 hash; /* 0: no live frame */
+	__u32 truncated;
+	__u32 payload; /* a live frame has a payload: rec holds them */
+	__u32 dropped; /* the stack could not be stored (stacks map full) */
+	__u32 pad;
+	struct fsp_payload_rec rec;
+	struct fsp_call_rec calls; /* record --calls: its frames' call numbers */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct exit_stack);
+} exit_stacks SEC(".maps");
+
 /* Read and merge buffers, per CPU and context (sampler, scheduler hook). */
 enum merge_user {
 	MERGE_SAMPLE,

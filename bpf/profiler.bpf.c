@@ -391,6 +391,28 @@ int BPF_PROG(on_exit, struct task_struct *p, bool group_dead)
 	return 0;
 }
 
+/* A target thread with ABI v2 marks exits: its live mark stack, for what it
+ * runs after its memory is gone (livestack.bpf.h, exit_stack_take()). Attached
+ * before on_exit, which forgets the process's ABI v2 records. Before Linux
+ * 6.16 the tracepoint comes after exit_mm: nothing to read. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(keep_exit_stack, struct task_struct *p, bool group_dead)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
+	struct exit_stack *x;
+
+	if (!task->mm || !is_target_task(task) || !bpf_map_lookup_elem(&v2_procs, &tgid))
+		return 0;
+	x = bpf_task_storage_get(&exit_stacks, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!x) {
+		stat_inc(FSP_STAT_NO_STORAGE);
+		return 0;
+	}
+	live_stack_exit(x, ((struct pt_regs *)bpf_task_pt_regs(task))->sp);
+	return 0;
+}
+
 /* "charge threads": a thread that exits releases the marks it published. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(charge_on_exit, struct task_struct *p, bool group_dead)

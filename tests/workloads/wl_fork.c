@@ -3,7 +3,7 @@
  * wl_fork - a process that forks a child running a feature, for fsp-bpf's
  * fork following.
  *
- *   wl_fork TRUTH MS [inside]
+ *   wl_fork TRUTH MS [inside [EXIT_MIB]]
  *
  * The parent runs "parent_work" (1-3 ms phases, 50%) for 300 ms, forks, and
  * waits for the child (sleeping). The child sleeps 200 ms first: the budget
@@ -14,7 +14,10 @@
  * With "inside" it forks inside a mark "bgsave" (instance "fork", as Redis's
  * BGSAVE command forks the child that writes the database), which the parent
  * leaves right after the fork and the child never leaves: the child's whole
- * life is under the parent's open mark.
+ * life is under the parent's open mark. With EXIT_MIB, the child also writes
+ * EXIT_MIB MiB of memory of its own right before it exits, still inside
+ * "bgsave": the kernel frees it at the exit, after the child's memory is
+ * gone (exit_mm), where fsp-bpf can no longer read its ABI v2 mark stack.
  *
  * TRUTH.child: cpu_total_ns (the child's CPU from fork), feature.child_work.
  * {ns,ambig_ns}, pid. TRUTH.parent: cpu_total_ns (the parent's own CPU),
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,19 +59,35 @@ static void work(const char *feature, struct wl_acc *acc, uint64_t ms, uint64_t 
 	}
 }
 
+/* EXIT_MIB MiB of memory, written: the kernel frees it at the exit. */
+static void fill_memory(uint64_t mib)
+{
+	size_t size = (size_t)mib << 20;
+	char *p;
+
+	if (!mib)
+		return;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		wl_die("mmap %llu MiB: %s", (unsigned long long)mib, strerror(errno));
+	memset(p, 1, size);
+}
+
 int main(int argc, char **argv)
 {
 	struct wl_acc parent = {0, 0}, child = {0, 0};
 	char path[PATH_MAX];
 	int status = -1, inside;
-	uint64_t ms;
+	uint64_t ms, exit_mib = 0;
 	pid_t pid;
 	FILE *f;
 
-	if ((argc != 3 && argc != 4) || (argc == 4 && strcmp(argv[3], "inside")))
-		wl_die("usage: wl_fork TRUTH MS [inside]");
-	inside = argc == 4;
+	if (argc < 3 || argc > 5 || (argc >= 4 && strcmp(argv[3], "inside")))
+		wl_die("usage: wl_fork TRUTH MS [inside [EXIT_MIB]]");
+	inside = argc >= 4;
 	ms = wl_arg_u64(argv[2], "MS");
+	if (argc == 5)
+		exit_mib = wl_arg_u64(argv[4], "EXIT_MIB");
 	work("parent_work", &parent, 300, 1000, 3000, 0x9e3779b97f4a7c15ULL);
 	fflush(NULL);
 	if (inside)
@@ -87,7 +107,10 @@ int main(int argc, char **argv)
 		f = wl_out_open(path);
 		wl_out_u64(f, "cpu_total_ns", wl_process_ns());
 		wl_out_acc(f, "feature.child_work", &child);
-		exit(wl_out_close(f, path) || wl_integrity_errors() ? 3 : 0);
+		if (wl_out_close(f, path) || wl_integrity_errors())
+			exit(3);
+		fill_memory(exit_mib);
+		exit(0);
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;

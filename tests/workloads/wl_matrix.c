@@ -35,6 +35,12 @@
  *            it; then the cycles of main. Every leave has its enter: a
  *            profiler that started the marks' stacks afresh after arming
  *            them would lose "first" and count its leave as unmatched
+ *   late     armed's marks, with the ABI v2 record's "ready" cleared at the
+ *            start (as a profiler sees a program whose constructor has not
+ *            run yet) and "cleared" printed, then set again right after the
+ *            first enter (as by a constructor that ran before the profiler
+ *            armed the marks, and so announced nothing); "first" lasts 1.5 s
+ *            (a profiler's rescans come every second). ABI v2 builds only
  *   prov     "host" (instance "loop") around 10 ms of libwl_prov.so's
  *            wlprov:work__start / work__done probes (a probe map's feature,
  *            instance "unit"), then unmarked work; LIB is the library's path
@@ -67,7 +73,7 @@ static void *prov_lib;
 
 static void sleep_us(uint64_t us)
 {
-	struct timespec ts = {0, (long)(us * 1000)};
+	struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000 * 1000)};
 
 	while (nanosleep(&ts, &ts))
 		;
@@ -205,15 +211,40 @@ static void shape_payload(void)
 
 /* ---- armed: a mark entered the moment the marks are armed --------------------------- */
 
-static void shape_armed(void)
+/* The ABI v2 record's "ready" (the constructor's mark that it ran). */
+static void record_ready(uint32_t ready)
+{
+#ifdef FSP_ABI_V1
+	(void)ready;
+	wl_die("late needs the ABI v2 build");
+#else
+	__atomic_store_n(&fsp__v2_rec.ready, ready, __ATOMIC_SEQ_CST);
+#endif
+}
+
+/* "first" for us of wall time (late: the record ready again once it is
+ * entered) with "nested" inside; then main's cycles. */
+static void armed_marks(uint64_t us, bool late)
 {
 	FSP_MARK_ENTER("armed", "first", 0);
-	sleep_us(200000);
+	if (late)
+		record_ready(1);
+	sleep_us(us);
 	FSP_MARK_ENTER("armed", "nested", 0);
 	wl_burn(20000 * US);
 	FSP_MARK_LEAVE("armed", "nested", 0);
 	FSP_MARK_LEAVE("armed", "first", 0);
 	shape_main();
+}
+
+static void shape_armed(void)
+{
+	armed_marks(200000, false);
+}
+
+static void shape_late(void)
+{
+	armed_marks(1500000, true);
 }
 
 /* ---- prov: a probe map's provider in a library ------------------------------------------ */
@@ -273,12 +304,12 @@ int main(int argc, char **argv)
 		void (*run)(void);
 	} shapes[] = {
 		{"main", shape_main},	{"pool", shape_pool}, {"payload", shape_payload},
-		{"armed", shape_armed}, {"prov", shape_prov},
+		{"armed", shape_armed}, {"late", shape_late}, {"prov", shape_prov},
 	};
 	size_t i;
 
 	if (argc < 4 || argc > 5 || (strcmp(argv[3], "now") && strcmp(argv[3], "attached")))
-		wl_die("usage: wl_matrix main|pool|payload|armed|prov MS now|attached [LIB]");
+		wl_die("usage: wl_matrix main|pool|payload|armed|late|prov MS now|attached [LIB]");
 	ms = wl_arg_u64(argv[2], "MS");
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		if (!strcmp(argv[1], shapes[i].name))
@@ -292,7 +323,13 @@ int main(int argc, char **argv)
 		if (!prov_lib)
 			wl_die("dlopen %s: %s", argv[4], dlerror());
 	}
-	if (!strcmp(argv[3], "attached") && shapes[i].run == shape_armed)
+	if (shapes[i].run == shape_late) {
+		record_ready(0);
+		printf("cleared\n");
+		fflush(stdout);
+	}
+	if (!strcmp(argv[3], "attached") &&
+	    (shapes[i].run == shape_armed || shapes[i].run == shape_late))
 		spin_attached();
 	else if (!strcmp(argv[3], "attached"))
 		wait_attached();

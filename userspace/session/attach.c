@@ -397,18 +397,23 @@ static int batch_probemaps(struct session *s, const char *path, const char *kpat
 
 /*
  * The links of one file, in the order they are made: every leave before any
- * enter, so that a process never has an enter armed without its leave. A
- * probe's USDT semaphore is raised in every process mapping the file when
- * its link is made (and at each later mapping): a process that maps the file
- * while the links are being made sees the leaves armed first, and its first
- * enter fires only once everything is.
+ * enter, so that a process never has an enter armed without its leave, and
+ * the antimarks' enters before the marks' (an antimark runs inside a mark
+ * of its feature: once a mark's enter fires, so do its antimarks'; the other
+ * way round, an antimark entered between the two links went unseen and its
+ * leave counted as unmatched). A probe's USDT semaphore is raised in every
+ * process mapping the file when its link is made (and at each later
+ * mapping): a process that maps the file while the links are being made
+ * sees the leaves armed first, and its first mark fires only once
+ * everything is (FSP_ENABLED(), ABI v1's mark_enter semaphore, says so
+ * last).
  */
 enum file_step {
 	STEP_MARK_LEAVE,
 	STEP_ANTIMARK_LEAVE,
 	STEP_MAP_LEAVE,
-	STEP_MARK_ENTER,
 	STEP_ANTIMARK_ENTER,
+	STEP_MARK_ENTER,
 	STEP_MAP_ENTER,
 	STEP_V2, /* ABI v2: the record's announcement (its constructor) */
 	STEP__COUNT,
@@ -418,8 +423,8 @@ static const int step_probe[STEP__COUNT] = {
 	[STEP_MARK_LEAVE] = FSP_PROBE_MARK_LEAVE,
 	[STEP_ANTIMARK_LEAVE] = FSP_PROBE_ANTIMARK_LEAVE,
 	[STEP_MAP_LEAVE] = -1,
-	[STEP_MARK_ENTER] = FSP_PROBE_MARK_ENTER,
 	[STEP_ANTIMARK_ENTER] = FSP_PROBE_ANTIMARK_ENTER,
+	[STEP_MARK_ENTER] = FSP_PROBE_MARK_ENTER,
 	[STEP_MAP_ENTER] = -1,
 	[STEP_V2] = -1,
 };

@@ -64,6 +64,9 @@ static int attach_tracepoints(struct session *s)
 		err = attach_tracing(s, PROG_FD(s, on_exec));
 	if (!err && uses_charges(&s->opts))
 		err = attach_tracing(s, PROG_FD(s, charge_on_exit));
+	/* Before on_exit, which forgets a process's ABI v2 records. */
+	if (!err)
+		err = attach_tracing(s, PROG_FD(s, keep_exit_stack));
 	if (err)
 		return err;
 	if (s->opts.offcpu || s->opts.system_wide) {

@@ -53,6 +53,7 @@ struct v2_reg {
 	bool dropped; /* beyond FSP_V2_MAX_DSOS: not read, counted once */
 	bool raised; /* another copy whose semaphores this session raised */
 	bool pending; /* another copy not ready yet: only its semaphores raised */
+	bool fresh; /* not ready before this session armed it: no stack to start afresh */
 };
 
 struct v2_state {
@@ -282,9 +283,10 @@ static void raise_copy(struct v2_reg *r, const struct fsp_v2_record_raw *rec, ui
 
 /* Registers the record at addr of pid (in the file at path, the executable
  * if exe; another copy of the file whose semaphores the kernel raised in
- * the copy with the record at ref) for the sampler. */
+ * the copy with the record at ref) for the sampler; before_arming: this
+ * session has not attached the file's sites yet (v2__prepare). */
 static void register_record(struct session *s, pid_t pid, uint64_t addr, bool exe, const char *path,
-			    uint64_t ref)
+			    uint64_t ref, bool before_arming)
 {
 	struct v2_state *v = state(s);
 	struct fsp_v2_record_raw rec;
@@ -301,15 +303,19 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, bool ex
 	/* Its constructor has not run: it announces itself (another copy's
 	 * once its semaphores are raised: -- CMD stops the command before
 	 * the constructors of a dlmopen()ed copy run), or the next scan
-	 * finds it ready. */
+	 * finds it ready. Seen so before this session armed it (v2__prepare),
+	 * it has no stack yet: none to start afresh when a scan finds it
+	 * ready but not announced (its constructor ran before the arming). */
 	if (!rec.ready) {
-		if (!ref)
+		if (!ref && !before_arming)
 			return;
 		if (!r &&
 		    !fsp_grow((void **)&v->regs, &v->cap_regs, v->nr_regs + 1, sizeof(*v->regs))) {
 			r = &v->regs[v->nr_regs++];
 			*r = (struct v2_reg){.pid = pid, .addr = addr, .exe = exe, .pending = true};
 		}
+		if (r && !ref)
+			r->fresh = true;
 		if (r)
 			raise_copy(r, &rec, ref);
 		return;
@@ -325,7 +331,11 @@ static void register_record(struct session *s, pid_t pid, uint64_t addr, bool ex
 		r->pending = false;
 		r->frame_size = rec.frame_size;
 		r->tp_offset = rec.tp_offset;
-		r->gen = session_gen(s, pid, addr, &rec);
+		/* Started afresh only before its marks run under this session:
+		 * once armed, its threads push with the gen they find, and a
+		 * new gen would drop the frames open then (a leave of one of
+		 * them counted as unmatched). */
+		r->gen = r->fresh ? rec.gen : session_gen(s, pid, addr, &rec);
 	} else if (r->gen != rec.gen || r->tp_offset != rec.tp_offset) {
 		/* Another session started the stacks afresh since: they are
 		 * kept from then on, as this one reads them. */
@@ -378,7 +388,7 @@ void v2__prepare(struct session *s, pid_t pid, int fd, const struct fsp_v2_file 
 	 * Each copy (dlmopen); the rescan after the links raises the others. */
 	for (size_t k = 0;
 	     !fsp_v2__record_addr(m, n, &k, st.st_dev, st.st_ino, vf->record_off, &addr);)
-		register_record(s, pid, addr, is_exe, m[k - 1].path, 0);
+		register_record(s, pid, addr, is_exe, m[k - 1].path, 0, true);
 	procmaps__free(m, n);
 }
 
@@ -406,7 +416,7 @@ void v2__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n)
 		ref = raised_copy(pid, addrs, nr);
 		for (size_t c = 0; c < nr; c++)
 			register_record(s, pid, addrs[c], is_exe, paths[c],
-					addrs[c] == ref ? 0 : ref);
+					addrs[c] == ref ? 0 : ref, false);
 	}
 }
 
