@@ -191,9 +191,8 @@ __noinline __u32 put_part(struct pt_regs *ctx, const struct fsp_map_site *ms,
 static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site *ms,
 				  const struct fsp_map_part *parts, __u64 nr, bool store)
 {
-	struct fsp_label_key key = {};
 	struct label_buf *b = scratch_get(SCRATCH_PROBE);
-	__u64 h = 0xcbf29ce484222325ULL, off = 0;
+	__u64 off = 0;
 	__u32 i;
 
 	if (!b || !parts)
@@ -204,26 +203,18 @@ static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site
 			break;
 		off += put_part(ctx, ms, &parts[i], b, off);
 	}
-	if (off > FSP_LABEL_LEN - 1)
-		off = FSP_LABEL_LEN - 1;
-	/* Zero the bytes after the label up to the next word: the hash reads words. */
-	*(__u64 *)(b->l.str + slot_label(off)) = 0;
-#pragma unroll
-	for (i = 0; i < FSP_LABEL_LEN / 8; i++) {
-		if (i * 8 >= off)
-			break;
-		h = mix64(h ^ *(__u64 *)(b->l.str + i * 8));
-	}
-	key.addr = FSP_ID_SYNTH | (mix64(h ^ off) & FSP_ID_HASH_MASK);
-	if (!store || bpf_map_lookup_elem(&labels, &key))
-		return key.addr;
-	/* As long as a label may be: parts were cut (or it is exactly that long). */
-	b->l.len = off | (off >= FSP_LABEL_LEN - 1 ? FSP_LABEL_CUT : 0);
-	b->l.hash = key.addr;
-	if (bpf_map_update_elem(&labels, &key, &b->l, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&labels, &key))
-		stat_inc(FSP_STAT_LABEL_DROPS);
-	return key.addr;
+	return label_intern(b, off, store);
+}
+
+/* "label sample": the frame's instance stands for the variable of the
+ * site's template (its one {global:S} part) in this process, whose string the
+ * sampler reads at each sample (samplelabel.bpf.h): the variable's address
+ * here (its link-time address plus the file's load bias, as put_global()). */
+static __always_inline __u64 sampled_instance(struct pt_regs *ctx, const struct fsp_map_site *ms)
+{
+	__u64 bias = PT_REGS_IP(ctx) - ms->site_vaddr;
+
+	return FSP_ID_SAMPLED | ((ms->parts[0].addr + bias) & FSP_ID_ADDR_MASK);
 }
 
 struct outer_ctx {

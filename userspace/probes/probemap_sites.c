@@ -191,6 +191,8 @@ int probemap_sites__build(const struct probemap *m, const struct probemap_featur
 		out->flags |= FSP_MAP_POINT;
 	if (f->unframed)
 		out->flags |= FSP_MAP_UNFRAMED;
+	if (f->label_sample)
+		out->flags |= FSP_MAP_SAMPLE;
 	if (f->charge[0]) {
 		size_t n = strlen(f->charge);
 
