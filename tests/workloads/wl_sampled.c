@@ -21,7 +21,8 @@
  * (mapped again without access, 0.3-0.9 ms): the last two cannot be read,
  * and are "?" in the profile.
  *
- * Truth keys: cpu_total_ns (process CPU at the end), value.NAME.{ns,ambig_ns}
+ * Truth keys: cpu_total_ns (process CPU at the end), cpu_before_ns (when it
+ * started the phases, after READY's wait), value.NAME.{ns,ambig_ns}
  * for NAME alpha, beta, gamma-0, gamma-1, gamma-2, unreadable (NULL and
  * unmapped together): the CPU time while the variables pointed at that
  * label (the two stores are bracketed by clock reads: the ambiguous time),
@@ -51,7 +52,7 @@ __attribute__((section(".probes")));
 
 enum { V_ALPHA, V_BETA, V_GAMMA0, V_GAMMA1, V_GAMMA2, V_UNREADABLE, V__COUNT };
 
-static const char *const value_names[V__COUNT] = {"alpha",   "beta",    "gamma-0",
+static const char *const value_names[V__COUNT] = {"alpha",   "beta",	"gamma-0",
 						  "gamma-1", "gamma-2", "unreadable"};
 
 static struct wl_acc acc[V__COUNT];
@@ -118,7 +119,7 @@ int main(int argc, char **argv)
 	static char alpha[16], beta[16], gamma[16];
 	void (*lib_enter)(void), (*lib_leave)(void);
 	const char *freed = unmapped_label();
-	uint64_t ms, start, phases = 0;
+	uint64_t ms, start, before, phases = 0;
 	void *h;
 	FILE *f;
 
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
 	strcpy(beta, "beta");
 	if (argc == 4)
 		wl_ready_wait_usr2(argv[3]);
+	before = wl_process_ns();
 
 	set_label(V_ALPHA, alpha);
 	STAP_PROBE(wlsx, run__start);
@@ -161,6 +163,7 @@ int main(int argc, char **argv)
 
 	f = wl_out_open(argv[1]);
 	wl_out_u64(f, "cpu_total_ns", wl_process_ns());
+	wl_out_u64(f, "cpu_before_ns", before);
 	wl_out_u64(f, "phases", phases);
 	for (int v = 0; v < V__COUNT; v++) {
 		char key[64];
