@@ -118,9 +118,9 @@ static void check_shares(json_object *prof, struct itest_truth *t, double C)
 
 			snprintf(key, sizeof(key), "value.%s", values[v]);
 			snprintf(what, sizeof(what), "%s/%s", features[f], values[v]);
-			ok &= itest_truth_share_ok(what, itest_instance_samples(prof, features[f],
-										values[v]),
-						   n, t, key, C, dw);
+			ok &= itest_truth_share_ok(
+				what, itest_instance_samples(prof, features[f], values[v]), n, t,
+				key, C, dw);
 		}
 		k = itest_instance_samples(prof, features[f], "?");
 		unread += k;
@@ -180,8 +180,8 @@ static void test_sampled_attach(void **state)
 	itest_spawn(&w, "wl_sampled", wargv);
 	if (!itest_wait_file(ready, 10))
 		fail_msg("wl_sampled did not get ready");
-	itest_attach_fsp(&p, w.pid, "--map", maps, "-F", ITEST_HZ, "--json", json, "--min-pct",
-			 "0", NULL);
+	itest_attach_fsp(&p, w.pid, "--map", maps, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
+			 NULL);
 	itest_signal(&w, SIGUSR2);
 	itest_wait(&w, ITEST_TIMEOUT_S);
 	itest_assert_exit(&w, 0);
@@ -193,9 +193,9 @@ static void test_sampled_attach(void **state)
 	prof = itest_json_load(json);
 	itest_assert_labels_resolved(prof);
 	/* Only the CPU after the go counts: before it the process slept, unsampled. */
-	check_shares(prof, t,
-		     (double)(itest_truth_u64(t, "cpu_total_ns") -
-			      itest_truth_u64(t, "cpu_before_ns")));
+	check_shares(
+		prof, t,
+		(double)(itest_truth_u64(t, "cpu_total_ns") - itest_truth_u64(t, "cpu_before_ns")));
 	check_calls(json);
 	itest_truth_free(t);
 	json_object_put(prof);
