@@ -609,6 +609,7 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views $(OUTPUT)/bench/
 	$(Q)bench/run.sh
 	$(Q)bench/v2.sh
 	$(Q)bench/calls.sh
+	$(Q)bench/sample_labels.sh
 	$(Q)bench/events.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/stacks.sh
