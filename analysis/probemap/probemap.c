@@ -596,7 +596,7 @@ static int parse_line(struct parser *p, struct slice line)
 			p, p->line,
 			"unknown directive '%s' (map, provider, description, feature, enter, "
 			"leave, event, instance, kind, payload, match, default, frame, when, "
-			"charge, function or antimark)",
+			"charge, function, antimark or label)",
 			probemap_show(q, sizeof(q), word));
 	if (d != D_MAP && !p->header_lines[D_MAP])
 		return probemap_fail(p, p->line,
