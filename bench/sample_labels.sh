@@ -5,12 +5,15 @@
 # probe map, bpf/samplelabel.bpf.h) costs the sampler (make bench; needs root):
 # the BPF time per call of fsp-bpf's `sample` program (kernel.bpf_stats_enabled)
 # while it profiles tests/workloads/wl_sampled with -p, the same two probe maps
-# (its executable's and its library's global, two mapped marks open all the
-# time under an fsp mark) with their {global:S} instance read
+# (its executable's and its library's global and a thread-local variable:
+# three mapped marks open all the time under an fsp mark in the main thread,
+# one in its worker, which takes a third of the samples) with their {global:S}
+# instance read
 #
 #   probe    at the enter, as before (no "label sample")
-#   sample   at each sample ("label sample": the stack copied, two variables
-#            and their strings read, the labels hashed and looked up)
+#   sample   at each sample ("label sample": the stack copied, the variables
+#            (three, or the worker's one) and their strings read, the labels
+#            hashed and looked up)
 #
 # conditions interleaved, order alternated, BENCH_SL_REPS repetitions (default
 # 9), medians and the ratio sample / probe. Output: bench/results/
@@ -53,6 +56,8 @@ maps() {
 	[ "$1" = sample ] && label=$'\tlabel sample\n'
 	printf 'map wlsx\nprovider wlsx\nfeature run\n\tenter run__start\n\tleave run__done\n' >"$RAW/wlsx.map"
 	printf '\tinstance {global:wl_exe_label}\n%s' "$label" >>"$RAW/wlsx.map"
+	printf 'feature tls\n\tenter tls__start\n\tleave tls__done\n' >>"$RAW/wlsx.map"
+	printf '\tinstance {global:wl_tls_label}\n%s' "$label" >>"$RAW/wlsx.map"
 	printf 'map wlsl\nprovider wlsl\nfeature run\n\tenter run__start\n\tleave run__done\n' >"$RAW/wlsl.map"
 	printf '\tframe none\n\tinstance {global:wl_lib_label}\n%s' "$label" >>"$RAW/wlsl.map"
 	echo "$RAW/wlsx.map,$RAW/wlsl.map"
@@ -99,7 +104,7 @@ done
 RATIO=$(calc "${NS[sample]:-n/a} / ${NS[probe]:-n/a}")
 echo
 printf '%-60s %12s\n' "BPF time per sample, instance read at the enter (ns)" "${NS[probe]:-n/a}"
-printf '%-60s %12s\n' "BPF time per sample, two labels read at each sample (ns)" "${NS[sample]:-n/a}"
+printf '%-60s %12s\n' "BPF time per sample, labels read at each sample (ns)" "${NS[sample]:-n/a}"
 printf '%-60s %12s\n' "ratio" "$RATIO"
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "bench-sample-labels: probe_ns=${NS[probe]:-n/a} sample_ns=${NS[sample]:-n/a} ratio=$RATIO"

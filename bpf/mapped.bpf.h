@@ -139,16 +139,27 @@ static __noinline __u32 put_int(struct pt_regs *ctx, const struct fsp_usdt_spec 
 	return n;
 }
 
-/* Appends the string a global `char *` of the probed file points to: its
- * address there plus the file's load bias (the site's address now minus its
- * link-time address). Returns the bytes written. */
+/* The address of a GLOBAL part's variable in this process: its link-time
+ * address plus the file's load bias (the site's address now minus its
+ * link-time address), or for a thread-local variable of the executable, the
+ * thread's pointer (fsbase) plus its offset. */
+static __always_inline __u64 global_addr(struct pt_regs *ctx, const struct fsp_map_site *ms,
+					 const struct fsp_map_part *p)
+{
+	if (p->tls)
+		return bpf_get_current_task_btf()->thread.fsbase + p->addr;
+	return p->addr + PT_REGS_IP(ctx) - ms->site_vaddr;
+}
+
+/* Appends the string a global `char *` of the probed file points to.
+ * Returns the bytes written. */
 static __always_inline __u32 put_global(struct pt_regs *ctx, const struct fsp_map_site *ms,
 					const struct fsp_map_part *p, char *dst)
 {
-	__u64 bias = PT_REGS_IP(ctx) - ms->site_vaddr, ptr = 0;
+	__u64 ptr = 0;
 	long n = 0;
 
-	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)(p->addr + bias)) && ptr)
+	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)global_addr(ctx, ms, p)) && ptr)
 		n = bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr);
 	return n <= 0 ? put_unread(ptr, dst) : n - 1;
 }
@@ -209,12 +220,10 @@ static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site
 /* "label sample": the frame's instance stands for the variable of the
  * site's template (its one {global:S} part) in this process, whose string the
  * sampler reads at each sample (samplelabel.bpf.h): the variable's address
- * here (its link-time address plus the file's load bias, as put_global()). */
+ * here (a thread-local one's in this thread, whose frame it is). */
 static __always_inline __u64 sampled_instance(struct pt_regs *ctx, const struct fsp_map_site *ms)
 {
-	__u64 bias = PT_REGS_IP(ctx) - ms->site_vaddr;
-
-	return FSP_ID_SAMPLED | ((ms->parts[0].addr + bias) & FSP_ID_ADDR_MASK);
+	return FSP_ID_SAMPLED | (global_addr(ctx, ms, &ms->parts[0]) & FSP_ID_ADDR_MASK);
 }
 
 struct outer_ctx {

@@ -256,14 +256,17 @@ enum fsp_part_type {
 	FSP_PART_LIT = 1, /* literal bytes */
 	FSP_PART_STR = 2, /* a string argument, copied when the probe fires */
 	FSP_PART_INT = 3, /* an integer argument, in decimal */
-	FSP_PART_GLOBAL = 4, /* the string a global `char *` of the probed file points to */
+	FSP_PART_GLOBAL = 4, /* the string a global (or thread-local) `char *` of the
+			      * probed file points to */
 };
 
 struct fsp_map_part {
 	__u64 type; /* enum fsp_part_type */
 	__u64 arg; /* STR, INT: argument number */
 	__u64 len; /* LIT: bytes of lit */
-	__u64 addr; /* GLOBAL: link-time address of the variable */
+	__u64 addr; /* GLOBAL: link-time address of the variable, or (tls) its offset
+		     * from the thread pointer (two's complement) */
+	__u64 tls; /* GLOBAL: a thread-local variable of the executable */
 	/* STR, INT: the value is replaced nr_deref times by the 8-byte word at
 	 * value + deref[i] (a pointer followed) */
 	__u64 nr_deref;

@@ -398,8 +398,8 @@ static void plan_execute(const char *map)
 	pgc_pgbench_init(&c, 1);
 	script = pgc_write_file(&c, "plan_exec.sql", text);
 	free(pgc_sql(&c, "SELECT pg_stat_statements_reset()"));
-	fsp_start(&fsp, "-a", "--map", map, "--feature", "query,plan,execute", "--off-cpu",
-		  "-F", ITEST_HZ, "-o", json, NULL);
+	fsp_start(&fsp, "-a", "--map", map, "--feature", "query,plan,execute", "--off-cpu", "-F",
+		  ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "simple", "-c", "2", "-j", "2", "-T", "8",
 		    "-f", script, NULL);
 	itest_wait(&bench, 60);
@@ -836,10 +836,8 @@ static void test_pg_error_query(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		PGC_TEST(test_pg_plan_execute),
-		PGC_TEST(test_pg_label_sample),
-		PGC_TEST(test_pg_pgbench_extended),
-		PGC_TEST(test_pg_attach_backend),
+		PGC_TEST(test_pg_plan_execute),	    PGC_TEST(test_pg_label_sample),
+		PGC_TEST(test_pg_pgbench_extended), PGC_TEST(test_pg_attach_backend),
 		PGC_TEST(test_pg_error_query),
 	};
 

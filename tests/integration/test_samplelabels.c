@@ -2,12 +2,15 @@
 /*
  * Labels read at sample time ("label sample" of a probe map,
  * bpf/samplelabel.bpf.h), against tests/workloads/wl_sampled, which points a
- * global `char *` of its PIE executable and one of libwl_sampled.so at a new
- * label between phases while a mark of each map is open, and measures the
- * CPU time under each value itself:
+ * global `char *` of its PIE executable, one of libwl_sampled.so and a
+ * thread-local one of the executable at a new label between phases while a
+ * mark of each is open, and measures the CPU time under each value itself;
+ * a worker thread holds its own thread-local value ("worker") under its own
+ * mark meanwhile:
  *
- *   sampled_launch  -- CMD: each value's share of the samples, for both
- *                   variables, within itest_tolerance of the time the
+ *   sampled_launch  -- CMD: each value's share of the samples, for the three
+ *                   variables (the worker's value in the thread-local one's
+ *                   feature only), within itest_tolerance of the time the
  *                   workload spent under it; the phases with a NULL pointer
  *                   and a pointer into a page without access are "?", as
  *                   many samples as the sample_label_errors diagnostic
@@ -31,7 +34,7 @@
 #include "profile_io.h"
 
 static const char *const values[] = {"alpha", "beta", "gamma-0", "gamma-1", "gamma-2"};
-static const char *const features[] = {"wlsx:run", "wlsl:run"};
+static const char *const features[] = {"wlsx:run", "wlsl:run", "wlsx:tls"};
 
 static const char exe_map[] = "map wlsx\n"
 			      "provider wlsx\n"
@@ -39,6 +42,11 @@ static const char exe_map[] = "map wlsx\n"
 			      "\tenter run__start\n"
 			      "\tleave run__done\n"
 			      "\tinstance {global:wl_exe_label}\n"
+			      "\tlabel sample\n"
+			      "feature tls\n"
+			      "\tenter tls__start\n"
+			      "\tleave tls__done\n"
+			      "\tinstance {global:wl_tls_label}\n"
 			      "\tlabel sample\n";
 
 /* The library's enter and leave fire in two functions that return. */
@@ -125,10 +133,19 @@ static void check_shares(json_object *prof, struct itest_truth *t, double C)
 		k = itest_instance_samples(prof, features[f], "?");
 		unread += k;
 		ok &= itest_truth_share_ok(features[f], k, n, t, "value.unreadable", C, dw);
+		/* The worker's thread-local variable, in its own thread only. */
+		k = itest_instance_samples(prof, features[f], "worker");
+		if (!strcmp(features[f], "wlsx:tls"))
+			ok &= itest_truth_share_ok("wlsx:tls/worker", k, n, t, "value.worker", C,
+						   dw);
+		else
+			assert_int_equal(k, 0);
 		/* Read at the enter, the whole run would be "alpha". */
-		ok &= itest_share_rejects("alpha if read at the enter",
-					  itest_instance_samples(prof, features[f], "alpha"), n,
-					  run_share(t, C), dw);
+		if (strcmp(features[f], "wlsx:tls"))
+			ok &= itest_share_rejects(
+				"alpha if read at the enter",
+				itest_instance_samples(prof, features[f], "alpha"), n,
+				run_share(t, C), dw);
 	}
 	ITEST_ASSERT_OK(ok);
 	/* Each unreadable read is counted, and only those are "?". */

@@ -11,26 +11,30 @@
  *                                 (fsp-bpf attaches with -p meanwhile)
  *
  * The extents: wlsx:run__start/run__done (this file's provider) around the
- * phases, wlsl:run__start/run__done (the library's, "frame none") too, and an
- * fsp mark "work" (ABI v2, or v1 with -DFSP_ABI_V1) around each phase's work,
- * so that the mapped frames are merged with the fsp marks' stacks. Each
- * phase points both variables at one value, in turn, with lengths drawn at
- * random: "alpha" (1-3 ms), "beta" (0.5-1.5 ms), "gamma" (the text of one
- * buffer rewritten in place to "gamma-0".."gamma-2" between its phases, 1-2
- * ms each), NULL (0.3-0.9 ms) and a pointer into a page whose memory is gone
+ * phases, wlsx:tls__start/tls__done too (its instance a thread-local
+ * variable; a worker thread sets its own to "worker" and burns MS / 2 ms of
+ * CPU under its own tls mark meanwhile), wlsl:run__start/run__done (the
+ * library's, "frame none") too, and an fsp mark "work" (ABI v2, or v1 with
+ * -DFSP_ABI_V1) around each phase's work, so that the mapped frames are
+ * merged with the fsp marks' stacks. Each phase points the three variables
+ * of the main thread at one value, in turn, with lengths drawn at random:
+ * "alpha" (1-3 ms), "beta" (0.5-1.5 ms), "gamma" (the text of one buffer
+ * rewritten in place to "gamma-0".."gamma-2" between its phases, 1-2 ms
+ * each), NULL (0.3-0.9 ms) and a pointer into a page whose memory is gone
  * (mapped again without access, 0.3-0.9 ms): the last two cannot be read,
  * and are "?" in the profile.
  *
  * Truth keys: cpu_total_ns (process CPU at the end), cpu_before_ns (when it
- * started the phases, after READY's wait), value.NAME.{ns,ambig_ns}
- * for NAME alpha, beta, gamma-0, gamma-1, gamma-2, unreadable (NULL and
- * unmapped together): the CPU time while the variables pointed at that
- * label (the two stores are bracketed by clock reads: the ambiguous time),
- * phases.
+ * started the phases, after READY's wait), value.NAME.{ns,ambig_ns} for NAME
+ * alpha, beta, gamma-0, gamma-1, gamma-2, unreadable (NULL and unmapped
+ * together): the main thread's CPU time while its variables pointed at that
+ * label (the stores are bracketed by clock reads: the ambiguous time); worker:
+ * the worker's time in its tls mark; phases.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -42,6 +46,9 @@
 #define US 1000ULL
 
 const char *volatile wl_exe_label;
+/* Each thread's own: the main thread's follows the phases, the worker's is
+ * "worker". */
+__thread const char *volatile wl_tls_label;
 
 /* fsp.h's <sys/sdt.h> has semaphores: this provider's probes have them too
  * (they fire whatever their value). */
@@ -49,11 +56,15 @@ __extension__ unsigned short wlsx_run__start_semaphore __attribute__((unused))
 __attribute__((section(".probes")));
 __extension__ unsigned short wlsx_run__done_semaphore __attribute__((unused))
 __attribute__((section(".probes")));
+__extension__ unsigned short wlsx_tls__start_semaphore __attribute__((unused))
+__attribute__((section(".probes")));
+__extension__ unsigned short wlsx_tls__done_semaphore __attribute__((unused))
+__attribute__((section(".probes")));
 
-enum { V_ALPHA, V_BETA, V_GAMMA0, V_GAMMA1, V_GAMMA2, V_UNREADABLE, V__COUNT };
+enum { V_ALPHA, V_BETA, V_GAMMA0, V_GAMMA1, V_GAMMA2, V_UNREADABLE, V_WORKER, V__COUNT };
 
-static const char *const value_names[V__COUNT] = {"alpha",   "beta",	"gamma-0",
-						  "gamma-1", "gamma-2", "unreadable"};
+static const char *const value_names[V__COUNT] = {"alpha",   "beta",	   "gamma-0", "gamma-1",
+						  "gamma-2", "unreadable", "worker"};
 
 static struct wl_acc acc[V__COUNT];
 static void (*lib_set)(const char *);
@@ -69,6 +80,7 @@ static void set_label(int v, const char *label)
 	uint64_t a = wl_thread_ns(), b;
 
 	wl_exe_label = label;
+	wl_tls_label = label;
 	lib_set(label);
 	b = wl_thread_ns();
 	if (cur >= 0)
@@ -100,6 +112,25 @@ static const char *unmapped_label(void)
 	return p;
 }
 
+/* The worker: its own thread-local label, under its own wlsx:tls mark, for
+ * ms / 2 ms of its CPU time. */
+static void *worker(void *arg)
+{
+	uint64_t ms = *(const uint64_t *)arg, a, b, c, d;
+	char label[16];
+
+	strcpy(label, "worker");
+	wl_tls_label = label;
+	a = wl_thread_ns();
+	STAP_PROBE(wlsx, tls__start);
+	b = wl_thread_ns();
+	c = wl_burn(ms * WL_NS_PER_MS / 2);
+	STAP_PROBE(wlsx, tls__done);
+	d = wl_thread_ns();
+	wl_acc_span(&acc[V_WORKER], a, b, c, d);
+	return NULL;
+}
+
 static void *load_lib(void)
 {
 	char dir[PATH_MAX], lib[PATH_MAX + 32];
@@ -120,6 +151,7 @@ int main(int argc, char **argv)
 	void (*lib_enter)(void), (*lib_leave)(void);
 	const char *freed = unmapped_label();
 	uint64_t ms, start, before, phases = 0;
+	pthread_t th;
 	void *h;
 	FILE *f;
 
@@ -138,8 +170,11 @@ int main(int argc, char **argv)
 		wl_ready_wait_usr2(argv[3]);
 	before = wl_process_ns();
 
+	if (pthread_create(&th, NULL, worker, &ms))
+		wl_die("pthread_create failed");
 	set_label(V_ALPHA, alpha);
 	STAP_PROBE(wlsx, run__start);
+	STAP_PROBE(wlsx, tls__start);
 	lib_enter();
 	start = wl_thread_ns();
 	while (wl_thread_ns() - start < ms * WL_NS_PER_MS) {
@@ -159,7 +194,10 @@ int main(int argc, char **argv)
 	}
 	set_label(V_ALPHA, alpha);
 	lib_leave();
+	STAP_PROBE(wlsx, tls__done);
 	STAP_PROBE(wlsx, run__done);
+	if (pthread_join(th, NULL))
+		wl_die("pthread_join failed");
 
 	f = wl_out_open(argv[1]);
 	wl_out_u64(f, "cpu_total_ns", wl_process_ns());
