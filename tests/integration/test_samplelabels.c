@@ -199,12 +199,7 @@ static void test_sampled_attach(void **state)
 		fail_msg("wl_sampled did not get ready");
 	itest_attach_fsp(&p, w.pid, "--map", maps, "-F", ITEST_HZ, "--json", json, "--min-pct", "0",
 			 NULL);
-	itest_signal(&w, SIGUSR2);
-	itest_wait(&w, ITEST_TIMEOUT_S);
-	itest_assert_exit(&w, 0);
-	/* The session ends by itself when the target exits. */
-	itest_wait(&p, ITEST_TIMEOUT_S);
-	itest_assert_exit(&p, 0);
+	itest_go_attached(&w, &p);
 	t = itest_truth_load(truth);
 	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
 	prof = itest_json_load(json);
