@@ -334,6 +334,9 @@ static void test_label_sample(void **state)
 		 "label sample\n",
 	    8, "second 'label' in feature 'a'");
 	bad(HEAD "feature a\nenter b\nleave c\ninstance {global:x}\nlabel\n", 7, "label");
+	/* A function feature's {global:S} instance is read at sample time anyway. */
+	bad("map m\nfeature f\nfunction libc.so.6:write\ninstance {global:x}\nlabel sample\n", 5,
+	    "function feature 'f' cannot have 'label sample'");
 }
 
 static void test_shipped_jvm(void **state)
