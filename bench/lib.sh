@@ -28,6 +28,15 @@ verdict() {
 	case "$1" in "" | n/a) echo "n/a"; return ;; esac
 	if awk "BEGIN { exit !($1 $2 $3) }"; then echo PASS; else echo FAIL; fi
 }
+# prog_ns OWNER_PID NAME: ns per call of the BPF programs named NAME that pid holds
+# (kernel.bpf_stats_enabled must be 1)
+prog_ns() {
+	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u |
+		while read -r id; do bpftool prog show id "$id" -j 2>/dev/null; done |
+		jq -rs --arg n "$2" '[ .[] | select(.name == $n) ] |
+			(map(.run_cnt // 0) | add // 0) as $c | (map(.run_time_ns // 0) | add // 0) as $t |
+			if $c > 0 then $t / $c else "n/a" end'
+}
 # wait until /proc/PID/exe is FILE (the target has exec'd, tools may look at it)
 wait_exe() {
 	local i

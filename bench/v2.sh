@@ -215,14 +215,6 @@ echo
 
 # ---- C. the sampler's cost per sample ------------------------------------------------------
 
-# prog_ns OWNER_PID NAME: ns per call of the BPF programs named NAME that pid holds
-prog_ns() {
-	grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u |
-		while read -r id; do bpftool prog show id "$id" -j 2>/dev/null; done |
-		jq -rs --arg n "$2" '[ .[] | select(.name == $n) ] |
-			(map(.run_cnt // 0) | add // 0) as $c | (map(.run_time_ns // 0) | add // 0) as $t |
-			if $c > 0 then $t / $c else "n/a" end'
-}
 # sample_cost FSP BIN: BPF ns per call of `sample` of fsp-bpf FSP profiling BIN's tick_cost
 sample_cost() {
 	local f=$1 b=$2 log=$RAW/stats_$3.log pid tool ns

@@ -46,6 +46,10 @@ const volatile __u64 calls_exact_ns = 0;
 /* Some mapped feature has "charge threads" (charge.bpf.h). */
 const volatile bool charge_enabled = false;
 
+/* Some mapped feature has "label sample": the sampler reads its instance
+ * (samplelabel.bpf.h). */
+const volatile bool sample_labels = false;
+
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;
 /* offcpu_recs has offcpu_mask + 1 slots; a thread's is tid & offcpu_mask. */

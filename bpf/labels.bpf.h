@@ -97,4 +97,43 @@ static __always_inline __u64 label_hash_cached(struct tstack *st, __u64 addr)
 	return e->hash;
 }
 
+/*
+ * The id of the label b holds (its first off bytes): a hash of its bytes, so
+ * that equal texts are one instance wherever they came from, FSP_ID_SYNTH |
+ * hash; with store, a new label is copied to the labels map under tgid 0
+ * (interned: shared by all processes; a full map is counted as a label
+ * drop). Userspace computes the same id (probemap_sites__label_id). Used for
+ * mapped probes' templates (mapped.bpf.h) and labels read at sample time
+ * (samplelabel.bpf.h).
+ */
+static __noinline __u64 label_intern(struct label_buf *b, __u64 off, bool store)
+{
+	struct fsp_label_key key = {};
+	__u64 h = 0xcbf29ce484222325ULL;
+	__u32 i;
+
+	if (!b)
+		return 0;
+	if (off > FSP_LABEL_LEN - 1)
+		off = FSP_LABEL_LEN - 1;
+	/* Zero the bytes after the label up to the next word: the hash reads words. */
+	*(__u64 *)(b->l.str + slot_label(off)) = 0;
+#pragma unroll
+	for (i = 0; i < FSP_LABEL_LEN / 8; i++) {
+		if (i * 8 >= off)
+			break;
+		h = mix64(h ^ *(__u64 *)(b->l.str + i * 8));
+	}
+	key.addr = FSP_ID_SYNTH | (mix64(h ^ off) & FSP_ID_HASH_MASK);
+	if (!store || bpf_map_lookup_elem(&labels, &key))
+		return key.addr;
+	/* As long as a label may be: parts were cut (or it is exactly that long). */
+	b->l.len = off | (off >= FSP_LABEL_LEN - 1 ? FSP_LABEL_CUT : 0);
+	b->l.hash = key.addr;
+	if (bpf_map_update_elem(&labels, &key, &b->l, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&labels, &key))
+		stat_inc(FSP_STAT_LABEL_DROPS);
+	return key.addr;
+}
+
 #endif /* FSP_LABELS_BPF_H */

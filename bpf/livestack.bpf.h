@@ -23,6 +23,7 @@
 #include "labels.bpf.h"
 #include "v2stack.bpf.h"
 #include "native.bpf.h"
+#include "samplelabel.bpf.h"
 
 /* ---- the live stack of a thread ---------------------------------------------------- */
 
@@ -35,6 +36,10 @@ struct live_stack {
 	__u32 src; /* SRC_V1, SRC_MERGED or the one v2 stack with live frames */
 	bool truncated; /* a stack had overflowed, or they exceed max_depth */
 	bool payload; /* a live frame has a payload (live_stack_send_payloads) */
+	bool sampled; /* a live frame's instance is read at sample time (samplelabel.bpf.h) */
+	/* Its frames with those instances read (scratch), stored instead of
+	 * the source's; NULL when there were none. */
+	struct fsp_stack *resolved;
 };
 
 /* What v2_merge() made. */
@@ -159,12 +164,15 @@ static __always_inline void live_stack_get(struct task_struct *task, __u64 sp, _
 	ls->src = SRC_V1;
 	ls->truncated = false;
 	ls->payload = false;
+	ls->sampled = false;
+	ls->resolved = NULL;
 	if (st && (st->depth || st->overflow)) {
 		d = live_depth(st, sp);
 		ls->truncated = st->overflow && d == st->depth;
 		if (d && d <= FSP_MAX_DEPTH) {
 			ls->hash = st->f[slot(d - 1)].hash; /* shadows excluded */
 			ls->payload = st->f[slot(d - 1)].flags & TF_HAS_PAYLOAD;
+			ls->sampled = st->f[slot(d - 1)].flags & TF_HAS_SAMPLED;
 		}
 	}
 	ls->depth = d;
@@ -241,19 +249,20 @@ __noinline int v2_copy_labels(const struct fsp_stack *s, __u32 tgid, __u32 user)
 static __always_inline bool live_stack_put(const struct live_stack *ls,
 					   const struct fsp_stack_key *key, __u32 user)
 {
-	const struct fsp_stack *s = ls->merged;
+	const struct fsp_stack *s = ls->resolved ? ls->resolved : ls->merged;
 
-	if (ls->src == SRC_V1)
+	if (ls->src == SRC_V1 && !ls->resolved)
 		return ls->st && store_stack(ls->st, ls->depth, key, user);
 	if (bpf_map_lookup_elem(&stacks, key))
 		return true;
-	if (ls->src != SRC_MERGED)
+	if (ls->src != SRC_MERGED && !ls->resolved)
 		s = v2_frames_out(ls, user);
 	if (!s)
 		return false;
 	if (bpf_map_update_elem(&stacks, key, s, BPF_NOEXIST))
 		return bpf_map_lookup_elem(&stacks, key) != NULL;
-	v2_copy_labels(s, key->tgid, user);
+	if (ls->src != SRC_V1)
+		v2_copy_labels(s, key->tgid, user);
 	return true;
 }
 
@@ -425,6 +434,23 @@ static __always_inline void live_stack_note_calls(const struct live_stack *ls, _
 	r->depth = live_stack_values(ls, r->call, VAL_CALL);
 }
 
+/* "label sample": the live stack's frames with their sampled instances read
+ * now (ls->resolved), and its hash with them. Only ABI v1 frames (mapped
+ * probes') have such instances: in the v1 stack alone or in the merge. */
+static __always_inline void sample_labels_take(struct live_stack *ls, __u32 user)
+{
+	struct fsp_stack *s = NULL;
+
+	if (ls->src == SRC_MERGED)
+		s = ls->merged;
+	else if (ls->src == SRC_V1)
+		s = sample_labels_copy(ls->st, ls->depth, user);
+	if (!s)
+		return;
+	ls->hash = sample_labels_resolve(s, ls->hash, user);
+	ls->resolved = s;
+}
+
 /* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
 
 /* What live_stack_take() found. */
@@ -510,6 +536,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 	live_stack_get(task, sp, user, &ls);
 	if (user == SCRATCH_SAMPLE && native_user)
 		live_stack_sps(&ls);
+	if (sample_labels && ls.sampled && ls.hash)
+		sample_labels_take(&ls, user);
 	out->hash = ls.hash;
 	out->truncated = ls.truncated;
 	out->payload = 0;

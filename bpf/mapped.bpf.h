@@ -139,16 +139,27 @@ static __noinline __u32 put_int(struct pt_regs *ctx, const struct fsp_usdt_spec 
 	return n;
 }
 
-/* Appends the string a global `char *` of the probed file points to: its
- * address there plus the file's load bias (the site's address now minus its
- * link-time address). Returns the bytes written. */
+/* The address of a GLOBAL part's variable in this process: its link-time
+ * address plus the file's load bias (the site's address now minus its
+ * link-time address), or for a thread-local variable of the executable, the
+ * thread's pointer (fsbase) plus its offset. */
+static __always_inline __u64 global_addr(struct pt_regs *ctx, const struct fsp_map_site *ms,
+					 const struct fsp_map_part *p)
+{
+	if (p->tls)
+		return bpf_get_current_task_btf()->thread.fsbase + p->addr;
+	return p->addr + PT_REGS_IP(ctx) - ms->site_vaddr;
+}
+
+/* Appends the string a global `char *` of the probed file points to.
+ * Returns the bytes written. */
 static __always_inline __u32 put_global(struct pt_regs *ctx, const struct fsp_map_site *ms,
 					const struct fsp_map_part *p, char *dst)
 {
-	__u64 bias = PT_REGS_IP(ctx) - ms->site_vaddr, ptr = 0;
+	__u64 ptr = 0;
 	long n = 0;
 
-	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)(p->addr + bias)) && ptr)
+	if (!bpf_probe_read_user(&ptr, sizeof(ptr), (const void *)global_addr(ctx, ms, p)) && ptr)
 		n = bpf_probe_read_user_str(dst, FSP_LABEL_LEN, (const void *)ptr);
 	return n <= 0 ? put_unread(ptr, dst) : n - 1;
 }
@@ -191,9 +202,8 @@ __noinline __u32 put_part(struct pt_regs *ctx, const struct fsp_map_site *ms,
 static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site *ms,
 				  const struct fsp_map_part *parts, __u64 nr, bool store)
 {
-	struct fsp_label_key key = {};
 	struct label_buf *b = scratch_get(SCRATCH_PROBE);
-	__u64 h = 0xcbf29ce484222325ULL, off = 0;
+	__u64 off = 0;
 	__u32 i;
 
 	if (!b || !parts)
@@ -204,26 +214,16 @@ static __noinline __u64 map_label(struct pt_regs *ctx, const struct fsp_map_site
 			break;
 		off += put_part(ctx, ms, &parts[i], b, off);
 	}
-	if (off > FSP_LABEL_LEN - 1)
-		off = FSP_LABEL_LEN - 1;
-	/* Zero the bytes after the label up to the next word: the hash reads words. */
-	*(__u64 *)(b->l.str + slot_label(off)) = 0;
-#pragma unroll
-	for (i = 0; i < FSP_LABEL_LEN / 8; i++) {
-		if (i * 8 >= off)
-			break;
-		h = mix64(h ^ *(__u64 *)(b->l.str + i * 8));
-	}
-	key.addr = FSP_ID_SYNTH | (mix64(h ^ off) & FSP_ID_HASH_MASK);
-	if (!store || bpf_map_lookup_elem(&labels, &key))
-		return key.addr;
-	/* As long as a label may be: parts were cut (or it is exactly that long). */
-	b->l.len = off | (off >= FSP_LABEL_LEN - 1 ? FSP_LABEL_CUT : 0);
-	b->l.hash = key.addr;
-	if (bpf_map_update_elem(&labels, &key, &b->l, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&labels, &key))
-		stat_inc(FSP_STAT_LABEL_DROPS);
-	return key.addr;
+	return label_intern(b, off, store);
+}
+
+/* "label sample": the frame's instance stands for the variable of the
+ * site's template (its one {global:S} part) in this process, whose string the
+ * sampler reads at each sample (samplelabel.bpf.h): the variable's address
+ * here (a thread-local one's in this thread, whose frame it is). */
+static __always_inline __u64 sampled_instance(struct pt_regs *ctx, const struct fsp_map_site *ms)
+{
+	return FSP_ID_SAMPLED | (global_addr(ctx, ms, &ms->parts[0]) & FSP_ID_ADDR_MASK);
 }
 
 struct outer_ctx {

@@ -42,6 +42,9 @@ struct tframe {
  * (--inherit-marks not given): never sampled, its hash that of the frame
  * below, left by the child's leave without a word. */
 #define TF_INHERITED 16
+/* A frame of [0..this] has an instance read at sample time (FSP_ID_SAMPLED,
+ * "label sample"): the sampler resolves it (samplelabel.bpf.h). */
+#define TF_HAS_SAMPLED 32
 /* Frames the sampler leaves out. */
 #define TF_UNSAMPLED (TF_SHADOW | TF_INHERITED)
 #define TF_CHARGE_SHIFT 8 /* bits 8..11: the charges slots this frame holds (charge.bpf.h) */

@@ -171,6 +171,10 @@ static __always_inline void frame_link(struct tframe *f, __u32 i)
 	if (t->flags & TF_UNSAMPLED)
 		t->payload = 0; /* the ABI v2 stack's frame has it, or not sampled */
 	t->flags = (t->flags & ~TF_HAS_PAYLOAD) | (t->payload || prev_payload ? TF_HAS_PAYLOAD : 0);
+	t->flags &= ~TF_HAS_SAMPLED;
+	if ((i && (f[slot(i - 1)].flags & TF_HAS_SAMPLED)) ||
+	    (!(t->flags & TF_UNSAMPLED) && (t->instance & FSP_ID_SAMPLED) == FSP_ID_SAMPLED))
+		t->flags |= TF_HAS_SAMPLED;
 }
 
 static __always_inline struct tstack *tstack_get(bool create)
@@ -181,8 +185,11 @@ static __always_inline struct tstack *tstack_get(bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+/* Pushes a frame. ev_instance is the instance the event view counts the
+ * enter under: instance itself, but for a "label sample" frame, whose
+ * instance is read at each sample (FSP_ID_SAMPLED), the label at the enter. */
 static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 feature, __u64 instance,
-				    __u64 payload, __u64 sp_off, __u32 shadow)
+				    __u64 ev_instance, __u64 payload, __u64 sp_off, __u32 shadow)
 {
 	__u64 sp = PT_REGS_SP(ctx);
 	/* the stack pointer the frame is bound to (never below any sp: unbound) */
@@ -199,7 +206,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 	}
 	prune(st, sp);
 	if (events_enabled && kind == FSP_FRAME_MARK)
-		id = count_enter(st, feature, instance);
+		id = count_enter(st, feature, ev_instance);
 	d = st->depth;
 	if (d >= max_depth || d >= FSP_MAX_DEPTH || st->overflow) {
 		if (!st->overflow)

@@ -51,6 +51,7 @@
  *                    frame-pointer stacks, a copy of the user stack
  *   v2stack.bpf.h    ABI v2: records, a thread's stacks in its memory, the merge
  *                    by stack pointer
+ *   samplelabel.bpf.h "label sample": instances read when a sample is taken
  *   livestack.bpf.h  the live stack a sample or a switch-out charges: taken,
  *                    stored with its labels, its payloads sent
  */
@@ -72,6 +73,7 @@
 #include "coro.bpf.h"
 #include "native.bpf.h"
 #include "v2stack.bpf.h"
+#include "samplelabel.bpf.h"
 #include "livestack.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
@@ -105,7 +107,8 @@ int mark_enter(struct pt_regs *ctx)
 		stat_inc(FSP_STAT_ARG_ERRORS);
 		return 0;
 	}
-	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, payload, 0, site_shadow(ctx));
+	return do_enter(ctx, FSP_FRAME_MARK, feature, instance, instance, payload, 0,
+			site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -127,7 +130,7 @@ int antimark_enter(struct pt_regs *ctx)
 
 	if (!probe_feature(ctx, true, &spec, &feature))
 		return 0;
-	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, site_shadow(ctx));
+	return do_enter(ctx, FSP_FRAME_ANTIMARK, feature, 0, 0, 0, 0, site_shadow(ctx));
 }
 
 SEC("uprobe")
@@ -177,7 +180,7 @@ SEC("uprobe")
 int map_enter(struct pt_regs *ctx)
 {
 	const struct fsp_map_site *ms = map_site(ctx);
-	__u64 instance = 0, payload = 0, kind, sp_off;
+	__u64 instance = 0, ev_instance, payload = 0, kind, sp_off;
 	bool on;
 
 	if (!admit(true))
@@ -195,17 +198,22 @@ int map_enter(struct pt_regs *ctx)
 		instance = outer_instance(ctx, ms->outer);
 	else if (ms->nr_parts)
 		instance = map_label(ctx, ms, ms->parts, ms->nr_parts, on);
+	/* "label sample": the frame's instance is read at each sample; the
+	 * enter's counts the call in the event view. */
+	ev_instance = instance;
+	if (on && (ms->flags & FSP_MAP_SAMPLE))
+		instance = sampled_instance(ctx, ms);
 	if (on && (ms->flags & FSP_MAP_PAYLOAD) &&
 	    usdt_arg(ctx, &ms->spec, ms->payload_arg, &payload))
 		stat_inc(FSP_STAT_ARG_ERRORS);
 	kind = on ? ms->kind : KIND_MUTED;
 	sp_off = (ms->flags & FSP_MAP_UNFRAMED) ? SP_UNFRAMED : ms->sp_off;
-	do_enter(ctx, kind, ms->feature, instance, payload, sp_off, 0);
+	do_enter(ctx, kind, ms->feature, instance, ev_instance, payload, sp_off, 0);
 	if (charge_enabled) {
 		struct tstack *st = tstack_get(false);
 
 		if (on && (ms->flags & FSP_MAP_CHARGE))
-			charge_open(st, ms, instance);
+			charge_open(st, ms, ev_instance);
 		charge_sync(st);
 	}
 	return 0;

@@ -65,6 +65,8 @@ enum fsp_stat {
 	FSP_STAT_V2_UNREADABLE, /* samples with an ABI v2 mark stack that could not be read */
 	FSP_STAT_V2_DSO_DROPS, /* ABI v2 records not registered: a process has too many */
 	FSP_STAT_CALLS_LOST, /* record --calls: call records lost, their ring buffer full */
+	FSP_STAT_SAMPLE_LABEL_ERRORS, /* samples whose sample-time label ("label sample")
+				       * could not be read: a NULL or unreadable pointer */
 	FSP_STAT__COUNT,
 };
 
@@ -232,6 +234,16 @@ struct fsp_usdt_spec {
 #define FSP_ID_SYNTH (1ULL << 63)
 #define FSP_ID_FEATURE (1ULL << 62)
 #define FSP_ID_HASH_MASK ((1ULL << 62) - 1)
+/*
+ * The instance of a frame whose label is read when a sample is taken ("label
+ * sample", bpf/samplelabel.bpf.h): FSP_ID_SAMPLED | the address of the
+ * variable (a `char *`) in the process. Both high bits: no feature id (an
+ * instance field) and no label id (hashes leave bit 62 clear) has them. The
+ * sampler replaces it in the stack it counts by the label id of the string
+ * the variable points to then; it is never stored.
+ */
+#define FSP_ID_SAMPLED (FSP_ID_SYNTH | FSP_ID_FEATURE)
+#define FSP_ID_ADDR_MASK ((1ULL << 57) - 1) /* user addresses (5-level paging included) */
 
 #define FSP_MAP_MAX_PARTS 6 /* as analysis/probemap/probemap.h PROBEMAP_MAX_PARTS */
 #define FSP_MAP_LIT_LEN 32 /* a literal part holds at most 31 bytes (PROBEMAP_LIT_LEN) */
@@ -244,14 +256,17 @@ enum fsp_part_type {
 	FSP_PART_LIT = 1, /* literal bytes */
 	FSP_PART_STR = 2, /* a string argument, copied when the probe fires */
 	FSP_PART_INT = 3, /* an integer argument, in decimal */
-	FSP_PART_GLOBAL = 4, /* the string a global `char *` of the probed file points to */
+	FSP_PART_GLOBAL = 4, /* the string a global (or thread-local) `char *` of the
+			      * probed file points to */
 };
 
 struct fsp_map_part {
 	__u64 type; /* enum fsp_part_type */
 	__u64 arg; /* STR, INT: argument number */
 	__u64 len; /* LIT: bytes of lit */
-	__u64 addr; /* GLOBAL: link-time address of the variable */
+	__u64 addr; /* GLOBAL: link-time address of the variable, or (tls) its offset
+		     * from the thread pointer (two's complement) */
+	__u64 tls; /* GLOBAL: a thread-local variable of the executable */
 	/* STR, INT: the value is replaced nr_deref times by the 8-byte word at
 	 * value + deref[i] (a pointer followed) */
 	__u64 nr_deref;
@@ -268,6 +283,8 @@ enum fsp_map_flags {
 	FSP_MAP_UNFRAMED = 8, /* "frame none": the frame is bound to no stack frame */
 	FSP_MAP_POINT = 16, /* "event": count the instance, push nothing */
 	FSP_MAP_CHARGE = 32, /* "charge threads": charge other threads' samples */
+	FSP_MAP_SAMPLE = 64, /* "label sample": the instance (parts[0], a GLOBAL) is read
+			      * when a sample is taken; the enter's names the event view's */
 };
 
 /* "when": a condition on an enter; an enter that fails one is muted. */

@@ -52,6 +52,7 @@ enum profile_diag {
 	DIAG_UNREADABLE_STACKS, /* samples with an ABI v2 mark stack that could not be read */
 	DIAG_SKIPPED_MARKS, /* ABI v2 marks made while an interrupted mark was in progress */
 	DIAG_NATIVE_REPLACED, /* --stacks: samples of programs an exec replaced before unwinding */
+	DIAG_SAMPLE_LABEL_ERRORS, /* samples whose sample-time label could not be read */
 	DIAG__COUNT,
 };
 

@@ -60,6 +60,10 @@ static const struct {
 				  "samples without a native stack because they were taken in "
 				  "execve(), or the program they ran had been replaced by an "
 				  "exec before fsp-bpf read its mappings"},
+	[DIAG_SAMPLE_LABEL_ERRORS] = {"sample_label_errors",
+				      "samples whose instance read at sample time (\"label "
+				      "sample\") could not be read: a NULL or unreadable pointer "
+				      "(charged to the instance \"?\")"},
 };
 
 const char *profile_diag__name(enum profile_diag d)

@@ -139,8 +139,8 @@ static int probe_arg(struct parser *p, enum directive d, struct slice arg, char 
 /* The checks of a point event ("event PROBE") once its block is complete. */
 static int end_event_block(struct parser *p, struct probemap_feature *f, struct block *b)
 {
-	static const enum directive not_for_events[] = {D_ENTER, D_LEAVE, D_KIND,  D_PAYLOAD,
-							D_MATCH, D_FRAME, D_CHARGE};
+	static const enum directive not_for_events[] = {D_ENTER, D_LEAVE, D_KIND,   D_PAYLOAD,
+							D_MATCH, D_FRAME, D_CHARGE, D_LABEL};
 
 	for (size_t i = 0; i < sizeof(not_for_events) / sizeof(not_for_events[0]); i++) {
 		enum directive d = not_for_events[i];
@@ -198,6 +198,12 @@ static int end_function_block(struct parser *p, struct probemap_feature *f, stru
 					     "on native stacks, without probes)",
 					     f->name, probemap_directive_names[d]);
 	}
+	if (b->lines[D_LABEL])
+		return probemap_fail(p, b->lines[D_LABEL],
+				     "function feature '%s' cannot have 'label sample' (a function "
+				     "feature's {global:SYMBOL} instance is read at sample time "
+				     "without it)",
+				     f->name);
 	if (!b->lines[D_FUNCTION])
 		return probemap_fail(p, b->lines[D_ANTIMARK],
 				     "feature '%s' has antimark functions but no \"function "
@@ -238,6 +244,29 @@ static int function_directive(struct parser *p, struct probemap_feature *f, enum
 		return probemap_fail(p, p->line, "%s %s", probemap_directive_names[d], msg);
 	memcpy(f->functions[f->nr_functions], text, arg.n + 1);
 	f->function_antimark[f->nr_functions++] = d == D_ANTIMARK;
+	return 0;
+}
+
+/* "label sample": its template is one {global:S} part, read by the sampler;
+ * a leave cannot match it (the frame's instance is not the probe's). */
+static int check_label_sample(struct parser *p, struct probemap_feature *f, struct block *b)
+{
+	if (f->kind == PROBEMAP_ANTIMARK)
+		return probemap_fail(p, b->lines[D_LABEL],
+				     "antimark feature '%s' has no instance to read at sample time "
+				     "(remove \"label sample\", or use \"kind mark\")",
+				     f->name);
+	if (f->nr_parts != 1 || f->parts[0].type != PROBEMAP_PART_GLOBAL)
+		return probemap_fail(p, b->lines[D_LABEL],
+				     "'label sample' in feature '%s' needs an instance template of "
+				     "one {global:SYMBOL} part (the variable the sampler reads; "
+				     "\"instance {global:SYMBOL}\")",
+				     f->name);
+	if (b->lines[D_MATCH])
+		return probemap_fail(p, b->lines[D_MATCH],
+				     "'match instance' in feature '%s' cannot match an instance "
+				     "read at sample time (remove it, or \"label sample\")",
+				     f->name);
 	return 0;
 }
 
@@ -302,6 +331,8 @@ static int end_block(struct parser *p)
 				"\"kind mark\")",
 				f->name, b->lines[D_WHEN] ? "when" : "charge");
 	}
+	if (b->lines[D_LABEL])
+		return check_label_sample(p, f, b);
 	if (b->lines[D_MATCH] && !f->nr_parts)
 		return probemap_fail(
 			p, b->lines[D_MATCH],
@@ -333,7 +364,7 @@ static int payload_directive(struct parser *p, struct probemap_feature *f, struc
 	return 0;
 }
 
-/* The directives of one keyword: kind, match, default, frame. */
+/* The directives of one keyword: kind, match, default, frame, label. */
 static int keyword_directive(struct parser *p, struct probemap_feature *f, enum directive d,
 			     struct slice arg)
 {
@@ -370,6 +401,15 @@ static int keyword_directive(struct parser *p, struct probemap_feature *f, enum 
 				"unknown default '%s' (the only form is \"default off\")",
 				probemap_show(q, sizeof(q), w));
 		f->default_off = true;
+		return 0;
+	case D_LABEL:
+		if (!slice_is(w, "sample"))
+			return probemap_fail(
+				p, p->line,
+				"unknown label '%s' (the only form is \"label sample\": the "
+				"instance is read when each sample is taken)",
+				probemap_show(q, sizeof(q), w));
+		f->label_sample = true;
 		return 0;
 	default: /* D_FRAME */
 		if (slice_is(w, "caller"))
@@ -429,6 +469,7 @@ static int block_directive(struct parser *p, enum directive d, struct slice arg)
 	case D_MATCH:
 	case D_DEFAULT:
 	case D_FRAME:
+	case D_LABEL:
 		return keyword_directive(p, f, d, arg);
 	default:
 		return -EINVAL; /* not reached */
@@ -555,7 +596,7 @@ static int parse_line(struct parser *p, struct slice line)
 			p, p->line,
 			"unknown directive '%s' (map, provider, description, feature, enter, "
 			"leave, event, instance, kind, payload, match, default, frame, when, "
-			"charge, function or antimark)",
+			"charge, function, antimark or label)",
 			probemap_show(q, sizeof(q), word));
 	if (d != D_MAP && !p->header_lines[D_MAP])
 		return probemap_fail(p, p->line,

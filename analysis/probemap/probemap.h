@@ -133,6 +133,11 @@ struct probemap_feature {
 	 * leave (or the thread exits or execs), for pairs that fire in
 	 * different functions (libstdc++'s throw and catch). */
 	bool unframed;
+	/* "label sample": the instance, a template of one {global:SYMBOL}
+	 * part, is read when each sample is taken, not at the enter: it
+	 * follows the variable while the mark is open (the event view counts
+	 * the call under the enter's value). */
+	bool label_sample;
 	/* "when ...": conditions on the enter, all of which must hold. */
 	struct probemap_when when[PROBEMAP_MAX_WHEN];
 	unsigned int nr_when;

@@ -20,7 +20,7 @@ const char *const probemap_directive_names[D__COUNT] = {
 	[D_INSTANCE] = "instance", [D_KIND] = "kind",	      [D_PAYLOAD] = "payload",
 	[D_MATCH] = "match",	   [D_DEFAULT] = "default",   [D_FRAME] = "frame",
 	[D_EVENT] = "event",	   [D_WHEN] = "when",	      [D_CHARGE] = "charge",
-	[D_FUNCTION] = "function", [D_ANTIMARK] = "antimark",
+	[D_FUNCTION] = "function", [D_ANTIMARK] = "antimark", [D_LABEL] = "label",
 };
 
 int probemap_fail(struct parser *p, unsigned int line, const char *fmt, ...)

@@ -34,6 +34,7 @@ enum directive {
 	D_CHARGE,
 	D_FUNCTION,
 	D_ANTIMARK,
+	D_LABEL,
 	D__COUNT,
 };
 

@@ -182,6 +182,8 @@ static char *write_map(const struct probemap *m, size_t *len)
 			fputs("\tdefault off\n", out);
 		if (f->frame_caller)
 			fputs("\tframe caller\n", out);
+		if (f->label_sample)
+			fputs("\tlabel sample\n", out);
 	}
 	if (fclose(out))
 		abort();
@@ -193,7 +195,8 @@ static bool same_feature(const struct probemap_feature *a, const struct probemap
 	if (strcmp(a->name, b->name) || strcmp(a->enter, b->enter) || strcmp(a->leave, b->leave) ||
 	    a->kind != b->kind || a->payload_arg != b->payload_arg || a->outer != b->outer ||
 	    a->nr_parts != b->nr_parts || a->match_instance != b->match_instance ||
-	    a->default_off != b->default_off || a->frame_caller != b->frame_caller)
+	    a->default_off != b->default_off || a->frame_caller != b->frame_caller ||
+	    a->label_sample != b->label_sample)
 		return false;
 	for (unsigned int i = 0; i < a->nr_parts; i++) {
 		const struct probemap_part *x = &a->parts[i], *y = &b->parts[i];

@@ -443,6 +443,16 @@ void itest_signal(struct itest_proc *p, int sig)
 			 p->exited ? "it has exited" : strerror(errno));
 }
 
+void itest_go_attached(struct itest_proc *w, struct itest_proc *fsp)
+{
+	itest_signal(w, SIGUSR2);
+	itest_wait(w, ITEST_TIMEOUT_S);
+	itest_assert_exit(w, 0);
+	/* The session ends by itself when the target exits. */
+	itest_wait(fsp, ITEST_TIMEOUT_S);
+	itest_assert_exit(fsp, 0);
+}
+
 bool itest_blocks_signal(pid_t pid, int sig)
 {
 	char path[64], *status, *line;

@@ -97,6 +97,10 @@ bool itest_poll(struct itest_proc *p);
 /* Sends sig to p's process (not its group). */
 void itest_signal(struct itest_proc *p, int sig);
 
+/* A workload waiting for SIGUSR2 (wl_ready_wait_usr2) that fsp-bpf has
+ * attached to with -p: lets it go, waits for it to exit 0, then for fsp-bpf,
+ * whose session ends with its target, to exit 0. */
+void itest_go_attached(struct itest_proc *w, struct itest_proc *fsp);
 /* Has process pid blocked sig (SigBlk in /proc/PID/status)? fsp-bpf holds
  * SIGINT and SIGTERM from before it loads its BPF programs. */
 bool itest_blocks_signal(pid_t pid, int sig);

@@ -16,6 +16,11 @@
  *                       total_exec_time; query's span holds plan's and
  *                       execute's; the sampled on-CPU split plan / (plan +
  *                       execute) against pgss's wall-time split.
+ *   pg_label_sample     pg_plan_execute with the map's rewrite, plan and
+ *                       execute given "label sample" (their instance,
+ *                       debug_query_string, read at each sample): the same
+ *                       counts, durations and shares per statement, one
+ *                       instance each, no sample_label_errors.
  *   pg_pgbench_extended -a, the map's default features: pgbench's TPC-B
  *                       script with -M extended (Parse/Bind/Execute per
  *                       statement, $n parameters, stable texts). In the two
@@ -342,7 +347,34 @@ static void assert_resolved(const char *what, const char *s)
 
 /* ---- pg_plan_execute -------------------------------------------------------------- */
 
-static void test_pg_plan_execute(void **state)
+/* The shipped map with "label sample" in each feature whose instance is
+ * {global:debug_query_string} (rewrite, plan, execute), in the scratch
+ * directory: the same features, their instance read at each sample. */
+static const char *sampled_map(void)
+{
+	const char *path = itest_tmp("postgresql.map");
+	char shipped[4096], *text, *line, *save = NULL;
+	FILE *f;
+
+	snprintf(shipped, sizeof(shipped), "%s", itest_fsp_bpf());
+	snprintf(strrchr(shipped, '/') + 1, sizeof(shipped) - (strrchr(shipped, '/') + 1 - shipped),
+		 "maps/postgresql.map");
+	text = itest_slurp(shipped);
+	if (!text)
+		fail_msg("cannot read %s", shipped);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		fprintf(f, "%s\n", line);
+		if (strstr(line, "instance {global:debug_query_string}"))
+			fputs("\tlabel sample\n", f);
+	}
+	assert_int_equal(fclose(f), 0);
+	free(text);
+	return path;
+}
+
+static void plan_execute(const char *map)
 {
 	const char *json = itest_tmp("prof.json"), *script;
 	/* Column aliases name the statements: pgc_plan_heavy_PID_ and
@@ -357,7 +389,6 @@ static void test_pg_plan_execute(void **state)
 	double w_plan = 0, w_exec = 0, off_plan = 0, off = 0, W, pt, delta_a, delta_b;
 	bool ok = true;
 
-	(void)state;
 	snprintf(ids[0], sizeof(ids[0]), "pgc_plan_heavy_%d_", (int)getpid());
 	snprintf(ids[1], sizeof(ids[1]), "pgc_exec_heavy_%d_", (int)getpid());
 	for (size_t s = 0; s < 2; s++)
@@ -367,8 +398,8 @@ static void test_pg_plan_execute(void **state)
 	pgc_pgbench_init(&c, 1);
 	script = pgc_write_file(&c, "plan_exec.sql", text);
 	free(pgc_sql(&c, "SELECT pg_stat_statements_reset()"));
-	fsp_start(&fsp, "-a", "--map", "postgresql", "--feature", "query,plan,execute", "--off-cpu",
-		  "-F", ITEST_HZ, "-o", json, NULL);
+	fsp_start(&fsp, "-a", "--map", map, "--feature", "query,plan,execute", "--off-cpu", "-F",
+		  ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "simple", "-c", "2", "-j", "2", "-T", "8",
 		    "-f", script, NULL);
 	itest_wait(&bench, 60);
@@ -432,9 +463,27 @@ static void test_pg_plan_execute(void **state)
 	       (O_MAX_NS + E_OFF_NS) / 1e3, 100 * delta_b);
 	ok &= itest_share_ok("plan / (plan + execute)", k, n, pt, delta_a + delta_b);
 	ITEST_ASSERT_OK(ok);
+	/* Read at each sample, debug_query_string is the statement's text
+	 * throughout (the same single instance above), never unreadable. */
+	printf("  sample_label_errors %" PRIu64 "\n", profile__diag(p, DIAG_SAMPLE_LABEL_ERRORS));
+	assert_int_equal(profile__diag(p, DIAG_SAMPLE_LABEL_ERRORS), 0);
 	attrib__free(a);
 	profile__free(p);
 	pgc_stop(&c);
+}
+
+static void test_pg_plan_execute(void **state)
+{
+	(void)state;
+	plan_execute("postgresql");
+}
+
+/* The same with plan and execute named by debug_query_string read at each
+ * sample ("label sample"): what the postgresql-sampled map builds on. */
+static void test_pg_label_sample(void **state)
+{
+	(void)state;
+	plan_execute(sampled_map());
 }
 
 /* ---- pg_pgbench_extended ---------------------------------------------------------- */
@@ -787,9 +836,8 @@ static void test_pg_error_query(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		PGC_TEST(test_pg_plan_execute),
-		PGC_TEST(test_pg_pgbench_extended),
-		PGC_TEST(test_pg_attach_backend),
+		PGC_TEST(test_pg_plan_execute),	    PGC_TEST(test_pg_label_sample),
+		PGC_TEST(test_pg_pgbench_extended), PGC_TEST(test_pg_attach_backend),
 		PGC_TEST(test_pg_error_query),
 	};
 

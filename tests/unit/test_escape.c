@@ -475,7 +475,7 @@ static void test_log(void **state)
 			    "fsp-bpf: m.map:3: unknown directive "
 			    "'\\x01\\x1b[31m\\u202e' (map, provider, description, feature, "
 			    "enter, leave, event, instance, kind, payload, match, default, frame, "
-			    "when, charge, function or antimark)\n");
+			    "when, charge, function, antimark or label)\n");
 	free(text);
 }
 

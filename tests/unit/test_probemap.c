@@ -631,8 +631,8 @@ static void test_errors_header(void **state)
 	 * test_escape's test_log) */
 	bad("mapp a\n", 1,
 	    "unknown directive 'mapp' (map, provider, description, feature, enter, "
-	    "leave, event, instance, kind, payload, match, default, frame, when, charge, function "
-	    "or antimark)");
+	    "leave, event, instance, kind, payload, match, default, frame, when, charge, function, "
+	    "antimark or label)");
 	bad("Map a\n", 1, "unknown directive 'Map'");
 	bad(HEAD "\x01\x1b[31m x\n", 3, "unknown directive '\x01\x1b[31m'");
 	bad(HEAD "feature a\nenter b\nleave c\nexit d\n", 6, "unknown directive 'exit'");

@@ -2,7 +2,8 @@
 /* Unit tests of the probe-map rules beyond enter/leave/instance
  * (analysis/probemap/): several providers, map names with '-', pointer +
  * length strings and pointer reads in templates, "frame none", point events
- * ("event"), conditions ("when"), "charge threads", their formatting, and
+ * ("event"), conditions ("when"), "charge threads", "label sample", their
+ * formatting, and
  * the jvm and ruby maps shipped in maps/. */
 #include <errno.h>
 #include <stdbool.h>
@@ -295,6 +296,49 @@ static struct probemap *load_shipped(const char *name)
 	return m;
 }
 
+/* "label sample": the template is one {global:S}, read by the sampler. */
+static void test_label_sample(void **state)
+{
+	struct probemap *m;
+
+	(void)state;
+	m = parse(HEAD
+		  "feature plan\n  enter a\n  leave b\n  label sample\n"
+		  "  instance {global:debug_query_string}\n"
+		  "feature exec\n  enter c\n  leave d\n  instance {global:debug_query_string}\n"
+		  "feature inner\n  enter e\n  leave f\n  instance {outer:plan}\n");
+	assert_true(feat(m, "plan")->label_sample);
+	assert_string_equal(tmpl(m, feat(m, "plan")), "{global:debug_query_string}");
+	assert_false(feat(m, "exec")->label_sample);
+	assert_false(feat(m, "inner")->label_sample);
+	probemap__free(m);
+	bad(HEAD "feature a\nenter b\nleave c\nlabel sample\n", 6,
+	    "'label sample' in feature 'a' needs an instance template of one {global:SYMBOL}");
+	bad(HEAD "feature a\nenter b\nleave c\ninstance q {global:x}\nlabel sample\n", 7,
+	    "needs an instance template of one {global:SYMBOL} part");
+	bad(HEAD "feature a\nenter b\nleave c\ninstance {str:0}\nlabel sample\n", 7,
+	    "needs an instance template of one {global:SYMBOL} part");
+	bad(HEAD "feature o\nenter b\nleave c\ninstance {str:0}\n"
+		 "feature a\nenter d\nleave e\ninstance {outer:o}\nlabel sample\n",
+	    11, "needs an instance template of one {global:SYMBOL} part");
+	bad(HEAD "feature a\nenter b\nleave c\ninstance {global:x}\nlabel sample\n"
+		 "match instance\n",
+	    8, "'match instance' in feature 'a' cannot match an instance read at sample time");
+	bad(HEAD "feature a\nenter b\nleave c\nkind antimark\nlabel sample\n", 7,
+	    "antimark feature 'a' has no instance to read at sample time");
+	bad(HEAD "feature a\nevent b\ninstance {global:x}\nlabel sample\n", 6,
+	    "point event 'a' cannot have 'label'");
+	bad(HEAD "feature a\nenter b\nleave c\ninstance {global:x}\nlabel probe\n", 7,
+	    "unknown label 'probe' (the only form is \"label sample\"");
+	bad(HEAD "feature a\nenter b\nleave c\ninstance {global:x}\nlabel sample\n"
+		 "label sample\n",
+	    8, "second 'label' in feature 'a'");
+	bad(HEAD "feature a\nenter b\nleave c\ninstance {global:x}\nlabel\n", 7, "label");
+	/* A function feature's {global:S} instance is read at sample time anyway. */
+	bad("map m\nfeature f\nfunction libc.so.6:write\ninstance {global:x}\nlabel sample\n", 5,
+	    "function feature 'f' cannot have 'label sample'");
+}
+
 static void test_shipped_jvm(void **state)
 {
 	struct probemap *m = load_shipped("jvm");
@@ -372,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_frame_none_and_events),
 		cmocka_unit_test(test_when),
 		cmocka_unit_test(test_charge),
+		cmocka_unit_test(test_label_sample),
 		cmocka_unit_test(test_shipped_jvm),
 		cmocka_unit_test(test_shipped_ruby),
 		cmocka_unit_test(test_shipped_libstdcxx),

@@ -974,13 +974,13 @@ static void test_offcpu_diagnostics(void **state)
 	profile__set_diag(p, DIAG_OFFCPU_RECOVERED, 4);
 	profile__set_diag(p, DIAG_OFFCPU_LOST, 2);
 	text = write_str(p, NULL);
-	assert_non_null(strstr(text,
-			       "\n    \"event_drops\": 0,\n    \"offcpu_recovered\": 4,\n"
-			       "    \"offcpu_lost\": 2,\n    \"charge_drops\": 0,\n"
-			       "    \"untracked\": 0,\n    \"folded_processes\": 0,\n"
-			       "    \"native_lost\": 0,\n    \"native_exited\": 0,\n"
-			       "    \"native_failed\": 0,\n    \"unreadable_stacks\": 0,\n"
-			       "    \"skipped_marks\": 0,\n    \"native_replaced\": 0\n  }\n}\n"));
+	assert_non_null(strstr(text, "\n    \"event_drops\": 0,\n    \"offcpu_recovered\": 4,\n"
+				     "    \"offcpu_lost\": 2,\n    \"charge_drops\": 0,\n"
+				     "    \"untracked\": 0,\n    \"folded_processes\": 0,\n"
+				     "    \"native_lost\": 0,\n    \"native_exited\": 0,\n"
+				     "    \"native_failed\": 0,\n    \"unreadable_stacks\": 0,\n"
+				     "    \"skipped_marks\": 0,\n    \"native_replaced\": 0,\n"
+				     "    \"sample_label_errors\": 0\n  }\n}\n"));
 	q = parse_ok(text, strlen(text));
 	assert_true(profile__diag(q, DIAG_OFFCPU_RECOVERED) == 4);
 	assert_true(profile__diag(q, DIAG_OFFCPU_LOST) == 2);

@@ -3,7 +3,9 @@
  * specs of SystemTap notes (x86-64 syntax: registers, sizes, signs, memory
  * operands, constants; RIP-relative and garbage refused), the notes of a real
  * ELF file (this test's own probes) and its interpreter. */
+#include <dlfcn.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/sdt.h>
@@ -375,6 +377,33 @@ static uint64_t own_vaddr(const void *p)
 	return (uint64_t)(uintptr_t)p - ((uint64_t)(uintptr_t)unit_rows - rows);
 }
 
+/* Thread-local variables of this executable, one over-aligned before the
+ * other: the offset from the thread pointer depends on the TLS block's size
+ * and alignment. */
+__thread char unit_tls_pad[40] __attribute__((aligned(32)));
+__thread const char *unit_tls_var;
+
+static void test_tls_symbol(void **state)
+{
+	int64_t off;
+	Dl_info info;
+
+	(void)state;
+	unit_tls_pad[0] = 1;
+	assert_int_equal(usdt__tls_symbol("/proc/self/exe", "unit_tls_var", &off), 0);
+	/* What the sampler adds to the thread's fsbase: where the variable is. */
+	assert_int_equal(off, (char *)&unit_tls_var - (char *)__builtin_thread_pointer());
+	assert_int_equal(usdt__tls_symbol("/proc/self/exe", "unit_tls_pad", &off), 0);
+	assert_int_equal(off, (char *)unit_tls_pad - (char *)__builtin_thread_pointer());
+	assert_int_equal(usdt__tls_symbol("/proc/self/exe", "no_such_tls", &off), -ENOENT);
+	/* A data symbol is not a thread-local one. */
+	assert_int_equal(usdt__tls_symbol("/proc/self/exe", "unit_rows", &off), -ENOENT);
+	/* A library's block is placed by ld.so: not read. */
+	/* (a function of libc's that ASan does not intercept) */
+	assert_true(dladdr((void *)gnu_get_libc_version, &info) && info.dli_fname);
+	assert_int_equal(usdt__tls_symbol(info.dli_fname, "errno", &off), -ENOTSUP);
+}
+
 static void test_func_range(void **state)
 {
 	uint64_t es, ee, ls, le, os, oe, s, e;
@@ -417,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_entry_probe),
 		cmocka_unit_test(test_func_probe),
 		cmocka_unit_test(test_func_range),
+		cmocka_unit_test(test_tls_symbol),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

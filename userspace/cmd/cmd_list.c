@@ -116,8 +116,9 @@ static void print_map(const struct probemap *pm, const char *path)
 			fputs("  instance ", stdout);
 			put(tmpl);
 		}
-		printf("%s%s%s\n", f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
+		printf("%s%s%s%s\n", f->kind == PROBEMAP_ANTIMARK ? "  antimark" : "",
 		       f->unframed ? "  (frame none)" : "",
+		       f->label_sample ? "  (label sample: read at each sample)" : "",
 		       f->default_off ? "  (default off: name it with --feature)" : "");
 		print_rules(pm, f);
 	}

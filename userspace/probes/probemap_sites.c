@@ -48,16 +48,32 @@ static int global_part(const struct probemap *m, const struct probemap_feature *
 		       char *why, size_t why_size)
 {
 	uint64_t vaddr;
+	int64_t tp_off;
+	int err;
 
-	if (usdt__symbol(kpath, p->sym, &vaddr)) {
+	q->type = FSP_PART_GLOBAL;
+	if (!usdt__symbol(kpath, p->sym, &vaddr)) {
+		q->addr = vaddr;
+		return 0;
+	}
+	/* A thread-local variable: of an executable only (a library's TLS
+	 * block is placed by ld.so at run time). */
+	err = usdt__tls_symbol(kpath, p->sym, &tp_off);
+	if (!err) {
+		q->addr = (uint64_t)tp_off;
+		q->tls = 1;
+		return 0;
+	}
+	if (err == -ENOTSUP)
+		snprintf(why, why_size,
+			 "%s:%u: feature %s reads %s, a thread-local variable of the shared "
+			 "library %s (only an executable's thread-local variables can be read)",
+			 m->path ? m->path : m->name, f->line, f->name, p->sym, path);
+	else
 		snprintf(why, why_size,
 			 "%s:%u: feature %s reads the global %s, which %s does not define",
 			 m->path ? m->path : m->name, f->line, f->name, p->sym, path);
-		return -EINVAL;
-	}
-	q->type = FSP_PART_GLOBAL;
-	q->addr = vaddr;
-	return 0;
+	return -EINVAL;
 }
 
 uint64_t probemap_sites__label_id(const char *text, size_t len)
@@ -191,6 +207,8 @@ int probemap_sites__build(const struct probemap *m, const struct probemap_featur
 		out->flags |= FSP_MAP_POINT;
 	if (f->unframed)
 		out->flags |= FSP_MAP_UNFRAMED;
+	if (f->label_sample)
+		out->flags |= FSP_MAP_SAMPLE;
 	if (f->charge[0]) {
 		size_t n = strlen(f->charge);
 

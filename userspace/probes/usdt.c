@@ -649,6 +649,72 @@ int usdt__symbol(const char *path, const char *name, uint64_t *vaddr)
 	return symbol_vaddr(path, name, STT_OBJECT, vaddr);
 }
 
+/* Is the file a position-independent executable (DT_FLAGS_1 has DF_1_PIE)?
+ * An interpreter alone does not say it: glibc's libc.so.6 has one. */
+static bool is_pie(const struct elf_file *f)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Dyn dyn;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++)
+			if (gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag == DT_FLAGS_1)
+				return (dyn.d_un.d_val & DF_1_PIE) != 0;
+	}
+	return false;
+}
+
+/* The file's PT_TLS segment, if it is an executable (ET_EXEC, or a PIE):
+ * its TLS block is the first. */
+static const GElf_Phdr *exe_tls(const struct elf_file *f)
+{
+	const GElf_Phdr *tls = NULL;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(f->elf, &eh))
+		return NULL;
+	for (size_t i = 0; i < f->nr_phdrs; i++)
+		if (f->phdrs[i].p_type == PT_TLS)
+			tls = &f->phdrs[i];
+	return eh.e_type == ET_EXEC || (eh.e_type == ET_DYN && is_pie(f)) ? tls : NULL;
+}
+
+int usdt__tls_symbol(const char *path, const char *name, int64_t *tp_off)
+{
+	const GElf_Phdr *tls;
+	struct elf_file f;
+	uint64_t align, first, off;
+	GElf_Sym sym;
+	int err;
+
+	err = elf_file_open(path, &f);
+	if (!err)
+		err = find_symbol(&f, name, STT_TLS, &sym);
+	if (err)
+		goto cleanup;
+	tls = exe_tls(&f);
+	if (!tls) {
+		err = -ENOTSUP;
+		goto cleanup;
+	}
+	/* x86-64 (TLS variant II): the executable's block ends at the thread
+	 * pointer, placed as glibc's _dl_determine_tlsoffset places the first
+	 * module: its first byte keeps the segment's misalignment. */
+	align = tls->p_align ? tls->p_align : 1;
+	first = -tls->p_vaddr & (align - 1);
+	off = ((tls->p_memsz - first + align - 1) & ~(align - 1)) + first;
+	*tp_off = (int64_t)sym.st_value - (int64_t)off;
+cleanup:
+	elf_file_close(&f);
+	return err;
+}
+
 /*
  * BPF_LINK_CREATE for BPF_TRACE_UPROBE_MULTI (Linux 6.6): one link for all
  * sites of a probe in a file, detached with a single RCU grace period. The

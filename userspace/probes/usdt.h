@@ -63,6 +63,13 @@ int usdt__func_range(const char *path, uint64_t vaddr, uint64_t *start, uint64_t
 int usdt__symbol(const char *path, const char *name, uint64_t *vaddr);
 /* The same for the function name. */
 int usdt__func(const char *path, const char *name, uint64_t *vaddr);
+/*
+ * A thread-local variable (STT_TLS) of an executable (its static TLS block,
+ * the first): its address from a thread's thread pointer (fsbase on x86-64),
+ * negative. -ENOENT: no such symbol; -ENOTSUP: the file is a shared library,
+ * whose block ld.so places at run time.
+ */
+int usdt__tls_symbol(const char *path, const char *name, int64_t *tp_off);
 
 /*
  * Where a uprobe on a function whose code starts with code[0..len) costs

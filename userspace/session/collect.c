@@ -725,6 +725,7 @@ static int collect_into(struct session *s, struct profile *p)
 	profile__set_diag(p, DIAG_UNTRACKED, s->untracked + stat_sum(s, FSP_STAT_UNTRACKED));
 	profile__set_diag(p, DIAG_FOLDED_PROCESSES, retire__folded(s));
 	profile__set_diag(p, DIAG_NATIVE_LOST, stat_sum(s, FSP_STAT_NATIVE_LOST));
+	profile__set_diag(p, DIAG_SAMPLE_LABEL_ERRORS, stat_sum(s, FSP_STAT_SAMPLE_LABEL_ERRORS));
 	return 0;
 }
 

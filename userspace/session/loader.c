@@ -35,15 +35,37 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return n;
 }
 
-/* Does an enabled feature of a probe map charge other threads? */
-static bool uses_charges(const struct session_opts *o)
+static bool charges(const struct probemap_feature *f)
+{
+	return f->charge[0] != 0;
+}
+
+static bool samples_label(const struct probemap_feature *f)
+{
+	return f->label_sample;
+}
+
+/* Has an enabled feature of a probe map the property has()? */
+static bool enabled_has(const struct session_opts *o, bool (*has)(const struct probemap_feature *))
 {
 	for (size_t m = 0; m < o->nr_probemaps; m++)
 		for (size_t f = 0; f < o->probemaps[m].probemap->nr_features; f++)
 			if (o->probemaps[m].enabled[f] &&
-			    o->probemaps[m].probemap->features[f].charge[0])
+			    has(&o->probemaps[m].probemap->features[f]))
 				return true;
 	return false;
+}
+
+/* Does an enabled feature of a probe map charge other threads? */
+static bool uses_charges(const struct session_opts *o)
+{
+	return enabled_has(o, charges);
+}
+
+/* Does one read its instance at sample time ("label sample")? */
+static bool uses_sample_labels(const struct session_opts *o)
+{
+	return enabled_has(o, samples_label);
 }
 
 /* Attaches the tracing program prog_fd (tp_btf) to what it was loaded for;
@@ -255,6 +277,8 @@ int loader__load(struct session *s)
 	/* "charge threads": the sampler looks up the charging marks of the
 	 * sampled process, and thread exits release them. */
 	skel->rodata->charge_enabled = uses_charges(o);
+	/* "label sample": the sampler reads those instances (samplelabel.bpf.h). */
+	skel->rodata->sample_labels = uses_sample_labels(o);
 	bpf_map__set_max_entries(skel->maps.charges, uses_charges(o) ? 4096 : 1);
 	bpf_program__set_autoload(skel->progs.charge_on_exit, uses_charges(o));
 	/* The mapped-probe programs take the verifier a while: only with --map. */
