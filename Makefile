@@ -699,7 +699,8 @@ fuzz: $(FUZZ_BIN)
 # $(OUTPUT)/fuzz-probemap/ and, fixed, become tests in tests/unit/test_probemap.c
 # (docs/probe-maps.md "Testing the parser").
 FUZZ_PM_BIN := $(OUTPUT)/fuzz/fuzz_probemap
-FUZZ_PM_SRCS := bench/fuzz/fuzz_probemap.c $(wildcard analysis/probemap/*.c) analysis/common/utf8.c
+FUZZ_PM_SRCS := bench/fuzz/fuzz_probemap.c $(wildcard analysis/probemap/*.c) analysis/common/utf8.c \
+	analysis/common/escape.c analysis/common/funcfeat.c
 
 .PHONY: fuzz-probemap
 $(FUZZ_PM_BIN): $(FUZZ_PM_SRCS) $(wildcard analysis/probemap/*.h analysis/common/*.h)
