@@ -214,6 +214,7 @@ static int select_probemaps(const struct fsp_options *o, const struct launch *l,
 		.nr_pids = o->nr_pids,
 		.exe = l ? launch__path(l) : NULL,
 		.system_wide = o->session.system_wide,
+		.exact_events = o->session.v2_events,
 	};
 	int err = 0;
 
