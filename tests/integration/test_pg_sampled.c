@@ -212,19 +212,21 @@ static void test_pg_sampled_split(void **state)
 	}
 	itest_wait(&bench, 60);
 	itest_assert_exit(&bench, 0);
-	printf("  pgbench: %.1f tps; backend %d; run delay %.1f ms\n",
-	       pgc_pgbench_tps(&bench), (int)pids[0], off / 1e6);
+	printf("  pgbench: %.1f tps; backend %d; run delay %.1f ms\n", pgc_pgbench_tps(&bench),
+	       (int)pids[0], off / 1e6);
 	fsp_stop(&fsp);
 
 	plans = pgc_sql_u64(&c, "SELECT coalesce(sum(plans), 0) FROM pg_stat_statements WHERE %s",
 			    where);
 	calls = pgc_sql_u64(&c, "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE %s",
 			    where);
-	w_plan = 1e6 * pgc_sql_double(&c, "SELECT coalesce(sum(total_plan_time), 0) FROM "
-					  "pg_stat_statements WHERE %s",
+	w_plan = 1e6 * pgc_sql_double(&c,
+				      "SELECT coalesce(sum(total_plan_time), 0) FROM "
+				      "pg_stat_statements WHERE %s",
 				      where);
-	w_exec = 1e6 * pgc_sql_double(&c, "SELECT coalesce(sum(total_exec_time), 0) FROM "
-					  "pg_stat_statements WHERE %s",
+	w_exec = 1e6 * pgc_sql_double(&c,
+				      "SELECT coalesce(sum(total_exec_time), 0) FROM "
+				      "pg_stat_statements WHERE %s",
 				      where);
 	W = w_plan + w_exec;
 	printf("  pgss: %" PRIu64 " plans %.1f ms, %" PRIu64 " calls %.1f ms\n", plans,
