@@ -12,6 +12,11 @@
  *                      statements; every phase's functions were found on
  *                      the stacks (parse and commit have samples too); no
  *                      probe hit.
+ *   pg_sampled_tpcb   -a --map postgresql-sampled, pgbench's TPC-B script
+ *                      with -M extended: every feature of the map has
+ *                      samples in the client backends (each function name
+ *                      is one the stripped executable's stacks are
+ *                      symbolized with).
  *   pg_sampled_auto    --map auto -p POSTMASTER prefers postgresql-sampled
  *                      to postgresql; with --events, postgresql.
  *
@@ -252,6 +257,45 @@ static void test_pg_sampled_split(void **state)
 	pgc_stop(&c);
 }
 
+static void test_pg_sampled_tpcb(void **state)
+{
+	static const char *const features[] = {"parse",	  "analyze", "rewrite",	 "plan",
+					       "execute", "commit",  "wal_flush"};
+	const char *json = itest_tmp("prof.json");
+	struct itest_proc fsp, bench;
+	struct pgc c;
+	struct profile *p;
+	pid_t pids[8];
+	size_t np = 0, inst;
+
+	(void)state;
+	pgc_start(&c);
+	pgc_pgbench_init(&c, 1);
+	fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
+	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "extended", "-c", "2", "-j", "2", "-T", "6",
+		    NULL);
+	for (int i = 0; i < 50 && np < 2; i++) {
+		itest_sleep(0.1);
+		np = pgbench_backends(&c, pids, 8);
+	}
+	itest_wait(&bench, 60);
+	itest_assert_exit(&bench, 0);
+	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
+	fsp_stop(&fsp);
+	assert_int_equal(np, 2);
+	p = load_charged(json);
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "postgresql-sampled:%s", features[i]);
+		if (!samples_of(p, pids, np, name, &inst))
+			fail_msg("no sample of %s: its functions were not found on the stacks",
+				 name);
+	}
+	profile__free(p);
+	pgc_stop(&c);
+}
+
 /* --map auto with and without --events, on the postmaster: which map. */
 static void auto_choice(struct pgc *c, bool events, const char *want)
 {
@@ -287,6 +331,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		PGC_TEST(test_pg_sampled_split),
+		PGC_TEST(test_pg_sampled_tpcb),
 		PGC_TEST(test_pg_sampled_auto),
 	};
 
