@@ -16,7 +16,8 @@
  *                      with -M extended: every feature of the map has
  *                      samples in the client backends (each function name
  *                      is one the stripped executable's stacks are
- *                      symbolized with).
+ *                      symbolized with), commits synchronous so that
+ *                      the backends flush the WAL themselves.
  *   pg_sampled_auto    --map auto -p POSTMASTER prefers postgresql-sampled
  *                      to postgresql; with --events, postgresql.
  *
@@ -271,6 +272,11 @@ static void test_pg_sampled_tpcb(void **state)
 	(void)state;
 	pgc_start(&c);
 	pgc_pgbench_init(&c, 1);
+	/* The cluster commits asynchronously (pg_cluster.c): its commits leave
+	 * the WAL flush to the walwriter. Synchronous here, so that every commit
+	 * calls XLogFlush in the backend (fsync off: its write, no fsync). */
+	free(pgc_sql(&c, "ALTER SYSTEM SET synchronous_commit = on"));
+	free(pgc_sql(&c, "SELECT pg_reload_conf()"));
 	fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "extended", "-c", "2", "-j", "2", "-T", "6",
 		    NULL);
