@@ -52,67 +52,6 @@
 
 #define E_NS 10e3
 
-/* An 8-way join of a one-row table: ~11 ms of planning, ~0.2 ms to run. */
-#define PLAN_HEAVY                                                                                 \
-	"SELECT count(*) AS %s FROM pgbench_branches b1"                                           \
-	" JOIN pgbench_branches b2 USING (bid) JOIN pgbench_branches b3 USING (bid)"               \
-	" JOIN pgbench_branches b4 USING (bid) JOIN pgbench_branches b5 USING (bid)"               \
-	" JOIN pgbench_branches b6 USING (bid) JOIN pgbench_branches b7 USING (bid)"               \
-	" JOIN pgbench_branches b8 USING (bid);"
-/* A scan of 100,000 rows: ~15 ms to run, ~0.1 ms of planning. */
-#define EXEC_HEAVY "SELECT sum(abalance) AS %s FROM pgbench_accounts;"
-
-/* fsp-bpf ARGS... (NULL-terminated) in the background, until its
- * "profiling" line. */
-static void fsp_start(struct itest_proc *p, ...) __attribute__((sentinel));
-
-static void fsp_start(struct itest_proc *p, ...)
-{
-	char *argv[64] = {(char *)itest_fsp_bpf()};
-	int n = 1;
-	va_list ap;
-
-	va_start(ap, p);
-	for (char *a; (a = va_arg(ap, char *)) && n < 63;)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	itest_spawn(p, "fsp", argv);
-	if (!itest_wait_text(p->err_path, "fsp-bpf: profiling", 30)) {
-		char *err = itest_slurp(p->err_path);
-
-		fail_msg("fsp-bpf did not start profiling within 30 s; stderr:\n%s",
-			 err ? err : "");
-	}
-}
-
-static void fsp_stop(struct itest_proc *p)
-{
-	itest_signal(p, SIGINT);
-	itest_wait(p, 60);
-	itest_assert_exit(p, 0);
-}
-
-/* The client backends of a running pgbench. */
-static size_t pgbench_backends(struct pgc *c, pid_t *pids, size_t max)
-{
-	char *out = pgc_sql(c, "SELECT pid FROM pg_stat_activity WHERE application_name = "
-			       "'pgbench' AND backend_type = 'client backend' ORDER BY pid");
-	size_t n = 0;
-
-	for (char *s = out, *end; *s && n < max; s = end) {
-		long v = strtol(s, &end, 10);
-
-		if (end == s)
-			break;
-		pids[n++] = (pid_t)v;
-		while (*end == '\n')
-			end++;
-	}
-	free(out);
-	return n;
-}
-
 /* ns the process has waited for a CPU (/proc/PID/schedstat's second
  * field); -1 once it has exited. */
 static double run_delay_ns(pid_t pid)
@@ -197,12 +136,12 @@ static void test_pg_sampled_split(void **state)
 	pgc_pgbench_init(&c, 1);
 	script = pgc_write_file(&c, "plan_exec.sql", text);
 	free(pgc_sql(&c, "SELECT pg_stat_statements_reset()"));
-	fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
+	pgc_fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "simple", "-c", "1", "-j", "1", "-T", "10",
 		    "-f", script, NULL);
 	for (int i = 0; i < 50 && np < 1; i++) {
 		itest_sleep(0.1);
-		np = pgbench_backends(&c, pids, 8);
+		np = pgc_pgbench_backends(&c, pids, 8);
 	}
 	assert_int_equal(np, 1);
 	/* Real-time priority for the backend: not preempted by the machine's
@@ -233,7 +172,7 @@ static void test_pg_sampled_split(void **state)
 	itest_assert_exit(&bench, 0);
 	printf("  pgbench: %.1f tps; backend %d; run delay %.1f ms\n", pgc_pgbench_tps(&bench),
 	       (int)pids[0], off / 1e6);
-	fsp_stop(&fsp);
+	pgc_fsp_stop(&fsp);
 
 	plans = pgc_sql_u64(&c, "SELECT coalesce(sum(plans), 0) FROM pg_stat_statements WHERE %s",
 			    where);
@@ -290,17 +229,17 @@ static void test_pg_sampled_tpcb(void **state)
 	 * calls XLogFlush in the backend (fsync off: its write, no fsync). */
 	free(pgc_sql(&c, "ALTER SYSTEM SET synchronous_commit = on"));
 	free(pgc_sql(&c, "SELECT pg_reload_conf()"));
-	fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
+	pgc_fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "extended", "-c", "2", "-j", "2", "-T", "6",
 		    NULL);
 	for (int i = 0; i < 50 && np < 2; i++) {
 		itest_sleep(0.1);
-		np = pgbench_backends(&c, pids, 8);
+		np = pgc_pgbench_backends(&c, pids, 8);
 	}
 	itest_wait(&bench, 60);
 	itest_assert_exit(&bench, 0);
 	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
-	fsp_stop(&fsp);
+	pgc_fsp_stop(&fsp);
 	assert_int_equal(np, 2);
 	p = load_charged(json);
 	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
@@ -323,11 +262,11 @@ static void auto_choice(struct pgc *c, bool events, const char *want)
 
 	snprintf(pid, sizeof(pid), "%d", (int)pgc_postmaster(c));
 	if (events)
-		fsp_start(&fsp, "--map", "auto", "--events", "-p", pid, "-o",
-			  itest_tmp("auto.json"), NULL);
+		pgc_fsp_start(&fsp, "--map", "auto", "--events", "-p", pid, "-o",
+			      itest_tmp("auto.json"), NULL);
 	else
-		fsp_start(&fsp, "--map", "auto", "-p", pid, "-o", itest_tmp("auto.json"), NULL);
-	fsp_stop(&fsp);
+		pgc_fsp_start(&fsp, "--map", "auto", "-p", pid, "-o", itest_tmp("auto.json"), NULL);
+	pgc_fsp_stop(&fsp);
 	err = itest_slurp(fsp.err_path);
 	assert_non_null(err);
 	if (!strstr(err, want))
