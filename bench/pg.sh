@@ -3,7 +3,7 @@
 #
 # bench/pg.sh - what profiling a PostgreSQL 15 server costs its throughput
 # (make bench; root). One scratch cluster, pgbench's TPC-B script
-# (pgbench -n -M extended -c C -j C -T T) under three conditions, interleaved
+# (pgbench -n -M extended -c C -j C -T T) under four conditions, interleaved
 # (order rotated each round), the tables re-created (pgbench -i) before every
 # run so that each run starts from the same state:
 #
@@ -12,6 +12,9 @@
 #          postgresql provider, every shipped feature that is not "default
 #          off" (the query phases, lock and LWLock waits, checkpoints), with
 #          the event view
+#   sampled fsp-bpf --map postgresql-sampled --stacks -a -F 999: the query
+#          phases as function features (issue 29): no probe attached, a
+#          native stack copied and unwound (DWARF) per sample
 #   perf   perf record -F 999 -g -e cpu-clock -a: stacks of every CPU.
 #          System-wide rather than -p POSTMASTER (which perf would inherit to
 #          the backends pgbench connects later): -a samples with one software
@@ -32,7 +35,7 @@
 # Environment: BENCH_PG_ROUNDS (default 5), BENCH_PG_T (seconds per pgbench
 # run, default 8), BENCH_PG_CLIENTS (default 2), BENCH_PG_SCALE (default 2),
 # BENCH_PG_FSP_ARGS (extra fsp-bpf options, e.g. "--feature query,plan,execute").
-# The defaults take about 3 minutes: 3 conditions x 5 rounds x (8 s + ~3 s of
+# The defaults take about 4 minutes: 4 conditions x 5 rounds x (8 s + ~3 s of
 # pgbench -i and profiler start/stop).
 set -u
 
@@ -123,9 +126,11 @@ run() {
 	as_pg "$PGBIN/psql" -X -q "${PGCONN[@]}" -d postgres -c CHECKPOINT >/dev/null 2>&1
 	TOOL_PID=
 	case $cond in
-	fsp)
+	fsp | sampled)
+		local map=postgresql
+		[ "$cond" = sampled ] && map="postgresql-sampled --stacks"
 		# shellcheck disable=SC2086
-		"$FSP" --map postgresql -a -F "$FREQ" $FSP_ARGS -o "$log.json" >"$log.tool" 2>&1 &
+		"$FSP" --map $map -a -F "$FREQ" $FSP_ARGS -o "$log.json" >"$log.tool" 2>&1 &
 		TOOL_PID=$!
 		for ((i = 0; i < 600; i++)); do
 			grep -q 'fsp-bpf: profiling' "$log.tool" 2>/dev/null && break
@@ -136,7 +141,7 @@ run() {
 			kill -INT "$TOOL_PID" 2>/dev/null
 			wait "$TOOL_PID" 2>/dev/null
 			TOOL_PID=
-			grep '^fsp-bpf: ' "$log.tool" | tail -n 1 >"$TMP/fsp.error"
+			grep '^fsp-bpf: ' "$log.tool" | tail -n 1 >"$TMP/$cond.error"
 			return
 		fi
 		;;
@@ -157,7 +162,7 @@ run() {
 		kill -INT "$TOOL_PID" 2>/dev/null
 		wait "$TOOL_PID" 2>/dev/null
 		TOOL_PID=
-		[ "$cond" = fsp ] && cp "$log.tool" "$TMP/fsp.last"
+		[ "$cond" != perf ] && cp "$log.tool" "$TMP/$cond.last"
 		rm -f "$log.data" "$log.json"
 	fi
 	grep -o 'tps = [0-9.]*' "$log" | head -n 1 | cut -d' ' -f3
@@ -166,43 +171,42 @@ run() {
 {
 	echo "== PostgreSQL 15 throughput under profilers ($(date -u +%FT%TZ), $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)," \
 		"$ROUNDS rounds x $T s, pgbench TPC-B -M extended -c $CLIENTS -j $CLIENTS, scale $SCALE, $(nproc) CPUs)"
-	declare -A TPS
-	CONDS=(none fsp perf)
+	declare -A TPS LABEL
+	CONDS=(none fsp sampled perf)
+	LABEL=([none]="no profiler" [fsp]="fsp-bpf --map postgresql -a -F $FREQ"
+		[sampled]="fsp-bpf --map postgresql-sampled --stacks -a" [perf]="perf record -F $FREQ -g -a")
 	[ -n "$PERF" ] || echo "  perf is not installed (linux-perf): no perf runs"
 	for ((r = 0; r < ROUNDS; r++)); do
-		for ((k = 0; k < 3; k++)); do
-			c=${CONDS[$(((r + k) % 3))]}
+		for ((k = 0; k < ${#CONDS[@]}; k++)); do
+			c=${CONDS[$(((r + k) % ${#CONDS[@]}))]}
 			[ "$c" = perf ] && [ -z "$PERF" ] && continue
-			[ "$c" = fsp ] && [ -s "$TMP/fsp.error" ] && continue
+			[ -s "$TMP/$c.error" ] && continue
 			v=$(run "$c" "$r")
 			TPS[$c.$r]=$v
 			[ -n "$v" ] && TPS[$c]+=" $v"
 		done
 	done
 	# shellcheck disable=SC2086
-	N=$(median ${TPS[none]:-}) F=$(median ${TPS[fsp]:-}) P=$(median ${TPS[perf]:-})
-	PF=() PP=()
-	for ((r = 0; r < ROUNDS; r++)); do
-		n=${TPS[none.$r]:-}
-		[ -n "$n" ] || continue
-		[ -n "${TPS[fsp.$r]:-}" ] && PF+=("$(calc "${TPS[fsp.$r]} / $n")")
-		[ -n "${TPS[perf.$r]:-}" ] && PP+=("$(calc "${TPS[perf.$r]} / $n")")
+	N=$(median ${TPS[none]:-})
+	printf '  %-46s %10s tps  (%s)\n' "no profiler" "$(f1 "$N")" "$(minmax ${TPS[none]:-})"
+	line="bench: pg tps_none=${N:-}"
+	for c in fsp sampled perf; do
+		# shellcheck disable=SC2086
+		M=$(median ${TPS[$c]:-})
+		PR=()
+		for ((r = 0; r < ROUNDS; r++)); do
+			n=${TPS[none.$r]:-}
+			[ -n "$n" ] && [ -n "${TPS[$c.$r]:-}" ] && PR+=("$(calc "${TPS[$c.$r]} / $n")")
+		done
+		R=$( [ -n "$M" ] && [ -n "$N" ] && calc "$M / $N")
+		RPR=$(median "${PR[@]}")
+		# shellcheck disable=SC2086
+		printf '  %-46s %10s tps  (%s)  ratio %s, paired %s\n' "${LABEL[$c]}" \
+			"$(f1 "$M")" "$(minmax ${TPS[$c]:-})" "${R:--}" "${RPR:--}"
+		[ -s "$TMP/$c.error" ] && echo "  $c: fsp-bpf did not start: $(cat "$TMP/$c.error")"
+		[ -f "$TMP/$c.last" ] && grep -m2 -E '^ +[0-9.]+ s, |^ +events:' "$TMP/$c.last" |
+			sed "s/^ */  last $c session: /"
+		line+=" tps_$c=${M:-} ratio_$c=${R:-} ratio_${c}_paired=${RPR:-}"
 	done
-	RF=$( [ -n "$F" ] && [ -n "$N" ] && calc "$F / $N")
-	RP=$( [ -n "$P" ] && [ -n "$N" ] && calc "$P / $N")
-	RFP=$(median "${PF[@]}") RPP=$(median "${PP[@]}")
-	# shellcheck disable=SC2086
-	printf '  %-44s %10s tps  (%s)\n' "no profiler" "$(f1 "$N")" "$(minmax ${TPS[none]:-})"
-	# shellcheck disable=SC2086
-	printf '  %-44s %10s tps  (%s)  ratio %s, paired %s\n' "fsp-bpf --map postgresql -a -F $FREQ" \
-		"$(f1 "$F")" "$(minmax ${TPS[fsp]:-})" "${RF:--}" "${RFP:--}"
-	# shellcheck disable=SC2086
-	printf '  %-44s %10s tps  (%s)  ratio %s, paired %s\n' "perf record -F $FREQ -g -a" \
-		"$(f1 "$P")" "$(minmax ${TPS[perf]:-})" "${RP:--}" "${RPP:--}"
-	[ -s "$TMP/fsp.error" ] && echo "  fsp-bpf did not start: $(cat "$TMP/fsp.error")"
-	[ -f "$TMP/fsp.last" ] && grep -m2 -E '^ +[0-9.]+ s, |^ +events:' "$TMP/fsp.last" |
-		sed 's/^ */  last fsp-bpf session: /'
-	echo "bench: pg tps_none=${N:-} tps_fsp=${F:-} tps_perf=${P:-} ratio_fsp=${RF:-}" \
-		"ratio_fsp_paired=${RFP:-} ratio_perf=${RP:-} ratio_perf_paired=${RPP:-}" \
-		"rounds=$ROUNDS seconds=$T clients=$CLIENTS scale=$SCALE"
+	echo "$line rounds=$ROUNDS seconds=$T clients=$CLIENTS scale=$SCALE"
 } 2>&1 | tee -a "$RES/pg.txt"

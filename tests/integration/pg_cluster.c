@@ -658,3 +658,55 @@ void pgc_client_close(struct pgc_client *cl)
 	}
 	itest_wait(&cl->proc, 30);
 }
+
+/* ---- fsp-bpf and pgbench ---------------------------------------------------------- */
+
+/* fsp-bpf ARGS... (NULL-terminated) in the background, until its
+ * "profiling" line. */
+void pgc_fsp_start(struct itest_proc *p, ...)
+{
+	char *argv[64] = {(char *)itest_fsp_bpf()};
+	int n = 1;
+	va_list ap;
+
+	va_start(ap, p);
+	for (char *a; (a = va_arg(ap, char *)) && n < 63;)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	itest_spawn(p, "fsp", argv);
+	if (!itest_wait_text(p->err_path, "fsp-bpf: profiling", 30)) {
+		char *err = itest_slurp(p->err_path);
+
+		fail_msg("fsp-bpf did not start profiling within 30 s; stderr:\n%s",
+			 err ? err : "");
+	}
+}
+
+/* SIGINT ends the session; the profile is written and the exit status is 0. */
+void pgc_fsp_stop(struct itest_proc *p)
+{
+	itest_signal(p, SIGINT);
+	itest_wait(p, 60);
+	itest_assert_exit(p, 0);
+}
+
+/* The client backends of a running pgbench (-c clients). */
+size_t pgc_pgbench_backends(struct pgc *c, pid_t *pids, size_t max)
+{
+	char *out = pgc_sql(c, "SELECT pid FROM pg_stat_activity WHERE application_name = "
+			       "'pgbench' AND backend_type = 'client backend' ORDER BY pid");
+	size_t n = 0;
+
+	for (char *s = out, *end; *s && n < max; s = end) {
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		pids[n++] = (pid_t)v;
+		while (*end == '\n')
+			end++;
+	}
+	free(out);
+	return n;
+}

@@ -121,4 +121,23 @@ double pgc_client_sync(struct pgc_client *cl, double timeout_s);
 /* Closes the FIFO: psql reads EOF, disconnects and exits. */
 void pgc_client_close(struct pgc_client *cl);
 
+/* Statements of known character (%s: a column alias naming the statement). */
+/* An 8-way join of a one-row table: ~11 ms of planning, ~0.2 ms to run. */
+#define PLAN_HEAVY                                                                                 \
+	"SELECT count(*) AS %s FROM pgbench_branches b1"                                           \
+	" JOIN pgbench_branches b2 USING (bid) JOIN pgbench_branches b3 USING (bid)"               \
+	" JOIN pgbench_branches b4 USING (bid) JOIN pgbench_branches b5 USING (bid)"               \
+	" JOIN pgbench_branches b6 USING (bid) JOIN pgbench_branches b7 USING (bid)"               \
+	" JOIN pgbench_branches b8 USING (bid);"
+/* A scan of 100,000 rows: ~15 ms to run, ~0.1 ms of planning. */
+#define EXEC_HEAVY "SELECT sum(abalance) AS %s FROM pgbench_accounts;"
+
+/* fsp-bpf ARGS... (NULL-terminated) in the background, until its
+ * "profiling" line (fails the test after 30 s, with its stderr). */
+void pgc_fsp_start(struct itest_proc *p, ...) __attribute__((sentinel));
+/* SIGINT ends the session; the profile is written and the exit status is 0. */
+void pgc_fsp_stop(struct itest_proc *p);
+/* The client backends of a running pgbench (pg_stat_activity), in pids. */
+size_t pgc_pgbench_backends(struct pgc *c, pid_t *pids, size_t max);
+
 #endif /* PG_CLUSTER_H */

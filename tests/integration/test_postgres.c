@@ -175,15 +175,6 @@
 #define O_MAX_NS 100e3
 #define E_OFF_NS 10e3
 
-/* An 8-way join of a one-row table: ~11 ms of planning, ~0.2 ms to run. */
-#define PLAN_HEAVY                                                                                 \
-	"SELECT count(*) AS %s FROM pgbench_branches b1"                                           \
-	" JOIN pgbench_branches b2 USING (bid) JOIN pgbench_branches b3 USING (bid)"               \
-	" JOIN pgbench_branches b4 USING (bid) JOIN pgbench_branches b5 USING (bid)"               \
-	" JOIN pgbench_branches b6 USING (bid) JOIN pgbench_branches b7 USING (bid)"               \
-	" JOIN pgbench_branches b8 USING (bid);"
-/* A scan of 100,000 rows: ~15 ms to run, ~0.1 ms of planning. */
-#define EXEC_HEAVY "SELECT sum(abalance) AS %s FROM pgbench_accounts;"
 /* A 6-way join: ~2 ms of planning. */
 #define ATTACH_QUERY                                                                               \
 	"SELECT count(*) AS %s FROM pgbench_branches b1"                                           \
@@ -196,38 +187,6 @@
 	"SELECT 1 / (abalance - abalance) AS pgc_fail FROM pgbench_accounts WHERE aid = 1;\n"
 
 /* ---- helpers -------------------------------------------------------------------- */
-
-/* fsp-bpf ARGS... (NULL-terminated) in the background, until its
- * "profiling" line. */
-static void fsp_start(struct itest_proc *p, ...) __attribute__((sentinel));
-
-static void fsp_start(struct itest_proc *p, ...)
-{
-	char *argv[64] = {(char *)itest_fsp_bpf()};
-	int n = 1;
-	va_list ap;
-
-	va_start(ap, p);
-	for (char *a; (a = va_arg(ap, char *)) && n < 63;)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	itest_spawn(p, "fsp", argv);
-	if (!itest_wait_text(p->err_path, "fsp-bpf: profiling", 30)) {
-		char *err = itest_slurp(p->err_path);
-
-		fail_msg("fsp-bpf did not start profiling within 30 s; stderr:\n%s",
-			 err ? err : "");
-	}
-}
-
-/* SIGINT ends the session; the profile is written and the exit status is 0. */
-static void fsp_stop(struct itest_proc *p)
-{
-	itest_signal(p, SIGINT);
-	itest_wait(p, 60);
-	itest_assert_exit(p, 0);
-}
 
 /* What the profile says of one feature's instances whose name contains
  * needle (all instances when NULL), summed. */
@@ -398,14 +357,14 @@ static void plan_execute(const char *map)
 	pgc_pgbench_init(&c, 1);
 	script = pgc_write_file(&c, "plan_exec.sql", text);
 	free(pgc_sql(&c, "SELECT pg_stat_statements_reset()"));
-	fsp_start(&fsp, "-a", "--map", map, "--feature", "query,plan,execute", "--off-cpu", "-F",
-		  ITEST_HZ, "-o", json, NULL);
+	pgc_fsp_start(&fsp, "-a", "--map", map, "--feature", "query,plan,execute", "--off-cpu",
+		      "-F", ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "simple", "-c", "2", "-j", "2", "-T", "8",
 		    "-f", script, NULL);
 	itest_wait(&bench, 60);
 	itest_assert_exit(&bench, 0);
 	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
-	fsp_stop(&fsp);
+	pgc_fsp_stop(&fsp);
 
 	p = itest_profile_load(json);
 	a = attrib__compute(p, NULL);
@@ -497,26 +456,6 @@ static void test_pg_label_sample(void **state)
 #define TPCB_UPDATE_ACCOUNTS "query LIKE 'UPDATE pgbench_accounts SET abalance%'"
 #define UPDATE_ACCOUNTS "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2"
 
-/* The client backends of a running pgbench (-c clients). */
-static size_t pgbench_backends(struct pgc *c, pid_t *pids, size_t max)
-{
-	char *out = pgc_sql(c, "SELECT pid FROM pg_stat_activity WHERE application_name = "
-			       "'pgbench' AND backend_type = 'client backend' ORDER BY pid");
-	size_t n = 0;
-
-	for (char *s = out, *end; *s && n < max; s = end) {
-		long v = strtol(s, &end, 10);
-
-		if (end == s)
-			break;
-		pids[n++] = (pid_t)v;
-		while (*end == '\n')
-			end++;
-	}
-	free(out);
-	return n;
-}
-
 static void test_pg_pgbench_extended(void **state)
 {
 	const char *json = itest_tmp("prof.json");
@@ -535,14 +474,14 @@ static void test_pg_pgbench_extended(void **state)
 	pgc_start(&c);
 	pgc_pgbench_init(&c, 1);
 	free(pgc_sql(&c, "SELECT pg_stat_statements_reset()"));
-	fsp_start(&fsp, "-a", "--map", "postgresql", "-F", ITEST_HZ, "-o", json, NULL);
+	pgc_fsp_start(&fsp, "-a", "--map", "postgresql", "-F", ITEST_HZ, "-o", json, NULL);
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "extended", "-c", "2", "-j", "2", "-T", "6",
 		    NULL);
 	/* its two client backends, once both are connected (it runs 6 s) */
 	np = 0;
 	for (int i = 0; i < 50 && np < 2; i++) {
 		itest_sleep(0.1);
-		np = pgbench_backends(&c, pids, 8);
+		np = pgc_pgbench_backends(&c, pids, 8);
 	}
 	itest_wait(&bench, 60);
 	itest_assert_exit(&bench, 0);
@@ -551,7 +490,7 @@ static void test_pg_pgbench_extended(void **state)
 		printf(" %d", pids[i]);
 	printf("\n");
 	assert_int_equal(np, 2);
-	fsp_stop(&fsp);
+	pgc_fsp_stop(&fsp);
 
 	all = pgss_sum(&c, "TPC-B, 7 statements", TPCB_ALL);
 	dml = pgss_sum(&c, "TPC-B, INSERT and UPDATEs", TPCB_DML);
@@ -652,7 +591,7 @@ static void test_pg_attach_backend(void **state)
 	for (int i = 0; i < 200; i++)
 		pgc_client_send(&cl, ATTACH_QUERY, "pgc_attach");
 	printf("  200 queries in %.2f s\n", pgc_client_sync(&cl, 120));
-	fsp_stop(&fsp);
+	pgc_fsp_stop(&fsp);
 
 	g = pgss_sum(&c, "pgc_attach", "strpos(query, 'pgc_attach') > 0");
 	assert_int_equal(g.calls, 200);
@@ -746,7 +685,7 @@ static void test_pg_error_query(void **state)
 		pgc_client_send(&cl, "%s", gdesc);
 	free(gdesc);
 	pgc_client_sync(&cl, 120);
-	fsp_stop(&fsp);
+	pgc_fsp_stop(&fsp);
 
 	{
 		char *err = itest_slurp(cl.proc.err_path);

@@ -525,6 +525,44 @@ static void test_outside(void **state)
 	probemap__free(m);
 }
 
+/* The shipped postgresql-sampled map: function features alone, with the
+ * provider that selects -a's processes; its rules name the postgres
+ * executable's exported functions. */
+static void test_shipped_postgresql_sampled(void **state)
+{
+	static const char *const names[] = {"parse",   "analyze", "rewrite",  "plan",
+					    "execute", "commit",  "wal_flush"};
+	char src[512], path[1024], err[512];
+	struct probemap *m = NULL;
+	struct funcfeat *ff = funcfeat__new();
+
+	(void)state;
+	snprintf(src, sizeof(src), "%s", __FILE__);
+	snprintf(path, sizeof(path), "%s/../../maps/postgresql-sampled.map", dirname(src));
+	assert_int_equal(probemap__load(path, &m, err, sizeof(err)), 0);
+	assert_string_equal(m->name, "postgresql-sampled");
+	assert_int_equal(m->nr_providers, 1);
+	assert_string_equal(m->providers[0], "postgresql");
+	assert_int_equal(m->nr_features, 0);
+	assert_int_equal(m->nr_functions, 7);
+	assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 7);
+	for (size_t i = 0; i < 7; i++) {
+		const struct funcfeat_rule *r = funcfeat__rule(ff, i);
+		char want[64];
+
+		snprintf(want, sizeof(want), "postgresql-sampled:%s", names[i]);
+		assert_string_equal(r->feature, want);
+		assert_int_equal(r->instance, FUNCFEAT_INSTANCE_CALLER);
+		for (size_t k = 0; k < r->nr_patterns; k++)
+			assert_string_equal(r->patterns[k].file, "postgres");
+	}
+	assert_true(funcfeat__match(&funcfeat__rule(ff, 3)->patterns[0],
+				    "/usr/lib/postgresql/15/bin/postgres", "pg_plan_query"));
+	assert_int_equal(probemap__function_rules(m, "plan", ff, err, sizeof(err)), 1);
+	funcfeat__free(ff);
+	probemap__free(m);
+}
+
 /* A merge keeps the rules its profiles share (and drops them when they
  * differ); the merged profile charges them as the sum of its parts. */
 static void test_merge_keeps_rules(void **state)
@@ -620,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_saved_equals_live),
 		cmocka_unit_test(test_mark_places),
 		cmocka_unit_test(test_outside),
+		cmocka_unit_test(test_shipped_postgresql_sampled),
 		cmocka_unit_test(test_merge_keeps_rules),
 	};
 

@@ -214,6 +214,7 @@ static int select_probemaps(const struct fsp_options *o, const struct launch *l,
 		.nr_pids = o->nr_pids,
 		.exe = l ? launch__path(l) : NULL,
 		.system_wide = o->session.system_wide,
+		.exact_events = o->session.v2_events,
 	};
 	int err = 0;
 
@@ -525,7 +526,8 @@ static const struct argp_option record_options[] = {
 	{"map", OPT_MAP, "NAME|FILE[,...]", 0,
 	 "Also profile an existing USDT provider's probes as features, by a probe map "
 	 "(shipped: fsp-bpf list; or a file, docs/probe-maps.md); auto: the shipped maps "
-	 "whose provider the target carries. --feature selects the map's features",
+	 "whose provider the target carries (NAME-sampled rather than NAME, unless --events). "
+	 "--feature selects the map's features",
 	 0},
 	{"frequency", 'F', "HZ", 0, FREQUENCY_DOC, 0},
 	{"duration", 'd', "SECONDS", 0,

@@ -228,6 +228,58 @@ static int auto_cb(void *arg, const char *path)
 	return 0;
 }
 
+#define SAMPLED_SUFFIX "-sampled"
+
+/* The index in sel of the map named name, added by auto; -1 if none. */
+static int auto_index(const struct probemap_selection *sel, const char *name, size_t len)
+{
+	for (size_t i = 0; i < sel->nr; i++)
+		if (!sel->named[i] && strlen(sel->probemaps[i]->name) == len &&
+		    !strncmp(sel->probemaps[i]->name, name, len))
+			return (int)i;
+	return -1;
+}
+
+static void drop_map(struct probemap_selection *sel, size_t i)
+{
+	probemap__free(sel->probemaps[i]);
+	for (; i + 1 < sel->nr; i++) {
+		sel->probemaps[i] = sel->probemaps[i + 1];
+		sel->selected[i] = sel->selected[i + 1];
+		sel->named[i] = sel->named[i + 1];
+	}
+	sel->nr--;
+}
+
+/*
+ * --map auto found both NAME and NAME-sampled (postgresql and
+ * postgresql-sampled): the same phases, once by probes that trap at every
+ * call, once as function features read off native stacks at the samples'
+ * cost. Auto keeps the sampled one, unless exact counts are asked
+ * (--events), which only probes give. A map named by --map is never dropped.
+ */
+static void auto_prefer_sampled(struct probemap_selection *sel, bool exact)
+{
+	for (size_t i = 0; i < sel->nr; i++) {
+		const char *name = sel->probemaps[i]->name;
+		size_t n = strlen(name), sn = strlen(SAMPLED_SUFFIX);
+		int probed;
+
+		if (sel->named[i] || n <= sn || strcmp(name + n - sn, SAMPLED_SUFFIX))
+			continue;
+		probed = auto_index(sel, name, n - sn);
+		if (probed < 0)
+			continue;
+		log__info("--map auto: using %s, not %s (%s)",
+			  sel->probemaps[exact ? (size_t)probed : i]->name,
+			  sel->probemaps[exact ? i : (size_t)probed]->name,
+			  exact ? "--events asks for exact counts, which its probes give"
+				: "no probe traps; --events for exact counts");
+		drop_map(sel, exact ? i : (size_t)probed);
+		i = (size_t)-1; /* the indexes moved: again from the start */
+	}
+}
+
 static int add_auto(struct probemap_selection *sel, const struct probemap_selection_opts *o)
 {
 	char providers[1024] = "";
@@ -249,6 +301,7 @@ static int add_auto(struct probemap_selection *sel, const struct probemap_select
 			 providers[0] ? providers : "none");
 		return -ENOENT;
 	}
+	auto_prefer_sampled(sel, o->exact_events);
 	return 0;
 }
 
@@ -324,7 +377,9 @@ static int select_features(struct probemap_selection *sel, const char *features)
 			return n == -ENOTSUP ? -EINVAL : n;
 		}
 		enabled += n;
-		if (sel->probemaps[i]->nr_features)
+		/* A map of function features alone with a provider is kept too:
+		 * -a then profiles the processes that carry it. */
+		if (sel->probemaps[i]->nr_features || sel->probemaps[i]->nr_providers)
 			sel->probed[sel->nr_probed++] = sel->selected[i];
 	}
 	if (!enabled) {

@@ -24,6 +24,7 @@ struct probemap_selection_opts {
 	int nr_pids;
 	const char *exe; /* or the command's executable */
 	bool system_wide; /* or every shipped map */
+	bool exact_events; /* --events: auto prefers NAME to NAME-sampled */
 };
 
 /* NULL with *err (the reason already printed) on error. */
