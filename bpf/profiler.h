@@ -386,6 +386,7 @@ struct fsp_native_rec {
 	__u32 kernel_len; /* bytes of kstack filled */
 	__u32 stack_len; /* bytes of stack[] copied from regs[7] (sp) up */
 	__u64 exec_id; /* the task's self_exec_id: which image of tgid ran */
+	__u64 time_ns; /* record --calls: the time of the sample's call record, its join key; 0: none */
 	__u64 regs[FSP_NATIVE_NREGS]; /* the thread's user registers */
 	__u8 redzone[FSP_NATIVE_REDZONE_LEN]; /* [sp - 128, sp) */
 	struct fsp_mark_sps marks; /* where the mark stack's frames were entered */

@@ -6,9 +6,12 @@
  *
  *   "calls": {"dropped": N, "unknown": N,
  *             "list": [[pid, tid, call, feature, instance, samples, first_ns,
- *                       last_ns, exact_ns, [stack, count, ...]], ...]}
+ *                       last_ns, exact_ns, [stack, count, ...]
+ *                       (, [stack, native_stack, count, ...])], ...]}
  *
- * feature and instance are indexes of "strings"; exact_ns 0: estimated.
+ * feature and instance are indexes of "strings"; exact_ns 0: estimated. The
+ * optional last column (record --calls --stacks): the call's samples by
+ * stack and native stack (an index of "native_stacks").
  */
 #include <errno.h>
 #include <string.h>
@@ -55,7 +58,22 @@ static void pw_call(struct json_out *w, struct pw_strings *t, const struct call_
 		json_out__row_lit(w, ",");
 		json_out__row_u64(w, r->stacks[k].count);
 	}
-	json_out__row_lit(w, "]]");
+	json_out__row_lit(w, "]");
+	if (r->nr_natives)
+		json_out__row_lit(w, ",[");
+	for (size_t k = 0; k < r->nr_natives; k++) {
+		const uint64_t t[] = {r->natives[k].stack, r->natives[k].native,
+				      r->natives[k].count};
+
+		for (size_t j = 0; j < 3; j++) {
+			if (k || j)
+				json_out__row_lit(w, ",");
+			json_out__row_u64(w, t[j]);
+		}
+	}
+	if (r->nr_natives)
+		json_out__row_lit(w, "]");
+	json_out__row_lit(w, "]");
 	json_out__row_end(w);
 }
 
@@ -107,6 +125,38 @@ static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json
 	return 0;
 }
 
+/* [stack, native_stack, count, ...] of call i (of pid) into c. */
+static int rd_call_natives(struct rd *rd, const struct json_where *w, struct json_object *a,
+			   uint32_t pid, struct calls *c, size_t i)
+{
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 1;
+
+	if (!a || !json_object_is_type(a, json_type_array) || n % 3)
+		return jv__fail(&rd->js, w, "natives",
+				"expected [stack, native_stack, count, ...] triples, got %s",
+				jv__type(a));
+	for (size_t k = 0; k < n; k += 3) {
+		uint64_t id, native, count, key;
+		size_t stack;
+		int err;
+
+		if (jv__u64(&rd->js, w, "natives", json_object_array_get_idx(a, k), &id) ||
+		    jv__u64(&rd->js, w, "natives", json_object_array_get_idx(a, k + 1), &native) ||
+		    jv__u64(&rd->js, w, "natives", json_object_array_get_idx(a, k + 2), &count) ||
+		    rd__stack_key(rd, w, id, 0, pid, &key))
+			return -1;
+		if (profile__find_stack(rd->p, pid, key, &stack))
+			return jv__fail(&rd->js, w, "natives", "%s: no such stack", "id");
+		if (native >= profile__nr_native_stacks(rd->p))
+			return jv__fail(&rd->js, w, "natives", "%s: no such native stack",
+					"native_stack");
+		err = calls__put_native(c, i, stack, (size_t)native, count);
+		if (err)
+			return rd__add_err(rd, w, err);
+	}
+	return 0;
+}
+
 static const char *const call_cols[] = {"pid",	   "tid",      "call",	  "feature",  "instance",
 					"samples", "first_ns", "last_ns", "exact_ns", "stacks"};
 
@@ -122,8 +172,9 @@ static int rd_call(struct rd *rd, struct calls *c, size_t i)
 
 	if (json_in__record(&rd->js, &w, json_type_array, &a))
 		return -1;
-	if (json_object_array_length(a) != 10) {
-		jv__fail(&rd->js, &w, NULL, "expected a row of 10 columns, got %s", "another");
+	if (json_object_array_length(a) != 10 && json_object_array_length(a) != 11) {
+		jv__fail(&rd->js, &w, NULL, "expected a row of 10 or 11 columns, got %s",
+			 "another");
 		goto cleanup;
 	}
 	for (size_t k = 0; k < 9; k++) {
@@ -156,6 +207,9 @@ static int rd_call(struct rd *rd, struct calls *c, size_t i)
 	else
 		err = rd_call_stacks(rd, &w, json_object_array_get_idx(a, 9), r.pid, c,
 				     calls__nr(c) - 1);
+	if (!err && json_object_array_length(a) == 11)
+		err = rd_call_natives(rd, &w, json_object_array_get_idx(a, 10), r.pid, c,
+				      calls__nr(c) - 1);
 cleanup:
 	json_object_put(a);
 	return err ? -1 : 0;

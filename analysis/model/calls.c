@@ -45,8 +45,10 @@ void calls__free(struct calls *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nr; i++)
+	for (size_t i = 0; i < c->nr; i++) {
 		free(c->recs[i].stacks);
+		free(c->recs[i].natives);
+	}
 	hashmap__fini(&c->index);
 	hashmap__fini(&c->by_id);
 	strtab__free(c->names);
@@ -65,18 +67,29 @@ static uint64_t feature_key(const char *feature, uint64_t id)
 	return id ^ (h * 0x9e3779b97f4a7c15ULL);
 }
 
+/* The record of call id of feature in (pid, tid); NULL if it has none. */
+static struct call_rec *call_lookup(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id,
+				    const char *feature)
+{
+	uint64_t a = (uint64_t)pid << 32 | tid, b = feature_key(feature, id), at;
+
+	if (hashmap__find(&c->index, a, b, &at) == 1 && at < c->nr && c->recs[at].id == id &&
+	    !strcmp(c->recs[at].feature, feature))
+		return &c->recs[at];
+	return NULL;
+}
+
 /* The record of call id of feature in (pid, tid), made if new; NULL when
  * the table is full (or out of memory: *err). */
 static struct call_rec *call_find(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id,
 				  const char *feature, const char *instance, int *err)
 {
-	uint64_t a = (uint64_t)pid << 32 | tid, b = feature_key(feature, id), at;
-	struct call_rec *r;
+	uint64_t a = (uint64_t)pid << 32 | tid, b = feature_key(feature, id);
+	struct call_rec *r = call_lookup(c, pid, tid, id, feature);
 	int ret;
 
-	if (hashmap__find(&c->index, a, b, &at) == 1 && at < c->nr && c->recs[at].id == id &&
-	    !strcmp(c->recs[at].feature, feature))
-		return &c->recs[at];
+	if (r)
+		return r;
 	if (c->nr >= c->max)
 		return NULL;
 	if (c->nr == c->cap) {
@@ -136,6 +149,57 @@ static int add_stack(struct call_rec *r, size_t stack, uint64_t count)
 	}
 	r->stacks[r->nr_stacks++] = (struct call_stack){.stack = stack, .count = count};
 	return 0;
+}
+
+/* count samples more of r with stack `stack` and native stack `native`. */
+static int add_native(struct call_rec *r, size_t stack, size_t native, uint64_t count)
+{
+	for (size_t k = r->nr_natives; k-- > 0;) {
+		if (r->natives[k].stack == stack && r->natives[k].native == native) {
+			r->natives[k].count += count;
+			return 0;
+		}
+	}
+	if (r->nr_natives == r->cap_natives) {
+		size_t cap = r->cap_natives ? r->cap_natives * 2 : 2;
+		struct call_native *n = realloc(r->natives, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->natives = n;
+		r->cap_natives = cap;
+	}
+	r->natives[r->nr_natives++] =
+		(struct call_native){.stack = stack, .native = native, .count = count};
+	return 0;
+}
+
+int calls__add_native(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+		      const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+		      size_t native, uint64_t count)
+{
+	struct charge *ch;
+	size_t n;
+	int err = 0;
+
+	if (!c || (depth && (!frames || !ids)))
+		return -EINVAL;
+	if (!depth)
+		return 0;
+	ch = malloc(depth * sizeof(*ch));
+	if (!ch)
+		return -ENOMEM;
+	/* the same rule, the same charged frames as calls__add */
+	n = charges__stack(frames, depth, ch);
+	for (size_t k = 0; k < n && !err; k++) {
+		uint64_t id = ch[k].why == CHARGE_MARK ? ids[ch[k].frame] : 0;
+		struct call_rec *r = id ? call_lookup(c, pid, tid, id, ch[k].feature) : NULL;
+
+		if (r)
+			err = add_native(r, stack, native, count);
+	}
+	free(ch);
+	return err;
 }
 
 int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
@@ -259,6 +323,13 @@ int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count)
 	if (!c || i >= c->nr)
 		return -EINVAL;
 	return add_stack(&c->recs[i], stack, count);
+}
+
+int calls__put_native(struct calls *c, size_t i, size_t stack, size_t native, uint64_t count)
+{
+	if (!c || i >= c->nr)
+		return -EINVAL;
+	return add_native(&c->recs[i], stack, native, count);
 }
 
 void calls__set_lost(struct calls *c, uint64_t dropped, uint64_t unknown)

@@ -29,6 +29,13 @@ struct call_stack {
 	uint64_t count;
 };
 
+/* Samples of a call with one mark stack and one native stack (--stacks). */
+struct call_native {
+	size_t stack; /* the profile's stack id */
+	size_t native; /* profile__native_stack index */
+	uint64_t count;
+};
+
 /* One call of a feature's instance. */
 struct call_rec {
 	uint32_t pid;
@@ -42,6 +49,8 @@ struct call_rec {
 	uint64_t exact_ns; /* its duration as its leave measured it (--events), 0: not known */
 	struct call_stack *stacks; /* its samples by stack */
 	size_t nr_stacks, cap_stacks;
+	struct call_native *natives; /* its samples' native stacks (--stacks) */
+	size_t nr_natives, cap_natives;
 };
 
 struct calls;
@@ -60,11 +69,21 @@ int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
 	       const struct profile_frame *frames, const uint64_t *ids, size_t depth,
 	       uint64_t time_ns, uint64_t count);
 
+/*
+ * The native stack `native` of count samples joined by calls__add (same
+ * thread, stack, frames and call numbers): added to the calls they charge
+ * that calls__add made; a call not kept gets none. 0, -EINVAL or -ENOMEM.
+ */
+int calls__add_native(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+		      const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+		      size_t native, uint64_t count);
+
 /* A call as read back (a profile file): r's fields without its stacks, names
  * copied; then its stacks one by one. 0, -EEXIST (that call is known),
  * -ENOSPC (beyond the bound), -EINVAL or -ENOMEM. */
 int calls__put(struct calls *c, const struct call_rec *r);
 int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count);
+int calls__put_native(struct calls *c, size_t i, size_t stack, size_t native, uint64_t count);
 /* Call (pid, tid, id) of any feature lasted exactly ns (record --calls
  * --events): 0, or -ENOENT when no sample fell in it (nothing to show). */
 int calls__set_exact(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id, uint64_t ns);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <linux/types.h>
 
+#include "hashmap.h"
 #include "session_int.h"
 
 /* Call records kept: about 8 MiB at the usual depths; beyond, counted. */
@@ -123,4 +124,52 @@ int callrecs__join(const struct callrecs *c, const struct profile *p, struct cal
 		calls__set_exact(out, c->exact[i].pid, c->exact[i].tid, c->exact[i].call,
 				 c->exact[i].ns);
 	return 0;
+}
+
+/* The call record of (pid, tid) taken at time_ns: recs' index by the pair. */
+static int index_recs(const struct callrecs *c, struct hashmap *at)
+{
+	for (size_t i = 0; c && i < c->nr; i++) {
+		const struct fsp_call_rec *r = &c->recs[i];
+
+		if (hashmap__find_or_insert(at, (uint64_t)r->tgid << 32 | r->tid, r->time_ns, i,
+					    NULL) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int callrecs__join_native(const struct callrecs *c, const struct profile *p, struct calls *out,
+			  const struct stacks *st, uint64_t *unjoined)
+{
+	struct hashmap at = HASHMAP_INIT;
+	struct stacks_timed t;
+	int err = index_recs(c, &at);
+
+	*unjoined = stacks__timed_dropped(st);
+	for (size_t i = 0; !err && i < stacks__nr_timed(st); i++) {
+		const struct fsp_call_rec *r;
+		struct profile_stack ps;
+		uint64_t k;
+		size_t id;
+
+		/* The sampler sends a sample's call and native records with one
+		 * time; a call record lost or dropped leaves its native stack
+		 * without a call. */
+		if (stacks__timed(st, i, &t) ||
+		    hashmap__find(&at, (uint64_t)t.pid << 32 | t.tid, t.time_ns, &k) != 1) {
+			(*unjoined)++;
+			continue;
+		}
+		r = &c->recs[k];
+		if (profile__find_stack(p, r->tgid, r->hash, &id) || profile__stack(p, id, &ps) ||
+		    ps.depth < r->depth) {
+			(*unjoined)++;
+			continue;
+		}
+		err = calls__add_native(out, r->tgid, r->tid, id, ps.frames,
+					(const uint64_t *)r->call, r->depth, t.native, 1);
+	}
+	hashmap__fini(&at);
+	return err;
 }

@@ -674,6 +674,22 @@ static int collect_calls(struct session *s, struct profile *p)
 	return 0;
 }
 
+/* record --calls --stacks: the native stacks of p's calls' samples. */
+static int collect_calls_native(struct session *s, struct profile *p)
+{
+	struct calls *c = (struct calls *)profile__calls(p);
+	uint64_t unjoined = 0;
+	int err;
+
+	if (!c)
+		return 0;
+	err = callrecs__join_native(s->callrecs, p, c, s->stacks, &unjoined);
+	if (!err && unjoined)
+		log__verbose("--calls: %llu native stacks without their call record",
+			     (unsigned long long)unjoined);
+	return err;
+}
+
 /* Everything the maps hold so far into p, after the exited processes'
  * records taken out of them earlier; the sampler may still be running. */
 static int collect_into(struct session *s, struct profile *p)
@@ -742,6 +758,8 @@ int session__snapshot_stacks(struct session *s, struct profile *p, bool symboliz
 
 	if (!err && s->stacks)
 		err = symbolize ? stacks__fill(s->stacks, p) : stacks__fill_raw(s->stacks, p);
+	if (!err && s->stacks && s->opts.calls)
+		err = collect_calls_native(s, p);
 	return err;
 }
 
@@ -763,6 +781,8 @@ int session__collect(struct session *s, struct profile *p)
 	 * symbols: at the end only, not in the live view's snapshots. */
 	if (!err && s->stacks)
 		err = stacks__fill(s->stacks, p);
+	if (!err && s->stacks && s->opts.calls)
+		err = collect_calls_native(s, p);
 	if (err)
 		return err;
 	log__verbose("%llu probe hits, %llu samples of the targets",
