@@ -131,6 +131,19 @@ struct fsp_call_rec {
  */
 #define FSP_CALL_EXACT_DEPTH 2
 
+/*
+ * With --off-cpu, a thread leaving the CPU with live frames sends a record of
+ * the same layout whose depth is n | FSP_CALL_OFFCPU_OUT: call[0, n) the call
+ * numbers as a sample's, call[n] the interval's key (its switch-out on the
+ * scheduler's clock), time_ns the switch-out (bpf_ktime_get_ns()); the end of
+ * the interval sends depth FSP_CALL_OFFCPU_END, hash the same, time_ns the
+ * key, call[0] the off-CPU time (ns). Userspace pairs them by (thread, key)
+ * and charges the time to the calls open at the switch-out.
+ */
+#define FSP_CALL_OFFCPU_OUT (1ULL << 32)
+#define FSP_CALL_OFFCPU_END (2ULL << 32)
+#define FSP_CALL_KIND(depth) ((depth) >> 32)
+
 #define FSP_CALLS_RB_SIZE (1024 * 1024)
 #define FSP_CALL_REC_HEAD 32 /* offsetof(struct fsp_call_rec, call) */
 

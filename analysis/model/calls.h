@@ -27,6 +27,7 @@
 struct call_stack {
 	size_t stack;
 	uint64_t count;
+	uint64_t offcpu_ns; /* off-CPU time with it (--off-cpu) */
 };
 
 /* Samples of a call with one mark stack and one native stack (--stacks). */
@@ -47,6 +48,7 @@ struct call_rec {
 	uint64_t first_ns; /* time of its first and last sample */
 	uint64_t last_ns;
 	uint64_t exact_ns; /* its duration as its leave measured it (--events), 0: not known */
+	uint64_t offcpu_ns; /* its off-CPU time (--off-cpu) */
 	struct call_stack *stacks; /* its samples by stack */
 	size_t nr_stacks, cap_stacks;
 	struct call_native *natives; /* its samples' native stacks (--stacks) */
@@ -78,11 +80,24 @@ int calls__add_native(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
 		      const struct profile_frame *frames, const uint64_t *ids, size_t depth,
 		      size_t native, uint64_t count);
 
+/*
+ * An off-CPU interval of ns starting at start_ns (record --calls --off-cpu)
+ * of thread (pid, tid) switched out with mark stack `stack` (frames, call
+ * numbers ids): charged to the calls open at the switch-out, by the same
+ * rule; made if new (a call that never ran while sampled). Each call's
+ * extent reaches to the interval's end (its duration estimate sees the
+ * wait). 0, -EINVAL or -ENOMEM.
+ */
+int calls__add_offcpu(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+		      const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+		      uint64_t start_ns, uint64_t ns);
+
 /* A call as read back (a profile file): r's fields without its stacks, names
  * copied; then its stacks one by one. 0, -EEXIST (that call is known),
  * -ENOSPC (beyond the bound), -EINVAL or -ENOMEM. */
 int calls__put(struct calls *c, const struct call_rec *r);
 int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count);
+int calls__put_offcpu(struct calls *c, size_t i, size_t stack, uint64_t ns);
 int calls__put_native(struct calls *c, size_t i, size_t stack, size_t native, uint64_t count);
 /* Call (pid, tid, id) of any feature lasted exactly ns (record --calls
  * --events): 0, or -ENOENT when no sample fell in it (nothing to show). */

@@ -255,8 +255,11 @@ static int add_call(struct profile *f, const struct profile *p, const struct cal
 
 	for (size_t k = 0; k < r->nr_stacks && !err; k++) {
 		err = profile__stack(p, r->stacks[k].stack, &st);
-		if (!err)
+		if (!err && r->stacks[k].count)
 			err = profile__add_samples(f, r->pid, r->tid, st.key, r->stacks[k].count);
+		if (!err && r->stacks[k].offcpu_ns)
+			err = profile__add_offcpu(f, r->pid, r->tid, st.key,
+						  r->stacks[k].offcpu_ns);
 	}
 	for (size_t k = 0; k < r->nr_natives && !err; k++) {
 		err = profile__stack(p, r->natives[k].stack, &st);
@@ -299,9 +302,11 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 			info->exact += r->exact_ns != 0;
 			info->min_ns = d < info->min_ns ? d : info->min_ns;
 			info->max_ns = d > info->max_ns ? d : info->max_ns;
+			info->selected_offcpu_ns += r->offcpu_ns;
 			err = add_call(s, p, r);
 		} else {
 			info->other_samples += r->samples;
+			info->other_offcpu_ns += r->offcpu_ns;
 			err = add_call(o, p, r);
 		}
 	}

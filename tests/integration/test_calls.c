@@ -37,6 +37,19 @@
  *               either group keeps its native stack (each native record
  *               joined to its call by the sample's time)
  *
+ *   slow_calls_offcpu  wl_requests with --calls --off-cpu: the lock wait's
+ *               off-CPU time in the slow requests' view (report --calls
+ *               'request>=6ms', feature lockwait) against the lock wait the
+ *               workload measured in the requests of 6 ms or more, and the
+ *               same of the other requests. Off-CPU time is measured, not
+ *               sampled; the tolerance is what the two measures may differ
+ *               by: 0.1 ms a lock-path request (the wait's own CPU time, the
+ *               futex calls, in the workload's clock reads and not off
+ *               CPU), plus the lock wait of the requests within 1 ms (two
+ *               sampling periods) of 6 ms, which fall either side (an
+ *               estimated duration, with the off-CPU intervals in its
+ *               extent, is within a period of the wall time either way)
+ *
  *   frame32     wl_threads built with the ABI v2 header before call numbers
  *               (32-byte frames): profiled as before (every feature charged, the
  *               same total), its samples' calls said unknown, none joined
@@ -348,6 +361,70 @@ static void test_slow_calls_native(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* The off-CPU ms of feature f in the section of a text report --calls that
+ * starts with header (0 when its line has none), -1 if f is not there. */
+static double section_offcpu_ms(const char *text, const char *header, const char *f)
+{
+	const char *sec = strstr(text, header), *line, *eol, *off;
+	char head[64];
+	double ms = 0;
+
+	snprintf(head, sizeof(head), "\n%s accounts for", f);
+	line = sec ? strstr(sec, head) : NULL;
+	if (!line)
+		return -1;
+	eol = strchr(line + 1, '\n');
+	off = strstr(line, "off-CPU ");
+	if (off && (!eol || off < eol))
+		sscanf(off + strlen("off-CPU "), "%lf", &ms);
+	return ms;
+}
+
+static bool offcpu_ok(const char *what, double got_ms, double want_ms, double tol_ms)
+{
+	bool ok = got_ms >= 0 && fabs(got_ms - want_ms) <= tol_ms;
+
+	print_message("  %-28s %8.2f ms off CPU, truth %8.2f ms, tolerance %.2f ms: %s\n", what,
+		      got_ms, want_ms, tol_ms, ok ? "ok" : "FAIL");
+	return ok;
+}
+
+static void test_slow_calls_offcpu(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	struct itest_truth *t;
+	struct itest_proc p;
+	double tol;
+	bool ok = true;
+	char *out;
+
+	(void)state;
+	itest_run_fsp(&p, "fsp", 120, "--calls", "--off-cpu", "-F", ITEST_HZ, "--json", prof, "--",
+		      itest_workload("wl_requests"), truth, "300", "6000", NULL);
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+	t = itest_truth_load(truth);
+	itest_run_fsp(&p, "report", 60, "report", "--calls", "request>=6ms", prof, NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	tol = 0.1 * (double)itest_truth_u64(t, "paths.lock") +
+	      (double)itest_truth_u64(t, "near.lockwait_ns") / 1e6;
+	ok &= offcpu_ok("slow calls: lockwait",
+			section_offcpu_ms(out, "=== The selected calls", "lockwait"),
+			(double)itest_truth_u64(t, "slow.lockwait_ns") / 1e6, tol);
+	ok &= offcpu_ok("other calls: lockwait",
+			section_offcpu_ms(out, "=== The other calls", "lockwait"),
+			(double)itest_truth_u64(t, "other.lockwait_ns") / 1e6, tol);
+	ok &= itest_truth_u64(t, "slow.lockwait_ns") > 0;
+	free(out);
+	free(p.out);
+	free(p.err);
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
 static void test_slow_calls(void **state)
 {
 	(void)state;
@@ -365,7 +442,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		ITEST(test_calls_join),	       ITEST(test_frame32),
 		ITEST(test_slow_calls),	       ITEST(test_slow_calls_events),
-		ITEST(test_slow_calls_native),
+		ITEST(test_slow_calls_native), ITEST(test_slow_calls_offcpu),
 	};
 
 	return ITEST_MAIN("calls", tests);

@@ -330,6 +330,54 @@ static void test_split(void **state)
 	profile__free(p);
 }
 
+/* Off-CPU intervals (--off-cpu) go to the calls open at their switch-out, by
+ * the same rule (nested R in R: the inner), extend their extents to the
+ * switch-in, make a call no sample fell in, and split with the calls. */
+static void test_offcpu(void **state)
+{
+	static const char R[] = "R", I[] = "i";
+	const struct profile_frame r[] = {MK(R, I)}, rr[] = {MK(R, I), MK(R, I)};
+	struct profile *p = calls_profile(), *s, *o;
+	struct calls *c = (struct calls *)profile__calls(p);
+	uint64_t ids7[] = {7, 107}, in8[] = {8, 50}, ids20[] = {20};
+	const struct call_rec *x;
+	struct callsel sel;
+	struct callsel_info in;
+
+	(void)state;
+	assert_int_equal(profile__add_stack(p, 1, 13, rr, 2), 0);
+	/* call 7 (samples at 700..707 ms, 8 ms) waits 5 ms from 703 ms */
+	assert_int_equal(calls__add_offcpu(c, 1, 7, 0, r, ids7, 1, 703000000, 5000000), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 7, 11, 5000000), 0);
+	x = find(c, 7, R, 7);
+	assert_int_equal(x->offcpu_ns, 5000000);
+	assert_int_equal(x->last_ns, 708000000); /* its extent reaches the switch-in */
+	assert_int_equal(call_rec__estimate_ns(x, 1000000), 9000000);
+	/* nested: the inner call (50) of R inside call 8, new, 2 ms off CPU */
+	assert_int_equal(calls__add_offcpu(c, 1, 7, 2, rr, in8, 2, 900000000, 2000000), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 7, 13, 2000000), 0);
+	x = find(c, 7, R, 50);
+	assert_non_null(x);
+	assert_int_equal(x->samples, 0);
+	assert_int_equal(x->offcpu_ns, 2000000);
+	assert_int_equal(call_rec__estimate_ns(x, 1000000), 2000000);
+	assert_int_equal(find(c, 7, R, 8)->offcpu_ns, 0);
+	/* another thread's call 20: no sample of it, its own */
+	assert_int_equal(calls__add_offcpu(c, 1, 9, 0, r, ids20, 1, 5, 3000000), 0);
+	assert_null(find(c, 7, R, 20));
+	assert_int_equal(calls__dropped(c), 0);
+	/* the split: calls 7 (9 ms) and 8 selected, 50 (2 ms) not */
+	assert_int_equal(callsel__parse("R>=9ms", &sel, NULL, 0), 0);
+	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
+	assert_int_equal(in.selected_offcpu_ns, 5000000);
+	assert_int_equal(in.other_offcpu_ns, 2000000 + 3000000);
+	assert_int_equal(profile__total_offcpu_ns(s), 5000000);
+	assert_int_equal(profile__total_offcpu_ns(o), 2000000 + 3000000);
+	profile__free(s);
+	profile__free(o);
+	profile__free(p);
+}
+
 /* ---- the profile file ------------------------------------------------------------ */
 
 static void to_json(const struct profile *p, char **buf, size_t *len)
@@ -352,6 +400,15 @@ static void test_file(void **state)
 	size_t len;
 
 	(void)state;
+	{
+		static const char R[] = "R", I[] = "i";
+		const struct profile_frame r[] = {MK(R, I)};
+		uint64_t ids3[] = {3};
+
+		assert_int_equal(calls__add_offcpu((struct calls *)profile__calls(p), 1, 7, 0, r,
+						   ids3, 1, 300000000, 4000000),
+				 0);
+	}
 	to_json(p, &text, &len);
 	assert_non_null(strstr(text, "\"version\": 4"));
 	q = profile__parse_json(text, len, "t.json", err, sizeof(err));
@@ -376,6 +433,9 @@ static void test_file(void **state)
 			assert_int_equal(x->stacks[k].stack, y->stacks[k].stack);
 			assert_int_equal(x->stacks[k].count, y->stacks[k].count);
 		}
+		assert_int_equal(x->offcpu_ns, y->offcpu_ns);
+		for (size_t k = 0; k < x->nr_stacks; k++)
+			assert_int_equal(x->stacks[k].offcpu_ns, y->stacks[k].offcpu_ns);
 		assert_int_equal(x->nr_natives, y->nr_natives);
 		assert_true(x->nr_natives > 0);
 		for (size_t k = 0; k < x->nr_natives; k++) {
@@ -427,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_selector),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_offcpu),
 		cmocka_unit_test(test_file),
 	};
 

@@ -21,7 +21,8 @@
  *   other.{...}: CPU time of each part (thread CPU clock; lockwait_ns is wall
  *   time), summed over the group's requests; paths.{rare,longparse,lock}: how
  *   many requests took each; near.count: the requests of wall time in
- *   [THRESH - 1 ms, THRESH).
+ *   [THRESH - 1 ms, THRESH); near.lockwait_ns: the lock wait of the requests
+ *   of wall time within 1 ms of THRESH (either side).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -49,6 +50,7 @@ static volatile int done;
 static struct group slow, other;
 static uint64_t paths[4];
 static uint64_t near; /* requests of wall time in [THRESH - 1 ms, THRESH) */
+static uint64_t near_lockwait; /* lock wait of requests within 1 ms of THRESH */
 static uint64_t n_requests, thresh_ns;
 
 /* Holds the mutex ~10 ms at a time until the workers are done. */
@@ -130,7 +132,7 @@ static void add(struct group *dst, const struct group *src)
 static void *worker(void *arg)
 {
 	uint64_t id = (uint64_t)(uintptr_t)arg, local_paths[4] = {0}, rng = 0x9e3779b9 + id;
-	uint64_t local_near = 0;
+	uint64_t local_near = 0, local_near_lockwait = 0;
 	struct group s = {0}, o = {0};
 
 	for (uint64_t r = 0; r < n_requests; r++) {
@@ -142,6 +144,9 @@ static void *worker(void *arg)
 		serve(r, path, &one, &rng);
 		add(one.wall_ns >= thresh_ns ? &s : &o, &one);
 		local_near += one.wall_ns < thresh_ns && one.wall_ns + WL_NS_PER_MS >= thresh_ns;
+		if (one.wall_ns + WL_NS_PER_MS > thresh_ns &&
+		    one.wall_ns < thresh_ns + WL_NS_PER_MS)
+			local_near_lockwait += one.lockwait_ns;
 		local_paths[path]++;
 	}
 	pthread_mutex_lock(&acc_lock);
@@ -150,6 +155,7 @@ static void *worker(void *arg)
 	for (int i = 0; i < 4; i++)
 		paths[i] += local_paths[i];
 	near += local_near;
+	near_lockwait += local_near_lockwait;
 	pthread_mutex_unlock(&acc_lock);
 	return NULL;
 }
@@ -198,6 +204,7 @@ int main(int argc, char **argv)
 	wl_out_u64(f, "paths.longparse", paths[LONGPARSE]);
 	wl_out_u64(f, "paths.lock", paths[LOCK]);
 	wl_out_u64(f, "near.count", near);
+	wl_out_u64(f, "near.lockwait_ns", near_lockwait);
 	wl_out_u64(f, "cpu_total_ns", wl_process_ns());
 	return wl_out_close(f, argv[1]) ? 1 : 0;
 }

@@ -662,6 +662,15 @@ static int collect_calls(struct session *s, struct profile *p)
 	if (!c)
 		return -ENOMEM;
 	err = callrecs__join(s->callrecs, p, c, &unjoined);
+	if (!err && s->opts.offcpu) {
+		uint64_t off_unjoined = 0;
+
+		err = callrecs__join_offcpu(s->callrecs, p, c, &off_unjoined);
+		if (!err && off_unjoined)
+			log__verbose("--calls: %.3f ms of off-CPU time without its switch-out "
+				     "record (charged to no call)",
+				     off_unjoined / 1e6);
+	}
 	if (err) {
 		calls__free(c);
 		return err;
