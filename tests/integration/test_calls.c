@@ -341,20 +341,28 @@ static bool native_group_ok(const char *prof, const char *sel, const struct ites
 	return ok;
 }
 
-static void test_slow_calls_native(void **state)
+/* wl_requests (300 requests a worker, slow from 6 ms) recorded with --calls
+ * and option into prof: its truth. */
+static struct itest_truth *record_requests(const char *option, const char *prof, const char *truth)
 {
-	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
-	struct itest_truth *t;
 	struct itest_proc p;
-	bool ok = true;
 
-	(void)state;
-	itest_run_fsp(&p, "fsp", 120, "--calls", "--stacks", "-F", ITEST_HZ, "--json", prof, "--",
+	itest_run_fsp(&p, "fsp", 120, "--calls", option, "-F", ITEST_HZ, "--json", prof, "--",
 		      itest_workload("wl_requests"), truth, "300", "6000", NULL);
 	itest_assert_exit(&p, 0);
 	free(p.out);
 	free(p.err);
-	t = itest_truth_load(truth);
+	return itest_truth_load(truth);
+}
+
+static void test_slow_calls_native(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	struct itest_truth *t;
+	bool ok = true;
+
+	(void)state;
+	t = record_requests("--stacks", prof, truth);
 	ok &= native_group_ok(prof, "request>=6ms", t, "slow");
 	ok &= native_group_ok(prof, "request<6ms", t, "other");
 	itest_truth_free(t);
@@ -399,12 +407,7 @@ static void test_slow_calls_offcpu(void **state)
 	char *out;
 
 	(void)state;
-	itest_run_fsp(&p, "fsp", 120, "--calls", "--off-cpu", "-F", ITEST_HZ, "--json", prof, "--",
-		      itest_workload("wl_requests"), truth, "300", "6000", NULL);
-	itest_assert_exit(&p, 0);
-	free(p.out);
-	free(p.err);
-	t = itest_truth_load(truth);
+	t = record_requests("--off-cpu", prof, truth);
 	itest_run_fsp(&p, "report", 60, "report", "--calls", "request>=6ms", prof, NULL);
 	itest_assert_exit(&p, 0);
 	out = itest_slurp(p.out_path);
