@@ -420,12 +420,13 @@ static __always_inline bool live_stack_send_payloads(const struct live_stack *ls
 
 /* ---- call numbers (record --calls) ------------------------------------------------------ */
 
-/* Writes the live stack's call numbers to the sampler's call record
- * (SCRATCH_CALLS), which the sampler sends once it knows the hash counted. */
+/* Writes the live stack's call numbers to the call record of the sampler
+ * (SCRATCH_CALLS), which it sends once it knows the hash counted, or of the
+ * scheduler hook (SCRATCH_CALLS_SWITCH, --off-cpu: offcpu_calls_out). */
 static __always_inline void live_stack_note_calls(const struct live_stack *ls, __u32 tgid,
-						  __u32 tid)
+						  __u32 tid, __u32 user)
 {
-	struct fsp_call_rec *r = scratch_get(SCRATCH_CALLS);
+	struct fsp_call_rec *r = scratch_get(user);
 
 	if (!r)
 		return;
@@ -551,7 +552,9 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 		live_stack_send_payloads(&ls, task->tgid, task->pid, ls.hash);
 	}
 	if (calls_enabled && user == SCRATCH_SAMPLE)
-		live_stack_note_calls(&ls, task->tgid, task->pid);
+		live_stack_note_calls(&ls, task->tgid, task->pid, SCRATCH_CALLS);
+	if (calls_enabled && user == SCRATCH_SWITCH)
+		live_stack_note_calls(&ls, task->tgid, task->pid, SCRATCH_CALLS_SWITCH);
 	return 0;
 }
 

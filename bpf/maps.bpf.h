@@ -345,6 +345,7 @@ enum scratch_user {
 	SCRATCH_LABEL_SAMPLE, /* labels of ABI v2 frames (v2_copy_labels), per context */
 	SCRATCH_LABEL_SWITCH,
 	SCRATCH_CALLS, /* the sampler's call record (live_stack_note_calls) */
+	SCRATCH_CALLS_SWITCH, /* the scheduler hook's (--calls --off-cpu) */
 	SCRATCH__COUNT,
 };
 

@@ -112,9 +112,11 @@ static __always_inline bool native_in_exec(struct task_struct *task)
 	return BPF_CORE_READ_BITFIELD(task, in_execve);
 }
 
-/* The record of one sample of (tgid, tid) with mark stack key. Global (not
- * inlined): verified apart from the sampler. Always returns 0. */
-__noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid, __u64 key)
+/* The record of one sample of (tgid, tid) with mark stack key and call record
+ * time call_time (record --calls, 0: none). Global (not inlined): verified
+ * apart from the sampler. Always returns 0. */
+__noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 tid, __u64 key,
+			     __u64 call_time)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fsp_native_rec *r;
@@ -136,6 +138,7 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	r->tgid = tgid;
 	r->tid = tid;
 	r->key = key;
+	r->time_ns = call_time;
 	r->flags = (user ? FSP_NATIVE_USER : 0) | (native_kernel ? FSP_NATIVE_KERNEL : 0) |
 		   (in_exec ? FSP_NATIVE_EXEC : 0);
 	r->user_len = 0;

@@ -161,6 +161,50 @@ static __always_inline struct acc_entry *acc_entry(struct task_struct *task, str
 	return e;
 }
 
+/* record --calls: thread task leaves the CPU with live stack hash (its call
+ * numbers noted by live_stack_switch) at off_ts: the interval's start. */
+static __always_inline void offcpu_calls_out(__u64 hash, __u64 off_ts)
+{
+	struct fsp_call_rec *r = scratch_get(SCRATCH_CALLS_SWITCH);
+	__u64 n;
+
+	if (!calls_enabled || !r || !hash)
+		return;
+	n = r->depth;
+	asm volatile("%0 &= 127" : "+r"(n));
+	if (n >= FSP_MAX_DEPTH)
+		return;
+	r->hash = hash;
+	r->time_ns = bpf_ktime_get_ns();
+	r->call[n] = off_ts;
+	r->depth = n | FSP_CALL_OFFCPU_OUT;
+	if (bpf_ringbuf_output(&calls_rb, r, FSP_CALL_REC_HEAD + (n + 1) * sizeof(__u64),
+			       BPF_RB_NO_WAKEUP))
+		stat_inc(FSP_STAT_CALLS_LOST);
+}
+
+/* record --calls: the interval of task that started at r->off_ts lasted ns. */
+static __always_inline void offcpu_calls_end(struct task_struct *task, struct offcpu_rec *r,
+					     __u64 ns)
+{
+	/* struct fsp_call_rec's head and call[0] */
+	struct {
+		__u32 tgid, tid;
+		__u64 hash, time_ns, depth, ns;
+	} e;
+
+	if (!calls_enabled || !r->off_hash)
+		return;
+	e.tgid = task->tgid;
+	e.tid = task->pid;
+	e.hash = r->off_hash;
+	e.time_ns = r->off_ts;
+	e.depth = FSP_CALL_OFFCPU_END;
+	e.ns = ns;
+	if (bpf_ringbuf_output(&calls_rb, &e, sizeof(e), BPF_RB_NO_WAKEUP))
+		stat_inc(FSP_STAT_CALLS_LOST);
+}
+
 /*
  * The thread runs again (or the session ends) at `now`: the time since its
  * switch-out is off-CPU time of the stack it had then. It accumulates in the
@@ -171,6 +215,7 @@ static __always_inline void offcpu_end(struct task_struct *task, struct offcpu_r
 	__u64 ns = now > r->off_ts ? now - r->off_ts : 0;
 	struct acc_entry *e = acc_entry(task, r, r->off_hash);
 
+	offcpu_calls_end(task, r, ns);
 	r->off_ts = 0;
 	e->hash = r->off_hash;
 	e->ns += ns; /* an entry holding 0 ns is free */
@@ -266,6 +311,7 @@ static __always_inline void switch_out(struct task_struct *prev, struct offcpu_r
 	}
 	r->off_hash = live_hash(prev, r);
 	r->off_ts = now;
+	offcpu_calls_out(r->off_hash, now);
 	r->at_ts = now;
 	r->at_cpu = cpu;
 }

@@ -253,25 +253,29 @@ int map_leave(struct pt_regs *ctx)
 	})
 
 /* record --calls: sends the sample's call record (live_stack_note_calls) under
- * the hash it is counted with. A sample without live frames sends none. */
-static __always_inline void send_calls(__u64 hash)
+ * the hash it is counted with. A sample without live frames sends none.
+ * Returns the record's time (its native stack record's join key), 0: none. */
+static __always_inline __u64 send_calls(__u64 hash)
 {
 	struct fsp_call_rec *r = scratch_get(SCRATCH_CALLS);
 	__u64 size, flags = BPF_RB_NO_WAKEUP;
 
 	if (!r || !hash)
-		return;
+		return 0;
 	r->hash = hash;
 	r->time_ns = bpf_ktime_get_ns();
 	size = r->depth;
 	asm volatile("%0 &= 127" : "+r"(size));
 	if (size > FSP_MAX_DEPTH)
-		return;
+		return 0;
 	size = FSP_CALL_REC_HEAD + size * sizeof(__u64);
 	if (bpf_ringbuf_query(&calls_rb, BPF_RB_AVAIL_DATA) > FSP_CALLS_RB_SIZE / 2)
 		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&calls_rb, r, size, flags))
+	if (bpf_ringbuf_output(&calls_rb, r, size, flags)) {
 		stat_inc(FSP_STAT_CALLS_LOST);
+		return 0;
+	}
+	return r->time_ns;
 }
 
 /* One sample more in its counts entry (payload: its payloads were sent to
@@ -293,7 +297,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct live_take lt;
 	struct pt_regs *regs;
 	bool payload;
-	__u64 sp;
+	__u64 sp, call_time = 0;
 
 	if (!ckey.tgid || !is_target())
 		return 0;
@@ -319,9 +323,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	if (charge_enabled)
 		ckey.hash = charge_sample(ckey.tgid, ckey.tid, ckey.hash);
 	if (calls_enabled)
-		send_calls(ckey.hash);
+		call_time = send_calls(ckey.hash);
 	if (native_user || native_kernel)
-		native_sample(ctx, ckey.tgid, ckey.tid, ckey.hash);
+		native_sample(ctx, ckey.tgid, ckey.tid, ckey.hash, call_time);
 
 	c = bpf_map_lookup_elem(&counts, &ckey);
 	if (c) {

@@ -131,6 +131,19 @@ struct fsp_call_rec {
  */
 #define FSP_CALL_EXACT_DEPTH 2
 
+/*
+ * With --off-cpu, a thread leaving the CPU with live frames sends a record of
+ * the same layout whose depth is n | FSP_CALL_OFFCPU_OUT: call[0, n) the call
+ * numbers as a sample's, call[n] the interval's key (its switch-out on the
+ * scheduler's clock), time_ns the switch-out (bpf_ktime_get_ns()); the end of
+ * the interval sends depth FSP_CALL_OFFCPU_END, hash the same, time_ns the
+ * key, call[0] the off-CPU time (ns). Userspace pairs them by (thread, key)
+ * and charges the time to the calls open at the switch-out.
+ */
+#define FSP_CALL_OFFCPU_OUT (1ULL << 32)
+#define FSP_CALL_OFFCPU_END (2ULL << 32)
+#define FSP_CALL_KIND(depth) ((depth) >> 32)
+
 #define FSP_CALLS_RB_SIZE (1024 * 1024)
 #define FSP_CALL_REC_HEAD 32 /* offsetof(struct fsp_call_rec, call) */
 
@@ -386,6 +399,7 @@ struct fsp_native_rec {
 	__u32 kernel_len; /* bytes of kstack filled */
 	__u32 stack_len; /* bytes of stack[] copied from regs[7] (sp) up */
 	__u64 exec_id; /* the task's self_exec_id: which image of tgid ran */
+	__u64 time_ns; /* record --calls: the time of the sample's call record, its join key; 0: none */
 	__u64 regs[FSP_NATIVE_NREGS]; /* the thread's user registers */
 	__u8 redzone[FSP_NATIVE_REDZONE_LEN]; /* [sp - 128, sp) */
 	struct fsp_mark_sps marks; /* where the mark stack's frames were entered */

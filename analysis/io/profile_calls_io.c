@@ -6,9 +6,14 @@
  *
  *   "calls": {"dropped": N, "unknown": N,
  *             "list": [[pid, tid, call, feature, instance, samples, first_ns,
- *                       last_ns, exact_ns, [stack, count, ...]], ...]}
+ *                       last_ns, exact_ns, [stack, count, ...]
+ *                       (, [stack, native_stack, count, ...]
+ *                       (, [stack, offcpu_ns, ...]))], ...]}
  *
- * feature and instance are indexes of "strings"; exact_ns 0: estimated.
+ * feature and instance are indexes of "strings"; exact_ns 0: estimated. The
+ * optional last column (record --calls --stacks): the call's samples by
+ * stack and native stack (an index of "native_stacks"); the one after it
+ * (--off-cpu), the call's off-CPU time by stack.
  */
 #include <errno.h>
 #include <string.h>
@@ -26,6 +31,25 @@ void pw__calls_strings(struct json_out *w, struct pw_strings *t, const struct pr
 		pw__string(w, t, calls__get(c, i)->feature);
 		pw__string(w, t, calls__get(c, i)->instance);
 	}
+}
+
+/* ,[stack, offcpu_ns, ...] of r's stacks with off-CPU time. */
+static void pw_call_offcpu(struct json_out *w, const struct call_rec *r)
+{
+	bool first = true;
+
+	json_out__row_lit(w, ",[");
+	for (size_t k = 0; k < r->nr_stacks; k++) {
+		if (!r->stacks[k].offcpu_ns)
+			continue;
+		if (!first)
+			json_out__row_lit(w, ",");
+		first = false;
+		json_out__row_u64(w, r->stacks[k].stack);
+		json_out__row_lit(w, ",");
+		json_out__row_u64(w, r->stacks[k].offcpu_ns);
+	}
+	json_out__row_lit(w, "]");
 }
 
 /* [pid, tid, call, feature, instance, samples, first_ns, last_ns, exact_ns,
@@ -55,7 +79,24 @@ static void pw_call(struct json_out *w, struct pw_strings *t, const struct call_
 		json_out__row_lit(w, ",");
 		json_out__row_u64(w, r->stacks[k].count);
 	}
-	json_out__row_lit(w, "]]");
+	json_out__row_lit(w, "]");
+	if (r->nr_natives || r->offcpu_ns)
+		json_out__row_lit(w, ",[");
+	for (size_t k = 0; k < r->nr_natives; k++) {
+		const uint64_t t[] = {r->natives[k].stack, r->natives[k].native,
+				      r->natives[k].count};
+
+		for (size_t j = 0; j < 3; j++) {
+			if (k || j)
+				json_out__row_lit(w, ",");
+			json_out__row_u64(w, t[j]);
+		}
+	}
+	if (r->nr_natives || r->offcpu_ns)
+		json_out__row_lit(w, "]");
+	if (r->offcpu_ns)
+		pw_call_offcpu(w, r);
+	json_out__row_lit(w, "]");
 	json_out__row_end(w);
 }
 
@@ -107,6 +148,65 @@ static int rd_call_stacks(struct rd *rd, const struct json_where *w, struct json
 	return 0;
 }
 
+/* [stack, native_stack, count, ...] of call i (of pid) into c. */
+static int rd_call_natives(struct rd *rd, const struct json_where *w, struct json_object *a,
+			   uint32_t pid, struct calls *c, size_t i)
+{
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 1;
+
+	if (!a || !json_object_is_type(a, json_type_array) || n % 3)
+		return jv__fail(&rd->js, w, "natives",
+				"expected [stack, native_stack, count, ...] triples, got %s",
+				jv__type(a));
+	for (size_t k = 0; k < n; k += 3) {
+		uint64_t id, native, count, key;
+		size_t stack;
+		int err;
+
+		if (jv__u64(&rd->js, w, "natives", json_object_array_get_idx(a, k), &id) ||
+		    jv__u64(&rd->js, w, "natives", json_object_array_get_idx(a, k + 1), &native) ||
+		    jv__u64(&rd->js, w, "natives", json_object_array_get_idx(a, k + 2), &count) ||
+		    rd__stack_key(rd, w, id, 0, pid, &key))
+			return -1;
+		if (profile__find_stack(rd->p, pid, key, &stack))
+			return jv__fail(&rd->js, w, "natives", "%s: no such stack", "id");
+		if (native >= profile__nr_native_stacks(rd->p))
+			return jv__fail(&rd->js, w, "natives", "%s: no such native stack",
+					"native_stack");
+		err = calls__put_native(c, i, stack, (size_t)native, count);
+		if (err)
+			return rd__add_err(rd, w, err);
+	}
+	return 0;
+}
+
+/* [stack, offcpu_ns, ...] of call i (of pid) into c. */
+static int rd_call_offcpu(struct rd *rd, const struct json_where *w, struct json_object *a,
+			  uint32_t pid, struct calls *c, size_t i)
+{
+	size_t n = a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 1;
+
+	if (!a || !json_object_is_type(a, json_type_array) || n % 2)
+		return jv__fail(&rd->js, w, "offcpu",
+				"expected [stack, offcpu_ns, ...] pairs, got %s", jv__type(a));
+	for (size_t k = 0; k < n; k += 2) {
+		uint64_t id, ns, key;
+		size_t stack;
+		int err;
+
+		if (jv__u64(&rd->js, w, "offcpu", json_object_array_get_idx(a, k), &id) ||
+		    jv__u64(&rd->js, w, "offcpu", json_object_array_get_idx(a, k + 1), &ns) ||
+		    rd__stack_key(rd, w, id, 0, pid, &key))
+			return -1;
+		if (profile__find_stack(rd->p, pid, key, &stack))
+			return jv__fail(&rd->js, w, "offcpu", "%s: no such stack", "id");
+		err = calls__put_offcpu(c, i, stack, ns);
+		if (err)
+			return rd__add_err(rd, w, err);
+	}
+	return 0;
+}
+
 static const char *const call_cols[] = {"pid",	   "tid",      "call",	  "feature",  "instance",
 					"samples", "first_ns", "last_ns", "exact_ns", "stacks"};
 
@@ -122,8 +222,9 @@ static int rd_call(struct rd *rd, struct calls *c, size_t i)
 
 	if (json_in__record(&rd->js, &w, json_type_array, &a))
 		return -1;
-	if (json_object_array_length(a) != 10) {
-		jv__fail(&rd->js, &w, NULL, "expected a row of 10 columns, got %s", "another");
+	if (json_object_array_length(a) < 10 || json_object_array_length(a) > 12) {
+		jv__fail(&rd->js, &w, NULL, "expected a row of 10 to 12 columns, got %s",
+			 "another");
 		goto cleanup;
 	}
 	for (size_t k = 0; k < 9; k++) {
@@ -155,6 +256,12 @@ static int rd_call(struct rd *rd, struct calls *c, size_t i)
 		err = rd__add_err(rd, &w, err);
 	else
 		err = rd_call_stacks(rd, &w, json_object_array_get_idx(a, 9), r.pid, c,
+				     calls__nr(c) - 1);
+	if (!err && json_object_array_length(a) >= 11)
+		err = rd_call_natives(rd, &w, json_object_array_get_idx(a, 10), r.pid, c,
+				      calls__nr(c) - 1);
+	if (!err && json_object_array_length(a) == 12)
+		err = rd_call_offcpu(rd, &w, json_object_array_get_idx(a, 11), r.pid, c,
 				     calls__nr(c) - 1);
 cleanup:
 	json_object_put(a);

@@ -27,6 +27,14 @@
 struct call_stack {
 	size_t stack;
 	uint64_t count;
+	uint64_t offcpu_ns; /* off-CPU time with it (--off-cpu) */
+};
+
+/* Samples of a call with one mark stack and one native stack (--stacks). */
+struct call_native {
+	size_t stack; /* the profile's stack id */
+	size_t native; /* profile__native_stack index */
+	uint64_t count;
 };
 
 /* One call of a feature's instance. */
@@ -40,8 +48,11 @@ struct call_rec {
 	uint64_t first_ns; /* time of its first and last sample */
 	uint64_t last_ns;
 	uint64_t exact_ns; /* its duration as its leave measured it (--events), 0: not known */
+	uint64_t offcpu_ns; /* its off-CPU time (--off-cpu) */
 	struct call_stack *stacks; /* its samples by stack */
 	size_t nr_stacks, cap_stacks;
+	struct call_native *natives; /* its samples' native stacks (--stacks) */
+	size_t nr_natives, cap_natives;
 };
 
 struct calls;
@@ -60,11 +71,34 @@ int calls__add(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
 	       const struct profile_frame *frames, const uint64_t *ids, size_t depth,
 	       uint64_t time_ns, uint64_t count);
 
+/*
+ * The native stack `native` of count samples joined by calls__add (same
+ * thread, stack, frames and call numbers): added to the calls they charge
+ * that calls__add made; a call not kept gets none. 0, -EINVAL or -ENOMEM.
+ */
+int calls__add_native(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+		      const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+		      size_t native, uint64_t count);
+
+/*
+ * An off-CPU interval of ns starting at start_ns (record --calls --off-cpu)
+ * of thread (pid, tid) switched out with mark stack `stack` (frames, call
+ * numbers ids): charged to the calls open at the switch-out, by the same
+ * rule; made if new (a call that never ran while sampled). Each call's
+ * extent reaches to the interval's end (its duration estimate sees the
+ * wait). 0, -EINVAL or -ENOMEM.
+ */
+int calls__add_offcpu(struct calls *c, uint32_t pid, uint32_t tid, size_t stack,
+		      const struct profile_frame *frames, const uint64_t *ids, size_t depth,
+		      uint64_t start_ns, uint64_t ns);
+
 /* A call as read back (a profile file): r's fields without its stacks, names
  * copied; then its stacks one by one. 0, -EEXIST (that call is known),
  * -ENOSPC (beyond the bound), -EINVAL or -ENOMEM. */
 int calls__put(struct calls *c, const struct call_rec *r);
 int calls__put_stack(struct calls *c, size_t i, size_t stack, uint64_t count);
+int calls__put_offcpu(struct calls *c, size_t i, size_t stack, uint64_t ns);
+int calls__put_native(struct calls *c, size_t i, size_t stack, size_t native, uint64_t count);
 /* Call (pid, tid, id) of any feature lasted exactly ns (record --calls
  * --events): 0, or -ENOENT when no sample fell in it (nothing to show). */
 int calls__set_exact(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id, uint64_t ns);

@@ -8,6 +8,8 @@
 
 #include "calls.h"
 #include "callsel.h"
+#include "native.h"
+#include "util.h"
 
 /* "50ms" etc. into ns; -1 if it is not a duration. */
 static int parse_duration(const char *s, uint64_t *ns)
@@ -174,7 +176,41 @@ static int selected(const struct callsel *sel, uint64_t d, uint64_t t)
 	return 0;
 }
 
-/* A profile with p's metadata, processes, threads and stacks, no samples. */
+/* p's modules, locations and native stacks into f (empty), in order: f's
+ * indexes are p's (p's are distinct, so none merge). */
+static int copy_native_stacks(struct profile *f, const struct profile *p)
+{
+	struct profile_native_stack ns;
+	struct profile_location loc;
+	struct profile_module m;
+	int r = 0;
+
+	for (size_t i = 0; i < profile__nr_modules(p) && r >= 0; i++) {
+		r = profile__module(p, i, &m);
+		if (!r)
+			r = profile__add_module(f, &m);
+		if (r >= 0 && (size_t)r != i)
+			r = -EINVAL;
+	}
+	for (size_t i = 0; i < profile__nr_locations(p) && r >= 0; i++) {
+		r = profile__location(p, i, &loc);
+		if (!r)
+			r = profile__add_location(f, &loc);
+		if (r >= 0 && (size_t)r != i)
+			r = -EINVAL;
+	}
+	for (size_t i = 0; i < profile__nr_native_stacks(p) && r >= 0; i++) {
+		r = profile__native_stack(p, i, &ns);
+		if (!r)
+			r = profile__add_native_stack(f, &ns);
+		if (r >= 0 && (size_t)r != i)
+			r = -EINVAL;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* A profile with p's metadata, processes, threads, stacks and native stacks,
+ * no samples. */
 static struct profile *frame_of(const struct profile *p, int *err)
 {
 	struct profile *f = profile__new();
@@ -202,6 +238,8 @@ static struct profile *frame_of(const struct profile *p, int *err)
 		if (*err == -EEXIST)
 			*err = 0; /* the same key in another source: one copy */
 	}
+	if (!*err)
+		*err = copy_native_stacks(f, p);
 	if (*err) {
 		profile__free(f);
 		return NULL;
@@ -217,8 +255,18 @@ static int add_call(struct profile *f, const struct profile *p, const struct cal
 
 	for (size_t k = 0; k < r->nr_stacks && !err; k++) {
 		err = profile__stack(p, r->stacks[k].stack, &st);
-		if (!err)
+		if (!err && r->stacks[k].count)
 			err = profile__add_samples(f, r->pid, r->tid, st.key, r->stacks[k].count);
+		if (!err && r->stacks[k].offcpu_ns)
+			err = profile__add_offcpu(f, r->pid, r->tid, st.key,
+						  r->stacks[k].offcpu_ns);
+	}
+	for (size_t k = 0; k < r->nr_natives && !err; k++) {
+		err = profile__stack(p, r->natives[k].stack, &st);
+		if (!err)
+			err = profile__add_native_samples(f, r->pid, r->tid, st.key,
+							  r->natives[k].native,
+							  r->natives[k].count);
 	}
 	return err;
 }
@@ -254,9 +302,11 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 			info->exact += r->exact_ns != 0;
 			info->min_ns = d < info->min_ns ? d : info->min_ns;
 			info->max_ns = d > info->max_ns ? d : info->max_ns;
+			info->selected_offcpu_ns += r->offcpu_ns;
 			err = add_call(s, p, r);
 		} else {
 			info->other_samples += r->samples;
+			info->other_offcpu_ns += r->offcpu_ns;
 			err = add_call(o, p, r);
 		}
 	}

@@ -59,13 +59,14 @@ struct callsel_info {
 	uint64_t min_ns, max_ns; /* of the selected calls' durations */
 	uint64_t sum_ns; /* the selected calls' durations added up */
 	uint64_t exact; /* selected calls whose duration is exact (--events), not estimated */
+	uint64_t selected_offcpu_ns, other_offcpu_ns; /* their off-CPU time (--off-cpu) */
 };
 
 /*
  * The profiles of the samples of p's calls (profile__calls) that sel selects
  * (*selected) and of the feature's other calls (*others): p's metadata,
- * processes, threads and stacks, and of its samples only those (native stacks
- * and off-CPU time are not split by call). 0, -ENODATA (p has no calls: not
+ * processes, threads, stacks and native stacks, and of its samples, native
+ * samples (--stacks) and off-CPU time (--off-cpu) only those of the calls. 0, -ENODATA (p has no calls: not
  * recorded with --calls), -ENOENT (no call of that feature or instance), or
  * -ENOMEM. The caller frees both.
  */

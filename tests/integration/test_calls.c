@@ -27,6 +27,29 @@
  *               exact (their leaves measured them): the slow calls' count within
  *               2 of the truth's, their durations added up within 0.1 ms a call
  *
+ *   slow_calls_native  wl_requests with --calls --stacks: the native stacks of
+ *               the slow requests' samples (report --calls 'request>=6ms'
+ *               --format folded) have the rare path's function,
+ *               rare_expensive, in the share of their samples the workload
+ *               measured in the slow requests (rare_ns of their CPU time),
+ *               within max(2 pp, 4 sigma); the other requests' none of it
+ *               (within the same tolerance of 0); every request sample of
+ *               either group keeps its native stack (each native record
+ *               joined to its call by the sample's time)
+ *
+ *   slow_calls_offcpu  wl_requests with --calls --off-cpu: the lock wait's
+ *               off-CPU time in the slow requests' view (report --calls
+ *               'request>=6ms', feature lockwait) against the lock wait the
+ *               workload measured in the requests of 6 ms or more, and the
+ *               same of the other requests. Off-CPU time is measured, not
+ *               sampled; the tolerance is what the two measures may differ
+ *               by: 0.1 ms a lock-path request (the wait's own CPU time, the
+ *               futex calls, in the workload's clock reads and not off
+ *               CPU), plus the lock wait of the requests within 1 ms (two
+ *               sampling periods) of 6 ms, which fall either side (an
+ *               estimated duration, with the off-CPU intervals in its
+ *               extent, is within a period of the wall time either way)
+ *
  *   frame32     wl_threads built with the ABI v2 header before call numbers
  *               (32-byte frames): profiled as before (every feature charged, the
  *               same total), its samples' calls said unknown, none joined
@@ -260,6 +283,151 @@ static void test_frame32(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* The "request;INSTANCE;frames COUNT" lines of a folded text (a line
+ * without frames, "request;INSTANCE COUNT", is of samples without a native
+ * stack): their samples in *n, those with frame fn in *with. */
+static void request_frames(const char *text, const char *fn, uint64_t *n, uint64_t *with)
+{
+	char frame[128];
+
+	*n = *with = 0;
+	snprintf(frame, sizeof(frame), ";%s;", fn);
+	for (const char *line = text; line && *line;) {
+		const char *end = strchr(line, '\n'), *sp;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		char *l = strndup(line, len);
+
+		sp = strrchr(l, ' ');
+		if (sp && !strncmp(l, "request;", 8) && memchr(l + 8, ';', (size_t)(sp - l - 8))) {
+			uint64_t c = strtoull(sp + 1, NULL, 10);
+
+			*n += c;
+			*with += strstr(l, frame) ? c : 0;
+		}
+		free(l);
+		line = end ? end + 1 : NULL;
+	}
+}
+
+/* report --calls SEL --format folded of prof: the rare function's share of
+ * the request samples against the truth's group; all of them with a native
+ * stack (want: the group's request samples in the profile of the split). */
+static bool native_group_ok(const char *prof, const char *sel, const struct itest_truth *t,
+			    const char *group)
+{
+	const char *js = itest_tmp("%s.json", group);
+	json_object *g = select_calls(prof, sel, js);
+	uint64_t want = itest_feature_samples(g, "request"), n, with;
+	struct itest_proc p;
+	char what[64], *out;
+	bool ok;
+
+	itest_run_fsp(&p, "report", 60, "report", "--calls", sel, "--format", "folded", prof, NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	request_frames(out, "rare_expensive", &n, &with);
+	snprintf(what, sizeof(what), "%s calls: rare_expensive", group);
+	ok = share_ok(what, with, n,
+		      (double)itest_truth_u64(t, "%s.rare_ns", group) /
+			      (double)itest_truth_u64(t, "%s.cpu_ns", group));
+	print_message("  %s calls: %llu of %llu request samples with a native stack: %s\n", group,
+		      (unsigned long long)n, (unsigned long long)want, n == want ? "ok" : "FAIL");
+	ok &= n == want && n > 0;
+	free(out);
+	free(p.out);
+	free(p.err);
+	json_object_put(g);
+	return ok;
+}
+
+/* wl_requests (300 requests a worker, slow from 6 ms) recorded with --calls
+ * and option into prof: its truth. */
+static struct itest_truth *record_requests(const char *option, const char *prof, const char *truth)
+{
+	struct itest_proc p;
+
+	itest_run_fsp(&p, "fsp", 120, "--calls", option, "-F", ITEST_HZ, "--json", prof, "--",
+		      itest_workload("wl_requests"), truth, "300", "6000", NULL);
+	itest_assert_exit(&p, 0);
+	free(p.out);
+	free(p.err);
+	return itest_truth_load(truth);
+}
+
+static void test_slow_calls_native(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	struct itest_truth *t;
+	bool ok = true;
+
+	(void)state;
+	t = record_requests("--stacks", prof, truth);
+	ok &= native_group_ok(prof, "request>=6ms", t, "slow");
+	ok &= native_group_ok(prof, "request<6ms", t, "other");
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
+/* The off-CPU ms of feature f in the section of a text report --calls that
+ * starts with header (0 when its line has none), -1 if f is not there. */
+static double section_offcpu_ms(const char *text, const char *header, const char *f)
+{
+	const char *sec = strstr(text, header), *line, *eol, *off;
+	char head[64];
+	double ms = 0;
+
+	snprintf(head, sizeof(head), "\n%s accounts for", f);
+	line = sec ? strstr(sec, head) : NULL;
+	if (!line)
+		return -1;
+	eol = strchr(line + 1, '\n');
+	off = strstr(line, "off-CPU ");
+	if (off && (!eol || off < eol))
+		sscanf(off + strlen("off-CPU "), "%lf", &ms);
+	return ms;
+}
+
+static bool offcpu_ok(const char *what, double got_ms, double want_ms, double tol_ms)
+{
+	bool ok = got_ms >= 0 && fabs(got_ms - want_ms) <= tol_ms;
+
+	print_message("  %-28s %8.2f ms off CPU, truth %8.2f ms, tolerance %.2f ms: %s\n", what,
+		      got_ms, want_ms, tol_ms, ok ? "ok" : "FAIL");
+	return ok;
+}
+
+static void test_slow_calls_offcpu(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	struct itest_truth *t;
+	struct itest_proc p;
+	double tol;
+	bool ok = true;
+	char *out;
+
+	(void)state;
+	t = record_requests("--off-cpu", prof, truth);
+	itest_run_fsp(&p, "report", 60, "report", "--calls", "request>=6ms", prof, NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	tol = 0.1 * (double)itest_truth_u64(t, "paths.lock") +
+	      (double)itest_truth_u64(t, "near.lockwait_ns") / 1e6;
+	ok &= offcpu_ok("slow calls: lockwait",
+			section_offcpu_ms(out, "=== The selected calls", "lockwait"),
+			(double)itest_truth_u64(t, "slow.lockwait_ns") / 1e6, tol);
+	ok &= offcpu_ok("other calls: lockwait",
+			section_offcpu_ms(out, "=== The other calls", "lockwait"),
+			(double)itest_truth_u64(t, "other.lockwait_ns") / 1e6, tol);
+	ok &= itest_truth_u64(t, "slow.lockwait_ns") > 0;
+	free(out);
+	free(p.out);
+	free(p.err);
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
 static void test_slow_calls(void **state)
 {
 	(void)state;
@@ -275,10 +443,9 @@ static void test_slow_calls_events(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_calls_join),
-		ITEST(test_frame32),
-		ITEST(test_slow_calls),
-		ITEST(test_slow_calls_events),
+		ITEST(test_calls_join),	       ITEST(test_frame32),
+		ITEST(test_slow_calls),	       ITEST(test_slow_calls_events),
+		ITEST(test_slow_calls_native), ITEST(test_slow_calls_offcpu),
 	};
 
 	return ITEST_MAIN("calls", tests);

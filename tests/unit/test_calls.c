@@ -19,6 +19,7 @@
 
 #include "calls.h"
 #include "callsel.h"
+#include "native.h"
 #include "profile_io.h"
 
 static const char F[] = "F", G[] = "G", A[] = "a", B[] = "b";
@@ -199,9 +200,42 @@ static void test_selector(void **state)
 	parse_bad(NULL, "no selector");
 }
 
+/* Native stacks 0 (one frame at 0x10) and 1 (0x20), of module m. */
+static void add_native_stacks(struct profile *p)
+{
+	const struct profile_module m = {.kind = PROFILE_MODULE_USER, .path = "/bin/m"};
+	struct profile_location l = {.module = 0, .address = 0x10};
+	uint32_t loc;
+	struct profile_native_stack ns = {.locs = &loc, .depth = 1, .method = PROFILE_UNWIND_FP};
+
+	assert_int_equal(profile__add_module(p, &m), 0);
+	assert_int_equal(profile__add_location(p, &l), 0);
+	l.address = 0x20;
+	assert_int_equal(profile__add_location(p, &l), 1);
+	loc = 0;
+	assert_int_equal(profile__add_native_stack(p, &ns), 0);
+	loc = 1;
+	assert_int_equal(profile__add_native_stack(p, &ns), 1);
+}
+
+/* Native samples of p with native stack `stack`. */
+static uint64_t native_samples(const struct profile *p, size_t stack)
+{
+	struct profile_native_sample s;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < profile__nr_native_samples(p); i++) {
+		assert_int_equal(profile__native_sample(p, i, &s), 0);
+		n += s.stack == stack ? s.count : 0;
+	}
+	return n;
+}
+
 /* A profile with one feature R: 10 calls of thread 7, call i with i + 1
  * samples of stack [R] taken 1 ms apart, and one sample of [R, X] in each
- * call from 6 on (the slow calls do X). Period 1 ms. */
+ * call from 6 on (the slow calls do X). Period 1 ms. Each sample has a native
+ * stack (--stacks): 1 for the [R, X] ones, 0 for the others, but the last
+ * sample of each call has none (its record was lost). */
 static struct profile *calls_profile(void)
 {
 	static const char R[] = "R", X[] = "X", I[] = "i";
@@ -215,6 +249,7 @@ static struct profile *calls_profile(void)
 	assert_int_equal(profile__set_meta(p, &m), 0);
 	assert_int_equal(profile__add_stack(p, 1, 11, r, 1), 0);
 	assert_int_equal(profile__add_stack(p, 1, 12, rx, 2), 0);
+	add_native_stacks(p);
 	for (uint64_t id = 1; id <= 10; id++) {
 		uint64_t ids[] = {id, 100 + id}, t = id * 100 * 1000000;
 
@@ -225,7 +260,19 @@ static struct profile *calls_profile(void)
 			assert_int_equal(calls__add(c, 1, 7, x, x ? rx : r, ids, x ? 2 : 1,
 						    t + k * 1000000, 1),
 					 0);
+			if (k == id)
+				continue;
+			assert_int_equal(profile__add_native_samples(p, 1, 7, x ? 12 : 11, x, 1),
+					 0);
+			assert_int_equal(
+				calls__add_native(c, 1, 7, x, x ? rx : r, ids, x ? 2 : 1, x, 1), 0);
 		}
+	}
+	/* a native stack of a call that has no record: kept by none */
+	{
+		uint64_t ids[] = {99};
+
+		assert_int_equal(calls__add_native(c, 1, 7, 0, r, ids, 1, 0, 1), 0);
 	}
 	profile__set_calls(p, c);
 	return p;
@@ -250,6 +297,13 @@ static void test_split(void **state)
 	assert_int_equal(in.sum_ns, 45000000);
 	assert_int_equal(profile__total_samples(s), 45);
 	assert_int_equal(profile__total_samples(o), 20);
+	/* the native stacks split alike: X's (1) in the selected calls only,
+	 * each call's last sample without one */
+	assert_int_equal(native_samples(s, 1), 5);
+	assert_int_equal(native_samples(s, 0), 45 - 5 - 5);
+	assert_int_equal(native_samples(o, 1), 0);
+	assert_int_equal(native_samples(o, 0), 20 - 5);
+	assert_int_equal(profile__nr_native_stacks(s), 2);
 	profile__free(s);
 	profile__free(o);
 	/* p90: the nearest rank of 10 durations 2..11 ms is the 9th, 10 ms */
@@ -276,6 +330,54 @@ static void test_split(void **state)
 	profile__free(p);
 }
 
+/* Off-CPU intervals (--off-cpu) go to the calls open at their switch-out, by
+ * the same rule (nested R in R: the inner), extend their extents to the
+ * switch-in, make a call no sample fell in, and split with the calls. */
+static void test_offcpu(void **state)
+{
+	static const char R[] = "R", I[] = "i";
+	const struct profile_frame r[] = {MK(R, I)}, rr[] = {MK(R, I), MK(R, I)};
+	struct profile *p = calls_profile(), *s, *o;
+	struct calls *c = (struct calls *)profile__calls(p);
+	uint64_t ids7[] = {7, 107}, in8[] = {8, 50}, ids20[] = {20};
+	const struct call_rec *x;
+	struct callsel sel;
+	struct callsel_info in;
+
+	(void)state;
+	assert_int_equal(profile__add_stack(p, 1, 13, rr, 2), 0);
+	/* call 7 (samples at 700..707 ms, 8 ms) waits 5 ms from 703 ms */
+	assert_int_equal(calls__add_offcpu(c, 1, 7, 0, r, ids7, 1, 703000000, 5000000), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 7, 11, 5000000), 0);
+	x = find(c, 7, R, 7);
+	assert_int_equal(x->offcpu_ns, 5000000);
+	assert_int_equal(x->last_ns, 708000000); /* its extent reaches the switch-in */
+	assert_int_equal(call_rec__estimate_ns(x, 1000000), 9000000);
+	/* nested: the inner call (50) of R inside call 8, new, 2 ms off CPU */
+	assert_int_equal(calls__add_offcpu(c, 1, 7, 2, rr, in8, 2, 900000000, 2000000), 0);
+	assert_int_equal(profile__add_offcpu(p, 1, 7, 13, 2000000), 0);
+	x = find(c, 7, R, 50);
+	assert_non_null(x);
+	assert_int_equal(x->samples, 0);
+	assert_int_equal(x->offcpu_ns, 2000000);
+	assert_int_equal(call_rec__estimate_ns(x, 1000000), 2000000);
+	assert_int_equal(find(c, 7, R, 8)->offcpu_ns, 0);
+	/* another thread's call 20: no sample of it, its own */
+	assert_int_equal(calls__add_offcpu(c, 1, 9, 0, r, ids20, 1, 5, 3000000), 0);
+	assert_null(find(c, 7, R, 20));
+	assert_int_equal(calls__dropped(c), 0);
+	/* the split: calls 7 (9 ms) and 8 selected, 50 (2 ms) not */
+	assert_int_equal(callsel__parse("R>=9ms", &sel, NULL, 0), 0);
+	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
+	assert_int_equal(in.selected_offcpu_ns, 5000000);
+	assert_int_equal(in.other_offcpu_ns, 2000000 + 3000000);
+	assert_int_equal(profile__total_offcpu_ns(s), 5000000);
+	assert_int_equal(profile__total_offcpu_ns(o), 2000000 + 3000000);
+	profile__free(s);
+	profile__free(o);
+	profile__free(p);
+}
+
 /* ---- the profile file ------------------------------------------------------------ */
 
 static void to_json(const struct profile *p, char **buf, size_t *len)
@@ -298,6 +400,15 @@ static void test_file(void **state)
 	size_t len;
 
 	(void)state;
+	{
+		static const char R[] = "R", I[] = "i";
+		const struct profile_frame r[] = {MK(R, I)};
+		uint64_t ids3[] = {3};
+
+		assert_int_equal(calls__add_offcpu((struct calls *)profile__calls(p), 1, 7, 0, r,
+						   ids3, 1, 300000000, 4000000),
+				 0);
+	}
 	to_json(p, &text, &len);
 	assert_non_null(strstr(text, "\"version\": 4"));
 	q = profile__parse_json(text, len, "t.json", err, sizeof(err));
@@ -321,6 +432,16 @@ static void test_file(void **state)
 		for (size_t k = 0; k < x->nr_stacks; k++) {
 			assert_int_equal(x->stacks[k].stack, y->stacks[k].stack);
 			assert_int_equal(x->stacks[k].count, y->stacks[k].count);
+		}
+		assert_int_equal(x->offcpu_ns, y->offcpu_ns);
+		for (size_t k = 0; k < x->nr_stacks; k++)
+			assert_int_equal(x->stacks[k].offcpu_ns, y->stacks[k].offcpu_ns);
+		assert_int_equal(x->nr_natives, y->nr_natives);
+		assert_true(x->nr_natives > 0);
+		for (size_t k = 0; k < x->nr_natives; k++) {
+			assert_int_equal(x->natives[k].stack, y->natives[k].stack);
+			assert_int_equal(x->natives[k].native, y->natives[k].native);
+			assert_int_equal(x->natives[k].count, y->natives[k].count);
 		}
 	}
 	profile__free(q);
@@ -366,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_selector),
 		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_offcpu),
 		cmocka_unit_test(test_file),
 	};
 

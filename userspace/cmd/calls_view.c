@@ -30,6 +30,9 @@ static void describe(FILE *out, const struct callsel *sel, const struct callsel_
 		in->min_ns / 1e6, in->max_ns / 1e6, in->sum_ns / 1e6);
 	if (sel->op == CALLSEL_PCT)
 		fprintf(out, " (p%g: %.3f ms and longer)", sel->pct, in->threshold_ns / 1e6);
+	if (in->selected_offcpu_ns || in->other_offcpu_ns)
+		fprintf(out, "; off CPU %.3f ms (the other calls: %.3f ms)",
+			in->selected_offcpu_ns / 1e6, in->other_offcpu_ns / 1e6);
 	if (in->exact == in->selected)
 		fprintf(out, ".\nDurations are exact (--events: measured by each call's leave).\n");
 	else

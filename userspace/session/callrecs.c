@@ -10,6 +10,8 @@
 #include <string.h>
 #include <linux/types.h>
 
+#include "hashmap.h"
+#include "util.h"
 #include "session_int.h"
 
 /* Call records kept: about 8 MiB at the usual depths; beyond, counted. */
@@ -21,9 +23,19 @@ struct exact_rec {
 	uint64_t call, ns;
 };
 
+/* The end of an off-CPU interval (--off-cpu): its key and length. */
+struct offend_rec {
+	uint32_t pid, tid;
+	uint64_t key, ns;
+};
+
 struct callrecs {
 	struct fsp_call_rec *recs;
 	size_t nr, cap;
+	struct fsp_call_rec *offs; /* off-CPU intervals' starts, depth without kind */
+	size_t nr_offs, cap_offs;
+	struct offend_rec *offends;
+	size_t nr_offends, cap_offends;
 	struct exact_rec *exact;
 	size_t nr_exact, cap_exact;
 	uint64_t dropped;
@@ -40,6 +52,8 @@ void callrecs__free(struct callrecs *c)
 		return;
 	free(c->recs);
 	free(c->exact);
+	free(c->offs);
+	free(c->offends);
 	free(c);
 }
 
@@ -63,10 +77,42 @@ static void add_exact(struct callrecs *c, const struct fsp_call_rec *r)
 		.pid = r->tgid, .tid = r->tid, .call = r->call[0], .ns = r->call[1]};
 }
 
+/* An off-CPU interval's start (FSP_CALL_OFFCPU_OUT: its key after the call
+ * numbers) or end (FSP_CALL_OFFCPU_END). */
+static void add_offcpu(struct callrecs *c, const struct fsp_call_rec *r, size_t size)
+{
+	uint64_t n = r->depth & 0xffffffff;
+
+	if (FSP_CALL_KIND(r->depth) == FSP_CALL_KIND(FSP_CALL_OFFCPU_END)) {
+		if (size < FSP_CALL_REC_HEAD + sizeof(__u64) || c->nr_offends >= MAX_CALL_RECS ||
+		    fsp_grow((void **)&c->offends, &c->cap_offends, c->nr_offends + 1,
+			     sizeof(*c->offends))) {
+			c->dropped++;
+			return;
+		}
+		c->offends[c->nr_offends++] = (struct offend_rec){
+			.pid = r->tgid, .tid = r->tid, .key = r->time_ns, .ns = r->call[0]};
+		return;
+	}
+	if (n >= FSP_MAX_DEPTH || size < FSP_CALL_REC_HEAD + (n + 1) * sizeof(__u64))
+		return;
+	if (c->nr_offs >= MAX_CALL_RECS ||
+	    fsp_grow((void **)&c->offs, &c->cap_offs, c->nr_offs + 1, sizeof(*c->offs))) {
+		c->dropped++;
+		return;
+	}
+	memcpy(&c->offs[c->nr_offs], r, FSP_CALL_REC_HEAD + (n + 1) * sizeof(__u64));
+	c->offs[c->nr_offs++].depth = n;
+}
+
 void callrecs__add(struct callrecs *c, const void *data, size_t size)
 {
 	const struct fsp_call_rec *r = data;
 
+	if (c && size >= FSP_CALL_REC_HEAD && FSP_CALL_KIND(r->depth)) {
+		add_offcpu(c, r, size);
+		return;
+	}
 	if (!c || size < FSP_CALL_REC_HEAD || r->depth > FSP_MAX_DEPTH ||
 	    size < FSP_CALL_REC_HEAD + r->depth * sizeof(__u64))
 		return;
@@ -123,4 +169,92 @@ int callrecs__join(const struct callrecs *c, const struct profile *p, struct cal
 		calls__set_exact(out, c->exact[i].pid, c->exact[i].tid, c->exact[i].call,
 				 c->exact[i].ns);
 	return 0;
+}
+
+/* The call record of (pid, tid) taken at time_ns: recs' index by the pair. */
+static int index_recs(const struct callrecs *c, struct hashmap *at)
+{
+	for (size_t i = 0; c && i < c->nr; i++) {
+		const struct fsp_call_rec *r = &c->recs[i];
+
+		if (hashmap__find_or_insert(at, (uint64_t)r->tgid << 32 | r->tid, r->time_ns, i,
+					    NULL) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int callrecs__join_native(const struct callrecs *c, const struct profile *p, struct calls *out,
+			  const struct stacks *st, uint64_t *unjoined)
+{
+	struct hashmap at = HASHMAP_INIT;
+	struct stacks_timed t;
+	int err = index_recs(c, &at);
+
+	*unjoined = stacks__timed_dropped(st);
+	for (size_t i = 0; !err && i < stacks__nr_timed(st); i++) {
+		const struct fsp_call_rec *r;
+		struct profile_stack ps;
+		uint64_t k;
+		size_t id;
+
+		/* The sampler sends a sample's call and native records with one
+		 * time; a call record lost or dropped leaves its native stack
+		 * without a call. */
+		if (stacks__timed(st, i, &t) ||
+		    hashmap__find(&at, (uint64_t)t.pid << 32 | t.tid, t.time_ns, &k) != 1) {
+			(*unjoined)++;
+			continue;
+		}
+		r = &c->recs[k];
+		if (profile__find_stack(p, r->tgid, r->hash, &id) || profile__stack(p, id, &ps) ||
+		    ps.depth < r->depth) {
+			(*unjoined)++;
+			continue;
+		}
+		err = calls__add_native(out, r->tgid, r->tid, id, ps.frames,
+					(const uint64_t *)r->call, r->depth, t.native, 1);
+	}
+	hashmap__fini(&at);
+	return err;
+}
+
+int callrecs__join_offcpu(const struct callrecs *c, const struct profile *p, struct calls *out,
+			  uint64_t *unjoined)
+{
+	struct hashmap at = HASHMAP_INIT;
+	int err = 0;
+
+	*unjoined = 0;
+	for (size_t i = 0; c && i < c->nr_offs && !err; i++) {
+		const struct fsp_call_rec *r = &c->offs[i];
+
+		if (hashmap__find_or_insert(&at, (uint64_t)r->tgid << 32 | r->tid,
+					    r->call[r->depth], i, NULL) < 0)
+			err = -ENOMEM;
+	}
+	for (size_t i = 0; c && !err && i < c->nr_offends; i++) {
+		const struct offend_rec *e = &c->offends[i];
+		const struct fsp_call_rec *r;
+		struct profile_stack ps;
+		uint64_t k;
+		size_t id;
+
+		/* An interval whose switch-out was not seen (recovered from the
+		 * thread's CPU clock) has no start record: no call. */
+		if (hashmap__find(&at, (uint64_t)e->pid << 32 | e->tid, e->key, &k) != 1) {
+			*unjoined += e->ns;
+			continue;
+		}
+		r = &c->offs[k];
+		if (profile__find_stack(p, r->tgid, r->hash, &id) || profile__stack(p, id, &ps) ||
+		    ps.depth < r->depth) {
+			*unjoined += e->ns;
+			continue;
+		}
+		err = calls__add_offcpu(out, r->tgid, r->tid, id, ps.frames,
+					(const uint64_t *)r->call, r->depth, r->time_ns, e->ns);
+	}
+	hashmap__fini(&at);
+	return err;
 }

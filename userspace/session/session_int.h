@@ -372,5 +372,14 @@ uint64_t callrecs__dropped(const struct callrecs *c);
  * records whose stack p does not have. 0 or -ENOMEM. */
 int callrecs__join(const struct callrecs *c, const struct profile *p, struct calls *out,
 		   uint64_t *unjoined);
+/* record --calls --stacks: each native stack of st (after stacks__fill) to
+ * the calls its sample was joined to, by the time the sampler gave both of
+ * its records; *unjoined: native stacks without their call record. */
+int callrecs__join_native(const struct callrecs *c, const struct profile *p, struct calls *out,
+			  const struct stacks *st, uint64_t *unjoined);
+/* record --calls --off-cpu: each off-CPU interval to the calls open at its
+ * switch-out; *unjoined: ns of intervals without their start record. */
+int callrecs__join_offcpu(const struct callrecs *c, const struct profile *p, struct calls *out,
+			  uint64_t *unjoined);
 
 #endif /* FSP_SESSION_INT_H */

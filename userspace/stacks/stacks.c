@@ -67,6 +67,7 @@ struct stacks_stats {
 	uint64_t fp; /* stacks by frame pointers */
 	uint64_t truncated; /* stacks that do not reach the thread's first frame */
 	uint64_t bad; /* malformed records (size) */
+	uint64_t untimed; /* record --calls: timed samples beyond the bound */
 	double unwind_s; /* CPU time spent unwinding (thread CPU clock) */
 };
 
@@ -86,7 +87,15 @@ struct stacks {
 	struct stacks_stats stats;
 	int32_t *by_profile_module; /* profile module index -> ours (-1) */
 	size_t nr_by_profile;
+	/* record --calls: each unwound sample's call record time and entry,
+	 * bounded; the entries' native stacks once in the profile */
+	struct stacks_timed *timed;
+	size_t nr_timed, cap_timed;
+	size_t *entry_native;
 };
+
+/* Timed samples kept (record --calls): as many as call records. */
+#define MAX_TIMED (1u << 17)
 
 /* One record's stack under construction. */
 struct sbuild {
@@ -299,9 +308,10 @@ static bool same_entry(const struct stacks *st, const struct sentry *e, const st
 	return true;
 }
 
-/* Counts one sample of (pid, tid, key) with stack b. 0 or -ENOMEM. */
+/* Counts one sample of (pid, tid, key) with stack b, its entry's index in
+ * *at. 0 or -ENOMEM. */
 static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
-		 const struct sbuild *b)
+		 const struct sbuild *b, size_t *at)
 {
 	uint64_t a = build_hash(b, key), id = (uint64_t)pid << 32 | tid, i;
 	struct sentry *e;
@@ -312,6 +322,7 @@ static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
 		e = &st->entries[i];
 		if (same_entry(st, e, b, key)) {
 			e->count++;
+			*at = i;
 			return 0;
 		}
 	}
@@ -324,6 +335,7 @@ static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
 		return -ENOMEM;
 	if (hashmap__find_or_insert(&st->entry_ids, a, id, st->nr_entries, NULL) < 0)
 		return -ENOMEM;
+	*at = st->nr_entries;
 	e = &st->entries[st->nr_entries++];
 	*e = (struct sentry){.pid = pid,
 			     .tid = tid,
@@ -343,6 +355,19 @@ static int count(struct stacks *st, uint32_t pid, uint32_t tid, uint64_t key,
 	return 0;
 }
 
+/* Keeps sample r's call record time and entry (record --calls), within the
+ * bound; beyond, counted (stacks__timed_dropped). */
+static void add_timed(struct stacks *st, const struct fsp_native_rec *r, size_t entry)
+{
+	if (st->nr_timed >= MAX_TIMED ||
+	    fsp_grow((void **)&st->timed, &st->cap_timed, st->nr_timed + 1, sizeof(*st->timed))) {
+		st->stats.untimed++;
+		return;
+	}
+	st->timed[st->nr_timed++] = (struct stacks_timed){
+		.pid = r->tgid, .tid = r->tid, .time_ns = r->time_ns, .native = entry};
+}
+
 static bool valid_record(const struct stacks *st, const struct fsp_native_rec *r, size_t size)
 {
 	return size >= sizeof(*r) && r->stack_len <= size - sizeof(*r) &&
@@ -355,6 +380,7 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 	const struct fsp_native_rec *r = data;
 	struct sbuild b = {.method = PROFILE_UNWIND_FP};
 	double t0 = thread_cpu_s();
+	size_t at = 0;
 	int err = 0;
 
 	if (!valid_record(st, r, size)) {
@@ -388,9 +414,11 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 			st->stats.failed++;
 		goto out;
 	}
-	err = count(st, r->tgid, r->tid, r->key, &b);
+	err = count(st, r->tgid, r->tid, r->key, &b, &at);
 	if (!err)
 		st->stats.unwound++;
+	if (!err && r->time_ns)
+		add_timed(st, r, at);
 out:
 	st->stats.unwind_s += thread_cpu_s() - t0;
 	return err;
@@ -484,6 +512,10 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 	uint32_t ids[MAX_FRAMES];
 	int err = 0;
 
+	free(st->entry_native);
+	st->entry_native = calloc(st->nr_entries + 1, sizeof(*st->entry_native));
+	if (!st->entry_native)
+		return -ENOMEM;
 	for (size_t i = 0; i < st->nr_entries && !err; i++) {
 		const struct sentry *e = &st->entries[i];
 		struct profile_native_stack ns = {.locs = ids,
@@ -502,6 +534,8 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 		}
 		if (idx >= 0)
 			idx = profile__add_native_stack(p, &ns);
+		if (idx >= 0)
+			st->entry_native[i] = (size_t)idx;
 		err = idx < 0 ? idx
 			      : profile__add_native_samples(p, e->pid, e->tid, e->key, idx,
 							    e->count);
@@ -600,5 +634,26 @@ void stacks__free(struct stacks *st)
 	free(st->pool);
 	free(st->mpool);
 	free(st->by_profile_module);
+	free(st->timed);
+	free(st->entry_native);
 	free(st);
+}
+
+size_t stacks__nr_timed(const struct stacks *st)
+{
+	return st && st->entry_native ? st->nr_timed : 0;
+}
+
+int stacks__timed(const struct stacks *st, size_t i, struct stacks_timed *out)
+{
+	if (!st || !st->entry_native || i >= st->nr_timed)
+		return -ENOENT;
+	*out = st->timed[i];
+	out->native = st->entry_native[out->native];
+	return 0;
+}
+
+uint64_t stacks__timed_dropped(const struct stacks *st)
+{
+	return st ? st->stats.untimed : 0;
 }

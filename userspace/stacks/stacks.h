@@ -44,4 +44,20 @@ int stacks__fill(struct stacks *st, struct profile *p);
 /* The same without symbolizing (locations by module and address only). */
 int stacks__fill_raw(struct stacks *st, struct profile *p);
 
+/*
+ * record --calls: the unwound samples whose record carried its call record's
+ * time (the join key: the sampler sends both records with one time), with the
+ * profile's native stack of each (valid after stacks__fill). At most 2^17;
+ * beyond, counted.
+ */
+struct stacks_timed {
+	uint32_t pid, tid;
+	uint64_t time_ns;
+	size_t native; /* profile__native_stack index */
+};
+
+size_t stacks__nr_timed(const struct stacks *st); /* 0 before stacks__fill */
+int stacks__timed(const struct stacks *st, size_t i, struct stacks_timed *out);
+uint64_t stacks__timed_dropped(const struct stacks *st);
+
 #endif /* FSP_STACKS_H */
