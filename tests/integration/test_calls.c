@@ -408,7 +408,10 @@ static void test_slow_calls_offcpu(void **state)
 
 	(void)state;
 	t = record_requests("--off-cpu", prof, truth);
-	itest_run_fsp(&p, "report", 60, "report", "--calls", "request>=6ms", prof, NULL);
+	/* --min-pct 0: the other calls' few ms of lock wait can be under the
+	 * default 0.5% of their time, folded into "... below" (a view policy). */
+	itest_run_fsp(&p, "report", 60, "report", "--min-pct", "0", "--calls", "request>=6ms", prof,
+		      NULL);
 	itest_assert_exit(&p, 0);
 	out = itest_slurp(p.out_path);
 	assert_non_null(out);
