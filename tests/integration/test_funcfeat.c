@@ -380,6 +380,36 @@ static void test_map_libc(void **state)
 	itest_truth_free(t);
 }
 
+/* The same program launched: its report has fn:rw, and fsp-bpf does not
+ * say that nothing could be charged to features (it could: function
+ * features need no probe). */
+static void no_probes_launched(void)
+{
+	char *argv[] = {"fsp-bpf",
+			"-F",
+			ITEST_HZ,
+			"--function-feature",
+			"rw=libc.so.6:*read,*write",
+			"--",
+			"/bin/dd",
+			"if=/dev/zero",
+			"of=/dev/null",
+			"bs=64k",
+			"count=200000",
+			NULL};
+	struct itest_proc p;
+
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&p, 0);
+	assert_non_null(strstr(p.out, "fn:rw accounts for"));
+	if (strstr(p.err, "nothing could be charged")) {
+		printf("  launched dd: fsp-bpf said nothing could be charged:\n%s", p.err);
+		fail();
+	}
+	free(p.out);
+	free(p.err);
+}
+
 /* A running program without any probe or mark (dd), by -p: accepted with a
  * function feature alone, which is charged its read and write calls (with
  * 64 KiB blocks most of dd's time, in the kernel under the libc wrappers). */
@@ -412,6 +442,7 @@ static void test_no_probes(void **state)
 	profile__free(prof);
 	free(fsp.out);
 	free(fsp.err);
+	no_probes_launched();
 }
 
 int main(void)

@@ -250,7 +250,8 @@ static int finish(struct session *s, const struct fsp_options *o, const struct l
 	/* A map error ends the session: what came before it is kept, if any. */
 	if (run_err == -ENOMSG && !profile__total_samples(p))
 		goto out;
-	if (!session__nr_sites(s) && launched && !mapped)
+	/* Without probes, function features are what can be charged. */
+	if (!session__nr_sites(s) && launched && !mapped && !funcfeat__nr(c->rules))
 		log__info("'%s' had no fsp probes in its executable or libraries; nothing could be "
 			  "charged to features",
 			  o->cmd[0]);
