@@ -27,7 +27,7 @@
  *                         the programs (the ABI v1 probes' only for a target
  *                         with such marks), the sampler, the command, the
  *                         end, the detach
- *   few_descriptors       under a descriptor limit too low for the parts to
+ *   few_descriptors       under a descriptor limit (110) too low for the parts to
  *                         load side by side (each holds every map while it
  *                         loads), a part that runs out loads again alone:
  *                         the session starts and reports
@@ -516,8 +516,11 @@ static void test_verbose_phases(void **state)
 
 static void test_few_descriptors(void **state)
 {
-	/* Below what the sampler's and the hooks' copies need together
-	 * (about 2 x 35 beside the maps' own), above what one needs. */
+	/* Below what the parts need loaded side by side, above what one
+	 * needs alone: with the maps of sample-time labels, calls and exit
+	 * stacks a session needs 98 descriptors loading its parts in turn
+	 * (measured: 95 fails, 98 starts), and 105-150 start with one part
+	 * loaded again alone. */
 	struct rlimit old, lim;
 	const char *truth = itest_tmp("truth");
 	struct itest_proc p;
@@ -525,14 +528,14 @@ static void test_few_descriptors(void **state)
 	(void)state;
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
 	lim = old;
-	lim.rlim_cur = 90;
+	lim.rlim_cur = 110;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &lim), 0);
 	itest_run_fsp(&p, "fsp", ITEST_TIMEOUT_S, "-v", "--", itest_workload("wl_mix"), truth,
 		      "200", NULL);
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
 	itest_assert_exit(&p, 0);
 	if (!strstr(p.err, "started the command") || !strstr(p.out, "accounts for"))
-		fail_msg("with 90 descriptors the session did not start and report:\n%s", p.err);
+		fail_msg("with 110 descriptors the session did not start and report:\n%s", p.err);
 	print_message("  %s", strstr(p.err, "Too many open files")
 				      ? "a part ran out and loaded again alone\n"
 				      : "the parts fit\n");
