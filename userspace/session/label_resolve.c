@@ -162,11 +162,12 @@ void label__read_now(struct session *s, __u32 tgid, __u64 addr)
 	int fd = bpf_map__fd(s->skel->maps.labels);
 	struct fsp_label l = {0};
 	char raw[FSP_LABEL_LEN + 1];
-	bool cut;
+	bool cut, gone;
 	int err = 0;
 
 	if (read_mem_string(tgid, addr, raw, sizeof(raw)))
 		err = read_file_string(tgid, addr, raw, sizeof(raw));
+	gone = err == -ESRCH;
 	if (err && err != -ERANGE) {
 		/* Gone, or unreadable there: the file the BPF side found
 		 * mapped there, if it said. */
@@ -176,7 +177,7 @@ void label__read_now(struct session *s, __u32 tgid, __u64 addr)
 			err = read_label_file(s, (const struct fsp_label_file *)l.str, raw,
 					      sizeof(raw));
 	}
-	if (err == -ESRCH || (err && err != -ERANGE && l.len == FSP_LABEL_IN_FILE))
+	if (gone && err && err != -ERANGE)
 		return; /* left for the end: its last mappings */
 	if (err && err != -ERANGE) {
 		/* the BPF side's entry (its hash) stays, marked unreadable */
