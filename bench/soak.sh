@@ -192,7 +192,9 @@ def slip(d):
 # A mark whose feature label fsp-bpf could not read (its page not yet in
 # the process when the probe fired, and the process gone before userspace
 # read it: label_errors) is counted under "<label at 0x...>": counted, not
-# named. The count check takes those marks of the workload's processes
+# named. Since the BPF side says where in the mapped file such a label is
+# (FSP_LABEL_IN_FILE), fsp-bpf reads it from the library it keeps open: none
+# should be. The count check takes those marks of the workload's processes
 # exactly (their only marks are the checked feature's); the label check
 # says how many went unnamed.
 unnamed_total = {}

@@ -32,6 +32,38 @@ static long fnv_cb(__u64 i, void *data)
 	return 0;
 }
 
+struct label_vma_ctx {
+	__u64 addr;
+	struct fsp_label_file f;
+};
+
+static long label_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct label_vma_ctx *c = data;
+	struct file *file = vma->vm_file;
+
+	(void)task;
+	if (!file)
+		return 0;
+	c->f.dev = file->f_inode->i_sb->s_dev;
+	c->f.ino = file->f_inode->i_ino;
+	c->f.offset = c->addr - vma->vm_start + (vma->vm_pgoff << 12);
+	return 0;
+}
+
+/* Where the label at addr is in the file mapped there (no ino: anonymous
+ * memory, or no mapping). */
+static __always_inline void label_where(struct fsp_label *l, __u64 addr)
+{
+	struct label_vma_ctx c = {.addr = addr};
+
+	bpf_find_vma(bpf_get_current_task_btf(), addr, label_vma_cb, &c, 0);
+	if (!c.f.ino)
+		return;
+	__builtin_memcpy(l->str, &c.f, sizeof(c.f));
+	l->len = FSP_LABEL_IN_FILE;
+}
+
 /*
  * The label at addr in the current process: copied once on first sight (the
  * ABI promises static storage), so that userspace can name it even after the
@@ -61,10 +93,12 @@ static __u64 label_hash(__u32 tgid, __u64 addr, __u32 user)
 	if (len <= 0) {
 		/* Not paged in (the target only passed its address): userspace
 		 * reads it from /proc/PID/mem, which can fault it in, when it
-		 * hears of it right below; failing that, from the file. */
+		 * hears of it right below; failing that (the process gone by
+		 * then), from the file mapped there, as said here. */
 		l->len = 0;
 		l->str[0] = 0;
 		l->hash = mix64(addr);
+		label_where(l, addr);
 	} else {
 		fc.str = l->str;
 		bpf_loop(len, fnv_cb, &fc, 0);

@@ -209,6 +209,16 @@ struct fsp_label {
 /* len of a label read as the empty string (0 is a label not read yet): read,
  * so never read again from a file at the end. */
 #define FSP_LABEL_EMPTY (1ULL << 62)
+/* len of a label the BPF side could not read (its page not in the process
+ * yet): not read yet, and str holds a struct fsp_label_file, where it is in
+ * the file mapped there, for userspace to read it from that file even after
+ * the process is gone. */
+#define FSP_LABEL_IN_FILE (1ULL << 60)
+struct fsp_label_file {
+	__u64 dev; /* the kernel's encoding: major << 20 | minor */
+	__u64 ino;
+	__u64 offset; /* of the label in the file */
+};
 
 /*
  * How to read one USDT argument, from the note's "SIZE@OPERAND" (x86-64):

@@ -49,6 +49,15 @@
  *                      scan) and counted exactly as fired; a second host
  *                      started afterwards has them armed from its first
  *                      cycle.
+ *   sw_label_gone      a host that runs and exits while fsp-bpf's userspace
+ *                      is stopped (SIGSTOP; the BPF side goes on): its
+ *                      labels lie in the library's read-only data, which it
+ *                      never touches, so no probe could read them, and
+ *                      userspace hears of them when the process is gone.
+ *                      Its marks are counted as fired under their names
+ *                      ("dlfeature", "libwl_dl"), not as "<label at ...>"
+ *                      (they were, before the BPF side said where in the
+ *                      file a label it could not read is).
  *
  * Other processes with fsp probes may run on the machine meanwhile: checks
  * name the PIDs the test started, and the workloads run from fresh copies
@@ -605,13 +614,69 @@ static void test_sw_dlopen_late(void **state)
 	free(fsp.err);
 }
 
+/* The events of pid: counted under feature (instance) and in all. */
+static void pid_named_events(const struct profile *p, pid_t pid, const char *feature,
+			     const char *instance, uint64_t *named, uint64_t *all)
+{
+	*named = *all = 0;
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		struct profile_event ev;
+
+		if (profile__event(p, i, &ev) || ev.pid != (uint32_t)pid)
+			continue;
+		print_message("    pid %d: %s / %s: %llu enters\n", pid, ev.feature,
+			      ev.instance ? ev.instance : "-",
+			      (unsigned long long)ev.stats->enters);
+		*all += ev.stats->enters;
+		if (!strcmp(ev.feature, feature) && ev.instance && !strcmp(ev.instance, instance))
+			*named += ev.stats->enters;
+	}
+}
+
+static void test_sw_label_gone(void **state)
+{
+	const char *json = itest_tmp("prof.json"), *exe;
+	char *argv[] = {NULL, "-a", "-F", "999", "-o", (char *)json, NULL};
+	struct itest_proc fsp;
+	struct host h1 = {0}, h2 = {0};
+	uint64_t named, all;
+	struct profile *p;
+
+	(void)state;
+	exe = itest_fresh_copy("flg", "wl_dlhost");
+	itest_fresh_copy("flg", "libwl_dl.so");
+	itest_start_fsp(&fsp, argv);
+	/* The library attached for every process. */
+	start_host(&h1, exe, "h1", "1", "100");
+	wait_host(&h1);
+	itest_signal(&fsp, SIGSTOP);
+	start_host(&h2, exe, "h2", "1", "100");
+	wait_host(&h2);
+	itest_signal(&fsp, SIGCONT);
+	itest_stop_fsp(&fsp);
+	p = itest_profile_load(json);
+	pid_named_events(p, h2.p.pid, "dlfeature", "libwl_dl", &named, &all);
+	print_message("  a host gone before userspace heard of it: fired %llu, counted %llu, "
+		      "%llu of them under their names\n",
+		      (unsigned long long)itest_truth_u64(h2.t, "enters_fired"),
+		      (unsigned long long)all, (unsigned long long)named);
+	assert_int_equal(itest_truth_u64(h2.t, "cycles_unarmed"), 0);
+	assert_true(all > 0);
+	assert_int_equal(all, itest_truth_u64(h2.t, "enters_fired"));
+	assert_int_equal(named, all);
+	profile__free(p);
+	itest_truth_free(h1.t);
+	itest_truth_free(h2.t);
+	free(fsp.out);
+	free(fsp.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_sw_short_lived),
-		ITEST(test_sw_descriptors),
-		ITEST(test_sw_attach_failure),
-		ITEST(test_sw_dlopen_late),
+		ITEST(test_sw_short_lived),    ITEST(test_sw_descriptors),
+		ITEST(test_sw_attach_failure), ITEST(test_sw_dlopen_late),
+		ITEST(test_sw_label_gone),
 	};
 
 	return ITEST_MAIN("syswide", tests);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -96,6 +97,56 @@ static int read_file_string(__u32 tgid, __u64 addr, char *buf, size_t size)
 	return err < 0 ? err : 0;
 }
 
+/* Files with probes kept open for their labels (label__keep_file): a few
+ * descriptors, not one per process. */
+#define LABEL_FILES_MAX 64
+
+void label__keep_file(struct session *s, int fd, dev_t dev, ino_t ino)
+{
+	int dup;
+
+	for (size_t i = 0; i < s->nr_label_files; i++)
+		if (s->label_files[i].dev == dev && s->label_files[i].ino == ino)
+			return;
+	if (s->nr_label_files >= LABEL_FILES_MAX ||
+	    fsp_grow((void **)&s->label_files, &s->cap_label_files, s->nr_label_files + 1,
+		     sizeof(*s->label_files)))
+		return;
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup >= 0)
+		s->label_files[s->nr_label_files++] = (struct label_file){dev, ino, dup};
+}
+
+void label__files_free(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_label_files; i++)
+		close(s->label_files[i].fd);
+	free(s->label_files);
+	s->label_files = NULL;
+	s->nr_label_files = s->cap_label_files = 0;
+}
+
+/* The label where the BPF side found it in the file mapped at its address
+ * (FSP_LABEL_IN_FILE), from that file if fsp-bpf keeps it open. 0, -ERANGE
+ * (no NUL: longer than a label, cut) or -ENOENT. */
+static int read_label_file(const struct session *s, const struct fsp_label_file *lf, char *buf,
+			   size_t size)
+{
+	dev_t dev = makedev(lf->dev >> 20, lf->dev & 0xfffff);
+	ssize_t n;
+
+	for (size_t i = 0; i < s->nr_label_files; i++) {
+		if (s->label_files[i].dev != dev || s->label_files[i].ino != lf->ino)
+			continue;
+		n = pread(s->label_files[i].fd, buf, size - 1, (off_t)lf->offset);
+		if (n <= 0)
+			return -ENOENT;
+		buf[n] = 0;
+		return memchr(buf, 0, n) ? 0 : n == (ssize_t)size - 1 ? -ERANGE : -ENOENT;
+	}
+	return -ENOENT;
+}
+
 /*
  * A label the BPF side saw first but could not read (its page was not mapped
  * in): read it now, while the library holding it is surely mapped, and store
@@ -111,17 +162,25 @@ void label__read_now(struct session *s, __u32 tgid, __u64 addr)
 	int fd = bpf_map__fd(s->skel->maps.labels);
 	struct fsp_label l = {0};
 	char raw[FSP_LABEL_LEN + 1];
-	bool cut;
+	bool cut, gone;
 	int err = 0;
 
 	if (read_mem_string(tgid, addr, raw, sizeof(raw)))
 		err = read_file_string(tgid, addr, raw, sizeof(raw));
-	if (err == -ESRCH)
-		return;
+	gone = err == -ESRCH;
 	if (err && err != -ERANGE) {
-		/* the BPF side's entry (its hash) stays, marked unreadable */
+		/* Gone, or unreadable there: the file the BPF side found
+		 * mapped there, if it said. */
 		if (bpf_map_lookup_elem(fd, &key, &l))
 			return;
+		if (l.len == FSP_LABEL_IN_FILE)
+			err = read_label_file(s, (const struct fsp_label_file *)l.str, raw,
+					      sizeof(raw));
+	}
+	if (gone && err && err != -ERANGE)
+		return; /* left for the end: its last mappings */
+	if (err && err != -ERANGE) {
+		/* the BPF side's entry (its hash) stays, marked unreadable */
 		l.len = FSP_LABEL_UNREADABLE;
 	} else {
 		/* -ERANGE: no NUL in the bytes read, longer than a label */
@@ -150,8 +209,12 @@ static int label_batch(void *ctx, const void *keys, const void *vals, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct fsp_label_key *k = (const struct fsp_label_key *)keys + i;
 		const struct fsp_label *l = (const struct fsp_label *)vals + i;
-		uint64_t bytes = l->len & ~(FSP_LABEL_CUT | FSP_LABEL_EMPTY | FSP_LABEL_UNREADABLE);
+		uint64_t bytes = l->len & ~(FSP_LABEL_CUT | FSP_LABEL_EMPTY | FSP_LABEL_UNREADABLE |
+					    FSP_LABEL_IN_FILE);
 		size_t len = bytes < FSP_LABEL_LEN ? bytes : FSP_LABEL_LEN;
+
+		if (l->len == FSP_LABEL_IN_FILE)
+			len = sizeof(struct fsp_label_file); /* where it is */
 
 		if (!l->len)
 			continue;
@@ -202,6 +265,7 @@ const char *label__resolve(struct session *s, const struct label_cache *c, __u32
 			   char *buf, size_t size, uint64_t *errors)
 {
 	char raw[FSP_LABEL_LEN + 1];
+	struct fsp_label_file where = {0};
 	struct fsp_label l;
 	const char *str;
 	uint64_t len;
@@ -225,13 +289,19 @@ const char *label__resolve(struct session *s, const struct label_cache *c, __u32
 	if (!label_get(s, c, tgid, addr, &l, &len, &str) && len) {
 		if (len == FSP_LABEL_UNREADABLE)
 			goto error; /* unreadable while the process lived */
-		return label_out(buf, size, str, len == FSP_LABEL_EMPTY ? 0 : len);
+		if (len == FSP_LABEL_IN_FILE)
+			memcpy(&where, str, sizeof(where)); /* not read yet */
+		else
+			return label_out(buf, size, str, len == FSP_LABEL_EMPTY ? 0 : len);
 	}
 	if (!read_mem_string(tgid, addr, raw, sizeof(raw)))
 		return label_out(buf, size, raw,
 				 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));
 	/* -ERANGE: no NUL in the bytes read, longer than a label. */
 	err = read_file_string(tgid, addr, raw, sizeof(raw));
+	/* Gone: the file the BPF side found mapped there. */
+	if (err == -ESRCH && where.ino && read_label_file(s, &where, raw, sizeof(raw)) != -ENOENT)
+		err = 0;
 	if (!err || err == -ERANGE)
 		return label_out(buf, size, raw,
 				 strlen(raw) | (label_cut(raw) ? FSP_LABEL_CUT : 0));

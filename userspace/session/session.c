@@ -114,6 +114,7 @@ void session__free(struct session *s)
 	free(s->feature_names);
 	free(s->event_sites);
 	syswide__free(s);
+	label__files_free(s);
 	v2__free(s);
 	retire__free(s);
 	for (size_t i = 0; i < s->nr_targets; i++) {

@@ -90,6 +90,14 @@ struct file_set {
 	size_t nr, cap;
 };
 
+/* A file with probes attached, kept open: the labels of a process gone
+ * before they were read are read from it (FSP_LABEL_IN_FILE). */
+struct label_file {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+};
+
 /* A link (uprobe_multi, tracepoint): what the teardown closes. */
 struct attachment {
 	int fd; /* a link's */
@@ -165,6 +173,8 @@ struct session {
 	 * ABI v1 sites, v1 sites of v2 files (--events). */
 	unsigned int nr_v2_files, nr_v1_sites, nr_shadow_sites;
 	struct v2_state *v2;
+	struct label_file *label_files;
+	size_t nr_label_files, cap_label_files;
 	uint64_t attach_errors;
 	bool denied_said; /* a file we may not read, said (attach__denied) */
 	uint64_t untracked; /* processes userspace could not add to the targets map */
@@ -321,6 +331,10 @@ void retire__free(struct session *s);
 /* Reads the label at addr of tgid, which the BPF side could not, into the
  * labels map (FSP_EVENT_LABEL). Best effort. */
 void label__read_now(struct session *s, __u32 tgid, __u64 addr);
+/* Keeps a descriptor of the file fd (dev, ino), which has probes: labels in
+ * it outlive the processes that mapped it (at most LABEL_FILES_MAX). */
+void label__keep_file(struct session *s, int fd, dev_t dev, ino_t ino);
+void label__files_free(struct session *s);
 
 /* mapdump.c */
 /* Called with each batch of n entries (keys and values back to back);

@@ -94,6 +94,10 @@ static int scan_cb(void *ctx, const struct mapping *m)
 	if (sw)
 		syswide__hook_dl(c->s, host, kpath, m->dev, m->ino);
 	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
+	/* Its labels outlive the processes: a label no probe could read is
+	 * read from it after they are gone. */
+	if (err > 0)
+		label__keep_file(c->s, fd, m->dev, m->ino);
 	close(fd);
 	if (err == -ESRCH || err == -ENOENT)
 		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
