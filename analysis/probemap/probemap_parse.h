@@ -167,4 +167,10 @@ int probemap_text_arg(struct parser *p, struct slice t, const char *what, struct
  * buf[*len..size) (snprintf-like: *len may pass size). */
 void probemap_format_ref(const struct probemap_part *part, char *buf, size_t size, size_t *len);
 
+/* probemap_function.c: function features. */
+int probemap_end_function_block(struct parser *p, struct probemap_feature *f, struct block *b);
+int probemap_function_directive(struct parser *p, struct probemap_feature *f, enum directive d,
+				struct slice arg);
+int probemap_split_functions(struct probemap *m);
+
 #endif /* FSP_ANALYSIS_PROBEMAP_PARSE_H */
