@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include "hashmap.h"
+#include "log.h"
 #include "util.h"
 #include "session_int.h"
 
@@ -256,5 +257,53 @@ int callrecs__join_offcpu(const struct callrecs *c, const struct profile *p, str
 					(const uint64_t *)r->call, r->depth, r->time_ns, e->ns);
 	}
 	hashmap__fini(&at);
+	return err;
+}
+
+/* record --calls: the samples joined to their calls, given to p (whose
+ * stacks are collected). Records lost on the way are counted as dropped. */
+int callrecs__collect(struct session *s, struct profile *p)
+{
+	struct calls *c = calls__new(0);
+	uint64_t unjoined = 0;
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	err = callrecs__join(s->callrecs, p, c, &unjoined);
+	if (!err && s->opts.offcpu) {
+		uint64_t off_unjoined = 0;
+
+		err = callrecs__join_offcpu(s->callrecs, p, c, &off_unjoined);
+		if (!err && off_unjoined)
+			log__verbose("--calls: %.3f ms of off-CPU time without its switch-out "
+				     "record (charged to no call)",
+				     off_unjoined / 1e6);
+	}
+	if (err) {
+		calls__free(c);
+		return err;
+	}
+	calls__set_lost(c,
+			calls__dropped(c) + unjoined + callrecs__dropped(s->callrecs) +
+				collect__stat(s, FSP_STAT_CALLS_LOST),
+			calls__unknown(c));
+	profile__set_calls(p, c);
+	return 0;
+}
+
+/* record --calls --stacks: the native stacks of p's calls' samples. */
+int callrecs__collect_native(struct session *s, struct profile *p)
+{
+	struct calls *c = (struct calls *)profile__calls(p);
+	uint64_t unjoined = 0;
+	int err;
+
+	if (!c)
+		return 0;
+	err = callrecs__join_native(s->callrecs, p, c, s->stacks, &unjoined);
+	if (!err && unjoined)
+		log__verbose("--calls: %llu native stacks without their call record",
+			     (unsigned long long)unjoined);
 	return err;
 }

@@ -651,54 +651,6 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 	return err;
 }
 
-/* record --calls: the samples joined to their calls, given to p (whose
- * stacks are collected). Records lost on the way are counted as dropped. */
-static int collect_calls(struct session *s, struct profile *p)
-{
-	struct calls *c = calls__new(0);
-	uint64_t unjoined = 0;
-	int err;
-
-	if (!c)
-		return -ENOMEM;
-	err = callrecs__join(s->callrecs, p, c, &unjoined);
-	if (!err && s->opts.offcpu) {
-		uint64_t off_unjoined = 0;
-
-		err = callrecs__join_offcpu(s->callrecs, p, c, &off_unjoined);
-		if (!err && off_unjoined)
-			log__verbose("--calls: %.3f ms of off-CPU time without its switch-out "
-				     "record (charged to no call)",
-				     off_unjoined / 1e6);
-	}
-	if (err) {
-		calls__free(c);
-		return err;
-	}
-	calls__set_lost(c,
-			calls__dropped(c) + unjoined + callrecs__dropped(s->callrecs) +
-				stat_sum(s, FSP_STAT_CALLS_LOST),
-			calls__unknown(c));
-	profile__set_calls(p, c);
-	return 0;
-}
-
-/* record --calls --stacks: the native stacks of p's calls' samples. */
-static int collect_calls_native(struct session *s, struct profile *p)
-{
-	struct calls *c = (struct calls *)profile__calls(p);
-	uint64_t unjoined = 0;
-	int err;
-
-	if (!c)
-		return 0;
-	err = callrecs__join_native(s->callrecs, p, c, s->stacks, &unjoined);
-	if (!err && unjoined)
-		log__verbose("--calls: %llu native stacks without their call record",
-			     (unsigned long long)unjoined);
-	return err;
-}
-
 /* Everything the maps hold so far into p, after the exited processes'
  * records taken out of them earlier; the sampler may still be running. */
 static int collect_into(struct session *s, struct profile *p)
@@ -722,7 +674,7 @@ static int collect_into(struct session *s, struct profile *p)
 	if (err)
 		return err;
 	if (s->opts.calls) {
-		err = collect_calls(s, p);
+		err = callrecs__collect(s, p);
 		if (err)
 			return err;
 	}
@@ -768,7 +720,7 @@ int session__snapshot_stacks(struct session *s, struct profile *p, bool symboliz
 	if (!err && s->stacks)
 		err = symbolize ? stacks__fill(s->stacks, p) : stacks__fill_raw(s->stacks, p);
 	if (!err && s->stacks && s->opts.calls)
-		err = collect_calls_native(s, p);
+		err = callrecs__collect_native(s, p);
 	return err;
 }
 
@@ -791,7 +743,7 @@ int session__collect(struct session *s, struct profile *p)
 	if (!err && s->stacks)
 		err = stacks__fill(s->stacks, p);
 	if (!err && s->stacks && s->opts.calls)
-		err = collect_calls_native(s, p);
+		err = callrecs__collect_native(s, p);
 	if (err)
 		return err;
 	log__verbose("%llu probe hits, %llu samples of the targets",

@@ -395,5 +395,10 @@ int callrecs__join_native(const struct callrecs *c, const struct profile *p, str
  * switch-out; *unjoined: ns of intervals without their start record. */
 int callrecs__join_offcpu(const struct callrecs *c, const struct profile *p, struct calls *out,
 			  uint64_t *unjoined);
+/* record --calls: the samples joined to their calls, given to p (whose
+ * stacks are collected); records lost on the way counted as dropped. */
+int callrecs__collect(struct session *s, struct profile *p);
+/* record --calls --stacks: the native stacks of p's calls' samples. */
+int callrecs__collect_native(struct session *s, struct profile *p);
 
 #endif /* FSP_SESSION_INT_H */
