@@ -65,6 +65,8 @@ struct uproc {
 	struct unwinder *u;
 	pid_t pid;
 	uint64_t exec_id; /* the image whose mappings these are */
+	uint64_t gen; /* the reading of the mappings the Dwfl holds: unique in
+			 the unwinder (uproc__gen) */
 	Dwfl *dwfl;
 	bool attached;
 	char root[32]; /* "/proc/PID/root" or "" */
@@ -97,6 +99,7 @@ struct unwinder {
 	size_t nr, cap;
 	struct vdso_image vdso[VDSO_MAX_IMAGES];
 	size_t nr_vdso;
+	uint64_t gen; /* the last uproc.gen given */
 };
 
 /* The mapping of p's file name (as reported: through p->root) at or above
@@ -363,6 +366,7 @@ static int report_maps(struct uproc *p)
 		dwfl_getmodules(p->dwfl, module_owner, p, 0);
 	p->refreshed_ns = mono_ns();
 cleanup:
+	p->gen = ++p->u->gen; /* whatever it got to */
 	if (in)
 		fclose(in);
 	if (out)
@@ -619,6 +623,7 @@ static void drop_module(struct uproc *p, Dwfl_Module *mod)
 	for (size_t i = 0; i < l.nr; i++)
 		dwfl_report_module(p->dwfl, l.v[i].name, l.v[i].start, l.v[i].end);
 	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->gen = ++p->u->gen;
 	free(l.v);
 }
 
@@ -671,6 +676,11 @@ bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
 const char *uproc__root(const struct uproc *p)
 {
 	return p->root;
+}
+
+uint64_t uproc__gen(const struct uproc *p)
+{
+	return p->gen;
 }
 
 /* ---- the processes ------------------------------------------------------------- */
