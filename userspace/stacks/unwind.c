@@ -79,6 +79,7 @@ struct uproc {
 	size_t nr_maps;
 	/* the record being unwound */
 	const struct fsp_native_rec *rec;
+	bool past_copy; /* libdw asked for stack beyond the record's copy */
 	/* frames of the unwinding under way */
 	uint64_t *pcs;
 	uint64_t *sps; /* each frame's stack pointer (rsp), 0: not known */
@@ -446,9 +447,14 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		memcpy(result, r->redzone + (addr - (sp - sizeof(r->redzone))), sizeof(*result));
 		return true;
 	}
-	/* Below sp or past the copy: on the stack, but not copied. */
-	if (addr >= sp - 128 && addr < sp + (64ULL << 20))
+	/* Below sp or past the copy: on the stack, but not copied. A frame
+	 * whose return address was past the copy ends the walk as if it were
+	 * the thread's first: the stack is truncated, not complete. */
+	if (addr >= sp - 128 && addr < sp + (64ULL << 20)) {
+		if (addr >= sp)
+			p->past_copy = true;
 		return false;
+	}
 	return read_file_word(p, addr, result);
 }
 
@@ -510,10 +516,12 @@ size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t 
 	p->act = act;
 	p->n = 0;
 	p->max = max;
+	p->past_copy = false;
 	ret = dwfl_getthread_frames(p->dwfl, rec->tid, frame_cb, p);
-	/* 0: the CFI marked the outermost frame (its return address undefined);
-	 * DWARF_CB_ABORT: a zero return address ended the chain. */
-	*complete = ret == 0 || ret == DWARF_CB_ABORT;
+	/* 0: the CFI marked the outermost frame (its return address undefined),
+	 * unless a read past the copy made it look so; DWARF_CB_ABORT: a zero
+	 * return address ended the chain. */
+	*complete = (ret == 0 && !p->past_copy) || ret == DWARF_CB_ABORT;
 	p->rec = NULL;
 	return p->n;
 }
