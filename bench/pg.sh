@@ -29,7 +29,13 @@
 #
 # Reports the median tps of each condition and its ratio to no profiler, both
 # as the ratio of the medians and as the median of the per-round ratios
-# (paired: a round's runs are close in time). Prints a table and a
+# (paired: a round's runs are close in time). Beside them, what does not depend
+# on the machine's other load: the profiler process's own CPU time (user and
+# system, /proc/PID/stat) from the moment it is armed to the end of pgbench's
+# run, per run and, for fsp-bpf, per sample of the session (from its summary
+# line): the work the profiler's process takes from the CPUs pgbench and the
+# server share. (The BPF programs' time, in the sampled tasks' own context, is
+# not in it: docs/benchmarks.md says how to read it.) Prints a table and a
 # "bench: pg key=value" line; appends both to bench/results/pg.txt.
 #
 # Environment: BENCH_PG_ROUNDS (default 5), BENCH_PG_T (seconds per pgbench
@@ -80,6 +86,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# ticks PID: the process's user and system CPU time in clock ticks ("U S").
+ticks() { awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null; }
+HZ_TICKS=$(getconf CLK_TCK)
+
 median() { printf '%s\n' "$@" | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 calc() { awk "BEGIN { printf \"%.4f\", $1 }"; }
 minmax() { printf '%s\n' "$@" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR) printf "%.1f..%.1f", lo, hi }'; }
@@ -125,6 +135,7 @@ run() {
 	as_pg "$PGBIN/pgbench" "${PGCONN[@]}" -i -q -s "$SCALE" postgres >"$log.init" 2>&1 || return
 	as_pg "$PGBIN/psql" -X -q "${PGCONN[@]}" -d postgres -c CHECKPOINT >/dev/null 2>&1
 	TOOL_PID=
+	local t0='' t1=''
 	case $cond in
 	fsp | sampled)
 		local map=postgresql
@@ -144,6 +155,7 @@ run() {
 			grep '^fsp-bpf: ' "$log.tool" | tail -n 1 >"$TMP/$cond.error"
 			return
 		fi
+		t0=$(ticks "$TOOL_PID")
 		;;
 	perf)
 		"$PERF" record -F "$FREQ" -g -e cpu-clock -a -N -o "$log.data" >"$log.tool" 2>&1 &
@@ -154,23 +166,56 @@ run() {
 			sleep 0.05
 		done
 		sleep 0.5
+		t0=$(ticks "$TOOL_PID")
 		;;
 	esac
 	as_pg "$PGBIN/pgbench" "${PGCONN[@]}" -n -M extended -c "$CLIENTS" -j "$CLIENTS" -T "$T" \
 		postgres >"$log" 2>&1
 	if [ -n "$TOOL_PID" ]; then
+		t1=$(ticks "$TOOL_PID")
+		# the profiler's CPU seconds during the run: user system
+		[ -n "$t0" ] && [ -n "$t1" ] && echo "$t0 $t1" |
+			awk -v hz="$HZ_TICKS" '{ printf "%.2f %.2f\n", ($3 - $1) / hz, ($4 - $2) / hz }' \
+				>"$TMP/$cond.$r.cpu"
 		kill -INT "$TOOL_PID" 2>/dev/null
 		wait "$TOOL_PID" 2>/dev/null
 		TOOL_PID=
 		[ "$cond" != perf ] && cp "$log.tool" "$TMP/$cond.last"
+		# fsp-bpf's samples of the session, for the CPU per sample
+		[ "$cond" != perf ] && [ -s "$TMP/$cond.$r.cpu" ] &&
+			grep -m1 -oE '[0-9]+ samples' "$log.tool" | cut -d' ' -f1 >"$TMP/$cond.$r.samples"
 		rm -f "$log.data" "$log.json"
 	fi
 	grep -o 'tps = [0-9.]*' "$log" | head -n 1 | cut -d' ' -f3
 }
 
+# cpu_line COND: the medians of the profiler's own CPU during the runs (and
+# per sample); sets CPU_S and CPU_US.
+cpu_line() {
+	local c=$1 f u=() y=() tot=() per=() n
+	CPU_S=
+	CPU_US=
+	for f in "$TMP/$c".*.cpu; do
+		[ -s "$f" ] || continue
+		read -r a b <"$f"
+		u+=("$a")
+		y+=("$b")
+		tot+=("$(calc "$a + $b")")
+		n=$(cat "${f%.cpu}.samples" 2>/dev/null)
+		[ -n "$n" ] && [ "$n" -gt 0 ] && per+=("$(calc "($a + $b) * 1e6 / $n")")
+	done
+	[ ${#tot[@]} -gt 0 ] || return 0
+	CPU_S=$(median "${tot[@]}")
+	CPU_US=$(median "${per[@]}")
+	printf '  %-46s %s s CPU per %s s run (user %s, system %s; medians of %d)%s\n' \
+		"  its own process" "$CPU_S" "$T" "$(median "${u[@]}")" "$(median "${y[@]}")" \
+		${#tot[@]} "${CPU_US:+, $(printf '%.1f' "$CPU_US") us per sample}"
+}
+
 {
 	echo "== PostgreSQL 15 throughput under profilers ($(date -u +%FT%TZ), $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)," \
-		"$ROUNDS rounds x $T s, pgbench TPC-B -M extended -c $CLIENTS -j $CLIENTS, scale $SCALE, $(nproc) CPUs)"
+		"$ROUNDS rounds x $T s, pgbench TPC-B -M extended -c $CLIENTS -j $CLIENTS, scale $SCALE, $(nproc) CPUs," \
+		"load $(cut -d' ' -f1-3 /proc/loadavg))"
 	declare -A TPS LABEL
 	CONDS=(none fsp sampled perf)
 	LABEL=([none]="no profiler" [fsp]="fsp-bpf --map postgresql -a -F $FREQ"
@@ -204,9 +249,11 @@ run() {
 		printf '  %-46s %10s tps  (%s)  ratio %s, paired %s\n' "${LABEL[$c]}" \
 			"$(f1 "$M")" "$(minmax ${TPS[$c]:-})" "${R:--}" "${RPR:--}"
 		[ -s "$TMP/$c.error" ] && echo "  $c: fsp-bpf did not start: $(cat "$TMP/$c.error")"
+		cpu_line "$c"
 		[ -f "$TMP/$c.last" ] && grep -m2 -E '^ +[0-9.]+ s, |^ +events:' "$TMP/$c.last" |
 			sed "s/^ */  last $c session: /"
-		line+=" tps_$c=${M:-} ratio_$c=${R:-} ratio_${c}_paired=${RPR:-}"
+		line+=" tps_$c=${M:-} ratio_$c=${R:-} ratio_${c}_paired=${RPR:-} cpu_s_$c=${CPU_S:-}"
+		[ "$c" != perf ] && line+=" cpu_us_per_sample_$c=${CPU_US:-}"
 	done
 	echo "$line rounds=$ROUNDS seconds=$T clients=$CLIENTS scale=$SCALE"
 } 2>&1 | tee -a "$RES/pg.txt"

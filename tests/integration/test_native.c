@@ -12,6 +12,12 @@
  *                  stack reaches main, through the right callers
  *   attribution    --stacks charges the same samples to the feature as
  *                  without it (both runs against the truth)
+ *   stack_copy     --stack-size 512 on wl_native: a copy that ends below
+ *                  _start's return address. Every stack reaches main, and
+ *                  every DWARF stack short of _start is flagged truncated
+ *                  (libdw takes a return address it cannot read for the end
+ *                  of the chain: such stacks were counted whole); with the
+ *                  default size too.
  *   short_lived    a ~50 ms program (no frame pointers): its stacks unwound
  *                  before it exits and symbolized after, none lost to its
  *                  exit, whole from its first samples on (libc mapped by
@@ -337,6 +343,105 @@ static void test_attribution(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* Is a function of prof's location loc (one of its inline frames) fn? */
+static bool location_is(json_object *prof, size_t loc, const char *fn)
+{
+	json_object *locs, *strs, *l, *inl;
+
+	assert_true(json_object_object_get_ex(prof, "locations", &locs));
+	assert_true(json_object_object_get_ex(prof, "strings", &strs));
+	l = json_object_array_get_idx(locs, loc);
+	inl = l ? json_object_array_get_idx(l, 3) : NULL;
+	for (size_t i = 0; inl && i < json_object_array_length(inl); i++) {
+		json_object *f = json_object_array_get_idx(json_object_array_get_idx(inl, i), 0);
+		json_object *name =
+			f ? json_object_array_get_idx(strs, json_object_get_int(f)) : NULL;
+
+		if (name && !strcmp(json_object_get_string(name), fn))
+			return true;
+	}
+	return false;
+}
+
+/* prof's DWARF stacks (native_stacks rows) that do not reach _start: *n of
+ * them, *unflagged of those not flagged truncated (bit 1 of the flags). */
+static void short_stacks(json_object *prof, uint64_t *n, uint64_t *unflagged)
+{
+	json_object *rows;
+
+	*n = *unflagged = 0;
+	assert_true(json_object_object_get_ex(prof, "native_stacks", &rows));
+	for (size_t i = 0; i < json_object_array_length(rows); i++) {
+		json_object *row = json_object_array_get_idx(rows, i);
+		json_object *m = json_object_array_get_idx(row, 0);
+		json_object *locs = json_object_array_get_idx(row, 1);
+		json_object *fl = json_object_array_get_idx(row, 3);
+		size_t depth = json_object_array_length(locs);
+
+		if (!m || strcmp(json_object_get_string(m), "dwarf") || !depth ||
+		    location_is(prof,
+				json_object_get_int(json_object_array_get_idx(locs, depth - 1)),
+				"_start"))
+			continue;
+		(*n)++;
+		if (!fl || !(json_object_get_int64(fl) & 1))
+			(*unflagged)++;
+	}
+}
+
+static void test_stack_copy(void **state)
+{
+	const char *sizes[] = {"512", NULL};
+	bool ok = true;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		const char *json = itest_tmp("prof%d.json", i), *truth = itest_tmp("truth%d", i);
+		char *argv[20] = {NULL,		"-F",	    ITEST_HZ, "--json",
+				  (char *)json, "--format", "folded", "--stacks"};
+		int argc = 8;
+		uint64_t n, unflagged;
+		struct itest_proc p;
+		json_object *prof;
+		struct folded f;
+
+		if (sizes[i]) {
+			argv[argc++] = "--stack-size";
+			argv[argc++] = (char *)sizes[i];
+		}
+		argv[argc++] = "--";
+		argv[argc++] = (char *)itest_workload("wl_native");
+		argv[argc++] = (char *)truth;
+		argv[argc++] = NATIVE_MS;
+		itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+		itest_assert_exit(&p, 0);
+		prof = itest_json_load(json);
+		folded_parse(p.out, "native;round;", &f);
+		short_stacks(prof, &n, &unflagged);
+		printf("  --stack-size %s: %llu samples; %llu DWARF stacks short of _start, %llu "
+		       "of them not flagged truncated\n",
+		       sizes[i] ? sizes[i] : "(default)", (unsigned long long)f.total,
+		       (unsigned long long)n, (unsigned long long)unflagged);
+		assert_true(f.total >= 1000);
+		ok &= share_ok("stacks reaching main", with_frame(&f, "main"), f.total, 1.0);
+		if (unflagged) {
+			printf("ERROR: stacks short of _start counted whole\n");
+			ok = false;
+		}
+		/* the case is there: the copy ends below _start's return address */
+		if (sizes[i] && !n) {
+			printf("ERROR: a %s-byte copy reached _start: the test does not test\n",
+			       sizes[i]);
+			ok = false;
+		}
+		folded_free(&f);
+		free(p.out);
+		free(p.err);
+		json_object_put(prof);
+	}
+	ITEST_ASSERT_OK(ok);
+}
+
 /* wl_short is over in ~50 ms: its records are unwound while it runs (the
  * ring is read every 20 ms) and symbolized after it exited. */
 static void test_short_lived(void **state)
@@ -594,9 +699,9 @@ static void test_py_gc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),	   ITEST(test_shares_nofp),  ITEST(test_attribution),
-		ITEST(test_short_lived),   ITEST(test_dlopen_start), ITEST(test_kernel),
-		PGC_TEST(test_pg_planner), ITEST(test_py_gc),
+		ITEST(test_shares_fp),	ITEST(test_shares_nofp),   ITEST(test_attribution),
+		ITEST(test_stack_copy), ITEST(test_short_lived),   ITEST(test_dlopen_start),
+		ITEST(test_kernel),	PGC_TEST(test_pg_planner), ITEST(test_py_gc),
 	};
 
 	return ITEST_MAIN("native", tests);

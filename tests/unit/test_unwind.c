@@ -120,7 +120,9 @@ static void sleep_ms(long ms)
 
 /* Code of a library loaded after the state was made: found by reading the
  * mappings again; after four readings in a row that found nothing, not
- * again for 5 ms (a file mapped meanwhile is found after that). */
+ * again for 5 ms (a file mapped meanwhile is found after that). Every
+ * reading gives the state a new generation (the frame cache's key,
+ * stacks.c), a lookup that reads nothing keeps it. */
 static void test_reload(void **state)
 {
 	struct unwinder *u = unwinder__new();
@@ -128,7 +130,7 @@ static void test_reload(void **state)
 	struct uaddr ua;
 	struct uproc *p;
 	void *h, *fn, *map;
-	uint64_t code;
+	uint64_t code, gen;
 
 	(void)state;
 	assert_non_null(u);
@@ -140,19 +142,29 @@ static void test_reload(void **state)
 	fn = dlsym(h, "symfix_lib_work");
 	assert_non_null(fn);
 	/* not known without reading again */
+	gen = uproc__gen(p);
+	assert_true(gen > 0);
 	assert_false(uproc__addr(p, (uint64_t)fn, false, &ua));
+	assert_int_equal(uproc__gen(p), gen);
 	assert_true(uproc__reload(p, (uint64_t)fn));
+	assert_true(uproc__gen(p) > gen);
+	gen = uproc__gen(p);
 	assert_true(uproc__addr(p, (uint64_t)fn, false, &ua));
 	assert_non_null(ua.path);
 	assert_non_null(strstr(ua.path, "libsymfix.so"));
 	assert_non_null(ua.build_id);
 	/* known now: nothing to read again */
 	assert_false(uproc__reload(p, (uint64_t)fn));
+	assert_true(uproc__addr(p, (uint64_t)fn, true, &ua));
+	assert_int_equal(uproc__gen(p), gen);
 
 	/* an address of no mapping, four times: the mappings are read each
 	 * time and explain nothing */
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4; i++) {
 		assert_false(uproc__reload(p, 16));
+		assert_true(uproc__gen(p) > gen);
+		gen = uproc__gen(p);
+	}
 	/* a file mapped now (at once: within microseconds of the last read) */
 	fixture(path2, sizeof(path2), "libsymfix.dynsym.so");
 	map = map_elf(path2, NULL, 3, &code);
@@ -178,7 +190,7 @@ static void test_stale(void **state)
 	char path[512];
 	struct uaddr ua;
 	struct uproc *p;
-	uint64_t code;
+	uint64_t code, gen;
 	void *data;
 	int fd;
 
@@ -204,13 +216,18 @@ static void test_stale(void **state)
 	 * module of the old extent cannot open it; the mappings are read
 	 * again, the module made anew */
 	assert_int_equal(munmap(data, 4 * 4096), 0);
+	gen = uproc__gen(p);
 	unwinder__forget(u, getpid());
 	assert_ptr_equal(map_elf(path, data, 2, &code), data);
 	p = unwinder__proc(u, getpid(), 1);
 	assert_non_null(p);
+	/* a state made anew never has an earlier state's generation */
+	assert_true(uproc__gen(p) > gen);
+	gen = uproc__gen(p);
 	assert_int_equal(munmap(data, 2 * 4096), 0);
 	assert_ptr_equal(map_elf(path, data, 3, &code), data);
 	assert_true(uproc__addr(p, code, true, &ua));
+	assert_true(uproc__gen(p) > gen);
 	assert_non_null(strstr(ua.path, "libsymfix.dynsym.so"));
 	assert_int_equal(ua.addr, code - (uint64_t)data);
 	munmap(data, 3 * 4096);

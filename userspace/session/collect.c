@@ -645,7 +645,7 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 	qsort(sorted, nr, sizeof(*sorted), cmp_pid);
 	d.pids = sorted;
 	/* The payload records of their last samples, still in their ring. */
-	ring_buffer__consume(s->rb);
+	loop__consume(s);
 	err = drain_into(s, p, &d, &s->retired_label_errors);
 	free(sorted);
 	return err;
@@ -665,7 +665,7 @@ static int collect_into(struct session *s, struct profile *p)
 	 * every record read is in the counts read after it (add_samples). Read
 	 * after the counts, as the sampler may still run (--interval), the
 	 * records of samples taken meanwhile were counted on top of them. */
-	ring_buffer__consume(s->rb);
+	loop__consume(s);
 	err = retire__replay(s, p);
 	if (!err)
 		err = drain_into(s, p, &all, &label_errors);

@@ -102,6 +102,12 @@ static int on_calls(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+void loop__consume(struct session *s)
+{
+	ring_buffer__consume(s->rb);
+	stacks__batch_end(s->stacks);
+}
+
 /* A sample's native stack: unwound now, while the process's mappings are
  * still there. Out of memory: the sample has no native stack. */
 static int on_native(void *ctx, void *data, size_t size)
@@ -125,7 +131,7 @@ static void on_sigchld(struct session *s)
 		struct target *t;
 
 		if (WIFSTOPPED(status)) {
-			ring_buffer__consume(s->rb);
+			loop__consume(s);
 			/* Found after the events: a fork among them may have
 			 * moved the targets. */
 			t = targets__find(s, pid);
@@ -296,7 +302,7 @@ int session__run(struct session *s)
 		if (s->stacks) {
 			/* The native stacks, which wake us only when their ring
 			 * fills: unwound while their processes' mappings last. */
-			ring_buffer__consume(s->rb);
+			loop__consume(s);
 			if (wait_s > NATIVE_POLL_S)
 				wait_s = NATIVE_POLL_S;
 		}
@@ -336,7 +342,7 @@ int session__run(struct session *s)
 			__u64 tag = evs[i].data.u64;
 
 			if (tag == TAG_RINGBUF)
-				ring_buffer__consume(s->rb);
+				loop__consume(s);
 			else if (tag == TAG_SIGNAL)
 				handle_signal(s);
 			else if (tag == TAG_WAKE)
@@ -346,7 +352,7 @@ int session__run(struct session *s)
 		}
 		if (now(CLOCK_MONOTONIC) >= next_rescan) {
 			/* The payloads, which do not wake us up. */
-			ring_buffer__consume(s->rb);
+			loop__consume(s);
 			/* Catch what the events missed (ring buffer full, no ld.so hook). */
 			for (size_t j = 0; j < s->nr_targets && !s->fatal; j++)
 				if (s->targets[j].alive &&
@@ -364,7 +370,7 @@ int session__run(struct session *s)
 	}
 	/* Events that arrived last, and a final look at the launched child. */
 	if (!s->fatal) {
-		ring_buffer__consume(s->rb);
+		loop__consume(s);
 		on_sigchld(s);
 	}
 	if (s->fatal && s->opts.sync_pid)

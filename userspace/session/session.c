@@ -96,7 +96,7 @@ void session__free(struct session *s)
 		close(s->links[s->fork_link].fd);
 		s->links[s->fork_link] = (struct attachment){-1};
 		s->closing = true;
-		ring_buffer__consume(s->rb);
+		loop__consume(s);
 	}
 	/* Before the links go: the records say no more that we keep their
 	 * stacks (v2.c). */

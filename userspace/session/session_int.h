@@ -371,6 +371,9 @@ int loop__setup(struct session *s);
 /* err of adding or rescanning a target: -ENOMSG (a probe map does not fit
  * a file, reported) ends the session. Returns err. */
 int loop__check(struct session *s, int err);
+/* Reads every ring's records (ring_buffer__consume), then closes the native
+ * stacks' batch (stacks__batch_end). */
+void loop__consume(struct session *s);
 /* At the end: a launched command that an error path left running (or
  * stopped) gets SIGTERM and SIGCONT. */
 void loop__release(struct session *s);

@@ -85,6 +85,9 @@ struct stacks {
 	uint16_t *mpool; /* the entries' mark positions */
 	size_t nr_mpool, cap_mpool;
 	struct stacks_stats stats;
+	struct fcache *fcache; /* FRAME_CACHE entries */
+	bool in_batch; /* a batch of records is being read (stacks__batch_end) */
+	double batch_t0; /* the thread CPU time at its first record */
 	int32_t *by_profile_module; /* profile module index -> ours (-1) */
 	size_t nr_by_profile;
 	/* record --calls: each unwound sample's call record time and entry,
@@ -92,6 +95,16 @@ struct stacks {
 	struct stacks_timed *timed;
 	size_t nr_timed, cap_timed;
 	size_t *entry_native;
+};
+
+/* user_frame()'s answers, direct-mapped by (reading of the mappings, pc):
+ * most frames of a process's samples are the same few call sites. */
+#define FRAME_CACHE 4096
+
+struct fcache {
+	uint64_t gen; /* uproc__gen() of the answer; 0: empty */
+	uint64_t pc;
+	struct sframe f;
 };
 
 /* Timed samples kept (record --calls): as many as call records. */
@@ -160,21 +173,50 @@ static uint32_t module_index(struct stacks *st, const char *path, const char *bu
 	return st->nr_modules++;
 }
 
-/* A user frame at pc (pc - 1 for a return address: the call's line). */
+static struct fcache *fcache_slot(struct stacks *st, uint64_t gen, uint64_t pc)
+{
+	uint64_t h = (gen * 0x9e3779b97f4a7c15ULL) ^ (pc * 0xff51afd7ed558ccdULL);
+
+	return &st->fcache[(h >> 32) & (FRAME_CACHE - 1)];
+}
+
+/* The frame of code address pc in the cache, for p's current mappings. */
+static bool frame_cached(struct stacks *st, struct uproc *p, uint64_t pc, struct sframe *out)
+{
+	uint64_t gen = uproc__gen(p);
+	const struct fcache *c = fcache_slot(st, gen, pc);
+
+	if (c->gen != gen || c->pc != pc)
+		return false;
+	*out = c->f;
+	return true;
+}
+
+/* A user frame at pc (pc - 1 for a return address: the call's line). An
+ * address in a module is answered from the cache while p's mappings are
+ * those of the answer (uproc__addr does not read them again for it). */
 static struct sframe user_frame(struct stacks *st, struct uproc *p, pid_t pid, uint64_t pc,
 				bool act, bool refresh)
 {
 	struct uaddr ua;
+	struct sframe f;
+	struct fcache *c;
 	char id[2 * 64 + 1] = "";
 
 	if (!act)
 		pc--;
+	if (frame_cached(st, p, pc, &f))
+		return f;
 	if (!uproc__addr(p, pc, refresh, &ua))
 		return (struct sframe){NO_MODULE, pc};
 	if (ua.build_id)
 		hex(id, ua.build_id, ua.build_id_len);
-	return (struct sframe){module_index(st, ua.path, id, false, pid, uproc__root(p)[0]),
-			       ua.addr};
+	f = (struct sframe){module_index(st, ua.path, id, false, pid, uproc__root(p)[0]), ua.addr};
+	if (f.module != NO_MODULE) {
+		c = fcache_slot(st, uproc__gen(p), pc);
+		*c = (struct fcache){uproc__gen(p), pc, f};
+	}
+	return f;
 }
 
 /* ---- one record ------------------------------------------------------------------ */
@@ -241,20 +283,26 @@ static void user_frames(struct stacks *st, struct uproc *p, const struct fsp_nat
 	uint64_t pcs[STACKS_MAX_USER], sps[STACKS_MAX_USER];
 	bool act[STACKS_MAX_USER], complete;
 	struct uaddr leaf;
-	size_t nfp = r->user_len / sizeof(r->ustack[0]), fp, dw;
+	struct sframe known;
+	size_t nfp = r->user_len / sizeof(r->ustack[0]), fp = 0, dw;
 
 	if (nfp > FSP_NATIVE_USER_FRAMES)
 		nfp = FSP_NATIVE_USER_FRAMES;
 	/* The leaf's module must be known (the mappings read again after a
-	 * dlopen()) before the unwinder looks for its CFI. */
-	uproc__addr(p, r->regs[16], true, &leaf);
-	fp = fp_valid(p, r, nfp);
+	 * dlopen()) before the unwinder looks for its CFI: known already when
+	 * the cache has its frame. */
+	if (!frame_cached(st, p, r->regs[16], &known))
+		uproc__addr(p, r->regs[16], true, &leaf);
 	dw = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
 	/* It stopped in a file mapped since the mappings were read (the first
 	 * sample was taken while ld.so was still mapping the libraries): read
 	 * them again and unwind again. */
 	if (dw && !complete && uproc__reload(p, pcs[dw - 1] - !act[dw - 1]))
 		dw = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
+	/* The frame pointers are only the choice when DWARF did not reach the
+	 * first frame: not walked otherwise. */
+	if (!dw || !complete)
+		fp = fp_valid(p, r, nfp);
 	if (dw && (complete || dw >= fp)) {
 		b->method = PROFILE_UNWIND_DWARF;
 		b->flags = complete ? 0 : PROFILE_NATIVE_TRUNCATED;
@@ -379,10 +427,13 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 {
 	const struct fsp_native_rec *r = data;
 	struct sbuild b = {.method = PROFILE_UNWIND_FP};
-	double t0 = thread_cpu_s();
 	size_t at = 0;
 	int err = 0;
 
+	if (!st->in_batch) {
+		st->batch_t0 = thread_cpu_s();
+		st->in_batch = true;
+	}
 	if (!valid_record(st, r, size)) {
 		st->stats.bad++;
 		return 0;
@@ -420,8 +471,15 @@ int stacks__add(struct stacks *st, const void *data, size_t size)
 	if (!err && r->time_ns)
 		add_timed(st, r, at);
 out:
-	st->stats.unwind_s += thread_cpu_s() - t0;
 	return err;
+}
+
+void stacks__batch_end(struct stacks *st)
+{
+	if (!st || !st->in_batch)
+		return;
+	st->stats.unwind_s += thread_cpu_s() - st->batch_t0;
+	st->in_batch = false;
 }
 
 void stacks__exec(struct stacks *st, pid_t pid, uint64_t exec_id)
@@ -610,7 +668,10 @@ struct stacks *stacks__new(const struct stacks_opts *opts)
 	st->module_ids = (struct hashmap)HASHMAP_INIT;
 	st->entry_ids = (struct hashmap)HASHMAP_INIT;
 	st->unw = unwinder__new();
-	if (!st->unw) {
+	st->fcache = calloc(FRAME_CACHE, sizeof(*st->fcache));
+	if (!st->unw || !st->fcache) {
+		unwinder__free(st->unw);
+		free(st->fcache);
 		free(st);
 		errno = ENOMEM;
 		return NULL;
@@ -623,6 +684,7 @@ void stacks__free(struct stacks *st)
 	if (!st)
 		return;
 	unwinder__free(st->unw);
+	free(st->fcache);
 	for (size_t i = 0; i < st->nr_modules; i++) {
 		free(st->modules[i].path);
 		free(st->modules[i].resolved);

@@ -28,6 +28,11 @@ void stacks__free(struct stacks *st); /* NULL-safe */
 /* One ring-buffer record: unwound now, its stack counted. 0 or -errno
  * (-ENOMEM; a record that cannot be unwound is counted, not an error). */
 int stacks__add(struct stacks *st, const void *data, size_t size);
+/* The ring buffer's records read so far (ring_buffer__consume returned):
+ * the thread CPU time since the first record of the batch is the
+ * unwinding's (-v). Read per batch, not per record: reading a CPU clock is a
+ * system call. NULL-safe. */
+void stacks__batch_end(struct stacks *st);
 
 /* A process exec'd a new program, whose task self_exec_id is exec_id: its
  * mappings are new, and records of the programs before it can no longer be

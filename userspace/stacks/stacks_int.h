@@ -52,6 +52,10 @@ void unwinder__forget(struct unwinder *u, pid_t pid);
 /* /proc/PID/root when pid runs in another root directory than fsp-bpf, ""
  * otherwise (as recorded when its state was made). */
 const char *uproc__root(const struct uproc *p);
+/* Which reading of p's mappings its modules are: a number no other reading
+ * of any process's mappings in this unwinder has. uproc__addr gives the same
+ * answer for a pc with a module while it stays the same (a cache key). */
+uint64_t uproc__gen(const struct uproc *p);
 
 /*
  * DWARF (CFI) unwinding of rec's user stack: pcs[] leaf first, each frame's

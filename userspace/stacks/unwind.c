@@ -65,6 +65,8 @@ struct uproc {
 	struct unwinder *u;
 	pid_t pid;
 	uint64_t exec_id; /* the image whose mappings these are */
+	uint64_t gen; /* the reading of the mappings the Dwfl holds: unique in
+			 the unwinder (uproc__gen) */
 	Dwfl *dwfl;
 	bool attached;
 	char root[32]; /* "/proc/PID/root" or "" */
@@ -77,6 +79,7 @@ struct uproc {
 	size_t nr_maps;
 	/* the record being unwound */
 	const struct fsp_native_rec *rec;
+	bool past_copy; /* libdw asked for stack beyond the record's copy */
 	/* frames of the unwinding under way */
 	uint64_t *pcs;
 	uint64_t *sps; /* each frame's stack pointer (rsp), 0: not known */
@@ -97,6 +100,7 @@ struct unwinder {
 	size_t nr, cap;
 	struct vdso_image vdso[VDSO_MAX_IMAGES];
 	size_t nr_vdso;
+	uint64_t gen; /* the last uproc.gen given */
 };
 
 /* The mapping of p's file name (as reported: through p->root) at or above
@@ -363,6 +367,7 @@ static int report_maps(struct uproc *p)
 		dwfl_getmodules(p->dwfl, module_owner, p, 0);
 	p->refreshed_ns = mono_ns();
 cleanup:
+	p->gen = ++p->u->gen; /* whatever it got to */
 	if (in)
 		fclose(in);
 	if (out)
@@ -442,9 +447,14 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 		memcpy(result, r->redzone + (addr - (sp - sizeof(r->redzone))), sizeof(*result));
 		return true;
 	}
-	/* Below sp or past the copy: on the stack, but not copied. */
-	if (addr >= sp - 128 && addr < sp + (64ULL << 20))
+	/* Below sp or past the copy: on the stack, but not copied. A frame
+	 * whose return address was past the copy ends the walk as if it were
+	 * the thread's first: the stack is truncated, not complete. */
+	if (addr >= sp - 128 && addr < sp + (64ULL << 20)) {
+		if (addr >= sp)
+			p->past_copy = true;
 		return false;
+	}
 	return read_file_word(p, addr, result);
 }
 
@@ -506,10 +516,12 @@ size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t 
 	p->act = act;
 	p->n = 0;
 	p->max = max;
+	p->past_copy = false;
 	ret = dwfl_getthread_frames(p->dwfl, rec->tid, frame_cb, p);
-	/* 0: the CFI marked the outermost frame (its return address undefined);
-	 * DWARF_CB_ABORT: a zero return address ended the chain. */
-	*complete = ret == 0 || ret == DWARF_CB_ABORT;
+	/* 0: the CFI marked the outermost frame (its return address undefined),
+	 * unless a read past the copy made it look so; DWARF_CB_ABORT: a zero
+	 * return address ended the chain. */
+	*complete = (ret == 0 && !p->past_copy) || ret == DWARF_CB_ABORT;
 	p->rec = NULL;
 	return p->n;
 }
@@ -619,6 +631,7 @@ static void drop_module(struct uproc *p, Dwfl_Module *mod)
 	for (size_t i = 0; i < l.nr; i++)
 		dwfl_report_module(p->dwfl, l.v[i].name, l.v[i].start, l.v[i].end);
 	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->gen = ++p->u->gen;
 	free(l.v);
 }
 
@@ -671,6 +684,11 @@ bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out)
 const char *uproc__root(const struct uproc *p)
 {
 	return p->root;
+}
+
+uint64_t uproc__gen(const struct uproc *p)
+{
+	return p->gen;
 }
 
 /* ---- the processes ------------------------------------------------------------- */
