@@ -187,7 +187,8 @@ static int add_pids(struct session *s, const struct fsp_options *o, const struct
 	return 0;
 }
 
-static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
+static int add_system_wide(struct session *s, const struct fsp_options *o, bool functions,
+			   char *desc, size_t size)
 {
 	int n = session__add_system_wide(s);
 
@@ -199,10 +200,11 @@ static int add_system_wide(struct session *s, const struct fsp_options *o, char 
 	}
 	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
 		 o->view.ropts.comm ? o->view.ropts.comm : "");
-	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
+	log__info("profiling system-wide: %d processes with %s%s so far, %u probe sites, "
 		  "%llu Hz. Ctrl-C to stop.",
-		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		  (unsigned long long)o->session.frequency_hz);
+		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes",
+		  functions ? " or mapping a file of the function features" : "",
+		  session__nr_sites(s), (unsigned long long)o->session.frequency_hz);
 	return 0;
 }
 
@@ -249,6 +251,6 @@ int record_targets__add(const struct record_targets *tg, struct session *s,
 	if (tg->l)
 		return start_command(s, tg->l, o, desc, size);
 	if (o->session.system_wide)
-		return add_system_wide(s, o, desc, size);
+		return add_system_wide(s, o, tg->functions, desc, size);
 	return add_pids(s, o, tg->t, tg->n, desc, size);
 }
