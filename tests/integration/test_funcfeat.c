@@ -416,6 +416,22 @@ static void no_probes_launched(void)
 	free(p.err);
 }
 
+/* dd's profile at json has at least min samples, most of them (with 64 KiB
+ * blocks its time is in the kernel under the libc wrappers) in fn:rw. */
+static void check_rw(const char *what, const char *json, uint64_t min)
+{
+	struct profile *prof = load_charged(json, NULL);
+	struct attrib *a = attrib__compute(prof, NULL);
+	uint64_t n = attrib__total_samples(a), rw = feature_samples(a, "fn:rw");
+
+	printf("  %s: %llu samples, %llu in fn:rw\n", what, (unsigned long long)n,
+	       (unsigned long long)rw);
+	assert_true(n >= min);
+	assert_true(rw * 2 >= n);
+	attrib__free(a);
+	profile__free(prof);
+}
+
 /* A running program without any probe or mark (dd), by -p: accepted with a
  * function feature alone, which is charged its read and write calls (with
  * 64 KiB blocks most of dd's time, in the kernel under the libc wrappers). */
@@ -424,9 +440,6 @@ static void test_no_probes(void **state)
 	const char *json = itest_tmp("prof.json");
 	char *dd[] = {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=64k", NULL};
 	struct itest_proc p, fsp;
-	struct profile *prof;
-	struct attrib *a;
-	uint64_t n, rw;
 
 	(void)state;
 	itest_spawn(&p, "dd", dd);
@@ -435,17 +448,8 @@ static void test_no_probes(void **state)
 	itest_wait(&fsp, ITEST_TIMEOUT_S);
 	itest_kill(&p);
 	itest_assert_exit(&fsp, 0);
-	prof = load_charged(json, NULL);
-	a = attrib__compute(prof, NULL);
-	n = attrib__total_samples(a);
-	rw = feature_samples(a, "fn:rw");
-	printf("  dd: %llu samples, %llu in fn:rw\n", (unsigned long long)n,
-	       (unsigned long long)rw);
-	assert_true(n >= 500);
-	assert_true(rw * 2 >= n);
+	check_rw("dd", json, 500);
 	assert_non_null(strstr(fsp.err, "recording with --stacks"));
-	attrib__free(a);
-	profile__free(prof);
 	free(fsp.out);
 	free(fsp.err);
 	no_probes_launched();
@@ -485,9 +489,6 @@ static void syswide_found(void)
 	char *dd_argv[] = {(char *)dd, "if=/dev/zero", "of=/dev/null",
 			   "bs=64k",   "count=300000", NULL};
 	struct itest_proc fsp, p;
-	struct profile *prof;
-	struct attrib *a;
-	uint64_t n, rw;
 
 	itest_start_fsp(&fsp, fsp_argv);
 	assert_non_null(
@@ -496,16 +497,7 @@ static void syswide_found(void)
 	itest_wait(&p, ITEST_TIMEOUT_S);
 	itest_assert_exit(&p, 0);
 	itest_stop_fsp(&fsp);
-	prof = load_charged(json, NULL);
-	a = attrib__compute(prof, NULL);
-	n = attrib__total_samples(a);
-	rw = feature_samples(a, "fn:rw");
-	printf("  -a, dd started after: %llu samples, %llu in fn:rw\n", (unsigned long long)n,
-	       (unsigned long long)rw);
-	assert_true(n >= 200);
-	assert_true(rw * 2 >= n);
-	attrib__free(a);
-	profile__free(prof);
+	check_rw("-a, dd started after", json, 200);
 }
 
 /* Processes mapping a file of the function features, and no probes: the

@@ -627,31 +627,25 @@ static void drop_signal_notice(const struct session *s, char *err)
 		memmove(at, at + strlen(notice), strlen(at + strlen(notice)) + 1);
 }
 
-static void write_map(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	/* a feature with an extent, and a point event */
-	fputs("map wlprov\nprovider wlprov\nfeature work\n\tenter work__start\n"
-	      "\tleave work__done\n\tinstance {str:0}\nfeature started\n\tevent work__start\n"
-	      "\tinstance {str:0}\n",
-	      f);
-	assert_int_equal(fclose(f), 0);
-}
+/* wlprov's map: a feature with an extent, and a point event. */
+static const char prov_map[] = "map wlprov\nprovider wlprov\nfeature work\n\tenter work__start\n"
+			       "\tleave work__done\n\tinstance {str:0}\nfeature started\n"
+			       "\tevent work__start\n\tinstance {str:0}\n";
 
 /* The map of function features of main-ff: a map's function and antimark
  * rules (wl_burn's integrity check, chunk(), charges nothing to it), and a
  * libc function called inside wl_burn, one instance for every call. */
-static void write_ff_map(const char *path)
+static const char ff_map[] = "map mxff\ndescription function features of the consistency matrix\n"
+			     "feature burn\n\tfunction *:wl_burn\n\tantimark *:chunk\n"
+			     "feature clock\n\tfunction libc.so.6:*clock_gettime*\n"
+			     "\tinstance none\n";
+
+static void write_map(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
-	fputs("map mxff\ndescription function features of the consistency matrix\n"
-	      "feature burn\n\tfunction *:wl_burn\n\tantimark *:chunk\n"
-	      "feature clock\n\tfunction libc.so.6:*clock_gettime*\n\tinstance none\n",
-	      f);
+	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
 }
 
@@ -707,9 +701,9 @@ static void run_case(void **state)
 	snprintf(s.saved, sizeof(s.saved), "%s", itest_tmp("prof.json"));
 	snprintf(s.live, sizeof(s.live), "%s", itest_tmp("live.out"));
 	snprintf(s.map, sizeof(s.map), "%s", itest_tmp("wlprov.map"));
-	write_map(s.map);
+	write_map(s.map, prov_map);
 	snprintf(s.ffmap, sizeof(s.ffmap), "%s", itest_tmp("mxff.map"));
-	write_ff_map(s.ffmap);
+	write_map(s.ffmap, ff_map);
 	pick_program(&s);
 	fsp_args(&s);
 	run_session(&s);
