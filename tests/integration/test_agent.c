@@ -432,7 +432,7 @@ static uint64_t pprof_root(const char *pb, const char *root)
  * Prometheus; the feature's samples are the same in the pprof window, in
  * report of the window's profile file, in the counter (and its instance's
  * series) and in report of the session's saved profile: the only work of
- * the session is the burst.
+ * the session is the burst. Its counters never went down.
  */
 static void test_function_features(void **state)
 {
@@ -477,6 +477,9 @@ static void test_function_features(void **state)
 	snprintf(sel, sizeof(sel), "fsp_feature_samples_total{job=\"fsp\",feature=\"%s\"}",
 		 FF_FEATURE);
 	r = agu_prom_query(&pr, sel);
+	/* charged at each snapshot, the counters never went down */
+	assert_true(agu_prom_value(&pr, "sum(resets(fsp_feature_samples_total{job=\"fsp\"}[5m]))",
+				   0) == 0);
 	itest_signal(&wl, SIGTERM);
 	itest_wait(&wl, 15);
 	itest_stop_fsp(&fsp);
