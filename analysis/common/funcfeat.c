@@ -278,6 +278,21 @@ bool funcfeat__match(const struct funcfeat_pattern *p, const char *path, const c
 	return !fnmatch(p->function, fn, 0) && !fnmatch(p->file, base, 0);
 }
 
+bool funcfeat__names_file(const struct funcfeat *ff, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < funcfeat__nr(ff); i++) {
+		const struct funcfeat_rule *r = funcfeat__rule(ff, i);
+
+		for (size_t j = 0; j < r->nr_patterns; j++)
+			if (!r->patterns[j].antimark && !fnmatch(r->patterns[j].file, base, 0))
+				return true;
+	}
+	return false;
+}
+
 bool funcfeat__outside(const struct funcfeat_rule *r, const char *path)
 {
 	const char *base = strrchr(path, '/');

@@ -93,4 +93,9 @@ bool funcfeat__match(const struct funcfeat_pattern *p, const char *path, const c
  * function patterns, and r has an outside pattern? */
 bool funcfeat__outside(const struct funcfeat_rule *r, const char *path);
 
+/* Does a function pattern (not an antimark) of one of ff's rules name the
+ * file whose path is path (its base name)? The files whose processes -a
+ * profiles for the function features. */
+bool funcfeat__names_file(const struct funcfeat *ff, const char *path);
+
 #endif /* FSP_ANALYSIS_FUNCFEAT_H */

@@ -104,10 +104,14 @@ void mx_tally_scale(struct mx_tally *t, uint64_t k);
 void mx_compare(const struct mx_tally *ref, const struct mx_tally *view);
 
 /* The tally of the profile file at path through the analysis library (the
- * attribution, the event records), its native samples charged by the rule
- * here. Fails the test when the file does not read back. *period_ns: the
+ * attribution, the event records; its function features charged as report
+ * charges them), its native samples charged by the rule here. Fails the
+ * test when the file does not read back. *period_ns: the
  * profile's period (period_ns may be NULL). */
 void mx_tally_profile(struct mx_tally *t, const char *path, uint64_t *period_ns);
+/* Saves the profile at path to out without its function features' rules
+ * (its samples as recorded with --stacks alone). */
+void mx_strip_rules(const char *path, const char *out);
 /* Checks that every diagnostic counter of the profile at path is 0 except
  * those named in `allowed` (NULL-terminated; may be NULL). */
 void mx_check_diagnostics(const char *path, const char *const *allowed);

@@ -35,6 +35,8 @@ static const char *const quiet_prefixes[] = {
 	"fsp-bpf: profiling ",
 	/* -o of a rendering format (folded, pprof, html): where it went */
 	"fsp-bpf: wrote the ",
+	/* function features imply --stacks, said once */
+	"fsp-bpf: function features are found on native stacks: recording with --stacks",
 };
 
 void mx_check_quiet(const char *what, const char *err)

@@ -13,6 +13,8 @@
 #include "itest.h"
 #include "matrix.h"
 #include "attrib.h"
+#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "native.h"
 #include "profile.h"
 #include "profile_io.h"
@@ -279,6 +281,39 @@ static void tally_native(struct mx_tally *t, const struct profile *p)
 	}
 }
 
+/* The profile's function features charged, as report does. */
+static void apply_rules(struct profile *p)
+{
+	const char *text = profile__meta(p)->function_features;
+	struct funcfeat *ff;
+	char msg[256];
+
+	if (!text)
+		return;
+	ff = funcfeat__new();
+	assert_non_null(ff);
+	if (mx_check(!funcfeat__parse(ff, text, msg, sizeof(msg)),
+		     "the profile's function features do not read back: %s", msg))
+		assert_int_equal(funcfeat__apply(ff, p), 0);
+	funcfeat__free(ff);
+}
+
+void mx_strip_rules(const char *path, const char *out)
+{
+	char msg[512];
+	struct profile *p = profile__load(path, msg, sizeof(msg));
+	struct profile_meta m;
+
+	if (!p)
+		fail_msg("%s does not read back: %s", path, msg);
+	m = *profile__meta(p);
+	m.function_features = NULL;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	if (profile__save(out, p, msg, sizeof(msg)))
+		fail_msg("cannot save %s: %s", out, msg);
+	profile__free(p);
+}
+
 void mx_tally_profile(struct mx_tally *t, const char *path, uint64_t *period_ns)
 {
 	char msg[512];
@@ -292,6 +327,7 @@ void mx_tally_profile(struct mx_tally *t, const char *path, uint64_t *period_ns)
 		      "the model of %s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 	if (!mx_check(p != NULL, "%s does not read back: %s", path, msg))
 		return;
+	apply_rules(p);
 	a = attrib__compute(p, NULL);
 	assert_non_null(a);
 	t->total = attrib__total_samples(a);

@@ -29,15 +29,21 @@
  *                  view (--interval) shows them too
  *   no_probes      -p on dd, which has no probe or mark: accepted with a
  *                  function feature alone (libc's read and write), charged
+ *   syswide        -a with function features alone: a program without probes
+ *                  (dd) started during the session is found and charged;
+ *                  of 260 processes mapping the rule's file, 256 are
+ *                  profiled and the others are said to be left out
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
  *                  is record's own report, line for line; a profile recorded
  *                  with --stacks alone, given the same rules by report --map
  *                  and --function-feature, charges them as the truth says
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "itest.h"
 #include "attrib.h"
@@ -410,6 +416,22 @@ static void no_probes_launched(void)
 	free(p.err);
 }
 
+/* dd's profile at json has at least min samples, most of them (with 64 KiB
+ * blocks its time is in the kernel under the libc wrappers) in fn:rw. */
+static void check_rw(const char *what, const char *json, uint64_t min)
+{
+	struct profile *prof = load_charged(json, NULL);
+	struct attrib *a = attrib__compute(prof, NULL);
+	uint64_t n = attrib__total_samples(a), rw = feature_samples(a, "fn:rw");
+
+	printf("  %s: %llu samples, %llu in fn:rw\n", what, (unsigned long long)n,
+	       (unsigned long long)rw);
+	assert_true(n >= min);
+	assert_true(rw * 2 >= n);
+	attrib__free(a);
+	profile__free(prof);
+}
+
 /* A running program without any probe or mark (dd), by -p: accepted with a
  * function feature alone, which is charged its read and write calls (with
  * 64 KiB blocks most of dd's time, in the kernel under the libc wrappers). */
@@ -418,9 +440,6 @@ static void test_no_probes(void **state)
 	const char *json = itest_tmp("prof.json");
 	char *dd[] = {"/bin/dd", "if=/dev/zero", "of=/dev/null", "bs=64k", NULL};
 	struct itest_proc p, fsp;
-	struct profile *prof;
-	struct attrib *a;
-	uint64_t n, rw;
 
 	(void)state;
 	itest_spawn(&p, "dd", dd);
@@ -429,27 +448,137 @@ static void test_no_probes(void **state)
 	itest_wait(&fsp, ITEST_TIMEOUT_S);
 	itest_kill(&p);
 	itest_assert_exit(&fsp, 0);
-	prof = load_charged(json, NULL);
-	a = attrib__compute(prof, NULL);
-	n = attrib__total_samples(a);
-	rw = feature_samples(a, "fn:rw");
-	printf("  dd: %llu samples, %llu in fn:rw\n", (unsigned long long)n,
-	       (unsigned long long)rw);
-	assert_true(n >= 500);
-	assert_true(rw * 2 >= n);
+	check_rw("dd", json, 500);
 	assert_non_null(strstr(fsp.err, "recording with --stacks"));
-	attrib__free(a);
-	profile__free(prof);
 	free(fsp.out);
 	free(fsp.err);
 	no_probes_launched();
+}
+
+/* A copy of program in the scratch directory under a name of its own (so
+ * that -a --comm picks its processes and no others): its path. */
+static const char *own_copy(const char *program, const char *prefix)
+{
+	char name[16], cmd[2 * 4096];
+	const char *path;
+
+	snprintf(name, sizeof(name), "%s%d", prefix, (int)getpid() % 100000);
+	path = itest_tmp("%s", name);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", program, path);
+	assert_int_equal(system(cmd), 0);
+	return path;
+}
+
+/* -a --comm of a program without probes (dd, copied), started after the
+ * session: found when it maps libc (its ld.so's link map, or a scan) and
+ * charged its reads and writes. */
+static void syswide_found(void)
+{
+	const char *dd = own_copy("/bin/dd", "ffa"), *json = itest_tmp("sw.json");
+	char *fsp_argv[] = {NULL,
+			    "-F",
+			    ITEST_HZ,
+			    "-a",
+			    "--comm",
+			    (char *)strrchr(dd, '/') + 1,
+			    "--function-feature",
+			    "rw=libc.so.6:*read,*write",
+			    "--json",
+			    (char *)json,
+			    NULL};
+	char *dd_argv[] = {(char *)dd, "if=/dev/zero", "of=/dev/null",
+			   "bs=64k",   "count=300000", NULL};
+	struct itest_proc fsp, p;
+
+	itest_start_fsp(&fsp, fsp_argv);
+	assert_non_null(
+		strstr(itest_slurp(fsp.err_path), "or mapping a file of the function features"));
+	itest_spawn(&p, "dd", dd_argv);
+	itest_wait(&p, ITEST_TIMEOUT_S);
+	itest_assert_exit(&p, 0);
+	itest_stop_fsp(&fsp);
+	check_rw("-a, dd started after", json, 200);
+}
+
+/* Processes mapping a file of the function features, and no probes: the
+ * first SESSION_SW_MAX_FUNCTION_PROCESSES (256) found, the others left out,
+ * said. NR_SLEEPERS copies of sleep, all running before the session. */
+#define NR_SLEEPERS 260
+
+static void syswide_bound(void)
+{
+	const char *sleeper = own_copy("/bin/sleep", "ffb"), *pids = itest_tmp("sleepers");
+	char script[4096], *sh[] = {"/bin/sh", "-c", script, NULL};
+	char *fsp_argv[] = {NULL,
+			    "-a",
+			    "--comm",
+			    (char *)strrchr(sleeper, '/') + 1,
+			    "--function-feature",
+			    "nap=libc.so.6:*nanosleep*",
+			    "-d",
+			    "1",
+			    NULL};
+	struct itest_proc shell, fsp;
+	char *err, *line;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(script, sizeof(script),
+		 "for i in $(seq %d); do %s 120 & echo $!; done > %s; echo done >> %s; wait",
+		 NR_SLEEPERS, sleeper, pids, pids);
+	itest_spawn(&shell, "sleepers", sh);
+	assert_true(itest_wait_text(pids, "done", 60));
+	f = fopen(pids, "r");
+	assert_non_null(f);
+	for (pid_t pid; fscanf(f, "%d", &pid) == 1; n++) {
+		char comm[64] = "";
+		/* each has exec'd the copy (its comm), before the session */
+		for (double until = itest_now() + 30; itest_now() < until; itest_sleep(0.05)) {
+			char path[64], *c;
+
+			snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+			c = itest_slurp(path);
+			snprintf(comm, sizeof(comm), "%s", c ? c : "");
+			free(c);
+			if (!strncmp(comm, strrchr(sleeper, '/') + 1,
+				     strlen(strrchr(sleeper, '/') + 1)))
+				break;
+		}
+	}
+	assert_int_equal(n, NR_SLEEPERS);
+	itest_start_fsp(&fsp, fsp_argv);
+	itest_wait(&fsp, ITEST_TIMEOUT_S);
+	itest_assert_exit(&fsp, 0);
+	err = itest_slurp(fsp.err_path);
+	line = strstr(err, "profiling system-wide: ");
+	printf("  %d sleepers: %.*s\n", NR_SLEEPERS, line ? (int)strcspn(line, "\n") : 0,
+	       line ? line : "");
+	assert_non_null(line);
+	assert_int_equal(atoi(line + strlen("profiling system-wide: ")), 256);
+	assert_non_null(strstr(err, "more than 256 processes without probes map a file of the "
+				    "function features; the first 256 found are profiled"));
+	free(err);
+	/* the sleepers, by their PIDs */
+	rewind(f);
+	for (pid_t pid; fscanf(f, "%d", &pid) == 1;)
+		kill(pid, SIGTERM);
+	fclose(f);
+	itest_wait(&shell, 30);
+}
+
+/* -a with function features alone: their processes are profiled, bounded. */
+static void test_syswide(void **state)
+{
+	(void)state;
+	syswide_found();
+	syswide_bound();
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_shares_fp), ITEST(test_shares_nofp), ITEST(test_after_the_fact),
-		ITEST(test_map_libc),  ITEST(test_no_probes),
+		ITEST(test_map_libc),  ITEST(test_no_probes),	ITEST(test_syswide),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);

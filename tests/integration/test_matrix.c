@@ -5,7 +5,8 @@
  *
  * A case is one session: a workload (marks in the main thread with nesting
  * and an antimark, a thread pool, payloads, a probe map's provider; probe
- * ABI v2 and v1 builds; the demos) x record options (none, --events,
+ * ABI v2 and v1 builds; the demos; function features with and without
+ * marks) x record options (none, --events,
  * --off-cpu, --stacks, their combinations, --interval) x a mode (launch,
  * -p PID, -a --comm NAME) x the live output (text, json, folded, pprof,
  * html). Each table below is one dimension: a new workload, option set,
@@ -25,7 +26,10 @@
  *     thread, off-CPU folded, pprof, the HTML page's data) shows the same
  *     samples, native samples, off-CPU time and calls per feature and
  *     instance as its model, merge(a) = a, merge(a, a) = 2a, diff(a, a)
- *     shows no change, and a plug-in's samples are its feature's.
+ *     shows no change, and a plug-in's samples are its feature's;
+ *   - with function features, the saved profile without its rules, given
+ *     them by report --map/--function-feature (after the fact), is
+ *     reported as the saved profile is.
  *
  * Which cases (FSP_MATRIX):
  *   subset   (the default, `make test`) the cases of `subset`: every value of
@@ -56,19 +60,26 @@
 /* CPU time of each working thread of wl_matrix, and of the demos. */
 #define WORK_MS "300"
 #define SESSION_TIMEOUT_S 120.0
+/* dd's 512-byte records (nomarks-ff): about 1.4 s here, long enough
+ * for -p to attach to it running */
+#define DD_COUNT "2000000"
 
 /* ---- the dimensions ---------------------------------------------------------------- */
 
 struct workload {
 	const char *name;
-	const char *program; /* a workload, or examples/NAME when example */
-	const char *args[4]; /* after the program; "@ATTACH" is now|attached, "@LIB" the provider */
+	/* a workload, examples/NAME when example, or a system program's path */
+	const char *program;
+	const char *args[6]; /* after the program; "@ATTACH" is now|attached, "@LIB" the provider */
 	bool v1; /* the -DFSP_ABI_V1 build */
 	bool example; /* examples/: runs at once, launch mode only */
 	bool map; /* --map wlprov */
 	const char *plugin; /* the built-in plug-in its marks are for */
 	const char *features[5]; /* must be charged samples */
 	const char *offcpu_feature; /* with --off-cpu, must be charged off-CPU time */
+	/* function features: record's options for them (and report's, after the
+	 * fact); "@FFMAP" is the map of function features written here */
+	const char *ff_args[5];
 };
 
 static const struct workload workloads[] = {
@@ -162,6 +173,41 @@ static const struct workload workloads[] = {
 	 NULL,
 	 {"hash", "compress", "format"},
 	 NULL},
+	/* function features: the shipped libc map (output nested in the demo's
+	 * marked output; its sorting's antimark outside) */
+	{"demo-libc",
+	 "demo",
+	 {WORK_MS},
+	 false,
+	 true,
+	 false,
+	 NULL,
+	 {"output", "parse", "libc:output"},
+	 NULL,
+	 {"--map", "libc"}},
+	/* a map's function and antimark rules and --function-feature, nested in
+	 * marks and around them, in every mode */
+	{"main-ff",
+	 "wl_matrix",
+	 {"main", WORK_MS, "@ATTACH"},
+	 false,
+	 false,
+	 false,
+	 "boundary",
+	 {"request", "parse", "mxff:burn", "fn:step"},
+	 "io",
+	 {"--map", "@FFMAP", "--function-feature", "step=*:main_parse,main_contract"}},
+	/* no marks, no probes: function features alone (dd's reads and writes) */
+	{"nomarks-ff",
+	 "/usr/bin/dd",
+	 {"if=/dev/zero", "of=/dev/null", "bs=512", "count=" DD_COUNT, "status=none"},
+	 false,
+	 false,
+	 false,
+	 NULL,
+	 {"libc:output", "libc:input", "fn:io"},
+	 NULL,
+	 {"--map", "libc", "--function-feature", "io=libc.so.6:*read,*write"}},
 };
 
 enum { OPT_OFFCPU = 1, OPT_STACKS = 2, OPT_INTERVAL = 4 };
@@ -225,6 +271,11 @@ static const struct {
 	{"prov-v1", "off-cpu", SYSWIDE, LIVE_PPROF},
 	{"main", "stacks", SYSWIDE, LIVE_JSON},
 	{"payload", "interval+stacks", SYSWIDE, LIVE_TEXT},
+	{"demo-libc", "events", LAUNCH, LIVE_HTML},
+	{"main-ff", "off-cpu", PID, LIVE_PPROF},
+	{"main-ff", "interval", SYSWIDE, LIVE_TEXT},
+	{"nomarks-ff", "default", LAUNCH, LIVE_FOLDED},
+	{"nomarks-ff", "events", PID, LIVE_JSON},
 };
 
 /* Bugs a branch not yet merged fixes: their checks say KNOWN, not FAIL,
@@ -238,7 +289,7 @@ static const struct mx_known known[] = {
 
 struct session {
 	const struct mx_case *c;
-	char program[PATH_MAX], lib[PATH_MAX], map[PATH_MAX], comm[16];
+	char program[PATH_MAX], lib[PATH_MAX], map[PATH_MAX], ffmap[PATH_MAX], comm[16];
 	char saved[PATH_MAX], live[PATH_MAX]; /* the profile; the live page (html) */
 	char *argv[64];
 	int argc;
@@ -267,11 +318,14 @@ static void pick_program(struct session *s)
 	const struct workload *w = s->c->w;
 	char src[PATH_MAX], cmd[3 * PATH_MAX];
 
-	snprintf(src, sizeof(src), "%s/%s/%s", out_dir(w),
-		 w->example ? "examples"
-		 : w->v1    ? "workloads-v1"
-			    : "workloads",
-		 w->program);
+	if (w->program[0] == '/')
+		snprintf(src, sizeof(src), "%s", w->program);
+	else
+		snprintf(src, sizeof(src), "%s/%s/%s", out_dir(w),
+			 w->example ? "examples"
+			 : w->v1    ? "workloads-v1"
+				    : "workloads",
+			 w->program);
 	snprintf(s->lib, sizeof(s->lib), "%s/%s/libwl_prov.so", out_dir(w),
 		 w->v1 ? "workloads-v1" : "workloads");
 	if (access(src, X_OK))
@@ -291,7 +345,7 @@ static void add_workload(struct session *s, char **argv, int *argc)
 	const struct workload *w = s->c->w;
 
 	argv[(*argc)++] = s->program;
-	for (int i = 0; i < 4 && w->args[i]; i++) {
+	for (int i = 0; i < 6 && w->args[i]; i++) {
 		const char *a = w->args[i];
 
 		if (!strcmp(a, "@ATTACH"))
@@ -310,6 +364,16 @@ static bool live_renders(enum live l)
 	return l == LIVE_FOLDED || l == LIVE_PPROF || l == LIVE_HTML;
 }
 
+/* The workload's function features' options (record's and report's). */
+static void add_ff_args(struct session *s, char **argv, int *argc)
+{
+	const char *const *ff = s->c->w->ff_args;
+
+	for (int i = 0; i < 5 && ff[i]; i++)
+		argv[(*argc)++] = !strcmp(ff[i], "@FFMAP") ? s->ffmap : (char *)ff[i];
+	argv[*argc] = NULL;
+}
+
 /* fsp-bpf's arguments but the target: options, the live format, the saved
  * profile (-o, or --json beside a rendering's -o). */
 static void fsp_args(struct session *s)
@@ -323,6 +387,7 @@ static void fsp_args(struct session *s)
 		add(s, "--map");
 		add(s, s->map);
 	}
+	add_ff_args(s, s->argv, &s->argc);
 	if (c->w->plugin && (c->live == LIVE_TEXT || c->live == LIVE_JSON)) {
 		add(s, "--plugin");
 		add(s, c->w->plugin);
@@ -510,6 +575,12 @@ static void check_live(struct session *s)
 	}
 }
 
+/* The session records native stacks: --stacks, or function features. */
+static bool native(const struct session *s)
+{
+	return s->c->o->flags & OPT_STACKS || s->c->w->ff_args[0];
+}
+
 /* What a clean run's diagnostics may count, and why. */
 static void allowed_diags(const struct session *s, const char **allowed)
 {
@@ -519,7 +590,7 @@ static void allowed_diags(const struct session *s, const char **allowed)
 	allowed[n++] = "offcpu_recovered";
 	/* a launched command's first samples, taken inside execve(): no user
 	 * stack to unwind (docs/profile-format.md) */
-	if (s->c->mode == LAUNCH && s->c->o->flags & OPT_STACKS)
+	if (s->c->mode == LAUNCH && native(s))
 		allowed[n++] = "native_replaced";
 	allowed[n] = NULL;
 }
@@ -556,17 +627,65 @@ static void drop_signal_notice(const struct session *s, char *err)
 		memmove(at, at + strlen(notice), strlen(at + strlen(notice)) + 1);
 }
 
-static void write_map(const char *path)
+/* wlprov's map: a feature with an extent, and a point event. */
+static const char prov_map[] = "map wlprov\nprovider wlprov\nfeature work\n\tenter work__start\n"
+			       "\tleave work__done\n\tinstance {str:0}\nfeature started\n"
+			       "\tevent work__start\n\tinstance {str:0}\n";
+
+/* The map of function features of main-ff: a map's function and antimark
+ * rules (wl_burn's integrity check, chunk(), charges nothing to it), and a
+ * libc function called inside wl_burn, one instance for every call. */
+static const char ff_map[] = "map mxff\ndescription function features of the consistency matrix\n"
+			     "feature burn\n\tfunction *:wl_burn\n\tantimark *:chunk\n"
+			     "feature clock\n\tfunction libc.so.6:*clock_gettime*\n"
+			     "\tinstance none\n";
+
+static void write_map(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
-	/* a feature with an extent, and a point event */
-	fputs("map wlprov\nprovider wlprov\nfeature work\n\tenter work__start\n"
-	      "\tleave work__done\n\tinstance {str:0}\nfeature started\n\tevent work__start\n"
-	      "\tinstance {str:0}\n",
-	      f);
+	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
+}
+
+/* report [--comm C] --min-pct 0 [FMT] [the function features' options] FILE:
+ * its output file. */
+static const char *report_text(struct session *s, const char *tag, const char *path, bool rules,
+			       bool folded)
+{
+	char *argv[24] = {NULL, "report", "--min-pct", "0"};
+	int argc = 4;
+
+	if (s->c->mode == SYSWIDE) {
+		argv[argc++] = "--comm";
+		argv[argc++] = s->comm;
+	}
+	if (folded) {
+		argv[argc++] = "--format";
+		argv[argc++] = "folded";
+	}
+	if (rules)
+		add_ff_args(s, argv, &argc);
+	argv[argc++] = (char *)path;
+	argv[argc] = NULL;
+	return mx_fspv(tag, argv);
+}
+
+/* Function features after the fact: the saved profile without its rules (as
+ * recorded with --stacks alone), given them by report --map and
+ * --function-feature, is reported as the saved profile is (which is the live
+ * report: check_live), in text and in folded stacks. */
+static void check_after_the_fact(struct session *s)
+{
+	const char *bare = itest_tmp("bare.json");
+
+	mx_strip_rules(s->saved, bare);
+	for (int folded = 0; folded < 2; folded++)
+		mx_check_same_file(folded ? "report --format folded with the rules after the fact"
+					  : "report with the rules after the fact",
+				   report_text(s, "report-after", bare, true, folded),
+				   report_text(s, "report-recorded", s->saved, false, folded));
 }
 
 static void run_case(void **state)
@@ -582,7 +701,9 @@ static void run_case(void **state)
 	snprintf(s.saved, sizeof(s.saved), "%s", itest_tmp("prof.json"));
 	snprintf(s.live, sizeof(s.live), "%s", itest_tmp("live.out"));
 	snprintf(s.map, sizeof(s.map), "%s", itest_tmp("wlprov.map"));
-	write_map(s.map);
+	write_map(s.map, prov_map);
+	snprintf(s.ffmap, sizeof(s.ffmap), "%s", itest_tmp("mxff.map"));
+	write_map(s.ffmap, ff_map);
 	pick_program(&s);
 	fsp_args(&s);
 	run_session(&s);
@@ -601,8 +722,10 @@ static void run_case(void **state)
 			.plugin = c->w->plugin,
 			.allowed_diags = allowed,
 			.offcpu = c->o->flags & OPT_OFFCPU,
-			.native = c->o->flags & OPT_STACKS,
+			.native = native(&s),
 		});
+		if (c->w->ff_args[0])
+			check_after_the_fact(&s);
 	}
 	printf("  %s: %lu checks, %lu failed, %lu known, %.1f s\n", c->name, mx_stats.checks,
 	       mx_stats.failed, mx_stats.known, itest_now() - t0);

@@ -645,6 +645,30 @@ static void test_saved_equals_live(void **state)
 	profile__free(back);
 }
 
+/* The files -a profiles processes for: those a function pattern names (a
+ * glob of their base name), not an antimark's. */
+static void test_names_file(void **state)
+{
+	struct funcfeat *ff = funcfeat__new();
+	char err[256];
+
+	(void)state;
+	assert_false(funcfeat__names_file(ff, "/lib/libc.so.6"));
+	assert_false(funcfeat__names_file(NULL, "/lib/libc.so.6"));
+	assert_int_equal(funcfeat__parse_option(ff, "out=libc.so.6:write", err, sizeof(err)), 0);
+	assert_int_equal(funcfeat__add(ff, "fn:out", true, "app*:cb", FUNCFEAT_INSTANCE_CALLER, err,
+				       sizeof(err)),
+			 0);
+	assert_int_equal(funcfeat__parse_option(ff, "mine=libwl_*.so:spin", err, sizeof(err)), 0);
+	assert_true(funcfeat__names_file(ff, "/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_true(funcfeat__names_file(ff, "libc.so.6"));
+	assert_true(funcfeat__names_file(ff, "/opt/x/libwl_native.so"));
+	assert_false(funcfeat__names_file(ff, "/usr/lib/libc.so.6.1"));
+	assert_false(funcfeat__names_file(ff, "/usr/bin/app1")); /* an antimark's file */
+	assert_false(funcfeat__names_file(ff, "/libc.so.6/other"));
+	funcfeat__free(ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -660,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_outside),
 		cmocka_unit_test(test_shipped_postgresql_sampled),
 		cmocka_unit_test(test_merge_keeps_rules),
+		cmocka_unit_test(test_names_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,6 +30,9 @@ enum snap_kind {
 	SNAP_PLAIN, /* the core samples: /metrics */
 	SNAP_START, /* and the native stacks, not symbolized: a window's start */
 	SNAP_END, /* and the native stacks, symbolized: a window's end */
+	/* /metrics with function features: the native stacks, symbolized, and
+	 * the function features charged */
+	SNAP_CHARGED,
 };
 
 static double mono_now(void)
@@ -85,9 +88,11 @@ static struct agent_snap *take(struct agent *a, struct session *s, enum snap_kin
 	if (!n->p)
 		goto fail;
 	err = kind == SNAP_PLAIN ? session__snapshot(s, n->p)
-				 : session__snapshot_stacks(s, n->p, kind == SNAP_END);
+				 : session__snapshot_stacks(s, n->p, kind != SNAP_START);
 	if (!err)
 		err = a->meta(n->p, s, a->meta_ctx);
+	if (!err && kind == SNAP_CHARGED)
+		err = a->charge(n->p);
 	if (err)
 		goto fail;
 	nr = session__alive(s, NULL, 0);
@@ -243,9 +248,14 @@ void agent__on_wake(struct session *s, void *ctx)
 	}
 	pthread_mutex_unlock(&a->lock);
 
-	/* Outside the lock: the server's threads go on queueing meanwhile. */
+	/* Outside the lock: the server's threads go on queueing meanwhile. A
+	 * window's start serves /metrics too, unless function features need a
+	 * snapshot of their own (symbolized and charged). */
 	start = want_start ? take(a, s, SNAP_START) : NULL;
-	metrics = start ? snap_get(start) : want_metrics ? take(a, s, SNAP_PLAIN) : NULL;
+	if (a->charge)
+		metrics = want_metrics ? take(a, s, SNAP_CHARGED) : NULL;
+	else
+		metrics = start ? snap_get(start) : want_metrics ? take(a, s, SNAP_PLAIN) : NULL;
 	end = want_end ? take(a, s, SNAP_END) : NULL;
 
 	pthread_mutex_lock(&a->lock);
@@ -263,6 +273,11 @@ void agent__on_wake(struct session *s, void *ctx)
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
+
+void agent__set_charge(struct agent *a, agent_charge_fn charge)
+{
+	a->charge = charge;
+}
 
 int agent__fd(const struct agent *a)
 {

@@ -61,6 +61,9 @@ extern const struct argp agent_argp;
 
 /* Fills in a snapshot's metadata (record's, for the profile file). */
 typedef int (*agent_meta_fn)(struct profile *p, struct session *s, void *ctx);
+/* Charges a profile's function features (its metadata's rules), as report
+ * does: the snapshots of /metrics and the pprof windows. */
+typedef int (*agent_charge_fn)(struct profile *p);
 
 struct agent;
 
@@ -71,6 +74,10 @@ struct agent;
  * (the address in use, a file that cannot be read or is readable by others).
  */
 struct agent *agent__new(const struct agent_opts *o, agent_meta_fn meta, void *meta_ctx, int *err);
+/* With function features (the session's rules, in each snapshot's metadata
+ * by meta): /metrics snapshots carry the native stacks, symbolized, and the
+ * metrics and pprof windows are charged by charge. */
+void agent__set_charge(struct agent *a, agent_charge_fn charge);
 /* The fd for session_opts.wake_fd; agent__on_wake is its on_wake. */
 int agent__fd(const struct agent *a);
 void agent__on_wake(struct session *s, void *ctx);

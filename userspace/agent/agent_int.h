@@ -72,6 +72,7 @@ struct agent {
 	struct agent_opts o;
 	agent_meta_fn meta;
 	void *meta_ctx;
+	agent_charge_fn charge; /* function features: NULL without */
 	struct MHD_Daemon *daemon;
 	int efd; /* eventfd: requests for the session's loop */
 	int tfd; /* timerfd: the next window's end */

@@ -107,14 +107,20 @@ static int render_metrics(struct agent *a, struct agent_req *r, FILE *out)
 	return err;
 }
 
-static int render_window(struct agent_req *r, FILE *out)
+/* A window: the profile file (its function features' rules in its metadata,
+ * charged by whoever reads it, as a saved profile), or pprof, charged. */
+static int render_window(struct agent *a, struct agent_req *r, FILE *out)
 {
 	struct profile *w = profile__window(r->start->p, r->end->p, &(int){0});
-	int err;
+	int err = 0;
 
 	if (!w)
 		return -ENOMEM;
-	err = r->kind == REQ_JSON ? profile__write_json(out, w) : report__pprof(out, w, NULL);
+	if (r->kind != REQ_JSON && a->charge)
+		err = a->charge(w);
+	if (!err)
+		err = r->kind == REQ_JSON ? profile__write_json(out, w)
+					  : report__pprof(out, w, NULL);
 	profile__free(w);
 	return err;
 }
@@ -132,11 +138,11 @@ int agent_render(struct agent *a, struct agent_req *r, char **body, size_t *len,
 		*type = metrics__content_type(r->format);
 		break;
 	case REQ_JSON:
-		err = render_window(r, out);
+		err = render_window(a, r, out);
 		*type = "application/json";
 		break;
 	default:
-		err = render_window(r, out);
+		err = render_window(a, r, out);
 		*type = "application/octet-stream";
 		break;
 	}

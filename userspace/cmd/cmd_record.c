@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "funcfeat.h"
 #include "launch.h"
+#include "native.h"
 #include "log.h"
 #include "probemap_resolve.h"
 #include "record_targets.h"
@@ -195,6 +196,14 @@ static int agent_meta(struct profile *p, struct session *s, void *ctx)
 	return set_meta(p, s, c->o, c->desc, c->cmdline, c->rules);
 }
 
+/* The agent's /metrics snapshots and pprof windows: their function features
+ * charged as the report charges them (quietly: a snapshot taken before the
+ * first native stack has none to charge). */
+static int agent_charge(struct profile *p)
+{
+	return profile__nr_native_samples(p) ? profile_file__apply_rules(p, NULL) : 0;
+}
+
 /* --map: the probe maps and the features enabled in each (*sel NULL without). */
 static int select_probemaps(const struct fsp_options *o, const struct launch *l,
 			    struct probemap_selection **sel)
@@ -345,6 +354,8 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
 	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
 	so.comm_filter = o->view.ropts.comm;
+	so.functions = funcfeat__nr(rules) ? rules : NULL;
+	tg.functions = funcfeat__nr(rules) > 0;
 	/* --listen: serving before the BPF programs load (a port in use fails
 	 * at once); requests wait for the session's loop. */
 	if (o->agent.listen) {
@@ -354,6 +365,8 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 		agent = agent__new(&ao, agent_meta, &live, &err);
 		if (!agent)
 			goto cleanup;
+		if (funcfeat__nr(rules))
+			agent__set_charge(agent, agent_charge);
 		so.on_wake = agent__on_wake;
 		so.wake_fd = agent__fd(agent);
 		so.wake_ctx = agent;

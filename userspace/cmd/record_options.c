@@ -135,9 +135,10 @@ static const struct argp_option record_options[] = {
 	 0},
 	{"all-processes", 'a', NULL, 0,
 	 "System-wide: every process whose executable or libraries carry fsp probes (or "
-	 "the --map providers), also those started or dlopen()ing them during the session; "
-	 "--comm restricts it. Exited processes leave the kernel maps; after the first "
-	 "1000, each is folded into an earlier one of the same name",
+	 "the --map providers), or with function features map a file of theirs (at most 256 "
+	 "of those without probes, the first found), also those started or dlopen()ing them "
+	 "during the session; --comm restricts it. Exited processes leave the kernel maps; "
+	 "after the first 1000, each is folded into an earlier one of the same name",
 	 0},
 	OPTIONS_FUNCTION_FEATURE,
 	{"map", OPT_MAP, "NAME|FILE[,...]", 0,

@@ -155,9 +155,10 @@ static int check_found(struct session *s, const struct fsp_options *o, int nr, i
 	return 0;
 }
 
-/* Adds the n processes t of -p (check_pids) to the session. */
+/* Adds the n processes t of -p (check_pids) to the session. With function
+ * features a process without probes is no surprise: it is not said. */
 static int add_pids(struct session *s, const struct fsp_options *o, const struct pid_target *t,
-		    int n, char *desc, size_t size)
+		    int n, bool functions, char *desc, size_t size)
 {
 	int i, err, sites = 0, with_probes = 0;
 	pid_t without[FSP_MAX_PIDS];
@@ -176,7 +177,7 @@ static int add_pids(struct session *s, const struct fsp_options *o, const struct
 	err = check_found(s, o, n, with_probes);
 	if (err)
 		return err;
-	for (i = 0; i < n && (with_probes || !o->wait_probes); i++)
+	for (i = 0; i < n && !functions && (with_probes || !o->wait_probes); i++)
 		if (without[i])
 			log__info("process %d has no fsp probes loaded yet; sampling it anyway "
 				  "(probes it loads later are attached)",
@@ -187,7 +188,8 @@ static int add_pids(struct session *s, const struct fsp_options *o, const struct
 	return 0;
 }
 
-static int add_system_wide(struct session *s, const struct fsp_options *o, char *desc, size_t size)
+static int add_system_wide(struct session *s, const struct fsp_options *o, bool functions,
+			   char *desc, size_t size)
 {
 	int n = session__add_system_wide(s);
 
@@ -199,10 +201,11 @@ static int add_system_wide(struct session *s, const struct fsp_options *o, char 
 	}
 	snprintf(desc, size, "system-wide%s%s", o->view.ropts.comm ? ", comm " : "",
 		 o->view.ropts.comm ? o->view.ropts.comm : "");
-	log__info("profiling system-wide: %d processes with %s so far, %u probe sites, "
+	log__info("profiling system-wide: %d processes with %s%s so far, %u probe sites, "
 		  "%llu Hz. Ctrl-C to stop.",
-		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes", session__nr_sites(s),
-		  (unsigned long long)o->session.frequency_hz);
+		  n, o->probemaps ? "fsp or mapped probes" : "fsp probes",
+		  functions ? " or mapping a file of the function features" : "",
+		  session__nr_sites(s), (unsigned long long)o->session.frequency_hz);
 	return 0;
 }
 
@@ -249,6 +252,6 @@ int record_targets__add(const struct record_targets *tg, struct session *s,
 	if (tg->l)
 		return start_command(s, tg->l, o, desc, size);
 	if (o->session.system_wide)
-		return add_system_wide(s, o, desc, size);
-	return add_pids(s, o, tg->t, tg->n, desc, size);
+		return add_system_wide(s, o, tg->functions, desc, size);
+	return add_pids(s, o, tg->t, tg->n, tg->functions, desc, size);
 }

@@ -29,6 +29,7 @@ struct record_targets {
 	struct launch *l;
 	struct pid_target t[FSP_MAX_PIDS];
 	int n;
+	bool functions; /* the session has function features */
 };
 
 /* Checks -p's PIDs into tg->t, each process once (two threads of one

@@ -15,6 +15,7 @@
 #include "probemap.h"
 #include "profile.h"
 
+struct funcfeat;
 struct session;
 
 enum session_stacks {
@@ -90,10 +91,18 @@ struct session_opts {
 	size_t nr_probemaps;
 	/* -a: only processes whose comm is in this comma-separated list. */
 	const char *comm_filter;
+	/* -a: the function features' rules: a process that maps a file of
+	 * theirs is profiled too (at most SESSION_SW_MAX_FUNCTION_PROCESSES
+	 * that have no probes at once). NULL: none. */
+	const struct funcfeat *functions;
 	/* -p --wait-probes=S: session__run ends with -ETIMEDOUT when no probe
 	 * site has been attached after S seconds (0: no limit). */
 	double probe_timeout_s;
 };
+
+/* -a: processes profiled at once for function features alone (no probes):
+ * the first found; the others are left out, said once. */
+#define SESSION_SW_MAX_FUNCTION_PROCESSES 256
 
 /* Needs root. On failure NULL and *err (-EPERM, -ENOSYS: BPF unsupported, ...),
  * with the reason already printed. */

@@ -115,6 +115,7 @@ struct target {
 	 * hooked, each hook costs every call a uprobe hit. */
 	bool probed;
 	bool unwind_hooked; /* the runtime libraries it maps are hooked */
+	bool functions_only; /* -a: profiled for function features alone */
 	struct file_set files; /* files already scanned (with or without probes) */
 	struct mapping *mappings; /* as of the last scan: labels of a gone process */
 	size_t nr_mappings;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /* System-wide mode (-a): every process whose files carry fsp probes or a
  * probe map's provider, found in /proc at the start and every second, and by
- * its first probe; probes are attached per file, for every process. */
+ * its first probe; probes are attached per file, for every process. With
+ * function features, also the processes that map a file of theirs (at most
+ * SESSION_SW_MAX_FUNCTION_PROCESSES of them without probes at once). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +19,7 @@
 
 #include "caps.h"
 #include "fsp_probes.h"
+#include "funcfeat.h"
 #include "log.h"
 #include "procmaps.h"
 #include "procscan.h"
@@ -24,10 +27,12 @@
 #include "util.h"
 #include "session_int.h"
 
-/* Whether a file carries probes fsp-bpf attaches, cached by file. */
+/* Whether a file carries probes fsp-bpf attaches, or functions of a
+ * function feature, cached by file. */
 struct sw_verdict {
 	struct file_id id;
 	bool relevant;
+	bool functions;
 };
 
 /* A process looked at, and the last /proc scan that saw it. */
@@ -48,6 +53,8 @@ struct syswide {
 	unsigned int scan_gen; /* the /proc scan under way, or the last one */
 	uint64_t reported[4]; /* errnos of failures already reported */
 	bool ptrace_said; /* processes of other users we may not read, said */
+	size_t nr_functions; /* targets for function features alone, alive */
+	bool functions_said; /* the bound of those was reached, said */
 };
 
 int syswide__init(struct session *s)
@@ -206,6 +213,7 @@ struct sw_scan_ctx {
 	struct session *s;
 	pid_t pid;
 	bool relevant;
+	bool functions; /* maps a file of a function feature */
 	int failed; /* a file could not be read: -errno */
 };
 
@@ -219,6 +227,7 @@ static int sw_file_cb(void *ctx, const struct mapping *m)
 	for (size_t i = 0; i < sw->nr_verdicts; i++) {
 		if (sw->verdicts[i].id.dev == m->dev && sw->verdicts[i].id.ino == m->ino) {
 			c->relevant |= sw->verdicts[i].relevant;
+			c->functions |= sw->verdicts[i].functions;
 			return c->relevant ? 1 : 0;
 		}
 	}
@@ -241,12 +250,15 @@ static int sw_file_cb(void *ctx, const struct mapping *m)
 	if (fsp_grow((void **)&sw->verdicts, &sw->cap_verdicts, sw->nr_verdicts + 1,
 		     sizeof(*sw->verdicts)))
 		return -ENOMEM;
-	sw->verdicts[sw->nr_verdicts++] = (struct sw_verdict){{m->dev, m->ino}, relevant};
+	sw->verdicts[sw->nr_verdicts++] = (struct sw_verdict){
+		{m->dev, m->ino}, relevant, funcfeat__names_file(c->s->opts.functions, m->path)};
 	c->relevant |= relevant;
+	c->functions |= sw->verdicts[sw->nr_verdicts - 1].functions;
 	return c->relevant ? 1 : 0;
 }
 
 static int sw_add(struct session *s, pid_t pid);
+static int sw_add_functions(struct session *s, pid_t pid);
 
 static int sw_pid_cb(void *ctx, pid_t pid)
 {
@@ -280,8 +292,10 @@ static int sw_pid_cb(void *ctx, pid_t pid)
 		}
 		return 0;
 	}
-	if (!c.relevant || !sw_admitted(s, pid))
+	if (!(c.relevant || c.functions) || !sw_admitted(s, pid))
 		return 0;
+	if (!c.relevant)
+		return sw_add_functions(s, pid);
 	return sw_add(s, pid);
 }
 
@@ -298,6 +312,38 @@ static int sw_add(struct session *s, pid_t pid)
 	if (err < 0 && !gone_error(err))
 		sw_report(s, "read the mappings or files of a process with probes", err);
 	return 0;
+}
+
+/*
+ * Profiles pid, a process without probes that maps a file of a function
+ * feature: the first SESSION_SW_MAX_FUNCTION_PROCESSES found (in /proc at
+ * the start, then as they start or load the file) while that many are alive;
+ * the others are left out, said once. Each costs nothing until it runs, then
+ * its samples' stacks (perf's cost).
+ */
+static int sw_add_functions(struct session *s, pid_t pid)
+{
+	struct syswide *sw = s->sw;
+	struct target *t;
+	int err;
+
+	if (sw->nr_functions >= SESSION_SW_MAX_FUNCTION_PROCESSES) {
+		if (!sw->functions_said)
+			log__err("-a: more than %d processes without probes map a file of the "
+				 "function features; the first %d found are profiled, process %d "
+				 "and others are not (choose them with --comm)",
+				 SESSION_SW_MAX_FUNCTION_PROCESSES,
+				 SESSION_SW_MAX_FUNCTION_PROCESSES, pid);
+		sw->functions_said = true;
+		return 0;
+	}
+	err = sw_add(s, pid);
+	t = targets__find(s, pid);
+	if (!err && t && !t->functions_only && !t->probed) {
+		t->functions_only = true;
+		sw->nr_functions++;
+	}
+	return err;
 }
 
 /*
@@ -381,6 +427,8 @@ void syswide__exit(struct session *s, pid_t pid)
 	/* The kernel side deleted it from the targets map at the exit. */
 	if (s->sw)
 		sw_forget(s->sw, pid);
+	if (t && t->alive && t->functions_only)
+		s->sw->nr_functions--;
 	if (t)
 		targets__gone(s, t);
 }

@@ -95,6 +95,11 @@ struct stacks {
 	struct stacks_timed *timed;
 	size_t nr_timed, cap_timed;
 	size_t *entry_native;
+	/* Symbols found by earlier fills (the live view's and the agent's
+	 * snapshots symbolize the stacks again each time): their locations,
+	 * found by (module path, address) in symcache_ids. */
+	struct profile *symcache;
+	struct hashmap symcache_ids;
 };
 
 /* user_frame()'s answers, direct-mapped by (reading of the mappings, pc):
@@ -602,6 +607,60 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 	return err;
 }
 
+/* The symbols cache's key of p's location loc (with its address): its
+ * module's kind, path and build-id (a file replaced under its name is
+ * another); false for a location without a module. */
+static bool symcache_key(const struct profile *p, const struct profile_location *loc, uint64_t *key)
+{
+	struct profile_module m;
+
+	if (loc->module == PROFILE_NO_MODULE || profile__module(p, loc->module, &m))
+		return false;
+	*key = fsp_hash_pair(fsp_hash_pair(fsp_hash_str(m.path), m.kind),
+			     m.build_id ? fsp_hash_str(m.build_id) : 0);
+	return true;
+}
+
+/* Gives p's locations without lines the lines an earlier fill found. */
+static void symcache_use(struct stacks *st, struct profile *p)
+{
+	struct profile_location loc, c;
+	uint64_t key, idx;
+
+	for (size_t i = 0; st->symcache && i < profile__nr_locations(p); i++)
+		if (!profile__location(p, i, &loc) && !loc.nr_lines &&
+		    symcache_key(p, &loc, &key) &&
+		    hashmap__find(&st->symcache_ids, key, loc.address, &idx) &&
+		    !profile__location(st->symcache, idx, &c))
+			profile__set_location_lines(p, i, c.lines, c.nr_lines, c.flags);
+}
+
+/* Keeps p's symbolized locations for the next fills (best effort: without
+ * memory, the next fill symbolizes them again). */
+static void symcache_keep(struct stacks *st, struct profile *p)
+{
+	struct profile_location loc;
+	struct profile_module m;
+	uint64_t key;
+	int mod, idx;
+
+	if (!st->symcache)
+		st->symcache = profile__new();
+	for (size_t i = 0; st->symcache && i < profile__nr_locations(p); i++) {
+		if (profile__location(p, i, &loc) || !loc.nr_lines ||
+		    !symcache_key(p, &loc, &key) ||
+		    hashmap__find(&st->symcache_ids, key, loc.address, NULL) ||
+		    profile__module(p, loc.module, &m))
+			continue;
+		mod = profile__add_module(st->symcache, &m);
+		loc.module = mod >= 0 ? (uint32_t)mod : PROFILE_NO_MODULE;
+		idx = mod >= 0 ? profile__add_location(st->symcache, &loc) : mod;
+		if (idx < 0 || hashmap__find_or_insert(&st->symcache_ids, key, loc.address,
+						       (uint64_t)idx, NULL) < 0)
+			return;
+	}
+}
+
 static void symbolize(struct stacks *st, struct profile *p)
 {
 	struct symbolizer_opts so = {.resolve = resolve, .resolve_ctx = st};
@@ -647,7 +706,9 @@ int stacks__fill(struct stacks *st, struct profile *p)
 
 	if (err)
 		return err;
+	symcache_use(st, p);
 	symbolize(st, p);
+	symcache_keep(st, p);
 	log__verbose("native stacks: %llu records, %llu unwound (%llu DWARF, %llu frame "
 		     "pointers, %llu truncated), %.3f s CPU",
 		     (unsigned long long)st->stats.records, (unsigned long long)st->stats.unwound,
@@ -667,6 +728,7 @@ struct stacks *stacks__new(const struct stacks_opts *opts)
 	st->opts = *opts;
 	st->module_ids = (struct hashmap)HASHMAP_INIT;
 	st->entry_ids = (struct hashmap)HASHMAP_INIT;
+	st->symcache_ids = (struct hashmap)HASHMAP_INIT;
 	st->unw = unwinder__new();
 	st->fcache = calloc(FRAME_CACHE, sizeof(*st->fcache));
 	if (!st->unw || !st->fcache) {
@@ -698,6 +760,8 @@ void stacks__free(struct stacks *st)
 	free(st->by_profile_module);
 	free(st->timed);
 	free(st->entry_native);
+	profile__free(st->symcache);
+	hashmap__fini(&st->symcache_ids);
 	free(st);
 }
 
