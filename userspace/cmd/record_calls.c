@@ -115,11 +115,15 @@ int record_calls__report(const struct session *s, const struct profile *p, const
 				"binaries built with an fsp.h before call numbers (and for ABI v1 "
 				"marks of other threads)\n",
 				(unsigned long long)calls__unknown(c));
+		if (calls__dropped_calls(c))
+			fprintf(out,
+				"  bounded (--calls-keep): %llu ended calls dropped; per instance "
+				"its slowest calls and a uniform sample of the others are kept\n",
+				(unsigned long long)calls__dropped_calls(c));
 		if (calls__dropped(c))
 			fprintf(out,
-				"  dropped: %llu samples whose call records were lost or beyond "
-				"the "
-				"bound\n",
+				"  dropped: %llu samples whose call records were lost or whose "
+				"calls the bound dropped\n",
 				(unsigned long long)calls__dropped(c));
 	}
 	free(fs);

@@ -27,6 +27,7 @@
 #include "profiler.h"
 #include "profile.h"
 #include "profile_io.h"
+#include "calls.h"
 #include "callsel.h"
 #include "record_calls.h"
 #include "record_signals.h"
@@ -283,6 +284,13 @@ static error_t parse_record_number(int key, char *arg, struct argp_state *state)
 			return options__error(state, "invalid --max-events '%s': expected 16 to %d",
 					      arg, 1 << 20);
 		so->max_events = u;
+		return 0;
+	case OPT_CALLS_KEEP:
+		if (options__u64(arg, 1, 1 << 20, &u))
+			return options__error(state, "invalid --calls-keep '%s': expected 1 to %d",
+					      arg, 1 << 20);
+		so->calls = true;
+		so->calls_keep = (uint32_t)u;
 		return 0;
 	case OPT_STACK_SIZE:
 		if (options__u64(arg, FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK, &u) || u % 8)
