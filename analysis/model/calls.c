@@ -626,8 +626,8 @@ struct calls *calls__copy(const struct calls *c,
 	}
 	for (size_t i = 0; !err && i < c->nr; i++) {
 		const struct call_rec *r = &c->recs[i];
-		struct call_rec *n = call_find(to, r->pid, r->tid, r->id, r->feature, r->instance,
-					       &err);
+		struct call_rec *n =
+			call_find(to, r->pid, r->tid, r->id, r->feature, r->instance, &err);
 
 		if (!n) {
 			/* not without err unless a hash collision: the call dropped */

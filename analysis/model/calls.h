@@ -146,8 +146,8 @@ void calls__set_dropped_calls(struct calls *c, uint64_t n);
  * the copy's calls__dropped). Native stacks are not copied (the caller
  * joins them to the copy). NULL: no memory.
  */
-struct calls *calls__copy(const struct calls *c, int (*stack_of)(void *ctx, size_t stack, size_t *out),
-			  void *ctx);
+struct calls *calls__copy(const struct calls *c,
+			  int (*stack_of)(void *ctx, size_t stack, size_t *out), void *ctx);
 
 size_t calls__nr(const struct calls *c);
 /* Call i, in order of first sample; NULL beyond. */

@@ -156,8 +156,7 @@ static void add_calls(struct calls *c, uint64_t from, uint64_t to)
 		uint64_t t = id * 10000000000ULL;
 
 		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, t, 1), 0);
-		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, t + (id - 1) * 1000000, 1),
-				 0);
+		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, t + (id - 1) * 1000000, 1), 0);
 	}
 }
 
@@ -531,7 +530,6 @@ static void test_offcpu(void **state)
 }
 
 /* ---- the profile file ------------------------------------------------------------ */
-
 
 /* The calls go to version 4's "calls" and come back the same; a file
  * whose version is 3 ignores a "calls" member (unknown then), and one with

@@ -195,8 +195,8 @@ int callrecs__add(struct callrecs *c, const void *data, size_t size)
 		    recbuf__push(&c->natives, r, words))
 			c->keep_natives = false;
 	}
-	return c->recs.n >= FLUSH_RECS || c->offs.n >= FLUSH_RECS ||
-	       c->nr_offends >= FLUSH_RECS || c->nr_exact >= FLUSH_RECS;
+	return c->recs.n >= FLUSH_RECS || c->offs.n >= FLUSH_RECS || c->nr_offends >= FLUSH_RECS ||
+	       c->nr_exact >= FLUSH_RECS;
 }
 
 uint64_t callrecs__dropped(const struct callrecs *c)
@@ -215,8 +215,7 @@ static int note_last(struct callrecs *c, const struct fsp_call_rec *r, size_t de
 	if (ret < 0)
 		return ret;
 	if (!ret) {
-		if (fsp_grow((void **)&c->lasts, &c->cap_lasts, c->nr_lasts + 1,
-			     sizeof(*c->lasts)))
+		if (fsp_grow((void **)&c->lasts, &c->cap_lasts, c->nr_lasts + 1, sizeof(*c->lasts)))
 			return -ENOMEM;
 		c->lasts[c->nr_lasts++] = (struct last_ids){0};
 	}
@@ -466,8 +465,7 @@ int callrecs__collect(struct session *s, struct profile *p)
 		log__verbose("--calls: %.3f ms of off-CPU time without its switch-out "
 			     "record (charged to no call)",
 			     rc->off_unjoined_ns / 1e6);
-	calls__set_lost(c,
-			calls__dropped(c) + rc->dropped + collect__stat(s, FSP_STAT_CALLS_LOST),
+	calls__set_lost(c, calls__dropped(c) + rc->dropped + collect__stat(s, FSP_STAT_CALLS_LOST),
 			calls__unknown(c));
 	profile__set_calls(p, c);
 	return 0;
