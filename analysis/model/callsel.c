@@ -8,6 +8,8 @@
 
 #include "calls.h"
 #include "callsel.h"
+#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "native.h"
 #include "util.h"
 
@@ -303,6 +305,26 @@ static int add_call(struct profile *f, const struct profile *p, const struct cal
 	return err;
 }
 
+/* The function features p was charged by (its metadata's rules), charged
+ * in f too: f's native samples were added under their calls' mark stacks,
+ * before the rules moved p's to their merged stacks. */
+static int apply_rules(const struct profile *p, struct profile *f)
+{
+	const char *text = profile__meta(p)->function_features;
+	struct funcfeat *ff;
+	char msg[256];
+	int err;
+
+	if (!text || !*text)
+		return 0;
+	ff = funcfeat__new();
+	if (!ff)
+		return -ENOMEM;
+	err = funcfeat__parse(ff, text, msg, sizeof(msg)) ? -EINVAL : funcfeat__apply(ff, f);
+	funcfeat__free(ff);
+	return err;
+}
+
 int callsel__split(const struct profile *p, const struct callsel *sel, struct profile **sp,
 		   struct profile **op, struct callsel_info *info)
 {
@@ -347,6 +369,10 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 	}
 	info->selected = (uint64_t)(selected_calls + 0.5);
 	info->dropped_calls = calls__dropped_calls(c);
+	if (!err)
+		err = apply_rules(p, s);
+	if (!err)
+		err = apply_rules(p, o);
 	if (!info->selected)
 		info->min_ns = 0;
 	if (err) {

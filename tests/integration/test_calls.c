@@ -37,6 +37,10 @@
  *               either group keeps its native stack (each native record
  *               joined to its call by the sample's time)
  *
+ *   slow_calls_funcfeat  wl_requests with --calls --function-feature: the
+ *               rare path's function, a function feature, in the slow
+ *               requests' view at the truth's share, in the others' none
+ *
  *   slow_calls_offcpu  wl_requests with --calls --off-cpu: the lock wait's
  *               off-CPU time in the slow requests' view (report --calls
  *               'request>=6ms', feature lockwait) against the lock wait the
@@ -650,6 +654,35 @@ static void test_slow_calls_native(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* slow_calls_funcfeat: wl_requests with --calls and the rare path's function
+ * as a function feature (--function-feature, charged from the native stacks
+ * of each call's samples): in the slow requests' view fn:rarefn has the share
+ * of their CPU time the workload measured in the rare path, within max(2 pp,
+ * 4 sigma), and in the other requests' none. */
+static void test_slow_calls_funcfeat(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	const char *sel = itest_tmp("sel.json"), *oth = itest_tmp("oth.json");
+	struct itest_truth *t;
+	json_object *s, *o;
+	bool ok = true;
+
+	(void)state;
+	t = record_requests("--function-feature=rarefn=wl_requests:rare_expensive", prof, truth);
+	s = select_calls(prof, "request>=6ms", sel);
+	o = select_calls(prof, "request<6ms", oth);
+	ok &= share_ok("slow calls: fn:rarefn", itest_feature_samples(s, "fn:rarefn"),
+		       itest_feature_samples(s, "request"),
+		       (double)itest_truth_u64(t, "slow.rare_ns") /
+			       (double)itest_truth_u64(t, "slow.cpu_ns"));
+	ok &= share_ok("other calls: fn:rarefn", itest_feature_samples(o, "fn:rarefn"),
+		       itest_feature_samples(o, "request"), 0);
+	json_object_put(s);
+	json_object_put(o);
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
 /* The off-CPU ms of feature f in the section of a text report --calls that
  * starts with header (0 when its line has none), -1 if f is not there. */
 static double section_offcpu_ms(const char *text, const char *header, const char *f)
@@ -736,6 +769,7 @@ int main(void)
 		ITEST(test_slow_calls_bounded),
 		ITEST(test_calls_exact_join),
 		ITEST(test_calls_exact_join_events),
+		ITEST(test_slow_calls_funcfeat),
 	};
 
 	return ITEST_MAIN("calls", tests);

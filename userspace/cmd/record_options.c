@@ -187,6 +187,12 @@ static const struct argp_option record_options[] = {
 	 "report --calls, e.g. --calls='request>=50ms'), the view of the selected calls "
 	 "instead (docs/calls.md)",
 	 0},
+	{"calls-keep", OPT_CALLS_KEEP, "N", 0,
+	 "With --calls (implied): per feature instance, keep the N slowest calls and a "
+	 "uniform sample of N of its other calls (default " FSP_STR(
+		 CALLS_KEEP_DEFAULT) "); the others are dropped and counted, each sampled call "
+				     "standing for several",
+	 0},
 	{"stacks", OPT_STACKS, "user|kernel|all", OPTION_ARG_OPTIONAL,
 	 "Also record the native call stack of every on-CPU sample (default: user): unwound "
 	 "from DWARF CFI over a copy of the top of the user stack, or by frame pointers, and "
