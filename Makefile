@@ -475,11 +475,12 @@ $(OUTPUT)/bench/tools/empty.bpf.o: bench/tools/empty.bpf.c $(OUTPUT)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) $(BPF_SYS_INCLUDES) \
 		-Wall -Werror -c $< -o $@
 
-$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/probes/usdt.o
+$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/probes/usdt.o \
+		$(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
-		$(LDLIBS) -o $@
+		$(ANALYSIS_LIB) $(LDLIBS) -o $@
 
 # When a profiler is ready, and its tear-down (bench/startup.sh).
 $(OUTPUT)/bench/tools/startwatch: bench/tools/startwatch.c
