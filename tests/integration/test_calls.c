@@ -59,8 +59,9 @@
  *               recursion, two threads, a call open at the end; each call's
  *               samples and duration against the workload's (below)
  *
- *   slow_calls_bounded  slow_calls with --calls-keep: the view within the
- *               truth though most calls were dropped (below)
+ *   slow_calls_bounded(_events)  slow_calls with --calls-keep: the view
+ *               within the truth though most calls were dropped (below);
+ *               with --events, the leaves sent fewer durations than calls
  *
  *   frame32     wl_threads built with the ABI v2 header before call numbers
  *               (32-byte frames): profiled as before (every feature charged, the
@@ -300,7 +301,7 @@ static void calls_member(json_object *prof, long long *requests, long long *drop
  * dropped calls are said after the report and in the file, which keeps no
  * more than the bound.
  */
-static void test_slow_calls_bounded(void **state)
+static void slow_calls_bounded(bool events)
 {
 	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
 	const char *sel = itest_tmp("sel.json"), *oth = itest_tmp("oth.json");
@@ -313,12 +314,29 @@ static void test_slow_calls_bounded(void **state)
 	bool ok = true;
 	char *out;
 
-	(void)state;
-	itest_run_fsp(&p, "fsp", 240, "--calls-keep", "60", "-F", ITEST_HZ, "--json", prof, "--",
-		      itest_workload("wl_requests"), truth, "2500", "6000", NULL);
+	itest_run_fsp(&p, "fsp", 240, "-v", events ? "--events" : "--calls", "--calls-keep", "60",
+		      "-F", ITEST_HZ, "--json", prof, "--", itest_workload("wl_requests"), truth,
+		      "2500", "6000", NULL);
 	itest_assert_exit(&p, 0);
 	out = itest_slurp(p.out_path);
 	assert_non_null(out);
+	if (events) {
+		/* every request (1.2 ms of CPU or more; two periods are 1 ms)
+		 * would send its duration: the leaves sent the slowest of each
+		 * instance and a thinning sample of the others */
+		unsigned long long sent = 0;
+
+		at = p.err ? strstr(p.err, "--calls: ") : NULL;
+		while (at && !strstr(at, " exact durations sent") &&
+		       (at = strstr(at + 1, "--calls: ")))
+			;
+		ok &= at && sscanf(at, "--calls: %llu exact durations sent", &sent) == 1 &&
+		      sent > 0 && sent < 5000;
+		print_message(
+			"  the leaves sent %llu exact durations (5000 requests of two periods "
+			"or more)\n",
+			sent);
+	}
 	at = strstr(out, "bounded (--calls-keep): ");
 	ok &= at && sscanf(at, "bounded (--calls-keep): %llu ended calls dropped", &said) == 1;
 	print_message("  record's report: %llu calls dropped by the bound\n", said);
@@ -530,6 +548,18 @@ static void test_calls_exact_join_events(void **state)
 {
 	(void)state;
 	exact_join(true);
+}
+
+static void test_slow_calls_bounded(void **state)
+{
+	(void)state;
+	slow_calls_bounded(false);
+}
+
+static void test_slow_calls_bounded_events(void **state)
+{
+	(void)state;
+	slow_calls_bounded(true);
 }
 
 static void test_frame32(void **state)
@@ -760,15 +790,11 @@ static void test_slow_calls_events(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_calls_join),
-		ITEST(test_frame32),
-		ITEST(test_slow_calls),
-		ITEST(test_slow_calls_events),
-		ITEST(test_slow_calls_native),
-		ITEST(test_slow_calls_offcpu),
-		ITEST(test_slow_calls_bounded),
-		ITEST(test_calls_exact_join),
-		ITEST(test_calls_exact_join_events),
+		ITEST(test_calls_join),		 ITEST(test_frame32),
+		ITEST(test_slow_calls),		 ITEST(test_slow_calls_events),
+		ITEST(test_slow_calls_native),	 ITEST(test_slow_calls_offcpu),
+		ITEST(test_slow_calls_bounded),	 ITEST(test_slow_calls_bounded_events),
+		ITEST(test_calls_exact_join),	 ITEST(test_calls_exact_join_events),
 		ITEST(test_slow_calls_funcfeat),
 	};
 

@@ -75,6 +75,7 @@ struct callrecs {
 	struct calls_bound bound;
 	uint64_t dropped; /* records lost (memory) or not joined (no stack) */
 	uint64_t off_unjoined_ns;
+	uint64_t exact_received; /* exact durations the leaves sent (--events) */
 };
 
 static int recbuf__push(struct recbuf *b, const void *rec, size_t words)
@@ -140,6 +141,7 @@ static void add_exact(struct callrecs *c, const struct fsp_call_rec *r)
 {
 	if (r->depth != FSP_CALL_EXACT_DEPTH)
 		return;
+	c->exact_received++;
 	if (fsp_grow((void **)&c->exact, &c->cap_exact, c->nr_exact + 1, sizeof(*c->exact))) {
 		c->dropped++;
 		return;
@@ -461,6 +463,10 @@ int callrecs__collect(struct session *s, struct profile *p)
 	c = calls__copy(rc->calls, remap_stack, &m);
 	if (!c)
 		return -ENOMEM;
+	if (rc->exact_received)
+		log__verbose("--calls: %llu exact durations sent by the leaves, %zu calls kept "
+			     "with one",
+			     (unsigned long long)rc->exact_received, calls__nr_exact(c));
 	if (rc->off_unjoined_ns)
 		log__verbose("--calls: %.3f ms of off-CPU time without its switch-out "
 			     "record (charged to no call)",
