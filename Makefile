@@ -567,7 +567,7 @@ unit-asan: $(UNIT_ASAN_BINS)
 # profile the marks themselves again against the ABI v1 builds.
 # test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
-	test_calls test_clean test_dynamic test_events test_funcfeat test_samplelabels \
+	test_calljoin test_calls test_clean test_dynamic test_events test_funcfeat test_samplelabels \
 	test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
