@@ -97,9 +97,9 @@ static int on_payload(void *ctx, void *data, size_t size)
 static int on_calls(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
-
 	int err;
 
+	/* enough records: joined to their calls now, and the calls bounded */
 	if (callrecs__add(s->callrecs, data, size) <= 0)
 		return 0;
 	err = callrecs__flush(s);
