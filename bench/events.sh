@@ -7,11 +7,14 @@
 #   1. per probe hit: bench/probe_cost under fsp-bpf --no-events (the core
 #      profiler) and fsp-bpf (with the event view); target: the event view adds
 #      at most 10% to the cost of a hit
-#   2. a context-switch-heavy workload: bench/pingpong (two threads, one CPU,
-#      a byte back and forth over pipes) unprofiled, under fsp-bpf -p, under
-#      fsp-bpf -p plus an empty sched_switch program (empty_attach -s -U: the
-#      floor of any BPF off-CPU profiler) and under fsp-bpf --off-cpu -p;
-#      target: --off-cpu adds at most 2% to its run time
+#   2. a context-switch-heavy workload: bench/pingpong -i (two threads, one
+#      CPU, a byte back and forth over pipes, every switch inside a mark)
+#      unprofiled, under fsp-bpf -p, under fsp-bpf -p plus an empty
+#      sched_switch program (empty_attach -s -U: the floor of any BPF off-CPU
+#      profiler), under fsp-bpf --off-cpu -p and under fsp-bpf --calls
+#      --off-cpu -p (the call records of each switch-out and switch-in);
+#      target: --off-cpu adds at most 2% to its run time; --calls' cost per
+#      context switch: the paired difference of the CPU per round trip, halved
 #
 # Environment: BENCH_EV_REPS (default 15), BENCH_ITER (probe_cost iterations,
 # default 200000), BENCH_PP_ITER (pingpong round trips, default 100000).
@@ -81,7 +84,7 @@ run_under() {
 			c=${PCONDS[$(((r + k) % 5))]}
 			a=()
 			[ "$c" != none ] && a=(-a)
-			run_under "$c" "$TMP/pp.$c.$r" "$BIN/pingpong" "${a[@]}" -r 3 "$PP_ITER"
+			run_under "$c" "$TMP/pp.$c.$r" "$BIN/pingpong" "${a[@]}" -i -r 3 "$PP_ITER"
 			v=$(kv "$TMP/pp.$c.$r" ns_per_round_trip)
 			[ -n "$v" ] && PP[$c]+=" $v"
 			v=$(kv "$TMP/pp.$c.$r" cpu_ns_per_round_trip)
