@@ -286,15 +286,17 @@ static void calls_member(json_object *prof, long long *requests, long long *drop
 
 /*
  * slow_calls_bounded: wl_requests with 5000 requests (2500 of each
- * instance) recorded with --calls-keep 60, so that per instance the 60
- * slowest calls and a sample of 60 of the others are kept (the records
- * joined as they come: more than the 16384 records userspace joins at a
- * time). The slow requests (2%: about 50 per instance) are all among the
- * kept: the slow-call view's parts within max(2 pp, 4 sigma) of the truth,
- * the count of the selected as slow_calls'; the others' view has no rare
- * path; the weights make the request calls count as all 5000 again; the
- * dropped calls are said after the report and in the file, which keeps no
- * more than the bound.
+ * instance) recorded with --calls-keep 400, so that per instance the 400
+ * slowest calls and a sample of 400 of the others are kept, more than two
+ * thirds of the calls dropped (the records joined as they come: more than
+ * the 16384 records userspace joins at a time). The slow requests (2% take
+ * a slow path; on a busy machine preempted ones too: 265 of 5000 in a run
+ * here) are among the kept: the slow-call view's parts within max(2 pp, 4
+ * sigma) of the truth, the count of the selected as slow_calls'; the
+ * others' view has no rare path; the weights make the request calls count
+ * as all 5000 again; the dropped calls are said after the report and in the
+ * file, which keeps no more than the bound. The truth's slow requests must
+ * fit the bound (400 an instance) for the first checks to hold exactly.
  */
 static void slow_calls_bounded(bool events)
 {
@@ -309,7 +311,7 @@ static void slow_calls_bounded(bool events)
 	bool ok = true;
 	char *out;
 
-	itest_run_fsp(&p, "fsp", 240, "-v", events ? "--events" : "--calls", "--calls-keep", "60",
+	itest_run_fsp(&p, "fsp", 240, "-v", events ? "--events" : "--calls", "--calls-keep", "400",
 		      "-F", ITEST_HZ, "--json", prof, "--", itest_workload("wl_requests"), truth,
 		      "2500", "6000", NULL);
 	itest_assert_exit(&p, 0);
@@ -339,12 +341,17 @@ static void slow_calls_bounded(bool events)
 	free(p.out);
 	free(p.err);
 	t = itest_truth_load(truth);
+	if (itest_truth_u64(t, "slow.count") > 2 * 300) {
+		print_message("  %llu slow requests of 5000: more than the bound keeps of them\n",
+			      (unsigned long long)itest_truth_u64(t, "slow.count"));
+		ok = false;
+	}
 	j = itest_json_load(prof);
 	calls_member(j, &requests, &dropped, &weights);
 	print_message("  the file: %lld request calls kept, dropped_calls %lld, %lld weights\n",
 		      requests, dropped, weights);
-	/* per instance 60 slowest and 60 of the sample */
-	ok &= said > 0 && dropped == (long long)said && requests > 0 && requests <= 2 * 120 &&
+	/* per instance 400 slowest and 400 of the sample */
+	ok &= said > 0 && dropped == (long long)said && requests > 0 && requests <= 2 * 800 &&
 	      weights > 0;
 	json_object_put(j);
 	s = select_calls(prof, "request>=6ms", sel);
