@@ -7,14 +7,15 @@
 #   1. per probe hit: bench/probe_cost under fsp-bpf --no-events (the core
 #      profiler) and fsp-bpf (with the event view); target: the event view adds
 #      at most 10% to the cost of a hit
-#   2. a context-switch-heavy workload: bench/pingpong -i (two threads, one
-#      CPU, a byte back and forth over pipes, every switch inside a mark)
-#      unprofiled, under fsp-bpf -p, under fsp-bpf -p plus an empty
-#      sched_switch program (empty_attach -s -U: the floor of any BPF off-CPU
-#      profiler), under fsp-bpf --off-cpu -p and under fsp-bpf --calls
-#      --off-cpu -p (the call records of each switch-out and switch-in);
-#      target: --off-cpu adds at most 2% to its run time; --calls' cost per
-#      context switch: the paired difference of the CPU per round trip, halved
+#   2. a context-switch-heavy workload: bench/pingpong (two threads, one CPU,
+#      a byte back and forth over pipes) unprofiled, under fsp-bpf -p, under
+#      fsp-bpf -p plus an empty sched_switch program (empty_attach -s -U: the
+#      floor of any BPF off-CPU profiler) and under fsp-bpf --off-cpu -p;
+#      target: --off-cpu adds at most 2% to its run time. Then pingpong -i
+#      (every switch inside a mark) under fsp-bpf --off-cpu -p and fsp-bpf
+#      --calls --off-cpu -p: --calls' cost per context switch (its call
+#      records at each switch-out and switch-in), the paired difference of
+#      the CPU per round trip, halved (two switches a round trip)
 #
 # Environment: BENCH_EV_REPS (default 15), BENCH_ITER (probe_cost iterations,
 # default 200000), BENCH_PP_ITER (pingpong round trips, default 100000).
@@ -33,7 +34,7 @@ ITER=${BENCH_ITER:-200000}
 PP_ITER=${BENCH_PP_ITER:-100000}
 
 # run PROGRAM_ARGS... under condition $1 (none, noev, ev, evsw, offcpu,
-# callsoff), its output to $2
+# offcpu_in, calls_in), its output to $2
 run_under() {
 	local cond=$1 log=$2 floor pid tool
 	shift 2
@@ -42,7 +43,8 @@ run_under() {
 	noev) under_fsp "$log" --no-events -F 999 -- "$@" ;;
 	ev) under_fsp "$log" -F 999 -- "$@" ;;
 	offcpu) under_fsp "$log" --off-cpu -F 999 -- "$@" ;;
-	callsoff) under_fsp "$log" --calls --off-cpu -F 999 -- "$@" ;;
+	offcpu_in) under_fsp "$log" --off-cpu -F 999 -- "$@" ;;
+	calls_in) under_fsp "$log" --calls --off-cpu -F 999 -- "$@" ;;
 	evsw)
 		# fsp-bpf and an empty sched_switch program beside it
 		$PIN "$@" >"$log" 2>&1 &
@@ -77,14 +79,16 @@ run_under() {
 			PAIR_EV+=" $(calc "100 * (${HITR[ev.$r]} / ${HITR[noev.$r]} - 1)")"
 		fi
 	done
-	PCONDS=(none ev evsw offcpu callsoff)
+	PCONDS=(none ev evsw offcpu offcpu_in calls_in)
 	PAIR_CALLS=""
 	for ((r = 0; r < REPS; r++)); do
-		for ((k = 0; k < 5; k++)); do
-			c=${PCONDS[$(((r + k) % 5))]}
+		for ((k = 0; k < 6; k++)); do
+			c=${PCONDS[$(((r + k) % 6))]}
 			a=()
 			[ "$c" != none ] && a=(-a)
-			run_under "$c" "$TMP/pp.$c.$r" "$BIN/pingpong" "${a[@]}" -i -r 3 "$PP_ITER"
+			# *_in: every switch inside a mark (pingpong -i)
+			[ "${c%_in}" != "$c" ] && a+=(-i)
+			run_under "$c" "$TMP/pp.$c.$r" "$BIN/pingpong" "${a[@]}" -r 3 "$PP_ITER"
 			v=$(kv "$TMP/pp.$c.$r" ns_per_round_trip)
 			[ -n "$v" ] && PP[$c]+=" $v"
 			v=$(kv "$TMP/pp.$c.$r" cpu_ns_per_round_trip)
@@ -94,8 +98,8 @@ run_under() {
 			PAIR_OFF+=" $(calc "100 * (${PCR[offcpu.$r]} / ${PCR[ev.$r]} - 1)")"
 		fi
 		# two context switches a round trip (both threads on one CPU)
-		if [ -n "${PCR[callsoff.$r]:-}" ] && [ -n "${PCR[offcpu.$r]:-}" ]; then
-			PAIR_CALLS+=" $(calc "(${PCR[callsoff.$r]} - ${PCR[offcpu.$r]}) / 2")"
+		if [ -n "${PCR[calls_in.$r]:-}" ] && [ -n "${PCR[offcpu_in.$r]:-}" ]; then
+			PAIR_CALLS+=" $(calc "(${PCR[calls_in.$r]} - ${PCR[offcpu_in.$r]}) / 2")"
 		fi
 		if [ -n "${PCR[evsw.$r]:-}" ] && [ -n "${PCR[ev.$r]:-}" ]; then
 			PAIR_SW+=" $(calc "100 * (${PCR[evsw.$r]} / ${PCR[ev.$r]} - 1)")"
@@ -108,7 +112,9 @@ run_under() {
 	# shellcheck disable=SC2086
 	C_NONE=$(median ${PC[none]:-}) C_EV=$(median ${PC[ev]:-}) C_SW=$(median ${PC[evsw]:-})
 	# shellcheck disable=SC2086
-	C_OFF=$(median ${PC[offcpu]:-}) C_CALLS=$(median ${PC[callsoff]:-})
+	C_OFF=$(median ${PC[offcpu]:-}) C_OFF_IN=$(median ${PC[offcpu_in]:-})
+	# shellcheck disable=SC2086
+	C_CALLS=$(median ${PC[calls_in]:-})
 	# shellcheck disable=SC2086
 	EV_PAIRED=$(median $PAIR_EV) OFF_PAIRED=$(median $PAIR_OFF) SW_PAIRED=$(median $PAIR_SW)
 	# shellcheck disable=SC2086
@@ -125,8 +131,8 @@ run_under() {
 		"$C_NONE" "$C_EV" "$C_SW" "$C_OFF"
 	printf '  --off-cpu adds                          %10.2f %%   (target <= 2%%) %s; paired %.2f %%; wall clock %.2f %%\n' \
 		"$OFF_PCT" "$(verdict "$OFF_PCT" "<=" 2)" "$OFF_PAIRED" "$OFF_WALL_PCT"
-	printf '  --calls --off-cpu: pingpong CPU per round trip %.0f ns; --calls adds %.1f ns per context switch (paired median; --off-cpu %.0f ns a round trip)\n' \
-		"$C_CALLS" "$CALLS_SWITCH" "$C_OFF"
+	printf '  every switch inside a mark (pingpong -i): --off-cpu %.0f ns, --calls --off-cpu %.0f ns per round trip; --calls adds %.1f ns per context switch (paired median)\n' \
+		"$C_OFF_IN" "$C_CALLS" "$CALLS_SWITCH"
 	printf '  an empty sched_switch program adds      %10.2f %%   (the floor of any BPF off-CPU profiler); paired %.2f %%\n' \
 		"$SW_PCT" "$SW_PAIRED"
 	echo "bench: events hit_noev_ns=$H_NOEV hit_ev_ns=$H_EV event_view_pct=$EV_PCT" \
@@ -135,5 +141,6 @@ run_under() {
 		"pingpong_cpu_offcpu_ns=$C_OFF offcpu_pct=$OFF_PCT offcpu_paired_pct=$OFF_PAIRED" \
 		"offcpu=$(verdict "$OFF_PCT" "<=" 2) switch_floor_pct=$SW_PCT switch_floor_paired_pct=$SW_PAIRED" \
 		"pingpong_none_ns=$P_NONE pingpong_fsp_ns=$P_EV pingpong_offcpu_ns=$P_OFF offcpu_wall_pct=$OFF_WALL_PCT" \
-		"pingpong_cpu_calls_offcpu_ns=$C_CALLS calls_per_switch_ns=$CALLS_SWITCH"
+		"pingpong_in_cpu_offcpu_ns=$C_OFF_IN pingpong_in_cpu_calls_offcpu_ns=$C_CALLS" \
+		"calls_per_switch_ns=$CALLS_SWITCH"
 } 2>&1 | tee -a "$RES/events.txt"
