@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 	cpu_med = reps % 2 ? cpu[reps / 2] : (cpu[reps / 2 - 1] + cpu[reps / 2]) / 2;
 	printf("pingpong: elapsed_ns=%.0f ns_per_round_trip=%.1f cpu_ns_per_round_trip=%.1f "
 	       "reps=%d iterations=%llu attached=%d\n",
-	       med, med / (double)n, cpu_med / (double)n, reps, (unsigned long long)n, bench_attached());
+	       med, med / (double)n, cpu_med / (double)n, reps, (unsigned long long)n,
+	       bench_attached());
 	return 0;
 }
