@@ -39,7 +39,8 @@
  *
  *   slow_calls_funcfeat  wl_requests with --calls --function-feature: the
  *               rare path's function, a function feature, in the slow
- *               requests' view at the truth's share, in the others' none
+ *               requests' view at the truth's share, in the others' none;
+ *               their folded stacks (the native view) charge it alike
  *
  *   slow_calls_offcpu  wl_requests with --calls --off-cpu: the lock wait's
  *               off-CPU time in the slow requests' view (report --calls
@@ -549,6 +550,33 @@ static void test_slow_calls_native(void **state)
  * of each call's samples): in the slow requests' view fn:rarefn has the share
  * of their CPU time the workload measured in the rare path, within max(2 pp,
  * 4 sigma), and in the other requests' none. */
+/* Samples of the folded lines of report --calls SEL --format folded of prof
+ * whose stack starts with `root;`. */
+static uint64_t folded_root(const char *prof, const char *sel, const char *root)
+{
+	struct itest_proc p;
+	uint64_t n = 0;
+	char *out;
+
+	itest_run_fsp(&p, "report", 60, "report", "--calls", sel, "--format", "folded", prof, NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	for (const char *line = out; *line;) {
+		const char *end = strchr(line, '\n'), *sp;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		sp = memrchr(line, ' ', len);
+		if (sp && !strncmp(line, root, strlen(root)) && line[strlen(root)] == ';')
+			n += strtoull(sp + 1, NULL, 10);
+		line += len + (end != NULL);
+	}
+	free(out);
+	free(p.out);
+	free(p.err);
+	return n;
+}
+
 static void test_slow_calls_funcfeat(void **state)
 {
 	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
@@ -567,6 +595,17 @@ static void test_slow_calls_funcfeat(void **state)
 			       (double)itest_truth_u64(t, "slow.cpu_ns"));
 	ok &= share_ok("other calls: fn:rarefn", itest_feature_samples(o, "fn:rarefn"),
 		       itest_feature_samples(o, "request"), 0);
+	{
+		/* the native view (folded) of each side charges it alike */
+		uint64_t fs = folded_root(prof, "request>=6ms", "fn:rarefn");
+		uint64_t fo = folded_root(prof, "request<6ms", "fn:rarefn");
+		bool same = fs > 0 && fs == itest_feature_samples(s, "fn:rarefn") && fo == 0;
+
+		print_message("  folded: fn:rarefn %llu samples in the slow calls, %llu in the "
+			      "others: %s\n",
+			      (unsigned long long)fs, (unsigned long long)fo, same ? "ok" : "FAIL");
+		ok &= same;
+	}
 	json_object_put(s);
 	json_object_put(o);
 	itest_truth_free(t);
