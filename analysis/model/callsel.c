@@ -298,9 +298,11 @@ static int add_call(struct profile *f, const struct profile *p, const struct cal
 	for (size_t k = 0; k < r->nr_natives && !err; k++) {
 		err = profile__stack(p, r->natives[k].stack, &st);
 		if (!err)
-			err = profile__add_native_samples(f, r->pid, r->tid, st.key,
-							  r->natives[k].native,
-							  scaled(r->natives[k].count, w));
+			/* rounded down: never more than the samples (rounded) */
+			err = profile__add_native_samples(
+				f, r->pid, r->tid, st.key, r->natives[k].native,
+				w == 1 ? r->natives[k].count
+				       : (uint64_t)((double)r->natives[k].count * w));
 	}
 	return err;
 }
