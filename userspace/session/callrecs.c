@@ -183,13 +183,14 @@ int callrecs__add(struct callrecs *c, const void *data, size_t size)
 
 	if (!c || size < FSP_CALL_REC_HEAD)
 		return 0;
-	if (FSP_CALL_KIND(r->depth))
+	if (FSP_CALL_KIND(r->depth)) {
 		add_offcpu(c, r, size);
-	else if (r->depth > FSP_MAX_DEPTH || size < FSP_CALL_REC_HEAD + r->depth * sizeof(__u64))
+	} else if (r->depth > FSP_MAX_DEPTH ||
+		   size < FSP_CALL_REC_HEAD + r->depth * sizeof(__u64)) {
 		return 0;
-	else if (!r->hash)
+	} else if (!r->hash) {
 		add_exact(c, r);
-	else {
+	} else {
 		words = FSP_CALL_REC_HEAD / sizeof(__u64) + r->depth;
 		if (recbuf__push(&c->recs, r, words))
 			c->dropped++;
