@@ -18,8 +18,8 @@
 
 struct by_feature {
 	const char *feature;
-	double calls; /* each kept call as the calls it stands for (the bound) */
-	uint64_t samples;
+	/* each kept call counted as the calls it stands for (the bound) */
+	double calls, samples;
 	const struct call_rec *slow[SLOWEST]; /* slowest first */
 };
 
@@ -56,7 +56,7 @@ static struct by_feature *feature_of(struct by_feature **fs, size_t *nr, const c
 static void print_feature(const struct by_feature *f, uint64_t period, FILE *out)
 {
 	fprintf(out, "  %s: %llu calls sampled (%llu samples); the longest:\n", f->feature,
-		(unsigned long long)(f->calls + 0.5), (unsigned long long)f->samples);
+		(unsigned long long)(f->calls + 0.5), (unsigned long long)(f->samples + 0.5));
 	for (int k = 0; k < SLOWEST && f->slow[k]; k++) {
 		const struct call_rec *r = f->slow[k];
 
@@ -96,7 +96,7 @@ int record_calls__report(const struct session *s, const struct profile *p, const
 			break;
 		}
 		f->calls += r->weight >= 1 ? r->weight : 1;
-		f->samples += r->samples;
+		f->samples += (double)r->samples * (r->weight >= 1 ? r->weight : 1);
 		note_slow(f, r, period);
 	}
 	if (!err) {
