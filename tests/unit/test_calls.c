@@ -477,6 +477,29 @@ static void test_bounded_split(void **state)
 	}
 	assert_int_equal(weighted, 3);
 	profile__free(q);
+	/* a file from before the bound (no dropped_calls, no weights) loads,
+	 * every call counting once */
+	{
+		char *at = strstr(text, "\"dropped_calls\": 5, "),
+		     *w = strstr(text, ", \"weights\": [");
+		/* the weights' rows end with "\n  ]": drop from ", weights" to it */
+		char *end = w ? strstr(w, "\n  ]") : NULL;
+
+		assert_non_null(at);
+		assert_non_null(end);
+		memmove(w, end + strlen("\n  ]"), strlen(end + strlen("\n  ]")) + 1);
+		memmove(at, at + strlen("\"dropped_calls\": 5, "),
+			strlen(at + strlen("\"dropped_calls\": 5, ")) + 1);
+		q = profile__parse_json(text, strlen(text), "old.json", err, sizeof(err));
+		if (!q)
+			fail_msg("%s", err);
+		qc = profile__calls(q);
+		assert_int_equal(calls__dropped_calls(qc), 0);
+		assert_int_equal(calls__nr(qc), calls__nr(profile__calls(p)));
+		for (size_t i = 0; i < calls__nr(qc); i++)
+			assert_true(calls__get(qc, i)->weight == 1);
+		profile__free(q);
+	}
 	free(text);
 	profile__free(p);
 }
