@@ -258,14 +258,14 @@ static void slow_calls(bool events)
 }
 
 /* The request calls of prof's "calls" list (feature index of "request" in
- * "strings"), and its dropped_calls and weights. */
-static void calls_member(json_object *prof, long long *requests, long long *dropped,
-			 long long *weights)
+ * "strings") and their samples, and its dropped_calls and weights. */
+static void calls_member(json_object *prof, long long *requests, long long *samples,
+			 long long *dropped, long long *weights)
 {
 	json_object *calls = NULL, *strs = NULL, *list = NULL, *v = NULL;
 	long long req = -1;
 
-	*requests = *dropped = *weights = -1;
+	*requests = *samples = *dropped = *weights = -1;
 	if (!json_object_object_get_ex(prof, "calls", &calls) ||
 	    !json_object_object_get_ex(prof, "strings", &strs) ||
 	    !json_object_object_get_ex(calls, "list", &list))
@@ -273,11 +273,14 @@ static void calls_member(json_object *prof, long long *requests, long long *drop
 	for (size_t i = 0; i < json_object_array_length(strs); i++)
 		if (!strcmp(json_object_get_string(json_object_array_get_idx(strs, i)), "request"))
 			req = (long long)i;
-	*requests = 0;
+	*requests = *samples = 0;
 	for (size_t i = 0; i < json_object_array_length(list); i++) {
 		json_object *row = json_object_array_get_idx(list, i);
 
-		*requests += json_object_get_int64(json_object_array_get_idx(row, 3)) == req;
+		if (json_object_get_int64(json_object_array_get_idx(row, 3)) != req)
+			continue;
+		(*requests)++;
+		*samples += json_object_get_int64(json_object_array_get_idx(row, 5));
 	}
 	if (json_object_object_get_ex(calls, "dropped_calls", &v))
 		*dropped = json_object_get_int64(v);
@@ -298,7 +301,10 @@ static void calls_member(json_object *prof, long long *requests, long long *drop
  * parts within max(2 pp, 4 sigma) of the truth, their count within 2 of it
  * (as slow_calls_events; estimated durations would miss requests preempted
  * before their first or after their last sample, which a loaded machine
- * makes many of); the others' view has no rare path; the weights make the
+ * makes many of); the others' view has no rare path, and its parse and
+ * compute shares (of the slowest others and the weighted sample) are within
+ * max(2 pp, 4 sigma of the samples kept) of all the other requests'; the
+ * weights make the
  * request calls count as all 5000 again; the dropped calls are said after
  * the report and in the file, which keeps no more than the bound. The
  * truth's slow requests must fit the bound (900 an instance, with a margin)
@@ -313,7 +319,7 @@ static void slow_calls_bounded(bool thin)
 	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
 	const char *sel = itest_tmp("sel.json"), *oth = itest_tmp("oth.json");
 	unsigned long long nsel = 0, ncalls = 0, said = 0;
-	long long requests, dropped, weights;
+	long long requests, kept_samples, dropped, weights;
 	struct itest_truth *t;
 	struct itest_proc p;
 	json_object *s, *o, *j;
@@ -359,7 +365,7 @@ static void slow_calls_bounded(bool thin)
 		ok = false;
 	}
 	j = itest_json_load(prof);
-	calls_member(j, &requests, &dropped, &weights);
+	calls_member(j, &requests, &kept_samples, &dropped, &weights);
 	{
 		/* per instance the slowest and as many of the sample, and the
 		 * calls still open at the end (each worker's last request its
@@ -384,6 +390,30 @@ static void slow_calls_bounded(bool thin)
 	ok &= group_ok(s, t, "slow");
 	ok &= share_ok("other calls: rare", itest_feature_samples(o, "rare"),
 		       itest_feature_samples(o, "request"), 0);
+	{
+		/* The other calls' view is of the slowest others (weight 1) and
+		 * the uniform sample (each standing for several): its shares
+		 * estimate all the other requests'. The tolerance is that of
+		 * the samples kept (the request calls' in the file less the
+		 * selected ones'), not of the scaled counts. */
+		uint64_t n = itest_feature_samples(o, "request");
+		uint64_t kept = (uint64_t)kept_samples - itest_feature_samples(s, "request");
+		double cpu = (double)itest_truth_u64(t, "other.cpu_ns");
+		static const char *const parts[] = {"parse", "compute"};
+
+		for (size_t i = 0; i < 2; i++) {
+			double want = (double)itest_truth_u64(t, "other.%s_ns", parts[i]) / cpu;
+			double got = n ? (double)itest_feature_samples(o, parts[i]) / (double)n : 0;
+			double tol = fmax(0.02, itest_tolerance(want, kept, 0));
+			bool one = n > 0 && fabs(got - want) <= tol + ITEST_EPS;
+
+			print_message("  other calls (weighted): %-8s %6.2f%%, truth %6.2f%%, "
+				      "tolerance %.2f pp (%llu samples kept): %s\n",
+				      parts[i], 100 * got, 100 * want, 100 * tol,
+				      (unsigned long long)kept, one ? "ok" : "FAIL");
+			ok &= one;
+		}
+	}
 counts:
 	itest_run_fsp(&p, "report", 60, "report", "--calls", "request>=6ms", prof, NULL);
 	itest_assert_exit(&p, 0);
