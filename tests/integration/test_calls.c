@@ -304,11 +304,10 @@ static void calls_member(json_object *prof, long long *requests, long long *samp
  * makes many of); the others' view has no rare path, and its parse and
  * compute shares (of the slowest others and the weighted sample) are within
  * max(2 pp, 4 sigma of the samples kept) of all the other requests'; the
- * weights make the
- * request calls count as all 5000 again; the dropped calls are said after
- * the report and in the file, which keeps no more than the bound. The
- * truth's slow requests must fit the bound (900 an instance, with a margin)
- * for the checks to hold exactly.
+ * weights make the request calls count as all 5000 again; the dropped calls
+ * are said after the report and in the file, which keeps no more than the
+ * bound. The truth's slow requests must fit the bound (900 an instance,
+ * with a margin) for the checks to hold exactly.
  * slow_calls_bounded_thin: --calls-keep 20, the leaves send the slowest
  * calls of each instance and a thinning sample (fewer than 2500 durations,
  * where every call of two periods would send 9,600 or more), and the
