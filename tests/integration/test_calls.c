@@ -425,9 +425,15 @@ counts:
 		/* the weights: the kept calls stand for every request (each was
 		 * sampled, as in slow_calls) */
 		bool all = ncalls + 1 >= 5000 && ncalls <= 5000 + 1;
-		/* exact durations (the slow calls are the slowest: all sent):
-		 * 2 near the threshold, as slow_calls_events */
-		bool cnt = thin || fabs((double)nsel - (double)want) <= 2;
+		/* Exact durations (the slow calls are the slowest: all sent).
+		 * An exact duration is measured inside the workload's clock
+		 * reads, so it never exceeds the truth's wall time: at most 2
+		 * more (as slow_calls_events). Fewer by the requests of 6 ms
+		 * of wall time whose marks saw less, preempted between a clock
+		 * read and its mark: 7 of 550 in a run with a system-wide
+		 * profiler beside; up to 2% of them, and 2. */
+		bool cnt = thin || ((double)nsel <= (double)want + 2 &&
+				    (double)nsel + fmax(2, (double)want / 50) >= (double)want);
 
 		print_message("  slow calls: %llu of %llu (truth %llu of 5000): %s, %s\n", nsel,
 			      ncalls, want, cnt ? "ok" : "FAIL", all ? "ok" : "FAIL");
