@@ -475,11 +475,12 @@ $(OUTPUT)/bench/tools/empty.bpf.o: bench/tools/empty.bpf.c $(OUTPUT)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(OUTPUT) $(BPF_SYS_INCLUDES) \
 		-Wall -Werror -c $< -o $@
 
-$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/probes/usdt.o
+$(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/probes/usdt.o \
+		$(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
-		$(LDLIBS) -o $@
+		$(ANALYSIS_LIB) $(LDLIBS) -o $@
 
 # When a profiler is ready, and its tear-down (bench/startup.sh).
 $(OUTPUT)/bench/tools/startwatch: bench/tools/startwatch.c
@@ -566,7 +567,7 @@ unit-asan: $(UNIT_ASAN_BINS)
 # profile the marks themselves again against the ABI v1 builds.
 # test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
-	test_calls test_clean test_dynamic test_events test_funcfeat test_samplelabels \
+	test_calljoin test_calls test_clean test_dynamic test_events test_funcfeat test_samplelabels \
 	test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \

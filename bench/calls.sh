@@ -21,39 +21,17 @@
 set -u
 
 cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
-FSP=$ROOT/fsp-bpf
-BIN=$ROOT/.output/bench
-RES=$ROOT/bench/results
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_init calls .output/bench/probe_cost .output/bench/calls_views
 REPS=${BENCH_CALLS_REPS:-9}
 ITER=${BENCH_ITER:-200000}
-PIN="taskset -c $(($(nproc) - 1))"
-TMP=$(mktemp -d /tmp/fsp-bench-calls.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-
-if [ "$(id -u)" != 0 ]; then
-	echo "bench/calls.sh: needs root (BPF, uprobes, perf events)" >&2
-	exit 1
-fi
-for f in "$FSP" "$BIN/probe_cost" "$BIN/calls_views"; do
-	[ -x "$f" ] || { echo "bench/calls.sh: $f is missing; run make bench" >&2; exit 1; }
-done
-mkdir -p "$RES"
-
-# shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"
 
 # probe_cost under fsp-bpf ARGS...: ns per hit, or nothing
 hit_under() {
-	local log=$1 pid tool
+	local log=$1
 	shift
-	$PIN "$BIN/probe_cost" -a -n "$ITER" -r 3 >"$log" 2>&1 &
-	pid=$!
-	wait_exe "$pid" "$BIN/probe_cost" || { wait "$pid"; return; }
-	"$FSP" -F 999 "$@" -p "$pid" >"$log.tool" 2>&1 &
-	tool=$!
-	wait "$pid"
-	stop_tool "$tool" 10
+	under_fsp "$log" -F 999 "$@" -- "$BIN/probe_cost" -a -n "$ITER" -r 3
 	[ "$(kv "$log" attached)" = 1 ] && kv "$log" ns_per_hit
 }
 

@@ -7,12 +7,15 @@
  * process's CPU clock: the split of its samples by 'request>=20ms'
  * (callsel__split), the text view (both reports and the diff, as report
  * --calls writes it) and the profile file's write and read back with its
- * calls.
+ * calls; then the bound (calls__bound with record's default --calls-keep,
+ * every call ended: what userspace does as the records come) and the file
+ * of the calls it keeps.
  *
  *   calls_views [-n SAMPLES]
  *
  * Prints one line: "bench: calls_views samples=N calls=C split_ms=...
- * text_ms=... write_ms=... read_ms=... file_mb=...".
+ * text_ms=... write_ms=... read_ms=... file_mb=... bound_ms=...
+ * bound_calls=... bound_file_mb=...".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -101,7 +104,11 @@ int main(int argc, char **argv)
 	struct profile *p, *s, *o, *q;
 	struct callsel sel;
 	struct callsel_info in;
-	double t0, split_ms, text_ms, write_ms, read_ms;
+	double t0, split_ms, text_ms, write_ms, read_ms, bound_ms;
+	const struct calls_bound bound = {
+		.slowest = CALLS_KEEP_DEFAULT, .sample = CALLS_KEEP_DEFAULT, .period_ns = 1000000};
+	size_t kept_len = 0;
+	char *kept = NULL;
 	char *buf = NULL, err[256];
 	size_t len = 0;
 	FILE *f, *null = fopen("/dev/null", "w");
@@ -145,10 +152,22 @@ int main(int argc, char **argv)
 	read_ms = cpu_ms() - t0;
 	if (!q || calls__nr(profile__calls(q)) != calls__nr(profile__calls(p)))
 		die(q ? "read: calls lost" : err, EINVAL);
+	/* the bound (record --calls-keep, default): every call ended */
+	ncalls = calls__nr(profile__calls(p));
+	t0 = cpu_ms();
+	if (calls__bound((struct calls *)profile__calls(p), &bound, NULL, NULL))
+		die("bound", ENOMEM);
+	bound_ms = cpu_ms() - t0;
+	f = open_memstream(&kept, &kept_len);
+	if (!f || profile__write_json(f, p) || fclose(f))
+		die("write", EIO);
 	printf("bench: calls_views samples=%llu calls=%llu selected=%llu split_ms=%.1f "
-	       "text_ms=%.1f write_ms=%.1f read_ms=%.1f file_mb=%.1f\n",
-	       (unsigned long long)samples, (unsigned long long)calls__nr(profile__calls(p)),
-	       (unsigned long long)in.selected, split_ms, text_ms, write_ms, read_ms, len / 1e6);
+	       "text_ms=%.1f write_ms=%.1f read_ms=%.1f file_mb=%.1f bound_ms=%.1f "
+	       "bound_calls=%zu bound_file_mb=%.1f\n",
+	       (unsigned long long)samples, (unsigned long long)ncalls,
+	       (unsigned long long)in.selected, split_ms, text_ms, write_ms, read_ms, len / 1e6,
+	       bound_ms, calls__nr(profile__calls(p)), kept_len / 1e6);
+	free(kept);
 	diff__free(d);
 	attrib__free(as);
 	attrib__free(ao);

@@ -73,3 +73,49 @@ times_s() {
 	sed -n 2p "$1" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, /[ms]/); s += p[1] * 60 + p[2] } printf "%.6f\n", s }'
 }
 
+# bench_init NAME FILE...: the set-up of a benchmark script run from the tree's
+# root: ROOT, FSP (./fsp-bpf), BIN (.output/bench), RES (bench/results, made),
+# PIN (taskset on the last CPU) and TMP (a directory removed at exit); exits
+# with a message unless run as root with fsp-bpf and every FILE present
+bench_init() {
+	local name=$1 f
+	shift
+	# shellcheck disable=SC2034 # the caller's
+	ROOT=$PWD
+	FSP=$ROOT/fsp-bpf
+	# shellcheck disable=SC2034 # the caller's
+	BIN=$ROOT/.output/bench
+	RES=$ROOT/bench/results
+	PIN="taskset -c $(($(nproc) - 1))"
+	if [ "$(id -u)" != 0 ]; then
+		echo "bench/$name.sh: needs root (BPF, uprobes, perf events)" >&2
+		exit 1
+	fi
+	for f in "$FSP" "$@"; do
+		[ -f "$f" ] || { echo "bench/$name.sh: $f is missing; run make bench" >&2; exit 1; }
+	done
+	mkdir -p "$RES"
+	TMP=$(mktemp -d "/tmp/fsp-bench-$name.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$TMP'" EXIT
+}
+# under_fsp LOG FSP_ARGS -- PROGRAM ARGS...: PROGRAM (output to LOG) on the
+# pinned CPU, under fsp-bpf FSP_ARGS -p once it has exec'd (FSP_ARGS empty:
+# alone); waits for PROGRAM, then for fsp-bpf to end (stop_tool)
+under_fsp() {
+	local log=$1 args=() pid tool=""
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	$PIN "$@" >"$log" 2>&1 &
+	pid=$!
+	if [ ${#args[@]} -gt 0 ] && wait_exe "$pid" "$1"; then
+		"$FSP" "${args[@]}" -p "$pid" >"$log.tool" 2>&1 &
+		tool=$!
+	fi
+	wait "$pid"
+	[ -n "$tool" ] && stop_tool "$tool" 10
+}

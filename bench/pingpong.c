@@ -2,7 +2,7 @@
 /*
  * pingpong - a context-switch-heavy workload, for the cost of --off-cpu.
  *
- *   pingpong [-a] [-r REPS] ITERATIONS
+ *   pingpong [-a] [-i] [-r REPS] ITERATIONS
  *
  * Two threads pass one byte back and forth over two pipes, ITERATIONS round
  * trips per timed run: every round trip blocks and wakes each thread once
@@ -18,6 +18,9 @@
  *
  *   -a  wait (up to 30 s) until fsp:mark_enter and fsp:mark_leave are
  *       attached, then 0.2 s more, before the timed runs; exit 3 if never
+ *   -i  each thread also blocks inside the mark (its read before the leave):
+ *       every context switch leaves the CPU inside a mark, so --off-cpu
+ *       charges every interval and --calls sends its call records at each
  *   -r  timed runs (default 1), after one untimed warm-up of a tenth
  */
 #include <pthread.h>
@@ -27,11 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_attached.h"
 #include "fsp.h"
 
 #define MAX_REPS 101
 
 static int ping[2], pong[2]; /* ping: main -> echo thread; pong: back */
+static int inside; /* -i: the read inside the mark too */
 
 static double now_ns(clockid_t clk)
 {
@@ -50,8 +55,12 @@ static void xfer(int rfd, int wfd, const char *who)
 		perror("pingpong: write");
 		exit(2);
 	}
+	if (inside && rfd >= 0 && read(rfd, &c, 1) != 1) {
+		perror("pingpong: read");
+		exit(2);
+	}
 	FSP_MARK_LEAVE("pipe write", who, 0);
-	if (rfd >= 0 && read(rfd, &c, 1) != 1) {
+	if (!inside && rfd >= 0 && read(rfd, &c, 1) != 1) {
 		perror("pingpong: read");
 		exit(2);
 	}
@@ -63,8 +72,20 @@ static void *echo(void *arg)
 	char c;
 
 	(void)arg;
-	while (read(ping[0], &c, 1) == 1)
+	for (;;) {
+		ssize_t r;
+
+		if (inside) {
+			FSP_MARK_ENTER("pipe read", "pong", 0);
+		}
+		r = read(ping[0], &c, 1);
+		if (inside) {
+			FSP_MARK_LEAVE("pipe read", "pong", 0);
+		}
+		if (r != 1)
+			break;
 		xfer(-1, pong[1], "pong");
+	}
 	return NULL;
 }
 
@@ -72,11 +93,6 @@ static void round_trips(uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
 		xfer(pong[0], ping[1], "ping");
-}
-
-static int attached(void)
-{
-	return FSP_ENABLED() && *(volatile unsigned short *)&fsp_mark_leave_semaphore != 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -88,7 +104,7 @@ static int cmp_double(const void *a, const void *b)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [-a] [-r REPS] ITERATIONS\n", argv0);
+	fprintf(stderr, "usage: %s [-a] [-i] [-r REPS] ITERATIONS\n", argv0);
 	exit(2);
 }
 
@@ -100,10 +116,13 @@ int main(int argc, char **argv)
 	double med, cpu_med;
 	uint64_t n;
 
-	while ((opt = getopt(argc, argv, "ar:")) != -1) {
+	while ((opt = getopt(argc, argv, "air:")) != -1) {
 		switch (opt) {
 		case 'a':
 			wait_attach = 1;
+			break;
+		case 'i':
+			inside = 1;
 			break;
 		case 'r':
 			reps = atoi(optarg);
@@ -128,9 +147,9 @@ int main(int argc, char **argv)
 	if (wait_attach) {
 		int i;
 
-		for (i = 0; i < 3000 && !attached(); i++)
+		for (i = 0; i < 3000 && !bench_attached(); i++)
 			usleep(10000);
-		if (!attached()) {
+		if (!bench_attached()) {
 			fprintf(stderr, "pingpong: fsp:mark_enter/leave never attached\n");
 			return 3;
 		}
@@ -157,6 +176,7 @@ int main(int argc, char **argv)
 	cpu_med = reps % 2 ? cpu[reps / 2] : (cpu[reps / 2 - 1] + cpu[reps / 2]) / 2;
 	printf("pingpong: elapsed_ns=%.0f ns_per_round_trip=%.1f cpu_ns_per_round_trip=%.1f "
 	       "reps=%d iterations=%llu attached=%d\n",
-	       med, med / (double)n, cpu_med / (double)n, reps, (unsigned long long)n, attached());
+	       med, med / (double)n, cpu_med / (double)n, reps, (unsigned long long)n,
+	       bench_attached());
 	return 0;
 }

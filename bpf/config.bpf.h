@@ -42,6 +42,11 @@ const volatile bool calls_enabled = false;
 /* record --calls --events: a mark left after at least this long sends its
  * exact duration with its call number (calls_rb); 0: none. */
 const volatile __u64 calls_exact_ns = 0;
+/* ... and of those, once this CPU has seen more than calls_exact_top calls
+ * of the instance as long or longer (within the call's histogram bucket),
+ * only one in (that count / calls_exact_top), at random: the slowest calls
+ * of each instance and a thinning sample of the others (docs/calls.md). */
+const volatile __u64 calls_exact_top = 0;
 
 /* Some mapped feature has "charge threads" (charge.bpf.h). */
 const volatile bool charge_enabled = false;

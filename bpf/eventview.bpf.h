@@ -183,10 +183,35 @@ static __always_inline void antimark_left(struct tstack *st, __u32 i, __u64 ns)
  * at stack pointer sp, that the current thread has just popped. */
 __noinline __u64 v2_left_call(__u64 feature, __u64 sp);
 
+/* Whether a call of ns of instance slot is among the slowest this CPU has
+ * seen of it (calls_exact_top), else one in (calls as long or longer /
+ * calls_exact_top) at random: the leaves of a long session send a number of
+ * records that grows with the log of its calls, not with them. count_leave
+ * has counted the call in the histogram already. */
+static __always_inline bool exact_wanted(__u32 slot, __u64 ns)
+{
+	struct fsp_mark_stats *ms;
+	__u64 above = 0;
+	__u32 b;
+
+	if (!calls_exact_top || slot == SLOT_NONE)
+		return true;
+	ms = bpf_map_lookup_elem(&mark_stats, &slot);
+	if (!ms)
+		return true;
+	b = hist_bucket(ns);
+	for (__u32 i = 0; i < FSP_HIST_BUCKETS; i++)
+		if (i >= b)
+			above += ms->hist[i];
+	return above <= calls_exact_top || bpf_get_prandom_u32() % above < calls_exact_top;
+}
+
 /* record --calls --events: a call as long as calls_exact_ns or longer sends
- * its exact duration (profiler.h, FSP_CALL_EXACT_DEPTH); a shadow frame's
- * call number is its ABI v2 frame's, looked up now (only for such calls:
- * at every enter it cost a pair 354 ns, bench/calls.sh). A subprogram. */
+ * its exact duration (profiler.h, FSP_CALL_EXACT_DEPTH), the slowest of its
+ * instance and a thinning sample of the others (exact_wanted); a shadow
+ * frame's call number is its ABI v2 frame's, looked up now (only for such
+ * calls: at every enter it cost a pair 354 ns, bench/calls.sh). A
+ * subprogram. */
 static __noinline void send_exact(const struct tframe *f, __u64 now)
 {
 	__u64 ns, id = bpf_get_current_pid_tgid(), call;
@@ -196,7 +221,7 @@ static __noinline void send_exact(const struct tframe *f, __u64 now)
 		return;
 	ns = now - f->t_enter;
 	ns = ns > f->anti_ns ? ns - f->anti_ns : 0;
-	if (ns < calls_exact_ns)
+	if (ns < calls_exact_ns || !exact_wanted(f->slot, ns))
 		return;
 	call = f->flags & TF_SHADOW ? v2_left_call(f->feature, f->sp) : f->call;
 	if (!call)

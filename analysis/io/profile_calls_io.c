@@ -4,16 +4,19 @@
  * the calls the samples fell in, each with its samples per stack, so that
  * `report --calls` works on a saved profile as on a live one.
  *
- *   "calls": {"dropped": N, "unknown": N,
+ *   "calls": {"dropped": N, "unknown": N, "dropped_calls": N,
  *             "list": [[pid, tid, call, feature, instance, samples, first_ns,
  *                       last_ns, exact_ns, [stack, count, ...]
  *                       (, [stack, native_stack, count, ...]
- *                       (, [stack, offcpu_ns, ...]))], ...]}
+ *                       (, [stack, offcpu_ns, ...]))], ...]
+ *             (, "weights": [[call, weight], ...])}
  *
  * feature and instance are indexes of "strings"; exact_ns 0: estimated. The
  * optional last column (record --calls --stacks): the call's samples by
  * stack and native stack (an index of "native_stacks"); the one after it
- * (--off-cpu), the call's off-CPU time by stack.
+ * (--off-cpu), the call's off-CPU time by stack. dropped_calls and weights
+ * (optional): the calls the bound dropped, and the calls (indexes of list)
+ * that stand for more than one (calls.h, calls__bound).
  */
 #include <errno.h>
 #include <string.h>
@@ -100,6 +103,31 @@ static void pw_call(struct json_out *w, struct pw_strings *t, const struct call_
 	json_out__row_end(w);
 }
 
+/* , "weights": [[call, weight], ...] of the calls that stand for more than
+ * one (calls__bound's sample), if any. */
+static void pw_weights(struct json_out *w, const struct calls *c)
+{
+	bool any = false;
+	char buf[64];
+
+	for (size_t i = 0; i < calls__nr(c) && !w->err; i++) {
+		double wt = calls__get(c, i)->weight;
+
+		if (wt == 1 || !(wt > 0))
+			continue;
+		if (!any) {
+			json_out__puts(w, ", \"weights\": [");
+			w->first_rec = true;
+		}
+		any = true;
+		snprintf(buf, sizeof(buf), "[%zu,%.9g]", i, wt);
+		json_out__row_put(w, buf, strlen(buf));
+		json_out__row_end(w);
+	}
+	if (any)
+		json_out__puts(w, "\n  ]");
+}
+
 void pw__calls(struct json_out *w, const struct profile *p, struct pw_strings *t)
 {
 	const struct calls *c = profile__calls(p);
@@ -110,15 +138,19 @@ void pw__calls(struct json_out *w, const struct profile *p, struct pw_strings *t
 	/* An object around an array of rows, each on its own line: a reader
 	 * takes them one at a time (a value is at most 4 MiB). */
 	snprintf(head, sizeof(head),
-		 "\"calls\": {\"dropped\": %llu, \"unknown\": %llu, \"list\": [",
-		 (unsigned long long)calls__dropped(c), (unsigned long long)calls__unknown(c));
+		 "\"calls\": {\"dropped\": %llu, \"unknown\": %llu, \"dropped_calls\": %llu, "
+		 "\"list\": [",
+		 (unsigned long long)calls__dropped(c), (unsigned long long)calls__unknown(c),
+		 (unsigned long long)calls__dropped_calls(c));
 	json_out__puts(w, w->first ? "\n  " : ",\n  ");
 	w->first = false;
 	json_out__puts(w, head);
 	w->first_rec = true;
 	for (size_t i = 0; i < calls__nr(c) && !w->err; i++)
 		pw_call(w, t, calls__get(c, i));
-	json_out__puts(w, w->first_rec ? "]}" : "\n  ]}");
+	json_out__puts(w, w->first_rec ? "]" : "\n  ]");
+	pw_weights(w, c);
+	json_out__puts(w, "}");
 }
 
 /* [stack, count, ...] of call i (of pid) into c. */
@@ -282,6 +314,41 @@ static int rd_counter(struct rd *rd, const char *field, uint64_t *out)
 	return r;
 }
 
+/* "weights": [[call, weight], ...] (after "list"), one record at a time. */
+static int rd_weights(struct rd *rd, struct calls *c)
+{
+	struct json_where w = {"calls", NO_IDX, "weights", NO_IDX};
+	size_t n = 0;
+	int r;
+
+	if (json_in__enter(&rd->js, '[', &w, NULL))
+		return -1;
+	while ((r = json_in__next(&rd->js, ']', &n)) > 0) {
+		struct json_object *a;
+		uint64_t i;
+		double wt;
+
+		w.j = n - 1;
+		if (json_in__record(&rd->js, &w, json_type_array, &a))
+			return -1;
+		r = json_object_array_length(a) != 2
+			    ? jv__fail(&rd->js, &w, NULL, "expected [call, weight], got %s",
+				       "another")
+			    : jv__u64(&rd->js, &w, "call", json_object_array_get_idx(a, 0), &i) ||
+				      jv__real(&rd->js, &w, "weight",
+					       json_object_array_get_idx(a, 1), &wt);
+		if (!r && (i >= calls__nr(c) || !(wt >= 1)))
+			r = jv__fail(&rd->js, &w, NULL, "%s",
+				     "not a call of \"list\" and a weight of 1 or more");
+		if (!r)
+			calls__set_weight(c, (size_t)i, wt);
+		json_object_put(a);
+		if (r)
+			return -1;
+	}
+	return r;
+}
+
 /* "list": the calls, one record at a time. */
 static int rd_list(struct rd *rd, struct calls *c)
 {
@@ -300,7 +367,7 @@ static int rd_list(struct rd *rd, struct calls *c)
 int rd__calls(struct rd *rd)
 {
 	static const struct json_where top = {"calls", NO_IDX, NULL, NO_IDX};
-	uint64_t dropped = 0, unknown = 0;
+	uint64_t dropped = 0, unknown = 0, dropped_calls = 0;
 	struct calls *c;
 	char key[32];
 	size_t n = 0;
@@ -320,8 +387,12 @@ int rd__calls(struct rd *rd)
 			r = rd_counter(rd, "dropped", &dropped);
 		else if (!strcmp(key, "unknown"))
 			r = rd_counter(rd, "unknown", &unknown);
+		else if (!strcmp(key, "dropped_calls"))
+			r = rd_counter(rd, "dropped_calls", &dropped_calls);
 		else if (!strcmp(key, "list"))
 			r = rd_list(rd, c);
+		else if (!strcmp(key, "weights"))
+			r = rd_weights(rd, c);
 		else
 			r = json_in__skip(&rd->js);
 	}
@@ -330,6 +401,7 @@ int rd__calls(struct rd *rd)
 		return -1;
 	}
 	calls__set_lost(c, dropped, unknown);
+	calls__set_dropped_calls(c, dropped_calls);
 	profile__set_calls(rd->p, c);
 	return 0;
 }

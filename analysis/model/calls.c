@@ -23,6 +23,10 @@ struct calls {
 	uint64_t dropped;
 	uint64_t unknown;
 	size_t nr_exact; /* calls with exact_ns */
+	uint64_t dropped_calls; /* by calls__bound */
+	struct hashmap groups; /* (feature, instance) interned pointers -> group */
+	uint64_t *group_dropped; /* per group: its calls calls__bound dropped */
+	size_t nr_groups, cap_groups;
 };
 
 struct calls *calls__new(size_t max)
@@ -38,6 +42,7 @@ struct calls *calls__new(size_t max)
 	}
 	c->index = (struct hashmap)HASHMAP_INIT;
 	c->by_id = (struct hashmap)HASHMAP_INIT;
+	c->groups = (struct hashmap)HASHMAP_INIT;
 	c->max = max ? max : CALLS_DEFAULT_MAX;
 	return c;
 }
@@ -52,6 +57,8 @@ void calls__free(struct calls *c)
 	}
 	hashmap__fini(&c->index);
 	hashmap__fini(&c->by_id);
+	hashmap__fini(&c->groups);
+	free(c->group_dropped);
 	strtab__free(c->names);
 	free(c->recs);
 	free(c);
@@ -126,7 +133,8 @@ static struct call_rec *call_find(struct calls *c, uint32_t pid, uint32_t tid, u
 			       .id = id,
 			       .feature = feature,
 			       .instance = instance,
-			       .first_ns = UINT64_MAX};
+			       .first_ns = UINT64_MAX,
+			       .weight = 1};
 	return r;
 }
 
@@ -352,6 +360,7 @@ int calls__put(struct calls *c, const struct call_rec *r)
 	n->first_ns = r->first_ns;
 	n->last_ns = r->last_ns;
 	n->exact_ns = r->exact_ns;
+	n->weight = r->weight > 0 ? r->weight : 1;
 	c->nr_exact += r->exact_ns != 0;
 	return 0;
 }
@@ -397,4 +406,244 @@ void profile__set_calls(struct profile *p, struct calls *c)
 		return;
 	calls__free(p->calls);
 	p->calls = c;
+}
+
+void calls__set_weight(struct calls *c, size_t i, double w)
+{
+	if (c && i < c->nr && w >= 1)
+		c->recs[i].weight = w;
+}
+
+uint64_t calls__dropped_calls(const struct calls *c)
+{
+	return c ? c->dropped_calls : 0;
+}
+
+void calls__set_dropped_calls(struct calls *c, uint64_t n)
+{
+	if (c)
+		c->dropped_calls = n;
+}
+
+/* A call's place in calls__bound. */
+struct bound_ent {
+	size_t i; /* its index */
+	size_t group;
+	uint64_t ns; /* its duration */
+	uint64_t u; /* its sample key */
+	bool open, keep;
+};
+
+/* A well-mixed 64-bit hash of call r: its key in the uniform sample. */
+static uint64_t sample_key(const struct call_rec *r)
+{
+	uint64_t x = feature_key(r->feature, r->id) ^ ((uint64_t)r->pid << 32 | r->tid);
+
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* The group of r's (feature, instance): names are interned, so their
+ * addresses identify them. */
+static int group_of(struct calls *c, const struct call_rec *r, size_t *g)
+{
+	uint64_t at;
+	int ret = hashmap__find_or_insert(&c->groups, (uint64_t)(uintptr_t)r->feature,
+					  (uint64_t)(uintptr_t)r->instance, c->nr_groups, &at);
+
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		if (fsp_grow((void **)&c->group_dropped, &c->cap_groups, c->nr_groups + 1,
+			     sizeof(*c->group_dropped)))
+			return -ENOMEM;
+		c->group_dropped[c->nr_groups++] = 0;
+	}
+	*g = (size_t)at;
+	return 0;
+}
+
+/* Group first, open calls first, then the slowest first. */
+static int cmp_by_duration(const void *a, const void *b)
+{
+	const struct bound_ent *x = a, *y = b;
+
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->open != y->open)
+		return x->open ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_by_key(const void *a, const void *b)
+{
+	const struct bound_ent *x = a, *y = b;
+
+	if (x->u != y->u)
+		return x->u < y->u ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+/* One group's entries e[0, n) (sorted by cmp_by_duration): which it keeps,
+ * and the weight of the sample's calls. */
+static void bound_group(struct calls *c, struct bound_ent *e, size_t n, const struct calls_bound *b)
+{
+	size_t k = 0, rest, kept;
+	uint64_t *dropped = &c->group_dropped[e[0].group];
+
+	while (k < n && e[k].open)
+		e[k++].keep = true;
+	for (size_t j = 0; k < n && j < b->slowest; j++)
+		e[k++].keep = true;
+	rest = n - k;
+	if (!rest)
+		return;
+	/* the others' bottom-k by key: a uniform sample of them */
+	qsort(e + k, rest, sizeof(*e), cmp_by_key);
+	kept = rest < b->sample ? rest : b->sample;
+	for (size_t j = 0; j < rest; j++) {
+		struct call_rec *r = &c->recs[e[k + j].i];
+
+		e[k + j].keep = j < kept;
+		if (j < kept)
+			continue;
+		(*dropped)++;
+		c->dropped_calls++;
+		c->dropped += r->samples;
+	}
+	for (size_t j = 0; j < kept; j++)
+		c->recs[e[k + j].i].weight = (double)(kept + *dropped) / (double)kept;
+}
+
+/* Keeps the calls of e marked keep, in their order, and indexes them again. */
+static int bound_compact(struct calls *c, const struct bound_ent *e, size_t n)
+{
+	bool *keep = calloc(n ? n : 1, sizeof(*keep));
+	size_t to = 0;
+	int err = 0;
+
+	if (!keep)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		keep[e[k].i] = e[k].keep;
+	hashmap__fini(&c->index);
+	hashmap__fini(&c->by_id);
+	c->nr_exact = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct call_rec *r = &c->recs[i];
+		uint64_t a = (uint64_t)r->pid << 32 | r->tid;
+
+		if (!keep[i]) {
+			free(r->stacks);
+			free(r->natives);
+			continue;
+		}
+		c->recs[to] = *r;
+		c->nr_exact += r->exact_ns != 0;
+		if (!err && hashmap__find_or_insert(&c->index, a, feature_key(r->feature, r->id),
+						    to, NULL) < 0)
+			err = -ENOMEM;
+		if (!err && hashmap__find_or_insert(&c->by_id, a, r->id, to, NULL) < 0)
+			err = -ENOMEM;
+		to++;
+	}
+	c->nr = to;
+	free(keep);
+	return err;
+}
+
+int calls__bound(struct calls *c, const struct calls_bound *b,
+		 bool (*open)(void *ctx, const struct call_rec *r), void *ctx)
+{
+	struct bound_ent *e;
+	size_t n;
+	int err = 0;
+
+	if (!c || !b)
+		return -EINVAL;
+	n = c->nr;
+	e = malloc((n ? n : 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct call_rec *r = &c->recs[i];
+
+		e[i] = (struct bound_ent){.i = i,
+					  .ns = call_rec__duration_ns(r, b->period_ns),
+					  .u = sample_key(r),
+					  .open = open && open(ctx, r)};
+		err = group_of(c, r, &e[i].group);
+	}
+	if (!err) {
+		qsort(e, n, sizeof(*e), cmp_by_duration);
+		for (size_t k = 0, end; k < n; k = end) {
+			for (end = k + 1; end < n && e[end].group == e[k].group; end++)
+				;
+			bound_group(c, e + k, end - k, b);
+		}
+		err = bound_compact(c, e, n);
+	}
+	free(e);
+	return err;
+}
+
+/* Copies r's stacks mapped by stack_of into n; unmapped samples dropped. */
+static int copy_stacks(struct calls *to, struct call_rec *n, const struct call_rec *r,
+		       int (*stack_of)(void *ctx, size_t stack, size_t *out), void *ctx)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < r->nr_stacks && !err; k++) {
+		const struct call_stack *cs = &r->stacks[k];
+		size_t id;
+
+		if (stack_of(ctx, cs->stack, &id)) {
+			to->dropped += cs->count;
+			continue;
+		}
+		err = add_stack(n, id, cs->count, cs->offcpu_ns);
+		n->samples += cs->count;
+		n->offcpu_ns += cs->offcpu_ns;
+	}
+	return err;
+}
+
+struct calls *calls__copy(const struct calls *c,
+			  int (*stack_of)(void *ctx, size_t stack, size_t *out), void *ctx)
+{
+	struct calls *to = c ? calls__new(c->max) : NULL;
+	int err = to ? 0 : -ENOMEM;
+
+	if (to) {
+		to->dropped = c->dropped;
+		to->unknown = c->unknown;
+		to->dropped_calls = c->dropped_calls;
+	}
+	for (size_t i = 0; !err && i < c->nr; i++) {
+		const struct call_rec *r = &c->recs[i];
+		struct call_rec *n =
+			call_find(to, r->pid, r->tid, r->id, r->feature, r->instance, &err);
+
+		if (!n) {
+			/* not without err unless a hash collision: the call dropped */
+			to->dropped += err ? 0 : r->samples;
+			continue;
+		}
+		n->first_ns = r->first_ns;
+		n->last_ns = r->last_ns;
+		n->exact_ns = r->exact_ns;
+		n->weight = r->weight;
+		to->nr_exact += r->exact_ns != 0;
+		err = copy_stacks(to, n, r, stack_of, ctx);
+	}
+	if (err) {
+		calls__free(to);
+		return NULL;
+	}
+	return to;
 }

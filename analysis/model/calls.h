@@ -13,11 +13,16 @@
  * recursion keep each level's own, and threads never mix.
  *
  * Bounded: at most `max` calls are kept; the samples of calls beyond are
- * counted as dropped (calls__dropped), never joined to another call.
+ * counted as dropped (calls__dropped), never joined to another call. Within
+ * that, calls__bound keeps per feature instance the slowest calls that have
+ * ended and a uniform sample of its other ended calls, each of which then
+ * stands for several (call_rec.weight), so that percentiles and the other
+ * calls' view stay those of all the calls (docs/calls.md, "Bounds").
  */
 #ifndef FSP_ANALYSIS_CALLS_H
 #define FSP_ANALYSIS_CALLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +58,10 @@ struct call_rec {
 	size_t nr_stacks, cap_stacks;
 	struct call_native *natives; /* its samples' native stacks (--stacks) */
 	size_t nr_natives, cap_natives;
+	/* How many calls of its instance it stands for: 1, or more for a call
+	 * of the uniform sample calls__bound keeps of the calls not among the
+	 * slowest (the calls of its kind it dropped, shared out). */
+	double weight;
 };
 
 struct calls;
@@ -106,6 +115,39 @@ int calls__set_exact(struct calls *c, uint32_t pid, uint32_t tid, uint64_t id, u
 size_t calls__nr_exact(const struct calls *c);
 /* Sets the counters (a profile file's). */
 void calls__set_lost(struct calls *c, uint64_t dropped, uint64_t unknown);
+
+/*
+ * The bound: per feature instance, the `slowest` slowest calls that have
+ * ended, and `sample` of its other ended calls chosen uniformly at random (a
+ * bottom-k sample on a hash of the call, so the same calls whenever it runs);
+ * the others are dropped: their samples counted in calls__dropped, the calls
+ * in calls__dropped_calls, and the sample's calls weighted to stand for them.
+ * Calls still open (open(ctx, r) true) are all kept. Durations as
+ * call_rec__duration_ns with period_ns. Repeatable as calls come: a call
+ * once dropped would never have been kept later. 0 or -ENOMEM.
+ */
+#define CALLS_KEEP_DEFAULT 1000 /* record --calls-keep */
+
+struct calls_bound {
+	size_t slowest;
+	size_t sample;
+	uint64_t period_ns;
+};
+int calls__bound(struct calls *c, const struct calls_bound *b,
+		 bool (*open)(void *ctx, const struct call_rec *r), void *ctx);
+/* Call i stands for w calls (as read from a file; w >= 1). */
+void calls__set_weight(struct calls *c, size_t i, double w);
+/* Calls dropped by calls__bound (or as read from a file). */
+uint64_t calls__dropped_calls(const struct calls *c);
+void calls__set_dropped_calls(struct calls *c, uint64_t n);
+/*
+ * A copy of c whose stack ids are mapped by stack_of (0: mapped into *out;
+ * else the stack is not in the copy's profile: its samples are counted in
+ * the copy's calls__dropped). Native stacks are not copied (the caller
+ * joins them to the copy). NULL: no memory.
+ */
+struct calls *calls__copy(const struct calls *c,
+			  int (*stack_of)(void *ctx, size_t stack, size_t *out), void *ctx);
 
 size_t calls__nr(const struct calls *c);
 /* Call i, in order of first sample; NULL beyond. */

@@ -8,6 +8,8 @@
 
 #include "calls.h"
 #include "callsel.h"
+#include "funcfeat.h"
+#include "funcfeat_apply.h"
 #include "native.h"
 #include "util.h"
 
@@ -114,9 +116,15 @@ int callsel__parse(const char *s, struct callsel *out, char *err, size_t n)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* A call's duration and how many calls it stands for. */
+struct weighed {
+	uint64_t ns;
+	double w;
+};
+
+static int cmp_weighed(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const struct weighed *)a)->ns, y = ((const struct weighed *)b)->ns;
 
 	return (x > y) - (x < y);
 }
@@ -127,35 +135,53 @@ static int of_feature(const struct callsel *sel, const struct call_rec *r)
 	       (!sel->has_instance || !strcmp(r->instance, sel->instance));
 }
 
+static double weight_of(const struct call_rec *r)
+{
+	return r->weight >= 1 ? r->weight : 1;
+}
+
 /* The duration from which calls are selected (CALLSEL_PCT: the nearest-rank
- * percentile of the feature's calls' durations). */
+ * percentile of the feature's calls' durations, each call counted as the
+ * calls it stands for: the bound's sample, calls.h). *nr: the calls. */
 static int threshold(const struct calls *c, const struct callsel *sel, uint64_t period,
 		     uint64_t *out, uint64_t *nr)
 {
-	uint64_t *d;
+	struct weighed *d;
 	size_t n = 0, k;
+	double total = 0, rank, sum = 0;
 
-	*nr = 0;
-	for (size_t i = 0; i < calls__nr(c); i++)
-		*nr += of_feature(sel, calls__get(c, i));
-	if (!*nr)
-		return -ENOENT;
-	if (sel->op != CALLSEL_PCT) {
-		*out = sel->ns;
-		return 0;
-	}
-	d = malloc(*nr * sizeof(*d));
-	if (!d)
-		return -ENOMEM;
 	for (size_t i = 0; i < calls__nr(c); i++)
 		if (of_feature(sel, calls__get(c, i)))
-			d[n++] = call_rec__duration_ns(calls__get(c, i), period);
-	qsort(d, n, sizeof(*d), cmp_u64);
-	/* nearest rank: the ceiling of pct% of n */
-	k = (size_t)(sel->pct / 100.0 * (double)n);
-	if ((double)k < sel->pct / 100.0 * (double)n)
-		k++;
-	*out = d[k ? k - 1 : 0];
+			n++;
+	if (!n)
+		return -ENOENT;
+	d = malloc(n * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < calls__nr(c); i++) {
+		const struct call_rec *r = calls__get(c, i);
+
+		if (!of_feature(sel, r))
+			continue;
+		d[n++] = (struct weighed){call_rec__duration_ns(r, period), weight_of(r)};
+		total += weight_of(r);
+	}
+	*nr = (uint64_t)(total + 0.5);
+	*out = sel->ns;
+	if (sel->op == CALLSEL_PCT) {
+		qsort(d, n, sizeof(*d), cmp_weighed);
+		/* nearest rank: the ceiling of pct% of the calls */
+		rank = (double)(uint64_t)(sel->pct / 100.0 * total - 1e-9);
+		if (rank < sel->pct / 100.0 * total - 1e-9)
+			rank++;
+		for (k = 0; k < n - 1; k++) {
+			sum += d[k].w;
+			if (sum >= rank - 1e-9)
+				break;
+		}
+		*out = d[k].ns;
+	}
 	free(d);
 	return 0;
 }
@@ -247,27 +273,57 @@ static struct profile *frame_of(const struct profile *p, int *err)
 	return f;
 }
 
-/* Adds call r's samples to f. */
+/* n of a call that stands for w calls: n w, rounded. */
+static uint64_t scaled(uint64_t n, double w)
+{
+	return w == 1 ? n : (uint64_t)((double)n * w + 0.5);
+}
+
+/* Adds call r's samples to f, as many times as the calls it stands for. */
 static int add_call(struct profile *f, const struct profile *p, const struct call_rec *r)
 {
+	double w = weight_of(r);
 	struct profile_stack st;
 	int err = 0;
 
 	for (size_t k = 0; k < r->nr_stacks && !err; k++) {
 		err = profile__stack(p, r->stacks[k].stack, &st);
 		if (!err && r->stacks[k].count)
-			err = profile__add_samples(f, r->pid, r->tid, st.key, r->stacks[k].count);
+			err = profile__add_samples(f, r->pid, r->tid, st.key,
+						   scaled(r->stacks[k].count, w));
 		if (!err && r->stacks[k].offcpu_ns)
 			err = profile__add_offcpu(f, r->pid, r->tid, st.key,
-						  r->stacks[k].offcpu_ns);
+						  scaled(r->stacks[k].offcpu_ns, w));
 	}
 	for (size_t k = 0; k < r->nr_natives && !err; k++) {
 		err = profile__stack(p, r->natives[k].stack, &st);
 		if (!err)
-			err = profile__add_native_samples(f, r->pid, r->tid, st.key,
-							  r->natives[k].native,
-							  r->natives[k].count);
+			/* rounded down: never more than the samples (rounded) */
+			err = profile__add_native_samples(
+				f, r->pid, r->tid, st.key, r->natives[k].native,
+				w == 1 ? r->natives[k].count
+				       : (uint64_t)((double)r->natives[k].count * w));
 	}
+	return err;
+}
+
+/* The function features p was charged by (its metadata's rules), charged
+ * in f too: f's native samples were added under their calls' mark stacks,
+ * before the rules moved p's to their merged stacks. */
+static int apply_rules(const struct profile *p, struct profile *f)
+{
+	const char *text = profile__meta(p)->function_features;
+	struct funcfeat *ff;
+	char msg[256];
+	int err;
+
+	if (!text || !*text)
+		return 0;
+	ff = funcfeat__new();
+	if (!ff)
+		return -ENOMEM;
+	err = funcfeat__parse(ff, text, msg, sizeof(msg)) ? -EINVAL : funcfeat__apply(ff, f);
+	funcfeat__free(ff);
 	return err;
 }
 
@@ -277,6 +333,7 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 	uint64_t period = profile_meta__period_ns(profile__meta(p));
 	const struct calls *c = profile__calls(p);
 	struct profile *s = NULL, *o = NULL;
+	double selected_calls = 0;
 	int err;
 
 	*sp = *op = NULL;
@@ -296,20 +353,28 @@ int callsel__split(const struct profile *p, const struct callsel *sel, struct pr
 		if (!of_feature(sel, r))
 			continue;
 		if (selected(sel, d, info->threshold_ns)) {
-			info->selected++;
-			info->selected_samples += r->samples;
-			info->sum_ns += d;
+			selected_calls += weight_of(r);
+			info->selected_samples += scaled(r->samples, weight_of(r));
+			info->sum_ns += scaled(d, weight_of(r));
 			info->exact += r->exact_ns != 0;
+			info->sampled += weight_of(r) > 1;
+			info->selected_kept++;
 			info->min_ns = d < info->min_ns ? d : info->min_ns;
 			info->max_ns = d > info->max_ns ? d : info->max_ns;
-			info->selected_offcpu_ns += r->offcpu_ns;
+			info->selected_offcpu_ns += scaled(r->offcpu_ns, weight_of(r));
 			err = add_call(s, p, r);
 		} else {
-			info->other_samples += r->samples;
-			info->other_offcpu_ns += r->offcpu_ns;
+			info->other_samples += scaled(r->samples, weight_of(r));
+			info->other_offcpu_ns += scaled(r->offcpu_ns, weight_of(r));
 			err = add_call(o, p, r);
 		}
 	}
+	info->selected = (uint64_t)(selected_calls + 0.5);
+	info->dropped_calls = calls__dropped_calls(c);
+	if (!err)
+		err = apply_rules(p, s);
+	if (!err)
+		err = apply_rules(p, o);
 	if (!info->selected)
 		info->min_ns = 0;
 	if (err) {

@@ -17,7 +17,9 @@
  *
  * A call's duration is exact when its leave measured it (record --calls
  * --events, calls of two sampling periods or more), else estimated from its
- * samples (first to last, plus one period: calls.h).
+ * samples (first to last, plus one period: calls.h). A call kept by the
+ * bound's uniform sample stands for several (call_rec.weight): percentiles,
+ * counts and the two profiles' samples count it so many times.
  */
 #ifndef FSP_ANALYSIS_CALLSEL_H
 #define FSP_ANALYSIS_CALLSEL_H
@@ -60,6 +62,13 @@ struct callsel_info {
 	uint64_t sum_ns; /* the selected calls' durations added up */
 	uint64_t exact; /* selected calls whose duration is exact (--events), not estimated */
 	uint64_t selected_offcpu_ns, other_offcpu_ns; /* their off-CPU time (--off-cpu) */
+	/* The bound (calls.h, calls__bound): calls, samples and durations above
+	 * count each kept call as the calls it stands for; sampled: selected
+	 * calls kept as a uniform sample of the others (standing for more than
+	 * one); dropped_calls: the calls of the whole profile the bound dropped. */
+	uint64_t sampled;
+	uint64_t dropped_calls;
+	uint64_t selected_kept; /* selected calls in the profile (each once) */
 };
 
 /*

@@ -37,6 +37,11 @@
  *               either group keeps its native stack (each native record
  *               joined to its call by the sample's time)
  *
+ *   slow_calls_funcfeat  wl_requests with --calls --function-feature: the
+ *               rare path's function, a function feature, in the slow
+ *               requests' view at the truth's share, in the others' none;
+ *               their folded stacks (the native view) charge it alike
+ *
  *   slow_calls_offcpu  wl_requests with --calls --off-cpu: the lock wait's
  *               off-CPU time in the slow requests' view (report --calls
  *               'request>=6ms', feature lockwait) against the lock wait the
@@ -49,6 +54,11 @@
  *               sampling periods) of 6 ms, which fall either side (an
  *               estimated duration, with the off-CPU intervals in its
  *               extent, is within a period of the wall time either way)
+ *
+ *   slow_calls_bounded(_thin)  slow_calls_events with --calls-keep: the
+ *               view within the truth though calls were dropped (below);
+ *               with --calls-keep 20, the leaves sent far fewer durations
+ *               than calls
  *
  *   frame32     wl_threads built with the ABI v2 header before call numbers
  *               (32-byte frames): profiled as before (every feature charged, the
@@ -247,6 +257,209 @@ static void slow_calls(bool events)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* The request calls of prof's "calls" list (feature index of "request" in
+ * "strings") and their samples, and its dropped_calls and weights. */
+static void calls_member(json_object *prof, long long *requests, long long *samples,
+			 long long *dropped, long long *weights)
+{
+	json_object *calls = NULL, *strs = NULL, *list = NULL, *v = NULL;
+	long long req = -1;
+
+	*requests = *samples = *dropped = *weights = -1;
+	if (!json_object_object_get_ex(prof, "calls", &calls) ||
+	    !json_object_object_get_ex(prof, "strings", &strs) ||
+	    !json_object_object_get_ex(calls, "list", &list))
+		return;
+	for (size_t i = 0; i < json_object_array_length(strs); i++)
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(strs, i)), "request"))
+			req = (long long)i;
+	*requests = *samples = 0;
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		json_object *row = json_object_array_get_idx(list, i);
+
+		if (json_object_get_int64(json_object_array_get_idx(row, 3)) != req)
+			continue;
+		(*requests)++;
+		*samples += json_object_get_int64(json_object_array_get_idx(row, 5));
+	}
+	if (json_object_object_get_ex(calls, "dropped_calls", &v))
+		*dropped = json_object_get_int64(v);
+	*weights = json_object_object_get_ex(calls, "weights", &v)
+			   ? (long long)json_object_array_length(v)
+			   : 0;
+}
+
+/*
+ * slow_calls_bounded: wl_requests with 5000 requests (2500 of each
+ * instance) recorded with --events --calls-keep 1000, so that per instance
+ * the 1000 slowest calls and a sample of 1000 of the others are kept, the
+ * rest dropped (the records joined as they come: more than the 16384
+ * records userspace joins at a time). The slow requests (2% take a slow
+ * path; on a busy machine preempted ones too: 245 to 1504 of 5000 in runs
+ * here) are among the kept, with exact durations (the slowest of each
+ * instance are sent), so the view selects the truth's slow requests: its
+ * parts within max(2 pp, 4 sigma) of the truth, their count within 2 of it
+ * (as slow_calls_events; estimated durations would miss requests preempted
+ * before their first or after their last sample, which a loaded machine
+ * makes many of); the others' view has no rare path, and its parse and
+ * compute shares (of the slowest others and the weighted sample) are within
+ * max(2 pp, 4 sigma of the samples kept) of all the other requests'; the
+ * weights make the request calls count as all 5000 again; the dropped calls
+ * are said after the report and in the file, which keeps no more than the
+ * bound. The truth's slow requests must fit the bound (900 an instance,
+ * with a margin) for the checks to hold exactly.
+ * slow_calls_bounded_thin: --calls-keep 20, the leaves send the slowest
+ * calls of each instance and a thinning sample (fewer than 2500 durations,
+ * where every call of two periods would send 9,600 or more), and the
+ * weights still count every request.
+ */
+static void slow_calls_bounded(bool thin)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	const char *sel = itest_tmp("sel.json"), *oth = itest_tmp("oth.json");
+	unsigned long long nsel = 0, ncalls = 0, said = 0;
+	long long requests, kept_samples, dropped, weights;
+	struct itest_truth *t;
+	struct itest_proc p;
+	json_object *s, *o, *j;
+	const char *at;
+	bool ok = true;
+	char *out;
+
+	itest_run_fsp(&p, "fsp", 240, "-v", "--events", "--calls-keep", thin ? "20" : "1000", "-F",
+		      ITEST_HZ, "--json", prof, "--", itest_workload("wl_requests"), truth, "2500",
+		      "6000", NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	if (thin) {
+		/* Without the thinning every request (1.2 ms of CPU or more;
+		 * two periods are 1 ms) and most computes (0.96 to 1.44 ms)
+		 * would send their durations, 9,600 or more; with it, per CPU,
+		 * instance and feature about 20 (1 + ln(calls / 20)): 830 for
+		 * 1250 calls each on 2 CPUs */
+		unsigned long long sent = 0;
+
+		at = p.err ? strstr(p.err, "--calls: ") : NULL;
+		while (at && !strstr(at, " exact durations sent") &&
+		       (at = strstr(at + 1, "--calls: ")))
+			;
+		ok &= at && sscanf(at, "--calls: %llu exact durations sent", &sent) == 1 &&
+		      sent > 0 && sent < 2500;
+		print_message(
+			"  the leaves sent %llu exact durations (5000 requests of two periods "
+			"or more)\n",
+			sent);
+	}
+	at = strstr(out, "bounded (--calls-keep): ");
+	ok &= at && sscanf(at, "bounded (--calls-keep): %llu ended calls dropped", &said) == 1;
+	print_message("  record's report: %llu calls dropped by the bound\n", said);
+	free(out);
+	free(p.out);
+	free(p.err);
+	t = itest_truth_load(truth);
+	if (!thin && itest_truth_u64(t, "slow.count") > 2 * 900) {
+		print_message("  %llu slow requests of 5000: more than the bound keeps of them\n",
+			      (unsigned long long)itest_truth_u64(t, "slow.count"));
+		ok = false;
+	}
+	j = itest_json_load(prof);
+	calls_member(j, &requests, &kept_samples, &dropped, &weights);
+	{
+		/* per instance the slowest and as many of the sample, and the
+		 * calls still open at the end (each worker's last request its
+		 * last sample fell in) */
+		bool kept = said > 0 && dropped == (long long)said && requests > 0 &&
+			    requests <= 2 * 2 * (thin ? 20 : 1000) + 2 && weights > 0;
+
+		print_message("  the file: %lld request calls kept, dropped_calls %lld, %lld "
+			      "weights: %s\n",
+			      requests, dropped, weights, kept ? "ok" : "FAIL");
+		ok &= kept;
+	}
+	json_object_put(j);
+	if (thin) {
+		/* fewer calls kept than slow requests: the weights still make
+		 * every request count (below), the view is a sample's */
+		s = o = NULL;
+		goto counts;
+	}
+	s = select_calls(prof, "request>=6ms", sel);
+	o = select_calls(prof, "request<6ms", oth);
+	ok &= group_ok(s, t, "slow");
+	ok &= share_ok("other calls: rare", itest_feature_samples(o, "rare"),
+		       itest_feature_samples(o, "request"), 0);
+	{
+		/* The other calls' view is of the slowest others (weight 1) and
+		 * the uniform sample (each standing for several): its shares
+		 * estimate all the other requests'. The tolerance is that of
+		 * the samples kept (the request calls' in the file less the
+		 * selected ones'), not of the scaled counts. */
+		uint64_t n = itest_feature_samples(o, "request");
+		uint64_t kept = (uint64_t)kept_samples - itest_feature_samples(s, "request");
+		double cpu = (double)itest_truth_u64(t, "other.cpu_ns");
+		static const char *const parts[] = {"parse", "compute"};
+
+		for (size_t i = 0; i < 2; i++) {
+			double want = (double)itest_truth_u64(t, "other.%s_ns", parts[i]) / cpu;
+			double got = n ? (double)itest_feature_samples(o, parts[i]) / (double)n : 0;
+			double tol = fmax(0.02, itest_tolerance(want, kept, 0));
+			bool one = n > 0 && fabs(got - want) <= tol + ITEST_EPS;
+
+			print_message("  other calls (weighted): %-8s %6.2f%%, truth %6.2f%%, "
+				      "tolerance %.2f pp (%llu samples kept): %s\n",
+				      parts[i], 100 * got, 100 * want, 100 * tol,
+				      (unsigned long long)kept, one ? "ok" : "FAIL");
+			ok &= one;
+		}
+	}
+counts:
+	itest_run_fsp(&p, "report", 60, "report", "--calls", "request>=6ms", prof, NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	ok &= sscanf(out, "Calls of request selected: %llu of %llu", &nsel, &ncalls) == 2;
+	ok &= strstr(out, "Bounded (--calls-keep): ") != NULL;
+	{
+		unsigned long long want = itest_truth_u64(t, "slow.count");
+		/* the weights: the kept calls stand for every request (each was
+		 * sampled, as in slow_calls) */
+		bool all = ncalls + 1 >= 5000 && ncalls <= 5000 + 1;
+		/* Exact durations (the slow calls are the slowest: all sent).
+		 * An exact duration is measured inside the workload's clock
+		 * reads, so it never exceeds the truth's wall time: at most 2
+		 * more (as slow_calls_events). Fewer by the requests of 6 ms
+		 * of wall time whose marks saw less, preempted between a clock
+		 * read and its mark: 7 of 550 in a run with a system-wide
+		 * profiler beside; up to 2% of them, and 2. */
+		bool cnt = thin || ((double)nsel <= (double)want + 2 &&
+				    (double)nsel + fmax(2, (double)want / 50) >= (double)want);
+
+		print_message("  slow calls: %llu of %llu (truth %llu of 5000): %s, %s\n", nsel,
+			      ncalls, want, cnt ? "ok" : "FAIL", all ? "ok" : "FAIL");
+		ok &= cnt && all;
+	}
+	free(out);
+	free(p.out);
+	free(p.err);
+	json_object_put(s);
+	json_object_put(o);
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
+static void test_slow_calls_bounded(void **state)
+{
+	(void)state;
+	slow_calls_bounded(false);
+}
+
+static void test_slow_calls_bounded_thin(void **state)
+{
+	(void)state;
+	slow_calls_bounded(true);
+}
+
 static void test_frame32(void **state)
 {
 	static const char *const features[] = {"encode", "decode", "verify"};
@@ -369,6 +582,73 @@ static void test_slow_calls_native(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* slow_calls_funcfeat: wl_requests with --calls and the rare path's function
+ * as a function feature (--function-feature, charged from the native stacks
+ * of each call's samples): in the slow requests' view fn:rarefn has the share
+ * of their CPU time the workload measured in the rare path, within max(2 pp,
+ * 4 sigma), and in the other requests' none. */
+/* Samples of the folded lines of report --calls SEL --format folded of prof
+ * whose stack starts with `root;`. */
+static uint64_t folded_root(const char *prof, const char *sel, const char *root)
+{
+	struct itest_proc p;
+	uint64_t n = 0;
+	char *out;
+
+	itest_run_fsp(&p, "report", 60, "report", "--calls", sel, "--format", "folded", prof, NULL);
+	itest_assert_exit(&p, 0);
+	out = itest_slurp(p.out_path);
+	assert_non_null(out);
+	for (const char *line = out; *line;) {
+		const char *end = strchr(line, '\n'), *sp;
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		sp = memrchr(line, ' ', len);
+		if (sp && !strncmp(line, root, strlen(root)) && line[strlen(root)] == ';')
+			n += strtoull(sp + 1, NULL, 10);
+		line += len + (end != NULL);
+	}
+	free(out);
+	free(p.out);
+	free(p.err);
+	return n;
+}
+
+static void test_slow_calls_funcfeat(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth");
+	const char *sel = itest_tmp("sel.json"), *oth = itest_tmp("oth.json");
+	struct itest_truth *t;
+	json_object *s, *o;
+	bool ok = true;
+
+	(void)state;
+	t = record_requests("--function-feature=rarefn=wl_requests:rare_expensive", prof, truth);
+	s = select_calls(prof, "request>=6ms", sel);
+	o = select_calls(prof, "request<6ms", oth);
+	ok &= share_ok("slow calls: fn:rarefn", itest_feature_samples(s, "fn:rarefn"),
+		       itest_feature_samples(s, "request"),
+		       (double)itest_truth_u64(t, "slow.rare_ns") /
+			       (double)itest_truth_u64(t, "slow.cpu_ns"));
+	ok &= share_ok("other calls: fn:rarefn", itest_feature_samples(o, "fn:rarefn"),
+		       itest_feature_samples(o, "request"), 0);
+	{
+		/* the native view (folded) of each side charges it alike */
+		uint64_t fs = folded_root(prof, "request>=6ms", "fn:rarefn");
+		uint64_t fo = folded_root(prof, "request<6ms", "fn:rarefn");
+		bool same = fs > 0 && fs == itest_feature_samples(s, "fn:rarefn") && fo == 0;
+
+		print_message("  folded: fn:rarefn %llu samples in the slow calls, %llu in the "
+			      "others: %s\n",
+			      (unsigned long long)fs, (unsigned long long)fo, same ? "ok" : "FAIL");
+		ok &= same;
+	}
+	json_object_put(s);
+	json_object_put(o);
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
 /* The off-CPU ms of feature f in the section of a text report --calls that
  * starts with header (0 when its line has none), -1 if f is not there. */
 static double section_offcpu_ms(const char *text, const char *header, const char *f)
@@ -446,9 +726,11 @@ static void test_slow_calls_events(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_calls_join),	       ITEST(test_frame32),
-		ITEST(test_slow_calls),	       ITEST(test_slow_calls_events),
-		ITEST(test_slow_calls_native), ITEST(test_slow_calls_offcpu),
+		ITEST(test_calls_join),		 ITEST(test_frame32),
+		ITEST(test_slow_calls),		 ITEST(test_slow_calls_events),
+		ITEST(test_slow_calls_native),	 ITEST(test_slow_calls_offcpu),
+		ITEST(test_slow_calls_bounded),	 ITEST(test_slow_calls_bounded_thin),
+		ITEST(test_slow_calls_funcfeat),
 	};
 
 	return ITEST_MAIN("calls", tests);

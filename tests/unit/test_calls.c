@@ -146,6 +146,89 @@ static void test_bound(void **state)
 	calls__free(NULL);
 }
 
+/* 1000 calls of F:a on thread 10, call i lasting i ms (two samples, i - 1
+ * ms apart, period 1 ms), from id `from` to `to`. */
+static void add_calls(struct calls *c, uint64_t from, uint64_t to)
+{
+	const struct profile_frame fr[] = {MK(F, A)};
+
+	for (uint64_t id = from; id <= to; id++) {
+		uint64_t t = id * 10000000000ULL;
+
+		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, t, 1), 0);
+		assert_int_equal(calls__add(c, 1, 10, 0, fr, &id, 1, t + (id - 1) * 1000000, 1), 0);
+	}
+}
+
+/* calls whose id is a multiple of 250 are still open */
+static bool open_250(void *ctx, const struct call_rec *r)
+{
+	(void)ctx;
+	return r->id % 250 == 0;
+}
+
+/* The bound: the slowest ended calls, a uniform sample of the others whose
+ * weights stand for the dropped ones, open calls all kept; bounding as the
+ * calls come keeps the same calls as bounding once; the weights make a
+ * percentile inside the slowest exact. */
+static void test_keep_slowest(void **state)
+{
+	const struct calls_bound b = {.slowest = 10, .sample = 50, .period_ns = 1000000};
+	struct calls *c = calls__new(0), *d = calls__new(0);
+	double wsum = 0;
+	size_t top = 0, open = 0;
+
+	(void)state;
+	add_calls(c, 1, 1000);
+	assert_int_equal(calls__bound(c, &b, open_250, NULL), 0);
+	/* open: 250, 500, 750, 1000; the slowest ended: 989..999 but 1000 */
+	assert_int_equal(calls__nr(c), 4 + 10 + 50);
+	assert_int_equal(calls__dropped_calls(c), 1000 - 64);
+	assert_int_equal(calls__dropped(c), 2 * (1000 - 64));
+	for (size_t i = 0; i < calls__nr(c); i++) {
+		const struct call_rec *r = calls__get(c, i);
+
+		if (r->id % 250 == 0) {
+			open++;
+			assert_true(r->weight == 1);
+		} else if (r->id >= 989) {
+			top++;
+			assert_true(r->weight == 1);
+		} else {
+			/* 986 ended others, 50 of them kept */
+			assert_true(r->weight > 19.71 && r->weight < 19.73);
+		}
+		wsum += r->weight;
+		if (i)
+			assert_true(calls__get(c, i - 1)->first_ns < r->first_ns);
+	}
+	assert_int_equal(open, 4);
+	assert_int_equal(top, 10);
+	assert_true(wsum > 999.99 && wsum < 1000.01);
+	/* again: nothing changes */
+	assert_int_equal(calls__bound(c, &b, open_250, NULL), 0);
+	assert_int_equal(calls__nr(c), 64);
+	assert_int_equal(calls__dropped_calls(c), 936);
+	/* as the calls come, in three parts: the same calls, the same weights */
+	add_calls(d, 1, 300);
+	assert_int_equal(calls__bound(d, &b, open_250, NULL), 0);
+	add_calls(d, 301, 700);
+	assert_int_equal(calls__bound(d, &b, open_250, NULL), 0);
+	add_calls(d, 701, 1000);
+	assert_int_equal(calls__bound(d, &b, open_250, NULL), 0);
+	assert_int_equal(calls__nr(d), calls__nr(c));
+	assert_int_equal(calls__dropped_calls(d), calls__dropped_calls(c));
+	for (size_t i = 0; i < calls__nr(c); i++) {
+		const struct call_rec *x = calls__get(c, i), *y = find(d, 10, F, x->id);
+
+		assert_non_null(y);
+		assert_true(x->weight > y->weight - 1e-9 && x->weight < y->weight + 1e-9);
+	}
+	calls__free(c);
+	calls__free(d);
+	assert_int_equal(calls__bound(NULL, &b, NULL, NULL), -EINVAL);
+}
+
 /* ---- the selector ------------------------------------------------------------------ */
 
 static void parse_ok(const char *s, const char *feature, const char *instance, enum callsel_op op,
@@ -330,6 +413,97 @@ static void test_split(void **state)
 	profile__free(p);
 }
 
+static void to_json(const struct profile *p, char **buf, size_t *len)
+{
+	FILE *f = open_memstream(buf, len);
+
+	assert_non_null(f);
+	assert_int_equal(profile__write_json(f, p), 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A bounded profile's split counts each sampled call as the calls it
+ * stands for, and the file keeps the weights and the dropped calls. */
+static void test_bounded_split(void **state)
+{
+	const struct calls_bound b = {.slowest = 2, .sample = 3, .period_ns = 1000000};
+	struct profile *p = calls_profile(), *s, *o, *q;
+	const struct calls *qc;
+	struct callsel sel;
+	struct callsel_info in;
+	char err[512], *text = NULL;
+	size_t len, weighted = 0;
+
+	(void)state;
+	/* R: calls 9, 10 kept, 3 of 1..8 with weight 8 / 3; X (5 calls of
+	 * one sample): 2 of them kept as the slowest, 3 as the sample */
+	assert_int_equal(calls__bound((struct calls *)profile__calls(p), &b, NULL, NULL), 0);
+	assert_int_equal(calls__dropped_calls(profile__calls(p)), 5);
+	assert_int_equal(callsel__parse("R>=10ms", &sel, NULL, 0), 0);
+	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
+	assert_int_equal(in.calls, 10);
+	assert_int_equal(in.selected, 2);
+	assert_int_equal(in.selected_samples, 10 + 11);
+	assert_int_equal(in.dropped_calls, 5);
+	assert_int_equal(in.sampled, 0);
+	profile__free(s);
+	profile__free(o);
+	/* p90 of the weighted durations is 10 ms as without the bound */
+	assert_int_equal(callsel__parse("R p90", &sel, NULL, 0), 0);
+	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
+	assert_int_equal(in.threshold_ns, 10000000);
+	profile__free(s);
+	profile__free(o);
+	/* every call shorter than 9 ms: the sample, scaled */
+	assert_int_equal(callsel__parse("R<9ms", &sel, NULL, 0), 0);
+	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
+	assert_true(in.sampled >= 1);
+	assert_int_equal(in.selected, (uint64_t)(in.sampled * 8.0 / 3 + 0.5));
+	profile__free(s);
+	profile__free(o);
+	to_json(p, &text, &len);
+	assert_non_null(strstr(text, "\"dropped_calls\": 5"));
+	q = profile__parse_json(text, len, "t.json", err, sizeof(err));
+	if (!q)
+		fail_msg("%s", err);
+	qc = profile__calls(q);
+	assert_int_equal(calls__dropped_calls(qc), 5);
+	assert_int_equal(calls__nr(qc), calls__nr(profile__calls(p)));
+	for (size_t i = 0; i < calls__nr(qc); i++) {
+		double x = calls__get(profile__calls(p), i)->weight, y = calls__get(qc, i)->weight;
+
+		assert_true(x > y - 1e-6 && x < y + 1e-6);
+		weighted += y > 1;
+	}
+	assert_int_equal(weighted, 3);
+	profile__free(q);
+	/* a file from before the bound (no dropped_calls, no weights) loads,
+	 * every call counting once */
+	{
+		char *at = strstr(text, "\"dropped_calls\": 5, "),
+		     *w = strstr(text, ", \"weights\": [");
+		/* the weights' rows end with "\n  ]": drop from ", weights" to it */
+		char *end = w ? strstr(w, "\n  ]") : NULL;
+
+		assert_non_null(at);
+		assert_non_null(end);
+		memmove(w, end + strlen("\n  ]"), strlen(end + strlen("\n  ]")) + 1);
+		memmove(at, at + strlen("\"dropped_calls\": 5, "),
+			strlen(at + strlen("\"dropped_calls\": 5, ")) + 1);
+		q = profile__parse_json(text, strlen(text), "old.json", err, sizeof(err));
+		if (!q)
+			fail_msg("%s", err);
+		qc = profile__calls(q);
+		assert_int_equal(calls__dropped_calls(qc), 0);
+		assert_int_equal(calls__nr(qc), calls__nr(profile__calls(p)));
+		for (size_t i = 0; i < calls__nr(qc); i++)
+			assert_true(calls__get(qc, i)->weight == 1);
+		profile__free(q);
+	}
+	free(text);
+	profile__free(p);
+}
+
 /* Off-CPU intervals (--off-cpu) go to the calls open at their switch-out, by
  * the same rule (nested R in R: the inner), extend their extents to the
  * switch-in, make a call no sample fell in, and split with the calls. */
@@ -379,15 +553,6 @@ static void test_offcpu(void **state)
 }
 
 /* ---- the profile file ------------------------------------------------------------ */
-
-static void to_json(const struct profile *p, char **buf, size_t *len)
-{
-	FILE *f = open_memstream(buf, len);
-
-	assert_non_null(f);
-	assert_int_equal(profile__write_json(f, p), 0);
-	assert_int_equal(fclose(f), 0);
-}
 
 /* The calls go to version 4's "calls" and come back the same; a file
  * whose version is 3 ignores a "calls" member (unknown then), and one with
@@ -485,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_nested_and_recursion),
 		cmocka_unit_test(test_threads_antimarks_unknown),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_keep_slowest),
+		cmocka_unit_test(test_bounded_split),
 		cmocka_unit_test(test_selector),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_offcpu),

@@ -33,7 +33,7 @@ static void describe(FILE *out, const struct callsel *sel, const struct callsel_
 	if (in->selected_offcpu_ns || in->other_offcpu_ns)
 		fprintf(out, "; off CPU %.3f ms (the other calls: %.3f ms)",
 			in->selected_offcpu_ns / 1e6, in->other_offcpu_ns / 1e6);
-	if (in->exact == in->selected)
+	if (in->exact == in->selected_kept)
 		fprintf(out, ".\nDurations are exact (--events: measured by each call's leave).\n");
 	else
 		fprintf(out,
@@ -42,6 +42,13 @@ static void describe(FILE *out, const struct callsel *sel, const struct callsel_
 			"than a "
 			"few periods count about one period).\n",
 			(unsigned long long)in->exact);
+	if (in->dropped_calls)
+		fprintf(out,
+			"Bounded (--calls-keep): %llu calls of the profile were dropped; per "
+			"instance its slowest calls are kept and a uniform sample of the others, "
+			"each standing for several (%llu of the selected): calls and samples "
+			"count them so.\n",
+			(unsigned long long)in->dropped_calls, (unsigned long long)in->sampled);
 }
 
 /* The text view into out. */

@@ -18,8 +18,8 @@
 
 struct by_feature {
 	const char *feature;
-	uint64_t calls;
-	uint64_t samples;
+	/* each kept call counted as the calls it stands for (the bound) */
+	double calls, samples;
 	const struct call_rec *slow[SLOWEST]; /* slowest first */
 };
 
@@ -56,7 +56,7 @@ static struct by_feature *feature_of(struct by_feature **fs, size_t *nr, const c
 static void print_feature(const struct by_feature *f, uint64_t period, FILE *out)
 {
 	fprintf(out, "  %s: %llu calls sampled (%llu samples); the longest:\n", f->feature,
-		(unsigned long long)f->calls, (unsigned long long)f->samples);
+		(unsigned long long)(f->calls + 0.5), (unsigned long long)(f->samples + 0.5));
 	for (int k = 0; k < SLOWEST && f->slow[k]; k++) {
 		const struct call_rec *r = f->slow[k];
 
@@ -95,8 +95,8 @@ int record_calls__report(const struct session *s, const struct profile *p, const
 			err = -ENOMEM;
 			break;
 		}
-		f->calls++;
-		f->samples += r->samples;
+		f->calls += r->weight >= 1 ? r->weight : 1;
+		f->samples += (double)r->samples * (r->weight >= 1 ? r->weight : 1);
 		note_slow(f, r, period);
 	}
 	if (!err) {
@@ -115,11 +115,15 @@ int record_calls__report(const struct session *s, const struct profile *p, const
 				"binaries built with an fsp.h before call numbers (and for ABI v1 "
 				"marks of other threads)\n",
 				(unsigned long long)calls__unknown(c));
+		if (calls__dropped_calls(c))
+			fprintf(out,
+				"  bounded (--calls-keep): %llu ended calls dropped; per instance "
+				"its slowest calls and a uniform sample of the others are kept\n",
+				(unsigned long long)calls__dropped_calls(c));
 		if (calls__dropped(c))
 			fprintf(out,
-				"  dropped: %llu samples whose call records were lost or beyond "
-				"the "
-				"bound\n",
+				"  dropped: %llu samples whose call records were lost or whose "
+				"calls the bound dropped\n",
 				(unsigned long long)calls__dropped(c));
 	}
 	free(fs);

@@ -27,6 +27,7 @@
 #include "profiler.h"
 #include "profile.h"
 #include "profile_io.h"
+#include "calls.h"
 #include "callsel.h"
 #include "record_calls.h"
 #include "record_signals.h"
@@ -187,6 +188,12 @@ static const struct argp_option record_options[] = {
 	 "report --calls, e.g. --calls='request>=50ms'), the view of the selected calls "
 	 "instead (docs/calls.md)",
 	 0},
+	{"calls-keep", OPT_CALLS_KEEP, "N", 0,
+	 "With --calls (implied): per feature instance, keep the N slowest calls and a "
+	 "uniform sample of N of its other calls (default " FSP_STR(
+		 CALLS_KEEP_DEFAULT) "); the others are dropped and counted, each sampled call "
+				     "standing for several",
+	 0},
 	{"stacks", OPT_STACKS, "user|kernel|all", OPTION_ARG_OPTIONAL,
 	 "Also record the native call stack of every on-CPU sample (default: user): unwound "
 	 "from DWARF CFI over a copy of the top of the user stack, or by frame pointers, and "
@@ -284,6 +291,13 @@ static error_t parse_record_number(int key, char *arg, struct argp_state *state)
 			return options__error(state, "invalid --max-events '%s': expected 16 to %d",
 					      arg, 1 << 20);
 		so->max_events = u;
+		return 0;
+	case OPT_CALLS_KEEP:
+		if (options__u64(arg, 1, 1 << 20, &u))
+			return options__error(state, "invalid --calls-keep '%s': expected 1 to %d",
+					      arg, 1 << 20);
+		so->calls = true;
+		so->calls_keep = (uint32_t)u;
 		return 0;
 	case OPT_STACK_SIZE:
 		if (options__u64(arg, FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK, &u) || u % 8)

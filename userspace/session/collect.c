@@ -106,9 +106,14 @@ static int add_stack(struct session *s, struct profile *p, const struct fsp_stac
 		     const struct fsp_stack *st, uint64_t *label_errors, const struct drain *d)
 {
 	struct profile_frame frames[FSP_MAX_DEPTH];
-	char(*bufs)[2][FSP_LABEL_LEN + 32] = malloc(FSP_MAX_DEPTH * sizeof(*bufs));
+	char(*bufs)[2][FSP_LABEL_LEN + 32];
+	size_t known;
 	int err;
 
+	/* one p has already (collect__stacks again): labels not resolved again */
+	if (!profile__find_stack(p, key->tgid, key->hash, &known))
+		return 0;
+	bufs = malloc(FSP_MAX_DEPTH * sizeof(*bufs));
 	if (!bufs)
 		return -ENOMEM;
 	for (__u64 i = 0; i < st->depth; i++) {
@@ -633,6 +638,20 @@ int collect__pids(struct session *s, pid_t **pids, size_t *nr)
 	return err;
 }
 
+int collect__stacks(struct session *s, struct profile *p)
+{
+	struct label_cache labels;
+	struct drain all = {0};
+	uint64_t label_errors = 0;
+	int err;
+
+	label_cache__read(s, &labels);
+	all.labels = &labels;
+	err = collect_stacks(s, p, &label_errors, &all);
+	label_cache__free(&labels);
+	return err;
+}
+
 int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_t nr)
 {
 	struct drain d = {.nr = nr, .take = true};
@@ -644,9 +663,12 @@ int collect__take(struct session *s, struct profile *p, const pid_t *pids, size_
 	memcpy(sorted, pids, nr * sizeof(*sorted));
 	qsort(sorted, nr, sizeof(*sorted), cmp_pid);
 	d.pids = sorted;
-	/* The payload records of their last samples, still in their ring. */
+	/* The payload records of their last samples, still in their ring;
+	 * their call records joined while their stacks are in the map. */
 	loop__consume(s);
-	err = drain_into(s, p, &d, &s->retired_label_errors);
+	err = callrecs__flush(s);
+	if (!err)
+		err = drain_into(s, p, &d, &s->retired_label_errors);
 	free(sorted);
 	return err;
 }

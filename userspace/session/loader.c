@@ -248,6 +248,8 @@ int loader__load(struct session *s)
 	 * two sampling periods or more send it (shorter ones are estimated;
 	 * so at most one record per two periods of a thread's time). */
 	skel->rodata->calls_exact_ns = o->calls && o->events ? 2 * s->period_ns : 0;
+	/* and of them, the slowest of each instance on each CPU, then fewer */
+	skel->rodata->calls_exact_top = o->calls_keep ? o->calls_keep : CALLS_KEEP_DEFAULT;
 	bpf_map__set_max_entries(skel->maps.calls_rb, o->calls ? FSP_CALLS_RB_SIZE : 4096);
 	if (o->offcpu) {
 		__u32 slots = offcpu_slots(o->system_wide);

@@ -97,8 +97,14 @@ static int on_payload(void *ctx, void *data, size_t size)
 static int on_calls(void *ctx, void *data, size_t size)
 {
 	struct session *s = ctx;
+	int err;
 
-	callrecs__add(s->callrecs, data, size);
+	/* enough records: joined to their calls now, and the calls bounded */
+	if (callrecs__add(s->callrecs, data, size) <= 0)
+		return 0;
+	err = callrecs__flush(s);
+	if (err)
+		log__err("--calls: joining the samples to their calls failed: %s", strerror(-err));
 	return 0;
 }
 
@@ -411,7 +417,12 @@ int loop__setup(struct session *s)
 	if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.payload_rb), on_payload, s))
 		return -errno;
 	if (s->opts.calls) {
-		s->callrecs = callrecs__new();
+		const struct calls_bound b = {
+			.slowest = s->opts.calls_keep ? s->opts.calls_keep : CALLS_KEEP_DEFAULT,
+			.sample = s->opts.calls_keep ? s->opts.calls_keep : CALLS_KEEP_DEFAULT,
+			.period_ns = s->period_ns};
+
+		s->callrecs = callrecs__new(&b, s->opts.stacks != 0);
 		if (!s->callrecs)
 			return -ENOMEM;
 		if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.calls_rb), on_calls, s))

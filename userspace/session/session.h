@@ -56,6 +56,10 @@ struct session_opts {
 	/* record --calls: each sample's call numbers, joined to the calls of
 	 * the features it charges (profile__calls of the collected profile). */
 	bool calls;
+	/* With calls: per feature instance, the calls_keep slowest ended calls
+	 * and a uniform sample of calls_keep of the others are kept (0: the
+	 * default, CALLS_KEEP_DEFAULT; docs/calls.md, "Bounds"). */
+	uint32_t calls_keep;
 	/* Native stacks with each on-CPU sample (--stacks): SESSION_STACKS_*
 	 * bits, 0: none; stack_size bytes of user stack copied per sample (the
 	 * command line's default: FSP_NATIVE_DEFAULT_STACK). */

@@ -379,26 +379,22 @@ void loop__consume(struct session *s);
  * stopped) gets SIGTERM and SIGCONT. */
 void loop__release(struct session *s);
 
-/* callrecs.c: record --calls, the samples' call records kept (bounded). */
+/* collect.c: the stacks map so far into p (its stacks only, labels
+ * resolved; those p has are skipped). */
+int collect__stacks(struct session *s, struct profile *p);
+
+/* callrecs.c: record --calls, the samples' call records joined to their
+ * calls as they come, bounded (calls__bound). */
 struct callrecs;
-struct callrecs *callrecs__new(void);
+struct callrecs *callrecs__new(const struct calls_bound *bound, bool natives);
 void callrecs__free(struct callrecs *c); /* NULL-safe */
-void callrecs__add(struct callrecs *c, const void *data, size_t size);
-/* Records not kept (the bound, or memory). */
+/* Keeps a record; 1 when enough have come to be joined (callrecs__flush). */
+int callrecs__add(struct callrecs *c, const void *data, size_t size);
+/* Records not kept (memory) or not joined (their stack not kept). */
 uint64_t callrecs__dropped(const struct callrecs *c);
-/* Joins the records to their calls in out, against p's stacks; *unjoined:
- * records whose stack p does not have. 0 or -ENOMEM. */
-int callrecs__join(const struct callrecs *c, const struct profile *p, struct calls *out,
-		   uint64_t *unjoined);
-/* record --calls --stacks: each native stack of st (after stacks__fill) to
- * the calls its sample was joined to, by the time the sampler gave both of
- * its records; *unjoined: native stacks without their call record. */
-int callrecs__join_native(const struct callrecs *c, const struct profile *p, struct calls *out,
-			  const struct stacks *st, uint64_t *unjoined);
-/* record --calls --off-cpu: each off-CPU interval to the calls open at its
- * switch-out; *unjoined: ns of intervals without their start record. */
-int callrecs__join_offcpu(const struct callrecs *c, const struct profile *p, struct calls *out,
-			  uint64_t *unjoined);
+/* Joins the records kept to their calls (against the stacks map) and
+ * bounds the calls. 0 or -ENOMEM. */
+int callrecs__flush(struct session *s);
 /* record --calls: the samples joined to their calls, given to p (whose
  * stacks are collected); records lost on the way counted as dropped. */
 int callrecs__collect(struct session *s, struct profile *p);
