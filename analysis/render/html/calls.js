@@ -288,7 +288,7 @@ export class CallsView {
           el('td', { class: 'num' }, ms(r.o * period)), el('td', { class: 'num' }, pc(r.o, b.samples)),
           el('td', { class: 'num diff' }, (r.diff >= 0 ? '+' : '') + cfixed(100 * r.diff, 2)),
           el('td', { class: 'num' }, ms(r.diff * a.samples * period)),
-          off ? [el('td', { class: 'num' }, ms(r.soff)), el('td', { class: 'num' }, ms(r.ooff))] : null))));
+          off ? [el('td', { class: 'num offsel' }, ms(r.soff)), el('td', { class: 'num offoth' }, ms(r.ooff))] : null))));
       this.more.replaceChildren(el('p', { class: 'muted' }, `Shares of the selected calls' ${a.samples} samples against the other calls' ${b.samples}, largest differences first (report --calls's diff, scaled to the selected calls' samples).`), t);
       if (!all && rows.length > MORE_ROWS) this.more.appendChild(el('button', { class: 'more', onclick: () => draw(true) }, `show ${rows.length - MORE_ROWS} more rows`));
     };
