@@ -9,7 +9,8 @@
  * --calls writes it) and the profile file's write and read back with its
  * calls.
  *
- *   calls_views [-n SAMPLES]
+ *   calls_views [-n SAMPLES] [-o FILE]   (-o: the profile file saved to FILE too,
+ *                                         for bench/html.sh's page with calls)
  *
  * Prints one line: "bench: calls_views samples=N calls=C split_ms=...
  * text_ms=... write_ms=... read_ms=... file_mb=...".
@@ -108,11 +109,16 @@ int main(int argc, char **argv)
 	struct diff_opts dopts = {.scale = 1};
 	struct attrib *as, *ao;
 	struct diff *d;
+	const char *save = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:o:")) != -1) {
+		if (opt == 'o') {
+			save = optarg;
+			continue;
+		}
 		if (opt != 'n' || !(samples = strtoull(optarg, NULL, 10))) {
-			fprintf(stderr, "usage: calls_views [-n SAMPLES]\n");
+			fprintf(stderr, "usage: calls_views [-n SAMPLES] [-o FILE]\n");
 			return 2;
 		}
 	}
@@ -145,6 +151,12 @@ int main(int argc, char **argv)
 	read_ms = cpu_ms() - t0;
 	if (!q || calls__nr(profile__calls(q)) != calls__nr(profile__calls(p)))
 		die(q ? "read: calls lost" : err, EINVAL);
+	if (save) {
+		FILE *sf = fopen(save, "w");
+
+		if (!sf || fwrite(buf, 1, len, sf) != len || fclose(sf))
+			die(save, errno);
+	}
 	printf("bench: calls_views samples=%llu calls=%llu selected=%llu split_ms=%.1f "
 	       "text_ms=%.1f write_ms=%.1f read_ms=%.1f file_mb=%.1f\n",
 	       (unsigned long long)samples, (unsigned long long)calls__nr(profile__calls(p)),

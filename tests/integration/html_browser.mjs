@@ -538,6 +538,7 @@ async function modeCalls(dir, shots) {
   let n = compareCounts(selCounts, sel, S);
   await shot(page, shots, 'selected-summary');
   const fl = await compareFlame(page, sel, S);
+  await page.waitForTimeout(900); // the boxes' transition
   check(fl.names.includes('rare_expensive'), 'the selected calls\' flame graph has no rare_expensive frame');
   await shot(page, shots, 'selected-flame');
   console.log(`ok: #calls=${S}: the table (${n} numbers) and the flame graph (${fl.n} features) equal report --calls's JSON`);

@@ -6,7 +6,7 @@
  * and native samples of each feature and instance of the selected calls;
  * each call's duration is the one report --calls selects by; --feature keeps
  * its features' calls; a filtered page and a profile without calls say so;
- * the bound keeps the slowest calls.
+ * the bound keeps the slowest calls of each feature, an equal share each.
  */
 #include <errno.h>
 #include <json-c/json.h>
@@ -166,8 +166,8 @@ static struct profile *calls_profile(void)
 				calls__add(c, 1, tid, s, st[s], ids, depth, t + k * 1000000, 1), 0);
 			if (k == n)
 				continue;
-			assert_int_equal(
-				profile__add_native_samples(p, 1, tid, 10 + s, s >= 2, 1), 0);
+			assert_int_equal(profile__add_native_samples(p, 1, tid, 10 + s, s >= 2, 1),
+					 0);
 			assert_int_equal(
 				calls__add_native(c, 1, tid, s, st[s], ids, depth, s >= 2, 1), 0);
 		}
@@ -280,42 +280,65 @@ static void test_scope(void **state)
 	profile__free(p);
 }
 
-/* More calls than the bound: the slowest are kept, in the profile's order. */
+/* More calls than the bound: the slowest of each feature are kept, an
+ * equal share each (a feature with fewer calls keeps all of them). */
 static void test_bound(void **state)
 {
 	const size_t n = REPORT_HTML_MAX_CALLS + 6;
-	const struct profile_frame r[] = {MK(R, I)};
+	const struct profile_frame r[] = {MK(R, I)}, x[] = {MK(X, I)};
 	struct profile_meta meta = {.frequency_hz = 1000};
 	struct profile *p = profile__new();
 	struct calls *c = calls__new(0);
 	struct json_object *d, *list;
+	size_t nr_r = 0, nr_x = 0;
 
 	(void)state;
 	assert_int_equal(profile__set_meta(p, &meta), 0);
 	assert_int_equal(profile__add_thread(p, 1, 7, "w"), 0);
 	assert_int_equal(profile__add_stack(p, 1, 10, r, 1), 0);
-	/* calls 1..n: two samples 2 ms apart (3 ms), but every 20000th (6 of
-	 * them, the first included) one sample (1 ms) */
-	for (uint64_t id = 1; id <= n; id++) {
-		uint64_t ids[] = {id}, t = id * 10000000, k = (id - 1) % 20000 ? 2 : 1;
+	assert_int_equal(profile__add_stack(p, 1, 11, x, 1), 0);
+	/* R's calls 1..n: two samples 2 ms apart (3 ms), but every 20000th (6
+	 * of them, the first included) one sample (1 ms); X: 10 calls of 1 ms */
+	for (uint64_t id = 1; id <= n + 10; id++) {
+		uint64_t ids[] = {id}, t = id * 10000000, k = (id - 1) % 20000 && id <= n ? 2 : 1;
 
-		assert_int_equal(profile__add_samples(p, 1, 7, 10, k), 0);
+		assert_int_equal(profile__add_samples(p, 1, 7, id <= n ? 10 : 11, k), 0);
 		for (uint64_t s = 0; s < k; s++)
-			assert_int_equal(calls__add(c, 1, 7, 0, r, ids, 1, t + s * 2000000, 1), 0);
+			assert_int_equal(calls__add(c, 1, 7, id <= n ? 0 : 1, id <= n ? r : x, ids,
+						    1, t + s * 2000000, 1),
+					 0);
 	}
 	profile__set_calls(p, c);
 	d = page_data(p, NULL);
-	assert_int_equal(json_object_get_uint64(get(get(d, "calls"), "total")), n);
+	assert_int_equal(json_object_get_uint64(get(get(d, "calls"), "total")), n + 10);
 	assert_int_equal(json_object_get_uint64(get(get(d, "calls"), "kept")),
 			 REPORT_HTML_MAX_CALLS);
 	list = get(d, "call_list");
 	assert_int_equal(json_object_array_length(list), REPORT_HTML_MAX_CALLS);
-	/* the 6 one-sample calls (1 ms) are the ones left out */
+	/* R's one-sample calls (1 ms) are the ones left out, X's all kept */
 	for (size_t k = 0; k < REPORT_HTML_MAX_CALLS; k++) {
 		struct json_object *row = json_object_array_get_idx(list, k);
 
-		assert_int_equal(at(row, 3), 3000000);
-		assert_int_equal(at(row, 5), 2);
+		if (!strcmp(str(d, at(row, 1)), R)) {
+			assert_int_equal(at(row, 3), 3000000);
+			assert_int_equal(at(row, 5), 2);
+			nr_r++;
+		} else {
+			assert_int_equal(at(row, 3), 1000000);
+			nr_x++;
+		}
+	}
+	assert_int_equal(nr_x, 10);
+	assert_int_equal(nr_r, REPORT_HTML_MAX_CALLS - 10);
+	/* call_features: [feature, total, kept] */
+	list = get(d, "call_features");
+	assert_int_equal(json_object_array_length(list), 2);
+	for (size_t k = 0; k < 2; k++) {
+		struct json_object *row = json_object_array_get_idx(list, k);
+		bool is_r = !strcmp(str(d, at(row, 0)), R);
+
+		assert_int_equal(at(row, 1), is_r ? n : 10);
+		assert_int_equal(at(row, 2), is_r ? REPORT_HTML_MAX_CALLS - 10 : 10);
 	}
 	json_object_put(d);
 	profile__free(p);

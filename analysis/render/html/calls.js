@@ -36,7 +36,7 @@ export function noCalls(D) {
 function notes(D) {
   const c = D.calls, out = [];
   if (c.kept < c.total)
-    out.push(`The page keeps the ${c.kept} slowest of the profile's ${c.total} calls (its bound is ${c.bound}): the histograms and selections are of those, and report --calls of the profile file counts them all.`);
+    out.push(`The page keeps ${c.kept} of the profile's ${c.total} calls (its bound is ${c.bound}: an equal share for each feature, its slowest calls): the histograms and selections are of those, where report --calls of the profile file counts them all.`);
   if (c.dropped_samples) out.push(`${c.dropped_samples} charged samples are in no call (their call records were lost, or their calls were beyond the recording's bound): no selection has them.`);
   if (c.unknown_samples) out.push(`${c.unknown_samples} charged samples have no call number (a binary built before call numbers): no selection has them.`);
   out.push(c.exact === c.kept ? 'Durations are exact (--events: measured by each call\u2019s leave).'
@@ -60,9 +60,13 @@ function moreRows(D, choice) {
       put(f.name + '\0', f.name, null, f, side);
       for (const x of f.instances) put(f.name + '\0' + x.name, f.name, x.name, x, side);
     }
-  const out = [...rows.values()];
-  for (const r of out) r.diff = (a.samples ? r.s / a.samples : 0) - (b.samples ? r.o / b.samples : 0);
-  out.sort((x, y) => Math.abs(y.diff) - Math.abs(x.diff) || (x.feature + (x.instance ?? '') < y.feature + (y.instance ?? '') ? -1 : 1));
+  const all = [...rows.values()];
+  for (const r of all) r.diff = (a.samples ? r.s / a.samples : 0) - (b.samples ? r.o / b.samples : 0);
+  const cmp = (x, y) => Math.abs(y.diff) - Math.abs(x.diff) || (x.feature + '\0' + (x.instance ?? '') < y.feature + '\0' + (y.instance ?? '') ? -1 : 1);
+  // features by their difference, each followed by its instances by theirs
+  const out = [];
+  for (const f of all.filter((r) => r.instance === null).sort(cmp))
+    out.push(f, ...all.filter((r) => r.instance !== null && r.feature === f.feature).sort(cmp));
   return { rows: out, a, b };
 }
 
@@ -86,6 +90,7 @@ export class CallsView {
     this.input = el('input', { id: 'call-selector', type: 'text', size: 40, placeholder: 'request>=50ms, request:/api p99, request>=2ms<5ms',
       onkeydown: (e) => { if (e.key === 'Enter') this.apply(this.input.value); } });
     this.error = el('p', { id: 'call-error', class: 'missing', hidden: true });
+    this.featNote = el('p', { id: 'calls-feature-note', class: 'missing', hidden: true });
     this.info = el('pre', { id: 'call-info', class: 'info' });
     this.command = el('p', { id: 'call-command', class: 'muted' });
     this.box = el('div', { class: 'chart' });
@@ -100,7 +105,7 @@ export class CallsView {
         el('button', { id: 'call-apply', onclick: () => this.apply(this.input.value) }, 'select'),
         ['p50', 'p90', 'p99'].map((p) => el('button', { class: 'pct', 'data-pct': p, onclick: () => this.apply(`${this.name()} ${p}`) }, p)),
         el('button', { id: 'call-clear', onclick: () => this.apply(null) }, 'clear')),
-      this.error, this.box, this.bins, this.info, this.command,
+      this.error, this.featNote, this.box, this.bins, this.info, this.command,
       el('h3', {}, 'What the selected calls do more than the others'), this.more);
     this.choice = choice;
     this.fsel.value = this.feature;
@@ -159,6 +164,10 @@ export class CallsView {
     const picked = new Set(ours ? choice.selected.map((c) => c.k) : []);
     const lo = Math.min(...mine.map((c) => c.dur)), hi = Math.max(...mine.map((c) => c.dur));
     const E = (this.edges = edges(lo, hi));
+    const S = this.D.strings, fc = (this.D.call_features || []).find((r) => S[r[0]] === this.feature);
+    this.featNote.hidden = !fc || fc[2] >= fc[1];
+    if (fc && fc[2] < fc[1])
+      this.featNote.textContent = `${this.feature}: the page keeps the ${fc[2]} slowest of its ${fc[1]} calls (the page's bound): the faster calls, and the other calls beside a selection, are of those only; report --calls of the profile file has them all.`;
     const nb = E.length - 1;
     const sel = new Array(nb).fill(0), oth = new Array(nb).fill(0);
     for (const c of mine) {

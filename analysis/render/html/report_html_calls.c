@@ -10,9 +10,10 @@
  * the page sums the selected calls' rows as it sums the profile's charges
  * and shows what report --calls shows for the same selection.
  *
- * Bounded: at most REPORT_HTML_MAX_CALLS calls, the slowest (ties: the
- * earlier), written in the profile's order; the "calls" member says how
- * many the profile had.
+ * Bounded: at most REPORT_HTML_MAX_CALLS calls, an equal share of it for
+ * each feature (a feature with fewer calls leaves the rest of its share to
+ * the others), of each feature its slowest (ties: the earlier), written in
+ * the profile's order; the "calls" member says how many the profile had.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@
 #include "calls.h"
 #include "report_html_int.h"
 #include "util.h"
+
+#define ROW_SEP(w) json_out__row_lit(w, ",")
 
 struct html_calls {
 	const char *state; /* "ok", "none" (no --calls), "filtered" (--comm/--pid) */
@@ -35,6 +38,12 @@ struct html_calls {
 	size_t nr_stack_out;
 	size_t **native; /* per kept call: its natives' indexes in native_stacks */
 	uint64_t exact; /* kept calls with an exact duration */
+	struct hashmap feat_map; /* feature string index -> index in feats */
+	struct call_feat {
+		size_t feature; /* string index */
+		uint64_t total, kept;
+	} * feats;
+	size_t nr_feats, cap_feats;
 };
 
 void html_calls__fini(struct hd *d)
@@ -53,20 +62,25 @@ void html_calls__fini(struct hd *d)
 	free(c->inst);
 	free(c->stack_out);
 	free(c->stack_order);
+	hashmap__fini(&c->feat_map);
+	free(c->feats);
 	free(c);
 	d->calls = NULL;
 }
 
 struct by_dur {
+	const char *feature; /* the calls table's interned name: one pointer a feature */
 	uint64_t dur;
 	size_t i;
 };
 
-/* Slowest first; ties: the earlier call first. */
+/* By feature, then slowest first; ties: the earlier call first. */
 static int cmp_slowest(const void *a, const void *b)
 {
 	const struct by_dur *x = a, *y = b;
 
+	if (x->feature != y->feature)
+		return (uintptr_t)x->feature < (uintptr_t)y->feature ? -1 : 1;
 	if (x->dur != y->dur)
 		return x->dur < y->dur ? 1 : -1;
 	return (x->i > y->i) - (x->i < y->i);
@@ -79,37 +93,102 @@ static int cmp_size(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * How many calls of each feature (groups of sizes n[0, nr), all > 0) the
+ * page keeps out of `bound`: an equal share each, a feature with fewer calls
+ * keeping all of them and leaving the rest of its share to the others.
+ */
+static void share_out(const size_t *n, size_t nr, size_t bound, size_t *take)
+{
+	size_t left = nr, budget = bound;
+	bool more = true;
+
+	for (size_t g = 0; g < nr; g++)
+		take[g] = SIZE_MAX;
+	while (more && left) {
+		size_t share = budget / left;
+
+		more = false;
+		for (size_t g = 0; g < nr; g++) {
+			if (take[g] == SIZE_MAX && n[g] <= share) {
+				take[g] = n[g];
+				budget -= n[g];
+				left--;
+				more = true;
+			}
+		}
+	}
+	for (size_t g = 0, extra = left ? budget % left : 0; g < nr; g++) {
+		if (take[g] != SIZE_MAX)
+			continue;
+		take[g] = budget / left + (extra ? 1 : 0);
+		extra -= extra ? 1 : 0;
+	}
+}
+
+/* Of the sorted calls all[0, n), the slowest of each feature as share_out
+ * says, into c->keep. */
+static int keep_shares(struct html_calls *c, const struct by_dur *all, size_t n)
+{
+	size_t *sizes = calloc(n + 1, sizeof(*sizes)), *take = calloc(n + 1, sizeof(*take));
+	size_t nr = 0, g = 0;
+
+	if (!sizes || !take) {
+		free(sizes);
+		free(take);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (k && all[k].feature != all[k - 1].feature)
+			nr++;
+		sizes[nr]++;
+	}
+	share_out(sizes, nr + 1, REPORT_HTML_MAX_CALLS, take);
+	for (size_t k = 0, at = 0; k < n; k++, at++) {
+		if (k && all[k].feature != all[k - 1].feature) {
+			g++;
+			at = 0;
+		}
+		if (at < take[g])
+			c->keep[c->nr_keep++] = all[k].i;
+	}
+	free(sizes);
+	free(take);
+	return 0;
+}
+
 /* The calls of the page's features that the page keeps: all, or the
- * REPORT_HTML_MAX_CALLS slowest, in the profile's order. */
+ * slowest of each feature within REPORT_HTML_MAX_CALLS (share_out), in the
+ * profile's order. */
 static int pick(struct html_calls *c, const struct hd *d, const struct calls *t, uint64_t period)
 {
 	struct by_dur *all = malloc((calls__nr(t) + 1) * sizeof(*all));
 	size_t n = 0;
+	int err = 0;
 
-	if (!all)
+	c->keep = malloc((calls__nr(t) + 1) * sizeof(*c->keep));
+	if (!all || !c->keep) {
+		free(all);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < calls__nr(t); i++) {
 		const struct call_rec *r = calls__get(t, i);
 
 		if (report_features__has(&d->scope->feat, r->feature))
-			all[n++] = (struct by_dur){call_rec__duration_ns(r, period), i};
+			all[n++] = (struct by_dur){r->feature, call_rec__duration_ns(r, period), i};
 	}
 	c->total = n;
 	if (n > REPORT_HTML_MAX_CALLS) {
 		qsort(all, n, sizeof(*all), cmp_slowest);
-		n = REPORT_HTML_MAX_CALLS;
+		err = keep_shares(c, all, n);
+		qsort(c->keep, c->nr_keep, sizeof(*c->keep), cmp_size);
+	} else {
+		for (size_t k = 0; k < n; k++)
+			c->keep[k] = all[k].i;
+		c->nr_keep = n;
 	}
-	c->keep = malloc((n + 1) * sizeof(*c->keep));
-	if (!c->keep) {
-		free(all);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < n; k++)
-		c->keep[k] = all[k].i;
-	qsort(c->keep, n, sizeof(*c->keep), cmp_size);
-	c->nr_keep = n;
 	free(all);
-	return 0;
+	return err;
 }
 
 /* Stack id `stack` in call_stacks, added when new (its charges' names
@@ -168,6 +247,45 @@ static int prepare_call(struct hd *d, struct html_calls *c, size_t k, const stru
 	return 0;
 }
 
+/* Feature f's counts (f a string index), added when new; NULL: -ENOMEM. */
+static struct call_feat *feat_of(struct html_calls *c, size_t f)
+{
+	uint64_t idx;
+	int r = hashmap__find_or_insert(&c->feat_map, f, 0, c->nr_feats, &idx);
+
+	if (r < 0)
+		return NULL;
+	if (!r) {
+		if (fsp_grow((void **)&c->feats, &c->cap_feats, c->nr_feats + 1, sizeof(*c->feats)))
+			return NULL;
+		c->feats[c->nr_feats++] = (struct call_feat){.feature = f};
+	}
+	return &c->feats[idx];
+}
+
+/* Each feature's calls in the profile and in the page. */
+static int count_features(struct hd *d, struct html_calls *c, const struct calls *t)
+{
+	struct call_feat *f;
+	size_t s;
+
+	for (size_t i = 0; i < calls__nr(t); i++) {
+		const struct call_rec *r = calls__get(t, i);
+
+		if (!report_features__has(&d->scope->feat, r->feature))
+			continue;
+		if (hd_str(d, r->feature, &s) || !(f = feat_of(c, s)))
+			return -ENOMEM;
+		f->total++;
+	}
+	for (size_t k = 0; k < c->nr_keep; k++) {
+		if (!(f = feat_of(c, c->feat[k])))
+			return -ENOMEM;
+		f->kept++;
+	}
+	return 0;
+}
+
 int html_calls__prepare(struct hd *d)
 {
 	const struct calls *t = profile__calls(d->p);
@@ -178,6 +296,7 @@ int html_calls__prepare(struct hd *d)
 
 	if (!c)
 		return -ENOMEM;
+	c->feat_map = (struct hashmap)HASHMAP_INIT;
 	d->calls = c;
 	c->state = d->scope->whole ? "filtered" : t ? "ok" : "none";
 	if (!t || d->scope->whole)
@@ -203,12 +322,10 @@ int html_calls__prepare(struct hd *d)
 		if (err)
 			return err;
 	}
-	return 0;
+	return count_features(d, c, t);
 }
 
 /* ---- writing ---- */
-
-#define ROW_SEP(w) json_out__row_lit(w, ",")
 
 static void write_head(struct json_out *w, const struct hd *d)
 {
@@ -224,6 +341,18 @@ static void write_head(struct json_out *w, const struct hd *d)
 	json_out__add(w, o, "dropped_samples", json_out__u64(w, calls__dropped(t)));
 	json_out__add(w, o, "unknown_samples", json_out__u64(w, calls__unknown(t)));
 	json_out__member(w, "calls", o);
+	json_out__begin_array(w, "call_features");
+	for (size_t i = 0; i < c->nr_feats; i++) {
+		json_out__row_lit(w, "[");
+		json_out__row_u64(w, c->feats[i].feature);
+		ROW_SEP(w);
+		json_out__row_u64(w, c->feats[i].total);
+		ROW_SEP(w);
+		json_out__row_u64(w, c->feats[i].kept);
+		json_out__row_lit(w, "]");
+		json_out__row_end(w);
+	}
+	json_out__end_array(w);
 }
 
 /* "call_stacks": per mark stack the calls use, its charges of the page's
@@ -308,7 +437,7 @@ static void write_list(struct json_out *w, const struct hd *d)
 	json_out__begin_array(w, "call_list");
 	for (size_t k = 0; k < c->nr_keep && !w->err; k++) {
 		const struct call_rec *r = calls__get(t, c->keep[k]);
-		const uint64_t v[] = {c->thread[k], c->feat[k],	  c->inst[k],	c->dur[k],
+		const uint64_t v[] = {c->thread[k],	c->feat[k], c->inst[k],	 c->dur[k],
 				      r->exact_ns != 0, r->samples, r->offcpu_ns};
 
 		json_out__row_lit(w, "[");
