@@ -25,7 +25,9 @@
  *                             functions tab equals the text report's hottest
  *                             functions (TEXT: --min-pct 0 --top-functions
  *                             20), the flame graph has the native frames
- *   perf HTML MAX_MS          the page is drawn within MAX_MS of navigation
+ *   perf HTML MAX_MS [HASH]   the page is drawn within MAX_MS of navigation
+ *                             (to HTML#HASH: e.g. calls=request%3E%3D20ms, a
+ *                             call selection made before it is drawn)
  *   calls HTML DIR SHOTS      a profile with calls (record --calls): opened at
  *                             #calls=request>=6ms, the summary table and the
  *                             flame graph equal report --calls's JSON of that
@@ -440,8 +442,8 @@ async function modeNative(textFile, shots) {
   await browser.close();
 }
 
-async function modePerf(maxMs) {
-  const { browser, page, ms } = await open(html, null);
+async function modePerf(maxMs, hash) {
+  const { browser, page, ms } = await open(html, null, 1400, hash ? '#' + hash : '');
   const render = await page.evaluate(() => Number(document.body.dataset.renderMs));
   const rows = await page.$$eval('#features tbody tr', (t) => t.length);
   console.log(`ok: perf: drawn ${ms} ms after navigation (script ${render} ms), ${rows} table rows`);
@@ -606,7 +608,7 @@ try {
   else if (mode === 'hostile') await modeHostile(args[0]);
   else if (mode === 'extend') await modeExtend(args[0]);
   else if (mode === 'native') await modeNative(args[0], args[1]);
-  else if (mode === 'perf') await modePerf(Number(args[0]));
+  else if (mode === 'perf') await modePerf(Number(args[0]), args[1]);
   else throw new Error('unknown mode ' + mode);
 } catch (e) {
   problems.push(e.message);
