@@ -288,7 +288,7 @@ export function profilePage(D, root) {
     document.body.dataset.calls = choice ? choice.text : '';
   }
   function fromAddress() {
-    const text = fragment();
+    const text = fragment() ?? D.call_selection ?? null;
     fragError.hidden = true;
     if (text === null) return;
     const why = noCalls(D);

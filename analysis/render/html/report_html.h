@@ -62,6 +62,10 @@ struct report_html_opts {
 	size_t nr_source_dirs;
 	const struct report_html_plugin *plugins;
 	size_t nr_plugins;
+	/* A selector of calls (report --calls's grammar) the profile page opens
+	 * with when its address names none (report --calls SEL --format html);
+	 * NULL: none. */
+	const char *call_selection;
 };
 
 /*

@@ -532,6 +532,7 @@ static int hd_write(struct json_out *w, struct hd *d, const struct report_opts *
 	hd_events_write(w, d);
 	hd_native_stacks(w, d);
 	html_calls__write(w, d);
+	json_out__member(w, "call_selection", json_out__str(w, h ? h->call_selection : NULL));
 	err = hd_sources(w, d, h);
 	html_plugins__write(w, h);
 	hd_strings(w, d);
