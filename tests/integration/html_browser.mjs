@@ -37,7 +37,9 @@
  *                             histogram from 6 ms to its end selects
  *                             request>=6ms, a click on the bin from 2 ms
  *                             request>=2ms<3ms (DIR/range.json), shift+right
- *                             widens it, a typed p99 selects; the page's
+ *                             widens it, a typed p99 selects; DIR/sel.html
+ *                             (report --calls --format html) opens at the
+ *                             selection; the page's
  *                             numbers of the two groups go to DIR/page.json
  *
  * Every mode fails on a console error, an uncaught exception or a request
@@ -599,6 +601,12 @@ async function modeCalls(dir, shots) {
   await shot(page, shots, 'p99');
   console.log('ok: a typed selector (request p99) selects');
   await browser.close();
+  // report --calls S --format html: the whole page, opened at S
+  const fixed = await open(join(dir, 'sel.html'), null);
+  await waitCalls(fixed.page, S);
+  compareCounts(await tableCounts(fixed.page), sel, 'report --calls --format html');
+  console.log(`ok: report --calls '${S}' --format html opens at ${S}`);
+  await fixed.browser.close();
 }
 
 try {

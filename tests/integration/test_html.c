@@ -464,6 +464,8 @@ static void test_html_calls(void **state)
 	calls_view(prof, "request>=2ms<3ms", "json", path);
 	snprintf(path, sizeof(path), "%s/sel.txt", dir);
 	calls_view(prof, "request>=6ms", "text", path);
+	snprintf(path, sizeof(path), "%s/sel.html", dir);
+	calls_view(prof, "request>=6ms", "html", path);
 	browser("calls", html, dir, shots_dir("calls"), NULL);
 	snprintf(path, sizeof(path), "%s/page.json", dir);
 	pj = itest_json_load(path);

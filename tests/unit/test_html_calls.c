@@ -270,6 +270,24 @@ static void test_scope(void **state)
 	assert_string_equal(json_object_get_string(get(get(d, "calls"), "state")), "filtered");
 	assert_int_equal(json_object_array_length(get(d, "call_list")), 0);
 	json_object_put(d);
+	/* the selection a page opens at (report --calls SEL --format html) */
+	{
+		const struct report_html_opts h = {.call_selection = "R>=7ms"};
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		assert_int_equal(report_html__data(f, p, NULL, &h), 0);
+		fclose(f);
+		d = json_tokener_parse(buf);
+		free(buf);
+		assert_string_equal(json_object_get_string(get(d, "call_selection")), "R>=7ms");
+		json_object_put(d);
+		d = page_data(p, NULL);
+		assert_null(get(d, "call_selection"));
+		json_object_put(d);
+	}
 	/* no calls recorded */
 	profile__set_calls(p, NULL);
 	d = page_data(p, NULL);
