@@ -20,9 +20,10 @@
  *                  equals the text report, the flame graph has the frames
  *   html_1m        1,000,000 samples over 100,000 stacks (bench/gen_profile):
  *                  a file under 20 MB, drawn in under 3 s
- *   html_calls     tests/workloads/wl_requests recorded with --calls --off-cpu
- *                  --stacks (record --format html: the live page has its
- *                  calls): the page of the saved profile opened at
+ *   html_calls     tests/workloads/wl_requests recorded with
+ *                  --calls=request>=6ms --off-cpu --stacks (record --format
+ *                  html: the live page has its calls and opens at the
+ *                  selection): the page of the saved profile opened at
  *                  #calls=request>=6ms, a drag, a click, keys and a typed
  *                  selector on the histogram; the tables and the flame graph
  *                  equal report --calls's JSON of each selection
@@ -445,14 +446,17 @@ static void test_html_calls(void **state)
 	snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
 	assert_int_equal(system(path), 0);
 	/* live: record --calls --format html, the profile saved beside */
-	out = fsp_ok("record", "--calls", "--off-cpu", "--stacks", "-F", ITEST_HZ, "--json", prof,
-		     "--format", "html", "-o", live, "--", itest_workload("wl_requests"), truth,
-		     "300", "6000", NULL);
+	out = fsp_ok("record", "--calls=request>=6ms", "--off-cpu", "--stacks", "-F", ITEST_HZ,
+		     "--json", prof, "--format", "html", "-o", live, "--",
+		     itest_workload("wl_requests"), truth, "300", "6000", NULL);
 	free(out);
 	page = itest_slurp(live);
 	assert_non_null(page);
 	if (!strstr(page, "\"state\":\"ok\"") || strstr(page, "\"call_list\": []"))
 		fail_msg("the live page has no calls");
+	if (!strstr(page, "\"call_selection\": \"request\\u003e=6ms\""))
+		fail_msg("the live page (record --calls=request>=6ms) does not open at the "
+			 "selection");
 	free(page);
 	free(fsp_ok("html", "report", "--format", "html", "-o", html, prof, NULL));
 	assert_page(html);
