@@ -11,7 +11,8 @@
  * every call ended: what userspace does as the records come) and the file
  * of the calls it keeps.
  *
- *   calls_views [-n SAMPLES]
+ *   calls_views [-n SAMPLES] [-o FILE]   (-o: the profile file saved to FILE too,
+ *                                         for bench/html.sh's page with calls)
  *
  * Prints one line: "bench: calls_views samples=N calls=C split_ms=...
  * text_ms=... write_ms=... read_ms=... file_mb=... bound_ms=...
@@ -115,11 +116,16 @@ int main(int argc, char **argv)
 	struct diff_opts dopts = {.scale = 1};
 	struct attrib *as, *ao;
 	struct diff *d;
+	const char *save = NULL;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:o:")) != -1) {
+		if (opt == 'o') {
+			save = optarg;
+			continue;
+		}
 		if (opt != 'n' || !(samples = strtoull(optarg, NULL, 10))) {
-			fprintf(stderr, "usage: calls_views [-n SAMPLES]\n");
+			fprintf(stderr, "usage: calls_views [-n SAMPLES] [-o FILE]\n");
 			return 2;
 		}
 	}
@@ -152,6 +158,12 @@ int main(int argc, char **argv)
 	read_ms = cpu_ms() - t0;
 	if (!q || calls__nr(profile__calls(q)) != calls__nr(profile__calls(p)))
 		die(q ? "read: calls lost" : err, EINVAL);
+	if (save) {
+		FILE *sf = fopen(save, "w");
+
+		if (!sf || fwrite(buf, 1, len, sf) != len || fclose(sf))
+			die(save, errno);
+	}
 	/* the bound (record --calls-keep, default): every call ended */
 	ncalls = calls__nr(profile__calls(p));
 	t0 = cpu_ms();

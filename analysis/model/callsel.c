@@ -13,8 +13,9 @@
 #include "native.h"
 #include "util.h"
 
-/* "50ms" etc. into ns; -1 if it is not a duration. */
-static int parse_duration(const char *s, uint64_t *ns)
+/* "50ms" etc. (up to end, or the string's end when NULL) into ns; -1 if it
+ * is not a duration. */
+static int parse_duration(const char *s, const char *end_at, uint64_t *ns)
 {
 	static const struct {
 		const char *unit;
@@ -26,14 +27,29 @@ static int parse_duration(const char *s, uint64_t *ns)
 	if (*s < '0' || *s > '9')
 		return -1;
 	v = strtod(s, &end);
+	if (!end_at)
+		end_at = end + strlen(end);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcmp(end, units[i].unit) && isfinite(v * units[i].ns) &&
-		    v * units[i].ns < 1.8e19) {
+		size_t ul = strlen(units[i].unit);
+
+		if ((size_t)(end_at - end) == ul && !strncmp(end, units[i].unit, ul) &&
+		    isfinite(v * units[i].ns) && v * units[i].ns < 1.8e19) {
 			*ns = (uint64_t)(v * units[i].ns + 0.5);
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/* The comparison at *c ('<' or '>', maybe '='), *c moved past it. */
+static enum callsel_op parse_op(const char **c)
+{
+	int eq = (*c)[1] == '=';
+	enum callsel_op op =
+		**c == '>' ? (eq ? CALLSEL_GE : CALLSEL_GT) : (eq ? CALLSEL_LE : CALLSEL_LT);
+
+	*c += 1 + eq;
+	return op;
 }
 
 /* The condition at c into out; -1 if it is none. */
@@ -51,11 +67,16 @@ static int parse_condition(const char *c, struct callsel *out)
 		return *end || !(out->pct > 0 && out->pct < 100) ? -1 : 0;
 	}
 	if (c[0] == '>' || c[0] == '<') {
-		int eq = c[1] == '=';
+		const char *next = strpbrk(c + 1, "<>");
 
-		out->op = c[0] == '>' ? (eq ? CALLSEL_GE : CALLSEL_GT)
-				      : (eq ? CALLSEL_LE : CALLSEL_LT);
-		return parse_duration(c + 1 + eq, &out->ns);
+		out->op = parse_op(&c);
+		if (parse_duration(c, next, &out->ns))
+			return -1;
+		if (!next)
+			return 0;
+		/* a range: a second comparison */
+		out->op2 = parse_op(&next);
+		return strpbrk(next, "<>") ? -1 : parse_duration(next, NULL, &out->ns2);
 	}
 	return -1;
 }
@@ -97,7 +118,8 @@ int callsel__parse(const char *s, struct callsel *out, char *err, size_t n)
 	if (parse_condition(cond, out))
 		return fail(err, n,
 			    "'%s' is not a condition: expected >=, >, <= or < and a duration "
-			    "with its unit (50ms, 2.5s, 800us, 120ns), or pNN with 0 < NN < 100",
+			    "with its unit (50ms, 2.5s, 800us, 120ns), two of them (a range: "
+			    ">=2ms<5ms), or pNN with 0 < NN < 100",
 			    cond + strspn(cond, " "));
 	len = (size_t)(cond - s);
 	colon = memchr(s, ':', len);
@@ -186,9 +208,9 @@ static int threshold(const struct calls *c, const struct callsel *sel, uint64_t 
 	return 0;
 }
 
-static int selected(const struct callsel *sel, uint64_t d, uint64_t t)
+static int compare(enum callsel_op op, uint64_t d, uint64_t t)
 {
-	switch (sel->op) {
+	switch (op) {
 	case CALLSEL_GE:
 	case CALLSEL_PCT:
 		return d >= t;
@@ -200,6 +222,12 @@ static int selected(const struct callsel *sel, uint64_t d, uint64_t t)
 		return d < t;
 	}
 	return 0;
+}
+
+/* Whether a call of duration d is selected (t: the threshold). */
+static int selected(const struct callsel *sel, uint64_t d, uint64_t t)
+{
+	return compare(sel->op, d, t) && (!sel->op2 || compare(sel->op2, d, sel->ns2));
 }
 
 /* p's modules, locations and native stacks into f (empty), in order: f's

@@ -9,8 +9,9 @@
  * before the last ':' or the condition, the instance everything after ':'):
  *
  *   SELECTOR  := FEATURE [ ':' INSTANCE ] CONDITION
- *   CONDITION := ( '>=' | '>' | '<=' | '<' ) DURATION      e.g. request>=50ms
+ *   CONDITION := CMP DURATION [ CMP DURATION ]            e.g. request>=50ms
  *              | ' '* 'p' PERCENT                        e.g. request:/api p99
+ *   CMP       := '>=' | '>' | '<=' | '<'     (two: a range, request>=2ms<5ms)
  *   DURATION  := NUMBER ( 'ns' | 'us' | 'ms' | 's' )
  *   PERCENT   := NUMBER in (0, 100): the calls at or above that percentile
  *                of the calls' durations (of the instance, if given)
@@ -46,6 +47,8 @@ struct callsel {
 	enum callsel_op op;
 	uint64_t ns; /* the duration compared with */
 	double pct; /* CALLSEL_PCT */
+	enum callsel_op op2; /* a second condition (a range), 0: none */
+	uint64_t ns2;
 };
 
 /* Parses s into out. 0, or -EINVAL with a one-line reason in err (size n). */

@@ -25,7 +25,22 @@
  *                             functions tab equals the text report's hottest
  *                             functions (TEXT: --min-pct 0 --top-functions
  *                             20), the flame graph has the native frames
- *   perf HTML MAX_MS          the page is drawn within MAX_MS of navigation
+ *   perf HTML MAX_MS [HASH]   the page is drawn within MAX_MS of navigation
+ *                             (to HTML#HASH: e.g. calls=request%3E%3D20ms, a
+ *                             call selection made before it is drawn)
+ *   calls HTML DIR SHOTS      a profile with calls (record --calls): opened at
+ *                             #calls=request>=6ms, the summary table and the
+ *                             flame graph equal report --calls's JSON of that
+ *                             selection (DIR/sel.json), the Calls tab's first
+ *                             lines its text (DIR/sel.txt), the other calls
+ *                             DIR/oth.json (request<6ms); a drag over the
+ *                             histogram from 6 ms to its end selects
+ *                             request>=6ms, a click on the bin from 2 ms
+ *                             request>=2ms<3ms (DIR/range.json), shift+right
+ *                             widens it, a typed p99 selects; DIR/sel.html
+ *                             (report --calls --format html) opens at the
+ *                             selection; the page's
+ *                             numbers of the two groups go to DIR/page.json
  *
  * Every mode fails on a console error, an uncaught exception or a request
  * that is not the file itself. Screenshots go to SHOTS (test artefacts).
@@ -52,7 +67,7 @@ function check(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
-async function open(file, shots, width = 1400) {
+async function open(file, shots, width = 1400, hash = '') {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -62,9 +77,9 @@ async function open(file, shots, width = 1400) {
   page.on('console', (m) => { if (m.type() === 'error') problems.push('console error: ' + m.text()); });
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));
   page.on('dialog', (d) => { problems.push('a dialog opened: ' + d.message()); d.dismiss(); });
-  page.on('request', (r) => { if (r.url() !== 'file://' + file && !r.url().startsWith('data:')) problems.push('request: ' + r.url()); });
+  page.on('request', (r) => { if (r.url().replace(/#.*$/s, '') !== 'file://' + file && !r.url().startsWith('data:')) problems.push('request: ' + r.url()); });
   const t0 = Date.now();
-  await page.goto('file://' + file);
+  await page.goto('file://' + file + hash);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   const ms = Date.now() - t0;
   if (shots) mkdirSync(shots, { recursive: true });
@@ -429,8 +444,8 @@ async function modeNative(textFile, shots) {
   await browser.close();
 }
 
-async function modePerf(maxMs) {
-  const { browser, page, ms } = await open(html, null);
+async function modePerf(maxMs, hash) {
+  const { browser, page, ms } = await open(html, null, 1400, hash ? '#' + hash : '');
   const render = await page.evaluate(() => Number(document.body.dataset.renderMs));
   const rows = await page.$$eval('#features tbody tr', (t) => t.length);
   console.log(`ok: perf: drawn ${ms} ms after navigation (script ${render} ms), ${rows} table rows`);
@@ -438,13 +453,170 @@ async function modePerf(maxMs) {
   await browser.close();
 }
 
+// ---- calls (record --calls) ----
+
+// The summary table as {feature: {samples, offcpu_ns, instances: {name: samples}}}.
+async function tableCounts(page) {
+  await page.click('#tab-summary');
+  const out = {};
+  for (const r of await tableRows(page)) {
+    if (r.kind === 'feature') out[r.name] = { samples: Number(r.cells['samples@']), offcpu_ns: Number(r.cells['offcpu@'] ?? 0), instances: {} };
+    else out[r.feature].instances[r.name] = Number(r.cells['samples@']);
+  }
+  return out;
+}
+
+// The table equals report --calls's JSON (features and instances, samples).
+function compareCounts(got, prof, what) {
+  let n = 0;
+  for (const f of prof.features) {
+    check(got[f.name], `${what}: ${f.name} (${f.samples} samples) is not in the table`);
+    check(got[f.name].samples === f.samples, `${what}: ${f.name}: ${got[f.name].samples} samples in the table, ${f.samples} in report --calls`);
+    for (const x of f.instances) {
+      check(got[f.name].instances[x.name] === x.samples, `${what}: ${f.name} / ${x.name}: ${got[f.name].instances[x.name]} samples in the table, ${x.samples} in report --calls`);
+      n++;
+    }
+    n++;
+  }
+  for (const [name, f] of Object.entries(got))
+    check(!f.samples || prof.features.some((x) => x.name === name), `${what}: ${name} (${f.samples} samples) is in the table, not in report --calls`);
+  return n;
+}
+
+// The flame graph's feature boxes (on-CPU ms) against the JSON's samples.
+async function compareFlame(page, prof, what) {
+  await page.click('#tab-flame');
+  await page.waitForSelector('#flamegraph svg g.frame');
+  const period = await page.evaluate(() => JSON.parse(document.getElementById('fsp-data').textContent).meta.period_ns);
+  const boxes = await page.$$eval('#flamegraph g.frame', (g) => g.map((x) => [x.getAttribute('name'), x.querySelector('title')?.textContent ?? '']));
+  const msOf = (name) => {
+    const b = boxes.find(([n]) => n === name);
+    const m = b && /: ([0-9.]+) ms, /.exec(b[1]);
+    return m ? Number(m[1]) : null;
+  };
+  let n = 0, total = 0;
+  for (const f of prof.features) {
+    total += f.samples;
+    const got = msOf(f.name), want = (f.samples * period) / 1e6;
+    if (got === null && f.samples * 200 < prof.features[0].samples) continue; // narrower than a pixel
+    check(got !== null && Math.abs(got - want) <= 0.05 + 1e-9, `${what}: flame graph box ${f.name} is ${got} ms, report --calls ${f.samples} samples = ${want} ms`);
+    n++;
+  }
+  const root = msOf('all'), want = (total * period) / 1e6;
+  check(root !== null && Math.abs(root - want) <= 0.05 + 1e-9, `${what}: the flame graph's root is ${root} ms, the features of report --calls ${want} ms`);
+  return { n, names: boxes.map(([x]) => x) };
+}
+
+async function waitCalls(page, sel) {
+  await page.waitForFunction((s) => document.body.dataset.calls === s, sel, { timeout: 10000 }).catch(async () => {
+    throw new Error(`the page's selection is ${JSON.stringify(await page.evaluate(() => document.body.dataset.calls))}, not ${sel}`);
+  });
+}
+
+// The centre of histogram bin b (its bars' x, the canvas's middle height).
+async function binPoint(page, b) {
+  return page.$eval('#calls-histogram', (c, b) => {
+    const r = c.getBoundingClientRect();
+    return { x: r.left + JSON.parse(c.dataset.bins)[b], y: r.top + r.height / 2 };
+  }, b);
+}
+
+async function binIndex(page, lower) {
+  const labels = await page.$$eval('#calls-bins tbody tr', (t) => t.map((r) => r.firstChild.textContent));
+  const b = labels.findIndex((l) => l.startsWith(`[${lower},`));
+  check(b >= 0, `the histogram has no bin from ${lower}: ${labels}`);
+  return { b, last: labels.length - 1 };
+}
+
+async function modeCalls(dir, shots) {
+  const sel = JSON.parse(readFileSync(join(dir, 'sel.json'), 'utf8'));
+  const oth = JSON.parse(readFileSync(join(dir, 'oth.json'), 'utf8'));
+  const range = JSON.parse(readFileSync(join(dir, 'range.json'), 'utf8'));
+  const text = readFileSync(join(dir, 'sel.txt'), 'utf8').split('\n').slice(0, 2).join('\n');
+  const S = 'request>=6ms';
+  const { browser, page } = await open(html, shots, 1400, '#calls=' + encodeURIComponent(S));
+  await waitCalls(page, S);
+  const banner = await page.$eval('#call-banner', (b) => (b.hidden ? '' : b.textContent));
+  check(banner.includes(S), `the banner says ${JSON.stringify(banner)}`);
+  const selCounts = await tableCounts(page);
+  let n = compareCounts(selCounts, sel, S);
+  await shot(page, shots, 'selected-summary');
+  const fl = await compareFlame(page, sel, S);
+  await page.waitForTimeout(900); // the boxes' transition
+  check(fl.names.includes('rare_expensive'), 'the selected calls\' flame graph has no rare_expensive frame');
+  await shot(page, shots, 'selected-flame');
+  console.log(`ok: #calls=${S}: the table (${n} numbers) and the flame graph (${fl.n} features) equal report --calls's JSON`);
+  await page.click('#tab-calls');
+  await page.waitForSelector('#calls-histogram');
+  const info = await page.$eval('#call-info', (p) => p.textContent);
+  check(info === text, `the Calls tab says\n${info}\nreport --calls says\n${text}`);
+  const more = await page.$$eval('#calls-more-table tbody tr.feature', (t) => t.map((r) => ({
+    name: r.dataset.name, diff: Number(r.querySelector('.diff').textContent), offsel: Number(r.querySelector('.offsel')?.textContent ?? 0) })));
+  const row = (f) => more.find((r) => r.name === f) || { diff: NaN, offsel: NaN };
+  check(row('rare').diff > 0 && row('parse').diff > 0 && row('lockwait').offsel > 0,
+    `what the selected calls do more: ${JSON.stringify(more)}`);
+  await shot(page, shots, 'calls-tab');
+  console.log(`ok: the Calls tab says what report --calls says; the selected calls do more rare (${row('rare').diff} pp) and parse (${row('parse').diff} pp), wait ${row('lockwait').offsel} ms for the lock`);
+  // the other calls
+  await page.selectOption('#call-which', 'others');
+  const othCounts = await tableCounts(page);
+  n = compareCounts(othCounts, oth, 'the other calls');
+  check(!othCounts.rare, 'the other calls have rare samples');
+  console.log(`ok: the other calls' table equals report --calls 'request<6ms' (${n} numbers)`);
+  writeFileSync(join(dir, 'page.json'), JSON.stringify({ selected: selCounts, others: othCounts }));
+  // a drag from the bin of 6 ms to the last one
+  await page.click('#tab-calls');
+  await page.click('#call-clear');
+  await waitCalls(page, '');
+  await page.click('#tab-calls');
+  const six = await binIndex(page, '6.00 ms');
+  const p0 = await binPoint(page, six.b), p1 = await binPoint(page, six.last);
+  await page.mouse.move(p0.x, p0.y);
+  await page.mouse.down();
+  await page.mouse.move((p0.x + p1.x) / 2, p0.y, { steps: 4 });
+  await page.mouse.move(p1.x, p1.y, { steps: 4 });
+  await page.mouse.up();
+  await waitCalls(page, S);
+  const hash = await page.evaluate(() => location.hash);
+  check(hash === '#calls=' + encodeURIComponent(S), `after the drag the address is ${hash}`);
+  compareCounts(await tableCounts(page), sel, 'the drag');
+  console.log(`ok: a drag over the histogram from 6 ms to its end selects ${S} (the address too)`);
+  // a click on the bin from 2 ms, then shift+right widens it
+  await page.click('#tab-calls');
+  const two = await binIndex(page, '2.00 ms');
+  const p2 = await binPoint(page, two.b);
+  await page.mouse.click(p2.x, p2.y);
+  await waitCalls(page, 'request>=2ms<3ms');
+  compareCounts(await tableCounts(page), range, 'request>=2ms<3ms');
+  await page.click('#tab-calls');
+  await page.focus('#calls-histogram');
+  await page.keyboard.press('Shift+ArrowRight');
+  await waitCalls(page, 'request>=2ms<4ms');
+  console.log('ok: a click on the bin from 2 ms selects request>=2ms<3ms (its table equals report --calls), shift+right widens it to 4 ms');
+  await page.fill('#call-selector', 'request p99');
+  await page.press('#call-selector', 'Enter');
+  await waitCalls(page, 'request p99');
+  const p99 = await page.$eval('#call-info', (p) => p.textContent);
+  check(/\(p99: [0-9.]+ ms and longer\)/.test(p99), `typed p99: ${p99}`);
+  await shot(page, shots, 'p99');
+  console.log('ok: a typed selector (request p99) selects');
+  await browser.close();
+  // report --calls S --format html: the whole page, opened at S
+  const fixed = await open(join(dir, 'sel.html'), null);
+  await waitCalls(fixed.page, S);
+  compareCounts(await tableCounts(fixed.page), sel, 'report --calls --format html');
+  console.log(`ok: report --calls '${S}' --format html opens at ${S}`);
+  await fixed.browser.close();
+}
+
 try {
-  if (mode === 'profile') await modeProfile(args[0], args[1]);
+  if (mode === 'calls') await modeCalls(args[0], args[1]);
+  else if (mode === 'profile') await modeProfile(args[0], args[1]);
   else if (mode === 'diff') await modeDiff(args[0], args[1]);
   else if (mode === 'hostile') await modeHostile(args[0]);
   else if (mode === 'extend') await modeExtend(args[0]);
   else if (mode === 'native') await modeNative(args[0], args[1]);
-  else if (mode === 'perf') await modePerf(Number(args[0]));
+  else if (mode === 'perf') await modePerf(Number(args[0]), args[1]);
   else throw new Error('unknown mode ' + mode);
 } catch (e) {
   problems.push(e.message);

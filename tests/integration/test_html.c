@@ -20,9 +20,22 @@
  *                  equals the text report, the flame graph has the frames
  *   html_1m        1,000,000 samples over 100,000 stacks (bench/gen_profile):
  *                  a file under 20 MB, drawn in under 3 s
+ *   html_calls     tests/workloads/wl_requests recorded with
+ *                  --calls=request>=6ms --off-cpu --stacks (record --format
+ *                  html: the live page has its calls and opens at the
+ *                  selection): the page of the saved profile opened at
+ *                  #calls=request>=6ms, a drag, a click, keys and a typed
+ *                  selector on the histogram; the tables and the flame graph
+ *                  equal report --calls's JSON of each selection
+ *                  (html_browser.mjs calls), and the page's numbers of the
+ *                  slow requests and of the others against the workload's
+ *                  truth as test_calls checks report --calls: the shares of
+ *                  parse, compute and rare within max(2 pp, 4 sigma), rare
+ *                  none in the others, the lock wait's off-CPU time
  *
  * Every browser run fails on a console error, an exception or a request.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,11 +372,122 @@ static void test_html_1m(void **state)
 	browser("perf", html, HTML_MAX_MS, NULL);
 }
 
+/* report --calls SEL --format FORMAT of prof into out. */
+static void calls_view(const char *prof, const char *sel, const char *format, const char *out)
+{
+	free(fsp_ok("calls-view", "report", "--min-pct", "0", "--calls", sel, "--format", format,
+		    "-o", out, prof, NULL));
+}
+
+/* The page's samples (or off-CPU ns) of feature f in group g of page.json. */
+static uint64_t page_u64(json_object *page, const char *g, const char *f, const char *what)
+{
+	json_object *grp, *feat, *v;
+
+	if (!json_object_object_get_ex(page, g, &grp) || !json_object_object_get_ex(grp, f, &feat))
+		return 0;
+	return json_object_object_get_ex(feat, what, &v) ? json_object_get_uint64(v) : 0;
+}
+
+/* The page's shares of parse, compute and rare in a group's request
+ * samples (and its lock wait off CPU) against the truth's group. */
+static bool page_group_ok(json_object *page, const char *g, const struct itest_truth *t,
+			  const char *tg)
+{
+	static const char *const parts[] = {"parse", "compute", "rare"};
+	uint64_t n = page_u64(page, g, "request", "samples");
+	double cpu = (double)itest_truth_u64(t, "%s.cpu_ns", tg), tol;
+	bool ok = n > 0 && cpu > 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t k = page_u64(page, g, parts[i], "samples");
+		double want = (double)itest_truth_u64(t, "%s.%s_ns", tg, parts[i]) / cpu;
+		double got = (double)k / (double)(n ? n : 1);
+		bool one;
+
+		tol = fmax(0.02, itest_tolerance(want, n, 0));
+		one = n && fabs(got - want) <= tol + ITEST_EPS;
+		print_message("  page, %s calls: %-8s %6.2f%% (%llu of %llu), truth %6.2f%%, "
+			      "tolerance %.2f pp: %s\n",
+			      g, parts[i], 100 * got, (unsigned long long)k, (unsigned long long)n,
+			      100 * want, 100 * tol, one ? "ok" : "FAIL");
+		ok &= one;
+	}
+	{
+		/* as test_calls slow_calls_offcpu: 0.1 ms a lock-path request, and
+		 * the lock wait of the requests within 1 ms of the threshold */
+		double got = (double)page_u64(page, g, "lockwait", "offcpu_ns") / 1e6;
+		double want = (double)itest_truth_u64(t, "%s.lockwait_ns", tg) / 1e6;
+		bool one;
+
+		tol = 0.1 * (double)itest_truth_u64(t, "paths.lock") +
+		      (double)itest_truth_u64(t, "near.lockwait_ns") / 1e6;
+		one = fabs(got - want) <= tol;
+		print_message(
+			"  page, %s calls: lockwait %.2f ms off CPU, truth %.2f ms, tolerance "
+			"%.2f ms: %s\n",
+			g, got, want, tol, one ? "ok" : "FAIL");
+		ok &= one;
+	}
+	return ok;
+}
+
+static void test_html_calls(void **state)
+{
+	const char *prof = itest_tmp("p.json"), *truth = itest_tmp("truth"),
+		   *live = itest_tmp("live.html"), *html = itest_tmp("p.html");
+	char dir[4200], path[4300], *out, *page;
+	struct itest_truth *t;
+	json_object *pj;
+	bool ok = true;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s", itest_tmp("calls"));
+	snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
+	assert_int_equal(system(path), 0);
+	/* live: record --calls --format html, the profile saved beside */
+	out = fsp_ok("record", "--calls=request>=6ms", "--off-cpu", "--stacks", "-F", ITEST_HZ,
+		     "--json", prof, "--format", "html", "-o", live, "--",
+		     itest_workload("wl_requests"), truth, "300", "6000", NULL);
+	free(out);
+	page = itest_slurp(live);
+	assert_non_null(page);
+	if (!strstr(page, "\"state\":\"ok\"") || strstr(page, "\"call_list\": []"))
+		fail_msg("the live page has no calls");
+	if (!strstr(page, "\"call_selection\": \"request\\u003e=6ms\""))
+		fail_msg("the live page (record --calls=request>=6ms) does not open at the "
+			 "selection");
+	free(page);
+	free(fsp_ok("html", "report", "--format", "html", "-o", html, prof, NULL));
+	assert_page(html);
+	snprintf(path, sizeof(path), "%s/sel.json", dir);
+	calls_view(prof, "request>=6ms", "json", path);
+	snprintf(path, sizeof(path), "%s/oth.json", dir);
+	calls_view(prof, "request<6ms", "json", path);
+	snprintf(path, sizeof(path), "%s/range.json", dir);
+	calls_view(prof, "request>=2ms<3ms", "json", path);
+	snprintf(path, sizeof(path), "%s/sel.txt", dir);
+	calls_view(prof, "request>=6ms", "text", path);
+	snprintf(path, sizeof(path), "%s/sel.html", dir);
+	calls_view(prof, "request>=6ms", "html", path);
+	browser("calls", html, dir, shots_dir("calls"), NULL);
+	snprintf(path, sizeof(path), "%s/page.json", dir);
+	pj = itest_json_load(path);
+	t = itest_truth_load(truth);
+	ok &= page_group_ok(pj, "selected", t, "slow");
+	ok &= page_group_ok(pj, "others", t, "other");
+	ok &= page_u64(pj, "others", "rare", "samples") == 0;
+	json_object_put(pj);
+	itest_truth_free(t);
+	ITEST_ASSERT_OK(ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		ITEST(test_html_profile), ITEST(test_html_diff),   ITEST(test_html_hostile),
 		ITEST(test_html_extend),  ITEST(test_html_native), ITEST(test_html_1m),
+		ITEST(test_html_calls),
 	};
 
 	return ITEST_MAIN("html", tests);

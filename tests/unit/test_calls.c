@@ -270,6 +270,22 @@ static void test_selector(void **state)
 	parse_ok("request:/api/search p99", "request", "/api/search", CALLSEL_PCT, 0, 99);
 	parse_ok("request p99.9", "request", NULL, CALLSEL_PCT, 0, 99.9);
 	parse_ok("sql query:SELECT 1>=1ms", "sql query", "SELECT 1", CALLSEL_GE, 1000000, 0);
+	/* a range: two conditions */
+	{
+		struct callsel sel;
+
+		assert_int_equal(callsel__parse("request:/a>=2ms<5.5ms", &sel, NULL, 0), 0);
+		assert_string_equal(sel.instance, "/a");
+		assert_int_equal(sel.op, CALLSEL_GE);
+		assert_int_equal(sel.ns, 2000000);
+		assert_int_equal(sel.op2, CALLSEL_LT);
+		assert_int_equal(sel.ns2, 5500000);
+		assert_int_equal(callsel__parse("request>=2ms", &sel, NULL, 0), 0);
+		assert_int_equal(sel.op2, 0);
+	}
+	parse_bad("request>=2ms<5ms<6ms", "is not a condition");
+	parse_bad("request>=2<5ms", "is not a condition");
+	parse_bad("request>=2ms<", "is not a condition");
 	parse_bad("request", "has no condition");
 	parse_bad("request>=50", "is not a condition");
 	parse_bad("request>=50 ms", "is not a condition");
@@ -394,6 +410,16 @@ static void test_split(void **state)
 	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
 	assert_int_equal(in.threshold_ns, 10000000);
 	assert_int_equal(in.selected, 2);
+	profile__free(s);
+	profile__free(o);
+	/* a range: calls 4..6 (5, 6 and 7 ms) */
+	assert_int_equal(callsel__parse("R>=5ms<=7ms", &sel, NULL, 0), 0);
+	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
+	assert_int_equal(in.selected, 3);
+	assert_int_equal(in.min_ns, 5000000);
+	assert_int_equal(in.max_ns, 7000000);
+	assert_int_equal(profile__total_samples(s), 5 + 6 + 7);
+	assert_int_equal(profile__total_samples(o), 65 - 18);
 	profile__free(s);
 	profile__free(o);
 	assert_int_equal(callsel__parse("R<3ms", &sel, NULL, 0), 0);

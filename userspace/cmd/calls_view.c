@@ -8,6 +8,7 @@
  * first.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,6 +87,57 @@ static int text_view(FILE *out, const struct profile *s, const struct profile *o
 	return err;
 }
 
+/* ns as a selector's duration: the largest unit that divides it. */
+static int dur_text(char *buf, size_t n, uint64_t ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = {{"s", 1000000000}, {"ms", 1000000}, {"us", 1000}, {"ns", 1}};
+	size_t u = 0;
+
+	while (ns && ns % units[u].ns)
+		u++;
+	return snprintf(buf, n, "%llu%s", (unsigned long long)(ns / units[u].ns),
+			ns ? units[u].unit : "ns");
+}
+
+/* sel as a selector again (report --calls's grammar), into buf. */
+static void selector_text(const struct callsel *sel, char *buf, size_t n)
+{
+	static const char *const ops[] = {
+		[CALLSEL_GE] = ">=", [CALLSEL_GT] = ">", [CALLSEL_LE] = "<=", [CALLSEL_LT] = "<"};
+	size_t k = (size_t)snprintf(buf, n, "%s%s%s", sel->feature, sel->has_instance ? ":" : "",
+				    sel->has_instance ? sel->instance : "");
+
+	if (sel->op == CALLSEL_PCT) {
+		if (k < n)
+			snprintf(buf + k, n - k, " p%g", sel->pct);
+		return;
+	}
+	if (k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%s", ops[sel->op]);
+	if (k < n)
+		k += (size_t)dur_text(buf + k, n - k, sel->ns);
+	if (sel->op2 && k < n)
+		k += (size_t)snprintf(buf + k, n - k, "%s", ops[sel->op2]);
+	if (sel->op2 && k < n)
+		dur_text(buf + k, n - k, sel->ns2);
+}
+
+/* The HTML page of the whole profile p, opened at the selection sel (its
+ * Calls tab can select others). */
+static int html_view(const struct profile *p, const struct callsel *sel, const struct fsp_view *v,
+		     const char *path)
+{
+	char text[2 * CALLSEL_NAME_LEN + 64];
+	struct fsp_view hv = *v;
+
+	selector_text(sel, text, sizeof(text));
+	hv.call_selection = text;
+	return render__profile(p, &hv, path);
+}
+
 int calls_view__render(const struct profile *p, const struct callsel *sel, const struct fsp_view *v,
 		       const char *path)
 {
@@ -107,11 +159,15 @@ int calls_view__render(const struct profile *p, const struct callsel *sel, const
 		return err;
 	if (strcmp(v->format->name, "text")) {
 		/* The other formats: the selected calls' samples alone. */
-		log__info("--calls: %s, of %llu of %llu calls of %s (%llu samples)",
-			  v->format->title, (unsigned long long)in.selected,
-			  (unsigned long long)in.calls, sel->feature,
-			  (unsigned long long)in.selected_samples);
-		err = render__profile(s, v, path);
+		log__info("--calls: %s%s, of %llu of %llu calls of %s (%llu samples)",
+			  v->format->title,
+			  strcmp(v->format->name, "html")
+				  ? ""
+				  : " of the whole profile opened at the selection",
+			  (unsigned long long)in.selected, (unsigned long long)in.calls,
+			  sel->feature, (unsigned long long)in.selected_samples);
+		err = strcmp(v->format->name, "html") ? render__profile(s, v, path)
+						      : html_view(p, sel, v, path);
 		goto cleanup;
 	}
 	f = outfile__open(path, &err);

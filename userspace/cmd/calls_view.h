@@ -11,8 +11,9 @@
  * The view of p's calls that sel selects, in v's format to path (NULL or
  * "-": stdout): text gives the selected calls' report, the other calls' report
  * and what the selected calls do more (a diff scaled to their samples,
- * largest differences first); the other formats the selected calls' samples
- * as a profile of their own. 0 or -errno (said).
+ * largest differences first); html the page of p opened at that selection
+ * (its Calls tab selects others); the other formats the selected calls'
+ * samples as a profile of their own. 0 or -errno (said).
  */
 int calls_view__render(const struct profile *p, const struct callsel *sel, const struct fsp_view *v,
 		       const char *path);

@@ -129,6 +129,7 @@ static int save_and_render(struct profile *p, const struct fsp_options *o,
 	if (rerr)
 		return err ? err : rerr;
 	v = recorded_view(p, o, &missing);
+	v.call_selection = o->calls_selector; /* the HTML page opens at it */
 	if (v.format->record_out == FORMAT_OUT_RENDERING) {
 		rerr = render_output(p, o, &v, save);
 	} else {

@@ -202,10 +202,11 @@ static const struct argp_option report_options[] = {
 	 0},
 	{"calls", OPT_REPORT_CALLS, "SELECTOR", 0,
 	 "The slow-call view of a profile recorded with --calls: the report of the calls "
-	 "SELECTOR selects (FEATURE[:INSTANCE] then >=DURATION, >, <=, < or ' pNN', e.g. "
-	 "request>=50ms, 'request:/api/search p99'), of the feature's other calls, and what "
-	 "the selected do more, largest differences first; other formats render the selected "
-	 "calls alone (docs/calls.md)",
+	 "SELECTOR selects (FEATURE[:INSTANCE] then >=DURATION, >, <=, <, two of them for a "
+	 "range, or ' pNN', e.g. request>=50ms, request>=2ms<5ms, 'request:/api/search p99'), "
+	 "of the feature's other calls, and what the selected do more, largest differences "
+	 "first; other formats render the selected calls alone; the HTML page of a profile "
+	 "with calls selects them on a histogram itself (docs/calls.md)",
 	 0},
 	{"debug-dirs", OPT_DEBUG_DIRS, "DIR[:DIR...]", 0,
 	 "Symbolize the native stacks again, with separate debug files from these directories "

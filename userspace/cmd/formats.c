@@ -67,6 +67,7 @@ static struct report_html_opts html_opts(const struct fsp_view *v)
 	return (struct report_html_opts){
 		.source_dirs = v->source_dirs,
 		.nr_source_dirs = v->nr_source_dirs,
+		.call_selection = v->call_selection,
 	};
 }
 

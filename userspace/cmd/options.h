@@ -49,6 +49,9 @@ struct fsp_view {
 	size_t nr_source_dirs;
 	const char *plugins; /* --plugin NAME[=FEATURE][,...], NULL: none */
 	struct plugin_set *pset; /* the plug-ins it names, loaded by the parser (owned) */
+	/* the HTML page's first call selection (report --calls SEL --format
+	 * html), NULL: none */
+	const char *call_selection;
 };
 
 /* The lists a repeated option adds to (--map, --feature, --comm, --pid,

@@ -270,6 +270,18 @@ export function tabs(container, list) {
     panes[t.id] = el('section', { id: t.id, class: 'pane', hidden: true });
   }
   container.append(nav, ...Object.values(panes));
+  // builds tabs again (their data changed): now if shown, else when shown
+  show.reset = (ids) => {
+    for (const t of list) {
+      if (!ids.includes(t.id) || !t.built) continue;
+      t.built = false;
+      panes[t.id].replaceChildren();
+      if (!panes[t.id].hidden) {
+        t.built = true;
+        t.build(panes[t.id]);
+      }
+    }
+  };
   return show;
 }
 

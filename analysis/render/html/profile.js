@@ -7,6 +7,8 @@ import { summarize, procName, threadName } from './model.js';
 import { Flame } from './flame.js';
 import { NativeView } from './native.js';
 import { histogram } from './events.js';
+import { CallsView, choose, noCalls } from './calls.js';
+import { callList, callsData } from './callsel.js';
 
 const INSTANCE_ROWS = 200; // instances drawn per feature before "show all"
 
@@ -39,10 +41,10 @@ function header(D) {
 }
 
 class Summary {
-  constructor(D, pane, onSelect) {
+  constructor(D, pane, onSelect, sel) {
     this.D = D;
     this.onSelect = onSelect;
-    this.sel = { process: -1, thread: -1 };
+    this.sel = sel || { process: -1, thread: -1 };
     this.hasOff = D.totals.offcpu_ns > 0;
     this.hasEvents = D.events.length > 0;
     this.closed = new Set(); // features whose instances are hidden
@@ -83,6 +85,8 @@ class Summary {
       thr.replaceChildren(...opts);
     };
     fillThreads();
+    proc.value = String(this.sel.process);
+    thr.value = String(this.sel.thread);
     proc.addEventListener('change', () => {
       this.sel = { process: Number(proc.value), thread: -1 };
       fillThreads();
@@ -224,17 +228,79 @@ class Summary {
   }
 }
 
+// The choice between the selected calls and the others, above the tabs.
+function callBanner(banner, choice, which, onWhich) {
+  banner.hidden = !choice;
+  if (!choice) return banner.replaceChildren();
+  const pick = el('select', { id: 'call-which', onchange: (e) => onWhich(e.target.value) },
+    el('option', { value: 'selected' }, `the ${choice.info.selected} selected calls`),
+    el('option', { value: 'others' }, `the ${choice.info.calls - choice.info.selected} other calls`));
+  pick.value = which;
+  banner.replaceChildren(el('span', {}, 'Summary, flame graph and native functions show the samples of '), pick,
+    el('span', {}, ` of ${choice.sel.feature}${choice.sel.instance !== null ? ':' + choice.sel.instance : ''} (`), el('code', { id: 'call-banner-selector' }, choice.text),
+    el('span', {}, `: ${which === 'selected' ? choice.info.selected_samples : choice.info.other_samples} samples). `),
+    el('button', { id: 'call-banner-clear', onclick: () => onWhich(null) }, 'show the whole profile'));
+}
+
+// The selector in the page's address (#calls=SELECTOR), or null.
+function fragment() {
+  const m = /^#calls=(.*)$/s.exec(location.hash);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
+  }
+}
+
 export function profilePage(D, root) {
   document.title = `fsp-bpf: ${D.meta.target ?? 'profile'}`;
   root.appendChild(header(D));
-  let flame = null, native = null, sel = { process: -1, thread: -1 };
+  const banner = el('div', { id: 'call-banner', class: 'banner', hidden: true });
+  const fragError = el('p', { id: 'call-fragment-error', class: 'missing', hidden: true });
+  root.append(banner, fragError);
+  let flame = null, native = null, calls = null, sel = { process: -1, thread: -1 };
+  let V = D, choice = null, which = 'selected';
+  const onSel = (s) => { sel = s; if (flame) flame.setSelection(s); if (native) native.setSelection(s); };
   const list = [
-    { id: 'summary', label: 'Summary', build: (p) => new Summary(D, p, (s) => { sel = s; if (flame) flame.setSelection(s); if (native) native.setSelection(s); }) },
-    { id: 'flame', label: 'Flame graph', build: (p) => { flame = new Flame(D, p); flame.setSelection(sel); flame.draw(); } },
+    { id: 'summary', label: 'Summary', build: (p) => new Summary(V, p, onSel, sel) },
+    { id: 'flame', label: 'Flame graph', build: (p) => { flame = new Flame(V, p); flame.setSelection(sel); flame.draw(); } },
   ];
   // native stacks (record --stacks): the hottest functions per feature
-  if (D.native_stacks && D.native_stacks.length) list.push({ id: 'native', label: 'Native functions', build: (p) => { native = new NativeView(D, p); native.setSelection(sel); } });
+  if (D.native_stacks && D.native_stacks.length) list.push({ id: 'native', label: 'Native functions', build: (p) => { native = new NativeView(V, p); native.setSelection(sel); } });
+  // the calls (record --calls): the latency histograms and the selection
+  const allCalls = callList(D);
+  list.push({ id: 'calls', label: 'Calls', build: (p) => { calls = new CallsView(D, p, choice, (c) => setChoice(c, 'selected')); } });
   if (D.plugins && D.plugins.length) list.push({ id: 'plugins-tab', label: 'Plug-ins', build: (p) => p.appendChild(pluginSections(D.plugins)) });
   const show = tabs(root, list);
+  // a new choice (null: none) or side: the views that show samples again
+  function setChoice(c, w) {
+    choice = c;
+    which = w || 'selected';
+    V = choice ? callsData(D, which === 'others' ? choice.others : choice.selected) : D;
+    callBanner(banner, choice, which, (x) => (x ? setChoice(choice, x) : setChoice(null)));
+    const want = choice ? '#calls=' + encodeURIComponent(choice.text) : '';
+    if (location.hash !== want) history.replaceState(null, '', want || location.pathname + location.search);
+    flame = null;
+    native = null;
+    show.reset(['summary', 'flame', 'native']);
+    if (calls) calls.show(choice);
+    document.body.dataset.calls = choice ? choice.text : '';
+  }
+  function fromAddress() {
+    const text = fragment() ?? D.call_selection ?? null;
+    fragError.hidden = true;
+    if (text === null) return;
+    const why = noCalls(D);
+    const c = why ? { error: why } : choose(D, allCalls, text);
+    if (c.error) {
+      fragError.textContent = `#calls=${text}: ${c.error}`;
+      fragError.hidden = false;
+      return;
+    }
+    if (!choice || choice.text !== c.text) setChoice(c, 'selected');
+  }
+  window.addEventListener('hashchange', fromAddress);
   show('summary');
+  fromAddress();
 }

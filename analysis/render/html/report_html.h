@@ -31,6 +31,10 @@
 #define REPORT_HTML_MAX_SOURCES (8u << 20)
 #define REPORT_HTML_MAX_SOURCE_FILES 1000
 
+/* The calls (record --calls) the page keeps for its call selection: the
+ * slowest, when the profile has more (the page says how many it left out). */
+#define REPORT_HTML_MAX_CALLS 100000u
+
 /*
  * A plug-in's part of the page: sections of text or of a table, which the
  * page renders generically (text as text, never as markup). Plug-ins are a
@@ -58,6 +62,10 @@ struct report_html_opts {
 	size_t nr_source_dirs;
 	const struct report_html_plugin *plugins;
 	size_t nr_plugins;
+	/* A selector of calls (report --calls's grammar) the profile page opens
+	 * with when its address names none (report --calls SEL --format html);
+	 * NULL: none. */
+	const char *call_selection;
 };
 
 /*

@@ -18,51 +18,6 @@
 #include "strtab.h"
 #include "util.h"
 
-struct hd_thread {
-	size_t process;
-	uint32_t tid;
-	size_t comm; /* string index */
-	uint64_t samples, offcpu_ns, uncharged, uncharged_offcpu_ns;
-};
-
-struct hd_charge {
-	size_t thread, feature, instance; /* feature, instance: string indexes */
-	uint64_t samples, offcpu_ns;
-	size_t native; /* index in the data's native_stacks + 1, 0: none */
-};
-
-struct hd_event {
-	size_t process, feature, instance;
-	struct profile_event_stats st;
-};
-
-struct hd {
-	const struct report_scope *scope;
-	const struct profile *p;
-	struct strtab *tab; /* canonical copies of the strings */
-	struct hashmap str_map; /* canonical pointer -> index */
-	const char **strs;
-	size_t nr_strs, cap_strs;
-	struct hashmap proc_map; /* (source, pid) -> process index */
-	struct profile_process *procs;
-	size_t nr_procs;
-	struct hashmap thread_map; /* (source << 32 | pid, tid) -> thread index */
-	struct hd_thread *threads;
-	size_t nr_threads;
-	struct hashmap charge_map, event_map;
-	struct hd_charge *charges;
-	size_t nr_charges, cap_charges;
-	struct hd_event *events;
-	size_t nr_events, cap_events;
-	struct charges rc;
-	/* native stacks (record --stacks) */
-	bool has_native;
-	struct native_view nv;
-	size_t *native_out; /* per native stack: its index in native_stacks + 1, 0: unused */
-	size_t *native_order; /* native_stacks: the native stacks written, in order */
-	size_t nr_native_out;
-};
-
 static void hd__fini(struct hd *d)
 {
 	strtab__free(d->tab);
@@ -80,10 +35,11 @@ static void hd__fini(struct hd *d)
 	native_view__fini(&d->nv);
 	free(d->native_out);
 	free(d->native_order);
+	html_calls__fini(d);
 }
 
 /* The index of string s in "strings", added when new. -ENOMEM or >= 0. */
-static int hd_str(struct hd *d, const char *s, size_t *idx)
+int hd_str(struct hd *d, const char *s, size_t *idx)
 {
 	const char *c = strtab__intern(d->tab, s ? s : "");
 	uint64_t v;
@@ -155,7 +111,7 @@ static int hd_threads(struct hd *d)
 
 /* The index + 1 of native stack `stack` in the data's native_stacks
  * (added when new), 0 for SIZE_MAX (none). */
-static size_t hd_native(struct hd *d, size_t stack)
+size_t hd_native(struct hd *d, size_t stack)
 {
 	if (stack == SIZE_MAX)
 		return 0;
@@ -331,6 +287,8 @@ static int hd__init(struct hd *d, const struct report_scope *scope)
 		err = hd_samples(d);
 	if (!err && d->has_native)
 		err = hd_native_samples(d);
+	if (!err)
+		err = html_calls__prepare(d); /* may add native stacks */
 	if (!err && d->has_native)
 		err = hd_native_strings(d);
 	if (!err)
@@ -573,6 +531,8 @@ static int hd_write(struct json_out *w, struct hd *d, const struct report_opts *
 	hd_charges(w, d);
 	hd_events_write(w, d);
 	hd_native_stacks(w, d);
+	html_calls__write(w, d);
+	json_out__member(w, "call_selection", json_out__str(w, h ? h->call_selection : NULL));
 	err = hd_sources(w, d, h);
 	html_plugins__write(w, h);
 	hd_strings(w, d);
