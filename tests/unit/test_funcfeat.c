@@ -181,13 +181,13 @@ static void test_map_functions(void **state)
 	assert_int_equal(m->nr_functions, 1);
 	probemap__free(m);
 
-	/* a sample-time label: parsed, refused when made a rule (not supported yet) */
+	/* a sample-time label: the variable read at each sample (test_funcfeat_global) */
 	static const char global[] = "map pg\nfeature plan\nfunction postgres:standard_planner\n"
 				     "instance {global:debug_query_string}\n";
 	ff = funcfeat__new();
 	assert_int_equal(probemap__parse(global, strlen(global), "t.map", &m, err, sizeof(err)), 0);
-	assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), -ENOTSUP);
-	assert_non_null(strstr(err, "not supported yet"));
+	assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 1);
+	assert_string_equal(funcfeat__rule(ff, 0)->global, "debug_query_string");
 	funcfeat__free(ff);
 	probemap__free(m);
 }
@@ -552,7 +552,13 @@ static void test_shipped_postgresql_sampled(void **state)
 
 		snprintf(want, sizeof(want), "postgresql-sampled:%s", names[i]);
 		assert_string_equal(r->feature, want);
-		assert_int_equal(r->instance, FUNCFEAT_INSTANCE_CALLER);
+		/* the statement, but for WAL flushes (mostly outside statements) */
+		if (strcmp(names[i], "wal_flush")) {
+			assert_int_equal(r->instance, FUNCFEAT_INSTANCE_GLOBAL);
+			assert_string_equal(r->global, "debug_query_string");
+		} else {
+			assert_int_equal(r->instance, FUNCFEAT_INSTANCE_CALLER);
+		}
 		for (size_t k = 0; k < r->nr_patterns; k++)
 			assert_string_equal(r->patterns[k].file, "postgres");
 	}

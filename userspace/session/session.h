@@ -22,6 +22,8 @@ enum session_stacks {
 	SESSION_STACKS_KERNEL = 2,
 };
 
+struct funcfeat;
+
 /* A probe map (--map) and which of its features are attached. */
 struct session_probemap {
 	const struct probemap *probemap;
@@ -93,6 +95,10 @@ struct session_opts {
 	/* -p --wait-probes=S: session__run ends with -ETIMEDOUT when no probe
 	 * site has been attached after S seconds (0: no limit). */
 	double probe_timeout_s;
+	/* Function features (funcfeat.h): those whose instance is a variable
+	 * read at sample time ("{global:S}") have it read by the sampler in
+	 * every target that defines it (samplevars.c). NULL: none. */
+	const struct funcfeat *funcfeat;
 };
 
 /* Needs root. On failure NULL and *err (-EPERM, -ENOSYS: BPF unsupported, ...),
