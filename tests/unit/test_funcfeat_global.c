@@ -157,15 +157,15 @@ static struct profile *make_profile(void)
 	assert_non_null(p);
 	mod = add_mod(p, PROFILE_MODULE_USER, "/usr/lib/postgresql/15/bin/postgres", "cc");
 	{
-		struct profile_location l = {.module = mod, .address = 0x10, .lines = main_l,
-					     .nr_lines = 1};
+		struct profile_location l = {
+			.module = mod, .address = 0x10, .lines = main_l, .nr_lines = 1};
 
 		locs[L_MAIN] = profile__add_location(p, &l);
-		l = (struct profile_location){.module = mod, .address = 0x20, .lines = exec_l,
-					      .nr_lines = 1};
+		l = (struct profile_location){
+			.module = mod, .address = 0x20, .lines = exec_l, .nr_lines = 1};
 		locs[L_EXEC] = profile__add_location(p, &l);
-		l = (struct profile_location){.module = mod, .address = 0x30, .lines = plan_l,
-					      .nr_lines = 1};
+		l = (struct profile_location){
+			.module = mod, .address = 0x30, .lines = plan_l, .nr_lines = 1};
 		locs[L_PLAN] = profile__add_location(p, &l);
 	}
 	ADD_STACK(p, PID, 1, MARK("tx", "t1"), MARK(VAR, "select 1"));
@@ -203,9 +203,8 @@ static struct funcfeat *make_rules(void)
 						"@{global:debug_query_string}",
 						err, sizeof(err)),
 			 0);
-	assert_int_equal(funcfeat__parse_option(ff, "exec=postgres:exec_simple_query", err,
-						sizeof(err)),
-			 0);
+	assert_int_equal(
+		funcfeat__parse_option(ff, "exec=postgres:exec_simple_query", err, sizeof(err)), 0);
 	return ff;
 }
 
@@ -341,10 +340,8 @@ static void test_not_recorded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_option),
-		cmocka_unit_test(test_map),
-		cmocka_unit_test(test_apply),
-		cmocka_unit_test(test_saved),
+		cmocka_unit_test(test_option),	     cmocka_unit_test(test_map),
+		cmocka_unit_test(test_apply),	     cmocka_unit_test(test_saved),
 		cmocka_unit_test(test_not_recorded),
 	};
 

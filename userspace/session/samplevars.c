@@ -85,7 +85,7 @@ int samplevars__init(struct session *s)
 {
 	const struct funcfeat *ff = s->opts.funcfeat;
 	struct samplevars *sv;
-	char (*names)[2 * PROBEMAP_NAME_LEN];
+	char(*names)[2 * PROBEMAP_NAME_LEN];
 
 	if (!samplevars__used(&s->opts))
 		return 0;
@@ -260,7 +260,8 @@ void samplevars__scan(struct session *s, pid_t pid, const struct mapping *m, siz
 	if (err && !sv->full_warned) {
 		sv->full_warned = true;
 		log__err("cannot read function features' variables in process %d: %s (more than "
-			 "%d processes at once); its samples' instance is \"" FUNCFEAT_NOT_READ "\"",
+			 "%d processes at once); its samples' instance is \"" FUNCFEAT_NOT_READ
+			 "\"",
 			 (int)pid, strerror(errno), FSP_SAMPLE_VAR_PROCS);
 	}
 }
