@@ -192,8 +192,8 @@ int options__function_feature(struct argp_state *state, struct fsp_options *o, c
 /* The --function-feature entry of record's and report's option tables. */
 #define OPTIONS_FUNCTION_FEATURE                                                                   \
 	{                                                                                          \
-		"function-feature", OPT_FUNCTION_FEATURE, "NAME=FILE:FUNC[,FUNC...][@{global:VAR}]", \
-			0,                                                                         \
+		"function-feature", OPT_FUNCTION_FEATURE,                                          \
+			"NAME=FILE:FUNC[,FUNC...][@{global:VAR}]", 0,                              \
 			"A feature fn:NAME of every call of these functions of FILE (its base "    \
 			"name in /proc/PID/maps, e.g. libc.so.6; FUNC a name or fnmatch glob), "   \
 			"found on the native stacks at no cost per call; the instance is the "     \
