@@ -9,7 +9,8 @@
  * appended), "?" as read, "(not read)" without the frame; the hidden frames
  * are dropped from every stack, those of samples without a native stack
  * too, and from stacks that had nothing else (then the empty stack); the
- * totals are unchanged.
+ * totals are unchanged; without the rules applied, such a frame is charged
+ * nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -337,12 +338,29 @@ static void test_not_recorded(void **state)
 	profile__free(p);
 }
 
+/* Without the rules applied (the agent's snapshots), a variable's frame is
+ * charged nothing; the samples still count, and the marks around it. */
+static void test_unapplied(void **state)
+{
+	struct profile *p = make_profile();
+	struct attrib *a = attrib__compute(p, NULL);
+
+	(void)state;
+	assert_non_null(a);
+	assert_null(feature(a, VAR));
+	assert_int_equal(attrib__total_samples(a), 60);
+	assert_int_equal(feature(a, "tx")->samples, 52);
+	assert_int_equal(attrib__nr_features(a), 1);
+	attrib__free(a);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option),	     cmocka_unit_test(test_map),
 		cmocka_unit_test(test_apply),	     cmocka_unit_test(test_saved),
-		cmocka_unit_test(test_not_recorded),
+		cmocka_unit_test(test_not_recorded), cmocka_unit_test(test_unapplied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
