@@ -27,7 +27,6 @@
 
 #include "attrib.h"
 #include "funcfeat.h"
-#include "funcfeat_apply.h"
 #include "itest.h"
 #include "profile_io.h"
 
@@ -56,22 +55,6 @@ static const char *write_map(void)
 	fputs(map_text, f);
 	assert_int_equal(fclose(f), 0);
 	return path;
-}
-
-/* The saved profile with its function features charged, as report does. */
-static struct profile *load_charged(const char *json)
-{
-	struct profile *p = itest_profile_load(json);
-	struct funcfeat *ff = funcfeat__new();
-	const char *text = profile__meta(p)->function_features;
-	char err[256];
-
-	assert_non_null(ff);
-	assert_non_null(text);
-	assert_int_equal(funcfeat__parse(ff, text, err, sizeof(err)), 0);
-	assert_int_equal(funcfeat__apply(ff, p), 0);
-	funcfeat__free(ff);
-	return p;
 }
 
 /* Samples of the saved (uncharged) profile times their variables' frames
@@ -113,7 +96,7 @@ static uint64_t inst(const struct attrib *a, const char *f, const char *i)
 /* Every value's share of every feature against the workload's time under it. */
 static void check_shares(const char *json, struct itest_truth *t, double C)
 {
-	struct profile *p = load_charged(json);
+	struct profile *p = itest_profile_charged(json);
 	struct attrib *a = attrib__compute(p, NULL);
 	uint64_t n = attrib__total_samples(a), unread = 0;
 	double dw = ITEST_EXIT_NS / C, all = itest_truth_u64(t, "value.unreadable.ns") / C;

@@ -48,8 +48,6 @@
 #include <string.h>
 
 #include "attrib.h"
-#include "funcfeat.h"
-#include "funcfeat_apply.h"
 #include "itest.h"
 #include "pg_cluster.h"
 #include "profile_io.h"
@@ -74,30 +72,14 @@ static double run_delay_ns(pid_t pid)
 	return n == 2 ? (double)wait : -1;
 }
 
-/* The saved profile with the function features it was recorded with
- * charged, as fsp-bpf report does. */
-static struct profile *load_charged(const char *json)
-{
-	struct profile *p = itest_profile_load(json);
-	struct funcfeat *ff = funcfeat__new();
-	const char *text = profile__meta(p)->function_features;
-	char err[256];
-
-	assert_non_null(ff);
-	assert_non_null(text);
-	assert_int_equal(funcfeat__parse(ff, text, err, sizeof(err)), 0);
-	assert_int_equal(funcfeat__apply(ff, p), 0);
-	funcfeat__free(ff);
-	return p;
-}
-
 /* Samples of feature in the processes pids[0..n) whose instance (the
- * statement) contains marker. */
-static uint64_t statement_samples(const struct profile *p, const pid_t *pids, size_t n,
-				  const char *feature, const char *marker)
+ * statement) contains marker (NULL: any), and how many instances. */
+static uint64_t count_samples(const struct profile *p, const pid_t *pids, size_t n,
+			      const char *feature, const char *marker, size_t *instances)
 {
 	uint64_t k = 0;
 
+	*instances = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct attrib_opts o = {.pid = (uint32_t)pids[i]};
 		struct attrib *a = attrib__compute(p, &o);
@@ -106,12 +88,34 @@ static uint64_t statement_samples(const struct profile *p, const pid_t *pids, si
 		for (size_t f = 0; f < attrib__nr_features(a); f++) {
 			const struct attrib_feature *af = attrib__feature(a, f);
 
-			for (size_t j = 0; !strcmp(af->name, feature) && j < af->nr_instances; j++)
-				if (af->instances[j].name && strstr(af->instances[j].name, marker))
+			if (strcmp(af->name, feature))
+				continue;
+			for (size_t j = 0; j < af->nr_instances; j++)
+				if (!marker || (af->instances[j].name &&
+						strstr(af->instances[j].name, marker)))
 					k += af->instances[j].samples;
+			*instances += af->nr_instances;
 		}
 		attrib__free(a);
 	}
+	return k;
+}
+
+static uint64_t statement_samples(const struct profile *p, const pid_t *pids, size_t n,
+				  const char *feature, const char *marker)
+{
+	size_t inst;
+
+	return count_samples(p, pids, n, feature, marker, &inst);
+}
+
+/* Samples of feature in the processes pids[0..n), and its instances. */
+static uint64_t samples_of(const struct profile *p, const pid_t *pids, size_t n,
+			   const char *feature, size_t *instances)
+{
+	uint64_t k = count_samples(p, pids, n, feature, NULL, instances);
+
+	printf("  %-32s %8" PRIu64 " samples  %zu instance(s)\n", feature, k, *instances);
 	return k;
 }
 
@@ -153,33 +157,6 @@ static bool check_statements(struct pgc *c, const struct profile *p, const pid_t
 	       n);
 	ok &= named == n;
 	return ok;
-}
-
-/* Samples of feature in the processes pids[0..n), and its instances. */
-static uint64_t samples_of(const struct profile *p, const pid_t *pids, size_t n,
-			   const char *feature, size_t *instances)
-{
-	uint64_t k = 0;
-
-	*instances = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct attrib_opts o = {.pid = (uint32_t)pids[i]};
-		struct attrib *a = attrib__compute(p, &o);
-
-		assert_non_null(a);
-		for (size_t f = 0; f < attrib__nr_features(a); f++) {
-			const struct attrib_feature *af = attrib__feature(a, f);
-
-			if (strcmp(af->name, feature))
-				continue;
-			for (size_t j = 0; j < af->nr_instances; j++)
-				k += af->instances[j].samples;
-			*instances += af->nr_instances;
-		}
-		attrib__free(a);
-	}
-	printf("  %-32s %8" PRIu64 " samples  %zu instance(s)\n", feature, k, *instances);
-	return k;
 }
 
 static void test_pg_sampled_split(void **state)
@@ -259,7 +236,7 @@ static void test_pg_sampled_split(void **state)
 	       w_plan / 1e6, calls, w_exec / 1e6);
 	assert_true(calls > 20);
 
-	p = load_charged(json);
+	p = itest_profile_charged(json);
 	k = samples_of(p, pids, np, "postgresql-sampled:plan", &inst);
 	assert_true(inst >= 2); /* the two statements */
 	n = k + samples_of(p, pids, np, "postgresql-sampled:execute", &inst);
@@ -311,7 +288,7 @@ static void test_pg_sampled_tpcb(void **state)
 	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
 	pgc_fsp_stop(&fsp);
 	assert_int_equal(np, 2);
-	p = load_charged(json);
+	p = itest_profile_charged(json);
 	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
 		char name[64];
 

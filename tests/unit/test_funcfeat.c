@@ -17,6 +17,7 @@
 #include "unit_helpers.h"
 #include "attrib.h"
 #include "funcfeat_apply.h"
+#include "funcfeat_helpers.h"
 #include "merge.h"
 #include "native_helpers.h"
 #include "probemap.h"
@@ -327,22 +328,6 @@ static struct funcfeat *make_rules(void)
 	return ff;
 }
 
-static const struct attrib_feature *feature(const struct attrib *a, const char *name)
-{
-	for (size_t i = 0; i < attrib__nr_features(a); i++)
-		if (!strcmp(attrib__feature(a, i)->name, name))
-			return attrib__feature(a, i);
-	return NULL;
-}
-
-static uint64_t instance(const struct attrib_feature *f, const char *name)
-{
-	for (size_t i = 0; f && i < f->nr_instances; i++)
-		if (!strcmp(f->instances[i].name, name))
-			return f->instances[i].samples;
-	return UINT64_MAX;
-}
-
 static void check_charges(const struct profile *p)
 {
 	struct attrib *a = attrib__compute(p, NULL);
@@ -617,36 +602,14 @@ static void test_merge_keeps_rules(void **state)
 static void test_saved_equals_live(void **state)
 {
 	struct profile *p = make_profile(), *back;
-	struct funcfeat *ff = make_rules(), *saved = funcfeat__new();
-	char *buf = NULL, err[256];
-	size_t len = 0;
-	FILE *f;
+	struct funcfeat *ff = make_rules();
 
 	(void)state;
-	/* what record does: the rules in the metadata, the samples as recorded */
-	{
-		struct profile_meta m = {.target = "t", .frequency_hz = 999};
-		char *text = funcfeat__to_text(ff);
-
-		m.function_features = text;
-		assert_int_equal(profile__set_meta(p, &m), 0);
-		free(text);
-	}
-	f = open_memstream(&buf, &len);
-	assert_int_equal(profile__write_json(f, p), 0);
-	fclose(f);
-	back = profile__parse_json(buf, len, "mem", err, sizeof(err));
-	assert_non_null(back);
-	assert_int_equal(
-		funcfeat__parse(saved, profile__meta(back)->function_features, err, sizeof(err)),
-		0);
-	assert_int_equal(funcfeat__apply(saved, back), 0);
+	back = saved_and_charged(p, ff);
 	check_charges(back);
 	assert_int_equal(funcfeat__apply(ff, p), 0);
 	check_charges(p);
-	free(buf);
 	funcfeat__free(ff);
-	funcfeat__free(saved);
 	profile__free(p);
 	profile__free(back);
 }

@@ -18,6 +18,7 @@
 #include "unit_helpers.h"
 #include "attrib.h"
 #include "funcfeat_apply.h"
+#include "funcfeat_helpers.h"
 #include "native_helpers.h"
 #include "probemap.h"
 #include "profile_io.h"
@@ -209,22 +210,6 @@ static struct funcfeat *make_rules(void)
 	return ff;
 }
 
-static const struct attrib_feature *feature(const struct attrib *a, const char *name)
-{
-	for (size_t i = 0; i < attrib__nr_features(a); i++)
-		if (!strcmp(attrib__feature(a, i)->name, name))
-			return attrib__feature(a, i);
-	return NULL;
-}
-
-static uint64_t instance(const struct attrib_feature *f, const char *name)
-{
-	for (size_t i = 0; f && i < f->nr_instances; i++)
-		if (!strcmp(f->instances[i].name, name))
-			return f->instances[i].samples;
-	return UINT64_MAX;
-}
-
 /* No stack keeps a variable's frame. */
 static void check_no_var(const struct profile *p)
 {
@@ -284,29 +269,12 @@ static void test_apply(void **state)
 static void test_saved(void **state)
 {
 	struct profile *p = make_profile(), *back;
-	struct funcfeat *ff = make_rules(), *saved = funcfeat__new();
-	struct profile_meta m = {.target = "t", .frequency_hz = 999};
-	char *buf = NULL, err[256], *text = funcfeat__to_text(ff);
-	size_t len = 0;
-	FILE *f;
+	struct funcfeat *ff = make_rules();
 
 	(void)state;
-	m.function_features = text;
-	assert_int_equal(profile__set_meta(p, &m), 0);
-	free(text);
-	f = open_memstream(&buf, &len);
-	assert_int_equal(profile__write_json(f, p), 0);
-	fclose(f);
-	back = profile__parse_json(buf, len, "mem", err, sizeof(err));
-	assert_non_null(back);
-	assert_int_equal(
-		funcfeat__parse(saved, profile__meta(back)->function_features, err, sizeof(err)),
-		0);
-	assert_int_equal(funcfeat__apply(saved, back), 0);
+	back = saved_and_charged(p, ff);
 	check_charges(back);
-	free(buf);
 	funcfeat__free(ff);
-	funcfeat__free(saved);
 	profile__free(p);
 	profile__free(back);
 }
