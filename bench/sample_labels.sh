@@ -15,6 +15,13 @@
 #            (three, or the worker's one) and their strings read, the labels
 #            hashed and looked up)
 #
+# and, a function feature's instance read at sample time (function features
+# on work(), record --stacks implied: the native record is in both), the
+# three variables' frames appended to every sample of the process:
+#
+#   fcaller  function features with "instance caller" (nothing read)
+#   fglobal  the same with "instance {global:S}" for each variable
+#
 # conditions interleaved, order alternated, BENCH_SL_REPS repetitions (default
 # 9), medians and the ratio sample / probe. Output: bench/results/
 # sample-labels-latest.txt and a dated copy, raw logs in bench/results/raw-sl/.
@@ -50,9 +57,19 @@ echo "fsp-bpf sample-time labels, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPU
 echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-# maps COND: the two maps, their instance read at the enter (probe) or at each sample
+# maps COND: the two maps, their instance read at the enter (probe) or at each
+# sample; or (fcaller, fglobal) a map of function features
 maps() {
-	local label=""
+	local label="" v
+	if [ "$1" = fcaller ] || [ "$1" = fglobal ]; then
+		printf 'map wlsf\n' >"$RAW/wlsf.map"
+		for v in exe lib tls; do
+			printf 'feature %s\n\tfunction wl_sampled:work\n' "$v" >>"$RAW/wlsf.map"
+			[ "$1" = fglobal ] && printf '\tinstance {global:wl_%s_label}\n' "$v" >>"$RAW/wlsf.map"
+		done
+		echo "$RAW/wlsf.map"
+		return
+	fi
 	[ "$1" = sample ] && label=$'\tlabel sample\n'
 	printf 'map wlsx\nprovider wlsx\nfeature run\n\tenter run__start\n\tleave run__done\n' >"$RAW/wlsx.map"
 	printf '\tinstance {global:wl_exe_label}\n%s' "$label" >>"$RAW/wlsx.map"
@@ -88,26 +105,33 @@ sysctl -q kernel.bpf_stats_enabled=1
 echo "== BPF time per sample (kernel.bpf_stats_enabled, $REPS reps, $FREQ Hz, wl_sampled -p):" \
 	"instance read at the enter | at each sample =="
 for ((r = 0; r < REPS; r++)); do
-	if ((r % 2)); then order=(sample probe); else order=(probe sample); fi
+	if ((r % 2)); then order=(sample probe fglobal fcaller); else order=(probe sample fcaller fglobal); fi
 	for c in "${order[@]}"; do NS[$c,$r]=$(cost "$c" "$r"); done
-	printf '  rep %d: at the enter %s ns, at each sample %s ns per sample\n' "$r" \
+	printf '  rep %d: at the enter %s ns, at each sample %s ns per sample;' "$r" \
 		"${NS[probe,$r]}" "${NS[sample,$r]}"
+	printf ' function features: call site %s ns, {global:S} %s ns\n' "${NS[fcaller,$r]}" \
+		"${NS[fglobal,$r]}"
 done
 sysctl -q kernel.bpf_stats_enabled="$OLD"
 trap - EXIT
-for c in probe sample; do
+for c in probe sample fcaller fglobal; do
 	vals=""
 	for ((r = 0; r < REPS; r++)); do vals+=" ${NS[$c,$r]:-}"; done
 	# shellcheck disable=SC2086
 	NS[$c]=$(median $(printf '%s\n' $vals | grep -v n/a))
 done
 RATIO=$(calc "${NS[sample]:-n/a} / ${NS[probe]:-n/a}")
+FRATIO=$(calc "${NS[fglobal]:-n/a} / ${NS[fcaller]:-n/a}")
 echo
 printf '%-60s %12s\n' "BPF time per sample, instance read at the enter (ns)" "${NS[probe]:-n/a}"
 printf '%-60s %12s\n' "BPF time per sample, labels read at each sample (ns)" "${NS[sample]:-n/a}"
 printf '%-60s %12s\n' "ratio" "$RATIO"
+printf '%-60s %12s\n' "BPF time per sample, function features, call site (ns)" "${NS[fcaller]:-n/a}"
+printf '%-60s %12s\n' "BPF time per sample, function features, {global:S} (ns)" "${NS[fglobal]:-n/a}"
+printf '%-60s %12s\n' "ratio" "$FRATIO"
 echo "load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "bench-sample-labels: probe_ns=${NS[probe]:-n/a} sample_ns=${NS[sample]:-n/a} ratio=$RATIO"
+echo "bench-sample-labels: probe_ns=${NS[probe]:-n/a} sample_ns=${NS[sample]:-n/a} ratio=$RATIO" \
+	"fcaller_ns=${NS[fcaller]:-n/a} fglobal_ns=${NS[fglobal]:-n/a} fratio=$FRATIO"
 exec >&- 2>&-
 wait "$TEE"
 exit 0

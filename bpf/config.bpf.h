@@ -54,6 +54,9 @@ const volatile bool charge_enabled = false;
 /* Some mapped feature has "label sample": the sampler reads its instance
  * (samplelabel.bpf.h). */
 const volatile bool sample_labels = false;
+/* Some function feature reads its instance at sample time: the sampler
+ * appends the variables of the sample_vars map (samplelabel.bpf.h). */
+const volatile bool sample_vars_on = false;
 
 /* Off-CPU accounting is loaded (on_switch, on_exit, flush_offcpu). */
 const volatile bool offcpu_enabled = false;

@@ -452,6 +452,38 @@ static __always_inline void sample_labels_take(struct live_stack *ls, __u32 user
 	ls->resolved = s;
 }
 
+/* Function features' variables (sample_vars_append()): the live stack's
+ * frames (ls->resolved, or copied from its source, none when it has no live
+ * frame) with one frame per variable of the process, read now. */
+static __always_inline void sample_vars_take(struct live_stack *ls, struct task_struct *task,
+					     __u32 user)
+{
+	struct fsp_stack *s = ls->resolved;
+	__u32 tgid = task->tgid;
+	__u64 h;
+
+	if (!bpf_map_lookup_elem(&sample_vars, &tgid))
+		return;
+	if (!s && ls->src == SRC_MERGED)
+		s = ls->merged;
+	else if (!s && ls->src == SRC_V1 && ls->st)
+		s = sample_labels_copy(ls->st, ls->depth, user);
+	else if (!s && ls->src != SRC_V1)
+		s = v2_frames_out(ls, user);
+	else if (!s) { /* no live frame */
+		s = scratch_get(user);
+		if (s)
+			s->depth = 0;
+	}
+	if (!s)
+		return;
+	h = sample_vars_append(s, ls->hash, tgid, task->thread.fsbase);
+	if (h == ls->hash)
+		return;
+	ls->hash = sample_labels_resolve(s, h, user);
+	ls->resolved = s;
+}
+
 /* ---- taking the live stack: one function for the sampler and the scheduler hook ---------- */
 
 /* What live_stack_take() found. */
@@ -539,6 +571,8 @@ static __always_inline int live_stack_take(struct live_take *out, __u64 sp, __u3
 		live_stack_sps(&ls);
 	if (sample_labels && ls.sampled && ls.hash)
 		sample_labels_take(&ls, user);
+	if (sample_vars_on && user == SCRATCH_SAMPLE)
+		sample_vars_take(&ls, task, user);
 	out->hash = ls.hash;
 	out->truncated = ls.truncated;
 	out->payload = 0;

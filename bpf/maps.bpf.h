@@ -518,6 +518,15 @@ struct {
 	__type(value, struct charge_proc);
 } charges SEC(".maps");
 
+/* Function features' variables read at sample time, per process (tgid);
+ * FSP_SAMPLE_VAR_PROCS entries when used (loader.c). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fsp_sample_vars);
+} sample_vars SEC(".maps");
+
 /* Sites of mapped probes; a site's cookie indexes it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

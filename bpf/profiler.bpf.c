@@ -500,6 +500,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	v2 = bpf_map_lookup_elem(&v2_procs, &ptgid);
 	if (v2 && !bpf_map_update_elem(&v2_procs, &ctgid, v2, BPF_ANY))
 		__sync_fetch_and_add(&v2_epoch, 1);
+	/* and its variables where they were (function features' instances) */
+	if (sample_vars_on) {
+		struct fsp_sample_vars *sv = bpf_map_lookup_elem(&sample_vars, &ptgid);
+
+		if (sv)
+			bpf_map_update_elem(&sample_vars, &ctgid, sv, BPF_ANY);
+	}
 	/* The child's thread is a copy of the forking thread, stack included:
 	 * the features live at the fork are the parent's (with
 	 * --inherit-marks, the child runs inside them too). */
@@ -540,6 +547,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 tgid = p->tgid;
 	__u64 *v = bpf_map_lookup_elem(&targets, &tgid);
 
+	/* The old image's variables are not the new one's: none are read
+	 * until userspace has found the new program's (samplevars.c). */
+	if (sample_vars_on)
+		bpf_map_delete_elem(&sample_vars, &tgid);
 	if (!v || !(*v & FSP_TARGET_IN) || !entry_of(*v, p)) {
 		/* System-wide: the new program may carry probes; userspace looks.
 		 * An exclusion (--comm) was of the old program: it goes here, at

@@ -268,6 +268,27 @@ struct fsp_usdt_spec {
 #define FSP_ID_SAMPLED (FSP_ID_SYNTH | FSP_ID_FEATURE)
 #define FSP_ID_ADDR_MASK ((1ULL << 57) - 1) /* user addresses (5-level paging included) */
 
+/*
+ * A function feature's instance read at sample time ("instance
+ * {global:S}", docs/function-features.md): the variables of a process, which
+ * the sampler appends to each of its samples' stacks as frames (feature,
+ * FSP_ID_SAMPLED | address) before reading them (samplelabel.bpf.h). Written
+ * by userspace as it scans the process's files (session/samplevars.c).
+ */
+#define FSP_MAX_SAMPLE_VARS 4 /* variables of one process */
+#define FSP_SAMPLE_VAR_PROCS 4096 /* processes with variables at once */
+
+struct fsp_sample_var {
+	__u64 feature; /* FSP_ID_SYNTH | FSP_ID_FEATURE | n: the hidden feature "{global:S}" */
+	__u64 addr; /* the variable's address, or (tls) its offset from the thread pointer */
+	__u64 tls; /* a thread-local variable of the executable */
+};
+
+struct fsp_sample_vars {
+	__u64 nr;
+	struct fsp_sample_var v[FSP_MAX_SAMPLE_VARS];
+};
+
 #define FSP_MAP_MAX_PARTS 6 /* as analysis/probemap/probemap.h PROBEMAP_MAX_PARTS */
 #define FSP_MAP_LIT_LEN 32 /* a literal part holds at most 31 bytes (PROBEMAP_LIT_LEN) */
 #define FSP_MAP_MAX_DEREF 2 /* PROBEMAP_MAX_DEREF */

@@ -114,4 +114,41 @@ static __always_inline struct fsp_stack *sample_labels_copy(const struct tstack 
 	return s;
 }
 
+/*
+ * Function features' variables ("instance {global:S}" of a function
+ * feature): appends to stack s (in scratch, hash its hash, 0 when it has no
+ * frame) a mark frame per variable of process tgid (sample_vars), of its
+ * hidden feature, the instance FSP_ID_SAMPLED | the variable's address (a
+ * thread-local one's in the thread whose thread pointer is fsbase), for
+ * sample_labels_resolve() to read. Returns the hash with them; hash
+ * unchanged when the process has none or the stack is full. A global
+ * function: checked once.
+ */
+__noinline __u64 sample_vars_append(struct fsp_stack *s, __u64 hash, __u32 tgid, __u64 fsbase)
+{
+	struct fsp_sample_vars *v = bpf_map_lookup_elem(&sample_vars, &tgid);
+	struct fsp_frame *f;
+	__u64 d, nr, addr;
+	__u32 i;
+
+	if (!s || !v)
+		return hash;
+	nr = v->nr;
+	d = s->depth;
+	for (i = 0; i < FSP_MAX_SAMPLE_VARS; i++) {
+		if (i >= nr || d >= FSP_MAX_DEPTH)
+			break;
+		addr = v->v[i].tls ? fsbase + v->v[i].addr : v->v[i].addr;
+		f = &s->frames[d & (FSP_MAX_DEPTH - 1)];
+		f->feature = v->v[i].feature;
+		f->instance = FSP_ID_SAMPLED | (addr & FSP_ID_ADDR_MASK);
+		f->payload = 0;
+		f->kind = FSP_FRAME_MARK;
+		hash = mix64(hash ^ v->v[i].feature);
+		d++;
+	}
+	s->depth = d;
+	return hash;
+}
+
 #endif /* FSP_SAMPLELABEL_BPF_H */

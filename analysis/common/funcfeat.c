@@ -27,6 +27,7 @@ static void rule_fini(struct funcfeat_rule *r)
 	}
 	free(r->patterns);
 	free(r->feature);
+	free(r->global);
 }
 
 void funcfeat__free(struct funcfeat *ff)
@@ -64,7 +65,61 @@ int funcfeat__set_instance(struct funcfeat *ff, const char *feature, enum funcfe
 	if (!r)
 		return -ENOENT;
 	r->instance = inst;
+	if (inst != FUNCFEAT_INSTANCE_GLOBAL) {
+		free(r->global);
+		r->global = NULL;
+	}
 	return 0;
+}
+
+/* A C identifier of fewer than FUNCFEAT_SYMBOL_LEN bytes. */
+static bool good_symbol(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= FUNCFEAT_SYMBOL_LEN || (*s >= '0' && *s <= '9'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return true;
+}
+
+int funcfeat__set_global(struct funcfeat *ff, const char *feature, const char *symbol, char *err,
+			 size_t errlen)
+{
+	struct funcfeat_rule *r = find_rule(ff, feature);
+	char *copy;
+
+	if (!r)
+		return -ENOENT;
+	if (!good_symbol(symbol)) {
+		fsp_set_err(err, errlen,
+			    "'{global:%.60s}': expected the name of a global or thread-local "
+			    "`char *` variable (a C identifier)",
+			    symbol);
+		return -EINVAL;
+	}
+	copy = strdup(symbol);
+	if (!copy) {
+		fsp_set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	free(r->global);
+	r->global = copy;
+	r->instance = FUNCFEAT_INSTANCE_GLOBAL;
+	return 0;
+}
+
+void funcfeat__var_feature(const char *symbol, char *buf, size_t size)
+{
+	snprintf(buf, size, FUNCFEAT_VAR_PREFIX "%s}", symbol);
+}
+
+bool funcfeat__is_var_feature(const char *feature)
+{
+	return feature && !strncmp(feature, FUNCFEAT_VAR_PREFIX, sizeof(FUNCFEAT_VAR_PREFIX) - 1);
 }
 
 static struct funcfeat_rule *get_rule(struct funcfeat *ff, const char *feature,
@@ -207,14 +262,16 @@ int funcfeat__add(struct funcfeat *ff, const char *feature, bool antimark, const
 
 int funcfeat__parse_option(struct funcfeat *ff, const char *arg, char *err, size_t errlen)
 {
-	const char *eq = strchr(arg, '=');
-	char name[64];
+	const char *eq = strchr(arg, '='), *at = eq ? strstr(eq, "@" FUNCFEAT_VAR_PREFIX) : NULL;
+	char name[64], *text, *sym = NULL;
 	size_t n = eq ? (size_t)(eq - arg) : 0;
+	int ret;
 
-	if (!eq || !n || n + sizeof(FUNCFEAT_CLI_PREFIX) > sizeof(name)) {
+	if (!eq || !n || n + sizeof(FUNCFEAT_CLI_PREFIX) > sizeof(name) ||
+	    (at && arg[strlen(arg) - 1] != '}')) {
 		fsp_set_err(err, errlen,
-			    "invalid --function-feature '%s': expected NAME=FILE:FUNCTION[,...] "
-			    "(e.g. output=libc.so.6:fputs,fwrite)",
+			    "invalid --function-feature '%s': expected NAME=FILE:FUNCTION[,...]"
+			    "[@{global:SYMBOL}] (e.g. output=libc.so.6:fputs,fwrite)",
 			    arg);
 		return -EINVAL;
 	}
@@ -230,11 +287,30 @@ int funcfeat__parse_option(struct funcfeat *ff, const char *arg, char *err, size
 		}
 	}
 	snprintf(name, sizeof(name), FUNCFEAT_CLI_PREFIX "%.*s", (int)n, arg);
-	return funcfeat__add(ff, name, false, eq + 1, FUNCFEAT_INSTANCE_CALLER, err, errlen);
+	/* the rule, then its "@{global:SYMBOL}" */
+	text = strndup(eq + 1, at ? (size_t)(at - eq - 1) : strlen(eq + 1));
+	if (at && text)
+		sym = strndup(at + sizeof(FUNCFEAT_VAR_PREFIX),
+			      strlen(at + sizeof(FUNCFEAT_VAR_PREFIX)) - 1);
+	if (!text || (at && !sym)) {
+		free(text);
+		fsp_set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = funcfeat__add(ff, name, false, text, FUNCFEAT_INSTANCE_CALLER, err, errlen);
+	if (!ret && sym)
+		ret = funcfeat__set_global(ff, name, sym, err, errlen);
+	free(text);
+	free(sym);
+	return ret;
 }
 
 static int copy_rule(struct funcfeat_rule *dst, const struct funcfeat_rule *src)
 {
+	free(dst->global);
+	dst->global = src->global ? strdup(src->global) : NULL;
+	if (src->global && !dst->global)
+		return -ENOMEM;
 	dst->instance = src->instance;
 	for (size_t i = 0; i < src->nr_patterns; i++) {
 		const struct funcfeat_pattern *p = &src->patterns[i];
@@ -359,8 +435,12 @@ char *funcfeat__to_text(const struct funcfeat *ff)
 	for (size_t i = 0; i < funcfeat__nr(ff); i++) {
 		const struct funcfeat_rule *r = &ff->rules[i];
 
-		put(&b, "feature %s\ninstance %s\n", r->feature,
-		    r->instance == FUNCFEAT_INSTANCE_NONE ? "none" : "caller");
+		if (r->instance == FUNCFEAT_INSTANCE_GLOBAL)
+			put(&b, "feature %s\ninstance " FUNCFEAT_VAR_PREFIX "%s}\n", r->feature,
+			    r->global);
+		else
+			put(&b, "feature %s\ninstance %s\n", r->feature,
+			    r->instance == FUNCFEAT_INSTANCE_NONE ? "none" : "caller");
 		put_patterns(&b, r, false);
 		put_patterns(&b, r, true);
 		for (size_t k = 0; k < r->nr_patterns; k++)
@@ -398,6 +478,12 @@ static int parse_text_line(struct funcfeat *ff, char *line, char **cur, char *er
 		return funcfeat__set_instance(ff, *cur,
 					      strcmp(arg, "none") ? FUNCFEAT_INSTANCE_CALLER
 								  : FUNCFEAT_INSTANCE_NONE);
+	if (!strcmp(line, "instance") && funcfeat__is_var_feature(arg) &&
+	    arg[strlen(arg) - 1] == '}') {
+		arg[strlen(arg) - 1] = '\0';
+		return funcfeat__set_global(ff, *cur, arg + sizeof(FUNCFEAT_VAR_PREFIX) - 1, err,
+					    errlen);
+	}
 	if (!strcmp(line, "function") || !strcmp(line, "antimark"))
 		return funcfeat__add(ff, *cur, line[0] == 'a', arg, FUNCFEAT_INSTANCE_CALLER, err,
 				     errlen);

@@ -25,7 +25,22 @@
 enum funcfeat_instance {
 	FUNCFEAT_INSTANCE_CALLER = 0, /* the call site: caller's function, file and line */
 	FUNCFEAT_INSTANCE_NONE = 1, /* one instance for every call */
+	/* the string a `char *` variable of the target points to when each
+	 * sample is taken ("instance {global:SYMBOL}"; rule->global) */
+	FUNCFEAT_INSTANCE_GLOBAL = 2,
 };
+
+/*
+ * A sample-time instance is read by the sampler into a frame of the
+ * sample's mark stack: a mark of the hidden feature "{global:SYMBOL}"
+ * (FUNCFEAT_VAR_PREFIX SYMBOL "}") whose instance is the string read ("?"
+ * when unreadable). funcfeat__apply takes the rule's instance from it and
+ * drops it; a sample without it (a profile recorded without the rule) is
+ * charged to FUNCFEAT_NOT_READ.
+ */
+#define FUNCFEAT_VAR_PREFIX "{global:"
+#define FUNCFEAT_NOT_READ "(not read)"
+#define FUNCFEAT_SYMBOL_LEN 64 /* bytes of a variable's name, NUL included */
 
 /* One pattern: functions of files whose base name matches file (both
  * fnmatch(3) globs); or, outside ("antimark outside"), every function of a
@@ -41,6 +56,7 @@ struct funcfeat_pattern {
 struct funcfeat_rule {
 	char *feature;
 	enum funcfeat_instance instance;
+	char *global; /* FUNCFEAT_INSTANCE_GLOBAL: the variable's symbol */
 	struct funcfeat_pattern *patterns;
 	size_t nr_patterns;
 };
@@ -61,11 +77,21 @@ int funcfeat__add(struct funcfeat *ff, const char *feature, bool antimark, const
 
 /* Sets the instance of feature's rule. 0 or -ENOENT. */
 int funcfeat__set_instance(struct funcfeat *ff, const char *feature, enum funcfeat_instance inst);
+/* Makes the instance of feature's rule the variable symbol read at sample
+ * time (a C identifier). 0, -ENOENT, or -EINVAL / -ENOMEM with err. */
+int funcfeat__set_global(struct funcfeat *ff, const char *feature, const char *symbol, char *err,
+			 size_t errlen);
+
+/* The hidden feature of variable symbol's frames ("{global:SYMBOL}") into
+ * buf; is feature such a name? */
+void funcfeat__var_feature(const char *symbol, char *buf, size_t size);
+bool funcfeat__is_var_feature(const char *feature);
 
 /*
- * "--function-feature NAME=FILE:PATTERN[,PATTERN...]": a rule of feature
- * FUNCFEAT_CLI_PREFIX NAME ("fn:NAME"), instance caller. Repeating a NAME adds
- * patterns to it. 0 or -EINVAL/-ENOMEM with err.
+ * "--function-feature NAME=FILE:PATTERN[,PATTERN...][@{global:SYMBOL}]": a
+ * rule of feature FUNCFEAT_CLI_PREFIX NAME ("fn:NAME"), instance caller, or
+ * with the suffix the variable SYMBOL read at sample time. Repeating a NAME
+ * adds patterns to it. 0 or -EINVAL/-ENOMEM with err.
  */
 #define FUNCFEAT_CLI_PREFIX "fn:"
 int funcfeat__parse_option(struct funcfeat *ff, const char *arg, char *err, size_t errlen);
@@ -78,7 +104,7 @@ int funcfeat__merge(struct funcfeat *dst, const struct funcfeat *src);
 
 /*
  * The rules as text, one block per feature ("feature NAME", "instance
- * caller|none", "function FILE:PATTERN,...", "antimark FILE:PATTERN,..."),
+ * caller|none|{global:SYMBOL}", "function FILE:PATTERN,...", "antimark FILE:PATTERN,..."),
  * what a profile file keeps (docs/profile-format.md) and funcfeat__parse
  * reads back. malloc'd; NULL: no memory. "" for no rules.
  */

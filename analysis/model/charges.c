@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "charges.h"
+#include "funcfeat.h"
 #include "util.h"
 
 size_t charges__stack(const struct profile_frame *frames, size_t depth, struct charge *out)
@@ -23,6 +24,11 @@ size_t charges__stack(const struct profile_frame *frames, size_t depth, struct c
 		for (size_t k = i + 1; k < depth && !decided; k++)
 			decided = frames[k].feature == fr->feature;
 		if (decided || (fr->kind != PROFILE_MARK && fr->kind != PROFILE_CHARGED))
+			continue;
+		/* a function feature's variable read at sample time, not a
+		 * feature: funcfeat__apply drops it; a view that did not apply
+		 * the rules (the agent's snapshots) charges nothing to it */
+		if (funcfeat__is_var_feature(fr->feature))
 			continue;
 		out[n].feature = fr->feature;
 		out[n].instance = fr->instance && strcmp(fr->instance, ATTRIB_NO_INSTANCE)

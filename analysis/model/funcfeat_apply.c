@@ -14,6 +14,12 @@
  * calls of a feature's functions, never the library's calls inside them. A
  * call made under one of the feature's antimarks (a sort inside a
  * comparator) is a new call.
+ *
+ * A rule whose instance is a variable read at sample time ("instance
+ * {global:SYMBOL}") takes it from the sample's frame of the hidden feature
+ * "{global:SYMBOL}", which the sampler appended to the mark stack with the
+ * string read (funcfeat.h); such frames are dropped from every stack, with
+ * or without a native sample, so that no view sees them.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -43,6 +49,10 @@ struct apply {
 	struct profile_frame *frames; /* the merged stack being made */
 	size_t nr_frames, cap_frames;
 	uint8_t *state; /* per rule: S_* */
+	char **var; /* per rule: the hidden feature of its variable, or NULL */
+	const char **value; /* per rule: its variable's value in this sample */
+	size_t *mark_idx; /* the sample's mark frames that are not variables' */
+	size_t nr_marks, cap_marks;
 };
 
 /* What a function fn of the file at path (a user file: user) is to rule r. */
@@ -179,7 +189,7 @@ static int visit(struct apply *a, size_t loc_idx, const struct nframe *f,
 		if (k[r] == K_MARK && a->state[r] != S_IN) {
 			const char *inst = rule->instance == FUNCFEAT_INSTANCE_CALLER
 						   ? caller_label(a, caller)
-						   : NULL;
+						   : a->value[r];
 
 			if (rule->instance == FUNCFEAT_INSTANCE_CALLER && caller && !inst)
 				return -ENOMEM;
@@ -209,25 +219,50 @@ static int push_mark(struct apply *a, const struct profile_frame *m)
 	return push_frame(a, m->kind, m->feature, m->instance, m->payload);
 }
 
+/* The sample's variables' frames (marks[0..depth)) into a->value, the
+ * other frames' indexes into a->mark_idx; *vars: it had any. */
+static int take_vars(struct apply *a, const struct profile_frame *marks, size_t depth, bool *vars)
+{
+	*vars = false;
+	a->nr_marks = 0;
+	for (size_t r = 0; r < a->nr_rules; r++)
+		a->value[r] = a->var[r] ? FUNCFEAT_NOT_READ : NULL;
+	for (size_t j = 0; j < depth; j++) {
+		if (!funcfeat__is_var_feature(marks[j].feature)) {
+			if (fsp_grow((void **)&a->mark_idx, &a->cap_marks, a->nr_marks + 1,
+				     sizeof(*a->mark_idx)))
+				return -ENOMEM;
+			a->mark_idx[a->nr_marks++] = j;
+			continue;
+		}
+		*vars = true;
+		for (size_t r = 0; r < a->nr_rules; r++)
+			if (a->var[r] && !strcmp(a->var[r], marks[j].feature))
+				a->value[r] = marks[j].instance ? marks[j].instance : "?";
+	}
+	return 0;
+}
+
 /*
  * The merged stack of mark frames marks[0..depth) and native stack ns into
- * a->frames; *any: it has a function-feature frame. Each mark goes above
- * the native frame that entered it (ns->mark_pos), a mark of unknown place
- * below every native frame (docs/function-features.md).
+ * a->frames; *any: it differs from the mark stack (a function-feature
+ * frame, or a variable's frame dropped). Each mark goes above the native
+ * frame that entered it (ns->mark_pos), a mark of unknown place below every
+ * native frame (docs/function-features.md).
  */
 static int merge_stack(struct apply *a, const struct profile_frame *marks, size_t depth,
 		       const struct profile_native_stack *ns, bool *any)
 {
 	struct nframe prev = {0}, cur;
 	bool have_prev = false;
-	size_t j = 0, place = ns->depth;
-	int err = 0;
+	size_t j = 0, place = ns->depth, n;
+	int err = take_vars(a, marks, depth, any);
 
 	a->nr_frames = 0;
-	*any = false;
+	n = a->nr_marks;
 	memset(a->state, S_OUT, a->nr_rules);
-	for (; j < depth && !err && (place = mark_place(ns, j, place)) >= ns->depth; j++)
-		err = push_mark(a, &marks[j]);
+	for (; j < n && !err && (place = mark_place(ns, a->mark_idx[j], place)) >= ns->depth; j++)
+		err = push_mark(a, &marks[a->mark_idx[j]]);
 	for (size_t i = ns->depth; i-- > 0 && !err;) {
 		if (profile__location(a->p, ns->locs[i], &cur.loc)) {
 			memset(&cur.loc, 0, sizeof(cur.loc));
@@ -245,8 +280,8 @@ static int merge_stack(struct apply *a, const struct profile_frame *marks, size_
 			prev = cur;
 			have_prev = true;
 		}
-		for (; j < depth && !err && (place = mark_place(ns, j, place)) == i; j++)
-			err = push_mark(a, &marks[j]);
+		for (; j < n && !err && (place = mark_place(ns, a->mark_idx[j], place)) == i; j++)
+			err = push_mark(a, &marks[a->mark_idx[j]]);
 	}
 	return err;
 }
@@ -270,6 +305,9 @@ static int merged_key(struct apply *a, uint32_t source, uint32_t pid, uint64_t *
 	size_t id;
 	int err;
 
+	*out = 0; /* the empty stack: only variables' frames were dropped */
+	if (!a->nr_frames)
+		return 0;
 	for (size_t i = 0; i < a->nr_frames; i++) {
 		const struct profile_frame *f = &a->frames[i];
 
@@ -411,6 +449,38 @@ static int apply_samples(struct apply *a, struct groups *gr, uint64_t *keys)
 	return err;
 }
 
+/* The core samples left on stacks with variables' frames (those of no
+ * native sample: its record was dropped, or never taken) move to the same
+ * stacks without them. */
+static int strip_vars(struct apply *a)
+{
+	size_t n = profile__nr_samples(a->p);
+	struct profile_sample s;
+	struct profile_stack st;
+	uint64_t key;
+	bool vars;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		err = profile__sample(a->p, i, &s);
+		if (err || !s.count || s.stack == PROFILE_NO_STACK)
+			continue;
+		err = profile__stack(a->p, s.stack, &st);
+		if (!err)
+			err = take_vars(a, st.frames, st.depth, &vars);
+		if (err || !vars)
+			continue;
+		a->nr_frames = 0;
+		for (size_t j = 0; j < a->nr_marks && !err; j++)
+			err = push_mark(a, &st.frames[a->mark_idx[j]]);
+		if (!err)
+			err = merged_key(a, s.source, s.pid, &key);
+		if (!err)
+			err = profile__move_samples(a->p, i, key, s.count);
+	}
+	return err;
+}
+
 /* Records ff's rules in p's metadata. */
 static int remember_rules(const struct funcfeat *ff, struct profile *p)
 {
@@ -426,6 +496,42 @@ static int remember_rules(const struct funcfeat *ff, struct profile *p)
 	return err;
 }
 
+/* Per rule, the hidden feature of its variable (NULL: none). */
+static int name_vars(struct apply *a)
+{
+	char name[FUNCFEAT_SYMBOL_LEN + sizeof(FUNCFEAT_VAR_PREFIX) + 1];
+
+	a->var = calloc(a->nr_rules, sizeof(*a->var));
+	a->value = calloc(a->nr_rules, sizeof(*a->value));
+	if (!a->var || !a->value)
+		return -ENOMEM;
+	for (size_t r = 0; r < a->nr_rules; r++) {
+		const struct funcfeat_rule *rule = funcfeat__rule(a->ff, r);
+
+		if (rule->instance != FUNCFEAT_INSTANCE_GLOBAL || !rule->global)
+			continue;
+		funcfeat__var_feature(rule->global, name, sizeof(name));
+		a->var[r] = strdup(name);
+		if (!a->var[r])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void apply_fini(struct apply *a)
+{
+	for (size_t r = 0; a->var && r < a->nr_rules; r++)
+		free(a->var[r]);
+	free(a->var);
+	free(a->value);
+	free(a->mark_idx);
+	free(a->first);
+	free(a->kinds);
+	free(a->frames);
+	free(a->state);
+	strtab__free(a->labels);
+}
+
 int funcfeat__apply(const struct funcfeat *ff, struct profile *p)
 {
 	struct apply a = {.ff = ff, .p = p, .nr_rules = funcfeat__nr(ff)};
@@ -437,29 +543,30 @@ int funcfeat__apply(const struct funcfeat *ff, struct profile *p)
 	if (!a.nr_rules)
 		return 0;
 	err = remember_rules(ff, p);
-	if (err || !profile__nr_native_samples(p))
+	if (err)
 		return err;
 	err = -ENOMEM;
 	a.labels = strtab__new();
 	a.state = calloc(a.nr_rules, 1);
-	keys = calloc(profile__nr_native_samples(p), sizeof(*keys));
-	if (!a.labels || !a.state || !keys)
+	keys = calloc(profile__nr_native_samples(p) + 1, sizeof(*keys));
+	if (!a.labels || !a.state || !keys || name_vars(&a))
 		goto cleanup;
-	err = match_locations(&a);
+	err = 0;
+	if (profile__nr_native_samples(p)) {
+		err = match_locations(&a);
+		if (!err)
+			err = groups_init(&gr, p);
+		if (!err)
+			err = apply_samples(&a, &gr, keys);
+		if (!err)
+			err = profile__native_rekey(p, keys);
+	}
 	if (!err)
-		err = groups_init(&gr, p);
-	if (!err)
-		err = apply_samples(&a, &gr, keys);
-	if (!err)
-		err = profile__native_rekey(p, keys);
+		err = strip_vars(&a);
 	profile__use_source(p, cur);
 cleanup:
 	groups_fini(&gr);
 	free(keys);
-	free(a.first);
-	free(a.kinds);
-	free(a.frames);
-	free(a.state);
-	strtab__free(a.labels);
+	apply_fini(&a);
 	return err;
 }

@@ -13,10 +13,10 @@
 #include "probemap.h"
 #include "probemap_parse.h"
 
-/* "instance caller|none" or a template of literals and {global:SYMBOL}. */
+/* "instance caller|none" or one {global:SYMBOL} part, read at sample time. */
 static int function_instance(struct parser *p, struct probemap_feature *f, struct block *b)
 {
-	bool lit = f->nr_parts == 1 && f->parts[0].type == PROBEMAP_PART_LIT, global = false;
+	bool lit = f->nr_parts == 1 && f->parts[0].type == PROBEMAP_PART_LIT;
 
 	if (lit && !strcmp(f->parts[0].lit, "caller")) {
 		f->nr_parts = 0;
@@ -27,18 +27,12 @@ static int function_instance(struct parser *p, struct probemap_feature *f, struc
 		f->instance_none = true;
 		return 0;
 	}
-	for (unsigned int i = 0; i < f->nr_parts; i++) {
-		global |= f->parts[i].type == PROBEMAP_PART_GLOBAL;
-		if (f->parts[i].type != PROBEMAP_PART_GLOBAL &&
-		    f->parts[i].type != PROBEMAP_PART_LIT)
-			global = false, i = f->nr_parts;
-	}
-	if (global && !b->outer[0])
+	if (f->nr_parts == 1 && f->parts[0].type == PROBEMAP_PART_GLOBAL && !b->outer[0])
 		return 0;
 	return probemap_fail(p, b->lines[D_INSTANCE],
 			     "function feature '%s' has no probe arguments: its instance is "
-			     "\"caller\" (the call site, the default), \"none\" or a template of "
-			     "{global:SYMBOL} parts",
+			     "\"caller\" (the call site, the default), \"none\" or one "
+			     "{global:SYMBOL} (a `char *` variable read at each sample)",
 			     f->name);
 }
 

@@ -108,14 +108,6 @@ static int function_rule(const struct probemap *m, const struct probemap_feature
 	char name[2 * PROBEMAP_NAME_LEN], msg[256];
 	int ret;
 
-	if (f->nr_parts) {
-		fsp_set_err(err, err_size,
-			    "%s:%u: function feature '%s': an instance read at sample time "
-			    "({global:SYMBOL}) is not supported yet (use \"instance caller\" or "
-			    "\"instance none\")",
-			    m->path ? m->path : m->name, f->line, f->name);
-		return -ENOTSUP;
-	}
 	probemap__full_name(m, f, name, sizeof(name));
 	for (unsigned int i = 0; i < f->nr_functions; i++) {
 		ret = funcfeat__add(ff, name, f->function_antimark[i], f->functions[i], inst, msg,
@@ -126,7 +118,11 @@ static int function_rule(const struct probemap *m, const struct probemap_feature
 			return ret;
 		}
 	}
-	return 0;
+	/* "instance {global:SYMBOL}": read at each sample */
+	ret = f->nr_parts ? funcfeat__set_global(ff, name, f->parts[0].sym, msg, sizeof(msg)) : 0;
+	if (ret)
+		fsp_set_err(err, err_size, "%s:%u: %s", m->path ? m->path : m->name, f->line, msg);
+	return ret;
 }
 
 int probemap__function_rules(const struct probemap *m, const char *list, struct funcfeat *ff,

@@ -100,6 +100,7 @@
 
 #include "itest.h"
 #include "attrib.h"
+#include "funcfeat_apply.h"
 #include "profile_io.h"
 
 #define MAX_PROCS 32
@@ -1101,6 +1102,21 @@ struct profile *itest_profile_load(const char *path)
 
 	if (!p)
 		fail_msg("%s", msg);
+	return p;
+}
+
+struct profile *itest_profile_charged(const char *path)
+{
+	struct profile *p = itest_profile_load(path);
+	struct funcfeat *ff = funcfeat__new();
+	const char *text = profile__meta(p)->function_features;
+	char err[256];
+
+	assert_non_null(ff);
+	assert_non_null(text);
+	assert_int_equal(funcfeat__parse(ff, text, err, sizeof(err)), 0);
+	assert_int_equal(funcfeat__apply(ff, p), 0);
+	funcfeat__free(ff);
 	return p;
 }
 

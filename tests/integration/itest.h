@@ -191,6 +191,9 @@ struct attrib_instance;
 
 /* profile__load, failing the test with the loader's message on error. */
 struct profile *itest_profile_load(const char *path);
+/* The same with the function features it was recorded with charged, as
+ * fsp-bpf report does (funcfeat__apply); fails the test without them. */
+struct profile *itest_profile_charged(const char *path);
 /* The feature of that exact name, NULL if absent. */
 const struct attrib_feature *itest_find_feature(const struct attrib *a, const char *name);
 /* The same, failing the test if absent. */

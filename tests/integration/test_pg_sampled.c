@@ -9,9 +9,13 @@
  *                      pgbench backends, the samples of plan / (plan +
  *                      execute) against pgss's total_plan_time /
  *                      (total_plan_time + total_exec_time) of both
- *                      statements; every phase's functions were found on
- *                      the stacks (parse and commit have samples too); no
- *                      probe hit.
+ *                      statements; and per statement (the instance, the
+ *                      text of debug_query_string read at each sample), its
+ *                      plan and its execute samples' shares of plan +
+ *                      execute against its own total_plan_time and
+ *                      total_exec_time over W; every phase's functions were
+ *                      found on the stacks (parse and commit have samples
+ *                      too); no probe hit.
  *   pg_sampled_tpcb   -a --map postgresql-sampled, pgbench's TPC-B script
  *                      with -M extended: every feature of the map has
  *                      samples in the client backends (each function name
@@ -44,8 +48,6 @@
 #include <string.h>
 
 #include "attrib.h"
-#include "funcfeat.h"
-#include "funcfeat_apply.h"
 #include "itest.h"
 #include "pg_cluster.h"
 #include "profile_io.h"
@@ -70,26 +72,10 @@ static double run_delay_ns(pid_t pid)
 	return n == 2 ? (double)wait : -1;
 }
 
-/* The saved profile with the function features it was recorded with
- * charged, as fsp-bpf report does. */
-static struct profile *load_charged(const char *json)
-{
-	struct profile *p = itest_profile_load(json);
-	struct funcfeat *ff = funcfeat__new();
-	const char *text = profile__meta(p)->function_features;
-	char err[256];
-
-	assert_non_null(ff);
-	assert_non_null(text);
-	assert_int_equal(funcfeat__parse(ff, text, err, sizeof(err)), 0);
-	assert_int_equal(funcfeat__apply(ff, p), 0);
-	funcfeat__free(ff);
-	return p;
-}
-
-/* Samples of feature in the processes pids[0..n), and its instances. */
-static uint64_t samples_of(const struct profile *p, const pid_t *pids, size_t n,
-			   const char *feature, size_t *instances)
+/* Samples of feature in the processes pids[0..n) whose instance (the
+ * statement) contains marker (NULL: any), and how many instances. */
+static uint64_t count_samples(const struct profile *p, const pid_t *pids, size_t n,
+			      const char *feature, const char *marker, size_t *instances)
 {
 	uint64_t k = 0;
 
@@ -105,13 +91,72 @@ static uint64_t samples_of(const struct profile *p, const pid_t *pids, size_t n,
 			if (strcmp(af->name, feature))
 				continue;
 			for (size_t j = 0; j < af->nr_instances; j++)
-				k += af->instances[j].samples;
+				if (!marker || (af->instances[j].name &&
+						strstr(af->instances[j].name, marker)))
+					k += af->instances[j].samples;
 			*instances += af->nr_instances;
 		}
 		attrib__free(a);
 	}
+	return k;
+}
+
+static uint64_t statement_samples(const struct profile *p, const pid_t *pids, size_t n,
+				  const char *feature, const char *marker)
+{
+	size_t inst;
+
+	return count_samples(p, pids, n, feature, marker, &inst);
+}
+
+/* Samples of feature in the processes pids[0..n), and its instances. */
+static uint64_t samples_of(const struct profile *p, const pid_t *pids, size_t n,
+			   const char *feature, size_t *instances)
+{
+	uint64_t k = count_samples(p, pids, n, feature, NULL, instances);
+
 	printf("  %-32s %8" PRIu64 " samples  %zu instance(s)\n", feature, k, *instances);
 	return k;
+}
+
+/* Per statement: its plan and execute samples' shares of n (plan + execute
+ * of both) against its own pgss times over W, within the split's bound. */
+static bool check_statements(struct pgc *c, const struct profile *p, const pid_t *pids, size_t np,
+			     uint64_t n, double W, double delta)
+{
+	static const char *const markers[] = {"pgs_plan_heavy", "pgs_exec_heavy"};
+	uint64_t named = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *mk = markers[i];
+		uint64_t kp = statement_samples(p, pids, np, "postgresql-sampled:plan", mk),
+			 ke = statement_samples(p, pids, np, "postgresql-sampled:execute", mk);
+		double wp = 1e6 * pgc_sql_double(c,
+						 "SELECT coalesce(sum(total_plan_time), 0) FROM "
+						 "pg_stat_statements WHERE strpos(query, '%s') > 0",
+						 mk),
+		       we = 1e6 * pgc_sql_double(c,
+						 "SELECT coalesce(sum(total_exec_time), 0) FROM "
+						 "pg_stat_statements WHERE strpos(query, '%s') > 0",
+						 mk);
+		char what[96];
+
+		printf("  %s: plan %" PRIu64 " samples (pgss %.1f ms), execute %" PRIu64
+		       " samples (pgss %.1f ms)\n",
+		       mk, kp, wp / 1e6, ke, we / 1e6);
+		snprintf(what, sizeof(what), "plan of %s", mk);
+		ok &= itest_share_ok(what, kp, n, wp / W, delta);
+		snprintf(what, sizeof(what), "execute of %s", mk);
+		ok &= itest_share_ok(what, ke, n, we / W, delta);
+		named += kp + ke;
+	}
+	/* the statement is read at every sample of the two phases: none is
+	 * "?" or "(not read)" */
+	printf("  plan + execute under another instance: %" PRIu64 " of %" PRIu64 "\n", n - named,
+	       n);
+	ok &= named == n;
+	return ok;
 }
 
 static void test_pg_sampled_split(void **state)
@@ -191,11 +236,11 @@ static void test_pg_sampled_split(void **state)
 	       w_plan / 1e6, calls, w_exec / 1e6);
 	assert_true(calls > 20);
 
-	p = load_charged(json);
+	p = itest_profile_charged(json);
 	k = samples_of(p, pids, np, "postgresql-sampled:plan", &inst);
-	assert_true(inst >= 1);
+	assert_true(inst >= 2); /* the two statements */
 	n = k + samples_of(p, pids, np, "postgresql-sampled:execute", &inst);
-	assert_true(inst >= 1);
+	assert_true(inst >= 2);
 	parse = samples_of(p, pids, np, "postgresql-sampled:parse", &inst);
 	/* Enough samples to mean something; a machine so busy that the
 	 * backends wait for a CPU half the time makes the bound loose. */
@@ -203,6 +248,8 @@ static void test_pg_sampled_split(void **state)
 	assert_true(off < W / 2);
 	ok = itest_share_ok("plan / (plan + execute)", k, n, w_plan / W,
 			    (off + (double)(plans + calls) * E_NS) / (W - off));
+	ok &= check_statements(&c, p, pids, np, n, W,
+			       (off + (double)(plans + calls) * E_NS) / (W - off));
 	/* parsing is short but not absent: its function was found */
 	assert_true(parse > 0);
 	ITEST_ASSERT_OK(ok);
@@ -241,7 +288,7 @@ static void test_pg_sampled_tpcb(void **state)
 	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
 	pgc_fsp_stop(&fsp);
 	assert_int_equal(np, 2);
-	p = load_charged(json);
+	p = itest_profile_charged(json);
 	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
 		char name[64];
 

@@ -17,6 +17,7 @@
 #include "unit_helpers.h"
 #include "attrib.h"
 #include "funcfeat_apply.h"
+#include "funcfeat_helpers.h"
 #include "merge.h"
 #include "native_helpers.h"
 #include "probemap.h"
@@ -181,13 +182,13 @@ static void test_map_functions(void **state)
 	assert_int_equal(m->nr_functions, 1);
 	probemap__free(m);
 
-	/* a sample-time label: parsed, refused when made a rule (not supported yet) */
+	/* a sample-time label: the variable read at each sample (test_funcfeat_global) */
 	static const char global[] = "map pg\nfeature plan\nfunction postgres:standard_planner\n"
 				     "instance {global:debug_query_string}\n";
 	ff = funcfeat__new();
 	assert_int_equal(probemap__parse(global, strlen(global), "t.map", &m, err, sizeof(err)), 0);
-	assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), -ENOTSUP);
-	assert_non_null(strstr(err, "not supported yet"));
+	assert_int_equal(probemap__function_rules(m, NULL, ff, err, sizeof(err)), 1);
+	assert_string_equal(funcfeat__rule(ff, 0)->global, "debug_query_string");
 	funcfeat__free(ff);
 	probemap__free(m);
 }
@@ -325,22 +326,6 @@ static struct funcfeat *make_rules(void)
 		0);
 	assert_int_equal(funcfeat__add(ff, "inl", false, "w?:helper_*", 0, err, sizeof(err)), 0);
 	return ff;
-}
-
-static const struct attrib_feature *feature(const struct attrib *a, const char *name)
-{
-	for (size_t i = 0; i < attrib__nr_features(a); i++)
-		if (!strcmp(attrib__feature(a, i)->name, name))
-			return attrib__feature(a, i);
-	return NULL;
-}
-
-static uint64_t instance(const struct attrib_feature *f, const char *name)
-{
-	for (size_t i = 0; f && i < f->nr_instances; i++)
-		if (!strcmp(f->instances[i].name, name))
-			return f->instances[i].samples;
-	return UINT64_MAX;
 }
 
 static void check_charges(const struct profile *p)
@@ -552,7 +537,13 @@ static void test_shipped_postgresql_sampled(void **state)
 
 		snprintf(want, sizeof(want), "postgresql-sampled:%s", names[i]);
 		assert_string_equal(r->feature, want);
-		assert_int_equal(r->instance, FUNCFEAT_INSTANCE_CALLER);
+		/* the statement, but for WAL flushes (mostly outside statements) */
+		if (strcmp(names[i], "wal_flush")) {
+			assert_int_equal(r->instance, FUNCFEAT_INSTANCE_GLOBAL);
+			assert_string_equal(r->global, "debug_query_string");
+		} else {
+			assert_int_equal(r->instance, FUNCFEAT_INSTANCE_CALLER);
+		}
 		for (size_t k = 0; k < r->nr_patterns; k++)
 			assert_string_equal(r->patterns[k].file, "postgres");
 	}
@@ -611,36 +602,14 @@ static void test_merge_keeps_rules(void **state)
 static void test_saved_equals_live(void **state)
 {
 	struct profile *p = make_profile(), *back;
-	struct funcfeat *ff = make_rules(), *saved = funcfeat__new();
-	char *buf = NULL, err[256];
-	size_t len = 0;
-	FILE *f;
+	struct funcfeat *ff = make_rules();
 
 	(void)state;
-	/* what record does: the rules in the metadata, the samples as recorded */
-	{
-		struct profile_meta m = {.target = "t", .frequency_hz = 999};
-		char *text = funcfeat__to_text(ff);
-
-		m.function_features = text;
-		assert_int_equal(profile__set_meta(p, &m), 0);
-		free(text);
-	}
-	f = open_memstream(&buf, &len);
-	assert_int_equal(profile__write_json(f, p), 0);
-	fclose(f);
-	back = profile__parse_json(buf, len, "mem", err, sizeof(err));
-	assert_non_null(back);
-	assert_int_equal(
-		funcfeat__parse(saved, profile__meta(back)->function_features, err, sizeof(err)),
-		0);
-	assert_int_equal(funcfeat__apply(saved, back), 0);
+	back = saved_and_charged(p, ff);
 	check_charges(back);
 	assert_int_equal(funcfeat__apply(ff, p), 0);
 	check_charges(p);
-	free(buf);
 	funcfeat__free(ff);
-	funcfeat__free(saved);
 	profile__free(p);
 	profile__free(back);
 }

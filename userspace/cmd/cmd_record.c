@@ -355,7 +355,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	so.probemaps = sel ? probemap_selection__probemaps(sel) : NULL;
 	so.nr_probemaps = sel ? probemap_selection__nr(sel) : 0;
 	so.comm_filter = o->view.ropts.comm;
-	so.functions = funcfeat__nr(rules) ? rules : NULL;
+	so.funcfeat = funcfeat__nr(rules) ? rules : NULL;
 	tg.functions = funcfeat__nr(rules) > 0;
 	/* --listen: serving before the BPF programs load (a port in use fails
 	 * at once); requests wait for the session's loop. */

@@ -191,17 +191,19 @@ char *options__format_help(int key, const char *text, void *input);
 int options__pids(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* --map NAME|FILE[,...] into o->probemaps. */
 int options__probemaps(struct argp_state *state, struct fsp_options *o, const char *arg);
-/* --function-feature NAME=FILE:PATTERN[,...] into o->funcfeat. */
+/* --function-feature NAME=FILE:PATTERN[,...][@{global:VAR}] into o->funcfeat. */
 int options__function_feature(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* The --function-feature entry of record's and report's option tables. */
 #define OPTIONS_FUNCTION_FEATURE                                                                   \
 	{                                                                                          \
-		"function-feature", OPT_FUNCTION_FEATURE, "NAME=FILE:FUNC[,FUNC...]", 0,           \
+		"function-feature", OPT_FUNCTION_FEATURE,                                          \
+			"NAME=FILE:FUNC[,FUNC...][@{global:VAR}]", 0,                              \
 			"A feature fn:NAME of every call of these functions of FILE (its base "    \
 			"name in /proc/PID/maps, e.g. libc.so.6; FUNC a name or fnmatch glob), "   \
 			"found on the native stacks at no cost per call; the instance is the "     \
-			"call "                                                                    \
-			"site (repeatable; record: implies --stacks; docs/function-features.md)",  \
+			"call site, or with @{global:VAR} the string the char * variable VAR "     \
+			"points to when each sample is taken (repeatable; record: implies "        \
+			"--stacks; docs/function-features.md)",                                    \
 			0                                                                          \
 	}
 /* -o FILE, or record's --json FILE (option: "--json": into o->profile_path). */

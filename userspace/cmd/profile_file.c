@@ -25,6 +25,33 @@ struct profile *profile_file__load(const char *path)
 	return p;
 }
 
+/* Did a rule of recorded read variable symbol at sample time? */
+static bool recorded_var(const struct funcfeat *recorded, const char *symbol)
+{
+	for (size_t i = 0; i < funcfeat__nr(recorded); i++) {
+		const struct funcfeat_rule *r = funcfeat__rule(recorded, i);
+
+		if (r->instance == FUNCFEAT_INSTANCE_GLOBAL && !strcmp(r->global, symbol))
+			return true;
+	}
+	return false;
+}
+
+/* Says which of extra's rules read a variable the recording did not read. */
+static void note_unread(const struct funcfeat *recorded, const struct funcfeat *extra)
+{
+	for (size_t i = 0; i < funcfeat__nr(extra); i++) {
+		const struct funcfeat_rule *r = funcfeat__rule(extra, i);
+
+		if (r->instance == FUNCFEAT_INSTANCE_GLOBAL && !recorded_var(recorded, r->global))
+			log__info(
+				"%s: its instance {global:%s} is read when each sample is taken, "
+				"and this profile was recorded without it: its samples are charged "
+				"to \"" FUNCFEAT_NOT_READ "\" (record with the rule to read it)",
+				r->feature, r->global);
+	}
+}
+
 int profile_file__apply_rules(struct profile *p, const struct funcfeat *extra)
 {
 	const char *recorded = profile__meta(p)->function_features;
@@ -36,6 +63,8 @@ int profile_file__apply_rules(struct profile *p, const struct funcfeat *extra)
 		log__err("the profile's function features: %s", msg);
 		err = -EINVAL;
 	}
+	if (!err)
+		note_unread(ff, extra);
 	if (!err)
 		err = funcfeat__merge(ff, extra);
 	if (!err && funcfeat__nr(ff) && !profile__nr_native_samples(p))

@@ -715,6 +715,27 @@ cleanup:
 	return err;
 }
 
+/* The link-time address of file offset off (a mapping's, page-aligned) of
+ * path: in the PT_LOAD segment whose pages start there. */
+int usdt__offset_vaddr(const char *path, uint64_t off, uint64_t *vaddr)
+{
+	struct elf_file f;
+	int err = elf_file_open(path, &f);
+
+	for (size_t i = 0; !err && i < f.nr_phdrs; i++) {
+		const GElf_Phdr *ph = &f.phdrs[i];
+		uint64_t page = ph->p_offset & ~4095ULL;
+
+		if (ph->p_type != PT_LOAD || off < page || off >= ph->p_offset + ph->p_filesz)
+			continue;
+		*vaddr = ph->p_vaddr - ph->p_offset + off;
+		elf_file_close(&f);
+		return 0;
+	}
+	elf_file_close(&f);
+	return err ? err : -ENOENT;
+}
+
 /*
  * BPF_LINK_CREATE for BPF_TRACE_UPROBE_MULTI (Linux 6.6): one link for all
  * sites of a probe in a file, detached with a single RCU grace period. The

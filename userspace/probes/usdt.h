@@ -70,6 +70,10 @@ int usdt__func(const char *path, const char *name, uint64_t *vaddr);
  * whose block ld.so places at run time.
  */
 int usdt__tls_symbol(const char *path, const char *name, int64_t *tp_off);
+/* The link-time address of the page-aligned file offset off (a mapping's
+ * offset) of path, in its PT_LOAD segment: a mapping's start minus it is
+ * the file's load bias. 0 or -ENOENT/-errno. */
+int usdt__offset_vaddr(const char *path, uint64_t off, uint64_t *vaddr);
 
 /*
  * Where a uprobe on a function whose code starts with code[0..len) costs

@@ -213,11 +213,13 @@ static int payload_stack(struct profile *p, __u32 pid, uint64_t hash, uint64_t k
 		err = profile__stack(p, i, &st);
 	if (err)
 		return err;
-	if (st.depth > FSP_MAX_DEPTH || (payloads && depth != st.depth))
+	/* depth < st.depth: the sampler appended frames without payloads
+	 * (function features' variables, samplevars.c) */
+	if (st.depth > FSP_MAX_DEPTH || (payloads && depth > st.depth))
 		return -ENOENT;
 	memcpy(frames, st.frames, st.depth * sizeof(*frames));
 	for (i = 0; i < st.depth; i++)
-		frames[i].payload = payloads ? payloads[i] : 0;
+		frames[i].payload = payloads && i < depth ? payloads[i] : 0;
 	err = profile__add_stack(p, pid, key, frames, st.depth);
 	if (err)
 		return err;

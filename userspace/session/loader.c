@@ -282,6 +282,9 @@ int loader__load(struct session *s)
 	/* "label sample": the sampler reads those instances (samplelabel.bpf.h). */
 	skel->rodata->sample_labels = uses_sample_labels(o);
 	bpf_map__set_max_entries(skel->maps.charges, uses_charges(o) ? 4096 : 1);
+	skel->rodata->sample_vars_on = samplevars__used(o);
+	bpf_map__set_max_entries(skel->maps.sample_vars,
+				 samplevars__used(o) ? FSP_SAMPLE_VAR_PROCS : 1);
 	bpf_program__set_autoload(skel->progs.charge_on_exit, uses_charges(o));
 	/* The mapped-probe programs take the verifier a while: only with --map. */
 	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);

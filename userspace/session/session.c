@@ -58,6 +58,8 @@ struct session *session__new(const struct session_opts *opts, int *err)
 	s->period_ns = fsp_period_ns(opts->frequency_hz);
 	*err = number_features(s);
 	if (!*err)
+		*err = samplevars__init(s);
+	if (!*err)
 		*err = syswide__init(s);
 	if (*err)
 		goto cleanup;
@@ -112,6 +114,7 @@ void session__free(struct session *s)
 	free(s->probemap_found);
 	free(s->frames_warned);
 	free(s->feature_names);
+	samplevars__free(s);
 	free(s->event_sites);
 	syswide__free(s);
 	label__files_free(s);

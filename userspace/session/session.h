@@ -23,6 +23,8 @@ enum session_stacks {
 	SESSION_STACKS_KERNEL = 2,
 };
 
+struct funcfeat;
+
 /* A probe map (--map) and which of its features are attached. */
 struct session_probemap {
 	const struct probemap *probemap;
@@ -95,13 +97,15 @@ struct session_opts {
 	size_t nr_probemaps;
 	/* -a: only processes whose comm is in this comma-separated list. */
 	const char *comm_filter;
-	/* -a: the function features' rules: a process that maps a file of
-	 * theirs is profiled too (at most SESSION_SW_MAX_FUNCTION_PROCESSES
-	 * that have no probes at once). NULL: none. */
-	const struct funcfeat *functions;
 	/* -p --wait-probes=S: session__run ends with -ETIMEDOUT when no probe
 	 * site has been attached after S seconds (0: no limit). */
 	double probe_timeout_s;
+	/* Function features (funcfeat.h). With -a, a process that maps a file
+	 * of theirs is profiled too (at most SESSION_SW_MAX_FUNCTION_PROCESSES
+	 * that have no probes at once); those whose instance is a variable read
+	 * at sample time ("{global:S}") have it read by the sampler in every
+	 * target that defines it (samplevars.c). NULL: none. */
+	const struct funcfeat *funcfeat;
 };
 
 /* -a: processes profiled at once for function features alone (no probes):

@@ -150,8 +150,10 @@ struct session {
 	size_t cap_targets;
 	/* Probe maps: feature numbers, names, and what the BPF side runs. */
 	uint32_t *feature_base; /* first feature number of each probe map */
-	char (*feature_names)[2 * PROBEMAP_NAME_LEN]; /* "map:feature" per feature number */
+	/* "map:feature" per feature number; then the variables' "{global:S}" */
+	char (*feature_names)[2 * PROBEMAP_NAME_LEN];
 	size_t nr_feature_names;
+	struct samplevars *samplevars; /* NULL: no function feature reads one */
 	bool *probemap_found; /* a file carried the probe map's provider */
 	bool *frames_warned; /* per mapped feature: its enter and leave functions differ, said */
 	struct fsp_map_site *probemap_sites; /* mirror of the map_sites map */
@@ -229,6 +231,20 @@ int parts__load(struct session *s);
  * (reported). */
 int parts__load_marks(struct session *s);
 void parts__free(struct session *s); /* the parts' programs */
+
+/* samplevars.c: function features' variables read at sample time */
+struct samplevars;
+/* Does a function feature of o read its instance at sample time? */
+bool samplevars__used(const struct session_opts *o);
+/* Numbers and names the variables (after the probe maps' features). 0 or
+ * -errno (reported). */
+int samplevars__init(struct session *s);
+void samplevars__free(struct session *s);
+/* pid's variables found in its mappings m[0..n) (when they changed since its
+ * last scan) into the sample_vars map. */
+void samplevars__scan(struct session *s, pid_t pid, const struct mapping *m, size_t n);
+/* pid is gone: its entry goes. */
+void samplevars__forget(struct session *s, pid_t pid);
 
 /* attach.c */
 /* Attaches the fsp probes and the probe maps' probes of one file, for pid (0:

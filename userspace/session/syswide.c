@@ -251,7 +251,7 @@ static int sw_file_cb(void *ctx, const struct mapping *m)
 		     sizeof(*sw->verdicts)))
 		return -ENOMEM;
 	sw->verdicts[sw->nr_verdicts++] = (struct sw_verdict){
-		{m->dev, m->ino}, relevant, funcfeat__names_file(c->s->opts.functions, m->path)};
+		{m->dev, m->ino}, relevant, funcfeat__names_file(c->s->opts.funcfeat, m->path)};
 	c->relevant |= relevant;
 	c->functions |= sw->verdicts[sw->nr_verdicts - 1].functions;
 	return c->relevant ? 1 : 0;

@@ -163,6 +163,7 @@ int targets__rescan(struct session *s, struct target *t)
 		t->unwind_hooked = true;
 	}
 	v2__scan(s, t->pid, m, n);
+	samplevars__scan(s, t->pid, m, n);
 	procmaps__free(t->mappings, t->nr_mappings);
 	t->mappings = m;
 	t->nr_mappings = n;
@@ -299,4 +300,5 @@ void targets__gone(struct session *s, struct target *t)
 		t->pidfd = -1;
 	}
 	v2__forget(s, t->pid);
+	samplevars__forget(s, t->pid);
 }
