@@ -28,6 +28,8 @@ const volatile bool native_kernel = false;
 /* Bytes reserved for the stack copy: a multiple of 8 within
  * [FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK]. */
 const volatile __u32 native_stack_size = FSP_NATIVE_DEFAULT_STACK;
+/* --events of function features: uretprobes may be pending (native_unhijack) */
+const volatile bool native_uretprobes = false;
 /* native_rb's size (a power of two pages); wakes userspace at a quarter. */
 const volatile __u32 native_rb_size = 4096;
 
@@ -105,6 +107,33 @@ static __always_inline __u32 native_copy(__u8 *dst, __u64 sp, __u32 size)
 /* Is the task in execve()? Its user registers and stack are then the old
  * program's (whose mappings are being replaced) or the new one's before its
  * first instruction: nothing to unwind. */
+/*
+ * A pending uretprobe (--events of function features: func_leave) has put
+ * the kernel's trampoline in place of its call's return address on the
+ * stack: the copy gets the original back (the kernel's return instances say
+ * where and what), so that the stack unwinds as it would without the probe.
+ * The frame-pointer walk (bpf_get_stack) is mended by the kernel itself.
+ */
+static __always_inline void native_unhijack(struct task_struct *task, __u8 *stack, __u64 sp,
+					    __u64 len, __u64 size)
+{
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+	__u32 i;
+
+	for (i = 0; i < 16 && ri; i++) {
+		__u64 slot = BPF_CORE_READ(ri, stack), off = slot - sp;
+
+		if (slot >= sp && off + 8 <= len && off + 8 <= size &&
+		    off <= FSP_NATIVE_MAX_STACK - 8) {
+			asm volatile("%0 &= 0xffff" : "+r"(off));
+			_Static_assert(FSP_NATIVE_MAX_STACK <= 0x10000, "masked with 0xffff");
+			if (off + 8 <= size)
+				bpf_probe_read_kernel(stack + off, 8, &ri->orig_ret_vaddr);
+		}
+		ri = BPF_CORE_READ(ri, next);
+	}
+}
+
 static __always_inline bool native_in_exec(struct task_struct *task)
 {
 	if (!bpf_core_field_exists(task->in_execve))
@@ -165,6 +194,8 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 		r->user_len = n > 0 ? n : 0;
 		if (regs.sp) {
 			r->stack_len = native_copy(r->stack, regs.sp, size);
+			if (native_uretprobes)
+				native_unhijack(task, r->stack, regs.sp, r->stack_len, size);
 			if (!bpf_probe_read_user(r->redzone, sizeof(r->redzone),
 						 (void *)(regs.sp - sizeof(r->redzone))))
 				r->flags |= FSP_NATIVE_REDZONE;

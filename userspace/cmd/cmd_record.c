@@ -338,6 +338,7 @@ static int record_session(const struct fsp_options *o, const char *cmdline)
 	live.rules = rules;
 	so = o->session;
 	so.stacks |= stacks_for_functions(rules, so.stacks);
+	so.funcfeat = rules;
 	so.on_interval = so.interval_s > 0 ? live_report : NULL;
 	so.interval_ctx = &live;
 	so.sync_pid = tg.l ? launch__pid(tg.l) : 0;

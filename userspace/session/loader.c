@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "funcfeat.h"
 #include "log.h"
 #include "usdt.h"
 #include "session_int.h"
@@ -194,6 +195,7 @@ static void set_native(struct profiler_bpf *skel, const struct session_opts *o)
 	skel->rodata->native_user = o->stacks & SESSION_STACKS_USER;
 	skel->rodata->native_kernel = o->stacks & SESSION_STACKS_KERNEL;
 	skel->rodata->native_stack_size = o->stack_size;
+	skel->rodata->native_uretprobes = o->events && funcfeat__nr(o->funcfeat);
 	skel->rodata->native_rb_size = rb;
 	bpf_map__set_max_entries(skel->maps.native_rb, rb);
 }
@@ -284,6 +286,9 @@ int loader__load(struct session *s)
 	/* The mapped-probe programs take the verifier a while: only with --map. */
 	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);
 	bpf_program__set_autoload(skel->progs.map_leave, o->nr_probemaps > 0);
+	/* --events of function features: their functions' uprobes. */
+	bpf_program__set_autoload(skel->progs.func_enter, o->events && funcfeat__nr(o->funcfeat));
+	bpf_program__set_autoload(skel->progs.func_leave, o->events && funcfeat__nr(o->funcfeat));
 	s->max_specs = MAX_SPECS;
 	s->specs = calloc(MAX_SPECS, sizeof(*s->specs));
 	s->probemap_sites = calloc(MAX_PROBEMAP_SITES, sizeof(*s->probemap_sites));

@@ -16,6 +16,7 @@
 #include "profile.h"
 
 struct session;
+struct funcfeat;
 
 enum session_stacks {
 	SESSION_STACKS_USER = 1,
@@ -88,6 +89,9 @@ struct session_opts {
 	 * of a target that carries the probe map's provider. */
 	const struct session_probemap *probemaps;
 	size_t nr_probemaps;
+	/* Function features: with events, their functions' calls are counted
+	 * (a uprobe at each one's entry and return, bpf/funcev.bpf.h). */
+	const struct funcfeat *funcfeat;
 	/* -a: only processes whose comm is in this comma-separated list. */
 	const char *comm_filter;
 	/* -p --wait-probes=S: session__run ends with -ETIMEDOUT when no probe
