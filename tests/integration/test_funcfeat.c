@@ -29,6 +29,15 @@
  *                  view (--interval) shows them too
  *   no_probes      -p on dd, which has no probe or mark: accepted with a
  *                  function feature alone (libc's read and write), charged
+ *   events         --events: the calls of fn:lib and of m:sort, m:sortall
+ *                  counted by uprobes, exactly the workload's rounds, at the
+ *                  call site the samples name; fn:lib's time at least the
+ *                  CPU time the workload measured around its calls; m:sort's
+ *                  time without its antimark (the comparator) a small part
+ *                  of m:sortall's; the samples charged as the truth says
+ *                  (the uretprobes do not change the unwound stacks); a
+ *                  function named without a pattern that is not in its file
+ *                  is a one-line error
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
  *                  is record's own report, line for line; a profile recorded
  *                  with --stacks alone, given the same rules by report --map
@@ -445,11 +454,123 @@ static void test_no_probes(void **state)
 	no_probes_launched();
 }
 
+/* The events of feature f at instance inst, summed over processes. */
+static struct profile_event_stats event_of(const struct profile *p, const char *f, const char *inst)
+{
+	struct profile_event_stats st = {0};
+	struct profile_event e;
+
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		if (profile__event(p, i, &e) || strcmp(e.feature, f) || !e.instance ||
+		    strcmp(e.instance, inst))
+			continue;
+		st.enters += e.stats->enters;
+		st.leaves += e.stats->leaves;
+		st.total_ns += e.stats->total_ns;
+	}
+	printf("  events %s @ %s: %llu calls, %llu returned, %.3f ms\n", f, inst,
+	       (unsigned long long)st.enters, (unsigned long long)st.leaves, st.total_ns / 1e6);
+	return st;
+}
+
+static void test_events(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			"-F",
+			ITEST_HZ,
+			"--events",
+			"--json",
+			(char *)json,
+			"--map",
+			(char *)write_map(),
+			"--function-feature",
+			LIB_RULE,
+			"--",
+			(char *)itest_workload("wl_funcfeat"),
+			(char *)truth_path,
+			FF_MS,
+			NULL};
+	struct profile_event_stats lib, sort, sortall;
+	struct itest_truth *t;
+	struct attrib *a;
+	uint64_t n;
+	double C;
+	struct itest_proc proc;
+	struct profile *p;
+	uint64_t rounds;
+
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	t = itest_truth_load(truth_path);
+	rounds = itest_truth_u64(t, "rounds");
+	assert_true(rounds > 10);
+	/* the saved profile, read back */
+	p = load_charged(json, NULL);
+	lib = event_of(p, "fn:lib", itest_truth_str(t, "site.lib"));
+	sort = event_of(p, "m:sort", itest_truth_str(t, "site.sort"));
+	sortall = event_of(p, "m:sortall", itest_truth_str(t, "site.sort"));
+	assert_int_equal(lib.enters, rounds);
+	assert_int_equal(lib.leaves, rounds);
+	assert_int_equal(sort.enters, rounds);
+	assert_int_equal(sort.leaves, rounds);
+	assert_int_equal(sortall.leaves, rounds);
+	/* wall-clock time between the probes holds the CPU time the
+	 * workload's clock read around each call */
+	assert_true(lib.total_ns >= itest_truth_u64(t, "lib.ns") * 99 / 100);
+	/* the comparator (sort's antimark) is most of qsort's time */
+	assert_true(sort.total_ns * 2 < sortall.total_ns);
+	/* the text report shows them; fn:lib's samples (2 traps a call, few
+	 * calls) are charged as the truth says: the uretprobe's trampoline on
+	 * the stack does not change the unwound stacks. (Features of many
+	 * short calls lose the samples taken in their return traps to the
+	 * trampoline: docs/function-features.md, Limits.) */
+	assert_non_null(strstr(proc.out, "fn:lib accounts for"));
+	a = attrib__compute(p, NULL);
+	assert_non_null(a);
+	n = attrib__total_samples(a);
+	C = (double)itest_truth_u64(t, "cpu_total_ns");
+	ITEST_ASSERT_OK(itest_truth_share_ok("fn:lib", feature_samples(a, "fn:lib"), n, t, "lib", C,
+					     ITEST_EXIT_NS / C) &&
+			itest_truth_share_ok("  site lib", site_samples(a, "fn:lib", t, "site.lib"),
+					     n, t, "lib", C, ITEST_EXIT_NS / C));
+	attrib__free(a);
+	profile__free(p);
+	itest_truth_free(t);
+	free(proc.out);
+	free(proc.err);
+}
+
+/* A function named without a pattern that its file does not have. */
+static void test_events_missing(void **state)
+{
+	char *argv[] = {NULL,
+			"--events",
+			"--function-feature",
+			"x=libwl_native.so:no_such_function",
+			"--",
+			(char *)itest_workload("wl_funcfeat"),
+			(char *)itest_tmp("truth"),
+			"100",
+			NULL};
+	struct itest_proc proc;
+
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	printf("%s", proc.err);
+	assert_int_not_equal(proc.status, 0);
+	assert_non_null(strstr(proc.err, "fn:x: no function no_such_function in "));
+	free(proc.out);
+	free(proc.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp), ITEST(test_shares_nofp), ITEST(test_after_the_fact),
-		ITEST(test_map_libc),  ITEST(test_no_probes),
+		ITEST(test_shares_fp),	    ITEST(test_shares_nofp), ITEST(test_after_the_fact),
+		ITEST(test_map_libc),	    ITEST(test_no_probes),   ITEST(test_events),
+		ITEST(test_events_missing),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);

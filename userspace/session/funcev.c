@@ -118,7 +118,7 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 				continue;
 			pl.cookie = r | (pl.pat->antimark ? FSP_FUNC_ANTI : 0) |
 				    (rule->instance == FUNCFEAT_INSTANCE_NONE ? FSP_FUNC_NO_INSTANCE
-									     : 0);
+									      : 0);
 			pl.found = false;
 			err = usdt__each_func(kpath, plan_cb, &pl);
 			if (err == -ENOEXEC)
