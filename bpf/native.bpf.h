@@ -134,6 +134,62 @@ static __always_inline void native_unhijack(struct task_struct *task, __u8 *stac
 	}
 }
 
+/*
+ * The same probes move the thread's registers where its code is not: a
+ * sample taken in a breakpoint's trap is given the breakpoint's address
+ * (the trap leaves it one byte further: the probed instruction, not run
+ * yet, would seem to have run); one taken while a probed instruction is
+ * single-stepped out of line
+ * (the [uprobes] page's slot) is given the instruction's own address, and
+ * one taken in the uretprobe trampoline (the function has returned, its
+ * return not handled yet) is given the function's entry, with the stack
+ * pointer at its return address, as if the call were about to end there:
+ * the time of the trap stays the call's, as the program's own clock sees it.
+ */
+static __always_inline void native_unuprobe(struct task_struct *task, struct pt_regs *regs)
+{
+	struct uprobe_task *ut = BPF_CORE_READ(task, utask);
+	struct return_instance *ri;
+	__u64 ip = regs->ip, xol, tramp, slot;
+	__u8 op = 0;
+
+	if (!ut)
+		return;
+	/* In the breakpoint's trap, before the probed instruction ran: its
+	 * uretprobe (set up first) saw the same stack pointer, or is not set
+	 * up yet. After it ran (emulated: push %rbp), the address is one
+	 * byte further too, but the stack pointer has moved. */
+	ri = BPF_CORE_READ(ut, return_instances);
+	if (!bpf_probe_read_user(&op, 1, (void *)(ip - 1)) && op == 0xcc &&
+	    (!ri || BPF_CORE_READ(ri, func) != ip - 1 || BPF_CORE_READ(ri, stack) == regs->sp)) {
+		regs->ip = ip - 1;
+		return;
+	}
+	xol = BPF_CORE_READ(ut, xol_vaddr);
+	if (BPF_CORE_READ(ut, state) != UTASK_RUNNING && xol && ip >= xol && ip < xol + 128) {
+		regs->ip = BPF_CORE_READ(ut, vaddr) + (ip - xol);
+		return;
+	}
+	tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	if (!tramp || ip < tramp || ip >= tramp + 128)
+		return;
+	/* the trampoline runs at most 16 bytes below the return address's slot */
+	slot = ri ? BPF_CORE_READ(ri, stack) : 0;
+	if (slot && slot + 8 >= regs->sp && slot <= regs->sp + 16) {
+		regs->ip = BPF_CORE_READ(ri, func);
+		regs->sp = slot;
+		return;
+	}
+	/* Handled (x86-64's uretprobe syscall): the original return address
+	 * is back in that slot, where the trampoline's ret takes it: the
+	 * thread is as good as back in the caller. */
+	if (!bpf_probe_read_user(&slot, sizeof(slot), (void *)(regs->sp + 16)) && slot &&
+	    (slot < tramp || slot >= tramp + 4096)) {
+		regs->ip = slot;
+		regs->sp += 24;
+	}
+}
+
 static __always_inline bool native_in_exec(struct task_struct *task)
 {
 	if (!bpf_core_field_exists(task->in_execve))
@@ -188,6 +244,8 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	/* The user registers even when the sample interrupted the kernel. */
 	if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(task)))
 		__builtin_memset(&regs, 0, sizeof(regs));
+	if (native_uretprobes && user)
+		native_unuprobe(task, &regs);
 	native_regs(r->regs, &regs);
 	if (user) {
 		n = bpf_get_stack(ctx, r->ustack, sizeof(r->ustack), BPF_F_USER_STACK);

@@ -35,7 +35,7 @@
  *                  CPU time the workload measured around its calls; m:sort's
  *                  time without its antimark (the comparator) a small part
  *                  of m:sortall's; the samples charged as the truth says
- *                  (the uretprobes do not change the unwound stacks); a
+ *                  (the probes' traps do not change the unwound stacks); a
  *                  function named without a pattern that is not in its file
  *                  is a one-line error
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
@@ -175,8 +175,14 @@ static uint64_t site_samples(const struct attrib *a, const char *f, const struct
 	return itest_instance(a, f, itest_truth_str(t, "%s", key))->samples;
 }
 
-/* Every share of a charged profile against the truth. */
-static bool check_truth(const struct profile *p, const struct itest_truth *t, const char *workload)
+/* Every share of a charged profile against the truth. With --events
+ * (events), sort's share is not compared: each of the ~90,000 calls of its
+ * antimark (the comparator) returns through a uretprobe whose trap, once
+ * the kernel has handled it, runs back in qsort's code, while the truth
+ * puts it in the comparator (its cost per call is measured on calls that
+ * trap too); docs/function-features.md, Limits. */
+static bool check_truth(const struct profile *p, const struct itest_truth *t, const char *workload,
+			bool events)
 {
 	struct attrib *a = attrib__compute(p, NULL);
 	uint64_t n = attrib__total_samples(a), phase_fmt, cm;
@@ -191,9 +197,12 @@ static bool check_truth(const struct profile *p, const struct itest_truth *t, co
 				   "fmt_a", C, w);
 	ok &= itest_truth_share_ok("  site fmt_b", site_samples(a, "m:fmt", t, "site.fmt_b"), n, t,
 				   "fmt_b", C, w);
-	ok &= itest_truth_share_ok("m:sort", feature_samples(a, "m:sort"), n, t, "sort", C, w);
-	ok &= itest_truth_share_ok("  site sort", site_samples(a, "m:sort", t, "site.sort"), n, t,
-				   "sort", C, w);
+	if (!events) {
+		ok &= itest_truth_share_ok("m:sort", feature_samples(a, "m:sort"), n, t, "sort", C,
+					   w);
+		ok &= itest_truth_share_ok("  site sort", site_samples(a, "m:sort", t, "site.sort"),
+					   n, t, "sort", C, w);
+	}
 	sortall = (double)itest_truth_u64(t, "sortall.ns") / C;
 	ok &= itest_share_rejects("m:sort without its antimark", feature_samples(a, "m:sort"), n,
 				  sortall, w);
@@ -242,7 +251,7 @@ static void check_shares(const char *workload)
 	assert_int_equal(itest_truth_u64(t, "integrity_errors"), 0);
 	p = load_charged(json, NULL);
 	printf("  %s:\n", workload);
-	ITEST_ASSERT_OK(check_truth(p, t, workload));
+	ITEST_ASSERT_OK(check_truth(p, t, workload, false));
 	/* the live report shows them */
 	assert_non_null(strstr(out, "m:sortall accounts for"));
 	assert_non_null(strstr(out, itest_truth_str(t, "site.lib")));
@@ -323,7 +332,7 @@ static void test_after_the_fact(void **state)
 	}
 	p = load_charged(json, ff);
 	printf("  after the fact:\n");
-	ITEST_ASSERT_OK(check_truth(p, t, workload));
+	ITEST_ASSERT_OK(check_truth(p, t, workload, false));
 	profile__free(p);
 	funcfeat__free(ff);
 	itest_truth_free(t);
@@ -493,9 +502,6 @@ static void test_events(void **state)
 			NULL};
 	struct profile_event_stats lib, sort, sortall;
 	struct itest_truth *t;
-	struct attrib *a;
-	uint64_t n;
-	double C;
 	struct itest_proc proc;
 	struct profile *p;
 	uint64_t rounds;
@@ -521,21 +527,12 @@ static void test_events(void **state)
 	assert_true(lib.total_ns >= itest_truth_u64(t, "lib.ns") * 99 / 100);
 	/* the comparator (sort's antimark) is most of qsort's time */
 	assert_true(sort.total_ns * 2 < sortall.total_ns);
-	/* the text report shows them; fn:lib's samples (2 traps a call, few
-	 * calls) are charged as the truth says: the uretprobe's trampoline on
-	 * the stack does not change the unwound stacks. (Features of many
-	 * short calls lose the samples taken in their return traps to the
-	 * trampoline: docs/function-features.md, Limits.) */
+	/* the text report shows them; the samples are charged as the truth
+	 * says (fmt: 14,000 calls a second, each trapping twice): the
+	 * trampoline in place of return addresses, the breakpoints' traps and
+	 * the out-of-line steps do not change the unwound stacks */
 	assert_non_null(strstr(proc.out, "fn:lib accounts for"));
-	a = attrib__compute(p, NULL);
-	assert_non_null(a);
-	n = attrib__total_samples(a);
-	C = (double)itest_truth_u64(t, "cpu_total_ns");
-	ITEST_ASSERT_OK(itest_truth_share_ok("fn:lib", feature_samples(a, "fn:lib"), n, t, "lib", C,
-					     ITEST_EXIT_NS / C) &&
-			itest_truth_share_ok("  site lib", site_samples(a, "fn:lib", t, "site.lib"),
-					     n, t, "lib", C, ITEST_EXIT_NS / C));
-	attrib__free(a);
+	ITEST_ASSERT_OK(check_truth(p, t, "wl_funcfeat", true));
 	profile__free(p);
 	itest_truth_free(t);
 	free(proc.out);

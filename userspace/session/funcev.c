@@ -38,7 +38,7 @@ struct funcev {
 int funcev__new(struct session *s, struct funcev **out)
 {
 	*out = NULL;
-	if (!s->opts.events || !funcfeat__nr(s->opts.funcfeat))
+	if (!funcev__on(&s->opts))
 		return 0;
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
@@ -53,6 +53,11 @@ void funcev__free(struct funcev *fe)
 		return;
 	free(fe->kept);
 	free(fe);
+}
+
+bool funcev__on(const struct session_opts *o)
+{
+	return o->events && o->v2_events && funcfeat__nr(o->funcfeat);
 }
 
 bool funcev__is_feature(__u64 id)
@@ -112,6 +117,8 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 	for (size_t r = 0; r < funcfeat__nr(s->funcev->rules) && !err; r++) {
 		const struct funcfeat_rule *rule = funcfeat__rule(s->funcev->rules, r);
 
+		if (!eventsel__wanted(s, rule->feature))
+			continue; /* --events=FEATURE,...: not this one */
 		for (size_t i = 0; i < rule->nr_patterns && !err; i++) {
 			pl.pat = &rule->patterns[i];
 			if (pl.pat->outside || fnmatch(pl.pat->file, base, 0))

@@ -224,6 +224,8 @@ void funcev__free(struct funcev *fe); /* NULL-safe */
  * -ENOMSG when a function named without a pattern is not there or cannot
  * be probed (said). */
 int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpath);
+/* Does the session count function features' calls (--events and rules)? */
+bool funcev__on(const struct session_opts *o);
 /* Is feature id a function feature's (FSP_FUNC_ID)? */
 bool funcev__is_feature(__u64 id);
 /* collect.c: the statistics of one event view slot of a function feature,
