@@ -19,6 +19,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 
 #include "profiler.h"
 #include "config.bpf.h"
@@ -30,6 +31,7 @@
 
 #define FF_MASK (FSP_FUNC_MAX_OPEN - 1)
 #define FF_ANTI_BIT (1U << 31) /* ff_call.rule: an antimark function's call */
+#define FF_NO_RULE 0x7fffffffU /* ff_prune(): no rule's calls at sp go */
 
 /* i & FF_MASK, kept in the register the verifier checks. */
 static __always_inline __u64 ff_idx(__u64 i)
@@ -68,13 +70,18 @@ static __always_inline bool ff_admitted(void)
 	return !system_wide || is_target();
 }
 
-/* Drops the calls whose frames are below sp (gone: longjmp, exception). */
-static __always_inline void ff_prune(struct ff_stack *fs, __u64 sp)
+/* Drops the calls whose frames are below sp, and those of rule `at` at sp
+ * (gone: longjmp, exception). */
+static __always_inline void ff_prune(struct ff_stack *fs, __u64 sp, __u32 at)
 {
 	__u32 i, n = fs->n;
+	const struct ff_call *c;
 
 	for (i = 0; i < FSP_FUNC_MAX_OPEN; i++) {
-		if (!n || n > FSP_FUNC_MAX_OPEN || fs->c[ff_idx(n - 1)].sp >= sp)
+		if (!n || n > FSP_FUNC_MAX_OPEN)
+			break;
+		c = &fs->c[ff_idx(n - 1)];
+		if (c->sp > sp || (c->sp == sp && (c->rule & ~FF_ANTI_BIT) != at))
 			break;
 		n--;
 		stat_inc(FSP_STAT_STALE_MARKS);
@@ -117,7 +124,7 @@ static __always_inline void ff_push(struct ff_stack *fs, __u64 sp, __u32 rule, _
 /* A function of rule (cookie) was entered at stack pointer sp. */
 static __always_inline void ff_enter(struct pt_regs *ctx, __u64 cookie)
 {
-	__u64 sp = PT_REGS_SP(ctx), instance = 0;
+	__u64 sp = PT_REGS_SP(ctx), instance = 0, ret, tramp;
 	__u32 rule = (__u32)cookie & ~FF_ANTI_BIT, id = SLOT_NONE;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct ff_stack *fs;
@@ -130,7 +137,14 @@ static __always_inline void ff_enter(struct pt_regs *ctx, __u64 cookie)
 		stat_inc(FSP_STAT_NO_STORAGE);
 		return;
 	}
-	ff_prune(fs, sp);
+	if (bpf_probe_read_user(&ret, sizeof(ret), (const void *)sp))
+		ret = 0;
+	/* A call at the stack pointer of an open one of its rule replaces it
+	 * (that one was left by a longjmp), unless it is that one's tail call:
+	 * its return address is the uretprobe's trampoline already. (Another
+	 * rule's call there: the same function's, in this very trap.) */
+	tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	ff_prune(fs, sp, !tramp || ret < tramp || ret >= tramp + 4096 ? rule : FF_NO_RULE);
 	top = ff_top(fs, rule);
 	if (cookie & FSP_FUNC_ANTI) {
 		/* Outside the feature, or under an antimark already: nothing. */
@@ -140,9 +154,8 @@ static __always_inline void ff_enter(struct pt_regs *ctx, __u64 cookie)
 	}
 	if (top >= 0 && !(fs->c[ff_idx(top)].rule & FF_ANTI_BIT))
 		return; /* inside a call of the feature: part of it */
-	if (!(cookie & FSP_FUNC_NO_INSTANCE) &&
-	    bpf_probe_read_user(&instance, sizeof(instance), (const void *)sp))
-		instance = 0;
+	if (!(cookie & FSP_FUNC_NO_INSTANCE))
+		instance = ret;
 	st = tstack_get(true); /* its cache of event view slots */
 	if (st)
 		id = count_enter(st, FSP_FUNC_ID | rule, instance & FSP_ID_ADDR_MASK);
@@ -184,7 +197,7 @@ static __always_inline void ff_leave(struct pt_regs *ctx, __u64 cookie)
 	fs = bpf_task_storage_get(&ff_stacks, bpf_get_current_task_btf(), NULL, 0);
 	if (!fs)
 		return;
-	ff_prune(fs, sp);
+	ff_prune(fs, sp, FF_NO_RULE);
 	n = fs->n;
 	/* The call entered at sp: several when a function is in several rules. */
 	for (i = 0; i < FSP_FUNC_MAX_OPEN; i++) {

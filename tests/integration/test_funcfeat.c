@@ -38,6 +38,9 @@
  *                  (the probes' traps do not change the unwound stacks); a
  *                  function named without a pattern that is not in its file
  *                  is a one-line error
+ *   events_calls   wl_ffcalls: exact outer-most calls of nested and of
+ *                  recursive functions, an antimark's time (a callback)
+ *                  not the call's, calls left by longjmp, threads
  *   after_the_fact  the text report of `fsp-bpf report` on the saved profile
  *                  is record's own report, line for line; a profile recorded
  *                  with --stacks alone, given the same rules by report --map
@@ -539,6 +542,101 @@ static void test_events(void **state)
 	free(proc.err);
 }
 
+/* The events of feature f, all its instances (of every process) summed. */
+static struct profile_event_stats feature_events(const struct profile *p, const char *f)
+{
+	struct profile_event_stats st = {0};
+	struct profile_event e;
+
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		if (profile__event(p, i, &e) || strcmp(e.feature, f))
+			continue;
+		st.enters += e.stats->enters;
+		st.leaves += e.stats->leaves;
+		st.total_ns += e.stats->total_ns;
+	}
+	printf("  events %s: %llu calls, %llu returned, %.3f ms\n", f,
+	       (unsigned long long)st.enters, (unsigned long long)st.leaves, st.total_ns / 1e6);
+	return st;
+}
+
+static const char ffcalls_map[] = "map ffc\n"
+				  "description wl_ffcalls's callback\n"
+				  "feature apply\n"
+				  "\tfunction wl_ffcalls:ff_apply\n"
+				  "\tantimark wl_ffcalls:ff_cb\n"
+				  "\tinstance none\n";
+
+/* wl_ffcalls: nesting, recursion, an antimark, longjmp, threads. */
+static void test_events_calls(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json"),
+		   *map = itest_tmp("ffc.map");
+	char *argv[] = {NULL,
+			"--events",
+			"--json",
+			(char *)json,
+			"--map",
+			(char *)map,
+			"--function-feature",
+			"nest=wl_ffcalls:ff_outer,ff_inner",
+			"--function-feature",
+			"rec=wl_ffcalls:ff_rec",
+			"--function-feature",
+			"jump=wl_ffcalls:ff_jump",
+			"--function-feature",
+			"work=wl_ffcalls:ff_work",
+			"--",
+			(char *)itest_workload("wl_ffcalls"),
+			(char *)truth_path,
+			NULL};
+	struct profile_event_stats nest, rec, apply, jump, work;
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+	FILE *f = fopen(map, "w");
+
+	(void)state;
+	assert_non_null(f);
+	fputs(ffcalls_map, f);
+	assert_int_equal(fclose(f), 0);
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	t = itest_truth_load(truth_path);
+	p = itest_profile_load(json);
+	nest = feature_events(p, "fn:nest");
+	rec = feature_events(p, "fn:rec");
+	apply = feature_events(p, "ffc:apply");
+	jump = feature_events(p, "fn:jump");
+	work = feature_events(p, "fn:work");
+	/* outer-most calls only: nested and recursive ones are part of them */
+	assert_int_equal(nest.enters, itest_truth_u64(t, "nest.calls"));
+	assert_int_equal(nest.leaves, nest.enters);
+	assert_int_equal(rec.enters, itest_truth_u64(t, "rec.calls"));
+	assert_int_equal(rec.leaves, rec.enters);
+	/* the recursion's time lies between its innermost spin's and the
+	 * caller's clock reads around it (the same clock) */
+	assert_true(rec.total_ns >= itest_truth_u64(t, "rec.own_ns"));
+	assert_true(rec.total_ns <= itest_truth_u64(t, "rec.outer_ns"));
+	/* the callback is an antimark: its time is not apply's */
+	assert_int_equal(apply.leaves, itest_truth_u64(t, "apply.calls"));
+	assert_true(apply.total_ns >= itest_truth_u64(t, "apply.own_ns"));
+	assert_true(apply.total_ns <=
+		    itest_truth_u64(t, "apply.outer_ns") - itest_truth_u64(t, "apply.cb_ns"));
+	/* calls left by longjmp: entered, never returned, dropped (stale) and
+	 * not taken for an outer call of the next one */
+	assert_int_equal(jump.enters, itest_truth_u64(t, "jump.calls"));
+	assert_int_equal(jump.leaves, 0);
+	assert_true(profile__diag(p, DIAG_STALE_MARKS) >= jump.enters - 1);
+	/* threads: each its own calls */
+	assert_int_equal(work.enters, itest_truth_u64(t, "work.calls"));
+	assert_int_equal(work.leaves, work.enters);
+	profile__free(p);
+	itest_truth_free(t);
+	free(proc.out);
+	free(proc.err);
+}
+
 /* A function named without a pattern that its file does not have. */
 static void test_events_missing(void **state)
 {
@@ -565,9 +663,9 @@ static void test_events_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),	    ITEST(test_shares_nofp), ITEST(test_after_the_fact),
-		ITEST(test_map_libc),	    ITEST(test_no_probes),   ITEST(test_events),
-		ITEST(test_events_missing),
+		ITEST(test_shares_fp),	  ITEST(test_shares_nofp),    ITEST(test_after_the_fact),
+		ITEST(test_map_libc),	  ITEST(test_no_probes),      ITEST(test_events),
+		ITEST(test_events_calls), ITEST(test_events_missing),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);
