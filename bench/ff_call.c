@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 		printf("ff_call: run %d: %.2f ns per call\n", r, ns[r]);
 	}
 	qsort(ns, reps, sizeof(ns[0]), cmp_double);
-	printf("ff_call: ns_per_call=%.2f min_ns_per_call=%.2f reps=%d calls=%llu\n",
-	       ns[reps / 2], ns[0], reps, (unsigned long long)n);
+	printf("ff_call: ns_per_call=%.2f min_ns_per_call=%.2f reps=%d calls=%llu\n", ns[reps / 2],
+	       ns[0], reps, (unsigned long long)n);
 	return 0;
 }
