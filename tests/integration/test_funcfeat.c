@@ -466,21 +466,22 @@ static void test_no_probes(void **state)
 	no_probes_launched();
 }
 
-/* The events of feature f at instance inst, summed over processes. */
+/* The events of feature f at instance inst (NULL: all its instances),
+ * summed over processes. */
 static struct profile_event_stats event_of(const struct profile *p, const char *f, const char *inst)
 {
 	struct profile_event_stats st = {0};
 	struct profile_event e;
 
 	for (size_t i = 0; i < profile__nr_events(p); i++) {
-		if (profile__event(p, i, &e) || strcmp(e.feature, f) || !e.instance ||
-		    strcmp(e.instance, inst))
+		if (profile__event(p, i, &e) || strcmp(e.feature, f) ||
+		    (inst && (!e.instance || strcmp(e.instance, inst))))
 			continue;
 		st.enters += e.stats->enters;
 		st.leaves += e.stats->leaves;
 		st.total_ns += e.stats->total_ns;
 	}
-	printf("  events %s @ %s: %llu calls, %llu returned, %.3f ms\n", f, inst,
+	printf("  events %s @ %s: %llu calls, %llu returned, %.3f ms\n", f, inst ? inst : "*",
 	       (unsigned long long)st.enters, (unsigned long long)st.leaves, st.total_ns / 1e6);
 	return st;
 }
@@ -542,24 +543,6 @@ static void test_events(void **state)
 	free(proc.err);
 }
 
-/* The events of feature f, all its instances (of every process) summed. */
-static struct profile_event_stats feature_events(const struct profile *p, const char *f)
-{
-	struct profile_event_stats st = {0};
-	struct profile_event e;
-
-	for (size_t i = 0; i < profile__nr_events(p); i++) {
-		if (profile__event(p, i, &e) || strcmp(e.feature, f))
-			continue;
-		st.enters += e.stats->enters;
-		st.leaves += e.stats->leaves;
-		st.total_ns += e.stats->total_ns;
-	}
-	printf("  events %s: %llu calls, %llu returned, %.3f ms\n", f,
-	       (unsigned long long)st.enters, (unsigned long long)st.leaves, st.total_ns / 1e6);
-	return st;
-}
-
 static const char ffcalls_map[] = "map ffc\n"
 				  "description wl_ffcalls's callback\n"
 				  "feature apply\n"
@@ -604,11 +587,11 @@ static void test_events_calls(void **state)
 	itest_assert_exit(&proc, 0);
 	t = itest_truth_load(truth_path);
 	p = itest_profile_load(json);
-	nest = feature_events(p, "fn:nest");
-	rec = feature_events(p, "fn:rec");
-	apply = feature_events(p, "ffc:apply");
-	jump = feature_events(p, "fn:jump");
-	work = feature_events(p, "fn:work");
+	nest = event_of(p, "fn:nest", NULL);
+	rec = event_of(p, "fn:rec", NULL);
+	apply = event_of(p, "ffc:apply", NULL);
+	jump = event_of(p, "fn:jump", NULL);
+	work = event_of(p, "fn:work", NULL);
 	/* outer-most calls only: nested and recursive ones are part of them */
 	assert_int_equal(nest.enters, itest_truth_u64(t, "nest.calls"));
 	assert_int_equal(nest.leaves, nest.enters);
