@@ -44,6 +44,16 @@ int funcev__new(struct session *s, struct funcev **out)
 	if (!*out)
 		return -ENOMEM;
 	(*out)->rules = s->opts.funcfeat;
+	for (size_t r = 0; r < funcfeat__nr(s->opts.funcfeat); r++) {
+		const struct funcfeat_rule *rule = funcfeat__rule(s->opts.funcfeat, r);
+
+		for (size_t i = 0; i < rule->nr_patterns; i++)
+			if (rule->patterns[i].outside && eventsel__wanted(s, rule->feature))
+				log__info("%s: --events does not probe \"antimark outside\" (every "
+					  "function of a user file would trap): the time of its "
+					  "callbacks stays in its calls' durations",
+					  rule->feature);
+	}
 	return 0;
 }
 
