@@ -63,8 +63,8 @@ struct {
 	__type(value, struct ff_stack);
 } ff_stacks SEC(".maps");
 
-/* Without -a the links are per process; with it, only processes profiled
- * for other reasons count (a function feature admits none). */
+/* The links are per process (not loaded with -a: userspace/session/funcev.c);
+ * with it, only processes profiled for other reasons would count. */
 static __always_inline bool ff_admitted(void)
 {
 	return !system_wide || is_target();

@@ -38,6 +38,11 @@ struct funcev {
 int funcev__new(struct session *s, struct funcev **out)
 {
 	*out = NULL;
+	if (s->opts.system_wide && s->opts.events && s->opts.v2_events &&
+	    funcfeat__nr(s->opts.funcfeat))
+		log__info("-a: --events does not count function features' calls (their "
+			  "functions would trap in every process that maps them); they are "
+			  "sampled");
 	if (!funcev__on(&s->opts))
 		return 0;
 	*out = calloc(1, sizeof(**out));
@@ -67,7 +72,7 @@ void funcev__free(struct funcev *fe)
 
 bool funcev__on(const struct session_opts *o)
 {
-	return o->events && o->v2_events && funcfeat__nr(o->funcfeat);
+	return o->events && o->v2_events && !o->system_wide && funcfeat__nr(o->funcfeat);
 }
 
 bool funcev__is_feature(__u64 id)
