@@ -612,6 +612,7 @@ bench: $(OUTPUT)/bench/gen_profile $(OUTPUT)/bench/native_views $(OUTPUT)/bench/
 	$(Q)bench/calls.sh
 	$(Q)bench/sample_labels.sh
 	$(Q)bench/events.sh
+	$(Q)bench/ffevents.sh
 	$(Q)bench/unwind.sh
 	$(Q)bench/stacks.sh
 	$(Q)bench/files.sh

@@ -28,6 +28,8 @@ const volatile bool native_kernel = false;
 /* Bytes reserved for the stack copy: a multiple of 8 within
  * [FSP_NATIVE_MIN_STACK, FSP_NATIVE_MAX_STACK]. */
 const volatile __u32 native_stack_size = FSP_NATIVE_DEFAULT_STACK;
+/* --events of function features: uretprobes may be pending (native_unhijack) */
+const volatile bool native_uretprobes = false;
 /* native_rb's size (a power of two pages); wakes userspace at a quarter. */
 const volatile __u32 native_rb_size = 4096;
 
@@ -105,6 +107,89 @@ static __always_inline __u32 native_copy(__u8 *dst, __u64 sp, __u32 size)
 /* Is the task in execve()? Its user registers and stack are then the old
  * program's (whose mappings are being replaced) or the new one's before its
  * first instruction: nothing to unwind. */
+/*
+ * A pending uretprobe (--events of function features: func_leave) has put
+ * the kernel's trampoline in place of its call's return address on the
+ * stack: the copy gets the original back (the kernel's return instances say
+ * where and what), so that the stack unwinds as it would without the probe.
+ * The frame-pointer walk (bpf_get_stack) is mended by the kernel itself.
+ */
+static __always_inline void native_unhijack(struct task_struct *task, __u8 *stack, __u64 sp,
+					    __u64 len, __u64 size)
+{
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+	__u32 i;
+
+	for (i = 0; i < 16 && ri; i++) {
+		__u64 slot = BPF_CORE_READ(ri, stack), off = slot - sp;
+
+		if (slot >= sp && off + 8 <= len && off + 8 <= size &&
+		    off <= FSP_NATIVE_MAX_STACK - 8) {
+			asm volatile("%0 &= 0xffff" : "+r"(off));
+			_Static_assert(FSP_NATIVE_MAX_STACK <= 0x10000, "masked with 0xffff");
+			if (off + 8 <= size)
+				bpf_probe_read_kernel(stack + off, 8, &ri->orig_ret_vaddr);
+		}
+		ri = BPF_CORE_READ(ri, next);
+	}
+}
+
+/*
+ * The same probes move the thread's registers where its code is not: a
+ * sample taken in a breakpoint's trap is given the breakpoint's address
+ * (the trap leaves it one byte further: the probed instruction, not run
+ * yet, would seem to have run); one taken while a probed instruction is
+ * single-stepped out of line
+ * (the [uprobes] page's slot) is given the instruction's own address, and
+ * one taken in the uretprobe trampoline (the function has returned, its
+ * return not handled yet) is given the function's entry, with the stack
+ * pointer at its return address, as if the call were about to end there:
+ * the time of the trap stays the call's, as the program's own clock sees it.
+ */
+static __always_inline void native_unuprobe(struct task_struct *task, struct pt_regs *regs)
+{
+	struct uprobe_task *ut = BPF_CORE_READ(task, utask);
+	struct return_instance *ri;
+	__u64 ip = regs->ip, xol, tramp, slot;
+	__u8 op = 0;
+
+	if (!ut)
+		return;
+	/* In the breakpoint's trap, before the probed instruction ran: its
+	 * uretprobe (set up first) saw the same stack pointer, or is not set
+	 * up yet. After it ran (emulated: push %rbp), the address is one
+	 * byte further too, but the stack pointer has moved. */
+	ri = BPF_CORE_READ(ut, return_instances);
+	if (!bpf_probe_read_user(&op, 1, (void *)(ip - 1)) && op == 0xcc &&
+	    (!ri || BPF_CORE_READ(ri, func) != ip - 1 || BPF_CORE_READ(ri, stack) == regs->sp)) {
+		regs->ip = ip - 1;
+		return;
+	}
+	xol = BPF_CORE_READ(ut, xol_vaddr);
+	if (BPF_CORE_READ(ut, state) != UTASK_RUNNING && xol && ip >= xol && ip < xol + 128) {
+		regs->ip = BPF_CORE_READ(ut, vaddr) + (ip - xol);
+		return;
+	}
+	tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
+	if (!tramp || ip < tramp || ip >= tramp + 128)
+		return;
+	/* the trampoline runs at most 16 bytes below the return address's slot */
+	slot = ri ? BPF_CORE_READ(ri, stack) : 0;
+	if (slot && slot + 8 >= regs->sp && slot <= regs->sp + 16) {
+		regs->ip = BPF_CORE_READ(ri, func);
+		regs->sp = slot;
+		return;
+	}
+	/* Handled (x86-64's uretprobe syscall): the original return address
+	 * is back in that slot, where the trampoline's ret takes it: the
+	 * thread is as good as back in the caller. */
+	if (!bpf_probe_read_user(&slot, sizeof(slot), (void *)(regs->sp + 16)) && slot &&
+	    (slot < tramp || slot >= tramp + 4096)) {
+		regs->ip = slot;
+		regs->sp += 24;
+	}
+}
+
 static __always_inline bool native_in_exec(struct task_struct *task)
 {
 	if (!bpf_core_field_exists(task->in_execve))
@@ -159,12 +244,16 @@ __noinline int native_sample(struct bpf_perf_event_data *ctx, __u32 tgid, __u32 
 	/* The user registers even when the sample interrupted the kernel. */
 	if (bpf_probe_read_kernel(&regs, sizeof(regs), (void *)bpf_task_pt_regs(task)))
 		__builtin_memset(&regs, 0, sizeof(regs));
+	if (native_uretprobes && user)
+		native_unuprobe(task, &regs);
 	native_regs(r->regs, &regs);
 	if (user) {
 		n = bpf_get_stack(ctx, r->ustack, sizeof(r->ustack), BPF_F_USER_STACK);
 		r->user_len = n > 0 ? n : 0;
 		if (regs.sp) {
 			r->stack_len = native_copy(r->stack, regs.sp, size);
+			if (native_uretprobes)
+				native_unhijack(task, r->stack, regs.sp, r->stack_len, size);
 			if (!bpf_probe_read_user(r->redzone, sizeof(r->redzone),
 						 (void *)(regs.sp - sizeof(r->redzone))))
 				r->flags |= FSP_NATIVE_REDZONE;

@@ -75,6 +75,7 @@
 #include "v2stack.bpf.h"
 #include "samplelabel.bpf.h"
 #include "livestack.bpf.h"
+#include "funcev.bpf.h"
 
 /* ---- USDT probes (fsp.h) --------------------------------------------------- */
 
@@ -238,6 +239,25 @@ int map_leave(struct pt_regs *ctx)
 	do_leave(ctx, ms->kind, ms->feature, instance, match, 0);
 	if (charge_enabled)
 		charge_sync(tstack_get(false));
+	return 0;
+}
+
+/* ---- function features' calls (--events) ----------------------------------- */
+
+SEC("uprobe")
+int func_enter(struct pt_regs *ctx)
+{
+	if (ff_admitted())
+		ff_enter(ctx, bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+/* Attached as a uretprobe (BPF_F_UPROBE_MULTI_RETURN). */
+SEC("uprobe")
+int func_leave(struct pt_regs *ctx)
+{
+	if (ff_admitted())
+		ff_leave(ctx, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 
@@ -566,6 +586,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (charge_enabled)
 		charge_exit(p);
 	bpf_task_storage_delete(&tstacks, p);
+	bpf_task_storage_delete(&ff_stacks, p);
 	bpf_task_storage_delete(&v2_forks, p);
 	if (!bpf_map_delete_elem(&v2_procs, &tgid))
 		__sync_fetch_and_add(&v2_epoch, 1);

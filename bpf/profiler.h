@@ -532,4 +532,16 @@ struct fsp_event {
 		       FSP_EVENT_EXEC: the new image's self_exec_id */
 };
 
+/*
+ * --events for function features (bpf/funcev.bpf.h, docs/function-features.md):
+ * a uprobe at the entry and one at the return of each function of a function
+ * feature. The BPF cookie: the feature's rule index (low 32 bits), and
+ */
+#define FSP_FUNC_ANTI (1ULL << 32) /* an antimark function of the rule */
+#define FSP_FUNC_NO_INSTANCE (1ULL << 33) /* "instance none": 0, not the call site */
+/* The event view's feature id of rule n: FSP_FUNC_ID | n (no label has it);
+ * its instance is the call's return address, or 0. */
+#define FSP_FUNC_ID (FSP_ID_SYNTH | FSP_ID_FEATURE | (1ULL << 61))
+#define FSP_FUNC_MAX_OPEN 16 /* open calls a thread's record holds (power of 2) */
+
 #endif /* FSP_PROFILER_H */

@@ -121,35 +121,53 @@ struct nframe {
 	size_t line; /* < loc->nr_lines, or SIZE_MAX: a location without lines */
 };
 
-/* The instance of a call made from frame `caller`: "FUNC (FILE:LINE)". */
-static const char *caller_label(struct apply *a, const struct nframe *caller)
+/* The text of a call site: line `line` of location loc (SIZE_MAX: it has
+ * no lines), "FUNC (FILE:LINE)", "FUNC", or "FILE+0xADDR". */
+static void site_text(const struct profile *p, const struct profile_location *loc, size_t line,
+		      char *buf, size_t size)
 {
 	const struct profile_line *ln;
 	struct profile_module m;
-	char buf[INSTANCE_LEN];
 	const char *base;
 
-	if (!caller)
-		return NULL;
-	if (caller->line == SIZE_MAX || !caller->loc.lines[caller->line].function) {
+	if (line == SIZE_MAX || !loc->lines[line].function) {
 		base = "?";
-		if (caller->loc.module != PROFILE_NO_MODULE &&
-		    !profile__module(a->p, caller->loc.module, &m)) {
+		if (loc->module != PROFILE_NO_MODULE && !profile__module(p, loc->module, &m)) {
 			base = strrchr(m.path, '/');
 			base = base ? base + 1 : m.path;
 		}
-		snprintf(buf, sizeof(buf), "%s+0x%llx", base,
-			 (unsigned long long)caller->loc.address);
-		return strtab__intern(a->labels, buf);
+		snprintf(buf, size, "%s+0x%llx", base, (unsigned long long)loc->address);
+		return;
 	}
-	ln = &caller->loc.lines[caller->line];
+	ln = &loc->lines[line];
 	if (!ln->file) {
-		snprintf(buf, sizeof(buf), "%s", ln->function);
+		snprintf(buf, size, "%s", ln->function);
 	} else {
 		base = strrchr(ln->file, '/');
 		base = base ? base + 1 : ln->file;
-		snprintf(buf, sizeof(buf), "%s (%s:%u)", ln->function, base, ln->line);
+		snprintf(buf, size, "%s (%s:%u)", ln->function, base, ln->line);
 	}
+}
+
+int funcfeat__call_site(const struct profile *p, size_t loc_idx, char *buf, size_t size)
+{
+	struct profile_location loc;
+
+	if (profile__location(p, loc_idx, &loc))
+		return -ENOENT;
+	/* the caller's frame: the innermost of its location's lines */
+	site_text(p, &loc, loc.nr_lines ? 0 : SIZE_MAX, buf, size);
+	return 0;
+}
+
+/* The instance of a call made from frame `caller`: "FUNC (FILE:LINE)". */
+static const char *caller_label(struct apply *a, const struct nframe *caller)
+{
+	char buf[INSTANCE_LEN];
+
+	if (!caller)
+		return NULL;
+	site_text(a->p, &caller->loc, caller->line, buf, sizeof(buf));
 	return strtab__intern(a->labels, buf);
 }
 

@@ -21,4 +21,14 @@
  */
 int funcfeat__apply(const struct funcfeat *ff, struct profile *p);
 
+/*
+ * The instance of a function feature's call made from profile location loc
+ * (a caller's frame: a return address less one), as funcfeat__apply names
+ * the call sites of native samples: "FUNC (FILE:LINE)" of its innermost
+ * line, "FUNC" without a line, "FILE+0xADDR" without a function. The event
+ * view of function features (--events) names its call sites with it.
+ * 0 or -ENOENT (no such location).
+ */
+int funcfeat__call_site(const struct profile *p, size_t loc, char *buf, size_t size);
+
 #endif /* FSP_ANALYSIS_FUNCFEAT_APPLY_H */

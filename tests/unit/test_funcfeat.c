@@ -394,6 +394,45 @@ static void test_anonymous_caller(void **state)
 }
 
 /*
+ * The call sites of --events (funcfeat__call_site: a caller's location, from
+ * a return address) are named as the samples' instances: each the same
+ * string the merged stacks give the same caller's frame.
+ */
+static void test_call_site(void **state)
+{
+	struct profile *p = make_profile();
+	struct funcfeat *ff = make_rules();
+	const struct attrib_feature *f;
+	struct attrib *a;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(funcfeat__call_site(p, locs[L_MAIN], buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "main (wl.c:10)");
+	assert_int_equal(funcfeat__call_site(p, locs[L_FPUTS], buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "fputs"); /* a line without a file */
+	assert_int_equal(funcfeat__call_site(p, locs[L_ANON], buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "libc.so.6+0x900"); /* no function */
+	/* inlined: the innermost function is the caller */
+	assert_int_equal(funcfeat__call_site(p, locs[L_INL], buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "helper_inl (wl.c:30)");
+	assert_int_equal(funcfeat__call_site(p, 1000, buf, sizeof(buf)), -ENOENT);
+	/* the samples' instances of the same callers */
+	assert_int_equal(funcfeat__apply(ff, p), 0);
+	a = attrib__compute(p, NULL);
+	f = feature(a, "output");
+	assert_int_equal(funcfeat__call_site(p, locs[L_MAIN], buf, sizeof(buf)), 0);
+	assert_true(instance(f, buf) > 0);
+	assert_int_equal(funcfeat__call_site(p, locs[L_DOSORT], buf, sizeof(buf)), 0);
+	assert_true(instance(feature(a, "sort"), buf) > 0);
+	assert_int_equal(funcfeat__call_site(p, locs[L_CMP], buf, sizeof(buf)), 0);
+	assert_true(instance(feature(a, "sort"), buf) > 0);
+	attrib__free(a);
+	funcfeat__free(ff);
+	profile__free(p);
+}
+
+/*
  * Marks among native frames by where they were entered (mark_pos): a mark of
  * the function feature's own name entered inside its antimark function (the
  * comparator) is above the antimark and charges; entered by main, or placed
@@ -648,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_map_function_errors),
 		cmocka_unit_test(test_apply),
 		cmocka_unit_test(test_anonymous_caller),
+		cmocka_unit_test(test_call_site),
 		cmocka_unit_test(test_saved_equals_live),
 		cmocka_unit_test(test_mark_places),
 		cmocka_unit_test(test_outside),

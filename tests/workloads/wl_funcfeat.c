@@ -25,7 +25,9 @@
  * Truth keys (KEY.ns, KEY.ambig_ns): fmt (both snprintf loops), fmt_a, fmt_b,
  * sort (qsort less its comparator), sortall (qsort), cmp (the comparator),
  * lib, phase (wl_acc); cpu_total_ns; the call sites as instances:
- * site.fmt_a, site.fmt_b, site.sort, site.lib ("FUNC (wl_funcfeat.c:LINE)").
+ * site.fmt_a, site.fmt_b, site.sort, site.lib ("FUNC (wl_funcfeat.c:LINE)");
+ * rounds: the rounds run, each calling qsort and wl_native_lib_spin once
+ * (the exact calls of --events).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -203,7 +205,7 @@ static void out_site(FILE *f, const char *key, const char *fn, unsigned int line
 int main(int argc, char **argv)
 {
 	uint64_t budget, per_ms, fmt_a = 0, fmt_b = 0, sort_all = 0, lib = 0, x = 7, a, b, c, d;
-	uint64_t seed = 42, t0, cost_k, spread_k, cmp_ns;
+	uint64_t seed = 42, t0, cost_k, spread_k, cmp_ns, rounds = 0;
 	struct wl_acc phase = {0};
 	struct rec *recs = calloc(NR_RECS, sizeof(*recs));
 	FILE *f;
@@ -235,6 +237,7 @@ int main(int argc, char **argv)
 		t0 = wl_thread_ns();
 		x += lib_site(1 << 20, x);
 		lib += wl_thread_ns() - t0;
+		rounds++;
 	}
 	cmp_ns = cmp_calls * cost_k / 1000;
 	f = wl_out_open(argv[1]);
@@ -251,6 +254,7 @@ int main(int argc, char **argv)
 	out_site(f, "site.fmt_b", "fmt_site_b", line_fmt_b);
 	out_site(f, "site.sort", "sort_site", line_sort);
 	out_site(f, "site.lib", "lib_site", line_lib);
+	wl_out_u64(f, "rounds", rounds);
 	wl_out_u64(f, "checksum", x);
 	free(recs);
 	return wl_out_close(f, argv[1]) || wl_integrity_errors() ? 3 : 0;

@@ -256,7 +256,9 @@ static void drop_map(struct probemap_selection *sel, size_t i)
  * postgresql-sampled): the same phases, once by probes that trap at every
  * call, once as function features read off native stacks at the samples'
  * cost. Auto keeps the sampled one, unless exact counts are asked
- * (--events), which only probes give. A map named by --map is never dropped.
+ * (--events): the probes give them at one trap per probe, where function
+ * features' calls cost two (entry and return uprobes) and name call sites,
+ * not statements. A map named by --map is never dropped.
  */
 static void auto_prefer_sampled(struct probemap_selection *sel, bool exact)
 {

@@ -623,6 +623,54 @@ cleanup:
 	return err;
 }
 
+/* Calls cb for each defined function symbol of one symbol table section. */
+static int each_func_in(struct elf_file *f, Elf_Scn *scn, const GElf_Shdr *sh,
+			int (*cb)(void *ctx, const char *name, uint64_t off), void *ctx)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	uint8_t code[16];
+	GElf_Sym sym;
+	bool emulated;
+	int err = 0;
+
+	for (size_t i = 0; data && sh->sh_entsize && i < sh->sh_size / sh->sh_entsize && !err;
+	     i++) {
+		const char *name;
+		uint64_t off;
+		ssize_t n;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(f->elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || addr_to_offset(f, sym.st_value, &off))
+			continue;
+		n = pread(f->fd, code, sizeof(code), (off_t)off);
+		if (n > 0 && sym.st_size && (uint64_t)n > sym.st_size)
+			n = (ssize_t)sym.st_size;
+		if (n > 0)
+			off += usdt__entry_probe(code, (size_t)n, &emulated);
+		err = cb(ctx, name, off);
+	}
+	return err;
+}
+
+int usdt__each_func(const char *path, int (*cb)(void *ctx, const char *name, uint64_t off),
+		    void *ctx)
+{
+	struct elf_file f;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err = elf_file_open(path, &f);
+
+	while (!err && (scn = elf_nextscn(f.elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			err = each_func_in(&f, scn, &sh, cb, ctx);
+	elf_file_close(&f);
+	return err;
+}
+
 /* The link-time address of symbol name of type type (STT_OBJECT, STT_FUNC). */
 static int symbol_vaddr(const char *path, const char *name, int type, uint64_t *vaddr)
 {
@@ -757,8 +805,8 @@ struct uprobe_multi_attr {
 	__u32 pad[17]; /* zero up to the size of union bpf_attr we pass */
 };
 
-int usdt__link(int prog_fd, const char *path, const __u64 *offsets, const __u64 *ref_ctr,
-	       const __u64 *cookies, __u32 cnt, pid_t pid)
+static int link_multi(int prog_fd, const char *path, const __u64 *offsets, const __u64 *ref_ctr,
+		      const __u64 *cookies, __u32 cnt, pid_t pid, __u32 flags)
 {
 	struct uprobe_multi_attr attr = {
 		.prog_fd = prog_fd,
@@ -768,9 +816,23 @@ int usdt__link(int prog_fd, const char *path, const __u64 *offsets, const __u64 
 		.ref_ctr_offsets = (__u64)(unsigned long)ref_ctr,
 		.cookies = (__u64)(unsigned long)cookies,
 		.cnt = cnt,
+		.um_flags = flags,
 		.pid = pid,
 	};
 	int fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 
 	return fd < 0 ? -errno : fd;
+}
+
+int usdt__link(int prog_fd, const char *path, const __u64 *offsets, const __u64 *ref_ctr,
+	       const __u64 *cookies, __u32 cnt, pid_t pid)
+{
+	return link_multi(prog_fd, path, offsets, ref_ctr, cookies, cnt, pid, 0);
+}
+
+int usdt__link_return(int prog_fd, const char *path, const __u64 *offsets, const __u64 *cookies,
+		      __u32 cnt, pid_t pid)
+{
+	return link_multi(prog_fd, path, offsets, NULL, cookies, cnt, pid,
+			  1 /* BPF_F_UPROBE_MULTI_RETURN */);
 }

@@ -102,4 +102,15 @@ int usdt__func_probe(const char *path, const char *name, uint64_t *off, bool *em
 int usdt__link(int prog_fd, const char *path, const __u64 *offsets, const __u64 *ref_ctr,
 	       const __u64 *cookies, __u32 cnt, pid_t pid);
 
+/* The same as uretprobes: prog runs when each function returns. */
+int usdt__link_return(int prog_fd, const char *path, const __u64 *offsets, const __u64 *cookies,
+		      __u32 cnt, pid_t pid);
+
+/* Calls cb(ctx, name, off) for each function symbol defined in path (.symtab
+ * and .dynsym: a name may come twice), off the file offset to probe it at
+ * (usdt__entry_probe() applied). Stops at cb's first non-zero return, which
+ * it returns; 0, or -errno when path cannot be read (-ENOEXEC: not ELF). */
+int usdt__each_func(const char *path, int (*cb)(void *ctx, const char *name, uint64_t off),
+		    void *ctx);
+
 #endif /* FSP_USDT_H */

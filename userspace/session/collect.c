@@ -442,6 +442,12 @@ static int collect_events(struct session *s, struct profile *p, uint64_t *label_
 		sum_stats(v, ncpu, &st);
 		if (!st.enters && !st.leaves)
 			continue;
+		if (funcev__is_feature(key.feature)) {
+			err = funcev__keep(s, &key, &st, d->take);
+			if (err)
+				goto cleanup;
+			continue;
+		}
 		st.point = is_point_event(s, key.feature);
 		feature = label__resolve(s, d->labels, key.tgid, key.feature, fbuf, sizeof(fbuf),
 					 label_errors);
@@ -690,6 +696,7 @@ static int collect_into(struct session *s, struct profile *p)
 	 * after the counts, as the sampler may still run (--interval), the
 	 * records of samples taken meanwhile were counted on top of them. */
 	loop__consume(s);
+	funcev__begin(s);
 	err = retire__replay(s, p);
 	if (!err)
 		err = drain_into(s, p, &all, &label_errors);
@@ -743,6 +750,8 @@ int session__snapshot_stacks(struct session *s, struct profile *p, bool symboliz
 
 	if (!err && s->stacks)
 		err = symbolize ? stacks__fill(s->stacks, p) : stacks__fill_raw(s->stacks, p);
+	if (!err)
+		err = funcev__fill(s, p);
 	if (!err && s->stacks && s->opts.calls)
 		err = callrecs__collect_native(s, p);
 	return err;
@@ -766,6 +775,8 @@ int session__collect(struct session *s, struct profile *p)
 	 * symbols: at the end only, not in the live view's snapshots. */
 	if (!err && s->stacks)
 		err = stacks__fill(s->stacks, p);
+	if (!err)
+		err = funcev__fill(s, p);
 	if (!err && s->stacks && s->opts.calls)
 		err = callrecs__collect_native(s, p);
 	if (err)

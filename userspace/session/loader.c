@@ -194,6 +194,7 @@ static void set_native(struct profiler_bpf *skel, const struct session_opts *o)
 	skel->rodata->native_user = o->stacks & SESSION_STACKS_USER;
 	skel->rodata->native_kernel = o->stacks & SESSION_STACKS_KERNEL;
 	skel->rodata->native_stack_size = o->stack_size;
+	skel->rodata->native_uretprobes = funcev__on(o);
 	skel->rodata->native_rb_size = rb;
 	bpf_map__set_max_entries(skel->maps.native_rb, rb);
 }
@@ -289,6 +290,9 @@ int loader__load(struct session *s)
 	/* The mapped-probe programs take the verifier a while: only with --map. */
 	bpf_program__set_autoload(skel->progs.map_enter, o->nr_probemaps > 0);
 	bpf_program__set_autoload(skel->progs.map_leave, o->nr_probemaps > 0);
+	/* --events of function features: their functions' uprobes. */
+	bpf_program__set_autoload(skel->progs.func_enter, funcev__on(o));
+	bpf_program__set_autoload(skel->progs.func_leave, funcev__on(o));
 	s->max_specs = MAX_SPECS;
 	s->specs = calloc(MAX_SPECS, sizeof(*s->specs));
 	s->probemap_sites = calloc(MAX_PROBEMAP_SITES, sizeof(*s->probemap_sites));

@@ -61,6 +61,8 @@ struct session *session__new(const struct session_opts *opts, int *err)
 		*err = samplevars__init(s);
 	if (!*err)
 		*err = syswide__init(s);
+	if (!*err)
+		*err = funcev__new(s, &s->funcev);
 	if (*err)
 		goto cleanup;
 
@@ -130,6 +132,7 @@ void session__free(struct session *s)
 	ring_buffer__free(s->rb);
 	payloads__free(s->payloads);
 	callrecs__free(s->callrecs);
+	funcev__free(s->funcev);
 	stacks__free(s->stacks);
 	parts__free(s);
 	if (s->skel) {

@@ -17,6 +17,7 @@
 
 struct funcfeat;
 struct session;
+struct funcfeat;
 
 enum session_stacks {
 	SESSION_STACKS_USER = 1,
@@ -104,7 +105,9 @@ struct session_opts {
 	 * of theirs is profiled too (at most SESSION_SW_MAX_FUNCTION_PROCESSES
 	 * that have no probes at once); those whose instance is a variable read
 	 * at sample time ("{global:S}") have it read by the sampler in every
-	 * target that defines it (samplevars.c). NULL: none. */
+	 * target that defines it (samplevars.c); with events, their functions'
+	 * calls are counted (a uprobe at each one's entry and return,
+	 * bpf/funcev.bpf.h). NULL: none. */
 	const struct funcfeat *funcfeat;
 };
 

@@ -205,6 +205,7 @@ struct session {
 	double start_mono, end_mono;
 	double start_wall, end_wall;
 	bool collected;
+	struct funcev *funcev; /* --events of function features (funcev.c); NULL: none */
 };
 
 static inline double now(clockid_t clk)
@@ -214,6 +215,31 @@ static inline double now(clockid_t clk)
 	clock_gettime(clk, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+/* funcev.c: --events of function features (bpf/funcev.bpf.h) */
+struct funcev;
+/* The state, when the session counts function features' calls: NULL + 0
+ * without (no --events or no function feature), -ENOMEM. */
+int funcev__new(struct session *s, struct funcev **out);
+void funcev__free(struct funcev *fe); /* NULL-safe */
+/* Probes the function features' functions in the file at path (as the
+ * target names it; kpath opens it) for pid (0: every process). 0, or
+ * -ENOMSG when a function named without a pattern is not there or cannot
+ * be probed (said). */
+int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpath);
+/* Does the session count function features' calls (--events and rules)? */
+bool funcev__on(const struct session_opts *o);
+/* Is feature id a function feature's (FSP_FUNC_ID)? */
+bool funcev__is_feature(__u64 id);
+/* collect.c: the statistics of one event view slot of a function feature,
+ * kept (taken: for good, a retired process's) until funcev__fill names them. */
+int funcev__keep(struct session *s, const struct fsp_mark_key *key,
+		 const struct profile_event_stats *st, bool taken);
+/* A collection starts: the untaken statistics kept by the last one go. */
+void funcev__begin(struct session *s);
+/* The kept statistics into p, named (after the native stacks are in p, the
+ * call sites as their locations are named); the untaken ones are dropped. */
+int funcev__fill(struct session *s, struct profile *p);
 
 /* loader.c */
 /* Opens, sizes, configures and loads the skeleton; attaches the tracepoints. */

@@ -94,6 +94,11 @@ static int scan_cb(void *ctx, const struct mapping *m)
 	if (sw)
 		syswide__hook_dl(c->s, host, kpath, m->dev, m->ino);
 	err = attach__file(c->s, sw ? 0 : c->t->pid, host, fd);
+	if (err >= 0 || err == -ENOMSG) {
+		int ferr = funcev__file(c->s, sw ? 0 : c->t->pid, host, kpath);
+
+		err = ferr == -ENOMSG ? ferr : err;
+	}
 	/* Its labels outlive the processes: a label no probe could read is
 	 * read from it after they are gone. */
 	if (err > 0)
@@ -274,7 +279,8 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 			return err;
 		sites = attach__file(s, pid, exe, -1);
 		t->probed |= sites > 0;
-		return sites;
+		err = sites >= 0 ? funcev__file(s, pid, exe, exe) : 0;
+		return err ? err : sites;
 	}
 	err = targets__rescan(s, t);
 	if (err < 0)

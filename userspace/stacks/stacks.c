@@ -100,6 +100,12 @@ struct stacks {
 	 * found by (module path, address) in symcache_ids. */
 	struct profile *symcache;
 	struct hashmap symcache_ids;
+	/* --events of function features: call sites (return addresses) as
+	 * frames, and their profile locations once filled */
+	struct sframe *sites;
+	size_t nr_sites, cap_sites;
+	struct hashmap site_ids; /* (pid, return address) -> index in sites */
+	size_t *site_loc;
 };
 
 /* user_frame()'s answers, direct-mapped by (reading of the mappings, pc):
@@ -603,6 +609,16 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 			      : profile__add_native_samples(p, e->pid, e->tid, e->key, idx,
 							    e->count);
 	}
+	free(st->site_loc);
+	st->site_loc = calloc(st->nr_sites + 1, sizeof(*st->site_loc));
+	if (!st->site_loc)
+		err = -ENOMEM;
+	for (size_t i = 0; i < st->nr_sites && !err; i++) {
+		int idx = location(p, &locs, pidx, &st->sites[i]);
+
+		err = idx < 0 ? idx : 0;
+		st->site_loc[i] = idx < 0 ? 0 : (size_t)idx;
+	}
 	hashmap__fini(&locs);
 	return err;
 }
@@ -717,6 +733,36 @@ int stacks__fill(struct stacks *st, struct profile *p)
 	return 0;
 }
 
+/* ---- call sites (--events of function features) ------------------------------- */
+
+int stacks__site(struct stacks *st, pid_t pid, uint64_t ret, size_t *site)
+{
+	struct uproc *p;
+	uint64_t i;
+
+	if (hashmap__find(&st->site_ids, (uint64_t)pid, ret, &i)) {
+		*site = i;
+		return 0;
+	}
+	p = unwinder__find(st->unw, pid);
+	if (!p)
+		return -ESRCH;
+	if (fsp_grow((void **)&st->sites, &st->cap_sites, st->nr_sites + 1, sizeof(*st->sites)) ||
+	    hashmap__find_or_insert(&st->site_ids, (uint64_t)pid, ret, st->nr_sites, NULL) < 0)
+		return -ENOMEM;
+	st->sites[st->nr_sites] = user_frame(st, p, pid, ret, false, true);
+	*site = st->nr_sites++;
+	return 0;
+}
+
+int stacks__site_location(const struct stacks *st, size_t site, size_t *loc)
+{
+	if (!st->site_loc || site >= st->nr_sites)
+		return -ENOENT;
+	*loc = st->site_loc[site];
+	return 0;
+}
+
 /* ---- lifecycle ------------------------------------------------------------------ */
 
 struct stacks *stacks__new(const struct stacks_opts *opts)
@@ -729,6 +775,7 @@ struct stacks *stacks__new(const struct stacks_opts *opts)
 	st->module_ids = (struct hashmap)HASHMAP_INIT;
 	st->entry_ids = (struct hashmap)HASHMAP_INIT;
 	st->symcache_ids = (struct hashmap)HASHMAP_INIT;
+	st->site_ids = (struct hashmap)HASHMAP_INIT;
 	st->unw = unwinder__new();
 	st->fcache = calloc(FRAME_CACHE, sizeof(*st->fcache));
 	if (!st->unw || !st->fcache) {
@@ -762,6 +809,9 @@ void stacks__free(struct stacks *st)
 	free(st->entry_native);
 	profile__free(st->symcache);
 	hashmap__fini(&st->symcache_ids);
+	free(st->sites);
+	free(st->site_loc);
+	hashmap__fini(&st->site_ids);
 	free(st);
 }
 

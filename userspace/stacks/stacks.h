@@ -65,4 +65,15 @@ size_t stacks__nr_timed(const struct stacks *st); /* 0 before stacks__fill */
 int stacks__timed(const struct stacks *st, size_t i, struct stacks_timed *out);
 uint64_t stacks__timed_dropped(const struct stacks *st);
 
+/*
+ * --events of function features: the call site of a call, its return
+ * address ret in process pid, as a frame of the native stacks (the caller's
+ * location, the address before ret), *site its number; a site seen before
+ * keeps its number. -ESRCH: pid has no mappings known (never sampled and
+ * gone). After stacks__fill, *loc is its profile location (the one of the
+ * native stacks' frames at that address).
+ */
+int stacks__site(struct stacks *st, pid_t pid, uint64_t ret, size_t *site);
+int stacks__site_location(const struct stacks *st, size_t site, size_t *loc);
+
 #endif /* FSP_STACKS_H */

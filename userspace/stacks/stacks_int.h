@@ -44,6 +44,9 @@ void unwinder__free(struct unwinder *u); /* NULL-safe */
  * process is gone; ESTALE, an exec replaced that image (its mappings are
  * gone). */
 struct uproc *unwinder__proc(struct unwinder *u, pid_t pid, uint64_t exec_id);
+/* The state of pid's current image, made (from /proc/PID/maps) if there is
+ * none yet and no exec was reported. NULL + errno when the process is gone. */
+struct uproc *unwinder__find(struct unwinder *u, pid_t pid);
 /* pid exec'd image exec_id: its state goes, records of older images are
  * stale from now on. */
 void unwinder__exec(struct unwinder *u, pid_t pid, uint64_t exec_id);

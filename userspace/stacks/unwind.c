@@ -791,6 +791,17 @@ struct uproc *unwinder__proc(struct unwinder *u, pid_t pid, uint64_t exec_id)
 	return sl->p;
 }
 
+struct uproc *unwinder__find(struct unwinder *u, pid_t pid)
+{
+	struct uslot *sl = slot_of(u, pid);
+
+	if (!sl) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return sl->p ? sl->p : unwinder__proc(u, pid, sl->floor);
+}
+
 void unwinder__exec(struct unwinder *u, pid_t pid, uint64_t exec_id)
 {
 	struct uslot *sl = slot_of(u, pid);
