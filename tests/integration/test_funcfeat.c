@@ -604,198 +604,198 @@ static void test_syswide(void **state)
 	(void)state;
 	syswide_found();
 	syswide_bound();
-	/* The events of feature f at instance inst (NULL: all its instances),
+}
+
+/* The events of feature f at instance inst (NULL: all its instances),
  * summed over processes. */
-	static struct profile_event_stats event_of(const struct profile *p, const char *f,
-						   const char *inst)
-	{
-		struct profile_event_stats st = {0};
-		struct profile_event e;
+static struct profile_event_stats event_of(const struct profile *p, const char *f, const char *inst)
+{
+	struct profile_event_stats st = {0};
+	struct profile_event e;
 
-		for (size_t i = 0; i < profile__nr_events(p); i++) {
-			if (profile__event(p, i, &e) || strcmp(e.feature, f) ||
-			    (inst && (!e.instance || strcmp(e.instance, inst))))
-				continue;
-			st.enters += e.stats->enters;
-			st.leaves += e.stats->leaves;
-			st.total_ns += e.stats->total_ns;
-		}
-		printf("  events %s @ %s: %llu calls, %llu returned, %.3f ms\n", f,
-		       inst ? inst : "*", (unsigned long long)st.enters,
-		       (unsigned long long)st.leaves, st.total_ns / 1e6);
-		return st;
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		if (profile__event(p, i, &e) || strcmp(e.feature, f) ||
+		    (inst && (!e.instance || strcmp(e.instance, inst))))
+			continue;
+		st.enters += e.stats->enters;
+		st.leaves += e.stats->leaves;
+		st.total_ns += e.stats->total_ns;
 	}
+	printf("  events %s @ %s: %llu calls, %llu returned, %.3f ms\n", f, inst ? inst : "*",
+	       (unsigned long long)st.enters, (unsigned long long)st.leaves, st.total_ns / 1e6);
+	return st;
+}
 
-	/* The probe ABI v2 build under either ABI's run: the ABI v1 build's marks
+/* The probe ABI v2 build under either ABI's run: the ABI v1 build's marks
  * in the comparator's calibration trap (--events) until its CPU budget is
  * spent before the first round. */
-	static void test_events(void **state)
-	{
-		const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
-		const char *out = getenv("FSP_OUT");
-		char wl[4096];
-		char *argv[] = {NULL,
-				"-F",
-				ITEST_HZ,
-				"--events",
-				"--json",
-				(char *)json,
-				"--map",
-				(char *)write_map(),
-				"--function-feature",
-				LIB_RULE,
-				"--",
-				wl,
-				(char *)truth_path,
-				FF_MS,
-				NULL};
-		struct profile_event_stats lib, sort, sortall;
-		struct itest_truth *t;
-		struct itest_proc proc;
-		struct profile *p;
-		uint64_t rounds;
+static void test_events(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	const char *out = getenv("FSP_OUT");
+	char wl[4096];
+	char *argv[] = {NULL,
+			"-F",
+			ITEST_HZ,
+			"--events",
+			"--json",
+			(char *)json,
+			"--map",
+			(char *)write_map(),
+			"--function-feature",
+			LIB_RULE,
+			"--",
+			wl,
+			(char *)truth_path,
+			FF_MS,
+			NULL};
+	struct profile_event_stats lib, sort, sortall;
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+	uint64_t rounds;
 
-		(void)state;
-		snprintf(wl, sizeof(wl), "%s/workloads/wl_funcfeat", out ? out : ".output");
-		itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
-		itest_assert_exit(&proc, 0);
-		t = itest_truth_load(truth_path);
-		rounds = itest_truth_u64(t, "rounds");
-		assert_true(rounds > 10);
-		/* the saved profile, read back */
-		p = load_charged(json, NULL);
-		lib = event_of(p, "fn:lib", itest_truth_str(t, "site.lib"));
-		sort = event_of(p, "m:sort", itest_truth_str(t, "site.sort"));
-		sortall = event_of(p, "m:sortall", itest_truth_str(t, "site.sort"));
-		assert_int_equal(lib.enters, rounds);
-		assert_int_equal(lib.leaves, rounds);
-		assert_int_equal(sort.enters, rounds);
-		assert_int_equal(sort.leaves, rounds);
-		assert_int_equal(sortall.leaves, rounds);
-		/* wall-clock time between the probes holds the CPU time the
+	(void)state;
+	snprintf(wl, sizeof(wl), "%s/workloads/wl_funcfeat", out ? out : ".output");
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	t = itest_truth_load(truth_path);
+	rounds = itest_truth_u64(t, "rounds");
+	assert_true(rounds > 10);
+	/* the saved profile, read back */
+	p = load_charged(json, NULL);
+	lib = event_of(p, "fn:lib", itest_truth_str(t, "site.lib"));
+	sort = event_of(p, "m:sort", itest_truth_str(t, "site.sort"));
+	sortall = event_of(p, "m:sortall", itest_truth_str(t, "site.sort"));
+	assert_int_equal(lib.enters, rounds);
+	assert_int_equal(lib.leaves, rounds);
+	assert_int_equal(sort.enters, rounds);
+	assert_int_equal(sort.leaves, rounds);
+	assert_int_equal(sortall.leaves, rounds);
+	/* wall-clock time between the probes holds the CPU time the
 	 * workload's clock read around each call */
-		assert_true(lib.total_ns >= itest_truth_u64(t, "lib.ns") * 99 / 100);
-		/* the comparator (sort's antimark) is most of qsort's time */
-		assert_true(sort.total_ns * 2 < sortall.total_ns);
-		/* the text report shows them; the samples are charged as the truth
+	assert_true(lib.total_ns >= itest_truth_u64(t, "lib.ns") * 99 / 100);
+	/* the comparator (sort's antimark) is most of qsort's time */
+	assert_true(sort.total_ns * 2 < sortall.total_ns);
+	/* the text report shows them; the samples are charged as the truth
 	 * says (fmt: 14,000 calls a second, each trapping twice): the
 	 * trampoline in place of return addresses, the breakpoints' traps and
 	 * the out-of-line steps do not change the unwound stacks */
-		assert_non_null(strstr(proc.out, "fn:lib accounts for"));
-		ITEST_ASSERT_OK(check_truth(p, t, wl, true));
-		profile__free(p);
-		itest_truth_free(t);
-		free(proc.out);
-		free(proc.err);
-	}
+	assert_non_null(strstr(proc.out, "fn:lib accounts for"));
+	ITEST_ASSERT_OK(check_truth(p, t, wl, true));
+	profile__free(p);
+	itest_truth_free(t);
+	free(proc.out);
+	free(proc.err);
+}
 
-	static const char ffcalls_map[] = "map ffc\n"
-					  "description wl_ffcalls's callback\n"
-					  "feature apply\n"
-					  "\tfunction wl_ffcalls:ff_apply\n"
-					  "\tantimark wl_ffcalls:ff_cb\n"
-					  "\tinstance none\n";
+static const char ffcalls_map[] = "map ffc\n"
+				  "description wl_ffcalls's callback\n"
+				  "feature apply\n"
+				  "\tfunction wl_ffcalls:ff_apply\n"
+				  "\tantimark wl_ffcalls:ff_cb\n"
+				  "\tinstance none\n";
 
-	/* wl_ffcalls: nesting, recursion, an antimark, longjmp, threads. */
-	static void test_events_calls(void **state)
-	{
-		const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json"),
-			   *map = itest_tmp("ffc.map");
-		char *argv[] = {NULL,
-				"--events",
-				"--json",
-				(char *)json,
-				"--map",
-				(char *)map,
-				"--function-feature",
-				"nest=wl_ffcalls:ff_outer,ff_inner",
-				"--function-feature",
-				"rec=wl_ffcalls:ff_rec",
-				"--function-feature",
-				"jump=wl_ffcalls:ff_jump",
-				"--function-feature",
-				"work=wl_ffcalls:ff_work",
-				"--",
-				(char *)itest_workload("wl_ffcalls"),
-				(char *)truth_path,
-				NULL};
-		struct profile_event_stats nest, rec, apply, jump, work;
-		struct itest_truth *t;
-		struct itest_proc proc;
-		struct profile *p;
-		FILE *f = fopen(map, "w");
+/* wl_ffcalls: nesting, recursion, an antimark, longjmp, threads. */
+static void test_events_calls(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json"),
+		   *map = itest_tmp("ffc.map");
+	char *argv[] = {NULL,
+			"--events",
+			"--json",
+			(char *)json,
+			"--map",
+			(char *)map,
+			"--function-feature",
+			"nest=wl_ffcalls:ff_outer,ff_inner",
+			"--function-feature",
+			"rec=wl_ffcalls:ff_rec",
+			"--function-feature",
+			"jump=wl_ffcalls:ff_jump",
+			"--function-feature",
+			"work=wl_ffcalls:ff_work",
+			"--",
+			(char *)itest_workload("wl_ffcalls"),
+			(char *)truth_path,
+			NULL};
+	struct profile_event_stats nest, rec, apply, jump, work;
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+	FILE *f = fopen(map, "w");
 
-		(void)state;
-		assert_non_null(f);
-		fputs(ffcalls_map, f);
-		assert_int_equal(fclose(f), 0);
-		itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
-		itest_assert_exit(&proc, 0);
-		t = itest_truth_load(truth_path);
-		p = itest_profile_load(json);
-		nest = event_of(p, "fn:nest", NULL);
-		rec = event_of(p, "fn:rec", NULL);
-		apply = event_of(p, "ffc:apply", NULL);
-		jump = event_of(p, "fn:jump", NULL);
-		work = event_of(p, "fn:work", NULL);
-		/* outer-most calls only: nested and recursive ones are part of them */
-		assert_int_equal(nest.enters, itest_truth_u64(t, "nest.calls"));
-		assert_int_equal(nest.leaves, nest.enters);
-		assert_int_equal(rec.enters, itest_truth_u64(t, "rec.calls"));
-		assert_int_equal(rec.leaves, rec.enters);
-		/* the recursion's time lies between its innermost spin's and the
+	(void)state;
+	assert_non_null(f);
+	fputs(ffcalls_map, f);
+	assert_int_equal(fclose(f), 0);
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	t = itest_truth_load(truth_path);
+	p = itest_profile_load(json);
+	nest = event_of(p, "fn:nest", NULL);
+	rec = event_of(p, "fn:rec", NULL);
+	apply = event_of(p, "ffc:apply", NULL);
+	jump = event_of(p, "fn:jump", NULL);
+	work = event_of(p, "fn:work", NULL);
+	/* outer-most calls only: nested and recursive ones are part of them */
+	assert_int_equal(nest.enters, itest_truth_u64(t, "nest.calls"));
+	assert_int_equal(nest.leaves, nest.enters);
+	assert_int_equal(rec.enters, itest_truth_u64(t, "rec.calls"));
+	assert_int_equal(rec.leaves, rec.enters);
+	/* the recursion's time lies between its innermost spin's and the
 	 * caller's clock reads around it (the same clock) */
-		assert_true(rec.total_ns >= itest_truth_u64(t, "rec.own_ns"));
-		assert_true(rec.total_ns <= itest_truth_u64(t, "rec.outer_ns"));
-		/* the callback is an antimark: its time is not apply's */
-		assert_int_equal(apply.leaves, itest_truth_u64(t, "apply.calls"));
-		assert_true(apply.total_ns >= itest_truth_u64(t, "apply.own_ns"));
-		assert_true(apply.total_ns <= itest_truth_u64(t, "apply.outer_ns") -
-						      itest_truth_u64(t, "apply.cb_ns"));
-		/* calls left by longjmp: entered, never returned, dropped (stale) and
+	assert_true(rec.total_ns >= itest_truth_u64(t, "rec.own_ns"));
+	assert_true(rec.total_ns <= itest_truth_u64(t, "rec.outer_ns"));
+	/* the callback is an antimark: its time is not apply's */
+	assert_int_equal(apply.leaves, itest_truth_u64(t, "apply.calls"));
+	assert_true(apply.total_ns >= itest_truth_u64(t, "apply.own_ns"));
+	assert_true(apply.total_ns <=
+		    itest_truth_u64(t, "apply.outer_ns") - itest_truth_u64(t, "apply.cb_ns"));
+	/* calls left by longjmp: entered, never returned, dropped (stale) and
 	 * not taken for an outer call of the next one */
-		assert_int_equal(jump.enters, itest_truth_u64(t, "jump.calls"));
-		assert_int_equal(jump.leaves, 0);
-		assert_true(profile__diag(p, DIAG_STALE_MARKS) >= jump.enters - 1);
-		/* threads: each its own calls */
-		assert_int_equal(work.enters, itest_truth_u64(t, "work.calls"));
-		assert_int_equal(work.leaves, work.enters);
-		profile__free(p);
-		itest_truth_free(t);
-		free(proc.out);
-		free(proc.err);
-	}
+	assert_int_equal(jump.enters, itest_truth_u64(t, "jump.calls"));
+	assert_int_equal(jump.leaves, 0);
+	assert_true(profile__diag(p, DIAG_STALE_MARKS) >= jump.enters - 1);
+	/* threads: each its own calls */
+	assert_int_equal(work.enters, itest_truth_u64(t, "work.calls"));
+	assert_int_equal(work.leaves, work.enters);
+	profile__free(p);
+	itest_truth_free(t);
+	free(proc.out);
+	free(proc.err);
+}
 
-	/* A function named without a pattern that its file does not have. */
-	static void test_events_missing(void **state)
-	{
-		char *argv[] = {NULL,
-				"--events",
-				"--function-feature",
-				"x=libwl_native.so:no_such_function",
-				"--",
-				(char *)itest_workload("wl_funcfeat"),
-				(char *)itest_tmp("truth"),
-				"100",
-				NULL};
-		struct itest_proc proc;
+/* A function named without a pattern that its file does not have. */
+static void test_events_missing(void **state)
+{
+	char *argv[] = {NULL,
+			"--events",
+			"--function-feature",
+			"x=libwl_native.so:no_such_function",
+			"--",
+			(char *)itest_workload("wl_funcfeat"),
+			(char *)itest_tmp("truth"),
+			"100",
+			NULL};
+	struct itest_proc proc;
 
-		(void)state;
-		itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
-		printf("%s", proc.err);
-		assert_int_not_equal(proc.status, 0);
-		assert_non_null(strstr(proc.err, "fn:x: no function no_such_function in "));
-		free(proc.out);
-		free(proc.err);
-	}
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	printf("%s", proc.err);
+	assert_int_not_equal(proc.status, 0);
+	assert_non_null(strstr(proc.err, "fn:x: no function no_such_function in "));
+	free(proc.out);
+	free(proc.err);
+}
 
-	int main(void)
-	{
-		const struct CMUnitTest tests[] = {
-			ITEST(test_shares_fp), ITEST(test_shares_nofp),	 ITEST(test_after_the_fact),
-			ITEST(test_map_libc),  ITEST(test_no_probes),	 ITEST(test_syswide),
-			ITEST(test_events),    ITEST(test_events_calls), ITEST(test_events_missing),
-		};
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		ITEST(test_shares_fp), ITEST(test_shares_nofp),	 ITEST(test_after_the_fact),
+		ITEST(test_map_libc),  ITEST(test_no_probes),	 ITEST(test_syswide),
+		ITEST(test_events),    ITEST(test_events_calls), ITEST(test_events_missing),
+	};
 
-		return ITEST_MAIN("funcfeat", tests);
-	}
+	return ITEST_MAIN("funcfeat", tests);
+}
