@@ -609,8 +609,61 @@ async function modeCalls(dir, shots) {
   await fixed.browser.close();
 }
 
+// The first lines of report --calls's text view (DIR/NAME.txt): the
+// describing ones, up to the blank line.
+function describeText(dir, name) {
+  const lines = readFileSync(join(dir, name), 'utf8').split('\n');
+  return lines.slice(0, lines.indexOf('')).join('\n');
+}
+
+// The histogram's bins: selected and other calls summed.
+async function binSums(page) {
+  await page.click('#tab-calls');
+  await page.waitForSelector('#calls-histogram');
+  const rows = await page.$$eval('#calls-bins tbody tr', (t) => t.map((r) => [Number(r.children[1].textContent), Number(r.children[2].textContent)]));
+  return rows.reduce((a, [x, y]) => [a[0] + x, a[1] + y], [0, 0]);
+}
+
+// A bounded profile (record --calls-keep): sampled calls count as the calls
+// they stand for on the page as in report --calls, for a duration and for
+// a percentile (the p90 button: its other calls are checked by the Calls
+// tab's lines, which count their samples).
+async function modeCallsKeep(dir, shots) {
+  const S = 'request>=6ms', P = 'request p90';
+  const { browser, page } = await open(html, shots, 1400, '#calls=' + encodeURIComponent(S));
+  for (const [sel, json, oth, txt] of [[S, 'sel.json', 'oth.json', 'sel.txt'], [P, 'p90.json', null, 'p90.txt']]) {
+    if (sel === P) {
+      await page.click('#tab-calls');
+      await page.click('button.pct[data-pct="p90"]');
+    }
+    await waitCalls(page, sel);
+    const want = JSON.parse(readFileSync(join(dir, json), 'utf8')), text = describeText(dir, txt);
+    check(text.includes('Bounded (--calls-keep)'), `report --calls '${sel}' has no bound: ${text}`);
+    let n = compareCounts(await tableCounts(page), want, sel);
+    const fl = await compareFlame(page, want, sel);
+    await page.click('#tab-calls');
+    await page.waitForSelector('#calls-histogram');
+    const info = await page.$eval('#call-info', (p) => p.textContent);
+    check(info === text, `the Calls tab says\n${info}\nreport --calls says\n${text}`);
+    // the histogram: as many calls as report --calls counts, the selected ones too
+    const m = /selected: (\d+) of (\d+) /.exec(text), bins = await binSums(page);
+    check(m && bins[0] === Number(m[1]) && bins[0] + bins[1] === Number(m[2]),
+      `${sel}: the histogram has ${bins[0]} selected of ${bins[0] + bins[1]} calls, report --calls ${m && m[1]} of ${m && m[2]}`);
+    await shot(page, shots, `keep-${sel === S ? 'sel' : 'p90'}`);
+    if (oth) {
+      // the other calls (report --calls of the complement, request<6ms)
+      await page.selectOption('#call-which', 'others');
+      n += compareCounts(await tableCounts(page), JSON.parse(readFileSync(join(dir, oth), 'utf8')), `${sel}: the other calls`);
+      await page.selectOption('#call-which', 'selected');
+    }
+    console.log(`ok: bounded, ${sel}: the tables (${n} numbers), the flame graph (${fl.n} features), the histogram (${bins[0]} of ${bins[0] + bins[1]} calls) and the Calls tab's lines equal report --calls's`);
+  }
+  await browser.close();
+}
+
 try {
   if (mode === 'calls') await modeCalls(args[0], args[1]);
+  else if (mode === 'callskeep') await modeCallsKeep(args[0], args[1]);
   else if (mode === 'profile') await modeProfile(args[0], args[1]);
   else if (mode === 'diff') await modeDiff(args[0], args[1]);
   else if (mode === 'hostile') await modeHostile(args[0]);

@@ -32,6 +32,12 @@
  *                  truth as test_calls checks report --calls: the shares of
  *                  parse, compute and rare within max(2 pp, 4 sigma), rare
  *                  none in the others, the lock wait's off-CPU time
+ *   html_calls_keep  wl_requests recorded with --calls-keep 10 (bounded: the
+ *                  slowest calls of each instance and a weighted sample of
+ *                  the others): for request>=6ms and the p90 button, the
+ *                  tables (selected and other calls), the flame graph, the
+ *                  histogram's call counts and the Calls tab's lines equal
+ *                  report --calls's (html_browser.mjs callskeep)
  *
  * Every browser run fails on a console error, an exception or a request.
  */
@@ -482,12 +488,40 @@ static void test_html_calls(void **state)
 	ITEST_ASSERT_OK(ok);
 }
 
+/* A bounded profile: sampled calls counted as report --calls counts them. */
+static void test_html_calls_keep(void **state)
+{
+	const char *prof = itest_tmp("k.json"), *truth = itest_tmp("ktruth"),
+		   *html = itest_tmp("k.html");
+	static const char *const views[][3] = {{"request>=6ms", "json", "sel.json"},
+					       {"request<6ms", "json", "oth.json"},
+					       {"request>=6ms", "text", "sel.txt"},
+					       {"request p90", "json", "p90.json"},
+					       {"request p90", "text", "p90.txt"}};
+	char dir[4200], path[4300];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s", itest_tmp("keep"));
+	snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
+	assert_int_equal(system(path), 0);
+	free(fsp_ok("record", "--calls-keep", "10", "--off-cpu", "--stacks", "-F", ITEST_HZ,
+		    "--json", prof, "--", itest_workload("wl_requests"), truth, "150", "6000",
+		    NULL));
+	free(fsp_ok("html", "report", "--format", "html", "-o", html, prof, NULL));
+	assert_page(html);
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, views[i][2]);
+		calls_view(prof, views[i][0], views[i][1], path);
+	}
+	browser("callskeep", html, dir, shots_dir("calls-keep"), NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_html_profile), ITEST(test_html_diff),   ITEST(test_html_hostile),
-		ITEST(test_html_extend),  ITEST(test_html_native), ITEST(test_html_1m),
-		ITEST(test_html_calls),
+		ITEST(test_html_profile), ITEST(test_html_diff),       ITEST(test_html_hostile),
+		ITEST(test_html_extend),  ITEST(test_html_native),     ITEST(test_html_1m),
+		ITEST(test_html_calls),	  ITEST(test_html_calls_keep),
 	};
 
 	return ITEST_MAIN("html", tests);

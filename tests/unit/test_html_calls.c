@@ -88,13 +88,23 @@ static uint64_t charges_sum(struct json_object *d, const char *f, const char *i,
 	return sum;
 }
 
+/* A count of a call that stands for w calls, as the page scales it
+ * (callsel.js, as callsel.c): rounded, native samples (col 8) rounded down. */
+static uint64_t weighed(uint64_t n, double w, size_t col)
+{
+	if (w == 1)
+		return n;
+	return (uint64_t)((double)n * w + (col == 8 ? 0 : 0.5));
+}
+
 /*
  * What the page sums for the calls of feature `of` with durations in [lo,
- * hi): per call, its pairs (col 7: samples, 9: off-CPU ns) or triples (col
- * 8: native samples) by mark stack, charged to (f, i) by "call_stacks".
+ * hi) (out: those outside it): per call, its pairs (col 7: samples, 9:
+ * off-CPU ns) or triples (col 8: native samples) by mark stack, charged to
+ * (f, i) by "call_stacks", each scaled by the call's weight (col 10).
  */
-static uint64_t calls_sum(struct json_object *d, const char *of, uint64_t lo, uint64_t hi,
-			  const char *f, const char *i, size_t col)
+static uint64_t calls_sum_of(struct json_object *d, const char *of, uint64_t lo, uint64_t hi,
+			     bool out, const char *f, const char *i, size_t col)
 {
 	struct json_object *list = get(d, "call_list"), *stacks = get(d, "call_stacks");
 	size_t step = col == 8 ? 3 : 2;
@@ -103,18 +113,25 @@ static uint64_t calls_sum(struct json_object *d, const char *of, uint64_t lo, ui
 	for (size_t k = 0; k < json_object_array_length(list); k++) {
 		struct json_object *c = json_object_array_get_idx(list, k);
 		struct json_object *v = json_object_array_get_idx(c, col);
+		double w = json_object_get_double(json_object_array_get_idx(c, 10));
 
-		if (!is(d, at(c, 1), of) || at(c, 3) < lo || at(c, 3) >= hi)
+		if (!is(d, at(c, 1), of) || (at(c, 3) < lo || at(c, 3) >= hi) != out)
 			continue;
 		for (size_t q = 0; q < json_object_array_length(v); q += step) {
 			struct json_object *ch = json_object_array_get_idx(stacks, at(v, q));
 
 			for (size_t z = 0; z < json_object_array_length(ch); z += 2)
 				if (is(d, at(ch, z), f) && is(d, at(ch, z + 1), i))
-					sum += at(v, q + step - 1);
+					sum += weighed(at(v, q + step - 1), w, col);
 		}
 	}
 	return sum;
+}
+
+static uint64_t calls_sum(struct json_object *d, const char *of, uint64_t lo, uint64_t hi,
+			  const char *f, const char *i, size_t col)
+{
+	return calls_sum_of(d, of, lo, hi, false, f, i, col);
 }
 
 /*
@@ -184,29 +201,41 @@ static struct profile *calls_profile(void)
 	return p;
 }
 
+/* The page's calls of R in [lo, hi) (out: the others) give what the split
+ * profile sp of report --calls gives (its own page's charges). */
+static void check_side(struct json_object *d, const struct profile *sp, uint64_t lo, uint64_t hi,
+		       bool out)
+{
+	static const char *const fi[][2] = {{R, I}, {R, J}, {X, I}, {R, NULL}, {X, NULL}};
+	struct json_object *sd = page_data(sp, NULL);
+
+	for (size_t k = 0; k < sizeof(fi) / sizeof(fi[0]); k++) {
+		const char *f = fi[k][0], *i = fi[k][1];
+
+		assert_int_equal(calls_sum_of(d, R, lo, hi, out, f, i, 7),
+				 charges_sum(sd, f, i, 3));
+		assert_int_equal(calls_sum_of(d, R, lo, hi, out, f, i, 9),
+				 charges_sum(sd, f, i, 4));
+		assert_int_equal(calls_sum_of(d, R, lo, hi, out, f, i, 8),
+				 charges_sum(sd, f, i, 5));
+	}
+	json_object_put(sd);
+}
+
 /* For a selection of R, the page's calls give what report --calls's split
- * profile gives (its own page's charges). */
+ * profiles give: the selected calls' and the other calls'. */
 static void check_selection(const struct profile *p, struct json_object *d, const char *sel_text,
 			    uint64_t lo, uint64_t hi)
 {
-	static const char *const fi[][2] = {{R, I}, {R, J}, {X, I}, {R, NULL}, {X, NULL}};
 	struct profile *s, *o;
-	struct json_object *sd;
 	struct callsel sel;
 	struct callsel_info in;
 
 	assert_int_equal(callsel__parse(sel_text, &sel, NULL, 0), 0);
 	assert_int_equal(callsel__split(p, &sel, &s, &o, &in), 0);
-	sd = page_data(s, NULL);
-	for (size_t k = 0; k < sizeof(fi) / sizeof(fi[0]); k++) {
-		const char *f = fi[k][0], *i = fi[k][1];
-
-		assert_int_equal(calls_sum(d, R, lo, hi, f, i, 7), charges_sum(sd, f, i, 3));
-		assert_int_equal(calls_sum(d, R, lo, hi, f, i, 9), charges_sum(sd, f, i, 4));
-		assert_int_equal(calls_sum(d, R, lo, hi, f, i, 8), charges_sum(sd, f, i, 5));
-	}
-	assert_true(charges_sum(sd, R, NULL, 3) > 0);
-	json_object_put(sd);
+	check_side(d, s, lo, hi, false);
+	check_side(d, o, lo, hi, true);
+	assert_true(calls_sum(d, R, lo, hi, R, NULL, 7) > 0);
 	profile__free(s);
 	profile__free(o);
 }
@@ -362,12 +391,60 @@ static void test_bound(void **state)
 	profile__free(p);
 }
 
+/*
+ * A bounded profile (record --calls-keep: calls__bound): per instance the
+ * slowest calls and a weighted sample of the others. The page writes each
+ * call's weight (call_list's last column) and its weighted sums are the
+ * split profiles' of report --calls, selected and other calls alike; the
+ * dropped calls are in "calls".
+ */
+static void test_weights(void **state)
+{
+	const struct calls_bound bounds[] = {{.slowest = 1, .sample = 2, .period_ns = 1000000},
+					     {.slowest = 1, .sample = 3, .period_ns = 1000000}};
+
+	(void)state;
+	for (size_t b = 0; b < sizeof(bounds) / sizeof(bounds[0]); b++) {
+		struct profile *p = calls_profile();
+		struct calls *c = (struct calls *)profile__calls(p);
+		struct json_object *d, *list;
+		double sum = 0, weights = 0;
+
+		assert_int_equal(calls__bound(c, &bounds[b], NULL, NULL), 0);
+		assert_true(calls__dropped_calls(c) > 0);
+		d = page_data(p, NULL);
+		assert_int_equal(json_object_get_uint64(get(get(d, "calls"), "dropped_calls")),
+				 calls__dropped_calls(c));
+		list = get(d, "call_list");
+		assert_int_equal(json_object_array_length(list), calls__nr(c));
+		for (size_t k = 0; k < calls__nr(c); k++) {
+			double w = json_object_get_double(
+				json_object_array_get_idx(json_object_array_get_idx(list, k), 10));
+			double r = calls__get(c, k)->weight;
+
+			assert_true(w == (r > 1 ? r : 1));
+			sum += w;
+			weights += w > 1;
+		}
+		/* every call of the profile: the kept ones and those they stand for */
+		assert_true(sum > calls__nr(c) + calls__dropped_calls(c) - 0.5 &&
+			    sum < calls__nr(c) + calls__dropped_calls(c) + 0.5);
+		assert_true(weights > 0);
+		check_selection(p, d, "R>=7ms", 7000000, UINT64_MAX);
+		check_selection(p, d, "R<7ms", 0, 7000000);
+		check_selection(p, d, "R>=4ms<9ms", 4000000, 9000000);
+		json_object_put(d);
+		profile__free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selections),
 		cmocka_unit_test(test_scope),
 		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

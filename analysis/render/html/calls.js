@@ -9,7 +9,7 @@
 import { Chart, BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend } from 'chart.js';
 import { el, ms, cfixed, dur, plural } from './common.js';
 import { summarize } from './model.js';
-import { parseSelector, rangeSelector, callList, selectCalls, describe, callsData, edges } from './callsel.js';
+import { parseSelector, rangeSelector, callList, selectCalls, describe, callsData, edges, weighed } from './callsel.js';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Tooltip, Legend);
 
@@ -36,7 +36,9 @@ export function noCalls(D) {
 function notes(D) {
   const c = D.calls, out = [];
   if (c.kept < c.total)
-    out.push(`The page keeps ${c.kept} of the profile's ${c.total} calls (its bound is ${c.bound}: an equal share for each feature, its slowest calls): the histograms and selections are of those, where report --calls of the profile file counts them all.`);
+    out.push(`The page keeps ${c.kept} of the profile's ${c.total} calls (its bound is ${c.bound}: an equal share for each feature, its slowest calls, each with its weight): the histograms and selections are of those and count the others nowhere, where report --calls of the profile file counts them all; with every call kept, the page's numbers are report --calls's.`);
+  if (c.dropped_calls)
+    out.push(`Bounded (--calls-keep): ${c.dropped_calls} calls of the profile were dropped when it was recorded; per instance its slowest calls are kept and a uniform sample of the others, each standing for several: every count, sum, percentile and histogram bin here counts a sampled call as the calls it stands for, as report --calls does.`);
   if (c.dropped_samples) out.push(`${c.dropped_samples} charged samples are in no call (their call records were lost, or their calls were beyond the recording's bound): no selection has them.`);
   if (c.unknown_samples) out.push(`${c.unknown_samples} charged samples have no call number (a binary built before call numbers): no selection has them.`);
   out.push(c.exact === c.kept ? 'Durations are exact (--events: measured by each call\u2019s leave).'
@@ -173,12 +175,24 @@ export class CallsView {
     for (const c of mine) {
       let b = 0;
       while (b + 1 < nb && E[b + 1] <= c.dur) b++;
-      (picked.has(c.k) ? sel : oth)[b]++;
+      (picked.has(c.k) ? sel : oth)[b] += c.weight;
     }
+    // each call counted as the calls it stands for (--calls-keep): the
+    // bins' running sum (the selected bins, then the others) rounded as
+    // report --calls rounds its counts, so that the selected bins add up to
+    // its selected calls and all bins to its calls
+    let run = 0, shown = 0;
+    for (const a of [sel, oth])
+      for (let b = 0; b < nb; b++) {
+        run += a[b];
+        const r = Math.floor(run + 0.5);
+        a[b] = r - shown;
+        shown = r;
+      }
     this.counts = { sel, oth };
     const labels = E.slice(0, nb).map((e) => dur(e));
     this.input.value = ours ? choice.text : '';
-    this.info.textContent = ours ? describe(choice.sel, choice.info) : `${plural(mine.length, 'call', 'calls')} of ${this.name()}: none selected.`;
+    this.info.textContent = ours ? describe(choice.sel, choice.info, this.D.calls.dropped_calls) : `${plural(weighed(mine), 'call', 'calls')} of ${this.name()}: none selected.`;
     this.command.textContent = ours ? `The same as: fsp-bpf report --calls '${choice.text}' PROFILE.json` : '';
     this.bins.replaceChildren(el('thead', {}, el('tr', {}, el('th', {}, 'duration'), el('th', {}, 'selected'), el('th', {}, 'other calls'))),
       el('tbody', {}, E.slice(0, nb).map((e, b) => el('tr', { 'data-bin': b, tabindex: 0, class: sel[b] ? 'picked' : '',

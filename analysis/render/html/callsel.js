@@ -75,10 +75,29 @@ export function rangeSelector(feature, instance, lo, hi) {
   return name + `>=${selectorDuration(lo)}` + (hi !== null && hi !== undefined ? `<${selectorDuration(hi)}` : '');
 }
 
-// The page's calls: [{thread, feature, instance, dur, exact, samples, offcpu, row}].
+// The page's calls: [{thread, feature, instance, dur, exact, samples, offcpu,
+// weight, row}]; weight: the calls it stands for (record --calls-keep's
+// sample; 1 but for a sampled call).
 export function callList(D) {
   const S = D.strings;
-  return (D.call_list || []).map((c, k) => ({ k, thread: c[0], feature: S[c[1]], instance: S[c[2]], dur: c[3], exact: c[4], samples: c[5], offcpu: c[6], row: c }));
+  return (D.call_list || []).map((c, k) => ({ k, thread: c[0], feature: S[c[1]], instance: S[c[2]], dur: c[3], exact: c[4], samples: c[5], offcpu: c[6],
+    weight: c[10] > 1 ? c[10] : 1, row: c }));
+}
+
+// n of a call that stands for w calls, as callsel.c scales it: n w rounded
+// (native samples: rounded down, never more than the samples).
+export function scaled(n, w) {
+  return w === 1 ? n : Math.floor(n * w + 0.5);
+}
+function scaledDown(n, w) {
+  return w === 1 ? n : Math.floor(n * w);
+}
+
+// The calls that calls stand for (their weights' sum, rounded).
+export function weighed(calls) {
+  let w = 0;
+  for (const c of calls) w += c.weight;
+  return Math.floor(w + 0.5);
 }
 
 function test(op, d, t) {
@@ -97,48 +116,62 @@ function test(op, d, t) {
 export function selectCalls(calls, sel) {
   const mine = calls.filter((c) => c.feature === sel.feature && (sel.instance === null || c.instance === sel.instance));
   if (!mine.length) return { error: `no call of ${sel.feature}${sel.instance !== null ? ':' + sel.instance : ''} in this page` };
-  let threshold = sel.conds.length ? sel.conds[0].ns : 0;
+  let threshold = sel.conds.length ? sel.conds[0].ns : 0, total = 0;
+  for (const c of mine) total += c.weight;
   if (sel.pct !== null) {
-    const d = mine.map((c) => c.dur).sort((a, b) => a - b);
-    // nearest rank: the ceiling of pct% of n (as callsel.c computes it)
-    let k = Math.floor((sel.pct / 100) * d.length);
-    if (k < (sel.pct / 100) * d.length) k++;
-    threshold = d[k ? k - 1 : 0];
+    // nearest rank among the calls each call stands for: the ceiling of
+    // pct% of them (as callsel.c's threshold() computes it)
+    const d = mine.map((c) => [c.dur, c.weight]).sort((a, b) => a[0] - b[0]);
+    const want = (sel.pct / 100) * total - 1e-9;
+    let rank = Math.trunc(want), sum = 0, k = 0;
+    if (rank < want) rank++;
+    for (; k < d.length - 1; k++) {
+      sum += d[k][1];
+      if (sum >= rank - 1e-9) break;
+    }
+    threshold = d[k][0];
   }
   const conds = sel.pct !== null ? [{ op: '>=', ns: threshold }] : sel.conds;
-  const info = { calls: mine.length, selected: 0, selected_samples: 0, other_samples: 0, threshold_ns: threshold,
+  const info = { calls: Math.floor(total + 0.5), selected: 0, selected_kept: 0, sampled: 0, selected_samples: 0, other_samples: 0, threshold_ns: threshold,
     min_ns: Infinity, max_ns: 0, sum_ns: 0, exact: 0, selected_offcpu_ns: 0, other_offcpu_ns: 0 };
   const selected = [], others = [];
+  let picked = 0;
   for (const c of mine) {
+    const w = c.weight;
     if (conds.every((x) => test(x.op, c.dur, x.ns))) {
       selected.push(c);
-      info.selected++;
-      info.selected_samples += c.samples;
-      info.sum_ns += c.dur;
+      picked += w;
+      info.selected_kept++;
+      info.sampled += w > 1 ? 1 : 0;
+      info.selected_samples += scaled(c.samples, w);
+      info.sum_ns += scaled(c.dur, w);
       info.exact += c.exact ? 1 : 0;
       info.min_ns = Math.min(info.min_ns, c.dur);
       info.max_ns = Math.max(info.max_ns, c.dur);
-      info.selected_offcpu_ns += c.offcpu;
+      info.selected_offcpu_ns += scaled(c.offcpu, w);
     } else {
       others.push(c);
-      info.other_samples += c.samples;
-      info.other_offcpu_ns += c.offcpu;
+      info.other_samples += scaled(c.samples, w);
+      info.other_offcpu_ns += scaled(c.offcpu, w);
     }
   }
+  info.selected = Math.floor(picked + 0.5);
   if (!info.selected) info.min_ns = 0;
   return { selected, others, info };
 }
 
 // The first lines of report --calls's text view (calls_view.c describe()).
-export function describe(sel, info) {
+// dropped: the profile's calls__dropped_calls (record --calls-keep).
+export function describe(sel, info, dropped) {
   const ms3 = (ns) => cfixed(ns / 1e6, 3);
   let s = `Calls of ${sel.feature}${sel.instance !== null ? ':' + sel.instance : ''} selected: ${info.selected} of ${info.calls} ` +
     `(${info.selected_samples} samples; the other calls: ${info.other_samples} samples), durations ${ms3(info.min_ns)} to ${ms3(info.max_ns)} ms, ${ms3(info.sum_ns)} ms in all`;
   if (sel.pct !== null) s += ` (p${sel.pct}: ${ms3(info.threshold_ns)} ms and longer)`;
   if (info.selected_offcpu_ns || info.other_offcpu_ns) s += `; off CPU ${ms3(info.selected_offcpu_ns)} ms (the other calls: ${ms3(info.other_offcpu_ns)} ms)`;
   s += '.\n';
-  if (info.exact === info.selected) s += "Durations are exact (--events: measured by each call's leave).";
+  if (info.exact === info.selected_kept) s += "Durations are exact (--events: measured by each call's leave).";
   else s += `Durations: ${info.exact} of the selected exact (--events), the others estimated from each call's first and last sample plus one period (calls shorter than a few periods count about one period).`;
+  if (dropped) s += `\nBounded (--calls-keep): ${dropped} calls of the profile were dropped; per instance its slowest calls are kept and a uniform sample of the others, each standing for several (${info.sampled} of the selected): calls and samples count them so.`;
   return s;
 }
 
@@ -147,8 +180,10 @@ export function describe(sel, info) {
  * "charges" and "threads" of those calls only, as callsel__split makes the
  * profile of their samples: each call's samples by mark stack charged by
  * the stack's charges ("call_stacks", the attribution rule applied in C),
- * those with a native stack in rows of their own, its off-CPU time; no event
- * records (the selected calls' profile has none).
+ * those with a native stack in rows of their own, its off-CPU time, each
+ * scaled by the call's weight as callsel.c's add_call scales it (per stack,
+ * rounded; native samples rounded down); no event records (the selected
+ * calls' profile has none).
  */
 export function callsData(D, calls) {
   const ST = D.call_stacks;
@@ -166,21 +201,25 @@ export function callsData(D, calls) {
     }
   };
   for (const c of calls) {
-    const [th, , , , , n, off, stacks, natives, offs] = c.row;
-    threads[th][3] += n;
-    threads[th][4] += off;
-    samples += n;
-    offcpu += off;
+    const [th, , , , , , , stacks, natives, offs] = c.row, w = c.weight;
     const withNative = new Map();
     for (let j = 0; j < natives.length; j += 3) {
-      withNative.set(natives[j], (withNative.get(natives[j]) || 0) + natives[j + 2]);
-      add(th, natives[j], natives[j + 2], 0, natives[j + 1]);
+      const m = scaledDown(natives[j + 2], w);
+      withNative.set(natives[j], (withNative.get(natives[j]) || 0) + m);
+      if (m) add(th, natives[j], m, 0, natives[j + 1]);
     }
     for (let j = 0; j < stacks.length; j += 2) {
-      const rest = stacks[j + 1] - (withNative.get(stacks[j]) || 0);
+      const n = scaled(stacks[j + 1], w), rest = n - (withNative.get(stacks[j]) || 0);
+      threads[th][3] += n;
+      samples += n;
       if (rest > 0) add(th, stacks[j], rest, 0, -1);
     }
-    for (let j = 0; j < offs.length; j += 2) add(th, offs[j], 0, offs[j + 1], -1);
+    for (let j = 0; j < offs.length; j += 2) {
+      const off = scaled(offs[j + 1], w);
+      threads[th][4] += off;
+      offcpu += off;
+      add(th, offs[j], 0, off, -1);
+    }
   }
   const nthreads = threads.filter((t) => t[3] || t[4]).length;
   return { ...D, charges: [...rows.values()], threads, events: [],

@@ -16,6 +16,7 @@
  * the profile's order; the "calls" member says how many the profile had.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,6 +341,7 @@ static void write_head(struct json_out *w, const struct hd *d)
 	json_out__add(w, o, "exact", json_out__u64(w, c->exact));
 	json_out__add(w, o, "dropped_samples", json_out__u64(w, calls__dropped(t)));
 	json_out__add(w, o, "unknown_samples", json_out__u64(w, calls__unknown(t)));
+	json_out__add(w, o, "dropped_calls", json_out__u64(w, calls__dropped_calls(t)));
 	json_out__member(w, "calls", o);
 	json_out__begin_array(w, "call_features");
 	for (size_t i = 0; i < c->nr_feats; i++) {
@@ -426,9 +428,24 @@ static void write_natives(struct json_out *w, const struct html_calls *c, size_t
 	json_out__row_lit(w, "]");
 }
 
+/* A kept call's weight (call_rec.weight: the calls it stands for, 1 but
+ * for the bound's sample), digits enough to read back the same double. */
+static void write_weight(struct json_out *w, const struct call_rec *r)
+{
+	char buf[32];
+	int n;
+
+	if (r->weight <= 1) {
+		json_out__row_lit(w, "1");
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%.17g", r->weight);
+	json_out__row_put(w, buf, (size_t)n);
+}
+
 /* "call_list": [thread, feature, instance, duration_ns, exact, samples,
  * offcpu_ns, [stack, count, ...], [stack, native, count, ...], [stack,
- * offcpu_ns, ...]]. */
+ * offcpu_ns, ...], weight]. */
 static void write_list(struct json_out *w, const struct hd *d)
 {
 	const struct html_calls *c = d->calls;
@@ -450,6 +467,8 @@ static void write_list(struct json_out *w, const struct hd *d)
 		write_natives(w, c, k, r);
 		ROW_SEP(w);
 		write_pairs(w, c, r, true);
+		ROW_SEP(w);
+		write_weight(w, r);
 		json_out__row_lit(w, "]");
 		json_out__row_end(w);
 	}
