@@ -476,11 +476,11 @@ $(OUTPUT)/bench/tools/empty.bpf.o: bench/tools/empty.bpf.c $(OUTPUT)/vmlinux.h
 		-Wall -Werror -c $< -o $@
 
 $(OUTPUT)/bench/tools/empty_attach: bench/tools/empty_attach.c $(OUTPUT)/userspace/probes/usdt.o \
-		$(ANALYSIS_LIB)
+		$(OUTPUT)/userspace/probes/usdt_syms.o $(ANALYSIS_LIB)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) $(INCLUDES) $< $(OUTPUT)/userspace/probes/usdt.o \
-		$(ANALYSIS_LIB) $(LDLIBS) -o $@
+		$(OUTPUT)/userspace/probes/usdt_syms.o $(ANALYSIS_LIB) $(LDLIBS) -o $@
 
 # When a profiler is ready, and its tear-down (bench/startup.sh).
 $(OUTPUT)/bench/tools/startwatch: bench/tools/startwatch.c

@@ -55,59 +55,6 @@ struct sentry {
 	uint64_t count;
 };
 
-/* Counters for the profile's diagnostics and -v. */
-struct stacks_stats {
-	uint64_t records; /* records read */
-	uint64_t unwound; /* of which with a native stack */
-	uint64_t exited; /* process gone before its first record was unwound */
-	uint64_t replaced; /* its program replaced by an exec before that, or
-			      sampled inside execve() */
-	uint64_t failed; /* no frame at all (no registers, nothing mapped) */
-	uint64_t dwarf; /* stacks by DWARF CFI */
-	uint64_t fp; /* stacks by frame pointers */
-	uint64_t truncated; /* stacks that do not reach the thread's first frame */
-	uint64_t bad; /* malformed records (size) */
-	uint64_t untimed; /* record --calls: timed samples beyond the bound */
-	double unwind_s; /* CPU time spent unwinding (thread CPU clock) */
-};
-
-struct stacks {
-	struct stacks_opts opts;
-	struct unwinder *unw;
-	struct smodule *modules;
-	size_t nr_modules, cap_modules;
-	struct hashmap module_ids; /* (hash of path, hash of build-id) -> index */
-	struct sentry *entries;
-	size_t nr_entries, cap_entries;
-	struct hashmap entry_ids; /* (hash of the stack, pid << 32 | tid) -> index */
-	struct sframe *pool;
-	size_t nr_pool, cap_pool;
-	uint16_t *mpool; /* the entries' mark positions */
-	size_t nr_mpool, cap_mpool;
-	struct stacks_stats stats;
-	struct fcache *fcache; /* FRAME_CACHE entries */
-	bool in_batch; /* a batch of records is being read (stacks__batch_end) */
-	double batch_t0; /* the thread CPU time at its first record */
-	int32_t *by_profile_module; /* profile module index -> ours (-1) */
-	size_t nr_by_profile;
-	/* record --calls: each unwound sample's call record time and entry,
-	 * bounded; the entries' native stacks once in the profile */
-	struct stacks_timed *timed;
-	size_t nr_timed, cap_timed;
-	size_t *entry_native;
-	/* Symbols found by earlier fills (the live view's and the agent's
-	 * snapshots symbolize the stacks again each time): their locations,
-	 * found by (module path, address) in symcache_ids. */
-	struct profile *symcache;
-	struct hashmap symcache_ids;
-	/* --events of function features: call sites (return addresses) as
-	 * frames, and their profile locations once filled */
-	struct sframe *sites;
-	size_t nr_sites, cap_sites;
-	struct hashmap site_ids; /* (pid, return address) -> index in sites */
-	size_t *site_loc;
-};
-
 /* user_frame()'s answers, direct-mapped by (reading of the mappings, pc):
  * most frames of a process's samples are the same few call sites. */
 #define FRAME_CACHE 4096
@@ -623,60 +570,6 @@ static int add_entries(struct stacks *st, struct profile *p, const uint32_t *pid
 	return err;
 }
 
-/* The symbols cache's key of p's location loc (with its address): its
- * module's kind, path and build-id (a file replaced under its name is
- * another); false for a location without a module. */
-static bool symcache_key(const struct profile *p, const struct profile_location *loc, uint64_t *key)
-{
-	struct profile_module m;
-
-	if (loc->module == PROFILE_NO_MODULE || profile__module(p, loc->module, &m))
-		return false;
-	*key = fsp_hash_pair(fsp_hash_pair(fsp_hash_str(m.path), m.kind),
-			     m.build_id ? fsp_hash_str(m.build_id) : 0);
-	return true;
-}
-
-/* Gives p's locations without lines the lines an earlier fill found. */
-static void symcache_use(struct stacks *st, struct profile *p)
-{
-	struct profile_location loc, c;
-	uint64_t key, idx;
-
-	for (size_t i = 0; st->symcache && i < profile__nr_locations(p); i++)
-		if (!profile__location(p, i, &loc) && !loc.nr_lines &&
-		    symcache_key(p, &loc, &key) &&
-		    hashmap__find(&st->symcache_ids, key, loc.address, &idx) &&
-		    !profile__location(st->symcache, idx, &c))
-			profile__set_location_lines(p, i, c.lines, c.nr_lines, c.flags);
-}
-
-/* Keeps p's symbolized locations for the next fills (best effort: without
- * memory, the next fill symbolizes them again). */
-static void symcache_keep(struct stacks *st, struct profile *p)
-{
-	struct profile_location loc;
-	struct profile_module m;
-	uint64_t key;
-	int mod, idx;
-
-	if (!st->symcache)
-		st->symcache = profile__new();
-	for (size_t i = 0; st->symcache && i < profile__nr_locations(p); i++) {
-		if (profile__location(p, i, &loc) || !loc.nr_lines ||
-		    !symcache_key(p, &loc, &key) ||
-		    hashmap__find(&st->symcache_ids, key, loc.address, NULL) ||
-		    profile__module(p, loc.module, &m))
-			continue;
-		mod = profile__add_module(st->symcache, &m);
-		loc.module = mod >= 0 ? (uint32_t)mod : PROFILE_NO_MODULE;
-		idx = mod >= 0 ? profile__add_location(st->symcache, &loc) : mod;
-		if (idx < 0 || hashmap__find_or_insert(&st->symcache_ids, key, loc.address,
-						       (uint64_t)idx, NULL) < 0)
-			return;
-	}
-}
-
 static void symbolize(struct stacks *st, struct profile *p)
 {
 	struct symbolizer_opts so = {.resolve = resolve, .resolve_ctx = st};
@@ -722,9 +615,9 @@ int stacks__fill(struct stacks *st, struct profile *p)
 
 	if (err)
 		return err;
-	symcache_use(st, p);
+	symcache__use(st, p);
 	symbolize(st, p);
-	symcache_keep(st, p);
+	symcache__keep(st, p);
 	log__verbose("native stacks: %llu records, %llu unwound (%llu DWARF, %llu frame "
 		     "pointers, %llu truncated), %.3f s CPU",
 		     (unsigned long long)st->stats.records, (unsigned long long)st->stats.unwound,

@@ -6,6 +6,7 @@
  *			record over its copied stack, addresses to modules
  *	stacks.c	records in, the choice of method, aggregation, modules,
  *			the profile at the end
+ *	symcache.c	symbolized locations kept between fills
  */
 #ifndef FSP_STACKS_INT_H
 #define FSP_STACKS_INT_H
@@ -17,7 +18,9 @@
 
 #include <linux/types.h>
 
+#include "hashmap.h"
 #include "profiler.h"
+#include "stacks.h"
 
 /* Frames of a user stack kept (DWARF and frame pointers alike). */
 #define STACKS_MAX_USER 127
@@ -81,5 +84,70 @@ bool uproc__addr(struct uproc *p, uint64_t pc, bool refresh, struct uaddr *out);
 /* The same re-reading for code address pc: true when no module held pc
  * and one does now (an unwinding that stopped there can go on). */
 bool uproc__reload(struct uproc *p, uint64_t pc);
+
+struct fcache;
+struct profile;
+struct sentry;
+struct sframe;
+struct smodule;
+
+/* Counters for the profile's diagnostics and -v. */
+struct stacks_stats {
+	uint64_t records; /* records read */
+	uint64_t unwound; /* of which with a native stack */
+	uint64_t exited; /* process gone before its first record was unwound */
+	uint64_t replaced; /* its program replaced by an exec before that, or
+			      sampled inside execve() */
+	uint64_t failed; /* no frame at all (no registers, nothing mapped) */
+	uint64_t dwarf; /* stacks by DWARF CFI */
+	uint64_t fp; /* stacks by frame pointers */
+	uint64_t truncated; /* stacks that do not reach the thread's first frame */
+	uint64_t bad; /* malformed records (size) */
+	uint64_t untimed; /* record --calls: timed samples beyond the bound */
+	double unwind_s; /* CPU time spent unwinding (thread CPU clock) */
+};
+
+struct stacks {
+	struct stacks_opts opts;
+	struct unwinder *unw;
+	struct smodule *modules;
+	size_t nr_modules, cap_modules;
+	struct hashmap module_ids; /* (hash of path, hash of build-id) -> index */
+	struct sentry *entries;
+	size_t nr_entries, cap_entries;
+	struct hashmap entry_ids; /* (hash of the stack, pid << 32 | tid) -> index */
+	struct sframe *pool;
+	size_t nr_pool, cap_pool;
+	uint16_t *mpool; /* the entries' mark positions */
+	size_t nr_mpool, cap_mpool;
+	struct stacks_stats stats;
+	struct fcache *fcache; /* FRAME_CACHE entries */
+	bool in_batch; /* a batch of records is being read (stacks__batch_end) */
+	double batch_t0; /* the thread CPU time at its first record */
+	int32_t *by_profile_module; /* profile module index -> ours (-1) */
+	size_t nr_by_profile;
+	/* record --calls: each unwound sample's call record time and entry,
+	 * bounded; the entries' native stacks once in the profile */
+	struct stacks_timed *timed;
+	size_t nr_timed, cap_timed;
+	size_t *entry_native;
+	/* Symbols found by earlier fills (the live view's and the agent's
+	 * snapshots symbolize the stacks again each time): their locations,
+	 * found by (module path, address) in symcache_ids. */
+	struct profile *symcache;
+	struct hashmap symcache_ids;
+	/* --events of function features: call sites (return addresses) as
+	 * frames, and their profile locations once filled */
+	struct sframe *sites;
+	size_t nr_sites, cap_sites;
+	struct hashmap site_ids; /* (pid, return address) -> index in sites */
+	size_t *site_loc;
+};
+
+/* Gives p's locations without lines the lines an earlier fill found. */
+void symcache__use(struct stacks *st, struct profile *p);
+/* Keeps p's symbolized locations for the next fills (best effort: without
+ * memory, the next fill symbolizes them again). */
+void symcache__keep(struct stacks *st, struct profile *p);
 
 #endif /* FSP_STACKS_INT_H */
