@@ -17,27 +17,12 @@
 set -u
 
 cd "$(dirname "$0")/.." || exit 1
-ROOT=$PWD
-FSP=$ROOT/fsp-bpf
-BIN=$ROOT/.output/bench/ff_call
-RES=$ROOT/bench/results
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_init ffevents .output/bench/ff_call
+BIN=$BIN/ff_call
 REPS=${BENCH_FF_REPS:-7}
 CALLS=${BENCH_FF_CALLS:-200000}
-PIN="taskset -c $(($(nproc) - 1))"
-TMP=$(mktemp -d /tmp/fsp-bench-ffevents.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-
-if [ "$(id -u)" != 0 ]; then
-	echo "bench/ffevents.sh: needs root (BPF, uprobes, perf events)" >&2
-	exit 1
-fi
-for f in "$FSP" "$BIN"; do
-	[ -x "$f" ] || { echo "bench/ffevents.sh: $f is missing; run make bench" >&2; exit 1; }
-done
-mkdir -p "$RES"
-
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-calc() { awk "BEGIN { printf \"%.2f\", $1 }"; }
 RULE="f=ff_call:ff_bench_fn"
 
 # one run of condition $1: prints its ns per call
