@@ -32,7 +32,7 @@ run_one() {
 	none) $PIN "$BIN" -n "$CALLS" -r 3 >"$log" 2>&1 ;;
 	samples) $PIN "$FSP" -F 999 -o "$TMP/p.json" --function-feature "$RULE" -- \
 		"$BIN" -n "$CALLS" -r 3 >"$log" 2>&1 ;;
-	events) $PIN "$FSP" -F 999 -o "$TMP/p.json" --events --function-feature "$RULE" -- \
+	events) $PIN "$FSP" -F 999 -o "$TMP/p.json" --events=fn:f --function-feature "$RULE" -- \
 		"$BIN" -n $((CALLS / 10)) -r 3 >"$log" 2>&1 ;;
 	esac
 	grep -o 'ns_per_call=[0-9.]*' "$log" | tail -n 1 | cut -d= -f2

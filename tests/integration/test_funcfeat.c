@@ -637,7 +637,7 @@ static void test_events(void **state)
 	char *argv[] = {NULL,
 			"-F",
 			ITEST_HZ,
-			"--events",
+			"--events=m:fmt,m:sort,m:sortall,m:inner,fn:lib",
 			"--json",
 			(char *)json,
 			"--map",
@@ -702,7 +702,7 @@ static void test_events_calls(void **state)
 	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json"),
 		   *map = itest_tmp("ffc.map");
 	char *argv[] = {NULL,
-			"--events",
+			"--events=ffc:apply,fn:nest,fn:rec,fn:jump,fn:work",
 			"--json",
 			(char *)json,
 			"--map",
@@ -770,7 +770,7 @@ static void test_events_calls(void **state)
 static void test_events_missing(void **state)
 {
 	char *argv[] = {NULL,
-			"--events",
+			"--events=fn:x",
 			"--function-feature",
 			"x=libwl_native.so:no_such_function",
 			"--",

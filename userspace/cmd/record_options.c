@@ -206,9 +206,10 @@ static const struct argp_option record_options[] = {
 	 "calls (the report says when). =FEATURE,... (up to " FSP_STR(
 		 FSP_MAX_EVENT_FEATURES) "): only these features' marks trap and are "
 					 "counted. ABI v1 marks are always counted, unless "
-					 "--no-events. Function features: a uprobe at the entry "
-					 "and one at the return of each of their functions count "
-					 "their calls exactly, two traps per call",
+					 "--no-events. Function features named in =FEATURE,... "
+					 "(only those): a uprobe at the entry and one at the "
+					 "return of each of their functions count their calls "
+					 "exactly, two traps per call",
 	 0},
 	{"no-events", OPT_NO_EVENTS, NULL, 0,
 	 "Do not count enters and leaves (the event view: calls, ms/call, max, latency "

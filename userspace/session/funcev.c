@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/types.h>
 
@@ -35,10 +36,16 @@ struct funcev {
 	size_t nr_taken, nr, cap;
 };
 
+/* Does --events=FEATURE,... name this function feature? */
+static bool named(const struct session *s, const char *feature)
+{
+	return s->opts.event_features && eventsel__wanted(s, feature);
+}
+
 int funcev__new(struct session *s, struct funcev **out)
 {
 	*out = NULL;
-	if (s->opts.system_wide && s->opts.events && s->opts.v2_events &&
+	if (s->opts.system_wide && s->opts.events && s->opts.v2_events && s->opts.event_features &&
 	    funcfeat__nr(s->opts.funcfeat))
 		log__info("-a: --events does not count function features' calls (their "
 			  "functions would trap in every process that maps them); they are "
@@ -53,7 +60,7 @@ int funcev__new(struct session *s, struct funcev **out)
 		const struct funcfeat_rule *rule = funcfeat__rule(s->opts.funcfeat, r);
 
 		for (size_t i = 0; i < rule->nr_patterns; i++)
-			if (rule->patterns[i].outside && eventsel__wanted(s, rule->feature))
+			if (rule->patterns[i].outside && named(s, rule->feature))
 				log__info("%s: --events does not probe \"antimark outside\" (every "
 					  "function of a user file would trap): the time of its "
 					  "callbacks stays in its calls' durations",
@@ -70,9 +77,16 @@ void funcev__free(struct funcev *fe)
 	free(fe);
 }
 
+/*
+ * Function features' functions are probed only when --events=FEATURE,...
+ * names them: each call then traps twice (13 us on the test VM), and a map
+ * such as libc's names a hundred functions; a bare --events keeps its
+ * meaning (USDT marks counted exactly).
+ */
 bool funcev__on(const struct session_opts *o)
 {
-	return o->events && o->v2_events && !o->system_wide && funcfeat__nr(o->funcfeat);
+	return o->events && o->v2_events && o->event_features && !o->system_wide &&
+	       funcfeat__nr(o->funcfeat);
 }
 
 bool funcev__is_feature(__u64 id)
@@ -121,6 +135,72 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The kernel's "operation not supported" (not in userspace errno.h): a
+ * uprobe on an instruction it cannot step or emulate. */
+#define KERNEL_ENOTSUPP 524
+
+/* Can the kernel probe every function of offs[0..n) (one multi-link)? */
+static bool probeable(struct session *s, pid_t pid, const char *kpath, const __u64 *offs,
+		      const __u64 *cookies, size_t n)
+{
+	int fd = usdt__link(PROG_FD(s, func_enter), kpath, offs, NULL, cookies, n, pid);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Moves the probeable functions of [lo, lo + n) to the front of the kept
+ * ones (*kept), by halves: a few multi-links for a few refused functions,
+ * not one link per function (each costs a uprobe's registration). */
+static void keep_half(struct session *s, struct ff_plan *pl, pid_t pid, const char *kpath,
+		      size_t lo, size_t n, size_t *kept)
+{
+	if (!n)
+		return;
+	if (!probeable(s, pid, kpath, pl->offs + lo, pl->cookies + lo, n)) {
+		if (n > 1) {
+			keep_half(s, pl, pid, kpath, lo, n / 2, kept);
+			keep_half(s, pl, pid, kpath, lo + n / 2, n - n / 2, kept);
+		}
+		return;
+	}
+	for (size_t i = lo; i < lo + n; i++, (*kept)++) {
+		pl->offs[*kept] = pl->offs[i];
+		pl->cookies[*kept] = pl->cookies[i];
+	}
+}
+
+/*
+ * A multi-link fails whole when one of its offsets cannot be probed (the
+ * kernel refuses some first instructions: ENOTSUPP, e.g. one of glibc's
+ * input functions): then the refused ones are found by halves and left out,
+ * said in one line (their calls are not counted; their samples are charged
+ * as ever).
+ */
+static int keep_probeable(struct session *s, struct ff_plan *pl, pid_t pid, const char *path,
+			  const char *kpath)
+{
+	size_t kept = 0, nr = pl->nr;
+	int fd =
+		usdt__link(PROG_FD(s, func_enter), kpath, pl->offs, NULL, pl->cookies, pl->nr, pid);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd != -KERNEL_ENOTSUPP && fd != -EINVAL)
+		return 0; /* not an instruction's fault: the caller says it */
+	keep_half(s, pl, pid, kpath, 0, nr, &kept);
+	pl->nr = kept;
+	log__info("--events: %zu of the %zu function-feature functions of %s cannot be probed "
+		  "(the kernel refuses their first instruction): their calls are not counted, "
+		  "their samples are charged as ever",
+		  nr - kept, nr, path);
+	return 0;
+}
+
 int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpath)
 {
 	struct ff_plan pl = {0};
@@ -132,7 +212,7 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 	for (size_t r = 0; r < funcfeat__nr(s->funcev->rules) && !err; r++) {
 		const struct funcfeat_rule *rule = funcfeat__rule(s->funcev->rules, r);
 
-		if (!eventsel__wanted(s, rule->feature))
+		if (!named(s, rule->feature))
 			continue; /* --events=FEATURE,...: not this one */
 		for (size_t i = 0; i < rule->nr_patterns && !err; i++) {
 			pl.pat = &rule->patterns[i];
@@ -154,6 +234,8 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 			}
 		}
 	}
+	if (!err && pl.nr)
+		err = keep_probeable(s, &pl, pid, path, kpath);
 	if (!err && pl.nr) {
 		fd = usdt__link(PROG_FD(s, func_enter), kpath, pl.offs, NULL, pl.cookies, pl.nr,
 				pid);
@@ -238,7 +320,7 @@ int funcev__fill(struct session *s, struct profile *p)
 		size_t r = k->key.feature & ~FSP_FUNC_ID;
 		const struct funcfeat_rule *rule = funcfeat__rule(fe->rules, r);
 
-		if (!rule || !eventsel__wanted(s, rule->feature))
+		if (!rule || !named(s, rule->feature))
 			continue;
 		if (k->key.instance)
 			site_name(s, p, k, buf, sizeof(buf));
