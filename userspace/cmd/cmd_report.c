@@ -305,15 +305,8 @@ static error_t parse_report(int key, char *arg, struct argp_state *state)
 		return options__function_feature(state, o, arg);
 	case OPT_DEBUG_DIRS:
 		return parse_dir(state, "--debug-dirs", arg, &o->debug_dirs);
-	case OPT_REPORT_CALLS: {
-		struct callsel sel;
-		char why[512];
-
-		if (callsel__parse(arg, &sel, why, sizeof(why)))
-			return options__error(state, "invalid --calls: %s", why);
-		o->calls_selector = arg;
-		return 0;
-	}
+	case OPT_REPORT_CALLS:
+		return options__calls_selector(state, o, arg);
 	case ARGP_KEY_ARG:
 		return options__input(state, o, arg);
 	case ARGP_KEY_END:

@@ -14,6 +14,7 @@
 
 #include <linux/types.h>
 
+#include "callsel.h"
 #include "commands.h"
 #include "funcfeat.h"
 #include "options.h"
@@ -219,6 +220,17 @@ int options__probemaps(struct argp_state *state, struct fsp_options *o, const ch
 	if (!*arg)
 		return options__error(state, "--map needs a map name, a file, or auto");
 	return options__add_list(state, o, FSP_LIST_PROBEMAPS, arg);
+}
+
+int options__calls_selector(struct argp_state *state, struct fsp_options *o, const char *arg)
+{
+	struct callsel sel;
+	char why[512];
+
+	if (callsel__parse(arg, &sel, why, sizeof(why)))
+		return options__error(state, "invalid --calls: %s", why);
+	o->calls_selector = arg;
+	return 0;
 }
 
 int options__function_feature(struct argp_state *state, struct fsp_options *o, const char *arg)

@@ -193,6 +193,8 @@ int options__pids(struct argp_state *state, struct fsp_options *o, const char *a
 int options__probemaps(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* --function-feature NAME=FILE:PATTERN[,...][@{global:VAR}] into o->funcfeat. */
 int options__function_feature(struct argp_state *state, struct fsp_options *o, const char *arg);
+/* --calls SELECTOR (record's and report's): checked, kept in o->calls_selector. */
+int options__calls_selector(struct argp_state *state, struct fsp_options *o, const char *arg);
 /* The --function-feature entry of record's and report's option tables. */
 #define OPTIONS_FUNCTION_FEATURE                                                                   \
 	{                                                                                          \

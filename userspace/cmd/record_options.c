@@ -28,7 +28,6 @@
 #include "profile.h"
 #include "profile_io.h"
 #include "calls.h"
-#include "callsel.h"
 #include "record_calls.h"
 #include "record_signals.h"
 #include "record_targets.h"
@@ -431,15 +430,7 @@ static error_t parse_record(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_CALLS:
 		o->session.calls = true;
-		if (arg) {
-			struct callsel sel;
-			char why[512];
-
-			if (callsel__parse(arg, &sel, why, sizeof(why)))
-				return options__error(state, "invalid --calls: %s", why);
-			o->calls_selector = arg;
-		}
-		return 0;
+		return arg ? options__calls_selector(state, o, arg) : 0;
 	case OPT_STACKS:
 		return parse_stacks(state, o, arg);
 	case OPT_NO_EVENTS:

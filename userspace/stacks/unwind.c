@@ -29,6 +29,7 @@
 #include "hashmap.h"
 #include "procmaps.h"
 #include "stacks_int.h"
+#include "unwind_int.h"
 #include "util.h"
 
 /* A reading of the mappings that explains an address (a library mapped
@@ -38,70 +39,8 @@
 #define REFRESH_NS 5000000ULL
 #define MISSES_FREE 4
 
-/* Executable memory mapped from no file (JIT code, the vDSO, the uprobes'
- * out-of-line steps): no reason to read the mappings again for an address
- * in it. */
-struct anon_range {
-	uint64_t start, end;
-	const char *name; /* vdso_name, uprobes_name (code named by its
-			     offset), NULL: JIT code */
-};
-
-/* A vDSO image as a process had it mapped. The kernel maps one image into
- * every process of an ABI, so the unwinder keeps each distinct one once. */
-struct vdso_image {
-	char *bytes;
-	size_t size;
-};
-
 static const char vdso_name[] = "[vdso]";
-/* The page where the kernel single-steps a probed instruction it does not
- * emulate (a sample can land in it). */
 static const char uprobes_name[] = "[uprobes]";
-#define VDSO_MAX_SIZE (64 << 10)
-#define VDSO_MAX_IMAGES 4
-
-struct uproc {
-	struct unwinder *u;
-	pid_t pid;
-	uint64_t exec_id; /* the image whose mappings these are */
-	uint64_t gen; /* the reading of the mappings the Dwfl holds: unique in
-			 the unwinder (uproc__gen) */
-	Dwfl *dwfl;
-	bool attached;
-	char root[32]; /* "/proc/PID/root" or "" */
-	uint64_t refreshed_ns; /* when the mappings were read */
-	unsigned int misses; /* readings in a row that explained nothing */
-	struct anon_range *anon;
-	size_t nr_anon, cap_anon;
-	const struct vdso_image *vdso; /* NULL: not read (yet) */
-	struct mapping *maps; /* the file mappings, as of the last reading */
-	size_t nr_maps;
-	/* the record being unwound */
-	const struct fsp_native_rec *rec;
-	bool past_copy; /* libdw asked for stack beyond the record's copy */
-	/* frames of the unwinding under way */
-	uint64_t *pcs;
-	uint64_t *sps; /* each frame's stack pointer (rsp), 0: not known */
-	bool *act;
-	size_t n, max;
-};
-
-/* A pid's state: the current image's, and the oldest image records may
- * still be unwound for (the last exec reported). */
-struct uslot {
-	struct uproc *p; /* NULL: forgotten, or none yet */
-	uint64_t floor;
-};
-
-struct unwinder {
-	struct hashmap by_pid; /* pid -> index in slots */
-	struct uslot *slots;
-	size_t nr, cap;
-	struct vdso_image vdso[VDSO_MAX_IMAGES];
-	size_t nr_vdso;
-	uint64_t gen; /* the last uproc.gen given */
-};
 
 /* The mapping of p's file name (as reported: through p->root) at or above
  * base, the module's start. NULL if none. */
@@ -693,7 +632,7 @@ uint64_t uproc__gen(const struct uproc *p)
 
 /* ---- the processes ------------------------------------------------------------- */
 
-static void uproc__free(struct uproc *p)
+void uproc__free(struct uproc *p)
 {
 	if (!p)
 		return;
@@ -703,7 +642,7 @@ static void uproc__free(struct uproc *p)
 	free(p);
 }
 
-static struct uproc *uproc__new(struct unwinder *u, pid_t pid)
+struct uproc *uproc__new(struct unwinder *u, pid_t pid)
 {
 	struct uproc *p = calloc(1, sizeof(*p));
 	int err;
@@ -727,101 +666,4 @@ static struct uproc *uproc__new(struct unwinder *u, pid_t pid)
 		return NULL;
 	}
 	return p;
-}
-
-struct unwinder *unwinder__new(void)
-{
-	struct unwinder *u = calloc(1, sizeof(*u));
-
-	if (!u)
-		return NULL;
-	u->by_pid = (struct hashmap)HASHMAP_INIT;
-	return u;
-}
-
-void unwinder__free(struct unwinder *u)
-{
-	if (!u)
-		return;
-	for (size_t i = 0; i < u->nr; i++)
-		uproc__free(u->slots[i].p);
-	free(u->slots);
-	for (size_t i = 0; i < u->nr_vdso; i++)
-		free(u->vdso[i].bytes);
-	hashmap__fini(&u->by_pid);
-	free(u);
-}
-
-/* pid's slot, added when new. NULL when out of memory. */
-static struct uslot *slot_of(struct unwinder *u, pid_t pid)
-{
-	uint64_t i;
-
-	if (hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i))
-		return &u->slots[i];
-	if (fsp_grow((void **)&u->slots, &u->cap, u->nr + 1, sizeof(*u->slots)) ||
-	    hashmap__find_or_insert(&u->by_pid, (uint64_t)pid, 0, u->nr, NULL) < 0)
-		return NULL;
-	u->slots[u->nr] = (struct uslot){NULL, 0};
-	return &u->slots[u->nr++];
-}
-
-struct uproc *unwinder__proc(struct unwinder *u, pid_t pid, uint64_t exec_id)
-{
-	struct uslot *sl = slot_of(u, pid);
-
-	if (!sl) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (exec_id < sl->floor) {
-		errno = ESTALE;
-		return NULL;
-	}
-	/* A newer image (its exec not reported yet), or a new process. */
-	if (sl->p && sl->p->exec_id != exec_id) {
-		uproc__free(sl->p);
-		sl->p = NULL;
-	}
-	if (!sl->p) {
-		sl->p = uproc__new(u, pid);
-		if (sl->p)
-			sl->p->exec_id = exec_id;
-	}
-	return sl->p;
-}
-
-struct uproc *unwinder__find(struct unwinder *u, pid_t pid)
-{
-	struct uslot *sl = slot_of(u, pid);
-
-	if (!sl) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return sl->p ? sl->p : unwinder__proc(u, pid, sl->floor);
-}
-
-void unwinder__exec(struct unwinder *u, pid_t pid, uint64_t exec_id)
-{
-	struct uslot *sl = slot_of(u, pid);
-
-	if (!sl)
-		return;
-	if (sl->p && sl->p->exec_id < exec_id) {
-		uproc__free(sl->p);
-		sl->p = NULL;
-	}
-	if (exec_id > sl->floor)
-		sl->floor = exec_id;
-}
-
-void unwinder__forget(struct unwinder *u, pid_t pid)
-{
-	uint64_t i;
-
-	if (hashmap__find(&u->by_pid, (uint64_t)pid, 0, &i)) {
-		uproc__free(u->slots[i].p);
-		u->slots[i] = (struct uslot){NULL, 0};
-	}
 }
