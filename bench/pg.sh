@@ -3,7 +3,7 @@
 #
 # bench/pg.sh - what profiling a PostgreSQL 15 server costs its throughput
 # (make bench; root). One scratch cluster, pgbench's TPC-B script
-# (pgbench -n -M extended -c C -j C -T T) under four conditions, interleaved
+# (pgbench -n -M extended -c C -j C -T T) under five conditions, interleaved
 # (order rotated each round), the tables re-created (pgbench -i) before every
 # run so that each run starts from the same state:
 #
@@ -26,6 +26,11 @@
 #          context switch of every backend, and pgbench's load switches
 #          several times per statement: a cost of that mode, not of
 #          sampling. (-N: no copies of binaries into ~/.debug.)
+#   floor  perf record -F 999 -e cpu-clock -a: the same sampling without
+#          stacks, what taking 999 samples a second on every CPU costs by
+#          itself on this machine (the timer interrupts, in a VM their exits
+#          to the hypervisor, the caches they disturb): no profiler that
+#          samples at that rate costs less.
 #
 # Reports the median tps of each condition and its ratio to no profiler, both
 # as the ratio of the medians and as the median of the per-round ratios
@@ -35,20 +40,27 @@
 # run, per run and, for fsp-bpf, per sample of the session (from its summary
 # line): the work the profiler's process takes from the CPUs pgbench and the
 # server share. (The BPF programs' time, in the sampled tasks' own context, is
-# not in it: docs/benchmarks.md says how to read it.) Prints a table and a
-# "bench: pg key=value" line; appends both to bench/results/pg.txt.
+# not in it: docs/benchmarks.md says how to read it.) And the CPU time per
+# transaction of everything the run involves: the script runs in a cgroup of
+# its own (v2, or v1's cpuacct) that holds the server, pgbench and the
+# profiler, so their CPU time (the sampler's, charged to the tasks it
+# interrupts, included) is counted and other jobs on the machine are not;
+# its ratio (no profiler / condition) is the throughput a CPU-bound server
+# keeps, the measure that holds when the machine is not quiet. Prints a
+# table and a "bench: pg key=value" line; appends both to
+# bench/results/pg.txt.
 #
 # Environment: BENCH_PG_ROUNDS (default 5), BENCH_PG_T (seconds per pgbench
 # run, default 8), BENCH_PG_CLIENTS (default 2), BENCH_PG_SCALE (default 2),
 # BENCH_PG_FSP_ARGS (extra fsp-bpf options, e.g. "--feature query,plan,execute").
-# The defaults take about 4 minutes: 4 conditions x 5 rounds x (8 s + ~3 s of
+# The defaults take about 5 minutes: 5 conditions x 5 rounds x (8 s + ~3 s of
 # pgbench -i and profiler start/stop).
 set -u
 
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 FSP=$ROOT/fsp-bpf
-RES=$ROOT/bench/results
+RES=${BENCH_PG_RESULTS:-$ROOT/bench/results}
 ROUNDS=${BENCH_PG_ROUNDS:-5}
 T=${BENCH_PG_T:-8}
 CLIENTS=${BENCH_PG_CLIENTS:-2}
@@ -82,9 +94,34 @@ cleanup() {
 	[ -n "$TOOL_PID" ] && kill -INT "$TOOL_PID" 2>/dev/null && wait "$TOOL_PID" 2>/dev/null
 	[ -f "$DATA/postmaster.pid" ] && as_pg "$PGBIN/pg_ctl" -D "$DATA" stop -m immediate >/dev/null 2>&1
 	rm -rf "$TMP"
+	if [ -n "$CG" ]; then
+		echo $$ >"$CG_PARENT/cgroup.procs" 2>/dev/null
+		rmdir "$CG" 2>/dev/null
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# The cgroup the script and all it starts run in (CG_USAGE: how to read its
+# CPU time in microseconds); none when neither v2 nor v1's cpuacct is there.
+CG=
+CG_PARENT=
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CG_PARENT=/sys/fs/cgroup
+	CG=$CG_PARENT/fsp-bench-pg.$$
+	cg_usage() { awk '$1 == "usage_usec" { print $2 }' "$CG/cpu.stat"; }
+elif [ -f /sys/fs/cgroup/cpuacct/cpuacct.usage ]; then
+	CG_PARENT=/sys/fs/cgroup/cpuacct
+	CG=$CG_PARENT/fsp-bench-pg.$$
+	cg_usage() { echo $(($(cat "$CG/cpuacct.usage") / 1000)); }
+fi
+if [ -n "$CG" ] && ! { mkdir "$CG" && echo $$ >"$CG/cgroup.procs"; } 2>/dev/null; then
+	rmdir "$CG" 2>/dev/null
+	CG=
+fi
+[ -n "$CG" ] || echo "bench/pg.sh: no cgroup for the run (neither cgroup v2 nor v1's cpuacct): no CPU per transaction" >&2
+
+is_perf() { [ "$1" = perf ] || [ "$1" = floor ]; }
 
 # ticks PID: the process's user and system CPU time in clock ticks ("U S").
 ticks() { awk '{ print $14, $15 }' "/proc/$1/stat" 2>/dev/null; }
@@ -157,8 +194,11 @@ run() {
 		fi
 		t0=$(ticks "$TOOL_PID")
 		;;
-	perf)
-		"$PERF" record -F "$FREQ" -g -e cpu-clock -a -N -o "$log.data" >"$log.tool" 2>&1 &
+	perf | floor)
+		local g=-g
+		[ "$cond" = floor ] && g=
+		# shellcheck disable=SC2086
+		"$PERF" record -F "$FREQ" $g -e cpu-clock -a -N -o "$log.data" >"$log.tool" 2>&1 &
 		TOOL_PID=$!
 		# perf writes the file's header once its events are open.
 		for ((i = 0; i < 100; i++)); do
@@ -169,8 +209,17 @@ run() {
 		t0=$(ticks "$TOOL_PID")
 		;;
 	esac
+	local u0 u1
+	[ -n "$CG" ] && u0=$(cg_usage)
 	as_pg "$PGBIN/pgbench" "${PGCONN[@]}" -n -M extended -c "$CLIENTS" -j "$CLIENTS" -T "$T" \
 		postgres >"$log" 2>&1
+	if [ -n "$CG" ]; then
+		u1=$(cg_usage)
+		# the CPU microseconds per transaction of the cgroup
+		local tx
+		tx=$(grep -o 'number of transactions actually processed: [0-9]*' "$log" | grep -o '[0-9]*$')
+		[ -n "$tx" ] && [ "$tx" -gt 0 ] && calc "($u1 - $u0) / $tx" >"$TMP/$cond.$r.txcpu"
+	fi
 	if [ -n "$TOOL_PID" ]; then
 		t1=$(ticks "$TOOL_PID")
 		# the profiler's CPU seconds during the run: user system
@@ -180,9 +229,9 @@ run() {
 		kill -INT "$TOOL_PID" 2>/dev/null
 		wait "$TOOL_PID" 2>/dev/null
 		TOOL_PID=
-		[ "$cond" != perf ] && cp "$log.tool" "$TMP/$cond.last"
+		is_perf "$cond" || cp "$log.tool" "$TMP/$cond.last"
 		# fsp-bpf's samples of the session, for the CPU per sample
-		[ "$cond" != perf ] && [ -s "$TMP/$cond.$r.cpu" ] &&
+		! is_perf "$cond" && [ -s "$TMP/$cond.$r.cpu" ] &&
 			grep -m1 -oE '[0-9]+ samples' "$log.tool" | cut -d' ' -f1 >"$TMP/$cond.$r.samples"
 		rm -f "$log.data" "$log.json"
 	fi
@@ -212,19 +261,41 @@ cpu_line() {
 		${#tot[@]} "${CPU_US:+, $(printf '%.1f' "$CPU_US") us per sample}"
 }
 
+# txcpu_line COND [NONE]: the median CPU microseconds per transaction of the
+# run's cgroup and, given NONE's, the ratio NONE / COND (the throughput a
+# CPU-bound server keeps); sets TXCPU and TXCPU_R.
+txcpu_line() {
+	local c=$1 none=${2:-} f vals=()
+	TXCPU=
+	TXCPU_R=
+	for f in "$TMP/$c".*.txcpu; do
+		[ -s "$f" ] && vals+=("$(cat "$f")")
+	done
+	[ ${#vals[@]} -gt 0 ] || return 0
+	TXCPU=$(median "${vals[@]}")
+	[ -n "$none" ] && TXCPU_R=$(calc "$none / $TXCPU")
+	printf '  %-46s %s us CPU per transaction (%s)%s\n' "  server, pgbench and profiler" \
+		"$(f1 "$TXCPU")" "$(minmax "${vals[@]}")" "${TXCPU_R:+, ratio $TXCPU_R}"
+}
+
 {
 	echo "== PostgreSQL 15 throughput under profilers ($(date -u +%FT%TZ), $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)," \
 		"$ROUNDS rounds x $T s, pgbench TPC-B -M extended -c $CLIENTS -j $CLIENTS, scale $SCALE, $(nproc) CPUs," \
 		"load $(cut -d' ' -f1-3 /proc/loadavg))"
 	declare -A TPS LABEL
-	CONDS=(none fsp sampled perf)
+	CONDS=(none fsp sampled perf floor)
 	LABEL=([none]="no profiler" [fsp]="fsp-bpf --map postgresql -a -F $FREQ"
-		[sampled]="fsp-bpf --map postgresql-sampled --stacks -a" [perf]="perf record -F $FREQ -g -a")
+		[sampled]="fsp-bpf --map postgresql-sampled --stacks -a" [perf]="perf record -F $FREQ -g -a"
+		[floor]="perf record -F $FREQ -a (no stacks)")
 	[ -n "$PERF" ] || echo "  perf is not installed (linux-perf): no perf runs"
+	# One run not counted: the first after the cluster's start is slower
+	# (cold caches, the catalog read), and would be no profiler's in round 0.
+	run none warm-up >/dev/null
+	rm -f "$TMP"/none.warm-up.*
 	for ((r = 0; r < ROUNDS; r++)); do
 		for ((k = 0; k < ${#CONDS[@]}; k++)); do
 			c=${CONDS[$(((r + k) % ${#CONDS[@]}))]}
-			[ "$c" = perf ] && [ -z "$PERF" ] && continue
+			is_perf "$c" && [ -z "$PERF" ] && continue
 			[ -s "$TMP/$c.error" ] && continue
 			v=$(run "$c" "$r")
 			TPS[$c.$r]=$v
@@ -235,7 +306,10 @@ cpu_line() {
 	N=$(median ${TPS[none]:-})
 	printf '  %-46s %10s tps  (%s)\n' "no profiler" "$(f1 "$N")" "$(minmax ${TPS[none]:-})"
 	line="bench: pg tps_none=${N:-}"
-	for c in fsp sampled perf; do
+	txcpu_line none
+	TXN=$TXCPU
+	line+=" txcpu_none=${TXN:-}"
+	for c in fsp sampled perf floor; do
 		# shellcheck disable=SC2086
 		M=$(median ${TPS[$c]:-})
 		PR=()
@@ -250,10 +324,12 @@ cpu_line() {
 			"$(f1 "$M")" "$(minmax ${TPS[$c]:-})" "${R:--}" "${RPR:--}"
 		[ -s "$TMP/$c.error" ] && echo "  $c: fsp-bpf did not start: $(cat "$TMP/$c.error")"
 		cpu_line "$c"
+		txcpu_line "$c" "$TXN"
+		line+=" txcpu_$c=${TXCPU:-} txcpu_ratio_$c=${TXCPU_R:-}"
 		[ -f "$TMP/$c.last" ] && grep -m2 -E '^ +[0-9.]+ s, |^ +events:' "$TMP/$c.last" |
 			sed "s/^ */  last $c session: /"
 		line+=" tps_$c=${M:-} ratio_$c=${R:-} ratio_${c}_paired=${RPR:-} cpu_s_$c=${CPU_S:-}"
-		[ "$c" != perf ] && line+=" cpu_us_per_sample_$c=${CPU_US:-}"
+		is_perf "$c" || line+=" cpu_us_per_sample_$c=${CPU_US:-}"
 	done
 	echo "$line rounds=$ROUNDS seconds=$T clients=$CLIENTS scale=$SCALE"
 } 2>&1 | tee -a "$RES/pg.txt"
