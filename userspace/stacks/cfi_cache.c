@@ -195,11 +195,18 @@ static uint64_t module_key(struct uproc *p, Dwfl_Module *mod)
 	       ~1ULL;
 }
 
-/* The rules for code address pc of p, NULL when libdw must unwind it. */
+static bool entry_is(const struct cfi_entry *e, uint64_t key, uint64_t addr)
+{
+	return e->kind != KIND_EMPTY && e->module == key && e->addr == addr;
+}
+
+/* The rules for code address pc of p, NULL when libdw must unwind it. Two
+ * ways per set: an address found in the second moves to the first, a new one
+ * goes to the first, the first's to the second (the second's evicted). */
 static const struct cfi_entry *rules_at(struct cfi_cache *c, struct uproc *p, uint64_t pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, pc);
-	struct cfi_entry *e;
+	struct cfi_entry *e, tmp;
 	GElf_Addr bias;
 	uint64_t key, addr, h;
 
@@ -208,15 +215,21 @@ static const struct cfi_entry *rules_at(struct cfi_cache *c, struct uproc *p, ui
 	key = module_key(p, mod);
 	addr = pc - bias;
 	h = (key * 0x9e3779b97f4a7c15ULL) ^ (addr * 0xff51afd7ed558ccdULL);
-	e = &c->slots[(h >> 32) & (CFI_SLOTS - 1)];
-	if (e->kind == KIND_EMPTY || e->module != key || e->addr != addr) {
-		if (e->kind != KIND_EMPTY)
-			c->stats.evictions++;
-		memset(e, 0, sizeof(*e));
-		e->module = key;
-		e->addr = addr;
-		compute_rules(mod, addr, e);
-		c->stats.computed++;
+	e = &c->slots[(h >> 32) & (CFI_SLOTS - 2)];
+	if (!entry_is(&e[0], key, addr)) {
+		if (entry_is(&e[1], key, addr)) {
+			tmp = e[1];
+		} else {
+			if (e[1].kind != KIND_EMPTY)
+				c->stats.evictions++;
+			memset(&tmp, 0, sizeof(tmp));
+			tmp.module = key;
+			tmp.addr = addr;
+			compute_rules(mod, addr, &tmp);
+			c->stats.computed++;
+		}
+		e[1] = e[0];
+		e[0] = tmp;
 	}
 	return e->kind == KIND_RULES ? e : NULL;
 }
