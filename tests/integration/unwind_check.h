@@ -16,8 +16,9 @@
 #include "itest.h"
 
 /* The session's stderr at err_path says that at least min records were
- * compared, none differed; prints the counts (fallbacks included). */
-static inline void unwind_check_assert(const char *err_path, uint64_t min)
+ * compared, none differed; prints the counts. Returns the records left to
+ * libdw (a frame's rules not simple: a signal frame, a PLT entry). */
+static inline uint64_t unwind_check_assert(const char *err_path, uint64_t min)
 {
 	uint64_t cached = 0, libdw = 0, checked = 0, diff = 1;
 	char *err = itest_slurp(err_path), *s, *t;
@@ -36,14 +37,15 @@ static inline void unwind_check_assert(const char *err_path, uint64_t min)
 	    sscanf(t, "unwind check: %" SCNu64 " records compared with libdw, %" SCNu64, &checked,
 		   &diff) != 2)
 		fail_msg("unreadable unwind check in fsp-bpf's output: %.200s | %.200s", s, t);
-	printf("  unwind check: %" PRIu64 " records by cached rules (%" PRIu64
-	       " compared, %" PRIu64 " differences), %" PRIu64 " left to libdw\n",
+	printf("  unwind check: %" PRIu64 " records by cached rules (%" PRIu64 " compared, %" PRIu64
+	       " differences), %" PRIu64 " left to libdw\n",
 	       cached, checked, diff, libdw);
 	if (diff || checked < min)
 		fail_msg("unwind check: %" PRIu64 " differences in %" PRIu64
 			 " records (want 0 in at least %" PRIu64 "); stderr: %s",
 			 diff, checked, min, err_path);
 	free(err);
+	return libdw;
 }
 
 #endif /* FSP_ITEST_UNWIND_CHECK_H */
