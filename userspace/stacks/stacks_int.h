@@ -4,6 +4,8 @@
  *
  *	unwind.c	a Dwfl per process (its mappings), DWARF unwinding of a
  *			record over its copied stack, addresses to modules
+ *	unwinder.c	the table of processes
+ *	cfi_cache.c	unwinding by CFI rules cached per code address
  *	stacks.c	records in, the choice of method, aggregation, modules,
  *			the profile at the end
  *	symcache.c	symbolized locations kept between fills
