@@ -32,7 +32,7 @@
 #define REG_SP 7
 #define REG_RA 16 /* the return address column (rip) */
 
-/* Entries of the cache (a power of two), ~116 bytes each: 3.6 MiB. */
+/* Entries of the cache (a power of two), 64 bytes each: 2 MiB. */
 #define CFI_SLOTS (1u << 15)
 
 enum reg_rule {
@@ -44,18 +44,31 @@ enum reg_rule {
 
 enum { KIND_EMPTY, KIND_RULES, KIND_LIBDW };
 
+/* One cache line: the table is larger than the caches, and a lookup's one
+ * miss is most of what a frame costs. */
 struct cfi_entry {
 	uint64_t module; /* the module's key (module_key) */
 	uint64_t addr; /* the address in its ELF file */
+	uint64_t rules; /* enum reg_rule of register r at bits 2r, 2r + 1 */
+	int32_t cfa_off;
 	uint8_t kind;
 	uint8_t cfa_reg;
-	uint8_t rule[NREGS];
-	int32_t cfa_off;
-	int32_t off[NREGS];
-};
+	int16_t off[NREGS]; /* RULE_AT, RULE_VAL: N */
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct cfi_entry) == 64, "an entry is a cache line");
+
+static inline unsigned int rule_of(const struct cfi_entry *e, int r)
+{
+	return (e->rules >> (2 * r)) & 3;
+}
 
 struct cfi_cache {
 	struct cfi_entry *slots;
+	/* the last module looked up: its key and load bias, valid while the
+	 * reading of the mappings it is of (a unique uproc__gen) lasts */
+	Dwfl_Module *last_mod;
+	uint64_t last_gen, last_key, last_bias;
 	bool check; /* FSP_UNWIND_CHECK: libdw too, and compare */
 	struct cfi_stats stats;
 };
@@ -70,7 +83,9 @@ struct cfi_cache *cfi_cache__new(void)
 		return NULL;
 	if (off && !strcmp(off, "off"))
 		return c; /* no slots: every record to libdw */
-	c->slots = calloc(CFI_SLOTS, sizeof(*c->slots));
+	c->slots = aligned_alloc(64, CFI_SLOTS * sizeof(*c->slots));
+	if (c->slots)
+		memset(c->slots, 0, CFI_SLOTS * sizeof(*c->slots));
 	if (!c->slots) {
 		free(c);
 		return NULL;
@@ -105,7 +120,7 @@ const struct cfi_stats *cfi_cache__stats(const struct cfi_cache *c)
  * DW_OP_plus_uconst N] for saved at CFA + N (the expression is a location:
  * libdw reads it), DW_OP_stack_value after it for the value CFA + N. Any
  * other expression: false. */
-static bool reg_rule(Dwarf_Frame *f, int reg, uint8_t *rule, int32_t *off)
+static bool reg_rule(Dwarf_Frame *f, int reg, unsigned int *rule, int16_t *off)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n, i = 1;
@@ -127,9 +142,9 @@ static bool reg_rule(Dwarf_Frame *f, int reg, uint8_t *rule, int32_t *off)
 		*rule = RULE_VAL;
 		i++;
 	}
-	if (i != n || v != (int32_t)v)
-		return false;
-	*off = (int32_t)v;
+	if (i != n || v != (int16_t)v)
+		return false; /* not kept in an entry: libdw's */
+	*off = (int16_t)v;
 	return true;
 }
 
@@ -147,9 +162,13 @@ static bool frame_rules(Dwarf_Frame *f, struct cfi_entry *e)
 		return false;
 	e->cfa_reg = ops[0].number;
 	e->cfa_off = (int32_t)ops[0].number2;
-	for (int r = 0; r < NREGS; r++)
-		if (!reg_rule(f, r, &e->rule[r], &e->off[r]))
+	for (int r = 0; r < NREGS; r++) {
+		unsigned int rule;
+
+		if (!reg_rule(f, r, &rule, &e->off[r]))
 			return false;
+		e->rules |= (uint64_t)rule << (2 * r);
+	}
 	return true;
 }
 
@@ -210,10 +229,18 @@ static const struct cfi_entry *rules_at(struct cfi_cache *c, struct uproc *p, ui
 	GElf_Addr bias;
 	uint64_t key, addr, h;
 
-	if (!mod || !dwfl_module_getelf(mod, &bias))
+	if (!mod)
 		return NULL;
-	key = module_key(p, mod);
-	addr = pc - bias;
+	if (mod != c->last_mod || p->gen != c->last_gen) {
+		if (!dwfl_module_getelf(mod, &bias))
+			return NULL;
+		c->last_mod = mod;
+		c->last_gen = p->gen;
+		c->last_key = module_key(p, mod);
+		c->last_bias = bias;
+	}
+	key = c->last_key;
+	addr = pc - c->last_bias;
 	h = (key * 0x9e3779b97f4a7c15ULL) ^ (addr * 0xff51afd7ed558ccdULL);
 	e = &c->slots[(h >> 32) & (CFI_SLOTS - 2)];
 	if (!entry_is(&e[0], key, addr)) {
@@ -256,7 +283,7 @@ static bool step(struct uproc *p, const struct cfi_entry *e, const struct ustate
 	for (int r = 0; r < NREGS; r++) {
 		uint64_t a = cfa + (int64_t)e->off[r];
 
-		switch (e->rule[r]) {
+		switch (rule_of(e, r)) {
 		case RULE_SAME:
 			if (!(s->set & (1u << r)))
 				continue;
@@ -307,7 +334,7 @@ bool cfi_cache__unwind(struct cfi_cache *c, struct uproc *p, bool *complete)
 		/* The return address undefined (the outermost frame), zero, or
 		 * unreadable (past the copy: then truncated, not complete) ends
 		 * the walk. */
-		if (e->rule[REG_RA] == RULE_UNDEF || !(next.set & (1u << REG_RA)) ||
+		if (rule_of(e, REG_RA) == RULE_UNDEF || !(next.set & (1u << REG_RA)) ||
 		    !next.regs[REG_RA]) {
 			*complete = !p->past_copy;
 			break;
