@@ -84,12 +84,11 @@ struct cfi_cache *cfi_cache__new(void)
 	if (off && !strcmp(off, "off"))
 		return c; /* no slots: every record to libdw */
 	c->slots = aligned_alloc(64, CFI_SLOTS * sizeof(*c->slots));
-	if (c->slots)
-		memset(c->slots, 0, CFI_SLOTS * sizeof(*c->slots));
 	if (!c->slots) {
 		free(c);
 		return NULL;
 	}
+	memset(c->slots, 0, CFI_SLOTS * sizeof(*c->slots));
 	c->check = check && *check && strcmp(check, "0");
 	c->stats.slots = CFI_SLOTS;
 	return c;
