@@ -15,6 +15,9 @@
 #   sampled fsp-bpf --map postgresql-sampled --stacks -a -F 999: the query
 #          phases as function features (issue 29): no probe attached, a
 #          native stack copied and unwound (DWARF) per sample
+#   libdw  (BENCH_PG_LIBDW=1) the same as sampled with FSP_CFI_CACHE=off:
+#          every record unwound by libdw rather than by the cached CFI rules
+#          (userspace/stacks/cfi_cache.c), the cache's before and after
 #   perf   perf record -F 999 -g -e cpu-clock -a: stacks of every CPU.
 #          System-wide rather than -p POSTMASTER (which perf would inherit to
 #          the backends pgbench connects later): -a samples with one software
@@ -39,7 +42,8 @@
 # system, /proc/PID/stat) from the moment it is armed to the end of pgbench's
 # run, per run and, for fsp-bpf, per sample of the session (from its summary
 # line): the work the profiler's process takes from the CPUs pgbench and the
-# server share. (The BPF programs' time, in the sampled tasks' own context, is
+# server share; for sampled and libdw also the unwinding's own CPU per native
+# record (-v's "native stacks: N records, ..., S s CPU"). (The BPF programs' time, in the sampled tasks' own context, is
 # not in it: docs/benchmarks.md says how to read it.) And the CPU time per
 # transaction of everything the run involves: the script runs in a cgroup of
 # its own (v2, or v1's cpuacct) that holds the server, pgbench and the
@@ -52,7 +56,8 @@
 #
 # Environment: BENCH_PG_ROUNDS (default 5), BENCH_PG_T (seconds per pgbench
 # run, default 8), BENCH_PG_CLIENTS (default 2), BENCH_PG_SCALE (default 2),
-# BENCH_PG_FSP_ARGS (extra fsp-bpf options, e.g. "--feature query,plan,execute").
+# BENCH_PG_FSP_ARGS (extra fsp-bpf options, e.g. "--feature query,plan,execute"),
+# BENCH_PG_LIBDW=1 (the libdw condition).
 # The defaults take about 5 minutes: 5 conditions x 5 rounds x (8 s + ~3 s of
 # pgbench -i and profiler start/stop).
 set -u
@@ -66,6 +71,7 @@ T=${BENCH_PG_T:-8}
 CLIENTS=${BENCH_PG_CLIENTS:-2}
 SCALE=${BENCH_PG_SCALE:-2}
 FSP_ARGS=${BENCH_PG_FSP_ARGS:-}
+LIBDW=${BENCH_PG_LIBDW:-}
 PGBIN=/usr/lib/postgresql/15/bin
 FREQ=999
 
@@ -174,11 +180,13 @@ run() {
 	TOOL_PID=
 	local t0='' t1=''
 	case $cond in
-	fsp | sampled)
-		local map=postgresql
-		[ "$cond" = sampled ] && map="postgresql-sampled --stacks"
+	fsp | sampled | libdw)
+		local map=postgresql cache=on
+		[ "$cond" != fsp ] && map="postgresql-sampled --stacks -v"
+		[ "$cond" = libdw ] && cache=off
 		# shellcheck disable=SC2086
-		"$FSP" --map $map -a -F "$FREQ" $FSP_ARGS -o "$log.json" >"$log.tool" 2>&1 &
+		FSP_CFI_CACHE=$cache "$FSP" --map $map -a -F "$FREQ" $FSP_ARGS -o "$log.json" \
+			>"$log.tool" 2>&1 &
 		TOOL_PID=$!
 		for ((i = 0; i < 600; i++)); do
 			grep -q 'fsp-bpf: profiling' "$log.tool" 2>/dev/null && break
@@ -233,6 +241,10 @@ run() {
 		# fsp-bpf's samples of the session, for the CPU per sample
 		! is_perf "$cond" && [ -s "$TMP/$cond.$r.cpu" ] &&
 			grep -m1 -oE '[0-9]+ samples' "$log.tool" | cut -d' ' -f1 >"$TMP/$cond.$r.samples"
+		# the unwinding's CPU per native record (-v): "records seconds"
+		! is_perf "$cond" && grep -m1 -E 'native stacks: [0-9]+ records, .* s CPU' "$log.tool" |
+			sed -E 's/.*native stacks: ([0-9]+) records, .* ([0-9.]+) s CPU.*/\1 \2/' \
+				>"$TMP/$cond.$r.unwind"
 		rm -f "$log.data" "$log.json"
 	fi
 	grep -o 'tps = [0-9.]*' "$log" | head -n 1 | cut -d' ' -f3
@@ -259,6 +271,17 @@ cpu_line() {
 	printf '  %-46s %s s CPU per %s s run (user %s, system %s; medians of %d)%s\n' \
 		"  its own process" "$CPU_S" "$T" "$(median "${u[@]}")" "$(median "${y[@]}")" \
 		${#tot[@]} "${CPU_US:+, $(printf '%.1f' "$CPU_US") us per sample}"
+	UNW_US=
+	per=()
+	for f in "$TMP/$c".*.unwind; do
+		[ -s "$f" ] || continue
+		read -r a b <"$f"
+		[ "$a" -gt 0 ] && per+=("$(calc "$b * 1e6 / $a")")
+	done
+	[ ${#per[@]} -gt 0 ] || return 0
+	UNW_US=$(median "${per[@]}")
+	printf '  %-46s %.1f us CPU per native record (median of %d)\n' "  its unwinding" \
+		"$UNW_US" ${#per[@]}
 }
 
 # txcpu_line COND [NONE]: the median CPU microseconds per transaction of the
@@ -284,9 +307,11 @@ txcpu_line() {
 		"load $(cut -d' ' -f1-3 /proc/loadavg))"
 	declare -A TPS LABEL
 	CONDS=(none fsp sampled perf floor)
+	[ -n "$LIBDW" ] && CONDS+=(libdw)
 	LABEL=([none]="no profiler" [fsp]="fsp-bpf --map postgresql -a -F $FREQ"
 		[sampled]="fsp-bpf --map postgresql-sampled --stacks -a" [perf]="perf record -F $FREQ -g -a"
-		[floor]="perf record -F $FREQ -a (no stacks)")
+		[floor]="perf record -F $FREQ -a (no stacks)"
+		[libdw]="the same, FSP_CFI_CACHE=off (libdw)")
 	[ -n "$PERF" ] || echo "  perf is not installed (linux-perf): no perf runs"
 	# One run not counted: the first after the cluster's start is slower
 	# (cold caches, the catalog read), and would be no profiler's in round 0.
@@ -309,7 +334,7 @@ txcpu_line() {
 	txcpu_line none
 	TXN=$TXCPU
 	line+=" txcpu_none=${TXN:-}"
-	for c in fsp sampled perf floor; do
+	for c in fsp sampled perf floor ${LIBDW:+libdw}; do
 		# shellcheck disable=SC2086
 		M=$(median ${TPS[$c]:-})
 		PR=()
@@ -330,6 +355,7 @@ txcpu_line() {
 			sed "s/^ */  last $c session: /"
 		line+=" tps_$c=${M:-} ratio_$c=${R:-} ratio_${c}_paired=${RPR:-} cpu_s_$c=${CPU_S:-}"
 		is_perf "$c" || line+=" cpu_us_per_sample_$c=${CPU_US:-}"
+		[ "$c" = sampled ] || [ "$c" = libdw ] && line+=" unwind_us_per_record_$c=${UNW_US:-}"
 	done
 	echo "$line rounds=$ROUNDS seconds=$T clients=$CLIENTS scale=$SCALE"
 } 2>&1 | tee -a "$RES/pg.txt"

@@ -69,6 +69,7 @@
 #include <unistd.h>
 
 #include "itest.h"
+#include "unwind_check.h"
 #include "pg_cluster.h"
 
 #define NATIVE_MS "1500"
@@ -649,6 +650,55 @@ static void test_pg_planner(void **state)
 	pgc_stop(&c);
 }
 
+/* fsp-bpf --stacks -v with FSP_UNWIND_CHECK=1 on workload (args a1 a2 a3,
+ * NULL-terminated, after the truth file): at least 1000 records unwound by
+ * the cached CFI rules, each the same as libdw unwinds it. Returns the
+ * records left to libdw. */
+static uint64_t unwind_check(const char *workload, const char *stack_size, const char *a2,
+			     const char *a3)
+{
+	char *argv[] = {NULL,
+			"--stacks",
+			"-v",
+			"-F",
+			ITEST_HZ,
+			"--stack-size",
+			(char *)stack_size,
+			"-o",
+			(char *)itest_tmp("check.json"),
+			"--",
+			(char *)itest_workload(workload),
+			(char *)itest_tmp("truth"),
+			(char *)a2,
+			(char *)a3,
+			NULL};
+	struct itest_proc p;
+	uint64_t libdw;
+
+	printf("  %s, --stack-size %s:\n", workload, stack_size);
+	setenv("FSP_UNWIND_CHECK", "1", 1);
+	itest_run_fspv(&p, "fsp", ITEST_TIMEOUT_S, argv);
+	unsetenv("FSP_UNWIND_CHECK");
+	itest_assert_exit(&p, 0);
+	libdw = unwind_check_assert(p.err_path, 1000);
+	free(p.out);
+	free(p.err);
+	return libdw;
+}
+
+/* The cached CFI rules unwind as libdw does (userspace/stacks/cfi_cache.c):
+ * code without frame pointers, stacks cut short by the copy (the return
+ * addresses past it), and frames the rules leave to libdw (a signal
+ * handler's: the signal frame's CFI is not of the simple forms). */
+static void test_unwind_check(void **state)
+{
+	(void)state;
+	unwind_check("wl_native_nofp", "8192", NATIVE_MS, NULL);
+	unwind_check("wl_funcfeat_nofp", "512", NATIVE_MS, NULL);
+	/* the handler's samples: its frames are above the signal frame */
+	assert_true(unwind_check("wl_sigalt", "8192", NATIVE_MS, NULL) > 0);
+}
+
 #define PYTHON "/usr/bin/python3.11"
 
 static void test_py_gc(void **state)
@@ -699,9 +749,10 @@ static void test_py_gc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),	ITEST(test_shares_nofp),   ITEST(test_attribution),
-		ITEST(test_stack_copy), ITEST(test_short_lived),   ITEST(test_dlopen_start),
-		ITEST(test_kernel),	PGC_TEST(test_pg_planner), ITEST(test_py_gc),
+		ITEST(test_shares_fp),	  ITEST(test_shares_nofp),   ITEST(test_attribution),
+		ITEST(test_stack_copy),	  ITEST(test_short_lived),   ITEST(test_dlopen_start),
+		ITEST(test_kernel),	  PGC_TEST(test_pg_planner), ITEST(test_py_gc),
+		ITEST(test_unwind_check),
 	};
 
 	return ITEST_MAIN("native", tests);

@@ -51,6 +51,7 @@
 #include "itest.h"
 #include "pg_cluster.h"
 #include "profile_io.h"
+#include "unwind_check.h"
 
 #define E_NS 10e3
 
@@ -276,7 +277,12 @@ static void test_pg_sampled_tpcb(void **state)
 	 * calls XLogFlush in the backend (fsync off: its write, no fsync). */
 	free(pgc_sql(&c, "ALTER SYSTEM SET synchronous_commit = on"));
 	free(pgc_sql(&c, "SELECT pg_reload_conf()"));
-	pgc_fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-o", json, NULL);
+	/* every record the cached CFI rules unwind, libdw unwinds too: the
+	 * same frames (unwind_check.h) */
+	setenv("FSP_UNWIND_CHECK", "1", 1);
+	pgc_fsp_start(&fsp, "-a", "--map", "postgresql-sampled", "-F", ITEST_HZ, "-v", "-o", json,
+		      NULL);
+	unsetenv("FSP_UNWIND_CHECK");
 	pgc_pgbench(&c, &bench, "pgbench", "-n", "-M", "extended", "-c", "2", "-j", "2", "-T", "6",
 		    NULL);
 	for (int i = 0; i < 50 && np < 2; i++) {
@@ -287,6 +293,7 @@ static void test_pg_sampled_tpcb(void **state)
 	itest_assert_exit(&bench, 0);
 	printf("  pgbench: %.1f tps\n", pgc_pgbench_tps(&bench));
 	pgc_fsp_stop(&fsp);
+	unwind_check_assert(fsp.err_path, 2000);
 	assert_int_equal(np, 2);
 	p = itest_profile_charged(json);
 	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {

@@ -261,12 +261,208 @@ static void test_vdso(void **state)
 	unwinder__free(u);
 }
 
+/* ---- the cached CFI rules (cfi_cache.c) ---------------------------------------- */
+
+#define STACK_COPY 8192
+
+/* A record of this thread's stack, its registers as DWARF numbers them:
+ * rbx (3), rbp (6), rsp (7), r12-r15 (12-15), rip (16); the others 0 (the
+ * callee-saved ones and the pc are all the CFI of this code uses). */
+static __attribute__((noinline, no_sanitize_address)) void capture(struct fsp_native_rec *r,
+								   size_t *len)
+{
+	uint64_t *g = (uint64_t *)r->regs, start, end, top = 0;
+	char line[512];
+	FILE *f;
+
+	__asm__ volatile("movq %%rbx, 24(%0)\n\t"
+			 "movq %%rbp, 48(%0)\n\t"
+			 "movq %%rsp, 56(%0)\n\t"
+			 "movq %%r12, 96(%0)\n\t"
+			 "movq %%r13, 104(%0)\n\t"
+			 "movq %%r14, 112(%0)\n\t"
+			 "movq %%r15, 120(%0)\n\t"
+			 "leaq 0(%%rip), %%rax\n\t"
+			 "movq %%rax, 128(%0)"
+			 :
+			 : "r"(g)
+			 : "rax", "memory");
+	/* up to the end of the stack's mapping */
+	f = fopen("/proc/self/maps", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx", &start, &end) == 2 && g[7] >= start && g[7] < end)
+			top = end;
+	fclose(f);
+	assert_true(top > g[7]);
+	*len = top - g[7] < STACK_COPY ? top - g[7] : STACK_COPY;
+	/* word by word: not memcpy, which ASan checks (other frames' redzones) */
+	for (size_t i = 0; i < *len / 8; i++)
+		((volatile uint64_t *)r->stack)[i] = ((const volatile uint64_t *)g[7])[i];
+	r->stack_len = *len;
+	r->tgid = getpid();
+	r->tid = gettid();
+	r->flags = FSP_NATIVE_USER;
+}
+
+static struct unwinder *checking_unwinder(void)
+{
+	struct unwinder *u;
+
+	setenv("FSP_UNWIND_CHECK", "1", 1);
+	u = unwinder__new();
+	unsetenv("FSP_UNWIND_CHECK");
+	assert_non_null(u);
+	assert_non_null(unwinder__cfi_stats(u));
+	return u;
+}
+
+/* This thread's own stack: the cached rules unwind it whole (to _start,
+ * whose return address is undefined), as libdw does; cut short by a copy of
+ * 64 bytes, truncated both ways. */
+static void test_cfi_own_stack(void **state)
+{
+	struct fsp_native_rec *r = calloc(1, sizeof(*r) + STACK_COPY);
+	uint64_t pcs[STACKS_MAX_USER], sps[STACKS_MAX_USER];
+	bool act[STACKS_MAX_USER], complete;
+	struct unwinder *u = checking_unwinder();
+	const struct cfi_stats *cs = unwinder__cfi_stats(u);
+	struct uproc *p;
+	size_t len, n;
+
+	(void)state;
+	assert_non_null(r);
+	capture(r, &len);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	n = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
+	assert_true(n >= 4); /* capture, this test, cmocka's runner..., main */
+	assert_true(complete);
+	assert_int_equal(pcs[0], r->regs[16]);
+	assert_true(act[0] && !act[1]);
+	assert_int_equal(sps[0], r->regs[7]);
+	for (size_t i = 1; i < n; i++)
+		assert_true(sps[i] > sps[i - 1]);
+	assert_int_equal(cs->records, 1);
+	assert_int_equal(cs->checked, 1);
+	assert_int_equal(cs->differences, 0);
+	assert_true(cs->computed >= n);
+	/* the same again: every rule from the cache */
+	uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
+	assert_int_equal(cs->records, 2);
+	assert_true(cs->computed <= n + 1);
+	/* a copy too short for the first caller's return address */
+	r->stack_len = 64;
+	n = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
+	assert_false(complete);
+	assert_true(n >= 1);
+	assert_int_equal(cs->checked, 3);
+	assert_int_equal(cs->differences, 0);
+	free(r);
+	unwinder__free(u);
+}
+
+/* The rules at a function's entry (the ABI's: CFA = rsp + 8, the return
+ * address at CFA - 8, rbp unchanged): a library's function, the return
+ * address on top of the copied stack into this program. */
+static void test_cfi_entry(void **state)
+{
+	struct fsp_native_rec *r = calloc(1, sizeof(*r) + 512);
+	uint64_t pcs[STACKS_MAX_USER], sps[STACKS_MAX_USER], ret;
+	bool act[STACKS_MAX_USER], complete;
+	struct unwinder *u = checking_unwinder();
+	const struct cfi_stats *cs = unwinder__cfi_stats(u);
+	struct uproc *p;
+	struct uaddr ua;
+	char path[512];
+	void *h, *fn;
+	size_t n;
+
+	(void)state;
+	assert_non_null(r);
+	fixture(path, sizeof(path), "libsymfix.so");
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	assert_non_null(h);
+	fn = dlsym(h, "symfix_lib_work");
+	assert_non_null(fn);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	assert_true(uproc__addr(p, (uint64_t)fn, true, &ua));
+	ret = (uint64_t)&test_cfi_own_stack + 16; /* code of this program */
+	r->tgid = getpid();
+	r->tid = gettid();
+	r->flags = FSP_NATIVE_USER;
+	r->regs[16] = (uint64_t)fn;
+	r->regs[7] = 0x7ff000001000ULL;
+	r->regs[6] = 0x1234;
+	r->stack_len = 512;
+	memcpy(r->stack, &ret, sizeof(ret));
+	n = uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
+	assert_true(n >= 2);
+	assert_int_equal(pcs[0], (uint64_t)fn);
+	assert_int_equal(sps[0], r->regs[7]);
+	assert_int_equal(pcs[1], ret);
+	assert_int_equal(sps[1], r->regs[7] + 8);
+	assert_true(act[0] && !act[1]);
+	assert_int_equal(cs->records, 1);
+	assert_int_equal(cs->differences, 0);
+	dlclose(h);
+	free(r);
+	unwinder__free(u);
+}
+
+/* Code in no module: the record goes to libdw, counted; FSP_CFI_CACHE=off:
+ * every record to libdw, none counted. */
+static void test_cfi_fallback(void **state)
+{
+	struct fsp_native_rec *r = calloc(1, sizeof(*r) + 64);
+	uint64_t pcs[STACKS_MAX_USER], sps[STACKS_MAX_USER];
+	bool act[STACKS_MAX_USER], complete;
+	struct unwinder *u = checking_unwinder();
+	const struct cfi_stats *cs = unwinder__cfi_stats(u);
+	struct uproc *p;
+	size_t len;
+
+	(void)state;
+	assert_non_null(r);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	r->tgid = getpid();
+	r->tid = gettid();
+	r->regs[16] = 16;
+	r->regs[7] = 0x7ff000001000ULL;
+	r->stack_len = 64;
+	uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete);
+	assert_int_equal(cs->records, 0);
+	assert_int_equal(cs->fallbacks, 1);
+	unwinder__free(u);
+
+	setenv("FSP_CFI_CACHE", "off", 1);
+	u = unwinder__new();
+	unsetenv("FSP_CFI_CACHE");
+	assert_non_null(u);
+	cs = unwinder__cfi_stats(u);
+	assert_int_equal(cs->slots, 0);
+	p = unwinder__proc(u, getpid(), 1);
+	assert_non_null(p);
+	memset(r, 0, sizeof(*r));
+	free(r);
+	r = calloc(1, sizeof(*r) + STACK_COPY);
+	assert_non_null(r);
+	capture(r, &len);
+	assert_true(uproc__dwarf(p, r, pcs, sps, act, STACKS_MAX_USER, &complete) >= 4);
+	assert_int_equal(cs->records + cs->fallbacks, 0);
+	free(r);
+	unwinder__free(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exec_ids), cmocka_unit_test(test_gone),
-		cmocka_unit_test(test_reload),	 cmocka_unit_test(test_stale),
-		cmocka_unit_test(test_vdso),
+		cmocka_unit_test(test_exec_ids),  cmocka_unit_test(test_gone),
+		cmocka_unit_test(test_reload),	  cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_vdso),	  cmocka_unit_test(test_cfi_own_stack),
+		cmocka_unit_test(test_cfi_entry), cmocka_unit_test(test_cfi_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -609,6 +609,21 @@ int stacks__fill_raw(struct stacks *st, struct profile *p)
 	return 0;
 }
 
+/* -v: how the cached CFI rules did. */
+static void cfi_verbose(const struct cfi_stats *c)
+{
+	if (!c || !c->slots)
+		return;
+	log__verbose("native stacks: %llu records by cached CFI rules, %llu by libdw (a frame's "
+		     "rules not simple); %llu rules computed, %llu evicted (of %zu kept)",
+		     (unsigned long long)c->records, (unsigned long long)c->fallbacks,
+		     (unsigned long long)c->computed, (unsigned long long)c->evictions, c->slots);
+	if (c->checked)
+		log__verbose("native stacks: unwind check: %llu records compared with libdw, "
+			     "%llu differences",
+			     (unsigned long long)c->checked, (unsigned long long)c->differences);
+}
+
 int stacks__fill(struct stacks *st, struct profile *p)
 {
 	int err = stacks__fill_raw(st, p);
@@ -623,6 +638,7 @@ int stacks__fill(struct stacks *st, struct profile *p)
 		     (unsigned long long)st->stats.records, (unsigned long long)st->stats.unwound,
 		     (unsigned long long)st->stats.dwarf, (unsigned long long)st->stats.fp,
 		     (unsigned long long)st->stats.truncated, st->stats.unwind_s);
+	cfi_verbose(unwinder__cfi_stats(st->unw));
 	return 0;
 }
 

@@ -4,6 +4,8 @@
  *
  *	unwind.c	a Dwfl per process (its mappings), DWARF unwinding of a
  *			record over its copied stack, addresses to modules
+ *	unwinder.c	the table of processes
+ *	cfi_cache.c	unwinding by CFI rules cached per code address
  *	stacks.c	records in, the choice of method, aggregation, modules,
  *			the profile at the end
  *	symcache.c	symbolized locations kept between fills
@@ -71,6 +73,19 @@ uint64_t uproc__gen(const struct uproc *p);
  */
 size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, uint64_t *sps,
 		    bool *act, size_t max, bool *complete);
+
+/* The unwinding by cached CFI rules (cfi_cache.c), for -v. */
+struct cfi_stats {
+	uint64_t records; /* records unwound by the cached rules */
+	uint64_t fallbacks; /* records left to libdw (a frame's rules not simple) */
+	uint64_t computed; /* rules asked of libdw (an address seen first) */
+	uint64_t evictions; /* of which replaced another address's */
+	uint64_t checked, differences; /* FSP_UNWIND_CHECK: records compared */
+	size_t slots; /* the cache's bound, entries; 0: off */
+};
+
+/* NULL: no cache. */
+const struct cfi_stats *unwinder__cfi_stats(const struct unwinder *u);
 
 /* The module and ELF address of runtime address pc: a module (a file
  * mapped executable) whose file could be opened and whose executable

@@ -436,31 +436,71 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_OK;
 }
 
+bool uproc__read(struct uproc *p, uint64_t addr, uint64_t *out)
+{
+	Dwarf_Word w;
+
+	if (!memory_read(p->dwfl, addr, &w, p))
+		return false;
+	*out = w;
+	return true;
+}
+
+/* libdw's unwinding of p->rec (set up by uproc__dwarf): *complete. */
+static bool libdw_frames(struct uproc *p)
+{
+	int ret;
+
+	if (!p->attached) {
+		if (!dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p))
+			return false;
+		p->attached = true;
+	}
+	ret = dwfl_getthread_frames(p->dwfl, p->rec->tid, frame_cb, p);
+	/* 0: the CFI marked the outermost frame (its return address undefined),
+	 * unless a read past the copy made it look so; DWARF_CB_ABORT: a zero
+	 * return address ended the chain. */
+	return (ret == 0 && !p->past_copy) || ret == DWARF_CB_ABORT;
+}
+
+static void start_record(struct uproc *p)
+{
+	p->n = 0;
+	p->past_copy = false;
+}
+
 size_t uproc__dwarf(struct uproc *p, const struct fsp_native_rec *rec, uint64_t *pcs, uint64_t *sps,
 		    bool *act, size_t max, bool *complete)
 {
-	int ret;
+	struct cfi_cache *c = p->u->cfi;
+	bool check = cfi_cache__checking(c) && max <= STACKS_MAX_USER, cached;
+	struct cfi_result fast;
 
 	*complete = false;
 	if (!rec->regs[16] || !rec->regs[7])
 		return 0;
-	if (!p->attached) {
-		if (!dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_callbacks, p))
-			return 0;
-		p->attached = true;
-	}
 	p->rec = rec;
 	p->pcs = pcs;
 	p->sps = sps;
 	p->act = act;
-	p->n = 0;
 	p->max = max;
-	p->past_copy = false;
-	ret = dwfl_getthread_frames(p->dwfl, rec->tid, frame_cb, p);
-	/* 0: the CFI marked the outermost frame (its return address undefined),
-	 * unless a read past the copy made it look so; DWARF_CB_ABORT: a zero
-	 * return address ended the chain. */
-	*complete = (ret == 0 && !p->past_copy) || ret == DWARF_CB_ABORT;
+	start_record(p);
+	/* The cached rules when every frame's are simple; libdw otherwise
+	 * (and, to compare, always when checking). */
+	cached = cfi_cache__unwind(c, p, complete);
+	if (cached && check) {
+		fast.n = p->n;
+		fast.complete = *complete;
+		memcpy(fast.pcs, pcs, p->n * sizeof(*pcs));
+		memcpy(fast.sps, sps, p->n * sizeof(*sps));
+		memcpy(fast.act, act, p->n * sizeof(*act));
+	}
+	if (!cached || check) {
+		start_record(p);
+		*complete = libdw_frames(p);
+		if (cached)
+			cfi_cache__compare(c, &fast, p, *complete);
+	}
 	p->rec = NULL;
 	return p->n;
 }

@@ -72,6 +72,7 @@ struct uslot {
 };
 
 struct unwinder {
+	struct cfi_cache *cfi; /* NULL: none (no memory), libdw alone */
 	struct hashmap by_pid; /* pid -> index in slots */
 	struct uslot *slots;
 	size_t nr, cap;
@@ -84,5 +85,38 @@ struct unwinder {
  * uproc__free is NULL-safe. */
 struct uproc *uproc__new(struct unwinder *u, pid_t pid);
 void uproc__free(struct uproc *p);
+
+/* A word of the record being unwound (p->rec), as libdw reads it: its
+ * copy of the stack, the red zone, a mapped file's bytes; a read past the
+ * copy sets p->past_copy. false: not readable. */
+bool uproc__read(struct uproc *p, uint64_t addr, uint64_t *out);
+
+/* ---- cfi_cache.c: unwinding by cached CFI rules ---- */
+
+struct cfi_cache;
+
+/* One record's frames as the cached rules gave them (the self-check). */
+struct cfi_result {
+	uint64_t pcs[STACKS_MAX_USER], sps[STACKS_MAX_USER];
+	bool act[STACKS_MAX_USER];
+	size_t n;
+	bool complete;
+};
+
+/* The cache (bounded: CFI_SLOTS entries), NULL when out of memory;
+ * FSP_CFI_CACHE=off makes one that unwinds nothing, FSP_UNWIND_CHECK=1 one
+ * whose records libdw unwinds too (cfi_cache__checking). */
+struct cfi_cache *cfi_cache__new(void);
+void cfi_cache__free(struct cfi_cache *c); /* NULL-safe */
+bool cfi_cache__checking(const struct cfi_cache *c);
+const struct cfi_stats *cfi_cache__stats(const struct cfi_cache *c); /* NULL: none */
+/* Unwinds p->rec into p->pcs, p->sps, p->act, p->n (set up by uproc__dwarf,
+ * up to p->max frames), *complete as uproc__dwarf's. false: a frame's rules
+ * are not simple (or not known): libdw must unwind the record. */
+bool cfi_cache__unwind(struct cfi_cache *c, struct uproc *p, bool *complete);
+/* Counts whether libdw's unwinding of p->rec (in p, complete) equals the
+ * cached rules' (fast); the first differences go to stderr. */
+void cfi_cache__compare(struct cfi_cache *c, const struct cfi_result *fast, const struct uproc *p,
+			bool complete);
 
 #endif /* FSP_UNWIND_INT_H */

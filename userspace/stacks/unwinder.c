@@ -16,6 +16,7 @@ struct unwinder *unwinder__new(void)
 	if (!u)
 		return NULL;
 	u->by_pid = (struct hashmap)HASHMAP_INIT;
+	u->cfi = cfi_cache__new(); /* without it, libdw alone */
 	return u;
 }
 
@@ -29,7 +30,13 @@ void unwinder__free(struct unwinder *u)
 	for (size_t i = 0; i < u->nr_vdso; i++)
 		free(u->vdso[i].bytes);
 	hashmap__fini(&u->by_pid);
+	cfi_cache__free(u->cfi);
 	free(u);
+}
+
+const struct cfi_stats *unwinder__cfi_stats(const struct unwinder *u)
+{
+	return cfi_cache__stats(u->cfi);
 }
 
 /* pid's slot, added when new. NULL when out of memory. */
