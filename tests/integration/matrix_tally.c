@@ -336,7 +336,7 @@ void mx_tally_profile(struct mx_tally *t, const char *path, uint64_t *period_ns)
 	for (size_t i = 0; i < attrib__nr_features(a); i++) {
 		f = attrib__feature(a, i);
 		t->sum += f->samples;
-		mx_row(t, f->name, NULL);
+		mx_row(t, f->name, NULL)->point = f->events && f->events->point;
 		for (size_t j = 0; j < f->nr_instances; j++) {
 			const struct attrib_instance *in = &f->instances[j];
 
