@@ -789,12 +789,50 @@ static void test_events_missing(void **state)
 	free(proc.err);
 }
 
+/* A function named exactly in any file (FILE a pattern): the files that
+ * do not have it (ld.so, libc) are no error; its calls are counted where
+ * it is. Before: "no function ff_work in .../ld-linux-x86-64.so.2", the
+ * command killed. */
+static void test_events_any_file(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			"--events=fn:work",
+			"--json",
+			(char *)json,
+			"--function-feature",
+			"work=*:ff_work",
+			"--",
+			(char *)itest_workload("wl_ffcalls"),
+			(char *)truth_path,
+			NULL};
+	struct profile_event_stats work;
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	printf("%s", proc.err);
+	itest_assert_exit(&proc, 0);
+	t = itest_truth_load(truth_path);
+	p = itest_profile_load(json);
+	work = event_of(p, "fn:work", NULL);
+	assert_int_equal(work.enters, itest_truth_u64(t, "work.calls"));
+	assert_int_equal(work.leaves, work.enters);
+	profile__free(p);
+	itest_truth_free(t);
+	free(proc.out);
+	free(proc.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp), ITEST(test_shares_nofp),	 ITEST(test_after_the_fact),
-		ITEST(test_map_libc),  ITEST(test_no_probes),	 ITEST(test_syswide),
-		ITEST(test_events),    ITEST(test_events_calls), ITEST(test_events_missing),
+		ITEST(test_shares_fp),	     ITEST(test_shares_nofp),  ITEST(test_after_the_fact),
+		ITEST(test_map_libc),	     ITEST(test_no_probes),    ITEST(test_syswide),
+		ITEST(test_events),	     ITEST(test_events_calls), ITEST(test_events_missing),
+		ITEST(test_events_any_file),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);
