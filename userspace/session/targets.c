@@ -104,6 +104,8 @@ static int scan_cb(void *ctx, const struct mapping *m)
 	if (err > 0)
 		label__keep_file(c->s, fd, m->dev, m->ino);
 	close(fd);
+	/* A file's links wait for grace periods: the stacks sampled meanwhile */
+	loop__drain_native(c->s);
 	if (err == -ESRCH || err == -ENOENT)
 		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
 	/* Attached, or failed and reported: not tried again for each process. */
