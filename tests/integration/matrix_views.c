@@ -125,18 +125,22 @@ static void text_instance(struct mx_tally *t, const char *f, const char *line, u
 	r->offcpu_ns = off;
 }
 
-/* "F: N samples, M with a native stack" / "  instance I: ..." */
+/* "F: N samples, M with a native stack" / "  instance I: ..." ("1 sample,"
+ * too: a feature whose calls one sample saw) */
 static void text_native(struct mx_tally *nat, const char **feature, const char *line)
 {
 	const char *s = strstr(line, " samples, "), *colon;
 	uint64_t n, with;
 	char *name;
 
+	if (!s)
+		s = strstr(line, " sample, ");
 	if (!s || !strstr(s, " with a native stack"))
 		return;
 	for (colon = s; colon > line && strncmp(colon, ": ", 2); colon--)
 		;
-	if (sscanf(colon + 2, "%" SCNu64 " samples, %" SCNu64, &n, &with) != 2)
+	if (sscanf(colon + 2, "%" SCNu64 " sample%*[s], %" SCNu64, &n, &with) != 2 &&
+	    sscanf(colon + 2, "%" SCNu64 " sample, %" SCNu64, &n, &with) != 2)
 		return;
 	while (*line == ' ')
 		line++;
