@@ -64,8 +64,9 @@
  * for -p to attach to it running */
 #define DD_COUNT "2000000"
 /* ... and its 1 MiB records with --events naming its features (about 27 us
- * a record without the probes: 1.4 s too) */
-#define DD_EVENTS_COUNT "50000"
+ * a record without the probes: 2.7 s, so that -p's probes, a second and
+ * more to attach, are attached while it runs) */
+#define DD_EVENTS_COUNT "100000"
 
 /* ---- the dimensions ---------------------------------------------------------------- */
 

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +265,9 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 					pl.nr, pid);
 			err = attach__link_fd(s, fd);
 		}
-		if (err) {
+		if (err == -ESRCH && pid && kill(pid, 0) && errno == ESRCH) {
+			/* gone meanwhile: the caller says so */
+		} else if (err) {
 			log__err("cannot probe the %zu function-feature functions of %s for "
 				 "--events: %s",
 				 pl.nr, path, strerror(-err));
