@@ -7,7 +7,8 @@
  * and an antimark, a thread pool, payloads, a probe map's provider; probe
  * ABI v2 and v1 builds; the demos; function features with and without
  * marks) x record options (none, --events,
- * --off-cpu, --stacks, their combinations, --interval) x a mode (launch,
+ * --off-cpu, --stacks, their combinations, --interval, --events=FEATURE,...
+ * naming the function features: events-ff) x a mode (launch,
  * -p PID, -a --comm NAME) x the live output (text, json, folded, pprof,
  * html). Each table below is one dimension: a new workload, option set,
  * mode or output is one row.
