@@ -826,13 +826,81 @@ static void test_events_any_file(void **state)
 	free(proc.err);
 }
 
+/* The one instance of feature f's calls (asserted one), strdup'ed. */
+static char *only_instance(const struct profile *p, const char *f)
+{
+	struct profile_event e;
+	char *inst = NULL;
+
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		if (profile__event(p, i, &e) || strcmp(e.feature, f))
+			continue;
+		assert_non_null(e.instance);
+		if (inst)
+			assert_string_equal(inst, e.instance);
+		else
+			inst = strdup(e.instance);
+	}
+	assert_non_null(inst);
+	printf("  events %s: at %s\n", f, inst);
+	return inst;
+}
+
+/* A tail call from one feature's function to another's (ff_tail_a jumps
+ * to ff_tail_b): B's return address is A's uretprobe trampoline; its call
+ * site is A's caller, as A's is. Before: "?+0x..." (the trampoline). */
+static void test_events_tail_call(void **state)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			"--events=fn:a,fn:b",
+			"--json",
+			(char *)json,
+			"--function-feature",
+			"a=wl_ffcalls:ff_tail_a",
+			"--function-feature",
+			"b=wl_ffcalls:ff_tail_b",
+			"--",
+			(char *)itest_workload("wl_ffcalls"),
+			(char *)truth_path,
+			NULL};
+	struct profile_event_stats a, b;
+	struct itest_truth *t;
+	struct itest_proc proc;
+	struct profile *p;
+	char *site_a, *site_b;
+
+	(void)state;
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	itest_assert_exit(&proc, 0);
+	t = itest_truth_load(truth_path);
+	p = itest_profile_load(json);
+	a = event_of(p, "fn:a", NULL);
+	b = event_of(p, "fn:b", NULL);
+	assert_int_equal(a.enters, itest_truth_u64(t, "tail.calls"));
+	assert_int_equal(b.enters, a.enters);
+	assert_int_equal(b.leaves, b.enters);
+	site_a = only_instance(p, "fn:a");
+	site_b = only_instance(p, "fn:b");
+	assert_non_null(strstr(site_a, "main (wl_ffcalls.c:"));
+	assert_string_equal(site_b, site_a);
+	free(site_a);
+	free(site_b);
+	profile__free(p);
+	itest_truth_free(t);
+	free(proc.out);
+	free(proc.err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),	     ITEST(test_shares_nofp),  ITEST(test_after_the_fact),
-		ITEST(test_map_libc),	     ITEST(test_no_probes),    ITEST(test_syswide),
-		ITEST(test_events),	     ITEST(test_events_calls), ITEST(test_events_missing),
-		ITEST(test_events_any_file),
+		ITEST(test_shares_fp),	      ITEST(test_shares_nofp),
+		ITEST(test_after_the_fact),   ITEST(test_map_libc),
+		ITEST(test_no_probes),	      ITEST(test_syswide),
+		ITEST(test_events),	      ITEST(test_events_calls),
+		ITEST(test_events_missing),   ITEST(test_events_any_file),
+		ITEST(test_events_tail_call),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);
