@@ -789,41 +789,52 @@ static void test_events_missing(void **state)
 	free(proc.err);
 }
 
+/* wl_ffcalls under record --events=EVENTS --function-feature RULE (one or
+ * two): its saved profile, and its truth in *t. */
+static struct profile *run_ffcalls(const char *events, const char *rule, const char *rule2,
+				   struct itest_truth **t)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			(char *)events,
+			"--json",
+			(char *)json,
+			"--function-feature",
+			(char *)rule,
+			"--function-feature",
+			(char *)rule2,
+			"--",
+			(char *)itest_workload("wl_ffcalls"),
+			(char *)truth_path,
+			NULL};
+	struct itest_proc proc;
+
+	if (!rule2) /* its --function-feature left out */
+		memmove(&argv[6], &argv[8], 4 * sizeof(*argv));
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	printf("%s", proc.err);
+	itest_assert_exit(&proc, 0);
+	free(proc.out);
+	free(proc.err);
+	*t = itest_truth_load(truth_path);
+	return itest_profile_load(json);
+}
+
 /* A function named exactly in any file (FILE a pattern): the files that
  * do not have it (ld.so, libc) are no error; its calls are counted where
  * it is. Before: "no function ff_work in .../ld-linux-x86-64.so.2", the
  * command killed. */
 static void test_events_any_file(void **state)
 {
-	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
-	char *argv[] = {NULL,
-			"--events=fn:work",
-			"--json",
-			(char *)json,
-			"--function-feature",
-			"work=*:ff_work",
-			"--",
-			(char *)itest_workload("wl_ffcalls"),
-			(char *)truth_path,
-			NULL};
-	struct profile_event_stats work;
 	struct itest_truth *t;
-	struct itest_proc proc;
-	struct profile *p;
+	struct profile *p = run_ffcalls("--events=fn:work", "work=*:ff_work", NULL, &t);
+	struct profile_event_stats work = event_of(p, "fn:work", NULL);
 
 	(void)state;
-	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
-	printf("%s", proc.err);
-	itest_assert_exit(&proc, 0);
-	t = itest_truth_load(truth_path);
-	p = itest_profile_load(json);
-	work = event_of(p, "fn:work", NULL);
 	assert_int_equal(work.enters, itest_truth_u64(t, "work.calls"));
 	assert_int_equal(work.leaves, work.enters);
 	profile__free(p);
 	itest_truth_free(t);
-	free(proc.out);
-	free(proc.err);
 }
 
 /* The one instance of feature f's calls (asserted one), strdup'ed. */
@@ -851,32 +862,13 @@ static char *only_instance(const struct profile *p, const char *f)
  * site is A's caller, as A's is. Before: "?+0x..." (the trampoline). */
 static void test_events_tail_call(void **state)
 {
-	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
-	char *argv[] = {NULL,
-			"--events=fn:a,fn:b",
-			"--json",
-			(char *)json,
-			"--function-feature",
-			"a=wl_ffcalls:ff_tail_a",
-			"--function-feature",
-			"b=wl_ffcalls:ff_tail_b",
-			"--",
-			(char *)itest_workload("wl_ffcalls"),
-			(char *)truth_path,
-			NULL};
-	struct profile_event_stats a, b;
 	struct itest_truth *t;
-	struct itest_proc proc;
-	struct profile *p;
+	struct profile *p = run_ffcalls("--events=fn:a,fn:b", "a=wl_ffcalls:ff_tail_a",
+					"b=wl_ffcalls:ff_tail_b", &t);
+	struct profile_event_stats a = event_of(p, "fn:a", NULL), b = event_of(p, "fn:b", NULL);
 	char *site_a, *site_b;
 
 	(void)state;
-	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
-	itest_assert_exit(&proc, 0);
-	t = itest_truth_load(truth_path);
-	p = itest_profile_load(json);
-	a = event_of(p, "fn:a", NULL);
-	b = event_of(p, "fn:b", NULL);
 	assert_int_equal(a.enters, itest_truth_u64(t, "tail.calls"));
 	assert_int_equal(b.enters, a.enters);
 	assert_int_equal(b.leaves, b.enters);
@@ -888,8 +880,6 @@ static void test_events_tail_call(void **state)
 	free(site_b);
 	profile__free(p);
 	itest_truth_free(t);
-	free(proc.out);
-	free(proc.err);
 }
 
 int main(void)
