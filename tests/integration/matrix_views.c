@@ -5,6 +5,7 @@
  * derived features, the text report, folded stacks (percent-decoded), pprof
  * (gunzipped, decoded with protobuf-c) and the HTML page's embedded data.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +65,7 @@ static uint64_t text_calls(const char *s)
 			if (strncmp(p, words[i], n))
 				continue;
 			e += *e == 's';
-			if (*e && *e != ' ' && *e != ',')
+			if (isalpha((unsigned char)*e))
 				continue; /* a word that only begins so */
 			while (num > s && num[-1] >= '0' && num[-1] <= '9')
 				num--;
