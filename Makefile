@@ -564,11 +564,12 @@ unit-asan: $(UNIT_ASAN_BINS)
 		scripts/run-tests.sh unit-asan $(UNIT_ASAN_BINS)
 
 # Every test against the default (probe ABI v2) workloads, then those that
-# profile the marks themselves again against the ABI v1 builds.
+# profile the marks themselves again against the ABI v1 builds (test_funcfeat_global:
+# wl_sampled's variables read under its mark "work", ABI v1 there).
 # test_html makes a 1M-sample profile with gen_profile.
 ITEST_V1_BINS := $(filter $(patsubst %,$(OUTPUT)/tests/integration/%,test_accuracy test_attach \
-	test_calljoin test_calls test_clean test_dynamic test_events test_funcfeat test_samplelabels \
-	test_system test_v2),$(ITEST_BINS))
+	test_calljoin test_calls test_clean test_dynamic test_events test_funcfeat test_funcfeat_global \
+	test_samplelabels test_system test_v2),$(ITEST_BINS))
 integration: $(APP) examples workloads $(ITEST_BINS) $(OUTPUT)/bench/gen_profile
 	$(Q)FSP_BPF=$(abspath $(APP)) FSP_OUT=$(abspath $(OUTPUT)) FSP_ABI=v2 \
 		scripts/run-tests.sh integration $(ITEST_BINS); v2=$$?; \

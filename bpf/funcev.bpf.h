@@ -121,6 +121,22 @@ static __always_inline void ff_push(struct ff_stack *fs, __u64 sp, __u32 rule, _
 	c->t_enter = bpf_ktime_get_ns(); /* the last thing: as count_enter's */
 }
 
+/* The return address a pending uretprobe put its trampoline in place of at
+ * sp (a tail call: the function that jumped here was probed, and its
+ * return instance, the kernel's, holds its caller's address), or ret. */
+static __always_inline __u64 ff_real_ret(struct task_struct *task, __u64 sp, __u64 ret)
+{
+	struct return_instance *ri = BPF_CORE_READ(task, utask, return_instances);
+	__u32 i;
+
+	for (i = 0; i < 16 && ri; i++) {
+		if (BPF_CORE_READ(ri, stack) == sp)
+			return BPF_CORE_READ(ri, orig_ret_vaddr);
+		ri = BPF_CORE_READ(ri, next);
+	}
+	return ret;
+}
+
 /* A function of rule (cookie) was entered at stack pointer sp. */
 static __always_inline void ff_enter(struct pt_regs *ctx, __u64 cookie)
 {
@@ -144,7 +160,13 @@ static __always_inline void ff_enter(struct pt_regs *ctx, __u64 cookie)
 	 * its return address is the uretprobe's trampoline already. (Another
 	 * rule's call there: the same function's, in this very trap.) */
 	tramp = BPF_CORE_READ(task, mm, uprobes_state.xol_area, vaddr);
-	ff_prune(fs, sp, !tramp || ret < tramp || ret >= tramp + 4096 ? rule : FF_NO_RULE);
+	if (!tramp || ret < tramp || ret >= tramp + 4096) {
+		ff_prune(fs, sp, rule);
+	} else {
+		ff_prune(fs, sp, FF_NO_RULE);
+		/* the call site: the caller of the function that jumped here */
+		ret = ff_real_ret(task, sp, ret);
+	}
 	top = ff_top(fs, rule);
 	if (cookie & FSP_FUNC_ANTI) {
 		/* Outside the feature, or under an antimark already: nothing. */

@@ -76,6 +76,7 @@ struct mx_row {
 	char *feature;
 	char *instance; /* NULL: the feature's row */
 	uint64_t samples, native, offcpu_ns, calls;
+	bool point; /* the model's: a point event (a probe map's `event`) */
 };
 
 struct mx_tally {

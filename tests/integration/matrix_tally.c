@@ -113,13 +113,16 @@ struct mx_row *mx_row(struct mx_tally *t, const char *feature, const char *insta
 void mx_charge(struct mx_tally *t, const char *feature, const char *instance, uint64_t samples,
 	       uint64_t native, uint64_t offcpu_ns, uint64_t calls)
 {
-	struct mx_row *rows[2] = {mx_row(t, feature, NULL), mx_row(t, feature, instance)};
-
 	for (int i = 0; i < 2; i++) {
-		rows[i]->samples += samples;
-		rows[i]->native += native;
-		rows[i]->offcpu_ns += offcpu_ns;
-		rows[i]->calls += calls;
+		/* each looked up just before its use: a new row may move the
+		 * others (realloc; the feature's row, taken first, lost the
+		 * charges of an instance that moved it) */
+		struct mx_row *r = mx_row(t, feature, i ? instance : NULL);
+
+		r->samples += samples;
+		r->native += native;
+		r->offcpu_ns += offcpu_ns;
+		r->calls += calls;
 	}
 }
 
@@ -336,7 +339,7 @@ void mx_tally_profile(struct mx_tally *t, const char *path, uint64_t *period_ns)
 	for (size_t i = 0; i < attrib__nr_features(a); i++) {
 		f = attrib__feature(a, i);
 		t->sum += f->samples;
-		mx_row(t, f->name, NULL);
+		mx_row(t, f->name, NULL)->point = f->events && f->events->point;
 		for (size_t j = 0; j < f->nr_instances; j++) {
 			const struct attrib_instance *in = &f->instances[j];
 

@@ -5,6 +5,7 @@
  * derived features, the text report, folded stacks (percent-decoded), pprof
  * (gunzipped, decoded with protobuf-c) and the HTML page's embedded data.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,22 +50,40 @@ void mx_view_json(struct mx_tally *t, const char *path)
 
 /* ---- the text report ------------------------------------------------------------------ */
 
+/* The number before the first " call", " calls", " event" or " events" of
+ * s (a feature's "1 call" and an instance's "1 calls" alike), 0 when none
+ * ("- calls"). */
+static uint64_t text_calls(const char *s)
+{
+	static const char *const words[] = {" call", " event"};
+
+	for (const char *p = s; *p; p++)
+		for (size_t i = 0; i < 2; i++) {
+			size_t n = strlen(words[i]);
+			const char *e = p + n, *num = p;
+
+			if (strncmp(p, words[i], n))
+				continue;
+			e += *e == 's';
+			if (isalpha((unsigned char)*e))
+				continue; /* a word that only begins so */
+			while (num > s && num[-1] >= '0' && num[-1] <= '9')
+				num--;
+			if (num < p && (num == s || num[-1] == ' '))
+				return strtoull(num, NULL, 10);
+		}
+	return 0;
+}
+
 /* "N calls" (or a point event's "N events") in s (0 for "- calls" or none),
  * off-CPU "X ms" (in ns). */
 static void text_columns(const char *s, uint64_t *calls, uint64_t *offcpu_ns)
 {
-	const char *c = strstr(s, " calls"), *o = strstr(s, "off-CPU");
+	const char *o = strstr(s, "off-CPU");
 	double ms;
 
-	if (!c)
-		c = strstr(s, " events");
-
-	*calls = *offcpu_ns = 0;
-	if (c) {
-		while (c > s && c[-1] != ' ')
-			c--;
-		*calls = strtoull(c, NULL, 10);
-	}
+	*calls = text_calls(s);
+	*offcpu_ns = 0;
 	if (o && sscanf(o + strlen("off-CPU"), "%lf ms", &ms) == 1)
 		*offcpu_ns = (uint64_t)(ms * 1e6 + 0.5);
 }
@@ -107,18 +126,22 @@ static void text_instance(struct mx_tally *t, const char *f, const char *line, u
 	r->offcpu_ns = off;
 }
 
-/* "F: N samples, M with a native stack" / "  instance I: ..." */
+/* "F: N samples, M with a native stack" / "  instance I: ..." ("1 sample,"
+ * too: a feature whose calls one sample saw) */
 static void text_native(struct mx_tally *nat, const char **feature, const char *line)
 {
 	const char *s = strstr(line, " samples, "), *colon;
 	uint64_t n, with;
 	char *name;
 
+	if (!s)
+		s = strstr(line, " sample, ");
 	if (!s || !strstr(s, " with a native stack"))
 		return;
 	for (colon = s; colon > line && strncmp(colon, ": ", 2); colon--)
 		;
-	if (sscanf(colon + 2, "%" SCNu64 " samples, %" SCNu64, &n, &with) != 2)
+	if (sscanf(colon + 2, "%" SCNu64 " sample%*[s], %" SCNu64, &n, &with) != 2 &&
+	    sscanf(colon + 2, "%" SCNu64 " sample, %" SCNu64, &n, &with) != 2)
 		return;
 	while (*line == ' ')
 		line++;

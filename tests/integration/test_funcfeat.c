@@ -789,12 +789,108 @@ static void test_events_missing(void **state)
 	free(proc.err);
 }
 
+/* wl_ffcalls under record --events=EVENTS --function-feature RULE (one or
+ * two): its saved profile, and its truth in *t. */
+static struct profile *run_ffcalls(const char *events, const char *rule, const char *rule2,
+				   struct itest_truth **t)
+{
+	const char *truth_path = itest_tmp("truth"), *json = itest_tmp("prof.json");
+	char *argv[] = {NULL,
+			(char *)events,
+			"--json",
+			(char *)json,
+			"--function-feature",
+			(char *)rule,
+			"--function-feature",
+			(char *)rule2,
+			"--",
+			(char *)itest_workload("wl_ffcalls"),
+			(char *)truth_path,
+			NULL};
+	struct itest_proc proc;
+
+	if (!rule2) /* its --function-feature left out */
+		memmove(&argv[6], &argv[8], 4 * sizeof(*argv));
+	itest_run_fspv(&proc, "fsp", ITEST_TIMEOUT_S, argv);
+	printf("%s", proc.err);
+	itest_assert_exit(&proc, 0);
+	free(proc.out);
+	free(proc.err);
+	*t = itest_truth_load(truth_path);
+	return itest_profile_load(json);
+}
+
+/* A function named exactly in any file (FILE a pattern): the files that
+ * do not have it (ld.so, libc) are no error; its calls are counted where
+ * it is. Before: "no function ff_work in .../ld-linux-x86-64.so.2", the
+ * command killed. */
+static void test_events_any_file(void **state)
+{
+	struct itest_truth *t;
+	struct profile *p = run_ffcalls("--events=fn:work", "work=*:ff_work", NULL, &t);
+	struct profile_event_stats work = event_of(p, "fn:work", NULL);
+
+	(void)state;
+	assert_int_equal(work.enters, itest_truth_u64(t, "work.calls"));
+	assert_int_equal(work.leaves, work.enters);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
+/* The one instance of feature f's calls (asserted one), strdup'ed. */
+static char *only_instance(const struct profile *p, const char *f)
+{
+	struct profile_event e;
+	char *inst = NULL;
+
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		if (profile__event(p, i, &e) || strcmp(e.feature, f))
+			continue;
+		assert_non_null(e.instance);
+		if (inst)
+			assert_string_equal(inst, e.instance);
+		else
+			inst = strdup(e.instance);
+	}
+	assert_non_null(inst);
+	printf("  events %s: at %s\n", f, inst);
+	return inst;
+}
+
+/* A tail call from one feature's function to another's (ff_tail_a jumps
+ * to ff_tail_b): B's return address is A's uretprobe trampoline; its call
+ * site is A's caller, as A's is. Before: "?+0x..." (the trampoline). */
+static void test_events_tail_call(void **state)
+{
+	struct itest_truth *t;
+	struct profile *p = run_ffcalls("--events=fn:a,fn:b", "a=wl_ffcalls:ff_tail_a",
+					"b=wl_ffcalls:ff_tail_b", &t);
+	struct profile_event_stats a = event_of(p, "fn:a", NULL), b = event_of(p, "fn:b", NULL);
+	char *site_a, *site_b;
+
+	(void)state;
+	assert_int_equal(a.enters, itest_truth_u64(t, "tail.calls"));
+	assert_int_equal(b.enters, a.enters);
+	assert_int_equal(b.leaves, b.enters);
+	site_a = only_instance(p, "fn:a");
+	site_b = only_instance(p, "fn:b");
+	assert_non_null(strstr(site_a, "main (wl_ffcalls.c:"));
+	assert_string_equal(site_b, site_a);
+	free(site_a);
+	free(site_b);
+	profile__free(p);
+	itest_truth_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp), ITEST(test_shares_nofp),	 ITEST(test_after_the_fact),
-		ITEST(test_map_libc),  ITEST(test_no_probes),	 ITEST(test_syswide),
-		ITEST(test_events),    ITEST(test_events_calls), ITEST(test_events_missing),
+		ITEST(test_shares_fp),	      ITEST(test_shares_nofp),
+		ITEST(test_after_the_fact),   ITEST(test_map_libc),
+		ITEST(test_no_probes),	      ITEST(test_syswide),
+		ITEST(test_events),	      ITEST(test_events_calls),
+		ITEST(test_events_missing),   ITEST(test_events_any_file),
+		ITEST(test_events_tail_call),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);

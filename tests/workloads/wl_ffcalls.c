@@ -16,8 +16,11 @@
  *   jump   ff_jump() longjmp()s out of itself: JUMP calls, none returns
  *   work   ff_work() called WORK times by each of THREADS threads, after
  *          the jumps
+ *   tail   ff_tail_a() jumps to ff_tail_b() (a sibling call: B returns to
+ *          A's caller, main): TAIL calls
  * Truth keys: nest.calls, rec.calls, rec.own_ns, rec.outer_ns, apply.calls,
- * apply.own_ns, apply.cb_ns, apply.outer_ns, jump.calls, work.calls; wall
+ * apply.own_ns, apply.cb_ns, apply.outer_ns, jump.calls, work.calls,
+ * tail.calls; wall
  * clock (CLOCK_MONOTONIC, the clock the BPF side reads).
  */
 #define _GNU_SOURCE
@@ -35,6 +38,7 @@
 #define JUMP 50
 #define WORK 400
 #define THREADS 4
+#define TAIL 120
 
 #define NOINLINE __attribute__((noinline, noclone, used))
 
@@ -106,6 +110,19 @@ NOINLINE uint64_t ff_work(uint64_t n)
 	return spin(n) + 3;
 }
 
+NOINLINE uint64_t ff_tail_b(uint64_t n)
+{
+	return spin(n) + 5;
+}
+
+/* Its call of ff_tail_b is a jump (sibling call), whatever the build's -O. */
+__attribute__((noinline, noclone, used, optimize("optimize-sibling-calls"))) uint64_t
+ff_tail_a(uint64_t n)
+{
+	sink += 1;
+	return ff_tail_b(n + 1);
+}
+
 static void *worker(void *arg)
 {
 	uint64_t x = 0;
@@ -143,6 +160,8 @@ int main(int argc, char **argv)
 		jumps++;
 	if (jumps < JUMP)
 		ff_jump(1000);
+	for (int i = 0; i < TAIL; i++)
+		sink += ff_tail_a(500);
 	for (int i = 0; i < THREADS; i++)
 		if (pthread_create(&th[i], NULL, worker, NULL))
 			wl_die("pthread_create failed");
@@ -159,6 +178,7 @@ int main(int argc, char **argv)
 	wl_out_u64(f, "apply.outer_ns", apply_outer);
 	wl_out_u64(f, "jump.calls", (uint64_t)jumps);
 	wl_out_u64(f, "work.calls", THREADS * WORK);
+	wl_out_u64(f, "tail.calls", TAIL);
 	wl_out_u64(f, "checksum", sink);
 	return wl_out_close(f, argv[1]) ? 3 : 0;
 }

@@ -703,6 +703,7 @@ void attach__destroy_all(struct session *s)
 {
 	struct detach *dt;
 
+	eventsel__join(s);
 	attach__detach_start(s);
 	dt = s->detach;
 	if (dt) {

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,66 @@ bool eventsel__wanted(const struct session *s, const char *feature)
 
 /* ---- detaching the sites of other features ------------------------------ */
 
+/* The links one eventsel__drop() detaches, on a thread of their own. */
+struct site_closer {
+	int *fds;
+	size_t n;
+};
+
+static void *close_sites(void *arg)
+{
+	struct site_closer *c = arg;
+
+	for (size_t i = 0; i < c->n; i++)
+		close(c->fds[i]);
+	free(c->fds);
+	free(c);
+	return NULL;
+}
+
+/*
+ * Detaching a uprobe link waits for an RCU grace period (50-100 ms here):
+ * a dozen sites took the loop a second, during which no native stack was
+ * read and a short-lived process was gone before its mappings were (all its
+ * samples native_exited). The links are closed on a thread; without one,
+ * here.
+ */
+static void close_later(struct session *s, struct site_closer *c)
+{
+	pthread_t th;
+
+	if (!fsp_grow((void **)&s->site_closers, &s->cap_site_closers, s->nr_site_closers + 1,
+		      sizeof(*s->site_closers)) &&
+	    !pthread_create(&th, NULL, close_sites, c)) {
+		s->site_closers[s->nr_site_closers++] = th;
+		return;
+	}
+	close_sites(c);
+}
+
+void eventsel__join(struct session *s)
+{
+	for (size_t i = 0; i < s->nr_site_closers; i++)
+		pthread_join(s->site_closers[i], NULL);
+	free(s->site_closers);
+	s->site_closers = NULL;
+	s->nr_site_closers = s->cap_site_closers = 0;
+}
+
 void eventsel__drop(struct session *s)
 {
 	int skip, keep;
 	__u32 key, last, *prev = NULL;
 	unsigned int dropped = 0;
+	struct site_closer *c;
+	size_t cap = 0;
 	__u8 v;
 
 	if (!s->opts.event_features || !s->nr_event_sites)
 		return;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return; /* at the next drop */
 	skip = bpf_map__fd(s->skel->maps.skip_sites);
 	keep = bpf_map__fd(s->skel->maps.keep_sites);
 	while (!bpf_map_get_next_key(skip, prev, &key)) {
@@ -93,14 +145,23 @@ void eventsel__drop(struct session *s)
 		    !bpf_map_lookup_elem(keep, &key, &v))
 			continue;
 		at = s->event_sites[key];
-		s->event_sites[key] = SIZE_MAX;
-		if (at >= s->nr_links)
+		if (at >= s->nr_links) {
+			s->event_sites[key] = SIZE_MAX;
 			continue;
-		/* Its hits trap no more (the fd is its only reference). */
-		close(s->links[at].fd);
+		}
+		if (fsp_grow((void **)&c->fds, &cap, c->n + 1, sizeof(*c->fds)))
+			break; /* the others at the next drop */
+		s->event_sites[key] = SIZE_MAX;
+		/* Its hits trap no more once closed (the fd is its only
+		 * reference). */
+		c->fds[c->n++] = s->links[at].fd;
 		s->links[at] = (struct attachment){-1};
 		dropped++;
 	}
+	if (c->n)
+		close_later(s, c);
+	else
+		close_sites(c);
 	if (dropped)
 		log__verbose("--events=%s: %u probe sites of other features detached (%u so far)",
 			     s->opts.event_features, dropped, s->dropped_sites + dropped);

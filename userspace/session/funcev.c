@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,37 +140,51 @@ static const char *base_name(const char *path)
  * uprobe on an instruction it cannot step or emulate. */
 #define KERNEL_ENOTSUPP 524
 
-/* Can the kernel probe every function of offs[0..n) (one multi-link)? */
-static bool probeable(struct session *s, pid_t pid, const char *kpath, const __u64 *offs,
-		      const __u64 *cookies, size_t n)
+/* A link's error that names an instruction the kernel will not probe. */
+static bool refused(int err)
 {
-	int fd = usdt__link(PROG_FD(s, func_enter), kpath, offs, NULL, cookies, n, pid);
+	return err == -KERNEL_ENOTSUPP || err == -EINVAL;
+}
 
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+/*
+ * Can the kernel probe every function of offs[0..n) (one multi-link)? 0,
+ * or the link's error. The test link runs the empty trap_cost program, not
+ * func_enter: the target's calls it traps meanwhile must not be entered
+ * without their returns (each was a stale mark, thousands on a busy -p
+ * target). Its registration and detach wait for grace periods: the native
+ * stacks sampled meanwhile are read in between (loop__drain_native).
+ */
+static int probeable(struct session *s, pid_t pid, const char *kpath, const __u64 *offs,
+		     const __u64 *cookies, size_t n)
+{
+	int fd = usdt__link(PROG_FD(s, trap_cost), kpath, offs, NULL, cookies, n, pid);
+
+	if (fd >= 0)
+		close(fd);
+	loop__drain_native(s);
+	return fd < 0 ? fd : 0;
 }
 
 /* Moves the probeable functions of [lo, lo + n) to the front of the kept
  * ones (*kept), by halves: a few multi-links for a few refused functions,
- * not one link per function (each costs a uprobe's registration). */
-static void keep_half(struct session *s, struct ff_plan *pl, pid_t pid, const char *kpath,
-		      size_t lo, size_t n, size_t *kept)
+ * not one link per function (each costs a uprobe's registration). An error
+ * that is no refusal (the process exited) ends it: 0 or that error. */
+static int keep_half(struct session *s, struct ff_plan *pl, pid_t pid, const char *kpath, size_t lo,
+		     size_t n, size_t *kept)
 {
-	if (!n)
-		return;
-	if (!probeable(s, pid, kpath, pl->offs + lo, pl->cookies + lo, n)) {
-		if (n > 1) {
-			keep_half(s, pl, pid, kpath, lo, n / 2, kept);
-			keep_half(s, pl, pid, kpath, lo + n / 2, n - n / 2, kept);
-		}
-		return;
+	int err = n ? probeable(s, pid, kpath, pl->offs + lo, pl->cookies + lo, n) : 0;
+
+	if (!n || (refused(err) && n == 1))
+		return 0;
+	if (refused(err)) {
+		err = keep_half(s, pl, pid, kpath, lo, n / 2, kept);
+		return err ? err : keep_half(s, pl, pid, kpath, lo + n / 2, n - n / 2, kept);
 	}
-	for (size_t i = lo; i < lo + n; i++, (*kept)++) {
+	for (size_t i = lo; !err && i < lo + n; i++, (*kept)++) {
 		pl->offs[*kept] = pl->offs[i];
 		pl->cookies[*kept] = pl->cookies[i];
 	}
+	return err;
 }
 
 /*
@@ -183,16 +198,13 @@ static int keep_probeable(struct session *s, struct ff_plan *pl, pid_t pid, cons
 			  const char *kpath)
 {
 	size_t kept = 0, nr = pl->nr;
-	int fd =
-		usdt__link(PROG_FD(s, func_enter), kpath, pl->offs, NULL, pl->cookies, pl->nr, pid);
+	int err = probeable(s, pid, kpath, pl->offs, pl->cookies, pl->nr);
 
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (fd != -KERNEL_ENOTSUPP && fd != -EINVAL)
-		return 0; /* not an instruction's fault: the caller says it */
-	keep_half(s, pl, pid, kpath, 0, nr, &kept);
+	if (!refused(err))
+		return 0; /* all probeable, or not an instruction's fault: the caller says it */
+	err = keep_half(s, pl, pid, kpath, 0, nr, &kept);
+	if (err)
+		return 0; /* the caller's link fails the same way, and says it */
 	pl->nr = kept;
 	log__info("--events: %zu of the %zu function-feature functions of %s cannot be probed "
 		  "(the kernel refuses their first instruction): their calls are not counted, "
@@ -225,7 +237,11 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 			err = usdt__each_func(kpath, plan_cb, &pl);
 			if (err == -ENOEXEC)
 				err = 0;
-			if (!err && !pl.found && !has_glob(pl.pat->function)) {
+			/* A function named exactly in a file named exactly: the
+			 * file must have it. A file a pattern matches (*:f)
+			 * need not: the function is in another one. */
+			if (!err && !pl.found && !has_glob(pl.pat->function) &&
+			    !has_glob(pl.pat->file)) {
 				log__err("%s: no function %s in %s to probe for --events (its "
 					 "symbol tables name none): check the name (nm -D), or "
 					 "record without --events",
@@ -237,15 +253,21 @@ int funcev__file(struct session *s, pid_t pid, const char *path, const char *kpa
 	if (!err && pl.nr)
 		err = keep_probeable(s, &pl, pid, path, kpath);
 	if (!err && pl.nr) {
-		fd = usdt__link(PROG_FD(s, func_enter), kpath, pl.offs, NULL, pl.cookies, pl.nr,
-				pid);
+		/* The returns first: a call entered once the entries are
+		 * probed has its return seen (the other way round, the calls
+		 * entered in between were stale marks). A return of a call not
+		 * entered finds nothing. */
+		fd = usdt__link_return(PROG_FD(s, func_leave), kpath, pl.offs, pl.cookies, pl.nr,
+				       pid);
 		err = attach__link_fd(s, fd);
 		if (!err) {
-			fd = usdt__link_return(PROG_FD(s, func_leave), kpath, pl.offs, pl.cookies,
-					       pl.nr, pid);
+			fd = usdt__link(PROG_FD(s, func_enter), kpath, pl.offs, NULL, pl.cookies,
+					pl.nr, pid);
 			err = attach__link_fd(s, fd);
 		}
-		if (err) {
+		if (err == -ESRCH && pid && kill(pid, 0) && errno == ESRCH) {
+			/* gone meanwhile: the caller says so */
+		} else if (err) {
 			log__err("cannot probe the %zu function-feature functions of %s for "
 				 "--events: %s",
 				 pl.nr, path, strerror(-err));

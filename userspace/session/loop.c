@@ -111,6 +111,14 @@ static int on_calls(void *ctx, void *data, size_t size)
 void loop__consume(struct session *s)
 {
 	ring_buffer__consume(s->rb);
+	loop__drain_native(s);
+}
+
+void loop__drain_native(struct session *s)
+{
+	if (!s->native_rb)
+		return;
+	ring_buffer__consume(s->native_rb);
 	stacks__batch_end(s->stacks);
 }
 
@@ -434,7 +442,12 @@ int loop__setup(struct session *s)
 		s->stacks = stacks__new(&so);
 		if (!s->stacks)
 			return -ENOMEM;
-		if (ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.native_rb), on_native, s))
+		s->native_rb =
+			ring_buffer__new(bpf_map__fd(s->skel->maps.native_rb), on_native, s, NULL);
+		if (!s->native_rb)
+			return -errno;
+		ev.data.u64 = TAG_RINGBUF;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->native_rb), &ev))
 			return -errno;
 	}
 	ev.data.u64 = TAG_RINGBUF;

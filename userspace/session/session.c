@@ -130,6 +130,7 @@ void session__free(struct session *s)
 	}
 	free(s->targets);
 	ring_buffer__free(s->rb);
+	ring_buffer__free(s->native_rb);
 	payloads__free(s->payloads);
 	callrecs__free(s->callrecs);
 	funcev__free(s->funcev);

@@ -20,6 +20,7 @@
 #ifndef FSP_SESSION_INT_H
 #define FSP_SESSION_INT_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -141,6 +142,9 @@ struct session {
 	size_t nr_event_sites, cap_event_sites;
 	uint32_t next_event_site; /* the number the next such site gets */
 	unsigned int dropped_sites;
+	/* the threads that detach them (eventsel__drop), joined at the end */
+	pthread_t *site_closers;
+	size_t nr_site_closers, cap_site_closers;
 	uint64_t trap_ns; /* --events: a probe hit's cost, measured (eventsel.c); 0: not */
 	struct fsp_usdt_spec *specs; /* mirror of the usdt_specs map */
 	size_t nr_specs;
@@ -161,6 +165,9 @@ struct session {
 	char providers[PROVIDERS_LEN]; /* providers seen, comma-separated */
 	struct syswide *sw; /* system-wide mode's state (syswide.c); NULL without -a */
 	struct ring_buffer *rb; /* events, and payload_rb into payloads */
+	/* --stacks: native_rb, a ring of its own so that it can be read while
+	 * the loop is busy attaching (loop__drain_native) */
+	struct ring_buffer *native_rb;
 	struct payloads *payloads;
 	struct callrecs *callrecs; /* record --calls: the samples' call numbers (callrecs.c) */
 	struct stacks *stacks; /* --stacks: the native stacks unwound so far */
@@ -298,8 +305,11 @@ void attach__destroy_all(struct session *s);
 int eventsel__hashes(const char *list, __u64 *out, unsigned int *nr);
 /* Does the event view keep feature (--events=FEATURE,...)? */
 bool eventsel__wanted(const struct session *s, const char *feature);
-/* Detaches the shadow sites that fired for other features only. */
+/* Detaches the shadow sites that fired for other features only (on a
+ * thread: each detach waits for a grace period). */
 void eventsel__drop(struct session *s);
+/* Waits for the threads of eventsel__drop(). */
+void eventsel__join(struct session *s);
 /* --events: measures what a probe hit costs here (s->trap_ns). 0 or -errno. */
 int eventsel__measure(struct session *s);
 
@@ -417,6 +427,11 @@ int loop__check(struct session *s, int err);
 /* Reads every ring's records (ring_buffer__consume), then closes the native
  * stacks' batch (stacks__batch_end). */
 void loop__consume(struct session *s);
+/* The native stacks' records only, unwound now: from the attaching code,
+ * whose uprobe registrations and grace periods take up to seconds, during
+ * which the ring would fill or its processes exit before their mappings are
+ * read. Nothing else is run (no event, no new target). */
+void loop__drain_native(struct session *s);
 /* At the end: a launched command that an error path left running (or
  * stopped) gets SIGTERM and SIGCONT. */
 void loop__release(struct session *s);

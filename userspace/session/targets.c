@@ -97,13 +97,15 @@ static int scan_cb(void *ctx, const struct mapping *m)
 	if (err >= 0 || err == -ENOMSG) {
 		int ferr = funcev__file(c->s, sw ? 0 : c->t->pid, host, kpath);
 
-		err = ferr == -ENOMSG ? ferr : err;
+		err = ferr == -ENOMSG || ferr == -ESRCH ? ferr : err;
 	}
 	/* Its labels outlive the processes: a label no probe could read is
 	 * read from it after they are gone. */
 	if (err > 0)
 		label__keep_file(c->s, fd, m->dev, m->ino);
 	close(fd);
+	/* A file's links wait for grace periods: the stacks sampled meanwhile */
+	loop__drain_native(c->s);
 	if (err == -ESRCH || err == -ENOENT)
 		return kill(c->t->pid, 0) && errno == ESRCH ? -ESRCH : 0;
 	/* Attached, or failed and reported: not tried again for each process. */
@@ -283,6 +285,16 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		return err ? err : sites;
 	}
 	err = targets__rescan(s, t);
+	if (err == -ESRCH && !s->opts.system_wide) {
+		/* -p: admitted, sampled, and gone while its files were being
+		 * attached (function features' probes take a second or more):
+		 * what was sampled is kept, the session ends with it. */
+		log__info("process %d exited while its files were being attached: the %s taken "
+			  "meanwhile are reported",
+			  pid, s->opts.stacks ? "samples and native stacks" : "samples");
+		targets__gone(s, t);
+		return 0;
+	}
 	if (err < 0)
 		return err;
 	sites += err;
