@@ -388,11 +388,11 @@ $(OUTPUT)/workloads/wl_funcfeat $(OUTPUT)/workloads-v1/wl_funcfeat:
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROBE_CFLAGS) $(if $(findstring -v1/,$@),-DFSP_ABI_V1) -fno-omit-frame-pointer \
 		-mno-omit-leaf-frame-pointer -Itests/workloads $< $(WORKLOAD_COMMON) -o $@ \
-		-L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native
+		-L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native -lm
 $(OUTPUT)/workloads/wl_funcfeat_nofp: $(FUNCFEAT_WL_DEPS) $(OUTPUT)/workloads/libwl_native.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROBE_CFLAGS) -fomit-frame-pointer -Itests/workloads \
-		$< $(WORKLOAD_COMMON) -o $@ -L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native
+		$< $(WORKLOAD_COMMON) -o $@ -L$(@D) -Wl,-rpath,'$$ORIGIN' -lwl_native -lm
 
 # wl_abimix.c (the build's ABI) with part_abimix_v1.c (always ABI v1) in one
 # executable, linked in both orders (wl_abimix_r: the ABI v1 unit first).

@@ -19,8 +19,9 @@
  *   lib_site     wl_native_lib_spin() of libwl_native.so
  * Each call's CPU time is measured around it (CLOCK_THREAD_CPUTIME_ID), so the
  * truth is what each took; the comparator's, called thousands of times a
- * sort, is its calls times its cost per call, measured in batches of calls
- * (the spread of the batches' cost is the ambiguous time).
+ * sort, is its calls times its cost per call, measured in a batch of calls
+ * after each sort (4 standard errors of the batches' mean are the
+ * ambiguous time).
  *
  * Truth keys (KEY.ns, KEY.ambig_ns): fmt (both snprintf loops), fmt_a, fmt_b,
  * sort (qsort less its comparator), sortall (qsort), cmp (the comparator),
@@ -30,6 +31,7 @@
  * (the exact calls of --events).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +51,7 @@ struct rec {
 };
 
 static uint64_t cmp_spin = 1000, cmp_calls;
-static int calibrating; /* cmp_cost: the mark says so (instance "calibration") */
+static int calibrating; /* cmp_calibrate: the mark says so (instance "calibration") */
 static unsigned int line_fmt_a, line_fmt_b, line_sort, line_lib;
 
 static uint64_t spin(uint64_t n, uint64_t x)
@@ -64,7 +66,7 @@ static uint64_t spin(uint64_t n, uint64_t x)
 /* The comparator: an expensive fixed spin (~1 us) under the mark "m:inner"
  * (instance "spin"). A clock read per call (a system call for the thread's
  * CPU time) would cost more than the sort's own work: its calls are
- * counted, and its cost per call measured apart (cmp_cost). */
+ * counted, and its cost per call measured apart (cmp_calibrate). */
 __attribute__((noinline, noclone)) static int cmp_slow(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
@@ -89,31 +91,53 @@ __attribute__((noinline, noclone)) static int cmp_slow(const void *a, const void
 	return (x->key > y->key) - (x->key < y->key) + (int)(s & 0);
 }
 
-#define CMP_BATCHES 8
-#define CMP_BATCH 20000
+#define CAL_CALLS 512 /* comparator calls timed apart after each sort */
 
-/* The comparator's CPU time per call in ns (scaled by 1000: *per_call_k),
- * from batches of calls; *spread_k: the largest batch's less the smallest. */
-static void cmp_cost(uint64_t *per_call_k, uint64_t *spread_k)
+/* The comparator's cost per call, measured in a batch of CAL_CALLS calls
+ * after each sort rather than once before the run: a drift of the CPU's
+ * speed over the run (another guest on the host, the profiler's load)
+ * then weighs on both alike. The mean per-call cost of the batches, and
+ * their spread for the ambiguity of the comparator's total. */
+struct cmp_cal {
+	uint64_t calls, ns, batches;
+	double sum, sum_sq; /* of each batch's ns per call */
+};
+
+static void cmp_calibrate(struct cmp_cal *cal)
 {
 	struct rec r[2] = {{.key = 1}, {.key = 2}};
-	uint64_t lo = UINT64_MAX, hi = 0, sum = 0, calls = cmp_calls;
+	uint64_t calls = cmp_calls, t0, t;
+	double per_call;
 
 	calibrating = 1;
-	for (int b = 0; b < CMP_BATCHES; b++) {
-		uint64_t t0 = wl_thread_ns(), t;
-
-		for (int i = 0; i < CMP_BATCH; i++)
-			cmp_slow(&r[i & 1], &r[!(i & 1)]);
-		t = (wl_thread_ns() - t0) * 1000 / CMP_BATCH;
-		lo = t < lo ? t : lo;
-		hi = t > hi ? t : hi;
-		sum += t;
-	}
-	cmp_calls = calls;
+	t0 = wl_thread_ns();
+	for (int i = 0; i < CAL_CALLS; i++)
+		cmp_slow(&r[i & 1], &r[!(i & 1)]);
+	t = wl_thread_ns() - t0;
 	calibrating = 0;
-	*per_call_k = sum / CMP_BATCHES;
-	*spread_k = hi - lo;
+	cmp_calls = calls;
+	per_call = (double)t / CAL_CALLS;
+	cal->calls += CAL_CALLS;
+	cal->ns += t;
+	cal->batches++;
+	cal->sum += per_call;
+	cal->sum_sq += per_call * per_call;
+}
+
+/* The comparator's time in the sorts: its calls there times the mean cost
+ * per call; *ambig: 4 standard errors of that mean, times the calls. */
+static uint64_t cmp_time(const struct cmp_cal *cal, uint64_t *ambig)
+{
+	double n = (double)cal->batches, mean, var;
+
+	if (!cal->batches) {
+		*ambig = 0;
+		return 0;
+	}
+	mean = cal->sum / n;
+	var = n > 1 ? (cal->sum_sq - n * mean * mean) / (n - 1) : 0;
+	*ambig = (uint64_t)(4 * sqrt(var > 0 ? var : 0) / sqrt(n) * (double)cmp_calls);
+	return (uint64_t)((double)cmp_calls * (double)cal->ns / (double)cal->calls);
 }
 
 /* n snprintf calls; returns a checksum (no tail call: the caller's frame
@@ -205,7 +229,8 @@ static void out_site(FILE *f, const char *key, const char *fn, unsigned int line
 int main(int argc, char **argv)
 {
 	uint64_t budget, per_ms, fmt_a = 0, fmt_b = 0, sort_all = 0, lib = 0, x = 7, a, b, c, d;
-	uint64_t seed = 42, t0, cost_k, spread_k, cmp_ns, rounds = 0;
+	uint64_t seed = 42, t0, cmp_ns, cmp_ambig, rounds = 0;
+	struct cmp_cal cal = {0};
 	struct wl_acc phase = {0};
 	struct rec *recs = calloc(NR_RECS, sizeof(*recs));
 	FILE *f;
@@ -214,7 +239,6 @@ int main(int argc, char **argv)
 		wl_die("usage: wl_funcfeat TRUTH MS");
 	budget = wl_arg_u64(argv[2], "MS") * WL_NS_PER_MS;
 	per_ms = calibrate_fmt(&fmt_b);
-	cmp_cost(&cost_k, &spread_k);
 	while (wl_thread_ns() < budget) {
 		a = wl_thread_ns();
 		FSP_MARK_ENTER("phase", "fmt_a", 0);
@@ -233,22 +257,23 @@ int main(int argc, char **argv)
 		t0 = wl_thread_ns();
 		x += sort_site(recs, &seed);
 		sort_all += wl_thread_ns() - t0;
+		cmp_calibrate(&cal);
 
 		t0 = wl_thread_ns();
 		x += lib_site(1 << 20, x);
 		lib += wl_thread_ns() - t0;
 		rounds++;
 	}
-	cmp_ns = cmp_calls * cost_k / 1000;
+	cmp_ns = cmp_time(&cal, &cmp_ambig);
 	f = wl_out_open(argv[1]);
 	wl_out_u64(f, "cpu_total_ns", wl_process_ns());
 	wl_out_acc(f, "phase", &phase);
 	out_ns(f, "fmt", fmt_a + fmt_b, 0);
 	out_ns(f, "fmt_a", fmt_a, 0);
 	out_ns(f, "fmt_b", fmt_b, 0);
-	out_ns(f, "sort", sort_all > cmp_ns ? sort_all - cmp_ns : 0, cmp_calls * spread_k / 1000);
+	out_ns(f, "sort", sort_all > cmp_ns ? sort_all - cmp_ns : 0, cmp_ambig);
 	out_ns(f, "sortall", sort_all, 0);
-	out_ns(f, "cmp", cmp_ns, cmp_calls * spread_k / 1000);
+	out_ns(f, "cmp", cmp_ns, cmp_ambig);
 	out_ns(f, "lib", lib, 0);
 	out_site(f, "site.fmt_a", "fmt_site_a", line_fmt_a);
 	out_site(f, "site.fmt_b", "fmt_site_b", line_fmt_b);
