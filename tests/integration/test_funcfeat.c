@@ -29,6 +29,8 @@
  *                  view (--interval) shows them too
  *   no_probes      -p on dd, which has no probe or mark: accepted with a
  *                  function feature alone (libc's read and write), charged
+ *   no_samples     -p on sleep: no samples, said, and no advice to record
+ *                  with --stacks (given) from record or report
  *   syswide        -a with function features alone: a program without probes
  *                  (dd) started during the session is found and charged;
  *                  of 260 processes mapping the rule's file, 256 are
@@ -487,6 +489,34 @@ static void test_no_probes(void **state)
 	no_probes_launched();
 }
 
+/* A target that never runs (sleep) with function features: no samples, and
+ * the report says so; neither the recording nor a report given more rules
+ * tells the user to record with --stacks, which they did. */
+static void test_no_samples(void **state)
+{
+	const char *json = itest_tmp("idle.json");
+	char *sleeper[] = {"/bin/sleep", "60", NULL};
+	struct itest_proc p, fsp, rep;
+
+	(void)state;
+	itest_spawn(&p, "sleep", sleeper);
+	itest_attach_fsp(&fsp, p.pid, "-F", ITEST_HZ, "-d", "1", "--json", json,
+			 "--function-feature", "rw=libc.so.6:*read,*write", NULL);
+	itest_wait(&fsp, ITEST_TIMEOUT_S);
+	itest_kill(&p);
+	itest_assert_exit(&fsp, 0);
+	assert_non_null(strstr(fsp.out, "no samples were taken"));
+	assert_null(strstr(fsp.err, "record it with --stacks"));
+	itest_run_fsp(&rep, "report", ITEST_TIMEOUT_S, "report", json, "--function-feature",
+		      "sort=libc.so.6:*qsort*", NULL);
+	itest_assert_exit(&rep, 0);
+	assert_null(strstr(rep.err, "record it with --stacks"));
+	free(fsp.out);
+	free(fsp.err);
+	free(rep.out);
+	free(rep.err);
+}
+
 /* A copy of program in the scratch directory under a name of its own (so
  * that -a --comm picks its processes and no others): its path. */
 static const char *own_copy(const char *program, const char *prefix)
@@ -885,12 +915,12 @@ static void test_events_tail_call(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		ITEST(test_shares_fp),	      ITEST(test_shares_nofp),
-		ITEST(test_after_the_fact),   ITEST(test_map_libc),
-		ITEST(test_no_probes),	      ITEST(test_syswide),
-		ITEST(test_events),	      ITEST(test_events_calls),
-		ITEST(test_events_missing),   ITEST(test_events_any_file),
-		ITEST(test_events_tail_call),
+		ITEST(test_shares_fp),	     ITEST(test_shares_nofp),
+		ITEST(test_after_the_fact),  ITEST(test_map_libc),
+		ITEST(test_no_probes),	     ITEST(test_no_samples),
+		ITEST(test_syswide),	     ITEST(test_events),
+		ITEST(test_events_calls),    ITEST(test_events_missing),
+		ITEST(test_events_any_file), ITEST(test_events_tail_call),
 	};
 
 	return ITEST_MAIN("funcfeat", tests);

@@ -67,7 +67,9 @@ int profile_file__apply_rules(struct profile *p, const struct funcfeat *extra)
 		note_unread(ff, extra);
 	if (!err)
 		err = funcfeat__merge(ff, extra);
-	if (!err && funcfeat__nr(ff) && !profile__nr_native_samples(p))
+	/* Without samples the report says so; with samples and no native
+	 * stack, the recording had no --stacks (or lost them: diagnostics). */
+	if (!err && funcfeat__nr(ff) && profile__total_samples(p) && !profile__nr_native_samples(p))
 		log__info("function features are found on native stacks: this profile has none "
 			  "(record it with --stacks), so nothing is charged to them");
 	if (!err)
