@@ -19,6 +19,14 @@
  *                       then, under the marks already running (its first
  *                       mark was dropped at the nested enter and its leave
  *                       counted unmatched; 1 matrix session in ~260)
+ *   armed_events_pid    armed_at_once with --events, several sessions: the
+ *                       ABI v1 probes of an ABI v2 file (the event view's
+ *                       shadows) share a semaphore with the stacks' in the
+ *                       word FSP_ENABLED() reads; armed first, it said
+ *                       "attached" before the stacks were (the first mark
+ *                       was not pushed, its leave found only the nested
+ *                       one's frame gone: unmatched; ~1 matrix -p --events
+ *                       session in 10)
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -27,6 +35,9 @@
 #include <string.h>
 
 #include "itest.h"
+
+/* armed_events_pid's sessions */
+#define ARMED_ROUNDS 3
 
 struct service {
 	struct itest_proc proc;
@@ -188,9 +199,10 @@ static void signal_case(int sig)
 	free(p.err);
 }
 
-/* wl_matrix SHAPE (armed or late), attached by -p or (syswide) -a --comm:
- * its first mark, entered at once, is charged and left. */
-static void armed_case(const char *shape, bool syswide)
+/* wl_matrix SHAPE (armed or late), attached by -p or (syswide) -a --comm,
+ * with --events when events: its first mark, entered at once, is charged
+ * and left. */
+static void armed_case(const char *shape, bool syswide, bool events)
 {
 	const char *json = itest_tmp("prof.json"), *prog = itest_workload("wl_matrix");
 	char pid[16], comm[16], *argv[16] = {NULL, "-o", (char *)json};
@@ -207,6 +219,8 @@ static void armed_case(const char *shape, bool syswide)
 			      "while they are armed is counted as unmatched, by design\n");
 		skip();
 	}
+	if (events)
+		argv[n++] = "--events";
 	if (syswide) {
 		snprintf(comm, sizeof(comm), "armed%d", (int)getpid() % 100000);
 		prog = itest_fresh_copy("a", "wl_matrix");
@@ -247,19 +261,29 @@ static void armed_case(const char *shape, bool syswide)
 static void test_armed_at_once_pid(void **state)
 {
 	(void)state;
-	armed_case("armed", false);
+	armed_case("armed", false, false);
 }
 
 static void test_armed_at_once_syswide(void **state)
 {
 	(void)state;
-	armed_case("armed", true);
+	armed_case("armed", true, false);
 }
 
 static void test_late_record(void **state)
 {
 	(void)state;
-	armed_case("late", false);
+	armed_case("late", false, false);
+}
+
+/* The same with --events: an ABI v2 file's ABI v1 probes (the shadows that
+ * count events) share one semaphore, which FSP_ENABLED() reads with the
+ * stacks' own. Several sessions, one after the other. */
+static void test_armed_events_pid(void **state)
+{
+	(void)state;
+	for (int i = 0; i < ARMED_ROUNDS; i++)
+		armed_case("armed", false, true);
 }
 
 static void test_sigint(void **state)
@@ -283,6 +307,7 @@ int main(void)
 		ITEST(test_armed_at_once_pid),
 		ITEST(test_armed_at_once_syswide),
 		ITEST(test_late_record),
+		ITEST(test_armed_events_pid),
 	};
 
 	return ITEST_MAIN("attach", tests);
