@@ -397,8 +397,12 @@ int syswide__rescan(struct session *s)
 
 int session__add_system_wide(struct session *s)
 {
-	int err = syswide__rescan(s);
+	int err;
 
+	/* The processes running now: marks entered before it are unseen. */
+	targets__arming(s, false);
+	err = syswide__rescan(s);
+	targets__arming(s, true);
 	return err < 0 ? err : (int)s->nr_targets;
 }
 
