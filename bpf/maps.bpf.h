@@ -305,10 +305,10 @@ struct {
  * attempts count too). */
 __u64 nr_mark_slots;
 
-/* CLOCK_MONOTONIC ns at which userspace had armed the marks of the processes
- * that ran before the session (-p, -a's first scan; all ones while it arms
- * them); 0: none (a launched command is seen from its first instruction). A
- * thread started before it may have had marks open then, entered unseen. */
+/* CLOCK_MONOTONIC ns at which userspace last armed a file's marks in running
+ * processes (-p, -a; all ones while it arms one); 0: never (a launched
+ * command is seen from its first instruction). A thread started before it
+ * may have had marks open then, entered unseen. */
 __u64 attached_ns;
 
 /* Moves at every change of v2_procs (BPF or userspace, which adds to it

@@ -509,6 +509,26 @@ static void unwind_links(struct session *s, size_t first)
 	s->nr_links = first;
 }
 
+/*
+ * A file is being armed in processes that are running (-p, -a; done: it is):
+ * their threads may have entered its marks unseen, before, or while a link
+ * was made (the kernel raises a semaphore before it writes the breakpoint).
+ * Such a thread's leave of such a mark is not counted as unmatched
+ * (bpf/markstack.bpf.h, entered_unseen). Never for a launched command: it is
+ * armed before it runs, and seen from its first instruction.
+ */
+static void arming(struct session *s, bool done)
+{
+	struct timespec ts;
+
+	if (s->opts.sync_pid)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* The kernel's task start times are CLOCK_MONOTONIC ns too. */
+	s->skel->bss->attached_ns =
+		done ? (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec : ~0ULL;
+}
+
 /* Makes the file's links in step order; all or none. Sites attached or -errno. */
 static int link_file(struct session *s, pid_t pid, const char *path, const char *kpath,
 		     struct site_batch b[STEP__COUNT])
@@ -523,10 +543,12 @@ static int link_file(struct session *s, pid_t pid, const char *path, const char 
 	if (err)
 		return err;
 
+	arming(s, false);
 	for (k = 0; k < STEP__COUNT && err >= 0; k++) {
 		err = batch_link(s, step_prog(s, k), kpath, pid, &b[k]);
 		total += err > 0 ? err : 0;
 	}
+	arming(s, true);
 	if (err >= 0)
 		return total;
 	unwind_links(s, first);

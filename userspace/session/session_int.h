@@ -332,10 +332,6 @@ struct target *targets__find(struct session *s, pid_t pid);
 int targets__rescan(struct session *s, struct target *t);
 /* The target exited: no longer waited for. */
 void targets__gone(struct session *s, struct target *t);
-/* Processes that ran before the session are being armed (done: they are):
- * their threads' leaves of marks entered unseen are not counted as
- * unmatched (bpf/markstack.bpf.h, entered_unseen). */
-void targets__arming(struct session *s, bool done);
 
 /* syswide.c */
 /* The state of system-wide mode, when the session is (s->sw). 0 or -ENOMEM. */

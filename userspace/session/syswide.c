@@ -397,12 +397,8 @@ int syswide__rescan(struct session *s)
 
 int session__add_system_wide(struct session *s)
 {
-	int err;
+	int err = syswide__rescan(s);
 
-	/* The processes running now: marks entered before it are unseen. */
-	targets__arming(s, false);
-	err = syswide__rescan(s);
-	targets__arming(s, true);
 	return err < 0 ? err : (int)s->nr_targets;
 }
 

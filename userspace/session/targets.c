@@ -284,11 +284,7 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 		err = sites >= 0 ? funcev__file(s, pid, exe, exe) : 0;
 		return err ? err : sites;
 	}
-	if (!s->opts.system_wide)
-		targets__arming(s, false);
 	err = targets__rescan(s, t);
-	if (!s->opts.system_wide)
-		targets__arming(s, true);
 	if (err == -ESRCH && !s->opts.system_wide) {
 		/* -p: admitted, sampled, and gone while its files were being
 		 * attached (function features' probes take a second or more):
@@ -308,16 +304,6 @@ int session__add_target(struct session *s, pid_t pid, const char *exe)
 			return err;
 	}
 	return sites;
-}
-
-void targets__arming(struct session *s, bool done)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	/* The kernel's task start times are CLOCK_MONOTONIC ns too. */
-	s->skel->bss->attached_ns =
-		done ? (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec : ~0ULL;
 }
 
 void targets__gone(struct session *s, struct target *t)
