@@ -213,6 +213,22 @@ static void signal_case(int sig)
 	free(p.err);
 }
 
+/* The profile of a wl_matrix armed or inside session (feature: its first
+ * mark's) has unmatched leaves, no stale mark, and the nested instance's
+ * 20 ms of CPU inside the first mark. */
+static void check_leaves(json_object *prof, const char *feature, uint64_t unmatched)
+{
+	print_message("  %s: %llu samples, %llu unmatched leaves (%llu expected), %llu stale "
+		      "marks\n",
+		      feature, (unsigned long long)itest_feature_samples(prof, feature),
+		      (unsigned long long)itest_diag(prof, "unmatched_leaves"),
+		      (unsigned long long)unmatched,
+		      (unsigned long long)itest_diag(prof, "stale_marks"));
+	assert_int_equal(itest_diag(prof, "unmatched_leaves"), unmatched);
+	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
+	assert_true(itest_instance_samples(prof, feature, "nested") > 0);
+}
+
 /* wl_matrix SHAPE (armed or late), attached by -p or (syswide) -a --comm,
  * with --events when events: its first mark, entered at once, is charged
  * and left. */
@@ -256,14 +272,7 @@ static void armed_case(const char *shape, bool syswide, bool events)
 		itest_stop_fsp(&fsp);
 	itest_assert_exit(&fsp, 0);
 	prof = itest_json_load(json);
-	print_message("  armed: %llu samples, %llu unmatched leaves, %llu stale marks\n",
-		      (unsigned long long)itest_feature_samples(prof, "armed"),
-		      (unsigned long long)itest_diag(prof, "unmatched_leaves"),
-		      (unsigned long long)itest_diag(prof, "stale_marks"));
-	assert_int_equal(itest_diag(prof, "unmatched_leaves"), 0);
-	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
-	/* the nested instance's 20 ms of CPU, inside the first mark */
-	assert_true(itest_instance_samples(prof, "armed", "nested") > 0);
+	check_leaves(prof, "armed", 0);
 	json_object_put(prof);
 }
 
@@ -325,13 +334,9 @@ static void inside_case(bool events)
 	itest_wait(&fsp, ITEST_TIMEOUT_S);
 	itest_assert_exit(&fsp, 0);
 	prof = itest_json_load(json);
-	print_message("  inside%s: %llu unmatched leaves (2 ghosts), %llu stale marks\n",
-		      events ? " --events" : "",
-		      (unsigned long long)itest_diag(prof, "unmatched_leaves"),
-		      (unsigned long long)itest_diag(prof, "stale_marks"));
-	assert_int_equal(itest_diag(prof, "unmatched_leaves"), 2);
-	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
-	assert_true(itest_instance_samples(prof, "held", "nested") > 0);
+	if (events)
+		print_message("  with --events\n");
+	check_leaves(prof, "held", 2); /* the ghosts */
 	json_object_put(prof);
 }
 
