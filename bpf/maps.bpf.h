@@ -137,6 +137,7 @@ struct tstack {
 	__u32 pad;
 	__u64 stored[2]; /* hashes of stacks of the thread already in the stacks map */
 	__u64 calls; /* enters pushed so far: the next frame's call number is one more */
+	__u64 top_sp; /* the highest stack pointer of the thread's probes (entered_unseen) */
 	struct v2_cache v2;
 	struct tframe f[FSP_MAX_DEPTH];
 };
@@ -183,7 +184,7 @@ struct v2_stack {
 	__u32 overflows;
 	__u32 skipped;
 	__u32 tid;
-	__u32 reserved;
+	__u32 early; /* leaves of marks maybe entered before the reset (fsp.h) */
 	struct v2_frame f[FSP_V2_DEPTH];
 };
 _Static_assert(sizeof(struct v2_stack) == FSP_V2_HEADER + FSP_V2_DEPTH * FSP_V2_FRAME,
@@ -303,6 +304,12 @@ struct {
 /* Slots of mark_stats handed out so far (may exceed max_events: failed
  * attempts count too). */
 __u64 nr_mark_slots;
+
+/* CLOCK_MONOTONIC ns at which userspace last armed a file's marks in running
+ * processes (-p, -a; all ones while it arms one); 0: never (a launched
+ * command is seen from its first instruction). A thread started before it
+ * may have had marks open then, entered unseen. */
+__u64 attached_ns;
 
 /* Moves at every change of v2_procs (BPF or userspace, which adds to it
  * through the skeleton's .bss): the threads' v2_cache copies are then stale. */

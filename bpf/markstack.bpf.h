@@ -133,6 +133,44 @@ static __always_inline void prune(struct tstack *st, __u64 sp)
 	}
 }
 
+/* ---- marks entered before the attach ------------------------------------- */
+
+/* Was the current thread running before its process's marks were armed
+ * (attached_ns)? Then it may have had marks open that no probe saw entered:
+ * attached in mid-feature, or a thread that passed an enter site between the
+ * kernel's raising of its semaphore and its writing of the breakpoint. */
+static __always_inline bool thread_predates_attach(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 at = attached_ns;
+
+	return at && task->start_time < at;
+}
+
+/*
+ * Is a leave at sp that matches no frame of the thread's stack st (NULL: none
+ * yet) that of a mark entered unseen, before the attach? Such a mark was
+ * entered in a function that has been running since, so at or above every
+ * probe of the thread seen since (st->top_sp), or on another stack (a
+ * coroutine's, a signal handler's: farther than the window). Not an error of
+ * the target: not counted as unmatched. Any other leave that matches nothing
+ * (a thread started after the attach, a launched command, below a mark
+ * operation seen) is.
+ */
+static __always_inline bool entered_unseen(const struct tstack *st, __u64 sp)
+{
+	if (!thread_predates_attach())
+		return false;
+	return !st || sp >= st->top_sp || st->top_sp - sp >= stack_window;
+}
+
+/* Remembers the highest stack pointer of the thread's probes (entered_unseen). */
+static __always_inline void note_top(struct tstack *st, __u64 sp)
+{
+	if (sp > st->top_sp)
+		st->top_sp = sp;
+}
+
 /* ---- enter and leave ----------------------------------------------------- */
 
 /* The hash of a stack whose top frame is (feature, instance, kind) and whose
@@ -205,6 +243,7 @@ static __always_inline int do_enter(struct pt_regs *ctx, __u64 kind, __u64 featu
 		return 0;
 	}
 	prune(st, sp);
+	note_top(st, sp);
 	if (events_enabled && kind == FSP_FRAME_MARK)
 		id = count_enter(st, feature, ev_instance);
 	d = st->depth;
@@ -318,18 +357,22 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 			      .instance = instance,
 			      .match = match,
 			      .shadow = shadow};
+	__u64 sp = PT_REGS_SP(ctx);
 	struct tstack *st;
 	const struct tframe *top;
+	bool unseen;
 	__u32 d;
 
 	stat_inc(FSP_STAT_PROBE_HITS);
 	st = tstack_get(false);
 	if (!st) {
-		if (!shadow)
+		if (!shadow && !entered_unseen(NULL, sp))
 			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
-	prune(st, PT_REGS_SP(ctx));
+	prune(st, sp);
+	unseen = entered_unseen(st, sp);
+	note_top(st, sp);
 	if (st->overflow) {
 		st->overflow--;
 		return 0;
@@ -352,7 +395,7 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	c.fhash = label_hash_cached(st, feature);
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
-		if (!shadow)
+		if (!shadow && !unseen)
 			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}

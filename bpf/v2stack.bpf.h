@@ -279,7 +279,10 @@ static __always_inline void v2_note_counters(const struct v2_stack *st, __u64 tg
 	struct fsp_v2_counters c = {
 		.stale = st->stale,
 		.overflows = st->overflows,
-		.unmatched = st->unmatched,
+		/* Its early leaves (made above every mark seen: fsp.h) are of
+		 * marks entered before the attach only in a thread that ran
+		 * then; in any other they match nothing. */
+		.unmatched = st->unmatched + (thread_predates_attach() ? 0 : st->early),
 		.skipped = st->skipped,
 	};
 

@@ -62,12 +62,20 @@ struct fsp_v2_stack {
 	uint32_t overflows; /* enters beyond FSP_V2_DEPTH */
 	uint32_t skipped; /* marks made while an interrupted operation was in progress */
 	uint32_t tid; /* the thread's id: a reader may tell its stack from a reused page */
-	uint32_t reserved;
+	/* Leaves that matched no frame, made at or above the stack's top_sp (or
+	 * on another stack): of marks the thread may have entered before the
+	 * reset, unseen (a profiler attached in mid-feature). Since the reset;
+	 * the profiler counts them as unmatched only in a thread it saw start. */
+	uint32_t early;
 	struct fsp_v2_frame f[FSP_V2_DEPTH];
 	/* Enters pushed on this stack since its allocation: the next frame's
 	 * call number is one more. After the frames, so that the header keeps
 	 * its size and layout (header_size); the sampler never reads it. */
 	uint64_t calls;
+	/* The highest stack pointer of the stack's first push since the reset
+	 * and of its early leaves: a mark open before the reset was entered at
+	 * or above it. The sampler never reads it. */
+	uint64_t top_sp;
 };
 
 /* The DSO's record (fsp__v2_rec), 64 bytes in .probes, defined below in asm. */
@@ -265,7 +273,7 @@ static inline void fsp__v2_release(void *p)
  * changed: frames and counters of an earlier session mean nothing now). NULL
  * when memory is short: the marks are then skipped.
  */
-static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
+static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(uint64_t sp)
 {
 	struct fsp_v2_stack *s = fsp__v2_self;
 	uint32_t gen = *FSP__CAST(volatile uint32_t *, &fsp__v2_rec.gen);
@@ -277,6 +285,7 @@ static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
 		s->magic = FSP_V2_STACK_MAGIC;
 		s->gen = gen;
 		s->tid = fsp__v2_gettid();
+		s->top_sp = sp;
 		if (fsp__v2_rec.key_state == 1)
 			pthread_setspecific(fsp__v2_rec.key, s);
 		/* The header is whole before a sampler can find the stack. */
@@ -289,6 +298,8 @@ static FSP__COLD struct fsp_v2_stack *fsp__v2_acquire(void)
 	s->busy_sp = 0;
 	s->stale = 0;
 	s->unmatched = 0;
+	s->early = 0;
+	s->top_sp = sp;
 	s->overflows = 0;
 	s->skipped = 0;
 	FSP__BARRIER();
@@ -374,6 +385,21 @@ static FSP__INLINE int fsp__v2_same_name(const char *a, const char *b)
 }
 
 /*
+ * A leave that matched no frame: of a mark entered before the stack's reset
+ * (early) if made at or above every mark operation that could show it was
+ * not (top_sp), or on another stack; else unmatched.
+ */
+static FSP__COLD void fsp__v2_no_match(struct fsp_v2_stack *s, uint64_t sp)
+{
+	if (sp >= s->top_sp || s->top_sp - sp >= FSP_V2_WINDOW) {
+		s->early++;
+		s->top_sp = sp;
+		return;
+	}
+	s->unmatched++;
+}
+
+/*
  * A leave that is not the top frame's: matches the top-most frame of the same
  * kind whose feature is the same pointer or the same string, and removes it,
  * keeping the frames above (independent features may leave out of order). They
@@ -402,7 +428,7 @@ static FSP__COLD void fsp__v2_pop_slow(struct fsp_v2_stack *s, uint32_t d, const
 			break;
 	}
 	if (k >= d) {
-		s->unmatched++;
+		fsp__v2_no_match(s, sp);
 		return;
 	}
 	s->depth = k;
@@ -442,7 +468,7 @@ static FSP__INLINE void fsp__v2_push(const char *feature, const char *instance, 
 
 	if (__builtin_expect(!s || s->gen != *FSP__CAST(volatile uint32_t *, &fsp__v2_rec.gen),
 			     0)) {
-		s = fsp__v2_acquire();
+		s = fsp__v2_acquire(sp);
 		if (!s)
 			return;
 	}

@@ -32,7 +32,7 @@ struct profile_frame {
 enum profile_diag {
 	DIAG_LOST_SAMPLES, /* samples the kernel side could not record */
 	DIAG_UNKNOWN_STACKS, /* samples whose mark stack could not be stored */
-	DIAG_UNMATCHED_LEAVES, /* leaves that matched no enter (e.g. attached mid-feature) */
+	DIAG_UNMATCHED_LEAVES, /* leaves that matched no enter (but marks entered before the attach) */
 	DIAG_OVERFLOWS, /* enters beyond the maximum stack depth */
 	DIAG_STALE_MARKS, /* marks dropped because their frame was unwound (longjmp, ...) */
 	DIAG_TRUNCATED, /* samples taken while a mark stack had overflowed */

@@ -12,7 +12,8 @@ static const struct {
 		{"unknown_stacks",
 		 "samples whose mark stack could not be stored (charged to no feature)"},
 	[DIAG_UNMATCHED_LEAVES] = {"unmatched_leaves",
-				   "leaves that matched no enter, e.g. when attached mid-feature"},
+				   "leaves that matched no enter (not those of marks entered "
+				   "before the attach)"},
 	[DIAG_OVERFLOWS] = {"overflows", "enters beyond the maximum mark stack depth"},
 	[DIAG_STALE_MARKS] = {"stale_marks",
 			      "marks dropped because their frame was unwound without a leave"},

@@ -39,7 +39,9 @@
  *                   are also charged while the other context runs).
  *   threads_attach  -p on wl_pool: two threads inside the feature when
  *                   fsp-bpf attaches, two started after: shares over the
- *                   window, and the new threads' own shares.
+ *                   window, and the new threads' own shares; no
+ *                   unmatched leave (those of the marks open at the
+ *                   attach are not counted).
  *   reattach        two sessions one after the other on one process: the
  *                   frames the first left behind (it detached while the
  *                   process was inside a mark) are not charged by the second.
@@ -618,12 +620,13 @@ static void test_threads_attach(void **state)
 			fail_msg("thread %d: only %llu samples", tid, (unsigned long long)nt);
 		ok &= itest_share_ok(what, k, nt, 2.0 / 3, 3e6 / (nt * 1e6));
 	}
-	/* The threads inside a mark at the attach: their leaves match nothing. */
+	/* The threads inside a mark at the attach: their leaves match nothing,
+	 * and are not counted (entered before the attach: docs/attribution.md). */
 	leaves = itest_truth_u64(b, "cycles") - itest_truth_u64(a, "cycles");
 	print_message("  unmatched_leaves %llu (%llu cycles in the window)\n",
 		      (unsigned long long)itest_diag(prof, "unmatched_leaves"),
 		      (unsigned long long)leaves);
-	assert_true(itest_diag(prof, "unmatched_leaves") <= 2);
+	assert_int_equal(itest_diag(prof, "unmatched_leaves"), 0);
 	assert_int_equal(itest_diag(prof, "stale_marks"), 0);
 	assert_int_equal(itest_truth_u64(fin, "integrity_errors"), 0);
 	ITEST_ASSERT_OK(ok);

@@ -881,11 +881,13 @@ static __attribute__((noinline)) void out_of_order_body(void)
 	assert_string_equal((const char *)(uintptr_t)s->f[0].feature, "gamma");
 	FSP_ANTIMARK_LEAVE("gamma"); /* an antimark leave never matches a mark */
 	assert_int_equal(s->depth, 1);
-	assert_int_equal(s->unmatched, 1);
+	/* Matched nothing: counted (as early, made where the stack was reset:
+	 * test_v2_early_leaves has the difference). */
+	assert_int_equal(s->unmatched + s->early, 1);
 	FSP_MARK_LEAVE("gamma", "c", 3);
 	assert_int_equal(s->depth, 0);
 	FSP_MARK_LEAVE("nothing", NULL, 0);
-	assert_int_equal(s->unmatched, 2);
+	assert_int_equal(s->unmatched + s->early, 2);
 }
 
 static void test_v2_out_of_order(void **state)
@@ -894,6 +896,54 @@ static void test_v2_out_of_order(void **state)
 	attach_v2(1);
 	new_session();
 	out_of_order_body();
+	attach_v2(0);
+}
+
+/* A leave of a mark never entered, in a function of its own. */
+static __attribute__((noinline)) void leave_ghost(void)
+{
+	FSP_MARK_LEAVE("ghost", NULL, 0);
+	__asm__ __volatile__("" ::: "memory"); /* not a tail call */
+}
+
+/* The stack is reset at this function's first push: a leave that matches
+ * nothing here, at or above that push, may be of a mark entered before
+ * (early); one below it, in a callee, matches nothing (unmatched). */
+static __attribute__((noinline)) void early_body(void)
+{
+	struct fsp_v2_stack *s;
+
+	FSP_MARK_ENTER("inner", NULL, 0);
+	s = stack();
+	assert_int_equal(s->early, 0);
+	FSP_MARK_LEAVE("inner", NULL, 0);
+	leave_ghost();
+	assert_int_equal(s->unmatched, 1);
+	assert_int_equal(s->early, 0);
+	FSP_MARK_LEAVE("outer", NULL, 0);
+	assert_int_equal(s->unmatched, 1);
+	assert_int_equal(s->early, 1);
+	FSP_MARK_LEAVE("outer", NULL, 0); /* another one entered before */
+	assert_int_equal(s->early, 2);
+	leave_ghost();
+	assert_int_equal(s->unmatched, 2);
+	assert_int_equal(s->early, 2);
+}
+
+/* Leaves of marks entered before the stack's reset (a profiler attached in
+ * mid-feature) are told from leaves below every mark the stack has seen. */
+static void test_v2_early_leaves(void **state)
+{
+	(void)state;
+	attach_v2(1);
+	new_session();
+	early_body();
+	/* A new session starts the count afresh. */
+	new_session();
+	FSP_MARK_ENTER("inner", NULL, 0);
+	assert_int_equal(stack()->early, 0);
+	assert_int_equal(stack()->unmatched, 0);
+	FSP_MARK_LEAVE("inner", NULL, 0);
 	attach_v2(0);
 }
 
@@ -1278,6 +1328,7 @@ int main(void)
 		cmocka_unit_test_setup(test_v2_detached_no_stack, test_setup),
 		cmocka_unit_test_setup(test_v2_push_pop, test_setup),
 		cmocka_unit_test_setup(test_v2_out_of_order, test_setup),
+		cmocka_unit_test_setup(test_v2_early_leaves, test_setup),
 		cmocka_unit_test_setup(test_v2_frame_bound, test_setup),
 		cmocka_unit_test_setup(test_v2_overflow, test_setup),
 		cmocka_unit_test_setup(test_v2_new_session, test_setup),

@@ -4,7 +4,7 @@
  * test_matrix.c): one program, one shape of marks per run, built with probe
  * ABI v2 (workloads/) and v1 (workloads-v1/).
  *
- *   wl_matrix SHAPE MS now|attached [LIB]
+ *   wl_matrix SHAPE MS now|attached [LIB|READY]
  *
  * (test_attach also runs the armed shape.)
  *
@@ -41,6 +41,18 @@
  *            first enter (as by a constructor that ran before the profiler
  *            armed the marks, and so announced nothing); "first" lasts 1.5 s
  *            (a profiler's rescans come every second). ABI v2 builds only
+ *   inside   enters "held" (instance "before") at once, before any profiler
+ *            attached, writes READY (the path after "attached") and waits
+ *            for SIGUSR2 (the test sends it once the profiler attached);
+ *            then, in "held", "held" (instance "nested") around 20 ms, a
+ *            leave of "ghost" (never entered) in a function it calls, and
+ *            leaves "before"; then a new thread enters "held" (instance
+ *            "thread"), leaves "ghost" there, stays 50 ms and leaves; then
+ *            the cycles of main. A profiler sees two unmatched leaves (the
+ *            ghosts: one below every mark it saw the thread make, one in a
+ *            thread that started after the attach), and "before" left
+ *            without its enter, which it must not count: it was entered
+ *            before the attach
  *   prov     "host" (instance "loop") around 10 ms of libwl_prov.so's
  *            wlprov:work__start / work__done probes (a probe map's feature,
  *            instance "unit"), then unmarked work; LIB is the library's path
@@ -247,6 +259,44 @@ static void shape_late(void)
 	armed_marks(1500000, true);
 }
 
+/* ---- inside: attached in mid-feature ----------------------------------------------------- */
+
+static const char *ready_path;
+
+/* A leave of a mark never entered, below its caller's marks. */
+static __attribute__((noinline)) void leave_ghost(void)
+{
+	FSP_MARK_LEAVE("ghost", "below", 0);
+	__asm__ __volatile__("" ::: "memory"); /* not a tail call */
+}
+
+static void *inside_thread(void *arg)
+{
+	(void)arg;
+	FSP_MARK_ENTER("held", "thread", 0);
+	FSP_MARK_LEAVE("ghost", "thread", 0);
+	wl_burn(50000 * US);
+	FSP_MARK_LEAVE("held", "thread", 0);
+	return NULL;
+}
+
+static void shape_inside(void)
+{
+	pthread_t th;
+
+	FSP_MARK_ENTER("held", "before", 0);
+	wl_ready_wait_usr2(ready_path);
+	FSP_MARK_ENTER("held", "nested", 0);
+	wl_burn(20000 * US);
+	FSP_MARK_LEAVE("held", "nested", 0);
+	leave_ghost();
+	FSP_MARK_LEAVE("held", "before", 0);
+	if (pthread_create(&th, NULL, inside_thread, NULL))
+		wl_die("pthread_create failed");
+	pthread_join(th, NULL);
+	shape_main();
+}
+
 /* ---- prov: a probe map's provider in a library ------------------------------------------ */
 
 static void shape_prov(void)
@@ -303,13 +353,15 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*run)(void);
 	} shapes[] = {
-		{"main", shape_main},	{"pool", shape_pool}, {"payload", shape_payload},
-		{"armed", shape_armed}, {"late", shape_late}, {"prov", shape_prov},
+		{"main", shape_main},	  {"pool", shape_pool}, {"payload", shape_payload},
+		{"armed", shape_armed},	  {"late", shape_late}, {"prov", shape_prov},
+		{"inside", shape_inside},
 	};
 	size_t i;
 
 	if (argc < 4 || argc > 5 || (strcmp(argv[3], "now") && strcmp(argv[3], "attached")))
-		wl_die("usage: wl_matrix main|pool|payload|armed|late|prov MS now|attached [LIB]");
+		wl_die("usage: wl_matrix main|pool|payload|armed|late|prov|inside MS now|attached "
+		       "[LIB|READY]");
 	ms = wl_arg_u64(argv[2], "MS");
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		if (!strcmp(argv[1], shapes[i].name))
@@ -323,6 +375,11 @@ int main(int argc, char **argv)
 		if (!prov_lib)
 			wl_die("dlopen %s: %s", argv[4], dlerror());
 	}
+	if (shapes[i].run == shape_inside) {
+		if (argc != 5)
+			wl_die("inside needs the path of its readiness file");
+		ready_path = argv[4];
+	}
 	if (shapes[i].run == shape_late) {
 		record_ready(0);
 		printf("cleared\n");
@@ -331,7 +388,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[3], "attached") &&
 	    (shapes[i].run == shape_armed || shapes[i].run == shape_late))
 		spin_attached();
-	else if (!strcmp(argv[3], "attached"))
+	else if (!strcmp(argv[3], "attached") && shapes[i].run != shape_inside)
 		wait_attached();
 	shapes[i].run();
 	return wl_integrity_errors() ? 3 : 0;

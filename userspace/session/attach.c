@@ -396,37 +396,44 @@ static int batch_probemaps(struct session *s, const char *path, const char *kpat
 }
 
 /*
- * The links of one file, in the order they are made: every leave before any
- * enter, so that a process never has an enter armed without its leave, and
- * the antimarks' enters before the marks' (an antimark runs inside a mark
- * of its feature: once a mark's enter fires, so do its antimarks'; the other
- * way round, an antimark entered between the two links went unseen and its
- * leave counted as unmatched). A probe's USDT semaphore is raised in every
- * process mapping the file when its link is made (and at each later
- * mapping): a process that maps the file while the links are being made
- * sees the leaves armed first, and its first mark fires only once
- * everything is (FSP_ENABLED(), ABI v1's mark_enter semaphore, says so
- * last).
+ * The links of one file, in the order they are made: the ABI v2 record's
+ * first, then every leave before any enter, so that a process never has an
+ * enter armed without its leave, and the antimarks' enters before the
+ * marks' (an antimark runs inside a mark of its feature: once a mark's
+ * enter fires, so do its antimarks'; the other way round, an antimark
+ * entered between the two links went unseen and its leave counted as
+ * unmatched). A probe's USDT semaphore is raised in every process mapping
+ * the file when its link is made (and at each later mapping): a process that
+ * maps the file while the links are being made sees the leaves armed first,
+ * and its first mark fires only once everything is (FSP_ENABLED(), ABI v1's
+ * mark_enter semaphore, says so last). ABI v2's FSP_ENABLED() reads one word
+ * of the record: the stacks' semaphore and the one its four ABI v1 probes
+ * (--events' shadows) share, which their first link raises. Armed last, the
+ * record let a process see FSP_ENABLED() while its marks were not pushed
+ * yet: a mark entered then and left after the arming, with a mark nested
+ * in it, was an unmatched leave. Armed first, the stacks are kept from the
+ * moment the process sees it; the shadows only count events (a leave
+ * without its shadow enter is ignored, not counted).
  */
 enum file_step {
+	STEP_V2, /* ABI v2: the record's announcement (its constructor) */
 	STEP_MARK_LEAVE,
 	STEP_ANTIMARK_LEAVE,
 	STEP_MAP_LEAVE,
 	STEP_ANTIMARK_ENTER,
 	STEP_MARK_ENTER,
 	STEP_MAP_ENTER,
-	STEP_V2, /* ABI v2: the record's announcement (its constructor) */
 	STEP__COUNT,
 };
 
 static const int step_probe[STEP__COUNT] = {
+	[STEP_V2] = -1,
 	[STEP_MARK_LEAVE] = FSP_PROBE_MARK_LEAVE,
 	[STEP_ANTIMARK_LEAVE] = FSP_PROBE_ANTIMARK_LEAVE,
 	[STEP_MAP_LEAVE] = -1,
 	[STEP_ANTIMARK_ENTER] = FSP_PROBE_ANTIMARK_ENTER,
 	[STEP_MARK_ENTER] = FSP_PROBE_MARK_ENTER,
 	[STEP_MAP_ENTER] = -1,
-	[STEP_V2] = -1,
 };
 
 static const char *step_name(int step)
@@ -502,6 +509,26 @@ static void unwind_links(struct session *s, size_t first)
 	s->nr_links = first;
 }
 
+/*
+ * A file is being armed in processes that are running (-p, -a; done: it is):
+ * their threads may have entered its marks unseen, before, or while a link
+ * was made (the kernel raises a semaphore before it writes the breakpoint).
+ * Such a thread's leave of such a mark is not counted as unmatched
+ * (bpf/markstack.bpf.h, entered_unseen). Never for a launched command: it is
+ * armed before it runs, and seen from its first instruction.
+ */
+static void arming(struct session *s, bool done)
+{
+	struct timespec ts;
+
+	if (s->opts.sync_pid)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	/* The kernel's task start times are CLOCK_MONOTONIC ns too. */
+	s->skel->bss->attached_ns =
+		done ? (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec : ~0ULL;
+}
+
 /* Makes the file's links in step order; all or none. Sites attached or -errno. */
 static int link_file(struct session *s, pid_t pid, const char *path, const char *kpath,
 		     struct site_batch b[STEP__COUNT])
@@ -516,10 +543,12 @@ static int link_file(struct session *s, pid_t pid, const char *path, const char 
 	if (err)
 		return err;
 
+	arming(s, false);
 	for (k = 0; k < STEP__COUNT && err >= 0; k++) {
 		err = batch_link(s, step_prog(s, k), kpath, pid, &b[k]);
 		total += err > 0 ? err : 0;
 	}
+	arming(s, true);
 	if (err >= 0)
 		return total;
 	unwind_links(s, first);
