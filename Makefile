@@ -139,6 +139,15 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 MAP_DIR_FLAG := -DFSP_MAP_DIR='"$(PREFIX)/share/fsp-bpf/maps"'
 $(OUTPUT)/analysis/probemap/probemap_dir.o $(OUTPUT)/asan/analysis/probemap/probemap_dir.o: \
 	BASE_CFLAGS += $(MAP_DIR_FLAG)
+# What PREFIX was built in (the map folder above, the systemd unit): rewritten
+# when another is given, so that `make install PREFIX=/opt` after `make`
+# rebuilds what names it instead of installing /usr/local's.
+PREFIX_STAMP := $(OUTPUT)/prefix
+ifneq ($(shell cat $(PREFIX_STAMP) 2>/dev/null),$(PREFIX))
+$(shell mkdir -p $(OUTPUT) && echo '$(PREFIX)' > $(PREFIX_STAMP))
+endif
+$(OUTPUT)/analysis/probemap/probemap_dir.o $(OUTPUT)/asan/analysis/probemap/probemap_dir.o \
+	$(OUTPUT)/tests/unit/test_probemap $(OUTPUT)/asan/tests/unit/test_probemap: $(PREFIX_STAMP)
 $(OUTPUT)/tests/unit/test_probemap $(OUTPUT)/asan/tests/unit/test_probemap: \
 	BASE_CFLAGS += $(MAP_DIR_FLAG)
 
@@ -646,9 +655,9 @@ BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
 PKGCONFIG_DIR ?= $(PREFIX)/share/pkgconfig
 # The agent's systemd unit (docs/fleet.md): ExecStart names the installed binary.
 UNIT_DIR ?= $(PREFIX)/lib/systemd/system
-fsp-bpf.service: scripts/fsp-bpf.service.in
+fsp-bpf.service: scripts/fsp-bpf.service.in $(PREFIX_STAMP)
 	$(call msg,GEN,$@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' $< > $@
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|g' scripts/fsp-bpf.service.in > $@
 
 install: $(APP) $(MAN_PAGES) fsp-bpf.service
 	install -D -m 0755 $(APP) $(DESTDIR)$(PREFIX)/bin/$(APP)

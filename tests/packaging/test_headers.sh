@@ -3,7 +3,9 @@
 # them: make install PREFIX=<scratch>, then pkg-config pointing there.
 #
 #   pkgconfig_cflags    pkg-config --cflags fsp-bpf is -I<prefix>/include, so
-#                       #include <fsp/fsp.h> and <fsp/fsp-plugin.h> resolve
+#                       #include <fsp/fsp.h> and <fsp/fsp-plugin.h> resolve;
+#                       the unit and the binary name <prefix>, not the prefix
+#                       the tree was built for before
 #   warnings_c          a C file using every macro compiles with gcc and clang
 #                       -Wall -Wextra -Wconversion -Wsign-conversion -Werror
 #                       (C99 and GNU11; ABI v2, -DFSP_ABI_V1, -DFSP_DISABLE)
@@ -93,6 +95,13 @@ test_pkgconfig_cflags()
 	echo '#include <fsp/fsp.h>' | gcc $CFLAGS_FSP -fsyntax-only -x c - || t_fail "#include <fsp/fsp.h> fails"
 	echo '#include <fsp/fsp-plugin.h>' | gcc $CFLAGS_FSP -fsyntax-only -x c - ||
 		t_fail "#include <fsp/fsp-plugin.h> fails"
+	# What names the prefix is made for this one, though the tree was built
+	# (and the unit made) for another before: the agent's unit runs this
+	# binary, which finds the maps installed here.
+	grep -q "^ExecStart=$PREFIX/bin/fsp-bpf " "$PREFIX/lib/systemd/system/fsp-bpf.service" ||
+		t_fail "the installed unit does not run $PREFIX/bin/fsp-bpf: $(grep ExecStart "$PREFIX/lib/systemd/system/fsp-bpf.service")"
+	grep -q "$PREFIX/share/fsp-bpf/maps" "$PREFIX/bin/fsp-bpf" ||
+		t_fail "the installed fsp-bpf does not look for its maps in $PREFIX/share/fsp-bpf/maps"
 }
 
 test_warnings_c()
