@@ -137,7 +137,7 @@ struct tstack {
 	__u32 pad;
 	__u64 stored[2]; /* hashes of stacks of the thread already in the stacks map */
 	__u64 calls; /* enters pushed so far: the next frame's call number is one more */
-	__u64 top_sp; /* the highest stack pointer of the thread's probes (entered_unseen) */
+	__u64 top_sp; /* the highest stack pointer of the thread's probes (above_seen) */
 	struct v2_cache v2;
 	struct tframe f[FSP_MAX_DEPTH];
 };

@@ -148,23 +148,30 @@ static __always_inline bool thread_predates_attach(void)
 }
 
 /*
- * Is a leave at sp that matches no frame of the thread's stack st (NULL: none
- * yet) that of a mark entered unseen, before the attach? Such a mark was
- * entered in a function that has been running since, so at or above every
- * probe of the thread seen since (st->top_sp), or on another stack (a
- * coroutine's, a signal handler's: farther than the window). Not an error of
- * the target: not counted as unmatched. Any other leave that matches nothing
- * (a thread started after the attach, a launched command, below a mark
- * operation seen) is.
+ * Is a leave at sp made at or above every probe of the thread seen since
+ * (st->top_sp; NULL: no stack yet), or on another stack (a coroutine's, a
+ * signal handler's: farther than the window)? A mark entered unseen, before
+ * the attach, was entered in a function that has been running since, so its
+ * leave is. Read before note_top moves top_sp.
  */
-static __always_inline bool entered_unseen(const struct tstack *st, __u64 sp)
+static __always_inline bool above_seen(const struct tstack *st, __u64 sp)
 {
-	if (!thread_predates_attach())
-		return false;
 	return !st || sp >= st->top_sp || st->top_sp - sp >= stack_window;
 }
 
-/* Remembers the highest stack pointer of the thread's probes (entered_unseen). */
+/*
+ * Is a leave that matched no frame, made above_seen (above), that of a mark
+ * entered unseen before the attach? Not an error of the target: not counted
+ * as unmatched. Any other leave that matches nothing (a thread started after
+ * the attach, a launched command, below a mark operation seen) is. Asked
+ * only of leaves that matched nothing: it reads the task.
+ */
+static __always_inline bool entered_unseen(bool above)
+{
+	return above && thread_predates_attach();
+}
+
+/* Remembers the highest stack pointer of the thread's probes (above_seen). */
 static __always_inline void note_top(struct tstack *st, __u64 sp)
 {
 	if (sp > st->top_sp)
@@ -360,18 +367,18 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	__u64 sp = PT_REGS_SP(ctx);
 	struct tstack *st;
 	const struct tframe *top;
-	bool unseen;
+	bool above;
 	__u32 d;
 
 	stat_inc(FSP_STAT_PROBE_HITS);
 	st = tstack_get(false);
 	if (!st) {
-		if (!shadow && !entered_unseen(NULL, sp))
+		if (!shadow && !entered_unseen(true))
 			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}
 	prune(st, sp);
-	unseen = entered_unseen(st, sp);
+	above = above_seen(st, sp);
 	note_top(st, sp);
 	if (st->overflow) {
 		st->overflow--;
@@ -395,7 +402,7 @@ static __always_inline int do_leave(struct pt_regs *ctx, __u64 kind, __u64 featu
 	c.fhash = label_hash_cached(st, feature);
 	bpf_loop(d, find_cb, &c, 0);
 	if (c.found >= d) {
-		if (!shadow && !unseen)
+		if (!shadow && !entered_unseen(above))
 			stat_inc(FSP_STAT_UNMATCHED_LEAVES);
 		return 0;
 	}

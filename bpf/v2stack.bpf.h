@@ -282,7 +282,8 @@ static __always_inline void v2_note_counters(const struct v2_stack *st, __u64 tg
 		/* Its early leaves (made above every mark seen: fsp.h) are of
 		 * marks entered before the attach only in a thread that ran
 		 * then; in any other they match nothing. */
-		.unmatched = st->unmatched + (thread_predates_attach() ? 0 : st->early),
+		.unmatched =
+			st->unmatched + (st->early && !thread_predates_attach() ? st->early : 0),
 		.skipped = st->skipped,
 	};
 
