@@ -73,10 +73,10 @@ static __always_inline bool comm_admitted(void)
 }
 
 /*
- * Does a probe of the current process count? Always with -p (links are per
- * process). System-wide, the links are per file: a process becomes a target
- * at its first enter, and userspace hears of it to name it and apply the
- * filters.
+ * Does a probe of the current process count? Not once the session ended
+ * (probes_ended). Before, always with -p (links are per process).
+ * System-wide, the links are per file: a process becomes a target at its
+ * first enter, and userspace hears of it to name it and apply the filters.
  */
 static __always_inline bool admit(bool enter)
 {
@@ -85,6 +85,8 @@ static __always_inline bool admit(bool enter)
 	__u32 tgid;
 	int flags = BPF_NOEXIST;
 
+	if (probes_ended)
+		return false;
 	if (!system_wide)
 		return true;
 	task = bpf_get_current_task_btf();

@@ -67,7 +67,7 @@ struct {
  * with it, only processes profiled for other reasons would count. */
 static __always_inline bool ff_admitted(void)
 {
-	return !system_wide || is_target();
+	return !probes_ended && (!system_wide || is_target());
 }
 
 /* Drops the calls whose frames are below sp, and those of rule `at` at sp

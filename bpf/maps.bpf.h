@@ -311,6 +311,13 @@ __u64 nr_mark_slots;
  * may have had marks open then, entered unseen. */
 __u64 attached_ns;
 
+/* Set by userspace when the session ends, before the probes' links are
+ * destroyed (in any order, on threads): from then on no probe counts. A mark
+ * entered while its leave's link was already gone would be a stale mark; a
+ * leave whose enter's link was, an unmatched one: the detach's own doing,
+ * not the target's. */
+bool probes_ended;
+
 /* Moves at every change of v2_procs (BPF or userspace, which adds to it
  * through the skeleton's .bss): the threads' v2_cache copies are then stale. */
 __u64 v2_epoch;

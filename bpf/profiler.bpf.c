@@ -632,6 +632,8 @@ int BPF_KPROBE(on_longjmp, void *env)
 	__u64 mangled, guard, sp, fsbase;
 	__u32 tgid = task->tgid;
 
+	if (probes_ended)
+		return 0;
 	if ((!st || (!st->depth && !st->overflow)) && !bpf_map_lookup_elem(&v2_procs, &tgid))
 		return 0;
 	fsbase = BPF_CORE_READ(task, thread.fsbase);
@@ -653,8 +655,11 @@ int BPF_KPROBE(on_longjmp, void *env)
 SEC("uprobe")
 int BPF_KPROBE(on_catch)
 {
-	struct tstack *st = tstack_get(false);
+	struct tstack *st;
 
+	if (probes_ended)
+		return 0;
+	st = tstack_get(false);
 	if (st && (st->depth || st->overflow))
 		prune(st, PT_REGS_SP(ctx) + 8);
 	v2_unwind(bpf_get_current_task_btf(), PT_REGS_SP(ctx) + 8);
@@ -666,14 +671,16 @@ int BPF_KPROBE(on_catch)
 SEC("uprobe")
 int BPF_KPROBE(on_swapcontext, void *oucp, void *ucp)
 {
-	switch_context((__u64)oucp, (__u64)ucp, PT_REGS_SP(ctx));
+	if (!probes_ended)
+		switch_context((__u64)oucp, (__u64)ucp, PT_REGS_SP(ctx));
 	return 0;
 }
 
 SEC("uprobe")
 int BPF_KPROBE(on_setcontext, void *ucp)
 {
-	switch_context(0, (__u64)ucp, PT_REGS_SP(ctx));
+	if (!probes_ended)
+		switch_context(0, (__u64)ucp, PT_REGS_SP(ctx));
 	return 0;
 }
 

@@ -30,6 +30,14 @@
  *                       leaves of a mark never entered are (one below the
  *                       marks seen in its thread, one in a thread started
  *                       after the attach)
+ *   detach_busy         -p PID -d of a process making ~10^5 marks a second
+ *                       (wl_matrix churn), session after session, with and
+ *                       without --events: the session's end detaches the
+ *                       enters' and the leaves' links on threads, in no
+ *                       order; a mark entered after its leave's link went
+ *                       (a stale mark) or left after its enter's (unmatched)
+ *                       is the detach's doing, and none is counted (ABI v1:
+ *                       ~1 attach_mid_feature session in 30 had a stale mark)
  *   armed_events_pid    armed_at_once with --events, several sessions: the
  *                       ABI v1 probes of an ABI v2 file (the event view's
  *                       shadows) share a semaphore with the stacks' in the
@@ -51,6 +59,8 @@
 #define ARMED_ROUNDS 3
 /* inside_mark_pid's sessions of each kind */
 #define INSIDE_ROUNDS 2
+/* detach_busy's sessions */
+#define DETACH_ROUNDS 6
 
 struct service {
 	struct itest_proc proc;
@@ -348,6 +358,47 @@ static void test_inside_mark_pid(void **state)
 		inside_case(i % 2);
 }
 
+/* Session after session on one process busy with marks: no probe counts
+ * once the session ended, while its links are being detached. */
+static void test_detach_busy(void **state)
+{
+	const char *json = itest_tmp("prof.json");
+	char *argv[] = {(char *)itest_workload("wl_matrix"), "churn", "60000", "attached", NULL};
+	struct itest_proc wl, fsp;
+	json_object *prof;
+
+	(void)state;
+	itest_spawn(&wl, "churn", argv);
+	for (int i = 0; i < DETACH_ROUNDS; i++) {
+		bool events = i % 2;
+
+		if (events)
+			itest_attach_fsp(&fsp, wl.pid, "-F", ITEST_HZ, "-d", "0.3", "--events",
+					 "-o", json, NULL);
+		else
+			itest_attach_fsp(&fsp, wl.pid, "-F", ITEST_HZ, "-d", "0.3", "-o", json,
+					 NULL);
+		itest_wait(&fsp, ITEST_TIMEOUT_S);
+		itest_assert_exit(&fsp, 0);
+		prof = itest_json_load(json);
+		print_message("  session %d%s: %llu samples, %llu unmatched leaves, %llu stale "
+			      "marks\n",
+			      i, events ? " (--events)" : "",
+			      (unsigned long long)itest_feature_samples(prof, "churn"),
+			      (unsigned long long)itest_diag(prof, "unmatched_leaves"),
+			      (unsigned long long)itest_diag(prof, "stale_marks"));
+		assert_true(itest_feature_samples(prof, "churn") > 0);
+		assert_int_equal(itest_diag(prof, "unmatched_leaves"), 0);
+		assert_int_equal(itest_diag(prof, "stale_marks"), 0);
+		json_object_put(prof);
+		free(fsp.out);
+		free(fsp.err);
+	}
+	/* The target ran on through every attach and detach. */
+	assert_false(itest_poll(&wl));
+	itest_kill(&wl);
+}
+
 static void test_sigint(void **state)
 {
 	(void)state;
@@ -371,6 +422,7 @@ int main(void)
 		ITEST(test_late_record),
 		ITEST(test_armed_events_pid),
 		ITEST(test_inside_mark_pid),
+		ITEST(test_detach_busy),
 	};
 
 	return ITEST_MAIN("attach", tests);

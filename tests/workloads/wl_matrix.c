@@ -53,6 +53,10 @@
  *            thread that started after the attach), and "before" left
  *            without its enter, which it must not count: it was entered
  *            before the attach
+ *   churn    "churn" (instance "outer") around "nest" (instance "inner"),
+ *            each in a function of its own, with no work between them: as
+ *            many marks a second as the probes allow (a session's end
+ *            detaches the enters and the leaves at nearly the same instant)
  *   prov     "host" (instance "loop") around 10 ms of libwl_prov.so's
  *            wlprov:work__start / work__done probes (a probe map's feature,
  *            instance "unit"), then unmarked work; LIB is the library's path
@@ -297,6 +301,33 @@ static void shape_inside(void)
 	shape_main();
 }
 
+/* ---- churn: marks and nothing else ------------------------------------------------------ */
+
+static __attribute__((noinline)) void churn_inner(void)
+{
+	FSP_MARK_ENTER("nest", "inner", 0);
+	FSP_MARK_LEAVE("nest", "inner", 0);
+	__asm__ __volatile__("" ::: "memory"); /* not a tail call */
+}
+
+static __attribute__((noinline)) void churn_outer(void)
+{
+	FSP_MARK_ENTER("churn", "outer", 0);
+	churn_inner();
+	FSP_MARK_LEAVE("churn", "outer", 0);
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static void shape_churn(void)
+{
+	uint64_t start = wl_thread_ns();
+
+	do {
+		for (int i = 0; i < 64; i++)
+			churn_outer();
+	} while (wl_thread_ns() - start < ms * WL_NS_PER_MS);
+}
+
 /* ---- prov: a probe map's provider in a library ------------------------------------------ */
 
 static void shape_prov(void)
@@ -353,14 +384,15 @@ int main(int argc, char **argv)
 		const char *name;
 		void (*run)(void);
 	} shapes[] = {
-		{"main", shape_main},	  {"pool", shape_pool}, {"payload", shape_payload},
-		{"armed", shape_armed},	  {"late", shape_late}, {"prov", shape_prov},
-		{"inside", shape_inside},
+		{"main", shape_main},	  {"pool", shape_pool},	  {"payload", shape_payload},
+		{"armed", shape_armed},	  {"late", shape_late},	  {"prov", shape_prov},
+		{"inside", shape_inside}, {"churn", shape_churn},
 	};
 	size_t i;
 
 	if (argc < 4 || argc > 5 || (strcmp(argv[3], "now") && strcmp(argv[3], "attached")))
-		wl_die("usage: wl_matrix main|pool|payload|armed|late|prov|inside MS now|attached "
+		wl_die("usage: wl_matrix main|pool|payload|armed|late|prov|inside|churn MS "
+		       "now|attached "
 		       "[LIB|READY]");
 	ms = wl_arg_u64(argv[2], "MS");
 	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)

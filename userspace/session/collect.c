@@ -768,6 +768,8 @@ int session__collect(struct session *s, struct profile *p)
 	loader__stop_sampler(s);
 	if (s->opts.offcpu)
 		flush_offcpu(s);
+	/* No probe counts from here on: the links go in no given order. */
+	s->skel->bss->probes_ended = true;
 	/* The probes' detach waits while the maps are read and reported. */
 	attach__detach_start(s);
 	err = collect_into(s, p);
