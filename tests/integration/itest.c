@@ -1072,6 +1072,11 @@ bool itest_truth_share_ok(const char *what, uint64_t k, uint64_t n, const struct
 			      ambig / (2 * cpu_total_ns) + delta_window);
 }
 
+double itest_steal_bound_ns(void)
+{
+	return last_steal_ns + sysconf(_SC_NPROCESSORS_ONLN) * 1e9 / sysconf(_SC_CLK_TCK);
+}
+
 bool itest_count_ok(json_object *prof, const struct itest_truth *t, unsigned threads,
 		    double ambig_ns)
 {
@@ -1082,7 +1087,7 @@ bool itest_count_ok(json_object *prof, const struct itest_truth *t, unsigned thr
 	 * ticks late (one sample for several periods) but the thread CPU clock
 	 * goes on. Bounded by the machine's steal time during the run, counted
 	 * in USER_HZ ticks: plus one tick per CPU of resolution. */
-	double steal = last_steal_ns + sysconf(_SC_NPROCESSORS_ONLN) * 1e9 / sysconf(_SC_CLK_TCK);
+	double steal = itest_steal_bound_ns();
 	double bound = (ctx + threads) * T + ambig_ns + ITEST_EXIT_NS + steal;
 	bool ok = fabs(n * T - C) <= bound;
 

@@ -255,6 +255,11 @@ bool itest_truth_share_ok(const char *what, uint64_t k, uint64_t n, const struct
 bool itest_count_ok(json_object *prof, const struct itest_truth *t, unsigned threads,
 		    double ambig_ns);
 
+/* The machine's steal time during the last itest_run_fsp(v), ns, plus one
+ * USER_HZ tick per CPU (its resolution): at most so much CPU time of the
+ * run went without its samples (itest_count_ok). */
+double itest_steal_bound_ns(void);
+
 /* Fails the test if a comparison printed above failed. */
 #define ITEST_ASSERT_OK(ok)                                                                        \
 	do {                                                                                       \
